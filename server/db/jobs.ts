@@ -1,0 +1,27 @@
+import type { Knex } from "knex";
+
+export interface NewJob {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  runAt: Date;
+  maxAttempts?: number;
+}
+
+/** Inserts jobs and wakes listening workers (NOTIFY is delivered at commit, so never before the row exists). */
+export async function insertJobs(tx: Knex.Transaction, jobs: NewJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await tx("jobs").insert(
+    jobs.map((j) => ({ id: j.id, kind: j.kind, payload: j.payload, run_at: j.runAt, max_attempts: j.maxAttempts ?? 1 })),
+  );
+  await tx.raw("SELECT pg_notify('jobs_inserted', '')");
+}
+
+/** Cancels a job that has not started; a running or finished job is left alone. */
+export async function cancelPendingJob(tx: Knex.Transaction, jobId: string): Promise<boolean> {
+  const count = await tx("jobs")
+    .where({ id: jobId })
+    .whereIn("state", ["available", "retryable"])
+    .update({ state: "cancelled", finalized_at: tx.fn.now() });
+  return count > 0;
+}

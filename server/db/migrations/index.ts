@@ -1,0 +1,14 @@
+import type { Knex } from "knex";
+import * as m001 from "./001_initial_schema.js";
+
+// Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
+// (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
+const migrations: Record<string, Knex.Migration> = {
+  "001_initial_schema": m001,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name]!,
+};

@@ -1,0 +1,61 @@
+import type { Knex } from "knex";
+
+export interface WebhookRow {
+  id: string;
+  name: string;
+  url: string;
+  createdAt: Date;
+}
+
+export interface WebhookSecrets {
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+const columns = ["id", "name", "url", "created_at as createdAt"];
+
+export async function insertWebhook(
+  db: Knex,
+  accountId: string,
+  webhook: { name: string; url: string; secret: string },
+): Promise<WebhookRow> {
+  const [row] = await db("webhooks").insert({ account_id: accountId, ...webhook }).returning(columns);
+  return row as WebhookRow;
+}
+
+export async function listWebhooks(db: Knex, accountId: string): Promise<WebhookRow[]> {
+  return db("webhooks").where({ account_id: accountId }).orderBy([{ column: "created_at" }, { column: "id" }]).select(columns);
+}
+
+export async function getWebhook(db: Knex, accountId: string, webhookId: string): Promise<WebhookRow | undefined> {
+  return db("webhooks").where({ account_id: accountId, id: webhookId }).first(columns);
+}
+
+export async function getWebhookSecrets(db: Knex, accountId: string, webhookId: string): Promise<WebhookSecrets | undefined> {
+  return db("webhooks")
+    .where({ account_id: accountId, id: webhookId })
+    .first({ secret: "secret", previousSecret: "previous_secret", previousSecretExpiresAt: "previous_secret_expires_at" });
+}
+
+/** Replaces the secret; the old one stays valid for signing alongside the new one for `graceMs`. */
+export async function rotateWebhookSecret(
+  db: Knex,
+  accountId: string,
+  webhookId: string,
+  newSecret: string,
+  graceMs: number,
+): Promise<boolean> {
+  const count = await db("webhooks")
+    .where({ account_id: accountId, id: webhookId })
+    .update({
+      previous_secret: db.ref("secret"),
+      previous_secret_expires_at: db.raw("now() + make_interval(secs => ?)", [graceMs / 1000]),
+      secret: newSecret,
+    });
+  return count > 0;
+}
+
+export async function deleteWebhook(db: Knex, accountId: string, webhookId: string): Promise<boolean> {
+  return (await db("webhooks").where({ account_id: accountId, id: webhookId }).del()) > 0;
+}

@@ -1,0 +1,127 @@
+import express, { type Express, type Request, type RequestHandler } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import helmet from "helmet";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pinoHttp } from "pino-http";
+import { migrationsCurrent } from "../db/knex.js";
+import { ApiError } from "../domain/errors.js";
+import { requireApiKey } from "./auth.js";
+import { docsRouter } from "./docs.js";
+import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
+import { createHttpMetrics } from "./metrics.js";
+import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
+import { campaignHandlers } from "./routes/campaigns.js";
+import { contactHandlers } from "./routes/contacts.js";
+import { groupHandlers } from "./routes/groups.js";
+import { messageHandlers } from "./routes/messages.js";
+import { schedulerHandlers } from "./routes/scheduler.js";
+import { webhookHandlers } from "./routes/webhooks.js";
+import type { ApiOperationId, Context, Handlers, Services } from "./types.js";
+
+// Every operation of the contract has exactly one handler here; a missing one fails the type check.
+export const handlers: Handlers = {
+  ...schedulerHandlers,
+  ...messageHandlers,
+  ...groupHandlers,
+  ...contactHandlers,
+  ...campaignHandlers,
+  ...webhookHandlers,
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+function route(services: Services, operationId: ApiOperationId): RequestHandler {
+  const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown }>;
+  return async (req, res, next) => {
+    try {
+      const reply = await handler({
+        ...services,
+        account: req.account!,
+        body: req.body,
+        path: req.params as never,
+        query: req.query as never,
+        headers: contractHeaders(req) as never,
+        log: req.log,
+      });
+      if (reply.status === 204) res.status(204).end();
+      else res.status(reply.status).json(reply.body);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** Headers arrive lowercased; handlers read them as the contract spells them (`Idempotency-Key`). */
+function contractHeaders(req: Request): Record<string, unknown> {
+  const key = req.headers["idempotency-key"];
+  return { "Idempotency-Key": typeof key === "string" ? key : undefined };
+}
+
+export function createApp(services: Services): Express {
+  const { db, log, config } = services;
+  const document = loadDocument();
+  const metrics = createHttpMetrics();
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.set("etag", false);
+
+  app.use(
+    pinoHttp({
+      logger: log,
+      genReqId: (req, res) => {
+        const given = req.headers["x-request-id"];
+        const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader("X-Request-Id", id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/metrics" },
+    }),
+  );
+  app.use(metrics.middleware);
+  app.use(helmet());
+
+  // Unauthenticated infrastructure endpoints.
+  app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  app.get("/readyz", async (_req, res) => {
+    try {
+      await db.raw("SELECT 1");
+      if (!(await migrationsCurrent(db))) throw new Error("migrations pending");
+      res.json({ status: "ready", database: "up", migrations: "current" });
+    } catch {
+      sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable or migrations are pending."));
+    }
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  const yaml = readFileSync(resolve(generatedDir, "openapi.yaml"), "utf8");
+  app.get("/openapi.json", (_req, res) => void res.json(document));
+  app.get("/openapi.yaml", (_req, res) => void res.type("application/yaml").send(yaml));
+  app.use("/docs", docsRouter());
+
+  app.use("/api/v1", requireApiKey(db));
+  app.use(express.json({ limit: "1mb", strict: true }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(document) as never,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses ? { onError: (error) => { throw error; } } : false,
+      validateSecurity: false,
+      ignorePaths: /^\/(healthz|readyz)$/,
+    }),
+  );
+
+  for (const op of documentOperations(document)) {
+    if (op.operationId.startsWith("System_")) continue;
+    const mount = app[op.method as "get" | "post" | "patch" | "delete"].bind(app);
+    mount(expressPath(op.path), route(services, op.operationId as ApiOperationId));
+  }
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(log));
+  return app;
+}

@@ -1,0 +1,70 @@
+// Database rows → API shapes of the contract (timestamps as RFC 3339 UTC with milliseconds).
+import type { components } from "../../generated/api.js";
+import type { CampaignRow } from "../db/campaigns.js";
+import type { ContactRow } from "../db/contacts.js";
+import type { GroupRow } from "../db/groups.js";
+import type { MessageRow, StatusChangeRow } from "../db/messages.js";
+import type { WebhookRow } from "../db/webhooks.js";
+import { publicStatus } from "../domain/messageStatus.js";
+
+type Schemas = components["schemas"];
+
+export const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas["Message"] {
+  return {
+    messageId: row.id,
+    jobId: row.jobId,
+    campaignId: row.campaignId,
+    to: row.to,
+    from: row.from,
+    body: row.body,
+    status: publicStatus(row.status),
+    scheduledAt: iso(row.scheduledAt),
+    sentAt: isoOrNull(row.sentAt),
+    deliveredAt: isoOrNull(row.deliveredAt),
+    providerMessageId: row.providerMessageId,
+    segments: row.segments,
+    encoding: row.encoding,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+    history: history.map((h) => ({ status: h.status, at: iso(h.at) })),
+  };
+}
+
+export const toGroup = (row: GroupRow): Schemas["Group"] => ({
+  groupId: row.id,
+  name: row.name,
+  description: row.description,
+  contactCount: Number(row.contactCount),
+  createdAt: iso(row.createdAt),
+});
+
+export const toContact = (row: ContactRow): Schemas["Contact"] => ({
+  contactId: row.id,
+  phone: row.phone,
+  firstName: row.firstName,
+  groupId: row.groupId,
+  createdAt: iso(row.createdAt),
+  updatedAt: iso(row.updatedAt),
+});
+
+export const toWebhook = (row: WebhookRow): Schemas["Webhook"] => ({
+  webhookId: row.id,
+  name: row.name,
+  url: row.url,
+  createdAt: iso(row.createdAt),
+});
+
+export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
+  campaignId: row.id,
+  name: row.name,
+  message: row.message,
+  type: row.type,
+  from: row.from,
+  groupId: row.groupId,
+  status: row.status,
+  scheduledAt: isoOrNull(row.scheduledAt),
+  stats: row.stats,
+  createdAt: iso(row.createdAt),
+});

@@ -1,0 +1,45 @@
+// Handler types derived from the generated contract types: a handler that takes or returns anything the
+// OpenAPI document does not allow is a compile error, and so is an operation without a handler.
+import type { operations } from "../../generated/api.js";
+import type { Config } from "../config.js";
+import type { Account } from "../db/accounts.js";
+import type { Db } from "../db/knex.js";
+import type { Logger } from "../logger.js";
+
+export type OperationId = keyof operations;
+/** Operations that need an API key (everything under /api/v1). */
+export type ApiOperationId = Exclude<OperationId, `System_${string}`>;
+
+type Op<K extends OperationId> = operations[K];
+type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
+type Param<K extends OperationId, In extends string> = Op<K>["parameters"] extends { [P in In]?: infer T }
+  ? NonNullable<T>
+  : never;
+
+export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: infer R } ? JsonOf<R> : undefined;
+type SuccessStatus = 200 | 201 | 202 | 204;
+type Statuses<K extends OperationId> = Extract<keyof Op<K>["responses"], SuccessStatus>;
+
+/** What a handler returns: one of the operation's success responses, typed by status. */
+export type Reply<K extends OperationId> = {
+  [S in Statuses<K>]: S extends 204 ? { status: 204 } : { status: S; body: JsonOf<Op<K>["responses"][S]> };
+}[Statuses<K>];
+
+export interface Services {
+  db: Db;
+  log: Logger;
+  config: Config;
+  /** The clock; tests may pin it. */
+  now: () => Date;
+}
+
+export interface Context<K extends OperationId> extends Services {
+  account: Account;
+  body: RequestBody<K>;
+  path: Param<K, "path">;
+  query: Param<K, "query">;
+  headers: Param<K, "header">;
+}
+
+export type Handler<K extends ApiOperationId> = (ctx: Context<K>) => Promise<Reply<K>>;
+export type Handlers = { [K in ApiOperationId]: Handler<K> };

@@ -1,0 +1,51 @@
+// `npm start`: API, scheduler and dispatcher in one process (ROLE=api|worker|all splits them).
+import type { Server } from "node:http";
+import { loadConfig } from "./config.js";
+import { openDatabase } from "./db/open.js";
+import { createFirstStartKey } from "./domain/keysService.js";
+import { createApp } from "./http/app.js";
+import { createLogger } from "./logger.js";
+
+const SHUTDOWN_DEADLINE_MS = 9_000;
+
+const config = loadConfig();
+const log = createLogger(config.logLevel);
+
+const database = await openDatabase(config, log);
+const { db } = database;
+
+const firstKey = await createFirstStartKey(db, config.nodeEnv);
+if (firstKey) {
+  // Printed once, on purpose, to the terminal only (never through the logger).
+  process.stdout.write(`\nFirst start: created account "default" with API key:\n\n  ${firstKey}\n\nKeep it: it is not shown again. More keys: npm run keys -- create --account NAME\n\n`);
+}
+
+let server: Server | undefined;
+if (config.role === "api" || config.role === "all") {
+  const app = createApp({ db, log, config, now: () => new Date() });
+  server = app.listen(config.port, config.host, () => {
+    log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
+  });
+}
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "shutting down");
+  const deadline = setTimeout(() => {
+    log.error("shutdown deadline passed; exiting");
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  deadline.unref();
+  if (server) {
+    const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+    server.closeIdleConnections();
+    await closed;
+  }
+  await database.close();
+  log.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
