@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
+
+const server = useTestServer();
+
+async function createGroup(a: TestAccount, name: string, description?: string) {
+  const { data, response } = await a.client.POST("/api/v1/contacts/groups", { body: { name, description } });
+  expect(response.status).toBe(201);
+  return data!;
+}
+
+describe("groups", () => {
+  it("creates, gets and lists groups with contact counts", async () => {
+    const a = await server().account();
+    const vip = await createGroup(a, "VIP", "Gold card");
+    expect(vip).toMatchObject({ name: "VIP", description: "Gold card", contactCount: 0 });
+    const plain = await createGroup(a, "all");
+    expect(plain.description).toBeNull();
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550101", groupId: vip.groupId } });
+    const { data: got } = await a.client.GET("/api/v1/contacts/groups/{groupId}", { params: { path: { groupId: vip.groupId } } });
+    expect(got!.contactCount).toBe(1);
+    const { data: list } = await a.client.GET("/api/v1/contacts/groups/all");
+    expect(list!.data.map((g) => g.name)).toEqual(["all", "VIP"]);
+  });
+
+  it("answers 409 group_exists for a duplicate name, regardless of case", async () => {
+    const a = await server().account();
+    await createGroup(a, "Customers");
+    const res = await a.request("POST", "/api/v1/contacts/groups", { name: "customers" });
+    expect(res.status).toBe(409);
+    expect((await problemOf(res)).code).toBe("group_exists");
+  });
+
+  it("validates name length and rejects unknown fields", async () => {
+    const a = await server().account();
+    expect((await a.request("POST", "/api/v1/contacts/groups", { name: "" })).status).toBe(400);
+    expect((await a.request("POST", "/api/v1/contacts/groups", { name: "x".repeat(101) })).status).toBe(400);
+    const extra = await a.request("POST", "/api/v1/contacts/groups", { name: "ok", color: "red" });
+    expect((await problemOf(extra)).errors).toEqual([{ path: "/body/color", message: "is not a known field" }]);
+  });
+
+  it("deleting a group keeps its contacts, unassigned", async () => {
+    const a = await server().account();
+    const g = await createGroup(a, "Temp");
+    const { data: c1 } = await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550102", firstName: "Ada", groupId: g.groupId } });
+    const { data: c2 } = await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550103", groupId: g.groupId } });
+    const del = await a.request("DELETE", `/api/v1/contacts/groups/${g.groupId}`);
+    expect(del.status).toBe(204);
+    for (const c of [c1!, c2!]) {
+      const { data } = await a.client.GET("/api/v1/contacts/{contactId}", { params: { path: { contactId: c.contactId } } });
+      expect(data).toMatchObject({ contactId: c.contactId, phone: c.phone, groupId: null });
+    }
+    expect((await a.request("GET", `/api/v1/contacts/groups/${g.groupId}`)).status).toBe(404);
+    expect((await a.request("DELETE", `/api/v1/contacts/groups/${g.groupId}`)).status).toBe(404);
+  });
+});
+
+describe("contacts", () => {
+  it("creates a contact in E.164 and rejects a duplicate phone with 409 contact_exists", async () => {
+    const a = await server().account();
+    const { data, response } = await a.client.POST("/api/v1/contacts", { body: { phone: "+1 415.555.0110", firstName: "Grace" } });
+    expect(response.status).toBe(201);
+    expect(data).toMatchObject({ phone: "+14155550110", firstName: "Grace", groupId: null });
+    const dup = await a.request("POST", "/api/v1/contacts", { phone: "+14155550110" });
+    expect(dup.status).toBe(409);
+    expect((await problemOf(dup)).code).toBe("contact_exists");
+    // Another account may store the same number.
+    const b = await server().account();
+    expect((await b.request("POST", "/api/v1/contacts", { phone: "+14155550110" })).status).toBe(201);
+  });
+
+  it("answers 422 group_not_found for an unknown or foreign group", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    const foreign = await createGroup(b, "theirs");
+    for (const groupId of ["00000000-0000-4000-8000-000000000000", foreign.groupId]) {
+      const res = await a.request("POST", "/api/v1/contacts", { phone: "+14155550111", groupId });
+      expect(res.status).toBe(422);
+      expect((await problemOf(res)).code).toBe("group_not_found");
+    }
+  });
+
+  it("updates phone, first name and group with PATCH; null unassigns", async () => {
+    const a = await server().account();
+    const g1 = await createGroup(a, "one");
+    const g2 = await createGroup(a, "two");
+    const { data: c } = await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550112", groupId: g1.groupId } });
+    const path = { params: { path: { contactId: c!.contactId } } };
+    const moved = await a.client.PATCH("/api/v1/contacts/{contactId}", { ...path, body: { groupId: g2.groupId, firstName: "Lin" } });
+    expect(moved.data).toMatchObject({ groupId: g2.groupId, firstName: "Lin", phone: "+14155550112" });
+    expect(Date.parse(moved.data!.updatedAt)).toBeGreaterThanOrEqual(Date.parse(c!.updatedAt));
+    const unassigned = await a.client.PATCH("/api/v1/contacts/{contactId}", { ...path, body: { groupId: null, phone: "+14155550113" } });
+    expect(unassigned.data).toMatchObject({ groupId: null, firstName: "Lin", phone: "+14155550113" });
+    const bad = await a.request("PATCH", `/api/v1/contacts/${c!.contactId}`, { groupId: "00000000-0000-4000-8000-000000000000" });
+    expect(bad.status).toBe(422);
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550114" } });
+    const clash = await a.request("PATCH", `/api/v1/contacts/${c!.contactId}`, { phone: "+14155550114" });
+    expect(clash.status).toBe(409);
+    expect((await problemOf(clash)).code).toBe("contact_exists");
+  });
+
+  it("lists contacts by group with pagination and deletes them", async () => {
+    const a = await server().account();
+    const g = await createGroup(a, "paged");
+    for (let i = 0; i < 3; i++) await a.client.POST("/api/v1/contacts", { body: { phone: `+1415555012${i}`, groupId: g.groupId } });
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550129" } });
+    const page1 = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: g.groupId, limit: 2 } } });
+    expect(page1.data!.data).toHaveLength(2);
+    const page2 = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: g.groupId, limit: 2, cursor: page1.data!.nextCursor! } } });
+    expect(page2.data!.data).toHaveLength(1);
+    expect(page2.data!.nextCursor).toBeNull();
+    const id = page2.data!.data[0]!.contactId;
+    expect((await a.request("DELETE", `/api/v1/contacts/${id}`)).status).toBe(204);
+    expect((await a.request("GET", `/api/v1/contacts/${id}`)).status).toBe(404);
+  });
+});

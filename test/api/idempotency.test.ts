@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { inHours, problemOf, useTestServer } from "../helpers/server.js";
+
+const server = useTestServer();
+
+describe("Idempotency-Key on schedule", () => {
+  const body = () => ({ to: "+14155550123", body: "hello", from: "ACME", scheduledAt: inHours(3) });
+
+  it("replays the first response for the same key and body and creates nothing", async () => {
+    const a = await server().account();
+    const b = body();
+    const first = await a.request("POST", "/api/v1/scheduler/schedule", b, { "Idempotency-Key": "order-42" });
+    expect(first.status).toBe(201);
+    const firstBody = await first.json();
+    // Same body with keys in another order is the same request.
+    const reordered = { scheduledAt: b.scheduledAt, from: b.from, body: b.body, to: b.to };
+    const again = await a.request("POST", "/api/v1/scheduler/schedule", reordered, { "Idempotency-Key": "order-42" });
+    expect(again.status).toBe(201);
+    expect(await again.json()).toEqual(firstBody);
+    const { data } = await a.client.GET("/api/v1/messages");
+    expect(data!.data).toHaveLength(1);
+  });
+
+  it("answers 409 idempotency_key_reused for the same key with another body", async () => {
+    const a = await server().account();
+    await a.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "k1" });
+    const res = await a.request("POST", "/api/v1/scheduler/schedule", { ...body(), body: "other" }, { "Idempotency-Key": "k1" });
+    expect(res.status).toBe(409);
+    expect((await problemOf(res)).code).toBe("idempotency_key_reused");
+  });
+
+  it("creates exactly one message when requests with one key race", async () => {
+    const a = await server().account();
+    const b = body();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => a.request("POST", "/api/v1/scheduler/schedule", b, { "Idempotency-Key": "race" })),
+    );
+    const bodies = await Promise.all(results.map((r) => r.json()));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(bodies.map((x) => x.messageId)).size).toBe(1);
+    const count = await server().db("messages").count({ n: "*" }).first();
+    const mine = await server().db("messages").where({ id: bodies[0].messageId }).count({ n: "*" }).first();
+    expect(Number(mine!.n)).toBe(1);
+    expect(Number(count!.n)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("scopes keys to the account and forgets them after 24 hours", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    const ra = await a.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "shared" });
+    const rb = await b.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "shared" });
+    expect((await ra.json()).messageId).not.toBe((await rb.json()).messageId);
+
+    await server().db("idempotency_keys").where({ account_id: a.accountId }).update({ created_at: new Date(Date.now() - 25 * 3600_000) });
+    const later = await a.request("POST", "/api/v1/scheduler/schedule", { ...body(), body: "new day" }, { "Idempotency-Key": "shared" });
+    expect(later.status).toBe(201);
+  });
+
+  it("does not store a failed request under the key", async () => {
+    const a = await server().account();
+    const bad = await a.request("POST", "/api/v1/scheduler/schedule", { ...body(), to: "12345" }, { "Idempotency-Key": "fix-me" });
+    expect(bad.status).toBe(400);
+    const good = await a.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "fix-me" });
+    expect(good.status).toBe(201);
+  });
+
+  it("rejects a key longer than 255 characters", async () => {
+    const a = await server().account();
+    const res = await a.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "k".repeat(256) });
+    expect(res.status).toBe(400);
+  });
+});

@@ -1,0 +1,83 @@
+// A real HTTP server on 127.0.0.1 over a test database, with response validation on: a response that breaks
+// the contract fails the request (500) and so the test.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
+import { createSmsClient, type SmsClient } from "../../client/index.js";
+import { loadConfig, type Config } from "../../server/config.js";
+import { createKeyForAccount } from "../../server/domain/keysService.js";
+import { createApp } from "../../server/http/app.js";
+import { createLogger } from "../../server/logger.js";
+import { useTestDatabase, type TestDatabase } from "./database.js";
+
+export interface TestAccount {
+  key: string;
+  keyId: string;
+  accountId: string;
+  client: SmsClient;
+  /** fetch with this account's key and a JSON body. */
+  request: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+}
+
+export interface TestServer extends TestDatabase {
+  baseUrl: string;
+  config: Config;
+  account: (name?: string) => Promise<TestAccount>;
+}
+
+export function useTestServer(overrides: Partial<Config> = {}): () => TestServer {
+  const database = useTestDatabase();
+  let server: Server | undefined;
+  let current: TestServer | undefined;
+  let accounts = 0;
+
+  const start = async () => {
+    const { db, ...rest } = database();
+    const config = { ...loadConfig({}), webhookAllowPrivate: true, validateResponses: true, ...overrides };
+    const app = createApp({ db, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config, now: () => new Date() });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    current = {
+      ...rest,
+      db,
+      baseUrl,
+      config,
+      account: async (name) => {
+        const created = await createKeyForAccount(db, name ?? `account-${++accounts}-${Date.now()}`);
+        return {
+          ...created,
+          client: createSmsClient({ baseUrl, apiKey: created.key }),
+          request: (method, path, body, headers = {}) =>
+            fetch(baseUrl + path, {
+              method,
+              headers: {
+                Authorization: `Bearer ${created.key}`,
+                ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+                ...headers,
+              },
+              body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+            }),
+        };
+      },
+    };
+  };
+  beforeAll(start);
+  afterAll(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+  return () => {
+    if (!current) throw new Error("test server not started");
+    return current;
+  };
+}
+
+/** Reads a problem document and checks its media type. */
+export async function problemOf(res: Response): Promise<{ status: number; code: string; detail: string; errors?: { path: string; message: string }[] }> {
+  const type = res.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/problem+json")) throw new Error(`expected a problem document, got ${res.status} ${type}: ${await res.text()}`);
+  return (await res.json()) as never;
+}
+
+export const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
