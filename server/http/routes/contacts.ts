@@ -52,6 +52,8 @@ export const contactHandlers: Pick<Handlers, "Contacts_create" | "Contacts_list"
 
   async Contacts_update({ db, account, path, body }) {
     const phone = body.phone === undefined ? undefined : requirePhone(body.phone, "/body/phone");
+    // 404 before anything about the body: another account's contact must look like no contact at all.
+    if (!(await getContact(db, account.id, path.contactId))) throw notFound("Contact");
     await requireGroup(db, account.id, body.groupId);
     try {
       const contact = await updateContact(db, account.id, path.contactId, { phone, firstName: body.firstName, groupId: body.groupId });

@@ -1,0 +1,53 @@
+// The server and the document agree: every operation of the document has a route, every route is in the
+// document (besides the infrastructure endpoints CONTRACT.md lists), and unknown paths answer problems.
+import { describe, expect, it } from "vitest";
+import type { Express } from "express";
+import { loadConfig } from "../../server/config.js";
+import { createApp } from "../../server/http/app.js";
+import { documentOperations, expressPath, loadDocument } from "../../server/http/document.js";
+import { createLogger } from "../../server/logger.js";
+import { useTestServer } from "../helpers/server.js";
+
+const server = useTestServer();
+const INFRASTRUCTURE = ["GET /metrics", "GET /openapi.json", "GET /openapi.yaml"];
+
+function routesOf(app: Express): string[] {
+  const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router.stack;
+  return stack.flatMap((layer) =>
+    layer.route ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route!.path}`) : [],
+  );
+}
+
+describe("contract", () => {
+  it("routes every operation of the document and nothing else", () => {
+    const app = createApp({ db: server().db, log: createLogger("silent"), config: loadConfig({}), now: () => new Date() });
+    const routes = routesOf(app).sort();
+    const documented = documentOperations(loadDocument()).map((op) => `${op.method.toUpperCase()} ${expressPath(op.path)}`);
+    expect(routes).toEqual([...documented, ...INFRASTRUCTURE].sort());
+  });
+
+  it("serves the generated document as JSON and YAML, and the reference page", async () => {
+    const { baseUrl } = server();
+    const json = await (await fetch(`${baseUrl}/openapi.json`)).json();
+    expect(json.openapi).toBe("3.1.0");
+    expect(json.paths["/api/v1/scheduler/schedule"].post.operationId).toBe("Scheduler_schedule");
+    const yaml = await (await fetch(`${baseUrl}/openapi.yaml`)).text();
+    expect(yaml).toMatch(/^# DO NOT EDIT/);
+    const docs = await fetch(`${baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    const html = await docs.text();
+    expect(html).toContain("/docs/assets/redoc.standalone.js");
+    const asset = await fetch(`${baseUrl}/docs/assets/redoc.standalone.js`);
+    expect(asset.status).toBe(200);
+    expect(Number(asset.headers.get("content-length"))).toBeGreaterThan(100_000);
+  });
+
+  it("answers health, readiness and metrics without a key", async () => {
+    const { baseUrl } = server();
+    expect(await (await fetch(`${baseUrl}/healthz`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${baseUrl}/readyz`)).json()).toEqual({ status: "ready", database: "up", migrations: "current" });
+    const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+    expect(metrics).toContain("http_request_duration_seconds");
+    expect(metrics).toContain('route="/healthz"');
+  });
+});

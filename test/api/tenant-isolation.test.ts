@@ -1,0 +1,70 @@
+// Generated from the OpenAPI document: every operation with a path identifier, called with account B's key
+// on account A's resource, answers 404 not_found, and A's resources are unchanged afterwards. A new
+// operation is covered without editing this test as long as its path parameters are named as below.
+import { describe, expect, it } from "vitest";
+import { documentOperations, loadDocument } from "../../server/http/document.js";
+import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
+
+const server = useTestServer();
+const document = loadDocument() as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
+
+async function snapshot(a: TestAccount, ids: Record<string, string>) {
+  const get = async (path: string) => (await a.request("GET", path)).json();
+  return {
+    message: await get(`/api/v1/messages/${ids.messageId}`),
+    group: await get(`/api/v1/contacts/groups/${ids.groupId}`),
+    contact: await get(`/api/v1/contacts/${ids.contactId}`),
+    webhook: await get(`/api/v1/webhooks/${ids.webhookId}`),
+    secret: await get(`/api/v1/webhooks/${ids.webhookId}/secret`),
+    campaign: await get(`/api/v1/campaigns/${ids.campaignId}`),
+  };
+}
+
+describe("tenant isolation", () => {
+  it("answers 404 to account B on every operation that names one of account A's resources", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "A's group" } });
+    const { data: contact } = await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550150", groupId: group!.groupId } });
+    const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550150", body: "private", from: "ACME", scheduledAt: inHours(5) },
+    });
+    const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "A", url: "http://127.0.0.1:9/a" } });
+    // Campaign creation arrives with the delivery engine; until then A's campaign is stored directly.
+    const [campaign] = await server().db("campaigns")
+      .insert({ account_id: a.accountId, name: "A", message: "m", type: "instant", sender: "ACME", group_id: group!.groupId, status: "sending" })
+      .returning("id");
+    const ids: Record<string, string> = {
+      messageId: message!.messageId,
+      groupId: group!.groupId,
+      contactId: contact!.contactId,
+      webhookId: webhook!.webhookId,
+      campaignId: campaign.id,
+      deliveryId: "4f0c7d3e-2b1a-4c5d-8e9f-0a1b2c3d4e5f",
+    };
+    const before = await snapshot(a, ids);
+
+    const operations = documentOperations(loadDocument()).filter((op) => op.path.includes("{"));
+    expect(operations.length).toBeGreaterThan(10);
+    for (const op of operations) {
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+        if (!ids[name]) throw new Error(`tenant isolation test has no resource for path parameter ${name} (${op.operationId})`);
+        return ids[name]!;
+      });
+      const body = document.paths[op.path]![op.method]!.requestBody?.content["application/json"]?.example;
+      const res = await b.request(op.method.toUpperCase(), path, body);
+      expect(res.status, `${op.operationId} ${op.method.toUpperCase()} ${path}`).toBe(404);
+      expect((await res.json()).code).toBe("not_found");
+    }
+
+    expect(await snapshot(a, ids)).toEqual(before);
+    const { data: bMessages } = await b.client.GET("/api/v1/messages");
+    expect(bMessages!.data).toEqual([]);
+    const { data: bGroups } = await b.client.GET("/api/v1/contacts/groups/all");
+    expect(bGroups!.data).toEqual([]);
+    const { data: bContacts } = await b.client.GET("/api/v1/contacts", { params: { query: { groupId: group!.groupId } } });
+    expect(bContacts!.data).toEqual([]);
+    const { data: bWebhooks } = await b.client.GET("/api/v1/webhooks");
+    expect(bWebhooks!.data).toEqual([]);
+  });
+});
