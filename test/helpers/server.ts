@@ -7,7 +7,7 @@ import { createSmsClient, type SmsClient } from "../../client/index.js";
 import { loadConfig, type Config } from "../../server/config.js";
 import { createKeyForAccount } from "../../server/domain/keysService.js";
 import { createApp } from "../../server/http/app.js";
-import { createLogger } from "../../server/logger.js";
+import { createLogger, type Logger } from "../../server/logger.js";
 import { useTestDatabase, type TestDatabase } from "./database.js";
 
 export interface TestAccount {
@@ -25,7 +25,7 @@ export interface TestServer extends TestDatabase {
   account: (name?: string) => Promise<TestAccount>;
 }
 
-export function useTestServer(overrides: Partial<Config> = {}): () => TestServer {
+export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Logger } = {}): () => TestServer {
   const database = useTestDatabase();
   let server: Server | undefined;
   let current: TestServer | undefined;
@@ -34,7 +34,8 @@ export function useTestServer(overrides: Partial<Config> = {}): () => TestServer
   const start = async () => {
     const { db, ...rest } = database();
     const config = { ...loadConfig({}), webhookAllowPrivate: true, validateResponses: true, ...overrides };
-    const app = createApp({ db, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config, now: () => new Date() });
+    const log = opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
+    const app = createApp({ db, log, config, now: () => new Date() });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { run } from "../helpers/process.js";
+import { useTestServer } from "../helpers/server.js";
+
+const server = useTestServer();
+const keys = (args: string[]) => run("npm", ["run", "--silent", "keys", "--", ...args], { DATABASE_URL: server().url, LOG_LEVEL: "warn" });
+
+describe("npm run keys", () => {
+  it("creates a key printed alone as the last line, lists it, and revokes it", async () => {
+    const created = await keys(["create", "--account", "acme"]);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trimEnd().split("\n").at(-1)!;
+    expect(key).toMatch(/^sms_[0-9A-Za-z]{12}_[0-9A-Za-z]{32}$/);
+    const keyId = key.split("_")[1]!;
+
+    const ok = await fetch(`${server().baseUrl}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(ok.status).toBe(200);
+
+    // A second key for the same account sees the same data.
+    const second = (await keys(["create", "--account", "acme"])).stdout.trimEnd().split("\n").at(-1)!;
+    await fetch(`${server().baseUrl}/api/v1/contacts/groups`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "shared" }),
+    });
+    const groups = await (await fetch(`${server().baseUrl}/api/v1/contacts/groups/all`, { headers: { Authorization: `Bearer ${second}` } })).json();
+    expect(groups.data.map((g: { name: string }) => g.name)).toEqual(["shared"]);
+
+    const listed = await keys(["list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${keyId}\\tacme\\t\\S+\\tactive$`, "m"));
+    expect(listed.stdout).not.toContain(key.split("_")[2]);
+
+    const revoked = await keys(["revoke", keyId]);
+    expect(revoked.code).toBe(0);
+    expect((await keys(["list"])).stdout).toMatch(new RegExp(`^${keyId}\\tacme\\t\\S+\\trevoked `, "m"));
+    const after = await fetch(`${server().baseUrl}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(after.status).toBe(401);
+    expect((await keys(["revoke", keyId])).code).toBe(1);
+  });
+
+  it("exits 2 with usage on bad arguments", async () => {
+    for (const args of [[], ["create"], ["frobnicate"], ["revoke"]]) {
+      const result = await keys(args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toContain("usage:");
+    }
+  });
+});
