@@ -28,9 +28,9 @@ describe("contract", () => {
 
   it("serves the generated document as JSON and YAML, and the reference page", async () => {
     const { baseUrl } = server();
-    const json = await (await fetch(`${baseUrl}/openapi.json`)).json();
+    const json = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
     expect(json.openapi).toBe("3.1.0");
-    expect(json.paths["/api/v1/scheduler/schedule"].post.operationId).toBe("Scheduler_schedule");
+    expect(json.paths["/api/v1/scheduler/schedule"]?.post?.operationId).toBe("Scheduler_schedule");
     const yaml = await (await fetch(`${baseUrl}/openapi.yaml`)).text();
     expect(yaml).toMatch(/^# DO NOT EDIT/);
     const docs = await fetch(`${baseUrl}/docs`);

@@ -35,11 +35,11 @@ describe("Idempotency-Key on schedule", () => {
     const results = await Promise.all(
       Array.from({ length: 8 }, () => a.request("POST", "/api/v1/scheduler/schedule", b, { "Idempotency-Key": "race" })),
     );
-    const bodies = await Promise.all(results.map((r) => r.json()));
+    const bodies = (await Promise.all(results.map((r) => r.json()))) as { messageId: string }[];
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(bodies.map((x) => x.messageId)).size).toBe(1);
     const count = await server().db("messages").count({ n: "*" }).first();
-    const mine = await server().db("messages").where({ id: bodies[0].messageId }).count({ n: "*" }).first();
+    const mine = await server().db("messages").where({ id: bodies[0]!.messageId }).count({ n: "*" }).first();
     expect(Number(mine!.n)).toBe(1);
     expect(Number(count!.n)).toBeGreaterThanOrEqual(1);
   });
@@ -49,7 +49,7 @@ describe("Idempotency-Key on schedule", () => {
     const b = await server().account();
     const ra = await a.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "shared" });
     const rb = await b.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "shared" });
-    expect((await ra.json()).messageId).not.toBe((await rb.json()).messageId);
+    expect(((await ra.json()) as { messageId: string }).messageId).not.toBe(((await rb.json()) as { messageId: string }).messageId);
 
     await server().db("idempotency_keys").where({ account_id: a.accountId }).update({ created_at: new Date(Date.now() - 25 * 3600_000) });
     const later = await a.request("POST", "/api/v1/scheduler/schedule", { ...body(), body: "new day" }, { "Idempotency-Key": "shared" });

@@ -54,7 +54,7 @@ describe("tenant isolation", () => {
       const body = document.paths[op.path]![op.method]!.requestBody?.content["application/json"]?.example;
       const res = await b.request(op.method.toUpperCase(), path, body);
       expect(res.status, `${op.operationId} ${op.method.toUpperCase()} ${path}`).toBe(404);
-      expect((await res.json()).code).toBe("not_found");
+      expect(((await res.json()) as { code: string }).code).toBe("not_found");
     }
 
     expect(await snapshot(a, ids)).toEqual(before);
