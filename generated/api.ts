@@ -835,7 +835,7 @@ export interface components {
         /**
          * @description An RFC 9457 problem document, sent with `Content-Type: application/problem+json`.
          * @example {
-         *       "type": "https://docs.sms-platform.dev/problems/validation_failed",
+         *       "type": "urn:sms-platform:problem:validation_failed",
          *       "title": "Validation failed",
          *       "status": 400,
          *       "detail": "The request is invalid: /body/to is not a valid phone number.",
@@ -851,7 +851,7 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description URI identifying the kind of problem; it ends with the `code`.
+             * @description URI identifying the kind of problem: `urn:sms-platform:problem:<code>`.
              */
             type: string;
             /** @description Short summary of the kind of problem; the same for every occurrence of a `code`. */
@@ -2828,6 +2828,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The operation is not available yet on this server. */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A dependency (the database) is unavailable; retry later. */
             503: {
                 headers: {
@@ -2896,6 +2905,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The operation is not available yet on this server. */
+            501: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
