@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { insertJobs, cancelPendingJob } from "../../db/jobs.js";
+import { insertJobs, cancelPendingJob } from "../../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage, insertScheduledMessages } from "../../db/messages.js";
 import { ApiError, notFound } from "../../domain/errors.js";
 import { requirePhone, requireSender } from "../../domain/phone.js";

@@ -1,0 +1,19 @@
+import type { Knex } from "knex";
+
+/**
+ * Jobs whose lease ran out (their worker died or hung) become claimable again at once. The attempt still
+ * counts; a job out of attempts is discarded. Handlers are written to be re-run safely (see sendMessage).
+ */
+export async function rescueExpiredJobs(db: Knex): Promise<number> {
+  const { rowCount } = await db.raw(
+    `UPDATE jobs
+        SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+            finalized_at = CASE WHEN attempt >= max_attempts THEN now() END,
+            run_at = now(),
+            errors = errors || jsonb_build_array(jsonb_build_object('at', now(), 'attempt', attempt, 'error', 'lease expired: worker ' || locked_by || ' stopped')),
+            locked_by = NULL, locked_until = NULL
+      WHERE state = 'running' AND locked_until < now()`,
+  );
+  if (rowCount) await db.raw("SELECT pg_notify('jobs_inserted', '')");
+  return rowCount ?? 0;
+}

@@ -1,0 +1,257 @@
+// The job runner: claims due jobs from the jobs table and runs them, `concurrency` at a time.
+//
+// Wake-ups: LISTEN jobs_inserted (a NOTIFY is sent by every insert, at commit) plus a timer armed for the
+// next run_at, so a job scheduled for 09:00:00.000 is claimed at 09:00:00.000 and not at the next poll. A slow
+// safety poll covers a lost notification. Each claimed job holds a lease that a heartbeat extends; a worker
+// that dies stops extending it, and the rescuer makes its jobs claimable again. Completions are collected and
+// written in batches: one UPDATE for many jobs instead of one per job.
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import {
+  claimJobs,
+  completeJobs,
+  extendLeases,
+  failJob,
+  releaseJobs,
+  snoozeJob,
+  type JobRow,
+} from "../db/jobs/index.js";
+import type { Db } from "../db/knex.js";
+import type { Logger } from "../logger.js";
+import { PermanentFailure, RetryLater, Snooze, type JobHandler } from "./types.js";
+
+export interface RunnerOptions {
+  db: Db;
+  /** Connection string for the LISTEN connection (a pooled connection cannot be held for it). */
+  databaseUrl: string;
+  log: Logger;
+  handlers: Record<string, JobHandler>;
+  concurrency?: number;
+  leaseMs?: number;
+  safetyPollMs?: number;
+  workerId?: string;
+}
+
+const COMPLETION_BATCH = 100;
+const COMPLETION_DELAY_MS = 2;
+
+/** Default retry delay for a failed job: 1 s, 2 s, 4 s … capped at 5 min, ±10 %. */
+export function defaultBackoffMs(attempt: number): number {
+  return Math.min(1000 * 2 ** (attempt - 1), 300_000) * (0.9 + Math.random() * 0.2);
+}
+
+export class JobRunner {
+  readonly workerId: string;
+  private readonly db: Db;
+  private readonly log: Logger;
+  private readonly handlers: Record<string, JobHandler>;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly safetyPollMs: number;
+  private readonly databaseUrl: string;
+
+  private readonly running = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private stopping = false;
+  private fetching = false;
+  private fetchAgain = false;
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private listener: pg.Client | undefined;
+  private completions: string[] = [];
+  private completionTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(opts: RunnerOptions) {
+    this.db = opts.db;
+    this.databaseUrl = opts.databaseUrl;
+    this.log = opts.log.child({ component: "job-runner" });
+    this.handlers = opts.handlers;
+    this.concurrency = opts.concurrency ?? 10;
+    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.safetyPollMs = opts.safetyPollMs ?? 5_000;
+    this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.log.info({ workerId: this.workerId, concurrency: this.concurrency }, "job runner started");
+    this.wake();
+  }
+
+  /** Number of jobs this runner is executing right now. */
+  get busy(): number {
+    return this.running.size;
+  }
+
+  /** Stops claiming, waits for running jobs until `deadlineMs`, releases what is left, flushes completions. */
+  async stop(deadlineMs = 7_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearTimeout(this.timer);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    const all = Promise.allSettled([...this.running.values()].map((r) => r.promise));
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), deadlineMs).unref())]);
+    if (timedOut) for (const r of this.running.values()) r.abort.abort(new Error("shutting down"));
+    clearInterval(this.heartbeat);
+    await this.flushCompletions();
+    const released = await releaseJobs(this.db, this.workerId);
+    this.log.info({ released, workerId: this.workerId }, "job runner stopped");
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: "sms-platform-listener" });
+    client.on("notification", () => this.wake());
+    client.on("error", (error) => {
+      this.log.warn({ err: error }, "LISTEN connection lost; reconnecting");
+      void this.reconnect(client);
+    });
+    await client.connect();
+    await client.query("LISTEN jobs_inserted");
+    this.listener = client;
+  }
+
+  private async reconnect(dead: pg.Client, delayMs = 250): Promise<void> {
+    if (this.stopping || this.listener !== dead) return;
+    this.listener = undefined;
+    await dead.end().catch(() => undefined);
+    while (!this.stopping) {
+      try {
+        await this.listen();
+        this.wake(); // whatever was inserted while we were deaf
+        return;
+      } catch (error) {
+        this.log.warn({ err: error, delayMs }, "LISTEN reconnect failed");
+        await new Promise((r) => setTimeout(r, delayMs));
+        delayMs = Math.min(delayMs * 2, 5_000);
+      }
+    }
+  }
+
+  /** Claims and starts jobs while there is room; when the queue is dry, arms the timer for the next one. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return;
+    }
+    this.fetching = true;
+    void this.fetch().finally(() => {
+      this.fetching = false;
+      if (this.fetchAgain) {
+        this.fetchAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async fetch(): Promise<void> {
+    try {
+      while (!this.stopping) {
+        const room = this.concurrency - this.running.size;
+        if (room <= 0) return;
+        this.fetchAgain = false;
+        const jobs = await claimJobs(this.db, this.workerId, room, this.leaseMs);
+        for (const job of jobs) this.execute(job);
+        if (jobs.length < room) {
+          await this.armTimer();
+          return;
+        }
+      }
+    } catch (error) {
+      this.log.error({ err: error }, "claiming jobs failed; retrying in 1 s");
+      this.setTimer(1000);
+    }
+  }
+
+  private async armTimer(): Promise<void> {
+    // Delay measured on the database's clock, the one claimJobs compares run_at with.
+    const { rows } = await this.db.raw(
+      `SELECT EXTRACT(EPOCH FROM (min(run_at) - now())) * 1000 AS "delayMs" FROM jobs WHERE state IN ('available', 'retryable')`,
+    );
+    const delay = rows[0]?.delayMs === null || rows[0]?.delayMs === undefined ? this.safetyPollMs : Number(rows[0].delayMs);
+    this.setTimer(Math.min(Math.max(delay, 0), this.safetyPollMs));
+  }
+
+  private setTimer(ms: number): void {
+    clearTimeout(this.timer);
+    if (this.stopping) return;
+    this.timer = setTimeout(() => this.wake(), Math.ceil(ms));
+  }
+
+  private execute(job: JobRow): void {
+    const abort = new AbortController();
+    const handler = this.handlers[job.kind];
+    const log = this.log.child({ jobId: job.id, kind: job.kind, attempt: job.attempt });
+    const promise = (async () => {
+      try {
+        if (!handler) throw new PermanentFailure(`no handler for job kind ${job.kind}`);
+        await handler(job, { workerId: this.workerId, log, signal: abort.signal });
+        this.complete(job.id);
+      } catch (error) {
+        await this.handleFailure(job, error, log);
+      }
+    })().finally(() => {
+      this.running.delete(job.id);
+      this.wake();
+    });
+    this.running.set(job.id, { promise, abort });
+  }
+
+  private async handleFailure(job: JobRow, error: unknown, log: Logger): Promise<void> {
+    try {
+      if (error instanceof Snooze) {
+        await snoozeJob(this.db, this.workerId, job.id, error.runAt);
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const retryAt =
+        error instanceof PermanentFailure ? null : error instanceof RetryLater ? error.runAt : new Date(Date.now() + defaultBackoffMs(job.attempt));
+      if (!(error instanceof RetryLater)) log.warn({ err: error }, "job failed");
+      await failJob(this.db, this.workerId, job.id, message, retryAt);
+    } catch (dbError) {
+      // The lease will expire and the rescuer will make the job claimable again.
+      log.error({ err: dbError }, "recording a job failure failed");
+    }
+  }
+
+  private complete(id: string): void {
+    this.completions.push(id);
+    if (this.completions.length >= COMPLETION_BATCH) void this.flushCompletions();
+    else this.completionTimer ??= setTimeout(() => void this.flushCompletions(), COMPLETION_DELAY_MS);
+  }
+
+  private flushCompletions(): Promise<void> {
+    clearTimeout(this.completionTimer);
+    this.completionTimer = undefined;
+    const ids = this.completions.splice(0);
+    if (ids.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(async () => {
+      try {
+        await completeJobs(this.db, this.workerId, ids);
+      } catch (error) {
+        this.log.error({ err: error, count: ids.length }, "completing jobs failed; the rescuer will re-run them");
+      }
+    });
+    return this.flushing;
+  }
+
+  private async beat(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    try {
+      const held = new Set(await extendLeases(this.db, this.workerId, ids, this.leaseMs));
+      for (const id of ids) {
+        if (!held.has(id) && this.running.has(id)) {
+          this.log.warn({ jobId: id }, "lost the lease of a running job");
+          this.running.get(id)!.abort.abort(new Error("lease lost"));
+        }
+      }
+    } catch (error) {
+      this.log.warn({ err: error }, "heartbeat failed");
+    }
+  }
+}
