@@ -48,7 +48,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Cancel every message of the campaign that is not yet sent. 409 `not_cancellable` once it is completed. */
+        /**
+         * @description Cancel the campaign: every message of it not yet sent is cancelled, and recipients not yet turned into
+         *     messages get none. Repeating the cancel returns the campaign again; 409 `not_cancellable` once completed.
+         */
         post: operations["Campaigns_cancel"];
         delete?: never;
         options?: never;
@@ -323,6 +326,26 @@ export interface paths {
          *     the new secret, so receivers can switch without losing a receipt.
          */
         post: operations["Webhooks_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Send a signed sample receipt (`event: "dlr.test"`) to the webhook now and return the outcome of that one
+         *     attempt. It is not retried and not kept in the delivery log.
+         */
+        post: operations["Webhooks_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -642,10 +665,10 @@ export interface components {
          */
         DeliveryReceipt: {
             /**
-             * @description Kind of event: `dlr.<status>`, for example `dlr.delivered`.
+             * @description Kind of event: `dlr.<status>`, for example `dlr.delivered`; `dlr.test` only from the test operation.
              * @enum {string}
              */
-            event: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered";
+            event: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered" | "dlr.test";
             /**
              * Format: date-time
              * @description Time of the status change.
@@ -826,6 +849,11 @@ export interface components {
          * @example Your appointment is tomorrow at 10:00.
          */
         MessageText: string;
+        /** @description The operation is not available yet on this server. */
+        NotImplementedResponse: {
+            /** @description The problem document. */
+            problem: components["schemas"]["Problem"];
+        };
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
          *     with `+` and the country code and be a valid number for its country. It is stored and returned in E.164.
@@ -1040,6 +1068,27 @@ export interface components {
             /** @description Signing secret: `whsec_` and the base64 of 32 random bytes. */
             secret: string;
         };
+        /**
+         * @description Outcome of a test receipt.
+         * @example {
+         *       "succeeded": true,
+         *       "deliveryId": "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d",
+         *       "attempt": {
+         *         "at": "2026-11-22T10:00:00.000Z",
+         *         "responseStatus": 200,
+         *         "error": null,
+         *         "durationMs": 42
+         *       }
+         *     }
+         */
+        WebhookTestResult: {
+            /** @description `true` when the receiver answered 2xx within the timeout. */
+            succeeded: boolean;
+            /** @description The `X-Webhook-Id` / `webhook-id` the test receipt was sent with. */
+            deliveryId: components["schemas"]["Uuid"];
+            /** @description The attempt: time, response status, error and duration. */
+            attempt: components["schemas"]["DeliveryAttempt"];
+        };
         /** @description A newly registered webhook, with the secret that signs its receipts. */
         WebhookWithSecret: {
             /** @description Identifier of the webhook. */
@@ -1225,15 +1274,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The operation is not available yet on this server. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description A dependency (the database) is unavailable; retry later. */
             503: {
                 headers: {
@@ -1381,15 +1421,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The operation is not available yet on this server. */
-            501: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,15 +2859,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The operation is not available yet on this server. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description A dependency (the database) is unavailable; retry later. */
             503: {
                 headers: {
@@ -2905,15 +2927,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The operation is not available yet on this server. */
-            501: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,6 +3035,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests for this API key. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the webhook. */
+                webhookId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */

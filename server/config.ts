@@ -12,10 +12,14 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryBaseMs: number;
   simulatorDeliveryDelayMs: number;
+  simulatorSubmitDelayMs: number;
   provider: "simulator" | "smpp";
   smppUrl: string | undefined;
   validateResponses: boolean;
   dbPoolMax: number;
+  workerConcurrency: number;
+  jobLeaseMs: number;
+  jobRetentionMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -46,9 +50,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_MS", 5000),
     webhookRetryBaseMs: int(env, "WEBHOOK_RETRY_BASE_MS", 5000),
     simulatorDeliveryDelayMs: int(env, "SIMULATOR_DELIVERY_DELAY_MS", 500),
+    simulatorSubmitDelayMs: int(env, "SIMULATOR_SUBMIT_DELAY_MS", 0),
     provider: oneOf(env, "PROVIDER", ["simulator", "smpp"] as const, "simulator"),
     smppUrl: env.SMPP_URL || undefined,
     validateResponses: env.VALIDATE_RESPONSES === "1",
     dbPoolMax: int(env, "DB_POOL_MAX", 10),
+    workerConcurrency: int(env, "WORKER_CONCURRENCY", 20),
+    jobLeaseMs: int(env, "JOB_LEASE_MS", 15_000),
+    jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
   };
 }

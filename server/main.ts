@@ -5,8 +5,11 @@ import { openDatabase } from "./db/open.js";
 import { createFirstStartKey } from "./domain/keysService.js";
 import { createApp } from "./http/app.js";
 import { createLogger } from "./logger.js";
+import { startWorker, type Worker } from "./worker.js";
 
-const SHUTDOWN_DEADLINE_MS = 9_000;
+// SIGTERM must end the process within 10 s: in-flight requests and jobs get 7 s, then jobs are released.
+const SHUTDOWN_DEADLINE_MS = 9_500;
+const DRAIN_MS = 7_000;
 
 const config = loadConfig();
 const log = createLogger(config.logLevel);
@@ -27,6 +30,10 @@ if (config.role === "api" || config.role === "all") {
     log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
   });
 }
+let worker: Worker | undefined;
+if (config.role === "worker" || config.role === "all") {
+  worker = await startWorker({ db, databaseUrl: database.url, log, config });
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
@@ -38,11 +45,14 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS);
   deadline.unref();
-  if (server) {
-    const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-    server.closeIdleConnections();
-    await closed;
-  }
+  const httpClosed = server
+    ? new Promise<void>((resolve) => {
+        server!.close(() => resolve());
+        server!.closeIdleConnections();
+        setTimeout(() => server!.closeAllConnections(), DRAIN_MS).unref();
+      })
+    : Promise.resolve();
+  await Promise.all([httpClosed, worker?.stop(DRAIN_MS)]);
   await database.close();
   log.info("stopped");
   process.exit(0);

@@ -15,6 +15,7 @@ export interface CampaignStats {
 
 export interface CampaignRow {
   id: string;
+  accountId: string;
   name: string;
   message: string;
   type: "instant" | "scheduled";
@@ -23,40 +24,46 @@ export interface CampaignRow {
   status: CampaignStatus;
   scheduledAt: Date | null;
   createdAt: Date;
+  audienceSize: number;
+  fanoutDone: number;
   stats: CampaignStats;
 }
 
-// Live stats straight from the messages: one indexed aggregate per campaign ('sending' counts as scheduled,
-// as the API shows it).
+// Live stats from the messages (one indexed aggregate), plus the recipients fan-out has not turned into
+// messages yet: they count as scheduled, or as cancelled once the campaign is cancelled. 'sending' is
+// internal and counts as scheduled, as the API shows it.
 const STATS_SQL = `(SELECT json_build_object(
-    'total', count(*),
-    'scheduled', count(*) FILTER (WHERE m.status IN ('scheduled', 'sending')),
+    'total', c.audience_size,
+    'scheduled', count(*) FILTER (WHERE m.status IN ('scheduled', 'sending'))
+                 + CASE WHEN c.status = 'cancelled' THEN 0 ELSE c.audience_size - c.fanout_done END,
     'sent', count(*) FILTER (WHERE m.status = 'sent'),
     'delivered', count(*) FILTER (WHERE m.status = 'delivered'),
     'failed', count(*) FILTER (WHERE m.status = 'failed'),
     'undelivered', count(*) FILTER (WHERE m.status = 'undelivered'),
-    'cancelled', count(*) FILTER (WHERE m.status = 'cancelled'))
+    'cancelled', count(*) FILTER (WHERE m.status = 'cancelled')
+                 + CASE WHEN c.status = 'cancelled' THEN c.audience_size - c.fanout_done ELSE 0 END)
   FROM messages m WHERE m.campaign_id = c.id)`;
 
-function selectCampaigns(db: Knex, accountId: string) {
-  return db("campaigns as c")
-    .where("c.account_id", accountId)
-    .select({
-      id: "c.id",
-      name: "c.name",
-      message: "c.message",
-      type: "c.type",
-      from: "c.sender",
-      groupId: "c.group_id",
-      status: "c.status",
-      scheduledAt: "c.scheduled_at",
-      createdAt: "c.created_at",
-      stats: db.raw(STATS_SQL),
-    });
+function selectCampaigns(db: Knex) {
+  return db("campaigns as c").select({
+    id: "c.id",
+    accountId: "c.account_id",
+    name: "c.name",
+    message: "c.message",
+    type: "c.type",
+    from: "c.sender",
+    groupId: "c.group_id",
+    status: "c.status",
+    scheduledAt: "c.scheduled_at",
+    createdAt: "c.created_at",
+    audienceSize: "c.audience_size",
+    fanoutDone: "c.fanout_done",
+    stats: db.raw(STATS_SQL),
+  });
 }
 
 export async function getCampaign(db: Knex, accountId: string, campaignId: string): Promise<CampaignRow | undefined> {
-  return selectCampaigns(db, accountId).where("c.id", campaignId).first();
+  return selectCampaigns(db).where({ "c.account_id": accountId, "c.id": campaignId }).first();
 }
 
 export async function listCampaigns(
@@ -64,8 +71,142 @@ export async function listCampaigns(
   accountId: string,
   opts: { status?: CampaignStatus; after?: CursorKey; limit: number },
 ): Promise<CampaignRow[]> {
-  const query = selectCampaigns(db, accountId);
+  const query = selectCampaigns(db).where("c.account_id", accountId);
   if (opts.status) query.where("c.status", opts.status);
   if (opts.after) query.whereRaw("(c.created_at, c.id) < (?, ?)", [opts.after.createdAt, opts.after.id]);
   return query.orderBy([{ column: "c.created_at", order: "desc" }, { column: "c.id", order: "desc" }]).limit(opts.limit);
+}
+
+export interface NewCampaign {
+  id: string;
+  name: string;
+  message: string;
+  type: "instant" | "scheduled";
+  from: string;
+  groupId: string | null;
+  scheduledAt: Date | null;
+}
+
+export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
+  await tx("campaigns").insert({
+    id: c.id,
+    account_id: accountId,
+    name: c.name,
+    message: c.message,
+    type: c.type,
+    sender: c.from,
+    group_id: c.groupId,
+    scheduled_at: c.scheduledAt,
+    status: c.type === "scheduled" ? "scheduled" : "sending",
+  });
+}
+
+/**
+ * Snapshots the audience: the group's contacts as they are now (a contact added later is not included), in
+ * one INSERT … SELECT. Returns the audience size, also stored on the campaign.
+ */
+export async function snapshotGroupAudience(tx: Knex.Transaction, accountId: string, campaignId: string, groupId: string): Promise<number> {
+  const { rowCount } = await tx.raw(
+    `INSERT INTO campaign_recipients (campaign_id, seq, phone, first_name)
+     SELECT ?, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
+       FROM contacts c WHERE c.account_id = ? AND c.group_id = ?`,
+    [campaignId, accountId, groupId],
+  );
+  await tx("campaigns").where({ id: campaignId }).update({ audience_size: rowCount });
+  return rowCount ?? 0;
+}
+
+/** Snapshots a recipients list (already normalised and de-duplicated). */
+export async function snapshotListAudience(tx: Knex.Transaction, campaignId: string, phones: string[]): Promise<number> {
+  await tx.raw(
+    `INSERT INTO campaign_recipients (campaign_id, seq, phone)
+     SELECT ?, r.seq, r.phone FROM unnest(?::text[]) WITH ORDINALITY AS r(phone, seq)`,
+    [campaignId, phones],
+  );
+  await tx("campaigns").where({ id: campaignId }).update({ audience_size: phones.length });
+  return phones.length;
+}
+
+export interface FanoutBatch {
+  campaign: { id: string; accountId: string; message: string; from: string; status: CampaignStatus; scheduledAt: Date | null; createdAt: Date };
+  recipients: { seq: number; phone: string; firstName: string | null }[];
+}
+
+/**
+ * Locks the campaign and reads the next `size` recipients not yet turned into messages. The row lock
+ * serialises fan-out with cancel: a cancelled campaign gets no further messages.
+ */
+export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, size: number): Promise<FanoutBatch | undefined> {
+  const campaign = await tx("campaigns")
+    .where({ id: campaignId })
+    .forUpdate()
+    .first({ id: "id", accountId: "account_id", message: "message", from: "sender", status: "status", scheduledAt: "scheduled_at", createdAt: "created_at", fanoutDone: "fanout_done" });
+  if (!campaign) return undefined;
+  const recipients = await tx("campaign_recipients")
+    .where({ campaign_id: campaignId })
+    .andWhere("seq", ">", campaign.fanoutDone)
+    .orderBy("seq")
+    .limit(size)
+    .select({ seq: "seq", phone: "phone", firstName: "first_name" });
+  return { campaign, recipients };
+}
+
+export async function recordFanoutProgress(tx: Knex.Transaction, campaignId: string, lastSeq: number): Promise<void> {
+  await tx("campaigns").where({ id: campaignId }).update({ fanout_done: lastSeq });
+}
+
+/** scheduled → sending when the first of its messages is being sent. */
+export async function markCampaignSending(db: Knex, campaignId: string): Promise<void> {
+  await db("campaigns").where({ id: campaignId, status: "scheduled" }).update({ status: "sending" });
+}
+
+/** sending → completed once fan-out is done and every message reached a final status. */
+export async function completeCampaignIfDone(db: Knex, campaignId: string): Promise<boolean> {
+  const count = await db("campaigns")
+    .where({ id: campaignId })
+    .whereIn("status", ["sending", "scheduled"])
+    .whereRaw("fanout_done = audience_size")
+    .whereNotExists(db("messages").where({ campaign_id: campaignId }).whereIn("status", ["scheduled", "sending", "sent"]).select(db.raw("1")))
+    .update({ status: "completed", completed_at: db.fn.now() });
+  return count > 0;
+}
+
+/**
+ * Cancels the campaign and, set-based, every message of it still scheduled (with history and jobs).
+ * Returns the number of messages cancelled, or undefined when the campaign was not cancellable.
+ */
+export async function cancelCampaign(tx: Knex.Transaction, campaignId: string): Promise<number | undefined> {
+  const updated = await tx("campaigns")
+    .where({ id: campaignId })
+    .whereIn("status", ["scheduled", "sending"])
+    .update({ status: "cancelled", cancelled_at: tx.fn.now() });
+  if (!updated) return undefined;
+  const { rows } = await tx.raw(
+    `WITH c AS (
+       UPDATE messages SET status = 'cancelled', cancelled_at = now()
+        WHERE campaign_id = ? AND status = 'scheduled'
+       RETURNING id, job_id, cancelled_at
+     ), h AS (
+       INSERT INTO message_status_history (message_id, status, at) SELECT id, 'cancelled', cancelled_at FROM c
+     ), j AS (
+       UPDATE jobs SET state = 'cancelled', finalized_at = now()
+        WHERE id IN (SELECT job_id FROM c) AND state IN ('available', 'retryable')
+     )
+     SELECT count(*)::int AS n FROM c`,
+    [campaignId],
+  );
+  return rows[0].n as number;
+}
+
+/** Status and lock of one campaign of the account (for cancel). */
+export async function lockCampaign(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<{ status: CampaignStatus } | undefined> {
+  return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status");
+}
+
+/** Longest first name in the audience snapshot and whether any is missing, for the personalisation check. */
+export async function audienceNameBounds(tx: Knex.Transaction, campaignId: string): Promise<{ longest: number; someEmpty: boolean }> {
+  const row = await tx("campaign_recipients")
+    .where({ campaign_id: campaignId })
+    .first(tx.raw("coalesce(max(length(first_name)), 0)::int AS longest"), tx.raw("coalesce(bool_or(coalesce(first_name, '') = ''), false) AS \"someEmpty\""));
+  return { longest: row?.longest ?? 0, someEmpty: Boolean(row?.someEmpty) };
 }

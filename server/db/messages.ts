@@ -126,3 +126,50 @@ export async function cancelScheduledMessage(
   await tx("message_status_history").insert({ message_id: messageId, status: "cancelled", at: row.cancelledAt });
   return row;
 }
+
+const returning = [...Object.entries(columns).map(([alias, col]) => `${col} as ${alias}`), "account_id as accountId"];
+export type OwnedMessageRow = MessageRow & { accountId: string };
+
+/**
+ * scheduled → sending, committed before the provider is called. The same kind of conditional UPDATE as the
+ * cancel, on the same row: exactly one of them wins, so a cancelled message is never handed to the provider.
+ */
+export async function claimMessageForSending(db: Knex, messageId: string): Promise<OwnedMessageRow | undefined> {
+  const [row] = await db("messages").where({ id: messageId, status: "scheduled" }).update({ status: "sending" }).returning(returning);
+  return row as OwnedMessageRow | undefined;
+}
+
+/** sending → scheduled, when the provider certainly did not take the message (retried later). */
+export async function returnToScheduled(db: Knex, messageId: string): Promise<boolean> {
+  return (await db("messages").where({ id: messageId, status: "sending" }).update({ status: "scheduled" })) > 0;
+}
+
+export async function findMessage(db: Knex, where: { id: string } | { providerMessageId: string }): Promise<OwnedMessageRow | undefined> {
+  const query = db("messages").first(returning);
+  return "id" in where ? query.where({ id: where.id }) : query.where({ provider_message_id: where.providerMessageId });
+}
+
+export interface StatusUpdate {
+  to: StoredStatus;
+  from: StoredStatus[];
+  at: Date;
+  providerMessageId?: string;
+  error?: { code: string; message: string } | null;
+}
+
+/** Moves a message to `to` if it is in one of `from`; undefined when it was not (duplicate or late report). */
+export async function updateMessageStatus(
+  tx: Knex.Transaction,
+  where: { id: string } | { providerMessageId: string },
+  u: StatusUpdate,
+): Promise<OwnedMessageRow | undefined> {
+  const set: Record<string, unknown> = { status: u.to };
+  if (u.to === "sent") set.sent_at = u.at;
+  if (u.to === "delivered") set.delivered_at = u.at;
+  if (u.providerMessageId) set.provider_message_id = u.providerMessageId;
+  if (u.error) Object.assign(set, { error_code: u.error.code, error_message: u.error.message });
+  const query = tx("messages").whereIn("status", u.from).update(set).returning(returning);
+  const [row] = await ("id" in where ? query.where({ id: where.id }) : query.where({ provider_message_id: where.providerMessageId }));
+  if (row) await tx("message_status_history").insert({ message_id: row.id, status: u.to, at: u.at });
+  return row as OwnedMessageRow | undefined;
+}

@@ -5,6 +5,7 @@ import { createDb, migrateLatest, type Db } from "./knex.js";
 
 export interface OpenDatabase {
   db: Db;
+  url: string;
   close(): Promise<void>;
 }
 
@@ -27,6 +28,7 @@ export async function openDatabase(config: Config, log: Logger, opts: { shareRun
   }
   return {
     db,
+    url,
     async close() {
       await db.destroy();
       await embedded?.stop();

@@ -18,7 +18,8 @@ import { groupHandlers } from "./routes/groups.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
-import type { ApiOperationId, Context, Handlers, Services } from "./types.js";
+import { ReceiptClient } from "../webhooks/client.js";
+import type { ApiOperationId, ApiServices, Context, Handlers, Services } from "./types.js";
 
 // Every operation of the contract has exactly one handler here; a missing one fails the type check.
 export const handlers: Handlers = {
@@ -32,7 +33,7 @@ export const handlers: Handlers = {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-function route(services: Services, operationId: ApiOperationId): RequestHandler {
+function route(services: ApiServices, operationId: ApiOperationId): RequestHandler {
   const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown }>;
   return async (req, res, next) => {
     try {
@@ -115,10 +116,14 @@ export function createApp(services: Services): Express {
     }),
   );
 
+  const apiServices: ApiServices = {
+    ...services,
+    receipts: new ReceiptClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate, connections: 8 }),
+  };
   for (const op of documentOperations(document)) {
     if (op.operationId.startsWith("System_")) continue;
     const mount = app[op.method as "get" | "post" | "patch" | "delete"].bind(app);
-    mount(expressPath(op.path), route(services, op.operationId as ApiOperationId));
+    mount(expressPath(op.path), route(apiServices, op.operationId as ApiOperationId));
   }
 
   app.use(notFoundHandler);

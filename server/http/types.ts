@@ -5,6 +5,7 @@ import type { Config } from "../config.js";
 import type { Account } from "../db/accounts.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
+import type { ReceiptClient } from "../webhooks/client.js";
 
 export type OperationId = keyof operations;
 /** Operations that need an API key (everything under /api/v1). */
@@ -33,7 +34,12 @@ export interface Services {
   now: () => Date;
 }
 
-export interface Context<K extends OperationId> extends Services {
+export interface ApiServices extends Services {
+  /** Sends test receipts (POST /webhooks/{id}/test). */
+  receipts: ReceiptClient;
+}
+
+export interface Context<K extends OperationId> extends ApiServices {
   account: Account;
   body: RequestBody<K>;
   path: Param<K, "path">;

@@ -32,6 +32,8 @@ export async function up(knex: Knex): Promise<void> {
       seq           integer NOT NULL,
       body          text NOT NULL,
       status        text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed')),
+      -- Waiting for an earlier receipt of the same message to this webhook; released when that one finishes.
+      parked        boolean NOT NULL DEFAULT false CHECK (NOT parked OR status = 'pending'),
       attempts      jsonb NOT NULL DEFAULT '[]',
       created_at    timestamptz NOT NULL DEFAULT now(),
       finished_at   timestamptz,

@@ -9,7 +9,7 @@ import { withIdempotency } from "../idempotency.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-export const SEND_MESSAGE_JOB = "send_message";
+import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../jobs/handlers/sendMessage.js";
 
 export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler_cancel"> = {
   async Scheduler_schedule({ db, account, body, headers, now }) {
@@ -20,7 +20,7 @@ export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler
       checkScheduledAt(scheduledAt, now());
       const id = randomUUID();
       const jobId = randomUUID();
-      await insertJobs(tx, [{ id: jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: id }, runAt: scheduledAt }]);
+      await insertJobs(tx, [{ id: jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: id }, runAt: scheduledAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS }]);
       await insertScheduledMessages(tx, account.id, [{ id, jobId, to, from, body: body.body, scheduledAt, ...segmentInfo(body.body) }]);
       return { status: 201 as const, body: { messageId: id, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
     });

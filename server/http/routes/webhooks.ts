@@ -6,16 +6,19 @@ import {
   listWebhooks,
   rotateWebhookSecret,
 } from "../../db/webhooks.js";
-import { ApiError, invalidField, notFound } from "../../domain/errors.js";
+import { randomUUID } from "node:crypto";
+import { getDelivery, listDeliveries, redeliver, type DeliveryRow } from "../../db/webhookDeliveries.js";
+import { decodeCursor, pageOf } from "../../domain/cursor.js";
+import { invalidField, notFound } from "../../domain/errors.js";
+import { receiptHeaders } from "../../webhooks/signing.js";
 import { generateWebhookSecret } from "../../domain/webhookSecrets.js";
 import { webhookUrlProblem } from "../../webhooks/urlPolicy.js";
-import { toWebhook } from "../serialize.js";
+import { iso, toWebhook } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
 /** After a rotation the old secret still signs receipts, alongside the new one, for this long. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-const notYet = () => new ApiError(501, "not_implemented", "The delivery log is not available on this server yet.");
 
 export const webhookHandlers: Pick<
   Handlers,
@@ -27,6 +30,7 @@ export const webhookHandlers: Pick<
   | "Webhooks_rotateSecret"
   | "Webhooks_listDeliveries"
   | "Webhooks_redeliver"
+  | "Webhooks_test"
 > = {
   async Webhooks_create({ db, account, body, config }) {
     const problem = await webhookUrlProblem(body.url, config.webhookAllowPrivate);
@@ -63,13 +67,59 @@ export const webhookHandlers: Pick<
     return { status: 200, body: { secret } };
   },
 
-  async Webhooks_listDeliveries({ db, account, path }) {
+  async Webhooks_listDeliveries({ db, account, path, query }) {
     if (!(await getWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
-    throw notYet();
+    const limit = query.limit ?? 50;
+    const rows = await listDeliveries(db, path.webhookId, {
+      messageId: query.messageId,
+      status: query.status,
+      after: decodeCursor(query.cursor),
+      limit: limit + 1,
+    });
+    const { items, nextCursor } = pageOf(rows, limit);
+    return { status: 200, body: { data: items.map(toDelivery), nextCursor } };
   },
 
   async Webhooks_redeliver({ db, account, path }) {
     if (!(await getWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
-    throw notYet();
+    if (!(await redeliver(db, path.webhookId, path.deliveryId))) throw notFound("Delivery");
+    return { status: 202, body: toDelivery((await getDelivery(db, path.webhookId, path.deliveryId))!) };
+  },
+
+  async Webhooks_test({ db, account, path, receipts, now }) {
+    const webhook = await getWebhook(db, account.id, path.webhookId);
+    const secrets = webhook && (await getWebhookSecrets(db, account.id, path.webhookId));
+    if (!webhook || !secrets) throw notFound("Webhook");
+    const at = now();
+    const deliveryId = randomUUID();
+    const body = JSON.stringify({
+      event: "dlr.test",
+      timestamp: iso(at),
+      messageId: randomUUID(),
+      to: "+14155550100",
+      status: "delivered",
+      providerMessageId: "test",
+    });
+    const live = secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > at ? secrets.previousSecret : null;
+    const result = await receipts.post(webhook.url, body, receiptHeaders(deliveryId, body, { secret: secrets.secret, previousSecret: live }, at));
+    return {
+      status: 200,
+      body: {
+        succeeded: result.error === null,
+        deliveryId,
+        attempt: { at: iso(at), responseStatus: result.status, error: result.error, durationMs: result.durationMs },
+      },
+    };
   },
 };
+
+function toDelivery(row: DeliveryRow) {
+  return {
+    deliveryId: row.id,
+    messageId: row.messageId!,
+    event: row.event,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: iso(row.createdAt),
+  };
+}

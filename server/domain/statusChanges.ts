@@ -1,0 +1,45 @@
+// Every status change of a message goes through here: the conditional UPDATE, its history entry, the
+// receipts for every webhook of the account (the outbox) and the campaign's completion, in one transaction.
+// A change without its receipts, or receipts without the change, cannot be committed.
+import { completeCampaignIfDone } from "../db/campaigns.js";
+import type { Db } from "../db/knex.js";
+import { updateMessageStatus, type OwnedMessageRow } from "../db/messages.js";
+import { insertReceiptDeliveries } from "../db/webhookDeliveries.js";
+import { allowedFrom, FINAL_STATUSES } from "./messageStatus.js";
+import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "./receipts.js";
+
+export interface StatusChange {
+  status: ReceiptStatus;
+  at: Date;
+  providerMessageId?: string;
+  error?: { code: string; message: string } | null;
+}
+
+/** Applies the change; undefined when the message is not in a status that allows it (nothing is written). */
+export async function changeMessageStatus(
+  db: Db,
+  where: { id: string } | { providerMessageId: string },
+  change: StatusChange,
+): Promise<OwnedMessageRow | undefined> {
+  return db.transaction(async (tx) => {
+    const row = await updateMessageStatus(tx, where, { ...change, to: change.status, from: allowedFrom(change.status) });
+    if (!row) return undefined;
+    await insertReceiptDeliveries(tx, {
+      accountId: row.accountId,
+      messageId: row.id,
+      event: `dlr.${change.status}`,
+      seq: RECEIPT_SEQ[change.status],
+      body: receiptBody({
+        status: change.status,
+        at: change.at,
+        messageId: row.id,
+        to: row.to,
+        providerMessageId: row.providerMessageId,
+        campaignId: row.campaignId,
+        error: change.error ?? null,
+      }),
+    });
+    if (row.campaignId && FINAL_STATUSES.includes(change.status)) await completeCampaignIfDone(tx, row.campaignId);
+    return row;
+  });
+}

@@ -1,0 +1,43 @@
+// Turns a campaign's audience snapshot into ordinary messages, in batches: each batch is one transaction that
+// inserts its messages, their history and their send jobs set-wise and records how far fan-out got, so a
+// retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
+import { randomUUID } from "node:crypto";
+import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
+import { insertJobs } from "../../db/jobs/index.js";
+import type { Db } from "../../db/knex.js";
+import { insertScheduledMessages, type NewMessage } from "../../db/messages.js";
+import { personalise } from "../../domain/personalise.js";
+import { segmentInfo } from "../../domain/segments.js";
+import type { JobHandler } from "../types.js";
+import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "./sendMessage.js";
+
+export const CAMPAIGN_FANOUT_JOB = "campaign_fanout";
+export const FANOUT_BATCH = 1000;
+
+export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHandler {
+  return async (job, { log, signal }) => {
+    const campaignId = job.payload.campaignId as string;
+    let created = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const more = await db.transaction(async (tx) => {
+        const batch = await nextFanoutBatch(tx, campaignId, batchSize);
+        if (!batch || batch.campaign.status === "cancelled" || batch.recipients.length === 0) return false;
+        const { campaign } = batch;
+        const runAt = campaign.scheduledAt ?? new Date();
+        const messages: NewMessage[] = batch.recipients.map((r) => {
+          const body = personalise(campaign.message, r.firstName);
+          return { id: randomUUID(), jobId: randomUUID(), campaignId, to: r.phone, from: campaign.from, body, scheduledAt: runAt, ...segmentInfo(body) };
+        });
+        await insertJobs(tx, messages.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
+        await insertScheduledMessages(tx, campaign.accountId, messages);
+        await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq);
+        created += messages.length;
+        return batch.recipients.length === batchSize;
+      });
+      if (!more) break;
+      log.info({ campaignId, created }, "campaign fan-out progress");
+    }
+    log.info({ campaignId, created }, "campaign fan-out done");
+  };
+}

@@ -1,0 +1,41 @@
+// What a provider (the simulator, an SMPP carrier connection) offers the delivery engine.
+import type { Encoding } from "../domain/segments.js";
+
+export interface OutboundMessage {
+  messageId: string;
+  to: string;
+  from: string;
+  body: string;
+  encoding: Encoding;
+  segments: number;
+}
+
+export type SubmitResult =
+  | { accepted: true; providerMessageId: string }
+  /** The provider refused the message for good: it becomes `failed` with this error. */
+  | { accepted: false; code: string; message: string };
+
+/**
+ * Thrown when the message was certainly not handed over (not connected, throttled before sending): the send
+ * is retried later. Any other error from `submit` is ambiguous (the provider may have it) and is never retried.
+ */
+export class ProviderUnavailable extends Error {
+  constructor(message: string, readonly retryAfterMs = 1000) {
+    super(message);
+  }
+}
+
+/** A later status report from the provider (a delivery receipt, in carrier terms). */
+export interface ProviderReport {
+  providerMessageId: string;
+  status: "delivered" | "undelivered" | "failed";
+  at: Date;
+  error?: { code: string; message: string };
+}
+
+export interface Provider {
+  readonly name: string;
+  submit(message: OutboundMessage): Promise<SubmitResult>;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
