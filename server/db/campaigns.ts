@@ -210,3 +210,11 @@ export async function audienceNameBounds(tx: Knex.Transaction, campaignId: strin
     .first(tx.raw("coalesce(max(length(first_name)), 0)::int AS longest"), tx.raw("coalesce(bool_or(coalesce(first_name, '') = ''), false) AS \"someEmpty\""));
   return { longest: row?.longest ?? 0, someEmpty: Boolean(row?.someEmpty) };
 }
+
+/** Completes every campaign that is done but was not marked (a crash between a commit and its check). */
+export async function completeFinishedCampaigns(db: Knex): Promise<number> {
+  const ids: string[] = await db("campaigns").where({ status: "sending" }).whereRaw("fanout_done = audience_size").pluck("id");
+  let completed = 0;
+  for (const id of ids) if (await completeCampaignIfDone(db, id)) completed++;
+  return completed;
+}

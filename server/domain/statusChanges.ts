@@ -1,6 +1,6 @@
 // Every status change of a message goes through here: the conditional UPDATE, its history entry, the
-// receipts for every webhook of the account (the outbox) and the campaign's completion, in one transaction.
-// A change without its receipts, or receipts without the change, cannot be committed.
+// receipts for every webhook of the account (the outbox), in one transaction: a change without its receipts,
+// or receipts without the change, cannot be committed. Then the campaign's completion.
 import { completeCampaignIfDone } from "../db/campaigns.js";
 import type { Db } from "../db/knex.js";
 import { updateMessageStatus, type OwnedMessageRow } from "../db/messages.js";
@@ -21,7 +21,7 @@ export async function changeMessageStatus(
   where: { id: string } | { providerMessageId: string },
   change: StatusChange,
 ): Promise<OwnedMessageRow | undefined> {
-  return db.transaction(async (tx) => {
+  const changed = await db.transaction(async (tx) => {
     const row = await updateMessageStatus(tx, where, { ...change, to: change.status, from: allowedFrom(change.status) });
     if (!row) return undefined;
     await insertReceiptDeliveries(tx, {
@@ -39,7 +39,11 @@ export async function changeMessageStatus(
         error: change.error ?? null,
       }),
     });
-    if (row.campaignId && FINAL_STATUSES.includes(change.status)) await completeCampaignIfDone(tx, row.campaignId);
     return row;
   });
+  // After the commit, not inside it: two messages finishing at once in two transactions would each still see
+  // the other as unfinished (write skew). Checked after each commit, the last check sees every commit. The
+  // cleaner sweeps campaigns a crash left between the two.
+  if (changed?.campaignId && FINAL_STATUSES.includes(change.status)) await completeCampaignIfDone(db, changed.campaignId);
+  return changed;
 }

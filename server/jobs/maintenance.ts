@@ -1,4 +1,5 @@
 // Maintenance services, each with a runOnce that tests call directly, and a start() that repeats it.
+import { completeFinishedCampaigns } from "../db/campaigns.js";
 import { deleteFinalizedJobs, rescueExpiredJobs } from "../db/jobs/index.js";
 import { deleteExpiredIdempotencyKeys } from "../db/idempotencyKeys.js";
 import type { Db } from "../db/knex.js";
@@ -37,11 +38,11 @@ export function createRescuer(db: Db, log: Logger, everyMs = 5_000): Service {
   return periodic("rescuer", everyMs, log, () => rescueExpiredJobs(db));
 }
 
-/** Deletes finished jobs after `retentionMs` and idempotency keys after their 24 h. */
+/** Deletes finished jobs after `retentionMs` and idempotency keys after their 24 h; completes done campaigns. */
 export function createCleaner(db: Db, log: Logger, retentionMs: number, everyMs = 60_000): Service {
   return periodic("cleaner", everyMs, log, async () => {
     let total = 0;
     for (let n = -1; n !== 0; total += n) n = await deleteFinalizedJobs(db, retentionMs);
-    return total + (await deleteExpiredIdempotencyKeys(db));
+    return total + (await deleteExpiredIdempotencyKeys(db)) + (await completeFinishedCampaigns(db));
   });
 }

@@ -3,7 +3,7 @@ import { inHours, problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 
-describe("campaign validation (sending arrives with the delivery engine)", () => {
+describe("campaign validation", () => {
   it("answers 422 group_not_found for an unknown group and empty_audience for an empty one", async () => {
     const a = await server().account();
     const unknown = await a.request("POST", "/api/v1/campaigns", {
@@ -38,16 +38,6 @@ describe("campaign validation (sending arrives with the delivery engine)", () =>
     });
     expect(past.status).toBe(422);
     expect((await problemOf(past)).code).toBe("scheduled_at_not_in_future");
-  });
-
-  it("answers 501 not_implemented for a valid campaign, and lists none", async () => {
-    const a = await server().account();
-    const res = await a.request("POST", "/api/v1/campaigns", { name: "c", message: "hi", type: "instant", recipients: ["+14155550123"] });
-    expect(res.status).toBe(501);
-    expect((await problemOf(res)).code).toBe("not_implemented");
-    const { data } = await a.client.GET("/api/v1/campaigns");
-    expect(data).toEqual({ data: [], nextCursor: null });
-    expect((await a.request("GET", "/api/v1/campaigns/00000000-0000-4000-8000-000000000000")).status).toBe(404);
   });
 
   it("rejects a recipients list over 10,000 numbers", async () => {
