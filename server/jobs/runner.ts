@@ -53,7 +53,7 @@ export class JobRunner {
 
   private readonly running = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   private stopping = false;
-  private fetching = false;
+  private fetching: Promise<void> | undefined;
   private fetchAgain = false;
   private timer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -93,6 +93,7 @@ export class JobRunner {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
+    await this.fetching; // a claim in flight commits before we release what we hold
     const all = Promise.allSettled([...this.running.values()].map((r) => r.promise));
     const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), deadlineMs).unref())]);
     if (timedOut) for (const r of this.running.values()) r.abort.abort(new Error("shutting down"));
@@ -138,9 +139,8 @@ export class JobRunner {
       this.fetchAgain = true;
       return;
     }
-    this.fetching = true;
-    void this.fetch().finally(() => {
-      this.fetching = false;
+    this.fetching = this.fetch().finally(() => {
+      this.fetching = undefined;
       if (this.fetchAgain) {
         this.fetchAgain = false;
         this.wake();
@@ -155,6 +155,8 @@ export class JobRunner {
         if (room <= 0) return;
         this.fetchAgain = false;
         const jobs = await claimJobs(this.db, this.workerId, room, this.leaseMs);
+        // A claim that was in flight when stop() began: these jobs are released by stop(), not run.
+        if (this.stopping) return;
         for (const job of jobs) this.execute(job);
         if (jobs.length < room) {
           await this.armTimer();
