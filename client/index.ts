@@ -17,3 +17,5 @@ export interface SmsClientOptions extends Omit<ClientOptions, "baseUrl"> {
 export function createSmsClient({ baseUrl, apiKey, headers, ...rest }: SmsClientOptions): SmsClient {
   return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}`, ...headers }, ...rest });
 }
+
+export { verifyReceipt, type ReceiptHeaders, type VerifyOptions } from "./verify.js";

@@ -118,7 +118,12 @@ export function createApp(services: Services): Express {
 
   const apiServices: ApiServices = {
     ...services,
-    receipts: new ReceiptClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate, connections: 8 }),
+    receipts: new ReceiptClient({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+      resolver: services.resolver,
+      connections: 8,
+    }),
   };
   for (const op of documentOperations(document)) {
     if (op.operationId.startsWith("System_")) continue;

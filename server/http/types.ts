@@ -6,6 +6,7 @@ import type { Account } from "../db/accounts.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import type { ReceiptClient } from "../webhooks/client.js";
+import type { Resolver } from "../webhooks/urlPolicy.js";
 
 export type OperationId = keyof operations;
 /** Operations that need an API key (everything under /api/v1). */
@@ -32,6 +33,8 @@ export interface Services {
   config: Config;
   /** The clock; tests may pin it. */
   now: () => Date;
+  /** DNS for the webhook URL policy; tests inject one. */
+  resolver?: Resolver;
 }
 
 export interface ApiServices extends Services {

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from "../../server/config.js";
 import { createKeyForAccount } from "../../server/domain/keysService.js";
 import { createApp } from "../../server/http/app.js";
 import { createLogger, type Logger } from "../../server/logger.js";
+import type { Resolver } from "../../server/webhooks/urlPolicy.js";
 import { useTestDatabase, type TestDatabase } from "./database.js";
 
 export interface TestAccount {
@@ -25,7 +26,7 @@ export interface TestServer extends TestDatabase {
   account: (name?: string) => Promise<TestAccount>;
 }
 
-export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Logger } = {}): () => TestServer {
+export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Logger; resolver?: Resolver } = {}): () => TestServer {
   const database = useTestDatabase();
   let server: Server | undefined;
   let current: TestServer | undefined;
@@ -35,7 +36,7 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
     const { db, ...rest } = database();
     const config = { ...loadConfig({}), webhookAllowPrivate: true, validateResponses: true, ...overrides };
     const log = opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
-    const app = createApp({ db, log, config, now: () => new Date() });
+    const app = createApp({ db, log, config, now: () => new Date(), resolver: opts.resolver });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });

@@ -32,8 +32,8 @@ export const webhookHandlers: Pick<
   | "Webhooks_redeliver"
   | "Webhooks_test"
 > = {
-  async Webhooks_create({ db, account, body, config }) {
-    const problem = await webhookUrlProblem(body.url, config.webhookAllowPrivate);
+  async Webhooks_create({ db, account, body, config, resolver }) {
+    const problem = await webhookUrlProblem(body.url, config.webhookAllowPrivate, resolver);
     if (problem) throw invalidField("/body/url", problem);
     const secret = generateWebhookSecret();
     const webhook = await insertWebhook(db, account.id, { name: body.name, url: body.url, secret });
