@@ -139,6 +139,16 @@ describe("delivery receipts", () => {
     expect(jobs).toEqual([]);
   });
 
+  it("honours a longer Retry-After on 429", async () => {
+    const a = await server().account();
+    const r = await receiver();
+    r.respond = (_req, i) => (i === 0 ? { status: 429, headers: { "retry-after": "2" } } : { status: 200 });
+    await webhook(a, r.url);
+    await sendSoon(a, "+14155550003");
+    await r.waitFor("second attempt", (all) => all.length === 2);
+    expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(1950); // not the 200 ms backoff
+  });
+
   it("counts an answer after the timeout as a failed attempt and retries", async () => {
     const a = await server().account();
     const r = await receiver();
@@ -196,6 +206,8 @@ describe("delivery receipts", () => {
     await r.waitFor("second", (all) => all.length === 2);
     expect(r.received[1]!.headers["x-webhook-id"]).toBe(delivery.deliveryId);
     expect(r.received[1]!.body).toBe(r.received[0]!.body);
+    const unknown = await a.request("POST", `/api/v1/webhooks/${hook.webhookId}/deliveries/00000000-0000-4000-8000-000000000000/redeliver`);
+    expect(unknown.status).toBe(404);
   });
 
   it("sends a signed dlr.test receipt on request and reports the outcome", async () => {
