@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import type { Encoding } from "../domain/segments.js";
+import { JOBS_CHANNEL } from "./jobs/index.js";
 
 export type StoredStatus = "scheduled" | "sending" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled";
 
@@ -157,19 +158,51 @@ export interface StatusUpdate {
   error?: { code: string; message: string } | null;
 }
 
-/** Moves a message to `to` if it is in one of `from`; undefined when it was not (duplicate or late report). */
-export async function updateMessageStatus(
-  tx: Knex.Transaction,
-  where: { id: string } | { providerMessageId: string },
+export interface ReceiptOutbox {
+  event: string;
+  seq: number;
+  body: string;
+  jobKind: string;
+}
+
+/**
+ * One status change as ONE statement: the conditional UPDATE, its history entry, a receipt delivery for
+ * every webhook of the account and a delivery job for each (the transactional outbox), and the NOTIFY. A
+ * single statement is atomic and costs one round trip; measured on the dispatch benchmark, it replaced a
+ * five-round-trip transaction and took most of the per-message cost with it. Returns undefined when the
+ * message was not in a status that allows the change (a late or duplicate report): nothing is written.
+ */
+export async function updateStatusWithReceipts(
+  db: Knex,
+  messageId: string,
   u: StatusUpdate,
-): Promise<OwnedMessageRow | undefined> {
-  const set: Record<string, unknown> = { status: u.to };
-  if (u.to === "sent") set.sent_at = u.at;
-  if (u.to === "delivered") set.delivered_at = u.at;
-  if (u.providerMessageId) set.provider_message_id = u.providerMessageId;
-  if (u.error) Object.assign(set, { error_code: u.error.code, error_message: u.error.message });
-  const query = tx("messages").whereIn("status", u.from).update(set).returning(returning);
-  const [row] = await ("id" in where ? query.where({ id: where.id }) : query.where({ provider_message_id: where.providerMessageId }));
-  if (row) await tx("message_status_history").insert({ message_id: row.id, status: u.to, at: u.at });
-  return row as OwnedMessageRow | undefined;
+  receipt: ReceiptOutbox,
+): Promise<{ id: string; campaignId: string | null; receipts: number } | undefined> {
+  const sets: string[] = ["status = ?"];
+  const values: unknown[] = [u.to];
+  if (u.to === "sent") sets.push("sent_at = ?"), values.push(u.at);
+  if (u.to === "delivered") sets.push("delivered_at = ?"), values.push(u.at);
+  if (u.providerMessageId) sets.push("provider_message_id = ?"), values.push(u.providerMessageId);
+  if (u.error) sets.push("error_code = ?", "error_message = ?"), values.push(u.error.code, u.error.message);
+  const { rows } = await db.raw(
+    `WITH m AS (
+       UPDATE messages SET ${sets.join(", ")}
+        WHERE id = ? AND status = ANY(?::text[])
+       RETURNING id, account_id, campaign_id
+     ), h AS (
+       INSERT INTO message_status_history (message_id, status, at) SELECT id, ?, ? FROM m
+     ), d AS (
+       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
+       SELECT gen_random_uuid(), w.id, w.account_id, m.id, ?, ?, ? FROM m JOIN webhooks w ON w.account_id = m.account_id
+       RETURNING id
+     ), j AS (
+       INSERT INTO jobs (kind, payload, max_attempts) SELECT ?, jsonb_build_object('deliveryId', d.id), 10 FROM d
+       RETURNING id
+     )
+     SELECT m.id, m.campaign_id AS "campaignId", (SELECT count(*) FROM j)::int AS receipts,
+            CASE WHEN EXISTS (SELECT 1 FROM j) THEN pg_notify(?, '') END AS notified
+       FROM m`,
+    [...values, messageId, u.from, u.to, u.at, receipt.event, receipt.seq, receipt.body, receipt.jobKind, JOBS_CHANNEL],
+  );
+  return rows[0];
 }

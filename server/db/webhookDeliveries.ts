@@ -1,32 +1,7 @@
 import type { Knex } from "knex";
+import { notifyWorkers } from "./jobs/index.js";
 
 export const DELIVER_RECEIPT_JOB = "deliver_receipt";
-
-/**
- * The outbox write: one delivery per webhook of the account, each with its delivery job, in one statement,
- * inside the caller's status-change transaction.
- */
-export async function insertReceiptDeliveries(
-  tx: Knex.Transaction,
-  d: { accountId: string; messageId: string; event: string; seq: number; body: string },
-): Promise<number> {
-  const { rows } = await tx.raw(
-    `WITH d AS (
-       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_random_uuid(), w.id, w.account_id, ?, ?, ?, ? FROM webhooks w WHERE w.account_id = ?
-       RETURNING id
-     ), j AS (
-       INSERT INTO jobs (kind, payload, max_attempts)
-       SELECT ?, jsonb_build_object('deliveryId', d.id), 10 FROM d
-       RETURNING 1
-     )
-     SELECT count(*)::int AS n FROM j`,
-    [d.messageId, d.event, d.seq, d.body, d.accountId, DELIVER_RECEIPT_JOB],
-  );
-  const n = rows[0].n as number;
-  if (n > 0) await tx.raw("SELECT pg_notify('jobs_inserted', '')");
-  return n;
-}
 
 export interface AttemptRecord {
   at: string;
@@ -122,7 +97,7 @@ export async function finishDelivery(
 async function requeue(tx: Knex.Transaction, deliveryId: string): Promise<void> {
   await tx("webhook_deliveries").where({ id: deliveryId }).update({ parked: false, status: "pending", finished_at: null });
   await tx("jobs").insert({ kind: DELIVER_RECEIPT_JOB, payload: { deliveryId }, max_attempts: 10 });
-  await tx.raw("SELECT pg_notify('jobs_inserted', '')");
+  await notifyWorkers(tx);
 }
 
 /** Redeliver: queue the delivery again whatever its outcome so far (its attempt log is kept). */

@@ -9,6 +9,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import {
+  JOBS_CHANNEL,
   claimJobs,
   completeJobs,
   extendLeases,
@@ -56,6 +57,7 @@ export class JobRunner {
   private fetching: Promise<void> | undefined;
   private fetchAgain = false;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt: number | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private listener: pg.Client | undefined;
   private completions: string[] = [];
@@ -105,13 +107,13 @@ export class JobRunner {
 
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: "sms-platform-listener" });
-    client.on("notification", () => this.wake());
+    client.on("notification", (n) => this.onNotification(n.payload));
     client.on("error", (error) => {
       this.log.warn({ err: error }, "LISTEN connection lost; reconnecting");
       void this.reconnect(client);
     });
     await client.connect();
-    await client.query("LISTEN jobs_inserted");
+    await client.query(`LISTEN ${JOBS_CHANNEL}`);
     this.listener = client;
   }
 
@@ -130,6 +132,15 @@ export class JobRunner {
         delayMs = Math.min(delayMs * 2, 5_000);
       }
     }
+  }
+
+  /** A job due now wakes the runner; a future one only moves the timer earlier (no query). */
+  private onNotification(payload: string | undefined): void {
+    const runAt = payload ? Number(payload) : NaN;
+    if (!Number.isFinite(runAt)) return this.wake();
+    const delay = runAt - Date.now();
+    if (delay <= 0) this.wake();
+    else if (this.timerAt === undefined || runAt < this.timerAt) this.setTimer(delay);
   }
 
   /** Claims and starts jobs while there is room; when the queue is dry, arms the timer for the next one. */
@@ -154,12 +165,14 @@ export class JobRunner {
         const room = this.concurrency - this.running.size;
         if (room <= 0) return;
         this.fetchAgain = false;
-        const jobs = await claimJobs(this.db, this.workerId, room, this.leaseMs);
+        const { jobs, nextDueInMs } = await claimJobs(this.db, this.workerId, room, this.leaseMs);
         // A claim that was in flight when stop() began: these jobs are released by stop(), not run.
         if (this.stopping) return;
         for (const job of jobs) this.execute(job);
         if (jobs.length < room) {
-          await this.armTimer();
+          // Dry for now: sleep until the next job is due (measured on the database's clock, the one the
+          // claim compares run_at with), or the safety poll.
+          this.setTimer(Math.min(Math.max(nextDueInMs ?? this.safetyPollMs, 0), this.safetyPollMs));
           return;
         }
       }
@@ -169,19 +182,14 @@ export class JobRunner {
     }
   }
 
-  private async armTimer(): Promise<void> {
-    // Delay measured on the database's clock, the one claimJobs compares run_at with.
-    const { rows } = await this.db.raw(
-      `SELECT EXTRACT(EPOCH FROM (min(run_at) - now())) * 1000 AS "delayMs" FROM jobs WHERE state IN ('available', 'retryable')`,
-    );
-    const delay = rows[0]?.delayMs === null || rows[0]?.delayMs === undefined ? this.safetyPollMs : Number(rows[0].delayMs);
-    this.setTimer(Math.min(Math.max(delay, 0), this.safetyPollMs));
-  }
-
   private setTimer(ms: number): void {
     clearTimeout(this.timer);
     if (this.stopping) return;
-    this.timer = setTimeout(() => this.wake(), Math.ceil(ms));
+    this.timerAt = Date.now() + ms;
+    this.timer = setTimeout(() => {
+      this.timerAt = undefined;
+      this.wake();
+    }, Math.ceil(ms));
   }
 
   private execute(job: JobRow): void {

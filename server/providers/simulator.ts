@@ -5,7 +5,6 @@
 // report is a provider_report job, the same path an SMPP delivery receipt takes. Every submission is recorded
 // in simulator_submissions (the carrier's own books), so tests can count provider calls across processes.
 import { randomUUID } from "node:crypto";
-import { insertJobs } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import { recordSimulatorSubmission } from "../db/simulatorSubmissions.js";
 import { PROVIDER_REPORT_JOB, type ProviderReportPayload } from "../jobs/handlers/providerReport.js";
@@ -35,14 +34,11 @@ export class SimulatorProvider implements Provider {
         : suffix === "0002"
           ? { providerMessageId, status: "undelivered", error: { code: "number_inactive", message: "The number is inactive (simulated for numbers ending in 0002)." } }
           : { providerMessageId, status: "delivered" };
-    await this.db.transaction(async (tx) => {
-      await recordSimulatorSubmission(tx, { messageId: message.messageId, providerMessageId, recipient: message.to, outcome: report?.status ?? "no_report" });
-      if (report) {
-        await insertJobs(tx, [
-          { id: randomUUID(), kind: PROVIDER_REPORT_JOB, payload: { ...report }, runAt: new Date(Date.now() + this.deliveryDelayMs), maxAttempts: 10 },
-        ]);
-      }
-    });
+    await recordSimulatorSubmission(
+      this.db,
+      { messageId: message.messageId, providerMessageId, recipient: message.to, outcome: report?.status ?? "no_report" },
+      report && { kind: PROVIDER_REPORT_JOB, payload: { ...report }, runAt: new Date(Date.now() + this.deliveryDelayMs), maxAttempts: 10 },
+    );
     return { accepted: true, providerMessageId };
   }
 }

@@ -1,10 +1,10 @@
 export { cancelPendingJob } from "./cancelPendingJob.js";
-export { claimJobs } from "./claimJobs.js";
+export { claimJobs, type Claim } from "./claimJobs.js";
 export { completeJobs } from "./completeJobs.js";
 export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJob } from "./failJob.js";
-export { insertJobs, type NewJob } from "./insertJobs.js";
+export { insertJobs, JOBS_CHANNEL, notifyWorkers, type NewJob } from "./insertJobs.js";
 export { nextRunAt } from "./nextRunAt.js";
 export { releaseJobs } from "./releaseJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { notifyWorkers } from "./insertJobs.js";
 
 /**
  * Jobs whose lease ran out (their worker died or hung) become claimable again at once. The attempt still
@@ -14,6 +15,6 @@ export async function rescueExpiredJobs(db: Knex): Promise<number> {
             locked_by = NULL, locked_until = NULL
       WHERE state = 'running' AND locked_until < now()`,
   );
-  if (rowCount) await db.raw("SELECT pg_notify('jobs_inserted', '')");
+  if (rowCount) await notifyWorkers(db);
   return rowCount ?? 0;
 }

@@ -56,14 +56,14 @@ export function sendMessageHandler(db: Db, provider: Provider): JobHandler {
         throw new Snooze(new Date(Date.now() + error.retryAfterMs), error.message);
       }
       log.error({ err: error, messageId }, "provider call failed with an unknown outcome");
-      await changeMessageStatus(db, { id: messageId }, { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN });
+      await changeMessageStatus(db, message, { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN });
       return;
     }
     const at = new Date();
     if (result.accepted) {
-      await changeMessageStatus(db, { id: messageId }, { status: "sent", at, providerMessageId: result.providerMessageId });
+      await changeMessageStatus(db, message, { status: "sent", at, providerMessageId: result.providerMessageId });
     } else {
-      await changeMessageStatus(db, { id: messageId }, { status: "failed", at, error: { code: result.code, message: result.message } });
+      await changeMessageStatus(db, message, { status: "failed", at, error: { code: result.code, message: result.message } });
     }
   };
 }

@@ -1,0 +1,144 @@
+// Shared pieces of the benchmarks: a fresh embedded PostgreSQL, real worker processes, bulk scheduling,
+// a progress bar, percentiles and the result file.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, totalmem, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { SingleBar, Presets } from "cli-progress";
+import { ensureAccount } from "../server/db/accounts.js";
+import { startEmbeddedPostgres } from "../server/db/embedded.js";
+import { insertJobs } from "../server/db/jobs/index.js";
+import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
+import { insertScheduledMessages } from "../server/db/messages.js";
+import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../server/jobs/handlers/sendMessage.js";
+import { createLogger } from "../server/logger.js";
+
+export const root = resolve(import.meta.dirname, "..");
+
+export interface BenchDb {
+  db: Db;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A fresh PostgreSQL cluster for one benchmark run, durable settings as in production. */
+export async function startBenchDatabase(): Promise<BenchDb> {
+  const dir = mkdtempSync(join(tmpdir(), "sms-bench-"));
+  chmodSync(dir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: dir, log: createLogger("warn"), announce: false, settings: { max_connections: "200", ...(process.env.BENCH_ASYNC_COMMIT ? { synchronous_commit: "off" } : {}) } });
+  const db = createDb(pg.url, 20);
+  await migrateLatest(db);
+  return {
+    db,
+    url: pg.url,
+    async stop() {
+      await db.destroy();
+      await pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Empties every table the delivery path writes, between scenarios. */
+export async function resetData(db: Db): Promise<void> {
+  await db.raw("TRUNCATE jobs, messages, message_status_history, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE");
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startWorkers(n: number, url: string, env: Record<string, string> = {}): Promise<WorkerProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () =>
+      new Promise<WorkerProcess>((resolveWorker, reject) => {
+        const child = spawn("node", ["--import", "tsx", "server/main.ts"], {
+          cwd: root,
+          env: { ...process.env, ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", SIMULATOR_DELIVERY_DELAY_MS: "0", ...env },
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        child.stdout!.on("data", (c: Buffer) => {
+          out += c.toString();
+          if (out.includes("job runner started")) {
+            out = "";
+            child.stdout!.removeAllListeners("data");
+            child.stdout!.resume();
+            resolveWorker({
+              child,
+              stop: () => new Promise<void>((done) => {
+                child.once("exit", () => done());
+                child.kill("SIGTERM");
+              }),
+            });
+          }
+        });
+        child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)));
+      }),
+    ),
+  );
+}
+
+/** Stores `n` messages (and their send jobs) due at `dueAt(i)`, as the schedule operation does. */
+export async function scheduleMessages(db: Db, n: number, dueAt: (i: number) => Date, to: (i: number) => string = (i) => `+1415558${String(1000 + (i % 8000))}`): Promise<string> {
+  const account = await ensureAccount(db, `bench-${randomUUID()}`);
+  for (let i = 0; i < n; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, n - i) }, (_v, j) => ({
+      id: randomUUID(),
+      jobId: randomUUID(),
+      to: to(i + j),
+      from: "BENCH",
+      body: "benchmark message",
+      scheduledAt: dueAt(i + j),
+      segments: 1,
+      encoding: "GSM-7" as const,
+    }));
+    await db.transaction(async (tx) => {
+      await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: m.scheduledAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
+      await insertScheduledMessages(tx, account.id, batch);
+    });
+  }
+  return account.id;
+}
+
+export function progress(label: string, total: number): SingleBar {
+  const bar = new SingleBar({ format: `${label.padEnd(28)} [{bar}] {percentage}% | {value}/{total} | {duration}s`, stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+  bar.start(total, 0);
+  return bar;
+}
+
+/** Polls `count` until it reaches `total`, updating a progress bar. */
+export async function waitForCount(label: string, total: number, count: () => Promise<number>, timeoutMs = 300_000): Promise<void> {
+  const bar = progress(label, total);
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const n = await count();
+      bar.update(n);
+      if (n >= total) return;
+      if (Date.now() > deadline) throw new Error(`${label}: only ${n}/${total} after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    bar.stop();
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export async function machine(db: Db) {
+  const { rows } = await db.raw("SHOW server_version");
+  return { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: rows[0].server_version as string };
+}
+
+export function writeResult(name: string, result: unknown): void {
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  const line = JSON.stringify({ bench: name, at: new Date().toISOString(), ...(result as object) });
+  writeFileSync(join(root, `bench/results/${name}.json`), line + "\n");
+  process.stdout.write(line + "\n");
+}
