@@ -26,9 +26,13 @@ export interface BenchDb {
 export async function startBenchDatabase(): Promise<BenchDb> {
   const dir = mkdtempSync(join(tmpdir(), "sms-bench-"));
   chmodSync(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: dir, log: createLogger("warn"), announce: false, settings: { max_connections: "200", ...(process.env.BENCH_ASYNC_COMMIT ? { synchronous_commit: "off" } : {}) } });
+  const pg = await startEmbeddedPostgres({ dataDir: dir, log: createLogger("warn"), announce: false, settings: {
+      max_connections: "200",
+      ...(process.env.BENCH_PG_STATS ? { shared_preload_libraries: "pg_stat_statements" } : {}),
+    }, });
   const db = createDb(pg.url, 20);
   await migrateLatest(db);
+  if (process.env.BENCH_PG_STATS) await db.raw("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
   return {
     db,
     url: pg.url,
@@ -54,7 +58,8 @@ export async function startWorkers(n: number, url: string, env: Record<string, s
   return Promise.all(
     Array.from({ length: n }, () =>
       new Promise<WorkerProcess>((resolveWorker, reject) => {
-        const child = spawn("node", ["--import", "tsx", "server/main.ts"], {
+        const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+        const child = spawn("node", [...profile, "--import", "tsx", "server/main.ts"], {
           cwd: root,
           env: { ...process.env, ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", SIMULATOR_DELIVERY_DELAY_MS: "0", ...env },
           stdio: ["ignore", "pipe", "inherit"],
@@ -81,26 +86,35 @@ export async function startWorkers(n: number, url: string, env: Record<string, s
   );
 }
 
-/** Stores `n` messages (and their send jobs) due at `dueAt(i)`, as the schedule operation does. */
-export async function scheduleMessages(db: Db, n: number, dueAt: (i: number) => Date, to: (i: number) => string = (i) => `+1415558${String(1000 + (i % 8000))}`): Promise<string> {
-  const account = await ensureAccount(db, `bench-${randomUUID()}`);
-  for (let i = 0; i < n; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, n - i) }, (_v, j) => ({
+export interface ScheduleOptions {
+  n: number;
+  dueAt: (i: number) => Date;
+  /** Recipient of message i; by default numbers the simulator delivers. */
+  to?: (i: number) => string;
+  accountId?: string;
+}
+
+/** Stores messages and their send jobs as the schedule operation does, 1,000 a transaction. */
+export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<string> {
+  const accountId = o.accountId ?? (await ensureAccount(db, `bench-${randomUUID()}`)).id;
+  const to = o.to ?? ((i: number) => `+1415558${String(1000 + (i % 8000))}`);
+  for (let i = 0; i < o.n; i += 1000) {
+    const batch = Array.from({ length: Math.min(1000, o.n - i) }, (_v, j) => ({
       id: randomUUID(),
       jobId: randomUUID(),
       to: to(i + j),
       from: "BENCH",
       body: "benchmark message",
-      scheduledAt: dueAt(i + j),
+      scheduledAt: o.dueAt(i + j),
       segments: 1,
       encoding: "GSM-7" as const,
     }));
     await db.transaction(async (tx) => {
       await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: m.scheduledAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
-      await insertScheduledMessages(tx, account.id, batch);
+      await insertScheduledMessages(tx, accountId, batch);
     });
   }
-  return account.id;
+  return accountId;
 }
 
 export function progress(label: string, total: number): SingleBar {
@@ -141,4 +155,16 @@ export function writeResult(name: string, result: unknown): void {
   const line = JSON.stringify({ bench: name, at: new Date().toISOString(), ...(result as object) });
   writeFileSync(join(root, `bench/results/${name}.json`), line + "\n");
   process.stdout.write(line + "\n");
+}
+
+/** With BENCH_PG_STATS=1: the statements that took the most database time, to stderr. */
+export async function printTopStatements(db: Db, label: string): Promise<void> {
+  if (!process.env.BENCH_PG_STATS) return;
+  const { rows } = await db.raw(
+    `SELECT calls, round(total_exec_time) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12`,
+  );
+  process.stderr.write(`\ntop statements (${label}):\n`);
+  for (const r of rows) process.stderr.write(`${String(r.calls).padStart(7)} ${String(r.total_ms).padStart(7)} ms ${String(r.mean_ms).padStart(8)} ms  ${r.query}\n`);
+  await db.raw("SELECT pg_stat_statements_reset()");
 }

@@ -2,6 +2,7 @@
 import { completeFinishedCampaigns } from "../db/campaigns.js";
 import { deleteFinalizedJobs, rescueExpiredJobs } from "../db/jobs/index.js";
 import { deleteExpiredIdempotencyKeys } from "../db/idempotencyKeys.js";
+import { releaseOrphanedParkedDeliveries } from "../db/webhookDeliveries.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 
@@ -38,11 +39,19 @@ export function createRescuer(db: Db, log: Logger, everyMs = 5_000): Service {
   return periodic("rescuer", everyMs, log, () => rescueExpiredJobs(db));
 }
 
-/** Deletes finished jobs after `retentionMs` and idempotency keys after their 24 h; completes done campaigns. */
+/**
+ * Deletes finished jobs after `retentionMs` and idempotency keys after their 24 h; completes done campaigns
+ * and releases parked receipts that a crash left behind.
+ */
 export function createCleaner(db: Db, log: Logger, retentionMs: number, everyMs = 60_000): Service {
   return periodic("cleaner", everyMs, log, async () => {
     let total = 0;
     for (let n = -1; n !== 0; total += n) n = await deleteFinalizedJobs(db, retentionMs);
-    return total + (await deleteExpiredIdempotencyKeys(db)) + (await completeFinishedCampaigns(db));
+    return (
+      total +
+      (await deleteExpiredIdempotencyKeys(db)) +
+      (await completeFinishedCampaigns(db)) +
+      (await releaseOrphanedParkedDeliveries(db))
+    );
   });
 }

@@ -1,0 +1,74 @@
+// npm run bench:webhooks — 20,000 delivery receipts to a local keep-alive receiver: receipts/s and the
+// latency from the status change (the receipt's timestamp) to the receipt arriving.
+//
+// The status changes are made by this process through the same function the sender uses (16 at a time),
+// on messages already handed to the provider, while one worker process does nothing but deliver receipts:
+// the dispatcher is measured, not the send path (bench:dispatch measures that).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ensureAccount } from "../server/db/accounts.js";
+import { insertWebhook } from "../server/db/webhooks.js";
+import { changeMessageStatus } from "../server/domain/statusChanges.js";
+import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
+import { machine, percentile, progress, scheduleMessages, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
+
+const N = Number(process.env.BENCH_RECEIPTS ?? 20_000);
+const bench = await startBenchDatabase();
+const { db } = bench;
+const latencies: number[] = [];
+let firstChange = Infinity;
+let lastArrival = 0;
+let bar: ReturnType<typeof progress> | undefined;
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
+    const arrived = Date.now();
+    const changedAt = Date.parse(JSON.parse(Buffer.concat(chunks).toString()).timestamp);
+    latencies.push(arrived - changedAt);
+    firstChange = Math.min(firstChange, changedAt);
+    lastArrival = Math.max(lastArrival, arrived);
+    bar?.increment();
+    res.writeHead(200).end();
+  });
+});
+receiver.keepAliveTimeout = 60_000;
+await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+
+try {
+  const { id: accountId } = await ensureAccount(db, "bench-webhooks");
+  await insertWebhook(db, accountId, {
+    name: "bench",
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/dlr`,
+    secret: generateWebhookSecret(),
+  });
+  // Messages already claimed for sending, far in the future so no worker sends them itself.
+  await scheduleMessages(db, { n: N, dueAt: () => new Date(Date.now() + 3600_000), accountId });
+  await db("messages").update({ status: "sending" });
+  const messages: { id: string; to: string }[] = await db("messages").select("id", { to: "recipient" });
+
+  const workers = await startWorkers(1, bench.url, { WEBHOOK_ALLOW_PRIVATE: "1" });
+  bar = progress("receipts received", N);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < messages.length) {
+        const m = messages[next++]!;
+        await changeMessageStatus(db, { id: m.id, to: m.to, campaignId: null, providerMessageId: null }, { status: "sent", at: new Date(), providerMessageId: `bench-${m.id}` });
+      }
+    }),
+  );
+  while (latencies.length < N) await new Promise((r) => setTimeout(r, 50));
+  bar.stop();
+  await Promise.all(workers.map((w) => w.stop()));
+  latencies.sort((a, b) => a - b);
+  writeResult("webhooks", {
+    machine: await machine(db),
+    receipts: N,
+    receiptsPerSecond: Math.round(N / ((lastArrival - firstChange) / 1000)),
+    latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) },
+  });
+} finally {
+  receiver.close();
+  await bench.stop();
+}
