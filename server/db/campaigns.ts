@@ -155,9 +155,10 @@ export async function recordFanoutProgress(tx: Knex.Transaction, campaignId: str
   await tx("campaigns").where({ id: campaignId }).update({ fanout_done: lastSeq });
 }
 
-/** scheduled → sending when the first of its messages is being sent. */
-export async function markCampaignSending(db: Knex, campaignId: string): Promise<void> {
-  await db("campaigns").where({ id: campaignId, status: "scheduled" }).update({ status: "sending" });
+/** scheduled → sending when the first of their messages is being sent. */
+export async function markCampaignsSending(db: Knex, campaignIds: string[]): Promise<void> {
+  if (campaignIds.length === 0) return;
+  await db("campaigns").whereIn("id", campaignIds).where({ status: "scheduled" }).update({ status: "sending" });
 }
 
 /** sending → completed once fan-out is done and every message reached a final status. */

@@ -1,27 +1,43 @@
 import type { Knex } from "knex";
 import { JOBS_CHANNEL } from "./jobs/index.js";
 
+export interface SimulatedSubmission {
+  messageId: string;
+  providerMessageId: string;
+  recipient: string;
+  outcome: string;
+  /** The report the simulated carrier will send later, if any. */
+  report?: Record<string, unknown>;
+}
+
 /**
- * Records a submission and, when the simulated carrier will report on it, schedules that report job: one
- * statement, so both or neither happen.
+ * Records submissions and schedules the simulated carrier's later reports as jobs: one statement, so both or
+ * neither happen.
  */
-export async function recordSimulatorSubmission(
+export async function recordSimulatorSubmissions(
   db: Knex,
-  s: { messageId: string; providerMessageId: string; recipient: string; outcome: string },
-  report?: { kind: string; payload: Record<string, unknown>; runAt: Date; maxAttempts: number },
+  submissions: SimulatedSubmission[],
+  reports: { kind: string; runAt: Date; maxAttempts: number },
 ): Promise<void> {
-  if (!report) {
-    await db("simulator_submissions").insert({ message_id: s.messageId, provider_message_id: s.providerMessageId, recipient: s.recipient, outcome: s.outcome });
-    return;
-  }
+  if (submissions.length === 0) return;
+  const withReport = submissions.filter((s) => s.report);
   await db.raw(
     `WITH s AS (
-       INSERT INTO simulator_submissions (message_id, provider_message_id, recipient, outcome) VALUES (?, ?, ?, ?)
+       INSERT INTO simulator_submissions (message_id, provider_message_id, recipient, outcome)
+       SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[])
      ), j AS (
-       INSERT INTO jobs (kind, payload, run_at, max_attempts) VALUES (?, ?, ?, ?)
+       INSERT INTO jobs (kind, payload, run_at, max_attempts) SELECT ?, p, ?, ? FROM unnest(?::jsonb[]) AS p
      )
-     SELECT pg_notify(?, ?)`,
-    [s.messageId, s.providerMessageId, s.recipient, s.outcome, report.kind, JSON.stringify(report.payload), report.runAt, report.maxAttempts, JOBS_CHANNEL, String(report.runAt.getTime())],
+     SELECT CASE WHEN ? THEN pg_notify(?, ?) END`,
+    [
+      submissions.map((s) => s.messageId),
+      submissions.map((s) => s.providerMessageId),
+      submissions.map((s) => s.recipient),
+      submissions.map((s) => s.outcome),
+      reports.kind, reports.runAt, reports.maxAttempts,
+      withReport.map((s) => JSON.stringify(s.report)),
+      withReport.length > 0, JOBS_CHANNEL, String(reports.runAt.getTime()),
+    ],
   );
 }
 

@@ -1,9 +1,10 @@
 // Every status change of a message goes through here: the conditional UPDATE, its history entry and the
-// receipts for every webhook of the account (the outbox) are one atomic statement, so a change without its
-// receipts, or receipts without the change, cannot be committed. Then the campaign's completion.
+// receipts for every webhook of the account (the outbox) are one atomic statement (per batch and status),
+// so a change without its receipts, or receipts without the change, cannot be committed. Then the
+// completion of the campaigns involved.
 import { completeCampaignIfDone } from "../db/campaigns.js";
 import type { Db } from "../db/knex.js";
-import { findMessage, updateStatusWithReceipts } from "../db/messages.js";
+import { findMessage, updateStatusesWithReceipts } from "../db/messages.js";
 import { DELIVER_RECEIPT_JOB } from "../db/webhookDeliveries.js";
 import { allowedFrom, canTransition, FINAL_STATUSES } from "./messageStatus.js";
 import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "./receipts.js";
@@ -24,41 +25,62 @@ export interface MessageFacts {
 }
 
 /**
- * Applies the change; undefined when the message is unknown or not in a status that allows it (a late or
- * duplicate report), in which case nothing is written.
+ * Applies many changes; returns the facts of the messages that changed. A message not in a status that
+ * allows its change (a late or duplicate report) is left as it is, with nothing written.
  */
+export async function changeMessageStatuses(db: Db, changes: { message: MessageFacts; change: StatusChange }[]): Promise<MessageFacts[]> {
+  const byStatus = new Map<ReceiptStatus, { message: MessageFacts; change: StatusChange }[]>();
+  for (const c of changes) byStatus.set(c.change.status, [...(byStatus.get(c.change.status) ?? []), c]);
+  const changed: MessageFacts[] = [];
+  for (const [status, group] of byStatus) {
+    const facts = new Map(group.map(({ message, change }) => [message.id, { ...message, providerMessageId: change.providerMessageId ?? message.providerMessageId }]));
+    const rows = await updateStatusesWithReceipts(
+      db,
+      status,
+      allowedFrom(status),
+      group.map(({ message, change }) => ({
+        messageId: message.id,
+        at: change.at,
+        providerMessageId: change.providerMessageId,
+        error: change.error,
+        body: receiptBody({
+          status,
+          at: change.at,
+          messageId: message.id,
+          to: message.to,
+          providerMessageId: facts.get(message.id)!.providerMessageId,
+          campaignId: message.campaignId,
+          error: change.error ?? null,
+        }),
+      })),
+      { event: `dlr.${status}`, seq: RECEIPT_SEQ[status], jobKind: DELIVER_RECEIPT_JOB },
+    );
+    for (const row of rows) changed.push(facts.get(row.id)!);
+    // After the change, not inside it: two messages finishing at once would each still see the other as
+    // unfinished (write skew). Checked after each commit, the last check sees every commit; the cleaner
+    // sweeps campaigns a crash left between the two.
+    if (FINAL_STATUSES.includes(status)) {
+      for (const campaignId of new Set(rows.map((r) => r.campaignId).filter((c): c is string => c !== null))) {
+        await completeCampaignIfDone(db, campaignId);
+      }
+    }
+  }
+  return changed;
+}
+
+/** One change; undefined when the message is unknown or its status does not allow the change. */
 export async function changeMessageStatus(
   db: Db,
   target: MessageFacts | { id: string } | { providerMessageId: string },
   change: StatusChange,
 ): Promise<MessageFacts | undefined> {
-  let facts: MessageFacts | undefined;
-  if ("to" in target) facts = target;
+  let message: MessageFacts | undefined;
+  if ("to" in target) message = target;
   else {
     const current = await findMessage(db, target);
     if (!current || !canTransition(current.status, change.status)) return undefined;
-    facts = current;
+    message = current;
   }
-  const providerMessageId = change.providerMessageId ?? facts.providerMessageId;
-  const body = receiptBody({
-    status: change.status,
-    at: change.at,
-    messageId: facts.id,
-    to: facts.to,
-    providerMessageId,
-    campaignId: facts.campaignId,
-    error: change.error ?? null,
-  });
-  const changed = await updateStatusWithReceipts(
-    db,
-    facts.id,
-    { to: change.status, from: allowedFrom(change.status), at: change.at, providerMessageId: change.providerMessageId, error: change.error },
-    { event: `dlr.${change.status}`, seq: RECEIPT_SEQ[change.status], body, jobKind: DELIVER_RECEIPT_JOB },
-  );
-  if (!changed) return undefined;
-  // After the change, not inside it: two messages finishing at once would each still see the other as
-  // unfinished (write skew). Checked after each commit, the last check sees every commit; the cleaner
-  // sweeps campaigns a crash left between the two.
-  if (facts.campaignId && FINAL_STATUSES.includes(change.status)) await completeCampaignIfDone(db, facts.campaignId);
-  return { ...facts, providerMessageId };
+  const [changed] = await changeMessageStatuses(db, [{ message, change }]);
+  return changed;
 }

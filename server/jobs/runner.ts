@@ -20,14 +20,14 @@ import {
 } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
-import { PermanentFailure, RetryLater, Snooze, type JobHandler } from "./types.js";
+import { PermanentFailure, RetryLater, Snooze, type BatchJobHandler, type Handler, type JobContext, type JobHandler } from "./types.js";
 
 export interface RunnerOptions {
   db: Db;
   /** Connection string for the LISTEN connection (a pooled connection cannot be held for it). */
   databaseUrl: string;
   log: Logger;
-  handlers: Record<string, JobHandler>;
+  handlers: Record<string, Handler>;
   concurrency?: number;
   leaseMs?: number;
   safetyPollMs?: number;
@@ -46,7 +46,7 @@ export class JobRunner {
   readonly workerId: string;
   private readonly db: Db;
   private readonly log: Logger;
-  private readonly handlers: Record<string, JobHandler>;
+  private readonly handlers: Record<string, Handler>;
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly safetyPollMs: number;
@@ -168,7 +168,7 @@ export class JobRunner {
         const { jobs, nextDueInMs } = await claimJobs(this.db, this.workerId, room, this.leaseMs);
         // A claim that was in flight when stop() began: these jobs are released by stop(), not run.
         if (this.stopping) return;
-        for (const job of jobs) this.execute(job);
+        this.dispatch(jobs);
         if (jobs.length < room) {
           // Dry for now: sleep until the next job is due (measured on the database's clock, the one the
           // claim compares run_at with), or the safety poll.
@@ -192,23 +192,49 @@ export class JobRunner {
     }, Math.ceil(ms));
   }
 
-  private execute(job: JobRow): void {
+  /** Starts claimed jobs: those of a batch kind together, the others one by one. */
+  private dispatch(jobs: JobRow[]): void {
+    const batches = new Map<string, JobRow[]>();
+    for (const job of jobs) {
+      const handler = this.handlers[job.kind];
+      if (handler && "batch" in handler) batches.set(job.kind, [...(batches.get(job.kind) ?? []), job]);
+      else this.execute([job], async (ctx) => [await this.runSingle(handler, job, ctx)]);
+    }
+    for (const [kind, group] of batches) {
+      const handler = this.handlers[kind] as BatchJobHandler;
+      this.execute(group, (ctx) => handler.batch(group, ctx));
+    }
+  }
+
+  private async runSingle(handler: Handler | undefined, job: JobRow, ctx: JobContext): Promise<Error | undefined> {
+    try {
+      if (!handler) throw new PermanentFailure(`no handler for job kind ${job.kind}`);
+      await (handler as JobHandler)(job, ctx);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  private execute(jobs: JobRow[], run: (ctx: JobContext) => Promise<(Error | undefined)[]>): void {
     const abort = new AbortController();
-    const handler = this.handlers[job.kind];
-    const log = this.log.child({ jobId: job.id, kind: job.kind, attempt: job.attempt });
+    const first = jobs[0]!;
+    const log = this.log.child(jobs.length === 1 ? { jobId: first.id, kind: first.kind, attempt: first.attempt } : { kind: first.kind, batch: jobs.length });
     const promise = (async () => {
+      let outcomes: (Error | undefined)[];
       try {
-        if (!handler) throw new PermanentFailure(`no handler for job kind ${job.kind}`);
-        await handler(job, { workerId: this.workerId, log, signal: abort.signal });
-        this.complete(job.id);
+        outcomes = await run({ workerId: this.workerId, log, signal: abort.signal });
       } catch (error) {
-        await this.handleFailure(job, error, log);
+        outcomes = jobs.map(() => (error instanceof Error ? error : new Error(String(error))));
       }
+      await Promise.all(
+        jobs.map((job, i) => (outcomes[i] === undefined ? this.complete(job.id) : this.handleFailure(job, outcomes[i], log))),
+      );
     })().finally(() => {
-      this.running.delete(job.id);
+      for (const job of jobs) this.running.delete(job.id);
       this.wake();
     });
-    this.running.set(job.id, { promise, abort });
+    for (const job of jobs) this.running.set(job.id, { promise, abort });
   }
 
   private async handleFailure(job: JobRow, error: unknown, log: Logger): Promise<void> {
@@ -228,7 +254,7 @@ export class JobRunner {
     }
   }
 
-  private complete(id: string): void {
+  private complete(id: string): void | Promise<void> {
     this.completions.push(id);
     if (this.completions.length >= COMPLETION_BATCH) void this.flushCompletions();
     else this.completionTimer ??= setTimeout(() => void this.flushCompletions(), COMPLETION_DELAY_MS);

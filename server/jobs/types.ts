@@ -10,6 +10,17 @@ export interface JobContext {
 
 export type JobHandler = (job: JobRow, ctx: JobContext) => Promise<void>;
 
+/**
+ * Runs all claimed jobs of one kind together (one claim of due sends becomes a few set-wise statements
+ * instead of a few per message). Returns one outcome per job, in order: undefined for success, or the error
+ * that job failed with (RetryLater, Snooze, PermanentFailure or any other).
+ */
+export interface BatchJobHandler {
+  batch: (jobs: JobRow[], ctx: JobContext) => Promise<(Error | undefined)[]>;
+}
+
+export type Handler = JobHandler | BatchJobHandler;
+
 /** Throw to retry the job at `runAt` (counts as a failed attempt). */
 export class RetryLater extends Error {
   constructor(readonly runAt: Date, message: string) {

@@ -6,9 +6,12 @@
 // in simulator_submissions (the carrier's own books), so tests can count provider calls across processes.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/knex.js";
-import { recordSimulatorSubmission } from "../db/simulatorSubmissions.js";
+import { recordSimulatorSubmissions, type SimulatedSubmission } from "../db/simulatorSubmissions.js";
 import { PROVIDER_REPORT_JOB, type ProviderReportPayload } from "../jobs/handlers/providerReport.js";
 import type { OutboundMessage, Provider, SubmitResult } from "./types.js";
+
+const REJECTED = { code: "rejected", message: "The carrier rejected the message (simulated for numbers ending in 0001)." };
+const INACTIVE = { code: "number_inactive", message: "The number is inactive (simulated for numbers ending in 0002)." };
 
 export class SimulatorProvider implements Provider {
   readonly name = "simulator";
@@ -21,24 +24,27 @@ export class SimulatorProvider implements Provider {
   ) {}
 
   async submit(message: OutboundMessage): Promise<SubmitResult> {
+    return (await this.submitBatch([message]))[0]!;
+  }
+
+  async submitBatch(messages: OutboundMessage[]): Promise<SubmitResult[]> {
     if (this.submitDelayMs > 0) await new Promise((r) => setTimeout(r, this.submitDelayMs));
-    const suffix = message.to.slice(-4);
-    const providerMessageId = `sim-${randomUUID()}`;
-    if (suffix === "0001") {
-      await recordSimulatorSubmission(this.db, { messageId: message.messageId, providerMessageId, recipient: message.to, outcome: "rejected" });
-      return { accepted: false, code: "rejected", message: "The carrier rejected the message (simulated for numbers ending in 0001)." };
-    }
-    const report: ProviderReportPayload | undefined =
-      suffix === "0003"
-        ? undefined
-        : suffix === "0002"
-          ? { providerMessageId, status: "undelivered", error: { code: "number_inactive", message: "The number is inactive (simulated for numbers ending in 0002)." } }
-          : { providerMessageId, status: "delivered" };
-    await recordSimulatorSubmission(
-      this.db,
-      { messageId: message.messageId, providerMessageId, recipient: message.to, outcome: report?.status ?? "no_report" },
-      report && { kind: PROVIDER_REPORT_JOB, payload: { ...report }, runAt: new Date(Date.now() + this.deliveryDelayMs), maxAttempts: 10 },
-    );
-    return { accepted: true, providerMessageId };
+    const reportAt = new Date(Date.now() + this.deliveryDelayMs);
+    const submissions: SimulatedSubmission[] = [];
+    const results = messages.map((message): SubmitResult => {
+      const suffix = message.to.slice(-4);
+      const providerMessageId = `sim-${randomUUID()}`;
+      const report: ProviderReportPayload | undefined =
+        suffix === "0001" || suffix === "0003"
+          ? undefined
+          : suffix === "0002"
+            ? { providerMessageId, status: "undelivered", error: INACTIVE }
+            : { providerMessageId, status: "delivered" };
+      const outcome = suffix === "0001" ? "rejected" : (report?.status ?? "no_report");
+      submissions.push({ messageId: message.messageId, providerMessageId, recipient: message.to, outcome, report: report && { ...report } });
+      return suffix === "0001" ? { accepted: false, ...REJECTED } : { accepted: true, providerMessageId };
+    });
+    await recordSimulatorSubmissions(this.db, submissions, { kind: PROVIDER_REPORT_JOB, runAt: reportAt, maxAttempts: 10 });
+    return results;
   }
 }

@@ -36,6 +36,14 @@ export interface ProviderReport {
 export interface Provider {
   readonly name: string;
   submit(message: OutboundMessage): Promise<SubmitResult>;
+  /** Many at once, one result (or the error `submit` would have thrown) per message, in order. */
+  submitBatch?(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
+}
+
+/** Submits a batch through submitBatch when the provider has it, else one by one, concurrently. */
+export async function submitAll(provider: Provider, messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]> {
+  if (provider.submitBatch) return provider.submitBatch(messages);
+  return Promise.all(messages.map((m) => provider.submit(m).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
 }

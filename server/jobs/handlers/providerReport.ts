@@ -1,10 +1,12 @@
-// A provider's later status report (delivery receipt) for a message it accepted: applied through the status
-// machine, so a duplicate or late report (the message is already final) changes nothing.
+// A provider's later status reports (delivery receipts) for messages it accepted, a claimed batch at once,
+// applied through the status machine: a duplicate or late report (the message is already final) changes
+// nothing.
 import type { Db } from "../../db/knex.js";
-import { findMessage } from "../../db/messages.js";
-import { changeMessageStatus } from "../../domain/statusChanges.js";
+import { findMessages } from "../../db/messages.js";
+import { canTransition } from "../../domain/messageStatus.js";
+import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../domain/statusChanges.js";
 import type { ProviderReport } from "../../providers/types.js";
-import { RetryLater, type JobHandler } from "../types.js";
+import { RetryLater, type BatchJobHandler } from "../types.js";
 
 export const PROVIDER_REPORT_JOB = "provider_report";
 
@@ -16,20 +18,31 @@ export interface ProviderReportPayload {
   at?: string;
 }
 
-export function providerReportHandler(db: Db): JobHandler {
-  return async (job, { log }) => {
-    const report = job.payload as unknown as ProviderReportPayload;
-    const at = report.at ? new Date(report.at) : new Date();
-    const changed = await changeMessageStatus(db, { providerMessageId: report.providerMessageId }, { status: report.status, at, error: report.error ?? null });
-    if (changed) return;
-    const message = await findMessage(db, { providerMessageId: report.providerMessageId });
-    if (!message) {
-      // The report can overtake the recording of the submit's answer (the id is stored after the provider
-      // answers): wait for it, a few times, before giving up on an id we never issued.
-      if (job.attempt < job.maxAttempts) throw new RetryLater(new Date(Date.now() + 200 * job.attempt), `unknown provider message id ${report.providerMessageId}`);
-      log.warn({ providerMessageId: report.providerMessageId }, "report for an unknown provider message id dropped");
-      return;
-    }
-    log.debug({ messageId: message.id, status: message.status, report: report.status }, "late or duplicate report ignored");
+export function providerReportHandler(db: Db): BatchJobHandler {
+  return {
+    async batch(jobs, { log }) {
+      const reports = jobs.map((j) => j.payload as unknown as ProviderReportPayload);
+      const known = new Map((await findMessages(db, { providerMessageIds: reports.map((r) => r.providerMessageId) })).map((m) => [m.providerMessageId, m]));
+      const changes: { message: MessageFacts; change: StatusChange }[] = [];
+      const outcomes = jobs.map((job, i): Error | undefined => {
+        const report = reports[i]!;
+        const message = known.get(report.providerMessageId);
+        if (!message) {
+          // The report can overtake the recording of the submit's answer (the id is stored after the
+          // provider answers): wait for it, a few times, before giving up on an id we never issued.
+          if (job.attempt < job.maxAttempts) return new RetryLater(new Date(Date.now() + 200 * job.attempt), `unknown provider message id ${report.providerMessageId}`);
+          log.warn({ providerMessageId: report.providerMessageId }, "report for an unknown provider message id dropped");
+          return undefined;
+        }
+        if (!canTransition(message.status, report.status)) {
+          log.debug({ messageId: message.id, status: message.status, report: report.status }, "late or duplicate report ignored");
+          return undefined;
+        }
+        changes.push({ message, change: { status: report.status, at: report.at ? new Date(report.at) : new Date(), error: report.error ?? null } });
+        return undefined;
+      });
+      await changeMessageStatuses(db, changes);
+      return outcomes;
+    },
   };
 }
