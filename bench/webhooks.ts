@@ -49,6 +49,7 @@ try {
 
   const workers = await startWorkers(1, bench.url, { WEBHOOK_ALLOW_PRIVATE: "1" });
   bar = progress("receipts received", N);
+  const firstChangeWall = Date.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -58,6 +59,7 @@ try {
       }
     }),
   );
+  const producedIn = Date.now() - firstChangeWall;
   while (latencies.length < N) await new Promise((r) => setTimeout(r, 50));
   bar.stop();
   await Promise.all(workers.map((w) => w.stop()));
@@ -66,6 +68,7 @@ try {
     machine: await machine(db),
     receipts: N,
     receiptsPerSecond: Math.round(N / ((lastArrival - firstChange) / 1000)),
+    statusChangesPerSecond: Math.round(N / (producedIn / 1000)),
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) },
   });
 } finally {

@@ -55,7 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smppUrl: env.SMPP_URL || undefined,
     validateResponses: env.VALIDATE_RESPONSES === "1",
     dbPoolMax: int(env, "DB_POOL_MAX", 25),
-    workerConcurrency: int(env, "WORKER_CONCURRENCY", 20),
+    workerConcurrency: int(env, "WORKER_CONCURRENCY", 100),
     jobLeaseMs: int(env, "JOB_LEASE_MS", 15_000),
     jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
   };

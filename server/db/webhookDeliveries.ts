@@ -25,12 +25,12 @@ export interface DeliveryForDispatch {
   previousSecret: string | null;
 }
 
-/** The delivery with its webhook's URL and signing secrets (the previous one only while its grace lasts). */
-export async function loadDeliveryForDispatch(db: Knex, deliveryId: string): Promise<DeliveryForDispatch | undefined> {
+/** Deliveries with their webhook's URL and signing secrets (the previous one only while its grace lasts). */
+export async function loadDeliveriesForDispatch(db: Knex, deliveryIds: string[]): Promise<DeliveryForDispatch[]> {
   return db("webhook_deliveries as d")
     .join("webhooks as w", "w.id", "d.webhook_id")
-    .where("d.id", deliveryId)
-    .first({
+    .whereIn("d.id", deliveryIds)
+    .select({
       id: "d.id",
       webhookId: "d.webhook_id",
       accountId: "d.account_id",
@@ -47,68 +47,83 @@ export async function loadDeliveryForDispatch(db: Knex, deliveryId: string): Pro
 }
 
 /**
- * Per message and webhook, receipts go out in seq order. If an earlier receipt is still pending, this one is
- * parked (its job ends without an attempt) and released by the earlier one when that finishes. One
- * statement: FOR SHARE on the earlier row holds until it commits, so it cannot interleave with that row
- * being finished (see finishDelivery). The first receipt of a message has nothing to wait for.
+ * Per message and webhook, receipts go out in seq order. A receipt with an earlier one still pending is
+ * parked (its job ends without an attempt) and released when that one finishes. FOR SHARE on the earlier row
+ * holds until this statement commits, so it cannot interleave with that row being finished (see
+ * finishDeliveries). Returns the ids that were parked. The first receipt of a message waits for nothing.
  */
-export async function parkIfBehind(db: Knex, d: { id: string; messageId: string | null; webhookId: string; seq: number }): Promise<boolean> {
-  if (!d.messageId || d.seq <= 1) return false;
-  const { rowCount } = await db.raw(
-    `UPDATE webhook_deliveries SET parked = true
-      WHERE id = ? AND status = 'pending'
+export async function parkBehindEarlier(db: Knex, deliveries: { id: string; messageId: string | null; seq: number }[]): Promise<Set<string>> {
+  const candidates = deliveries.filter((d) => d.messageId && d.seq > 1).map((d) => d.id);
+  if (candidates.length === 0) return new Set();
+  const { rows } = await db.raw(
+    `UPDATE webhook_deliveries d SET parked = true
+       FROM unnest(?::uuid[]) AS p(id)
+      WHERE d.id = p.id AND d.status = 'pending'
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
-                     WHERE e.message_id = ? AND e.webhook_id = ? AND e.seq < ? AND e.status = 'pending'
-                     FOR SHARE)`,
-    [d.id, d.messageId, d.webhookId, d.seq],
+                     WHERE e.message_id = d.message_id AND e.webhook_id = d.webhook_id AND e.seq < d.seq AND e.status = 'pending'
+                     FOR SHARE)
+     RETURNING d.id`,
+    [candidates],
   );
-  return (rowCount ?? 0) > 0;
+  return new Set(rows.map((r: { id: string }) => r.id));
 }
 
-const appendAttempt = (db: Knex, attempt: AttemptRecord) => db.raw("attempts || ?::jsonb", [JSON.stringify([attempt])]);
-
-/** Logs a failed attempt of a delivery that will be retried. */
-export async function recordAttempt(db: Knex, deliveryId: string, attempt: AttemptRecord): Promise<void> {
-  await db("webhook_deliveries").where({ id: deliveryId }).update({ attempts: appendAttempt(db, attempt) });
+export interface AttemptOutcome {
+  id: string;
+  messageId: string | null;
+  webhookId: string;
+  /** pending: failed, to be retried; succeeded; failed: for good. */
+  status: "pending" | "succeeded" | "failed";
+  attempt: AttemptRecord | null;
 }
 
 /**
- * Finishes a delivery (succeeded, or failed for good), then releases the next parked receipt of its message.
- * Two statements, deliberately not one: the release must run with a snapshot taken after the finish
- * committed. A concurrent parkIfBehind either committed first (the finish waited on its row lock, and the
- * release sees the parked row) or comes after (it sees this one finished and does not park). A crash between
- * the two statements leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
+ * Records attempts and finishes deliveries, all in one statement; then releases the next parked receipt of
+ * each finished one's message. Two statements, deliberately not one: the release must run with a snapshot
+ * taken after the finish committed. A concurrent parkBehindEarlier either committed first (the finish waited
+ * on its row lock, and the release sees the parked row) or comes after (it sees this one finished and does
+ * not park). A crash between the two leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
  */
-export async function finishDelivery(
-  db: Knex,
-  d: { id: string; messageId: string | null; webhookId: string; seq: number },
-  status: "succeeded" | "failed",
-  attempt: AttemptRecord | null,
-): Promise<void> {
-  const set: Record<string, unknown> = { status, finished_at: db.fn.now(), parked: false };
-  if (attempt) set.attempts = appendAttempt(db, attempt);
-  await db("webhook_deliveries").where({ id: d.id }).update(set);
-  if (d.messageId) await releaseNextParked(db, d.messageId, d.webhookId);
+export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  await db.raw(
+    `UPDATE webhook_deliveries d
+        SET status = f.status,
+            finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
+            parked = false,
+            attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END
+       FROM unnest(?::uuid[], ?::text[], ?::jsonb[]) AS f(id, status, attempt)
+      WHERE d.id = f.id`,
+    [outcomes.map((o) => o.id), outcomes.map((o) => o.status), outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))],
+  );
+  const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId);
+  if (finished.length) await releaseNextParked(db, finished.map((o) => ({ messageId: o.messageId!, webhookId: o.webhookId })));
 }
 
-/** Unparks the lowest-seq parked receipt of a message whose earlier receipts are all finished, with its job. */
-async function releaseNextParked(db: Knex, messageId: string, webhookId: string): Promise<number> {
+/**
+ * For each (message, webhook): unparks the lowest-seq parked receipt whose earlier receipts are all finished,
+ * with its job. The UPDATE re-checks `parked` on the locked row, so two concurrent releases release it once.
+ */
+async function releaseNextParked(db: Knex, pairs: { messageId: string; webhookId: string }[]): Promise<number> {
   const { rows } = await db.raw(
     `WITH next AS (
        UPDATE webhook_deliveries n SET parked = false
-        WHERE n.id = (SELECT x.id FROM webhook_deliveries x
-                       WHERE x.message_id = ? AND x.webhook_id = ? AND x.status = 'pending' AND x.parked
-                         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                                          WHERE e.message_id = x.message_id AND e.webhook_id = x.webhook_id
-                                            AND e.seq < x.seq AND e.status = 'pending')
-                       ORDER BY x.seq LIMIT 1 FOR UPDATE)
+        WHERE n.parked AND n.status = 'pending' AND n.id IN (
+          SELECT x.id FROM unnest(?::uuid[], ?::uuid[]) AS p(message_id, webhook_id)
+          CROSS JOIN LATERAL (
+            SELECT x.id FROM webhook_deliveries x
+             WHERE x.message_id = p.message_id AND x.webhook_id = p.webhook_id AND x.status = 'pending' AND x.parked
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                                WHERE e.message_id = x.message_id AND e.webhook_id = x.webhook_id
+                                  AND e.seq < x.seq AND e.status = 'pending')
+             ORDER BY x.seq LIMIT 1) x)
        RETURNING n.id
      ), j AS (
        INSERT INTO jobs (kind, payload, max_attempts) SELECT ?, jsonb_build_object('deliveryId', next.id), 10 FROM next
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM j)::int AS n, CASE WHEN EXISTS (SELECT 1 FROM j) THEN pg_notify(?, '') END AS notified`,
-    [messageId, webhookId, DELIVER_RECEIPT_JOB, JOBS_CHANNEL],
+    [pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId), DELIVER_RECEIPT_JOB, JOBS_CHANNEL],
   );
   return rows[0].n as number;
 }
@@ -122,9 +137,7 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
     )
     .andWhere("x.created_at", "<", db.raw("now() - interval '1 minute'"))
     .distinct({ messageId: "x.message_id", webhookId: "x.webhook_id" });
-  let released = 0;
-  for (const o of orphans) released += await releaseNextParked(db, o.messageId, o.webhookId);
-  return released;
+  return orphans.length ? releaseNextParked(db, orphans) : 0;
 }
 
 async function requeue(tx: Knex.Transaction, deliveryId: string): Promise<void> {

@@ -1,4 +1,6 @@
-// Delivers receipts from the outbox: one deliver_receipt job per delivery, one HTTP POST per attempt.
+// Delivers receipts from the outbox: one deliver_receipt job per delivery, one HTTP POST per attempt, the
+// claimed jobs handled as a batch (their bookkeeping is set-wise; the POSTs go out concurrently over the
+// keep-alive pool).
 //
 // Success is a 2xx within WEBHOOK_TIMEOUT_MS. Anything else (3xx — redirects are not followed —, 4xx, 5xx, a
 // timeout, a refused or reset connection) is a failed attempt, retried up to 3 times after
@@ -7,13 +9,13 @@
 // delivery row, so a restart between two attempts changes nothing.
 import type { Db } from "../db/knex.js";
 import {
-  finishDelivery,
-  loadDeliveryForDispatch,
-  parkIfBehind,
-  recordAttempt,
-  type AttemptRecord,
+  finishDeliveries,
+  loadDeliveriesForDispatch,
+  parkBehindEarlier,
+  type AttemptOutcome,
+  type DeliveryForDispatch,
 } from "../db/webhookDeliveries.js";
-import { RetryLater, type JobHandler } from "../jobs/types.js";
+import { RetryLater, type BatchJobHandler } from "../jobs/types.js";
 import type { ReceiptClient } from "./client.js";
 import { receiptHeaders } from "./signing.js";
 
@@ -30,30 +32,39 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
   return Math.round(baseMs * 5 ** (n - 1) * (0.9 + 0.2 * random()));
 }
 
-export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): JobHandler {
-  return async (job, { log }) => {
-    const delivery = await loadDeliveryForDispatch(db, job.payload.deliveryId as string);
-    if (!delivery || delivery.status !== "pending") return; // webhook deleted, or already finished
-    if (await parkIfBehind(db, delivery)) {
-      log.debug({ deliveryId: delivery.id }, "parked behind an earlier receipt of the same message");
-      return;
-    }
-    const at = new Date();
-    const headers = receiptHeaders(delivery.id, delivery.body, delivery, at);
-    const result = await client.post(delivery.url, delivery.body, headers);
-    const attempt: AttemptRecord = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
-    if (result.error === null) {
-      await finishDelivery(db, delivery, "succeeded", attempt);
-      return;
-    }
-    const n = delivery.attempts.length + 1;
-    if (n >= MAX_ATTEMPTS) {
-      log.warn({ deliveryId: delivery.id, webhookId: delivery.webhookId, error: result.error }, "receipt delivery failed for good");
-      await finishDelivery(db, delivery, "failed", attempt);
-      return;
-    }
-    await recordAttempt(db, delivery.id, attempt);
-    const delay = Math.max(retryDelayMs(n, opts.retryBaseMs, opts.random), result.retryAfterMs ?? 0);
-    throw new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
+export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler {
+  return {
+    async batch(jobs, { log }) {
+      const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
+      const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId as string))).map((d) => [d.id, d]));
+      // Gone (webhook deleted) or already finished: nothing to do.
+      const pending = jobs.map((j) => loaded.get(j.payload.deliveryId as string)).filter((d): d is DeliveryForDispatch => d?.status === "pending");
+      const parked = await parkBehindEarlier(db, pending);
+      if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
+
+      // Each delivery is recorded as soon as its POST ends, so a slow receiver holds up no other's
+      // bookkeeping (nor the release of the next receipt of another message).
+      await Promise.all(
+        pending
+          .filter((d) => !parked.has(d.id))
+          .map(async (d) => {
+            const at = new Date();
+            const result = await client.post(d.url, d.body, receiptHeaders(d.id, d.body, d, at));
+            const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
+            const n = d.attempts.length + 1;
+            const outcome: AttemptOutcome = { id: d.id, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "succeeded" };
+            if (result.error !== null && n >= MAX_ATTEMPTS) {
+              log.warn({ deliveryId: d.id, webhookId: d.webhookId, error: result.error }, "receipt delivery failed for good");
+              outcome.status = "failed";
+            } else if (result.error !== null) {
+              const delay = Math.max(retryDelayMs(n, opts.retryBaseMs, opts.random), result.retryAfterMs ?? 0);
+              outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
+              outcome.status = "pending";
+            }
+            await finishDeliveries(db, [outcome]);
+          }),
+      );
+      return outcomes;
+    },
   };
 }
