@@ -59,8 +59,3 @@ export async function updateContact(
 export async function deleteContact(db: Knex, accountId: string, contactId: string): Promise<boolean> {
   return (await db("contacts").where({ account_id: accountId, id: contactId }).del()) > 0;
 }
-
-export async function countGroupContacts(db: Knex, groupId: string): Promise<number> {
-  const row = await db("contacts").where({ group_id: groupId }).count<{ count: number }[]>({ count: "*" }).first();
-  return Number(row?.count ?? 0);
-}

@@ -131,15 +131,6 @@ export async function cancelScheduledMessage(
 const returning = [...Object.entries(columns).map(([alias, col]) => `${col} as ${alias}`), "account_id as accountId"];
 export type OwnedMessageRow = MessageRow & { accountId: string };
 
-/**
- * scheduled → sending, committed before the provider is called. The same kind of conditional UPDATE as the
- * cancel, on the same row: exactly one of them wins, so a cancelled message is never handed to the provider.
- */
-export async function claimMessageForSending(db: Knex, messageId: string): Promise<OwnedMessageRow | undefined> {
-  const [row] = await db("messages").where({ id: messageId, status: "scheduled" }).update({ status: "sending" }).returning(returning);
-  return row as OwnedMessageRow | undefined;
-}
-
 /** sending → scheduled, when the provider certainly did not take the messages (retried later). */
 export async function returnToScheduled(db: Knex, messageIds: string[]): Promise<number> {
   return db("messages").whereIn("id", messageIds).where({ status: "sending" }).update({ status: "scheduled" });
@@ -222,7 +213,11 @@ export async function updateStatusesWithReceipts(
   return rows;
 }
 
-/** Claims many messages for sending at once (see claimMessageForSending). */
+/**
+ * scheduled → sending for a batch, committed before the provider is called. Cancel is the same kind of
+ * conditional UPDATE on the same row: exactly one of them wins, so a cancelled message is never handed to the
+ * provider. Returns the messages this call claimed.
+ */
 export async function claimMessagesForSending(db: Knex, messageIds: string[]): Promise<OwnedMessageRow[]> {
   return db("messages").whereIn("id", messageIds).where({ status: "scheduled" }).update({ status: "sending" }).returning(returning);
 }

@@ -20,3 +20,6 @@ export const notFound = (what: string) => new ApiError(404, "not_found", `${what
 
 export const invalidField = (path: string, message: string) =>
   new ApiError(400, "validation_failed", `The request is invalid: ${path} ${message}.`, [{ path, message }]);
+
+export const groupNotFound = () =>
+  new ApiError(422, "group_not_found", "groupId does not name a group of this account.", [{ path: "/body/groupId", message: "no such group" }]);

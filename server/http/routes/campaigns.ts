@@ -12,7 +12,7 @@ import {
 import { groupExists } from "../../db/groups.js";
 import { insertJobs } from "../../db/jobs/index.js";
 import { decodeCursor, pageOf } from "../../domain/cursor.js";
-import { ApiError, invalidField, notFound } from "../../domain/errors.js";
+import { ApiError, groupNotFound, invalidField, notFound } from "../../domain/errors.js";
 import { personalisationProblem } from "../../domain/personalise.js";
 import { requirePhone, requireSender } from "../../domain/phone.js";
 import { checkScheduledAt } from "../../domain/schedule.js";
@@ -40,9 +40,7 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
     const campaignId = await db.transaction(async (tx) => {
       const id = randomUUID();
       const groupId = body.groupId ?? null;
-      if (groupId && !(await groupExists(tx, account.id, groupId))) {
-        throw new ApiError(422, "group_not_found", "groupId does not name a group of this account.", [{ path: "/body/groupId", message: "no such group" }]);
-      }
+      if (groupId && !(await groupExists(tx, account.id, groupId))) throw groupNotFound();
       await insertCampaign(tx, account.id, { id, name: body.name, message: body.message, type: body.type, from, groupId, scheduledAt });
       const size = groupId ? await snapshotGroupAudience(tx, account.id, id, groupId) : await snapshotListAudience(tx, id, recipients!);
       if (size === 0) throw new ApiError(422, "empty_audience", "The group has no contacts.", [{ path: "/body/groupId", message: "group has no contacts" }]);

@@ -3,13 +3,10 @@ import { isForeignKeyViolation, isUniqueViolation } from "../../db/errors.js";
 import { groupExists } from "../../db/groups.js";
 import type { Db } from "../../db/knex.js";
 import { decodeCursor, pageOf } from "../../domain/cursor.js";
-import { ApiError, notFound } from "../../domain/errors.js";
+import { ApiError, groupNotFound, notFound } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
 import { toContact } from "../serialize.js";
 import type { Handlers } from "../types.js";
-
-const groupNotFound = () =>
-  new ApiError(422, "group_not_found", "groupId does not name a group of this account.", [{ path: "/body/groupId", message: "no such group" }]);
 
 async function requireGroup(db: Db, accountId: string, groupId: string | null | undefined): Promise<void> {
   if (groupId && !(await groupExists(db, accountId, groupId))) throw groupNotFound();
