@@ -1,0 +1,81 @@
+// The job table's operations, called directly (each maintenance service exposes runOnce for this).
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { claimJobs, completeJobs, failJob, insertJobs, releaseJobs } from "../../server/db/jobs/index.js";
+import { createCleaner, createRescuer } from "../../server/jobs/maintenance.js";
+import { createLogger } from "../../server/logger.js";
+import { useTestDatabase } from "../helpers/database.js";
+
+const database = useTestDatabase();
+const log = createLogger("silent");
+
+async function addJob(kind: string, runAt = new Date(Date.now() - 1000), maxAttempts = 3): Promise<string> {
+  const id = randomUUID();
+  await database().db.transaction((tx) => insertJobs(tx, [{ id, kind, payload: {}, runAt, maxAttempts }]));
+  return id;
+}
+
+const stateOf = async (id: string) => (await database().db("jobs").where({ id }).first()) as { state: string; attempt: number; locked_by: string | null; run_at: Date };
+
+describe("the job table", () => {
+  it("claims only due jobs, each for one worker, and says when the next is due", async () => {
+    const { db } = database();
+    const due = await addJob("claim-test");
+    await addJob("claim-test", new Date(Date.now() + 60_000));
+    const [a, b] = await Promise.all([claimJobs(db, "A", 10, 10_000), claimJobs(db, "B", 10, 10_000)]);
+    const claimed = [...a.jobs, ...b.jobs].filter((j) => j.kind === "claim-test");
+    expect(claimed.map((j) => j.id)).toEqual([due]);
+    expect(a.nextDueInMs! > 50_000 || b.nextDueInMs! > 50_000).toBe(true);
+  });
+
+  it("a worker whose lease expired cannot complete the job once it was rescued and claimed again", async () => {
+    const { db } = database();
+    const id = await addJob("lease-test");
+    const first = await claimJobs(db, "A", 100, 10_000);
+    expect(first.jobs.map((j) => j.id)).toContain(id);
+    await db("jobs").where({ id }).update({ locked_until: new Date(Date.now() - 1) }); // A stopped heart-beating
+    expect(await createRescuer(db, log).runOnce()).toBeGreaterThanOrEqual(1);
+    expect((await stateOf(id)).state).toBe("retryable");
+    const second = await claimJobs(db, "B", 100, 10_000);
+    expect(second.jobs.map((j) => j.id)).toContain(id);
+    expect(await completeJobs(db, "A", [id])).toBe(0);
+    expect((await stateOf(id)).locked_by).toBe("B");
+    expect(await completeJobs(db, "B", [id])).toBe(1);
+    expect((await stateOf(id)).state).toBe("completed");
+  });
+
+  it("retries a failed job at the given time and discards it after its last attempt", async () => {
+    const { db } = database();
+    const id = await addJob("fail-test", undefined, 2);
+    await claimJobs(db, "A", 100, 10_000);
+    const retryAt = new Date(Date.now() + 30_000);
+    await failJob(db, "A", id, "boom", retryAt);
+    expect(await stateOf(id)).toMatchObject({ state: "retryable", attempt: 1, run_at: retryAt });
+    await db("jobs").where({ id }).update({ run_at: new Date(Date.now() - 1) });
+    await claimJobs(db, "A", 100, 10_000);
+    await failJob(db, "A", id, "boom again", new Date());
+    expect(await stateOf(id)).toMatchObject({ state: "discarded", attempt: 2 });
+    const row = await db("jobs").where({ id }).first();
+    expect(row.errors.map((e: { error: string }) => e.error)).toEqual(["boom", "boom again"]);
+  });
+
+  it("hands jobs back on release without using an attempt", async () => {
+    const { db } = database();
+    const id = await addJob("release-test");
+    await claimJobs(db, "C", 100, 10_000);
+    expect(await releaseJobs(db, "C")).toBeGreaterThanOrEqual(1);
+    expect(await stateOf(id)).toMatchObject({ state: "available", attempt: 0, locked_by: null });
+  });
+
+  it("the cleaner deletes finished jobs older than the retention, and no others", async () => {
+    const { db } = database();
+    const old = await addJob("clean-test");
+    const recent = await addJob("clean-test");
+    await claimJobs(db, "D", 100, 10_000);
+    await completeJobs(db, "D", [old, recent]);
+    await db("jobs").where({ id: old }).update({ finalized_at: new Date(Date.now() - 2 * 3600_000) });
+    await createCleaner(db, log, 3600_000).runOnce();
+    expect(await db("jobs").where({ id: old }).first()).toBeUndefined();
+    expect((await stateOf(recent)).state).toBe("completed");
+  });
+});
