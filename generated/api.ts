@@ -1110,7 +1110,10 @@ export interface components {
     parameters: {
         /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
         "PageLimit.cursor": string;
-        /** @description Maximum number of items to return, 1 to 100. */
+        /**
+         * @description Maximum number of items to return, 1 to 100.
+         * @example 20
+         */
         "PageLimit.limit": number;
     };
     requestBodies: never;
@@ -1122,9 +1125,15 @@ export interface operations {
     Campaigns_list: {
         parameters: {
             query?: {
-                /** @description Only campaigns with this status. */
+                /**
+                 * @description Only campaigns with this status.
+                 * @example sending
+                 */
                 status?: components["schemas"]["CampaignStatus"];
-                /** @description Maximum number of items to return, 1 to 100. */
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["PageLimit.cursor"];
@@ -1290,7 +1299,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the campaign. */
+                /**
+                 * @description Identifier of the campaign.
+                 * @example 7c6b5a49-3827-4615-a4b3-c2d1e0f9a8b7
+                 */
                 campaignId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -1362,7 +1374,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the campaign. */
+                /**
+                 * @description Identifier of the campaign.
+                 * @example 7c6b5a49-3827-4615-a4b3-c2d1e0f9a8b7
+                 */
                 campaignId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -1441,9 +1456,15 @@ export interface operations {
     Contacts_list: {
         parameters: {
             query?: {
-                /** @description Only contacts of this group. */
+                /**
+                 * @description Only contacts of this group.
+                 * @example 3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c
+                 */
                 groupId?: components["schemas"]["Uuid"];
-                /** @description Maximum number of items to return, 1 to 100. */
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["PageLimit.cursor"];
@@ -1723,6 +1744,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+                     *           "name": "VIP customers",
+                     *           "description": "Customers with a gold card",
+                     *           "contactCount": 42,
+                     *           "createdAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["GroupList"];
                 };
             };
@@ -1764,7 +1798,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the group. */
+                /**
+                 * @description Identifier of the group.
+                 * @example 3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c
+                 */
                 groupId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -1836,7 +1873,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the group. */
+                /**
+                 * @description Identifier of the group.
+                 * @example 3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c
+                 */
                 groupId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -1906,7 +1946,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the contact. */
+                /**
+                 * @description Identifier of the contact.
+                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 */
                 contactId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -1978,7 +2021,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the contact. */
+                /**
+                 * @description Identifier of the contact.
+                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 */
                 contactId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2048,7 +2094,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the contact. */
+                /**
+                 * @description Identifier of the contact.
+                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 */
                 contactId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2163,11 +2212,17 @@ export interface operations {
     Messages_list: {
         parameters: {
             query?: {
-                /** @description Only messages with this status. */
+                /**
+                 * @description Only messages with this status.
+                 * @example delivered
+                 */
                 status?: components["schemas"]["MessageStatus"];
                 /** @description Only messages of this campaign. */
                 campaignId?: components["schemas"]["Uuid"];
-                /** @description Maximum number of items to return, 1 to 100. */
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["PageLimit.cursor"];
@@ -2234,7 +2289,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the message. */
+                /**
+                 * @description Identifier of the message.
+                 * @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21
+                 */
                 messageId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2306,7 +2364,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The identifier returned by the schedule operation. */
+                /**
+                 * @description The identifier returned by the schedule operation.
+                 * @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21
+                 */
                 messageId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2523,6 +2584,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "webhookId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
+                     *           "name": "Production receipts",
+                     *           "url": "https://example.com/sms/receipts",
+                     *           "createdAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
@@ -2652,7 +2725,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2724,7 +2800,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2792,18 +2871,30 @@ export interface operations {
     Webhooks_listDeliveries: {
         parameters: {
             query?: {
-                /** @description Only deliveries about this message. */
+                /**
+                 * @description Only deliveries about this message.
+                 * @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21
+                 */
                 messageId?: components["schemas"]["Uuid"];
-                /** @description Only deliveries with this outcome. */
+                /**
+                 * @description Only deliveries with this outcome.
+                 * @example failed
+                 */
                 status?: components["schemas"]["DeliveryStatus"];
-                /** @description Maximum number of items to return, 1 to 100. */
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["PageLimit.cursor"];
             };
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2875,9 +2966,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
-                /** @description Identifier of the delivery. */
+                /**
+                 * @description Identifier of the delivery.
+                 * @example 6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d
+                 */
                 deliveryId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2949,7 +3046,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -2962,6 +3062,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6mJxQ1nXq2g="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
@@ -3021,7 +3126,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -3034,6 +3142,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_3bJtq1m0cVYxR2pX8u9D7WfGkLhNsZe4AaQoTiUyPr8="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSecret"];
                 };
             };
@@ -3093,7 +3206,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Identifier of the webhook. */
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
                 webhookId: components["schemas"]["Uuid"];
             };
             cookie?: never;
@@ -3106,6 +3222,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "succeeded": true,
+                     *       "deliveryId": "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d",
+                     *       "attempt": {
+                     *         "at": "2026-11-22T10:00:00.000Z",
+                     *         "responseStatus": 200,
+                     *         "error": null,
+                     *         "durationMs": 42
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };

@@ -26,6 +26,25 @@ describe("contract", () => {
     expect(routes).toEqual([...documented, ...INFRASTRUCTURE].sort());
   });
 
+  it("documents every operation with a description and an example, and every schema property", () => {
+    const doc = loadDocument() as unknown as {
+      paths: Record<string, Record<string, Record<string, any>>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      components: { schemas: Record<string, { properties?: Record<string, { description?: string }> }> };
+    };
+    const undocumented: string[] = [];
+    for (const op of documentOperations(loadDocument())) {
+      const o = doc.paths[op.path]![op.method]!;
+      const contents = [...Object.values(o.responses ?? {}), o.requestBody].flatMap((r) => Object.values((r as { content?: object })?.content ?? {}));
+      const hasExample = contents.some((c) => "example" in c || "examples" in c) || (o.parameters ?? []).some((p: object) => "example" in p);
+      if (!o.description) undocumented.push(`${op.operationId}: description`);
+      if (!hasExample) undocumented.push(`${op.operationId}: example`);
+    }
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      for (const [prop, def] of Object.entries(schema.properties ?? {})) if (!def.description) undocumented.push(`${name}.${prop}`);
+    }
+    expect(undocumented).toEqual([]);
+  });
+
   it("serves the generated document as JSON and YAML, and the reference page", async () => {
     const { baseUrl } = server();
     const json = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
