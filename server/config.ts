@@ -20,6 +20,8 @@ export interface Config {
   workerConcurrency: number;
   jobLeaseMs: number;
   jobRetentionMs: number;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -58,5 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: int(env, "WORKER_CONCURRENCY", 100),
     jobLeaseMs: int(env, "JOB_LEASE_MS", 15_000),
     jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
+    rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),
+    rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
   };
 }

@@ -29,6 +29,11 @@ if (config.role === "api" || config.role === "all") {
   server = app.listen(config.port, config.host, () => {
     log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
   });
+  // Slow clients: a request must send its headers within 10 s and finish within 30 s; idle keep-alive
+  // connections close after 65 s (longer than common load balancers' 60 s, so they close first).
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 65_000;
 }
 let worker: Worker | undefined;
 if (config.role === "worker" || config.role === "all") {

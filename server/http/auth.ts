@@ -8,6 +8,7 @@ import { ApiError } from "../domain/errors.js";
 declare module "express-serve-static-core" {
   interface Request {
     account?: Account;
+    apiKeyId?: string;
   }
 }
 
@@ -31,6 +32,7 @@ export function requireApiKey(db: Db): RequestHandler {
       const valid = secretMatches(parsed.secret, key?.secretHash ?? DECOY_HASH) && key !== undefined;
       if (!valid) throw unauthorized("The API key is unknown or revoked.");
       req.account = { id: key.accountId, name: key.accountName };
+      req.apiKeyId = key.keyId;
       next();
     } catch (error) {
       next(error);

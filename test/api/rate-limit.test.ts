@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.js";
+import { createApp } from "../../server/http/app.js";
+import { createLogger } from "../../server/logger.js";
+import { problemOf, useTestServer } from "../helpers/server.js";
+
+const server = useTestServer({ rateLimitPerSecond: 5, rateLimitBurst: 5 });
+
+describe("rate limits per API key", () => {
+  it("answers 429 with Retry-After past the burst, with RateLimit headers throughout, and recovers", async () => {
+    const a = await server().account();
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 7; i++) {
+      last = await a.request("GET", "/api/v1/webhooks");
+      statuses.push(last.status);
+      if (i === 0) {
+        expect(last.headers.get("ratelimit-limit")).toBe("5");
+        expect(Number(last.headers.get("ratelimit-remaining"))).toBe(4);
+      }
+    }
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    const problem = await problemOf(last!);
+    expect(problem.code).toBe("rate_limited");
+    const retryAfter = Number(last!.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(last!.headers.get("ratelimit-remaining")).toBe("0");
+    await new Promise((r) => setTimeout(r, retryAfter * 1000));
+    expect((await a.request("GET", "/api/v1/webhooks")).status).toBe(200);
+  });
+
+  it("one noisy key does not limit another", async () => {
+    const noisy = await server().account();
+    const quiet = await server().account();
+    await Promise.all(Array.from({ length: 20 }, () => noisy.request("GET", "/api/v1/webhooks")));
+    expect((await noisy.request("GET", "/api/v1/webhooks")).status).toBe(429);
+    expect((await quiet.request("GET", "/api/v1/webhooks")).status).toBe(200);
+  });
+
+  it("is shared by every server instance on the database", async () => {
+    const a = await server().account();
+    // A second, independent app instance over the same database.
+    const other = createApp({ db: server().db, log: createLogger("silent"), config: { ...loadConfig({}), rateLimitPerSecond: 5, rateLimitBurst: 5 }, now: () => new Date() });
+    const listener = await new Promise<import("node:http").Server>((resolve) => {
+      const s = other.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    try {
+      const otherUrl = `http://127.0.0.1:${(listener.address() as import("node:net").AddressInfo).port}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const url = (i % 2 ? otherUrl : server().baseUrl) + "/api/v1/webhooks";
+        statuses.push((await fetch(url, { headers: { Authorization: `Bearer ${a.key}` } })).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    } finally {
+      await new Promise((r) => listener.close(r));
+    }
+  });
+});
