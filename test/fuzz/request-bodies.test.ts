@@ -1,0 +1,100 @@
+// Property-based: bodies and query strings derived from the OpenAPI document's own examples, then mutated
+// (fields dropped, unknown fields added, values replaced by arbitrary JSON — wrong types, numbers as strings,
+// huge and unicode strings, deep nesting). Whatever comes in, the answer is 2xx or a 4xx problem document,
+// never a 5xx; response validation is on, so every answer also matches the contract.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { documentOperations, loadDocument } from "../../server/http/document.js";
+import { useTestServer, type TestAccount } from "../helpers/server.js";
+
+const server = useTestServer();
+const doc = loadDocument() as unknown as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+
+const deep = (depth: number): unknown => (depth === 0 ? "bottom" : { nested: deep(depth - 1) });
+const hostileValue = fc.oneof(
+  fc.jsonValue(),
+  fc.string({ unit: "grapheme", maxLength: 300 }),
+  fc.string({ unit: "binary", maxLength: 50 }),
+  fc.constantFrom("", " ", "\u0000", "\u202e+1415", "𝓗𝓮𝓵𝓵𝓸 👋🏽", "1e309", "NaN", "-0", "2026-13-45T99:99:99Z", "null", "true"),
+  fc.integer().map(String),
+  fc.constant("x".repeat(20_000)),
+  fc.integer({ min: 50, max: 2000 }).map(deep),
+);
+
+/** An example body with random mutations applied. */
+function mutatedBody(example: Record<string, unknown>) {
+  const keys = Object.keys(example);
+  return fc
+    .record({
+      drop: fc.subarray(keys),
+      replace: fc.dictionary(fc.constantFrom(...keys), hostileValue, { maxKeys: 3 }),
+      extra: fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), hostileValue, { maxKeys: 2 }),
+      wrapper: fc.constantFrom("object", "object", "object", "array", "scalar"),
+    })
+    .map(({ drop, replace, extra, wrapper }) => {
+      const body: Record<string, unknown> = { ...example, ...replace, ...extra };
+      for (const k of drop) delete body[k];
+      return wrapper === "array" ? [body] : wrapper === "scalar" ? Object.values(body)[0] ?? 1 : body;
+    });
+}
+
+async function expectClientError(res: Response, what: string) {
+  expect(res.status, what).toBeLessThan(500);
+  if (res.status >= 400) {
+    expect(res.headers.get("content-type"), what).toMatch(/^application\/problem\+json/);
+    const problem = (await res.json()) as { status: number; code: string };
+    expect(problem.status, what).toBe(res.status);
+    expect(typeof problem.code, what).toBe("string");
+  } else {
+    await res.arrayBuffer();
+  }
+}
+
+describe("hostile request bodies and parameters", () => {
+  let account: TestAccount;
+  const ids: Record<string, string> = {};
+
+  it("never answer 5xx to mutated bodies of any operation", { timeout: 120_000 }, async () => {
+    account = await server().account();
+    const { data: group } = await account.client.POST("/api/v1/contacts/groups", { body: { name: "fuzz" } });
+    const { data: contact } = await account.client.POST("/api/v1/contacts", { body: { phone: "+14155550160", groupId: group!.groupId } });
+    const { data: hook } = await account.client.POST("/api/v1/webhooks", { body: { name: "fuzz", url: "http://127.0.0.1:9/x" } });
+    Object.assign(ids, {
+      groupId: group!.groupId,
+      contactId: contact!.contactId,
+      webhookId: hook!.webhookId,
+      messageId: "00000000-0000-4000-8000-000000000001",
+      campaignId: "00000000-0000-4000-8000-000000000002",
+      deliveryId: "00000000-0000-4000-8000-000000000003",
+    });
+    const withBodies = documentOperations(loadDocument()).filter((op) => doc.paths[op.path]![op.method]!.requestBody);
+    expect(withBodies.length).toBeGreaterThanOrEqual(6);
+    for (const op of withBodies) {
+      const example = doc.paths[op.path]![op.method]!.requestBody.content["application/json"].example as Record<string, unknown>;
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name]!);
+      await fc.assert(
+        fc.asyncProperty(mutatedBody(example), async (body) => {
+          const res = await account.request(op.method.toUpperCase(), path, JSON.stringify(body));
+          await expectClientError(res, `${op.operationId} ${JSON.stringify(body).slice(0, 300)}`);
+        }),
+        { numRuns: RUNS },
+      );
+    }
+  });
+
+  it("never answer 5xx to hostile path and query parameters", { timeout: 120_000 }, async () => {
+    const param = fc.oneof(fc.string({ maxLength: 40 }), fc.uuid(), fc.constantFrom("-1", "0", "101", "1e3", "%00", "..", "null", "[]"));
+    for (const op of documentOperations(loadDocument()).filter((o) => o.method === "get" && o.path.startsWith("/api/"))) {
+      await fc.assert(
+        fc.asyncProperty(param, param, param, async (p, q1, q2) => {
+          const path = op.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(p));
+          const query = `?limit=${encodeURIComponent(q1)}&cursor=${encodeURIComponent(q2)}&status=${encodeURIComponent(q1)}`;
+          const res = await account.request("GET", path + query);
+          await expectClientError(res, `${op.operationId} ${path}${query}`);
+        }),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    }
+  });
+});
