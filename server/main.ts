@@ -57,8 +57,11 @@ async function shutdown(signal: string): Promise<void> {
         setTimeout(() => server!.closeAllConnections(), DRAIN_MS).unref();
       })
     : Promise.resolve();
-  await Promise.all([httpClosed, worker?.stop(DRAIN_MS)]);
-  await database.close();
+  // Each step is attempted even if another fails (the database may be the thing that is down): what cannot
+  // be released now is released by its lease running out.
+  const steps = await Promise.allSettled([httpClosed, worker?.stop(DRAIN_MS)]);
+  steps.push(...(await Promise.allSettled([database.close()])));
+  for (const step of steps) if (step.status === "rejected") log.error({ err: step.reason }, "shutdown step failed");
   log.info("stopped");
   process.exit(0);
 }

@@ -101,8 +101,12 @@ export class JobRunner {
     if (timedOut) for (const r of this.running.values()) r.abort.abort(new Error("shutting down"));
     clearInterval(this.heartbeat);
     await this.flushCompletions();
-    const released = await releaseJobs(this.db, this.workerId);
-    this.log.info({ released, workerId: this.workerId }, "job runner stopped");
+    try {
+      const released = await releaseJobs(this.db, this.workerId);
+      this.log.info({ released, workerId: this.workerId }, "job runner stopped");
+    } catch (error) {
+      this.log.warn({ err: error, workerId: this.workerId }, "could not release held jobs; their leases will expire");
+    }
   }
 
   private async listen(): Promise<void> {
