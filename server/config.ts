@@ -15,6 +15,9 @@ export interface Config {
   simulatorSubmitDelayMs: number;
   provider: "simulator" | "smpp";
   smppUrl: string | undefined;
+  smppSystemType: string;
+  smppMaxInFlight: number;
+  smppMaxPerSecond: number;
   validateResponses: boolean;
   dbPoolMax: number;
   workerConcurrency: number;
@@ -55,6 +58,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulatorSubmitDelayMs: int(env, "SIMULATOR_SUBMIT_DELAY_MS", 0),
     provider: oneOf(env, "PROVIDER", ["simulator", "smpp"] as const, "simulator"),
     smppUrl: env.SMPP_URL || undefined,
+    smppSystemType: env.SMPP_SYSTEM_TYPE ?? "",
+    smppMaxInFlight: Math.max(1, int(env, "SMPP_MAX_IN_FLIGHT", 10)),
+    smppMaxPerSecond: Math.max(1, int(env, "SMPP_MAX_PER_SECOND", 50)),
     validateResponses: env.VALIDATE_RESPONSES === "1",
     dbPoolMax: int(env, "DB_POOL_MAX", 25),
     workerConcurrency: int(env, "WORKER_CONCURRENCY", 100),

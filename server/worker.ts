@@ -6,6 +6,7 @@ import { DELIVER_RECEIPT_JOB } from "./db/webhookDeliveries.js";
 import { CAMPAIGN_FANOUT_JOB, campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
 import { PROVIDER_REPORT_JOB, providerReportHandler } from "./jobs/handlers/providerReport.js";
 import { SEND_MESSAGE_JOB, sendMessageHandler } from "./jobs/handlers/sendMessage.js";
+import { SMPP_RECEIPT_JOB, smppReceiptHandler } from "./jobs/handlers/smppReceipt.js";
 import { createCleaner, createRescuer } from "./jobs/maintenance.js";
 import { JobRunner } from "./jobs/runner.js";
 import type { Logger } from "./logger.js";
@@ -27,12 +28,13 @@ export interface WorkerOptions {
 
 export interface Worker {
   runner: JobRunner;
+  provider: Provider;
   stop(deadlineMs?: number): Promise<void>;
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const { db, log, config } = opts;
-  const provider = opts.provider ?? createProvider(config, db);
+  const provider = opts.provider ?? createProvider(config, db, log);
   const client = new ReceiptClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate, resolver: opts.resolver });
   const runner = new JobRunner({
     db,
@@ -46,6 +48,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       [PROVIDER_REPORT_JOB]: providerReportHandler(db),
       [CAMPAIGN_FANOUT_JOB]: campaignFanoutHandler(db),
       [DELIVER_RECEIPT_JOB]: deliverReceiptHandler(db, client, { retryBaseMs: config.webhookRetryBaseMs }),
+      [SMPP_RECEIPT_JOB]: smppReceiptHandler(db),
     },
   });
   const rescuer = createRescuer(db, log, Math.max(100, Math.floor(config.jobLeaseMs / 3)));
@@ -56,6 +59,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   cleaner.start();
   return {
     runner,
+    provider,
     async stop(deadlineMs = 7_000) {
       rescuer.stop();
       cleaner.stop();

@@ -30,24 +30,32 @@ function unitCosts(text: string, encoding: Encoding): number[] {
   return costs;
 }
 
-/** Splits character costs into segments of at most `size` units without splitting a character. */
-function countSegments(costs: number[], size: number): number {
-  let segments = 1;
+/** Splits characters into segments of at most `size` units without splitting a character. */
+function splitBy(chars: string[], costs: number[], size: number): string[] {
+  const parts: string[] = [""];
   let used = 0;
-  for (const cost of costs) {
-    if (used + cost > size) {
-      segments += 1;
+  chars.forEach((ch, i) => {
+    if (used + costs[i]! > size) {
+      parts.push("");
       used = 0;
     }
-    used += cost;
-  }
-  return segments;
+    parts[parts.length - 1] += ch;
+    used += costs[i]!;
+  });
+  return parts;
+}
+
+/** The text as the segments it is sent in (one part when it fits a single SMS). */
+export function splitSegments(text: string): { encoding: Encoding; parts: string[] } {
+  const encoding: Encoding = isGsm7(text) ? "GSM-7" : "UCS-2";
+  const [single, multi] = encoding === "GSM-7" ? [160, 153] : [70, 67];
+  const chars = [...text];
+  const costs = unitCosts(text, encoding);
+  const total = costs.reduce((a, b) => a + b, 0);
+  return { encoding, parts: total <= single ? [text] : splitBy(chars, costs, multi) };
 }
 
 export function segmentInfo(text: string): SegmentInfo {
-  const encoding: Encoding = isGsm7(text) ? "GSM-7" : "UCS-2";
-  const [single, multi] = encoding === "GSM-7" ? [160, 153] : [70, 67];
-  const costs = unitCosts(text, encoding);
-  const total = costs.reduce((a, b) => a + b, 0);
-  return { encoding, segments: total <= single ? 1 : countSegments(costs, multi) };
+  const { encoding, parts } = splitSegments(text);
+  return { encoding, segments: parts.length };
 }

@@ -1,13 +1,35 @@
+import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
+import { insertJobs } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
+import { SMPP_RECEIPT_JOB, type SmppReceiptPayload } from "../jobs/handlers/smppReceipt.js";
+import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
+import { SmppProvider } from "./smpp/provider.js";
+import { isDeliveryReceipt, parseReceipt } from "./smpp/receipts.js";
 import type { Provider } from "./types.js";
 
-export function createProvider(config: Config, db: Db): Provider {
+export function createProvider(config: Config, db: Db, log: Logger): Provider {
   switch (config.provider) {
     case "simulator":
       return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);
-    case "smpp":
-      throw new Error("PROVIDER=smpp is not available yet in this build; use PROVIDER=simulator");
+    case "smpp": {
+      if (!config.smppUrl) throw new Error("PROVIDER=smpp needs SMPP_URL=smpp://system_id:password@host:port");
+      return new SmppProvider(db, {
+        url: config.smppUrl,
+        systemType: config.smppSystemType,
+        maxInFlight: config.smppMaxInFlight,
+        maxPerSecond: config.smppMaxPerSecond,
+        log: log.child({ component: "smpp" }),
+        // The receipt becomes a job before the deliver_sm is acknowledged: an acknowledged receipt is stored.
+        storeReceipt: async (pdu) => {
+          if (!isDeliveryReceipt(pdu)) return log.info("SMPP deliver_sm that is not a receipt (mobile-originated) ignored");
+          const receipt = parseReceipt(pdu);
+          if (!receipt) return log.warn("SMPP receipt without id or stat acknowledged and ignored");
+          const payload: SmppReceiptPayload = { segmentId: receipt.messageId, stat: receipt.stat, err: receipt.err, at: new Date().toISOString() };
+          await db.transaction((tx) => insertJobs(tx, [{ id: randomUUID(), kind: SMPP_RECEIPT_JOB, payload: { ...payload }, runAt: new Date(), maxAttempts: 20 }]));
+        },
+      });
+    }
   }
 }

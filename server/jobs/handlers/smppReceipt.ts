@@ -1,0 +1,40 @@
+// An SMPP delivery receipt, stored as a job by the connection before the deliver_sm was acknowledged.
+// A multipart message gets ONE final status: delivered when every segment is delivered; the first segment
+// that fails for good decides undelivered or failed. It goes through the same status path as the simulator.
+import type { Db } from "../../db/knex.js";
+import { findMessage } from "../../db/messages.js";
+import { recordSegmentReceipt } from "../../db/smppSegments.js";
+import { changeMessageStatus } from "../../domain/statusChanges.js";
+import { outcomeOf } from "../../providers/smpp/receipts.js";
+import { RetryLater, type JobHandler } from "../types.js";
+
+export const SMPP_RECEIPT_JOB = "smpp_receipt";
+
+export interface SmppReceiptPayload {
+  segmentId: string;
+  stat: string;
+  err: string | null;
+  at: string;
+}
+
+export function smppReceiptHandler(db: Db): JobHandler {
+  return async (job, { log }) => {
+    const r = job.payload as unknown as SmppReceiptPayload;
+    const retry = (why: string) => {
+      // A receipt can overtake the recording of the submit_sm_resp: wait for it, a bounded number of times.
+      if (job.attempt < job.maxAttempts) throw new RetryLater(new Date(Date.now() + 250 * job.attempt), why);
+      log.warn({ segmentId: r.segmentId }, `SMPP receipt dropped: ${why}`);
+    };
+    const segments = await recordSegmentReceipt(db, r.segmentId, r.stat, r.err);
+    if (!segments) return retry(`unknown SMPP message id ${r.segmentId}`);
+    const outcomes = segments.map((s) => (s.stat ? outcomeOf(s.stat) : undefined));
+    const failedAt = outcomes.findIndex((o) => o === "undelivered" || o === "failed");
+    const status = failedAt >= 0 ? outcomes[failedAt]! : outcomes.every((o) => o === "delivered") ? "delivered" : undefined;
+    if (!status) return; // more segments to hear from, or an intermediate state
+    const failed = failedAt >= 0 ? segments[failedAt]! : undefined;
+    const error = failed ? { code: `SMPP_${failed.stat}`, message: `Segment ${failed.seq} of ${failed.total}: ${failed.stat}${failed.err ? ` (err ${failed.err})` : ""}.` } : null;
+    const providerMessageId = segments[0]!.providerMessageId;
+    const changed = await changeMessageStatus(db, { providerMessageId }, { status, at: new Date(r.at), error });
+    if (!changed && !(await findMessage(db, { providerMessageId }))) return retry(`message of ${providerMessageId} not recorded as sent yet`);
+  };
+}

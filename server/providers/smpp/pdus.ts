@@ -1,0 +1,34 @@
+// submit_sm PDUs for one message: GSM 03.38 (data_coding 0, one octet per septet as SMPP carries it) when
+// the text fits, else UCS-2 (data_coding 8, UTF-16BE); longer texts are split exactly as the API counts
+// `segments` and each part carries a concatenation UDH (IEI 0x00, 8-bit reference).
+import smpp from "smpp";
+import { splitSegments } from "../../domain/segments.js";
+import type { OutboundMessage } from "../types.js";
+
+export const DATA_CODING = { "GSM-7": 0x00, "UCS-2": 0x08 } as const;
+export const ESM_UDHI = 0x40;
+
+function encode(text: string, encoding: "GSM-7" | "UCS-2"): Buffer {
+  return encoding === "GSM-7" ? smpp.encodings.ASCII!.encode(text) : Buffer.from(text, "utf16le").swap16();
+}
+
+export function submitPdus(m: OutboundMessage, reference: number): Record<string, unknown>[] {
+  const { encoding, parts } = splitSegments(m.body);
+  const alphanumeric = !m.from.startsWith("+");
+  return parts.map((part, i) => {
+    const payload = encode(part, encoding);
+    const udh = Buffer.from([0x05, 0x00, 0x03, reference & 0xff, parts.length, i + 1]);
+    return {
+      source_addr_ton: alphanumeric ? 0x05 : 0x01,
+      source_addr_npi: alphanumeric ? 0x00 : 0x01,
+      source_addr: alphanumeric ? m.from : m.from.slice(1),
+      dest_addr_ton: 0x01,
+      dest_addr_npi: 0x01,
+      destination_addr: m.to.slice(1),
+      registered_delivery: 0x01,
+      data_coding: DATA_CODING[encoding],
+      esm_class: parts.length > 1 ? ESM_UDHI : 0x00,
+      short_message: parts.length > 1 ? Buffer.concat([udh, payload]) : payload,
+    };
+  });
+}

@@ -1,0 +1,36 @@
+// Delivery receipts arrive as deliver_sm with the receipt flag in esm_class; the text carries
+// "id:… sub:… dlvrd:… submit date:… done date:… stat:DELIVRD err:000 text:…", and the receipted_message_id /
+// message_state TLVs, when present, take precedence.
+import type { PDU } from "smpp";
+
+export interface SmppReceipt {
+  messageId: string;
+  stat: string;
+  err: string | null;
+}
+
+const MESSAGE_STATES: Record<number, string> = {
+  1: "ENROUTE", 2: "DELIVRD", 3: "EXPIRED", 4: "DELETED", 5: "UNDELIV", 6: "ACCEPTD", 7: "UNKNOWN", 8: "REJECTD",
+};
+
+export function isDeliveryReceipt(pdu: PDU): boolean {
+  return ((pdu.esm_class as number) & 0x3c) === 0x04;
+}
+
+export function parseReceipt(pdu: PDU): SmppReceipt | undefined {
+  const sm = pdu.short_message as { message?: string | Buffer } | Buffer | string | undefined;
+  const raw = sm && typeof sm === "object" && !Buffer.isBuffer(sm) ? sm.message : sm;
+  const text = Buffer.isBuffer(raw) ? raw.toString("latin1") : (raw ?? "");
+  const id = (pdu.receipted_message_id as string | undefined) || /\bid:(\S+)/i.exec(text)?.[1];
+  const stat = (pdu.message_state ? MESSAGE_STATES[pdu.message_state as number] : undefined) ?? /\bstat:(\w+)/i.exec(text)?.[1]?.toUpperCase();
+  if (!id || !stat) return undefined;
+  return { messageId: id, stat, err: /\berr:(\w+)/i.exec(text)?.[1] ?? null };
+}
+
+/** Final outcome of a receipt status, or undefined for an intermediate one (ENROUTE, ACCEPTD). */
+export function outcomeOf(stat: string): "delivered" | "undelivered" | "failed" | undefined {
+  if (stat === "DELIVRD") return "delivered";
+  if (stat === "UNDELIV" || stat === "EXPIRED" || stat === "DELETED") return "undelivered";
+  if (stat === "REJECTD" || stat === "UNKNOWN") return "failed";
+  return undefined;
+}

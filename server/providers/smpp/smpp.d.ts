@@ -1,0 +1,35 @@
+// The parts of the `smpp` package (no published types) this project uses.
+declare module "smpp" {
+  import { EventEmitter } from "node:events";
+  import type { Server as NetServer } from "node:net";
+
+  export interface PDU {
+    command: string;
+    command_status: number;
+    sequence_number: number;
+    [field: string]: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    response(fields?: Record<string, unknown>): PDU;
+  }
+
+  export class Session extends EventEmitter {
+    send(pdu: PDU, callback?: (pdu: PDU) => void): boolean;
+    close(callback?: () => void): void;
+    destroy(callback?: () => void): void;
+    bind_transceiver(fields: Record<string, unknown>, callback: (pdu: PDU) => void): void;
+    submit_sm(fields: Record<string, unknown>, callback: (pdu: PDU) => void): void;
+    deliver_sm(fields: Record<string, unknown>, callback?: (pdu: PDU) => void): void;
+    unbind(fields?: Record<string, unknown>, callback?: (pdu: PDU) => void): void;
+    enquire_link(fields?: Record<string, unknown>, callback?: (pdu: PDU) => void): void;
+    pause(): void;
+    resume(): void;
+  }
+
+  export class Server extends NetServer {
+    sessions: Session[];
+  }
+
+  export function connect(options: { url: string; auto_enquire_link_period?: number }, listener?: () => void): Session;
+  export function createServer(listener: (session: Session) => void): Server;
+  export const errors: Record<string, number>;
+  export const encodings: Record<string, { encode(value: string): Buffer; decode(value: Buffer): string }>;
+}

@@ -1,0 +1,91 @@
+// A test SMSC on 127.0.0.1 built on the `smpp` package's server: accepts binds, answers submit_sm (or not,
+// as the test says), records every PDU, and sends delivery receipts on request.
+import smpp, { type PDU, type Session } from "smpp";
+import type { AddressInfo } from "node:net";
+
+export interface Smsc {
+  url: string;
+  submits: PDU[];
+  binds: PDU[];
+  sessions: () => Session[];
+  /** Decides the answer to a submit_sm: a command_status (0 = accepted), or "hold" to answer later. */
+  answer: (pdu: PDU, index: number) => number | "hold";
+  /** Called right after a submit_sm was accepted, with its message_id. */
+  afterAnswer?: (messageId: string) => void;
+  /** Answers held submits now. */
+  releaseHeld: () => void;
+  /** Max unanswered submit_sm seen at once on one session. */
+  maxUnanswered: number;
+  receipt: (messageId: string, stat: string, opts?: { err?: string; tlv?: boolean }) => Promise<PDU>;
+  idOf: (pdu: PDU) => string;
+  close: () => Promise<void>;
+}
+
+export async function startSmsc(credentials = { systemId: "test", password: "secret" }): Promise<Smsc> {
+  let counter = 0;
+  const ids = new Map<PDU, string>();
+  const held: (() => void)[] = [];
+  let unanswered = 0;
+  const smsc: Smsc = {
+    url: "",
+    submits: [],
+    binds: [],
+    sessions: () => server.sessions,
+    answer: () => 0,
+    releaseHeld: () => held.splice(0).forEach((f) => f()),
+    maxUnanswered: 0,
+    idOf: (pdu) => ids.get(pdu)!,
+    receipt: (messageId, stat, opts = {}) =>
+      new Promise((resolve) => {
+        const session = server.sessions.find((s) => (s as Session & { bound?: boolean }).bound)!;
+        session.deliver_sm(
+          {
+            esm_class: 0x04,
+            source_addr: "14155550123",
+            destination_addr: "ACME",
+            short_message: `id:${messageId} sub:001 dlvrd:001 submit date:2611221000 done date:2611221001 stat:${stat} err:${opts.err ?? "000"} text:`,
+            ...(opts.tlv ? { receipted_message_id: messageId, message_state: { DELIVRD: 2, UNDELIV: 5, REJECTD: 8 }[stat] } : {}),
+          },
+          resolve,
+        );
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of server.sessions) s.close();
+        server.close(() => resolve());
+      }),
+  };
+  const server = smpp.createServer((session) => {
+    session.on("bind_transceiver", (pdu: PDU) => {
+      smsc.binds.push(pdu);
+      const ok = pdu.system_id === credentials.systemId && pdu.password === credentials.password;
+      (session as Session & { bound?: boolean }).bound = ok;
+      session.send(pdu.response({ command_status: ok ? 0 : smpp.errors.ESME_RBINDFAIL }));
+    });
+    session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
+    session.on("unbind", (pdu: PDU) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on("submit_sm", (pdu: PDU) => {
+      const index = smsc.submits.length;
+      smsc.submits.push(pdu);
+      unanswered++;
+      smsc.maxUnanswered = Math.max(smsc.maxUnanswered, unanswered);
+      const respond = (status: number) => {
+        unanswered--;
+        const id = `smsc-${++counter}`;
+        if (status === 0) ids.set(pdu, id);
+        session.send(pdu.response(status === 0 ? { message_id: id } : { command_status: status }));
+        if (status === 0) smsc.afterAnswer?.(id);
+      };
+      const decision = smsc.answer(pdu, index);
+      if (decision === "hold") held.push(() => respond(0));
+      else respond(decision);
+    });
+    session.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  smsc.url = `smpp://${credentials.systemId}:${credentials.password}@127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return smsc;
+}

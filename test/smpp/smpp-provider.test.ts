@@ -1,0 +1,172 @@
+// PROVIDER=smpp against an SMSC started here on 127.0.0.1 (the smpp package's server): no mocks of our code.
+import type { PDU } from "smpp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../server/logger.js";
+import { SmppProvider } from "../../server/providers/smpp/provider.js";
+import { startWorker, type Worker } from "../../server/worker.js";
+import { useTestServer, type TestAccount } from "../helpers/server.js";
+import { startSmsc, type Smsc } from "../helpers/smsc.js";
+import { waitUntil } from "../helpers/wait.js";
+import { fastWorkerConfig } from "../helpers/worker.js";
+
+let smsc: Smsc;
+let worker: Worker;
+const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 3, smppMaxPerSecond: 200 });
+
+beforeAll(async () => {
+  smsc = await startSmsc();
+  const s = server();
+  worker = await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config: { ...s.config, smppUrl: smsc.url } });
+  const connection = (worker.provider as SmppProvider).connection;
+  await waitUntil("SMPP bound", async () => connection.state === "bound");
+});
+afterAll(async () => {
+  await worker?.stop(1000);
+  await smsc?.close();
+});
+
+async function send(a: TestAccount, body: string, to = "+14155550123", from = "ACME") {
+  const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
+    body: { to, body, from, scheduledAt: new Date(Date.now() + 500).toISOString() },
+  });
+  if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
+  return data.messageId;
+}
+
+const message = async (a: TestAccount, id: string) => (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
+const inStatus = (a: TestAccount, id: string, status: string) =>
+  waitUntil(`message ${id} ${status}`, async () => {
+    const m = await message(a, id);
+    return m.status === status && m;
+  });
+const submitsTo = (number: string) => smsc.submits.filter((p) => p.destination_addr === number);
+const udhOf = (pdu: PDU) => (pdu.short_message as { udh?: Buffer[] }).udh?.[0];
+
+describe("SMPP provider", () => {
+  it("binds as transceiver with the URL's credentials and submits GSM-7 with a receipt requested", async () => {
+    expect(smsc.binds[0]).toMatchObject({ command: "bind_transceiver", system_id: "test", password: "secret" });
+    const a = await server().account();
+    const id = await send(a, "Hello {world} €", "+14155550131");
+    const sent = await inStatus(a, id, "sent");
+    const [pdu] = submitsTo("14155550131");
+    expect(pdu).toMatchObject({ data_coding: 0, registered_delivery: 1, source_addr: "ACME", source_addr_ton: 5, dest_addr_ton: 1, esm_class: 0 });
+    expect(pdu!.short_message.message).toBe("Hello {world} €");
+    expect(sent.providerMessageId).toBe(smsc.idOf(pdu!));
+    await smsc.receipt(sent.providerMessageId!, "DELIVRD");
+    const delivered = await inStatus(a, id, "delivered");
+    expect(delivered.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
+  });
+
+  it("sends UCS-2 with data_coding 8", async () => {
+    const a = await server().account();
+    const id = await send(a, "Привет 👋", "+14155550132");
+    await inStatus(a, id, "sent");
+    const [pdu] = submitsTo("14155550132");
+    expect(pdu!.data_coding).toBe(8);
+    expect(pdu!.short_message.message).toBe("Привет 👋");
+  });
+
+  it("splits a 3-segment message with a concatenation UDH, reports 3 segments, and is delivered when all are", async () => {
+    const a = await server().account();
+    const text = "abcdefghij".repeat(40); // 400 GSM-7 characters: 153 + 153 + 94
+    const id = await send(a, text, "+14155550133");
+    const sent = await inStatus(a, id, "sent");
+    expect(sent.segments).toBe(3);
+    const pdus = submitsTo("14155550133");
+    expect(pdus).toHaveLength(3);
+    const udhs = pdus.map((p) => udhOf(p)!);
+    for (const [i, udh] of udhs.entries()) {
+      expect([...udh.subarray(0, 2)]).toEqual([0x00, 0x03]);
+      expect(udh[2]).toBe(udhs[0]![2]); // one reference for all parts
+      expect([udh[3], udh[4]]).toEqual([3, i + 1]);
+      expect(pdus[i]!.esm_class & 0x40).toBe(0x40);
+    }
+    expect(pdus.map((p) => p.short_message.message).join("")).toBe(text);
+    await smsc.receipt(smsc.idOf(pdus[0]!), "DELIVRD");
+    await smsc.receipt(smsc.idOf(pdus[1]!), "DELIVRD");
+    // Still sent until the last segment is confirmed.
+    expect((await message(a, id)).status).toBe("sent");
+    await smsc.receipt(smsc.idOf(pdus[2]!), "DELIVRD", { tlv: true });
+    await inStatus(a, id, "delivered");
+  });
+
+  it("a multipart message whose second segment fails is undelivered", async () => {
+    const a = await server().account();
+    const id = await send(a, "x".repeat(200), "+14155550134");
+    await inStatus(a, id, "sent");
+    const pdus = submitsTo("14155550134");
+    await smsc.receipt(smsc.idOf(pdus[1]!), "UNDELIV", { err: "001" });
+    const m = await inStatus(a, id, "undelivered");
+    expect(m.error).toMatchObject({ code: "SMPP_UNDELIV" });
+    await smsc.receipt(smsc.idOf(pdus[0]!), "DELIVRD");
+    expect((await message(a, id)).status).toBe("undelivered");
+  });
+
+  it("maps REJECTD to failed and a refused submit to failed with the SMPP error code", async () => {
+    const a = await server().account();
+    const id = await send(a, "rejected later", "+14155550135");
+    const sent = await inStatus(a, id, "sent");
+    await smsc.receipt(sent.providerMessageId!, "REJECTD");
+    await inStatus(a, id, "failed");
+    smsc.answer = (pdu) => (pdu.destination_addr === "14155550136" ? 0x0b : 0); // ESME_RINVDSTADR
+    const refused = await send(a, "bad number", "+14155550136");
+    const m = await inStatus(a, refused, "failed");
+    expect(m.error).toMatchObject({ code: "ESME_RINVDSTADR" });
+    smsc.answer = () => 0;
+  });
+
+  it("on ESME_RTHROTTLED the message stays queued and goes out later", async () => {
+    const a = await server().account();
+    let throttled = 0;
+    smsc.answer = (pdu) => (pdu.destination_addr === "14155550137" && throttled++ < 2 ? 0x58 : 0);
+    const id = await send(a, "slow down", "+14155550137");
+    await inStatus(a, id, "sent");
+    expect(submitsTo("14155550137")).toHaveLength(3);
+    smsc.answer = () => 0;
+  });
+
+  it("never has more than SMPP_MAX_IN_FLIGHT submits unanswered", async () => {
+    const a = await server().account();
+    smsc.maxUnanswered = 0;
+    smsc.answer = () => "hold";
+    const ids = await Promise.all(Array.from({ length: 8 }, (_v, i) => send(a, `window ${i}`, `+1415555014${i}`)));
+    await waitUntil("window full", async () => smsc.maxUnanswered >= 3);
+    // Release in rounds; the window refills but never goes past 3.
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      smsc.releaseHeld();
+    }
+    smsc.answer = () => 0;
+    smsc.releaseHeld();
+    for (const id of ids) await inStatus(a, id, "sent");
+    expect(smsc.maxUnanswered).toBe(3);
+  });
+
+  it("does not lose a receipt that arrives before the submit_sm_resp is recorded", async () => {
+    const a = await server().account();
+    // The SMSC sends the receipt in the same breath as the submit_sm_resp.
+    smsc.afterAnswer = (id) => void smsc.receipt(id, "DELIVRD");
+    const id = await send(a, "fast carrier", "+14155550139");
+    const m = await inStatus(a, id, "delivered");
+    expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
+    smsc.afterAnswer = undefined;
+  });
+
+  it("acknowledges a receipt for an unknown id without an error loop", async () => {
+    const resp = await smsc.receipt("no-such-id", "DELIVRD");
+    expect(resp.command_status).toBe(0);
+  });
+
+  it("reconnects after the SMSC closes the connection; nothing lost, nothing sent twice", async () => {
+    const a = await server().account();
+    const before = smsc.binds.length;
+    for (const s of smsc.sessions()) s.close();
+    const connection = (worker.provider as SmppProvider).connection;
+    await waitUntil("disconnected", async () => connection.state !== "bound");
+    const id = await send(a, "after the drop", "+14155550138");
+    await waitUntil("bound again", async () => connection.state === "bound", 10_000);
+    expect(smsc.binds.length).toBe(before + 1);
+    await inStatus(a, id, "sent");
+    expect(submitsTo("14155550138")).toHaveLength(1);
+  });
+});
