@@ -376,7 +376,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Readiness probe: 200 when the database is reachable and migrations are current, else 503. */
+        /**
+         * @description Readiness probe: 200 when the database is reachable and migrations are current (and, with PROVIDER=smpp
+         *     in this process, the SMPP session is bound), else 503.
+         */
         get: operations["System_ready"];
         put?: never;
         post?: never;
@@ -923,6 +926,11 @@ export interface components {
              * @enum {string}
              */
             migrations: "current";
+            /**
+             * @description With PROVIDER=smpp in this process: `bound` when the SMPP session is bound (else the answer is 503).
+             * @enum {string}
+             */
+            provider?: "bound";
         };
         /**
          * @description Request to schedule a text message.

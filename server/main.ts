@@ -5,6 +5,7 @@ import { openDatabase } from "./db/open.js";
 import { createFirstStartKey } from "./domain/keysService.js";
 import { createApp } from "./http/app.js";
 import { createLogger } from "./logger.js";
+import { SmppProvider } from "./providers/smpp/provider.js";
 import { startWorker, type Worker } from "./worker.js";
 
 // SIGTERM must end the process within 10 s: in-flight requests and jobs get 7 s, then jobs are released.
@@ -23,9 +24,15 @@ if (firstKey) {
   process.stdout.write(`\nFirst start: created account "default" with API key:\n\n  ${firstKey}\n\nKeep it: it is not shown again. More keys: npm run keys -- create --account NAME\n\n`);
 }
 
+let worker: Worker | undefined;
+if (config.role === "worker" || config.role === "all") {
+  worker = await startWorker({ db, databaseUrl: database.url, log, config });
+}
+const smpp = worker?.provider instanceof SmppProvider ? worker.provider.connection : undefined;
+
 let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
-  const app = createApp({ db, log, config, now: () => new Date() });
+  const app = createApp({ db, log, config, now: () => new Date(), providerReady: smpp && (() => smpp.state === "bound") });
   server = app.listen(config.port, config.host, () => {
     log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
   });
@@ -35,11 +42,6 @@ if (config.role === "api" || config.role === "all") {
   server.requestTimeout = 30_000;
   server.keepAliveTimeout = 65_000;
 }
-let worker: Worker | undefined;
-if (config.role === "worker" || config.role === "all") {
-  worker = await startWorker({ db, databaseUrl: database.url, log, config });
-}
-
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
+import { register, Registry } from "prom-client";
 import { migrationsCurrent } from "../db/knex.js";
 import { ApiError } from "../domain/errors.js";
 import { requireApiKey } from "./auth.js";
@@ -92,13 +93,18 @@ export function createApp(services: Services): Express {
     try {
       await db.raw("SELECT 1");
       if (!(await migrationsCurrent(db))) throw new Error("migrations pending");
-      res.json({ status: "ready", database: "up", migrations: "current" });
     } catch {
-      sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable or migrations are pending."));
+      return sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable or migrations are pending."));
     }
+    if (services.providerReady && !services.providerReady()) {
+      return sendProblem(res, new ApiError(503, "service_unavailable", "The SMPP session is not bound."));
+    }
+    res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
   });
   app.get("/metrics", async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    // This app's HTTP metrics plus the process-wide ones (the SMPP session, when this process has one).
+    const merged = Registry.merge([metrics.registry, register]);
+    res.type(merged.contentType).send(await merged.metrics());
   });
   const yaml = readFileSync(resolve(generatedDir, "openapi.yaml"), "utf8");
   app.get("/openapi.json", (_req, res) => void res.json(document));

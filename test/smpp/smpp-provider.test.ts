@@ -1,6 +1,9 @@
 // PROVIDER=smpp against an SMSC started here on 127.0.0.1 (the smpp package's server): no mocks of our code.
 import type { PDU } from "smpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
 import { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
@@ -155,6 +158,29 @@ describe("SMPP provider", () => {
   it("acknowledges a receipt for an unknown id without an error loop", async () => {
     const resp = await smsc.receipt("no-such-id", "DELIVRD");
     expect(resp.command_status).toBe(0);
+  });
+
+  it("reports the bind on /readyz and /metrics", async () => {
+    const connection = (worker.provider as SmppProvider).connection;
+    const app = createApp({ db: server().db, log: createLogger("silent"), config: server().config, now: () => new Date(), providerReady: () => connection.state === "bound" });
+    const listener = await new Promise<Server>((resolve) => {
+      const l = app.listen(0, "127.0.0.1", () => resolve(l));
+    });
+    try {
+      const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+      expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ready", database: "up", migrations: "current", provider: "bound" });
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toMatch(/^smpp_bound 1$/m);
+      expect(metrics).toMatch(/^smpp_submits_total\{status="ok"\} \d+$/m);
+      for (const s of smsc.sessions()) s.close();
+      await waitUntil("unbound", async () => connection.state !== "bound");
+      const down = await fetch(`${base}/readyz`);
+      expect(down.status).toBe(503);
+      expect(((await down.json()) as { detail: string }).detail).toContain("SMPP");
+      await waitUntil("bound again", async () => connection.state === "bound", 10_000);
+    } finally {
+      await new Promise((r) => listener.close(r));
+    }
   });
 
   it("reconnects after the SMSC closes the connection; nothing lost, nothing sent twice", async () => {

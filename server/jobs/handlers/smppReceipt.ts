@@ -5,6 +5,7 @@ import type { Db } from "../../db/knex.js";
 import { findMessage } from "../../db/messages.js";
 import { recordSegmentReceipt } from "../../db/smppSegments.js";
 import { changeMessageStatus } from "../../domain/statusChanges.js";
+import { receiptLag } from "../../providers/smpp/metrics.js";
 import { outcomeOf } from "../../providers/smpp/receipts.js";
 import { RetryLater, type JobHandler } from "../types.js";
 
@@ -35,6 +36,8 @@ export function smppReceiptHandler(db: Db): JobHandler {
     const error = failed ? { code: `SMPP_${failed.stat}`, message: `Segment ${failed.seq} of ${failed.total}: ${failed.stat}${failed.err ? ` (err ${failed.err})` : ""}.` } : null;
     const providerMessageId = segments[0]!.providerMessageId;
     const changed = await changeMessageStatus(db, { providerMessageId }, { status, at: new Date(r.at), error });
+    const sentAt = changed && (await findMessage(db, { providerMessageId }))?.sentAt;
+    if (sentAt) receiptLag.observe((new Date(r.at).getTime() - sentAt.getTime()) / 1000);
     if (!changed && !(await findMessage(db, { providerMessageId }))) return retry(`message of ${providerMessageId} not recorded as sent yet`);
   };
 }

@@ -12,6 +12,7 @@ import { insertSegments } from "../../db/smppSegments.js";
 import type { Logger } from "../../logger.js";
 import { ProviderUnavailable, type OutboundMessage, type Provider, type SubmitResult } from "../types.js";
 import { NotBound, SmppConnection } from "./connection.js";
+import { registerSmppMetrics, submitsTotal } from "./metrics.js";
 import { submitPdus } from "./pdus.js";
 
 const THROTTLED = new Set([smpp.errors.ESME_RTHROTTLED, smpp.errors.ESME_RMSGQFUL]);
@@ -40,6 +41,7 @@ export class SmppProvider implements Provider {
   }
 
   async start(): Promise<void> {
+    registerSmppMetrics(this.connection);
     this.connection.start();
   }
 
@@ -59,6 +61,7 @@ export class SmppProvider implements Provider {
           if (error instanceof NotBound && i === 0) throw new ProviderUnavailable(error.message, 1000);
           throw error;
         }
+        submitsTotal.inc({ status: resp.command_status === 0 ? "ok" : (ERROR_NAMES.get(resp.command_status) ?? String(resp.command_status)) });
         if (resp.command_status === 0) {
           ids.push(resp.message_id as string);
           break;
