@@ -160,6 +160,27 @@ describe("SMPP provider", () => {
     expect(resp.command_status).toBe(0);
   });
 
+  it("when the SMSC drops the connection mid-stream: in-flight messages fail as unknown, queued ones go out after the reconnect, none twice", async () => {
+    const a = await server().account();
+    const connection = (worker.provider as SmppProvider).connection;
+    smsc.answer = () => "hold";
+    const numbers = Array.from({ length: 5 }, (_v, i) => `+1415555018${i}`);
+    const ids = await Promise.all(numbers.map((n, i) => send(a, `mid-stream ${i}`, n)));
+    await waitUntil("window full of unanswered submits", async () => numbers.filter((n) => submitsTo(n.slice(1)).length > 0).length === 3);
+    smsc.answer = () => 0;
+    for (const s of smsc.sessions()) s.close();
+    await waitUntil("bound again", async () => connection.state === "bound", 10_000);
+    const final = await waitUntil("all settled", async () => {
+      const all = await Promise.all(ids.map((id) => message(a, id)));
+      return all.every((m) => m.status !== "scheduled") && all;
+    });
+    const failed = final.filter((m) => m.status === "failed");
+    expect(failed).toHaveLength(3);
+    for (const m of failed) expect(m.error?.code).toBe("send_outcome_unknown");
+    expect(final.filter((m) => m.status === "sent")).toHaveLength(2);
+    for (const n of numbers) expect(submitsTo(n.slice(1)).length).toBe(1);
+  });
+
   it("reports the bind on /readyz and /metrics", async () => {
     const connection = (worker.provider as SmppProvider).connection;
     const app = createApp({ db: server().db, log: createLogger("silent"), config: server().config, now: () => new Date(), providerReady: () => connection.state === "bound" });
