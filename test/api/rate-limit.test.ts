@@ -4,7 +4,8 @@ import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
-const server = useTestServer({ rateLimitPerSecond: 5, rateLimitBurst: 5 });
+// 1 request/s after a burst of 5: slow enough that a loaded machine cannot refill a token mid-test.
+const server = useTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 5 });
 
 describe("rate limits per API key", () => {
   it("answers 429 with Retry-After past the burst, with RateLimit headers throughout, and recovers", async () => {
@@ -41,7 +42,7 @@ describe("rate limits per API key", () => {
   it("is shared by every server instance on the database", async () => {
     const a = await server().account();
     // A second, independent app instance over the same database.
-    const other = createApp({ db: server().db, log: createLogger("silent"), config: { ...loadConfig({}), rateLimitPerSecond: 5, rateLimitBurst: 5 }, now: () => new Date() });
+    const other = createApp({ db: server().db, log: createLogger("silent"), config: { ...loadConfig({}), rateLimitPerSecond: 1, rateLimitBurst: 5 }, now: () => new Date() });
     const listener = await new Promise<import("node:http").Server>((resolve) => {
       const s = other.listen(0, "127.0.0.1", () => resolve(s));
     });
