@@ -7,6 +7,7 @@ export interface Smsc {
   url: string;
   submits: PDU[];
   binds: PDU[];
+  unbinds: PDU[];
   sessions: () => Session[];
   /** Decides the answer to a submit_sm: a command_status (0 = accepted), or "hold" to answer later. */
   answer: (pdu: PDU, index: number) => number | "hold";
@@ -30,6 +31,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
     url: "",
     submits: [],
     binds: [],
+    unbinds: [],
     sessions: () => server.sessions,
     answer: () => 0,
     releaseHeld: () => held.splice(0).forEach((f) => f()),
@@ -64,6 +66,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
     });
     session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
     session.on("unbind", (pdu: PDU) => {
+      smsc.unbinds.push(pdu);
       session.send(pdu.response());
       session.close();
     });

@@ -14,6 +14,7 @@ import { fastWorkerConfig } from "../helpers/worker.js";
 
 let smsc: Smsc;
 let worker: Worker;
+let stopped = false;
 const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 3, smppMaxPerSecond: 200 });
 
 beforeAll(async () => {
@@ -24,7 +25,7 @@ beforeAll(async () => {
   await waitUntil("SMPP bound", async () => connection.state === "bound");
 });
 afterAll(async () => {
-  await worker?.stop(1000);
+  if (!stopped) await worker?.stop(1000);
   await smsc?.close();
 });
 
@@ -215,5 +216,11 @@ describe("SMPP provider", () => {
     expect(smsc.binds.length).toBe(before + 1);
     await inStatus(a, id, "sent");
     expect(submitsTo("14155550138")).toHaveLength(1);
+  });
+
+  it("unbinds cleanly when the worker stops", async () => {
+    await worker.stop(1000);
+    stopped = true;
+    expect(smsc.unbinds.length).toBeGreaterThanOrEqual(1);
   });
 });
