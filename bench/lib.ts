@@ -150,10 +150,12 @@ export async function machine(db: Db) {
   return { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: rows[0].server_version as string };
 }
 
+/** BENCH_RESULTS_DIR redirects results (the CI smoke run writes to a scratch folder). */
 export function writeResult(name: string, result: unknown): void {
-  mkdirSync(join(root, "bench/results"), { recursive: true });
+  const dir = process.env.BENCH_RESULTS_DIR ?? join(root, "bench/results");
+  mkdirSync(dir, { recursive: true });
   const line = JSON.stringify({ bench: name, at: new Date().toISOString(), ...(result as object) });
-  writeFileSync(join(root, `bench/results/${name}.json`), line + "\n");
+  writeFileSync(join(dir, `${name}.json`), line + "\n");
   process.stdout.write(line + "\n");
 }
 

@@ -1,0 +1,85 @@
+// npm run bench:api — POST /api/v1/scheduler/schedule under autocannon (32 connections, valid random bodies),
+// against our server (auth, validation, message + job + history, NOTIFY) and a baseline Express app doing one
+// INSERT, side by side on the same database: alternating rounds, medians, and the ratio.
+import autocannon from "autocannon";
+import { spawn, type ChildProcess } from "node:child_process";
+import { ensureAccount } from "../server/db/accounts.js";
+import { freePort } from "../server/db/embedded.js";
+import { createKeyForAccount } from "../server/domain/keysService.js";
+import { machine, printTopStatements, root, startBenchDatabase, writeResult } from "./lib.js";
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const bench = await startBenchDatabase();
+const { db } = bench;
+await db.raw("CREATE TABLE baseline_messages (id uuid PRIMARY KEY, recipient text, sender text, body text, scheduled_at timestamptz)");
+await ensureAccount(db, "bench-api");
+const { key } = await createKeyForAccount(db, "bench-api");
+
+/** Starts a server process and waits until it answers. Its output is discarded: request logs must not
+ * compete with the load generator for this process's event loop (a full pipe stalls a synchronous logger). */
+async function serve(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn("node", [...profile, "--import", "tsx", script], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: bench.url, PORT: String(port), LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const up = await fetch(`${url}/healthz`).then((r) => r.status < 500, () => false);
+    if (up) return { child, url };
+    if (i > 300) throw new Error(`${script} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ours = await serve("server/main.ts", { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
+const baseline = await serve("bench/baseline-api.ts", {});
+
+let n = 0;
+const request = {
+  method: "POST",
+  path: "/api/v1/scheduler/schedule",
+  headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+  setupRequest: (req: { body?: string }) => ({
+    ...req,
+    body: JSON.stringify({
+      to: `+1415559${String(1000 + (n++ % 9000))}`,
+      body: "Your appointment is tomorrow at 10:00.",
+      from: "ACME",
+      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+    }),
+  }),
+};
+
+const runs: Record<"ours" | "baseline", { rps: number; p50: number; p99: number; non2xx: number }[]> = { ours: [], baseline: [] };
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const [name, target] of [["ours", ours], ["baseline", baseline]] as const) {
+    process.stderr.write(`round ${round}/${ROUNDS}: ${name} for ${DURATION} s…\n`);
+    const r = await autocannon({ url: target.url, connections: 32, duration: DURATION, requests: [request] });
+    runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const summary = (name: "ours" | "baseline") => ({
+  requestsPerSecond: Math.round(median(runs[name].map((r) => r.rps))),
+  p50Ms: median(runs[name].map((r) => r.p50)),
+  p99Ms: median(runs[name].map((r) => r.p99)),
+  non2xx: runs[name].reduce((a, r) => a + r.non2xx, 0),
+});
+const result = { ours: summary("ours"), baseline: summary("baseline") };
+await printTopStatements(db, "api, both servers");
+ours.child.kill("SIGTERM");
+baseline.child.kill("SIGTERM");
+writeResult("api", {
+  machine: await machine(db),
+  connections: 32,
+  seconds: DURATION,
+  rounds: ROUNDS,
+  ...result,
+  ratio: Number((result.ours.requestsPerSecond / result.baseline.requestsPerSecond).toFixed(2)),
+});
+await bench.stop();
