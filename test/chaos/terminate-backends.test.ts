@@ -1,0 +1,76 @@
+// Chaos: every connection of the service (pool and LISTEN) is killed with pg_terminate_backend every
+// 500 ms while 1,000 messages are sent with receipts. Afterwards every message is final, each was handed to
+// the provider at most once, and every receipt reached the receiver (duplicates only with one X-Webhook-Id).
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { ensureAccount } from "../../server/db/accounts.js";
+import { insertJobs } from "../../server/db/jobs/index.js";
+import { insertScheduledMessages } from "../../server/db/messages.js";
+import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
+import { insertWebhook } from "../../server/db/webhooks.js";
+import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
+import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
+import { useTestDatabase } from "../helpers/database.js";
+import { spawnProcess } from "../helpers/process.js";
+import { startReceiver, type Receiver } from "../helpers/receiver.js";
+import { waitUntil } from "../helpers/wait.js";
+
+const database = useTestDatabase();
+let receiver: Receiver | undefined;
+afterAll(() => receiver?.close());
+
+describe("connections killed under load", { timeout: 180_000 }, () => {
+  it("loses nothing and sends nothing twice", async () => {
+    const { db, url } = database();
+    receiver = await startReceiver();
+    const account = await ensureAccount(db, "chaos");
+    await insertWebhook(db, account.id, { name: "chaos", url: receiver.url, secret: generateWebhookSecret() });
+    const due = new Date(Date.now() + 2000);
+    const ids: string[] = [];
+    for (let i = 0; i < 1000; i += 500) {
+      const batch = Array.from({ length: 500 }, (_v, j) => ({
+        id: randomUUID(), jobId: randomUUID(), to: `+1415556${1000 + i + j}`, from: "ACME", body: "chaos",
+        scheduledAt: due, segments: 1, encoding: "GSM-7" as const,
+      }));
+      await db.transaction(async (tx) => {
+        await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: due, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
+        await insertScheduledMessages(tx, account.id, batch);
+      });
+      ids.push(...batch.map((m) => m.id));
+    }
+    const worker = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
+      ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE: "1",
+      SIMULATOR_DELIVERY_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "200", SIMULATOR_SUBMIT_DELAY_MS: "5",
+    });
+    // Kill every backend of the service (application_name sms-platform*) twice a second for 10 s.
+    const killer = new pg.Client({ connectionString: url });
+    await killer.connect();
+    let kills = 0;
+    for (const stop = Date.now() + 10_000; Date.now() < stop; ) {
+      const { rowCount } = await killer.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'sms-platform%' AND pid <> pg_backend_pid()",
+      );
+      kills += rowCount ?? 0;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await killer.end();
+    expect(kills).toBeGreaterThan(10);
+
+    await waitUntil("every message final", async () => {
+      const rows = await db("messages").whereIn("id", ids).whereIn("status", ["scheduled", "sending", "sent"]).count({ n: "*" });
+      return Number(rows[0]!.n) === 0;
+    }, 90_000, 250);
+    const counts = await countSubmissionsByMessage(db);
+    expect(ids.filter((id) => (counts.get(id) ?? 0) > 1)).toEqual([]);
+    const statuses = await db("messages").whereIn("id", ids).select("id", "status", "error_code");
+    for (const s of statuses) if (s.status === "failed") expect(s.error_code).toBe("send_outcome_unknown");
+    // Every receipt the status changes imply reached the receiver.
+    const expected = await db("webhook_deliveries").whereIn("message_id", ids).select("id");
+    await receiver.waitFor("every receipt", (all) => new Set(all.map((r) => r.headers["x-webhook-id"])).size >= expected.length, 90_000);
+    const received = new Set(receiver.received.map((r) => r.headers["x-webhook-id"] as string));
+    expect(expected.filter((d) => !received.has(d.id))).toEqual([]);
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+  });
+});
