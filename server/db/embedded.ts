@@ -75,9 +75,11 @@ export interface StartOptions {
   settings?: Record<string, string>;
   /** Write the state file so other commands find this server (not for test clusters). */
   announce?: boolean;
+  /** A fixed port (a restart keeps its clients' URLs valid); default: a free one. */
+  port?: number;
 }
 
-export async function startEmbeddedPostgres({ dataDir, log, settings = {}, announce = true }: StartOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({ dataDir, log, settings = {}, announce = true, port: fixedPort }: StartOptions): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
   const clusterDir = join(root, "pg");
   const credentialsFile = join(root, "pg-credentials.json");
@@ -89,7 +91,7 @@ export async function startEmbeddedPostgres({ dataDir, log, settings = {}, annou
     writeFileSync(credentialsFile, JSON.stringify({ password: randomBytes(18).toString("base64url") }), { mode: 0o600 });
   }
   const { password } = JSON.parse(readFileSync(credentialsFile, "utf8")) as Credentials;
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,

@@ -1,0 +1,81 @@
+// Chaos: the PostgreSQL server itself is stopped mid-run and started again. While it is down the API answers
+// 503 problem documents at once (no hang, no 500); afterwards the worker reconnects (pool and LISTEN) and the
+// run completes with nothing lost and nothing sent twice.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../server/db/embedded.js";
+import { createDb, migrateLatest } from "../../server/db/knex.js";
+import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
+import { createKeyForAccount } from "../../server/domain/keysService.js";
+import { createLogger } from "../../server/logger.js";
+import { spawnProcess } from "../helpers/process.js";
+import { waitUntil } from "../helpers/wait.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sms-restart-"));
+chmodSync(dir, 0o755);
+let pgServer: EmbeddedDatabase | undefined;
+afterAll(async () => {
+  await pgServer?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("PostgreSQL restarted mid-run", { timeout: 180_000 }, () => {
+  it("answers 503 while it is down, then reconnects and completes the run", async () => {
+    const log = createLogger("silent");
+    const pgPort = await freePort();
+    const start = () => startEmbeddedPostgres({ dataDir: dir, log, announce: false, port: pgPort });
+    pgServer = await start();
+    const setup = createDb(pgServer.url, 2);
+    await migrateLatest(setup);
+    const { key } = await createKeyForAccount(setup, "restart");
+    await setup.destroy();
+
+    const port = await freePort();
+    const app = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
+      DATABASE_URL: pgServer.url, PORT: String(port), LOG_LEVEL: "warn", SIMULATOR_DELIVERY_DELAY_MS: "50", RATE_LIMIT_PER_SECOND: "0",
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitUntil("API up", () => fetch(`${base}/readyz`).then((r) => r.ok, () => false), 30_000, 100);
+    const schedule = (at: Date, i: number) =>
+      fetch(`${base}/api/v1/scheduler/schedule`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ to: `+1415557${2000 + i}`, body: "restart", from: "ACME", scheduledAt: at.toISOString() }),
+      });
+    // 200 messages due while the database will be down, 200 due after it is back.
+    const ids: string[] = [];
+    const t0 = Date.now();
+    for (let i = 0; i < 400; i++) {
+      const res = await schedule(new Date(t0 + (i < 200 ? 6_000 : 12_000)), i);
+      expect(res.status).toBe(201);
+      ids.push(((await res.json()) as { messageId: string }).messageId);
+    }
+
+    await pgServer.stop();
+    const down = await fetch(`${base}/api/v1/messages`, { headers: { Authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(5000) });
+    expect(down.status).toBe(503);
+    expect(down.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(((await down.json()) as { code: string }).code).toBe("service_unavailable");
+    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    await new Promise((r) => setTimeout(r, 3000)); // stay down a while: the worker's retries run against nothing
+    pgServer = await start();
+
+    const db = createDb(pgServer.url, 2);
+    try {
+      await waitUntil("every message final", async () => {
+        const rows = await db("messages").whereIn("id", ids).whereIn("status", ["scheduled", "sending", "sent"]).count({ n: "*" });
+        return Number(rows[0]!.n) === 0;
+      }, 90_000, 250);
+      const counts = await countSubmissionsByMessage(db);
+      expect(ids.filter((id) => (counts.get(id) ?? 0) > 1)).toEqual([]);
+      expect(ids.filter((id) => !counts.has(id))).toEqual([]);
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    } finally {
+      await db.destroy();
+    }
+    app.child.kill("SIGTERM");
+    expect(await app.exited).toBe(0);
+  });
+});
