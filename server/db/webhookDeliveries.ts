@@ -104,7 +104,8 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
  * For each (message, webhook): unparks the lowest-seq parked receipt whose earlier receipts are all finished,
  * with its job. The UPDATE re-checks `parked` on the locked row, so two concurrent releases release it once.
  */
-async function releaseNextParked(db: Knex, pairs: { messageId: string; webhookId: string }[]): Promise<number> {
+export async function releaseNextParked(db: Knex, pairs: { messageId: string; webhookId: string }[]): Promise<number> {
+  if (pairs.length === 0) return 0;
   const { rows } = await db.raw(
     `WITH next AS (
        UPDATE webhook_deliveries n SET parked = false
@@ -135,7 +136,7 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
     .whereNotExists(
       db("webhook_deliveries as e").whereRaw("e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.status = 'pending'").select(db.raw("1")),
     )
-    .andWhere("x.created_at", "<", db.raw("now() - interval '1 minute'"))
+    .andWhere("x.created_at", "<", db.raw("now() - interval '10 seconds'"))
     .distinct({ messageId: "x.message_id", webhookId: "x.webhook_id" });
   return orphans.length ? releaseNextParked(db, orphans) : 0;
 }

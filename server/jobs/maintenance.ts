@@ -34,24 +34,19 @@ function periodic(name: string, everyMs: number, log: Logger, runOnce: () => Pro
   };
 }
 
-/** Makes jobs whose lease expired (their worker died) claimable again. */
+/**
+ * Picks up what a crash left behind: jobs whose lease expired (their worker died) become claimable again, and
+ * receipts left parked behind an earlier one that has finished are released.
+ */
 export function createRescuer(db: Db, log: Logger, everyMs = 5_000): Service {
-  return periodic("rescuer", everyMs, log, () => rescueExpiredJobs(db));
+  return periodic("rescuer", everyMs, log, async () => (await rescueExpiredJobs(db)) + (await releaseOrphanedParkedDeliveries(db)));
 }
 
-/**
- * Deletes finished jobs after `retentionMs` and idempotency keys after their 24 h; completes done campaigns
- * and releases parked receipts that a crash left behind.
- */
+/** Deletes finished jobs after `retentionMs` and idempotency keys after their 24 h; completes done campaigns. */
 export function createCleaner(db: Db, log: Logger, retentionMs: number, everyMs = 60_000): Service {
   return periodic("cleaner", everyMs, log, async () => {
     let total = 0;
     for (let n = -1; n !== 0; total += n) n = await deleteFinalizedJobs(db, retentionMs);
-    return (
-      total +
-      (await deleteExpiredIdempotencyKeys(db)) +
-      (await completeFinishedCampaigns(db)) +
-      (await releaseOrphanedParkedDeliveries(db))
-    );
+    return total + (await deleteExpiredIdempotencyKeys(db)) + (await completeFinishedCampaigns(db));
   });
 }

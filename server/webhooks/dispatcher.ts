@@ -12,6 +12,7 @@ import {
   finishDeliveries,
   loadDeliveriesForDispatch,
   parkBehindEarlier,
+  releaseNextParked,
   type AttemptOutcome,
   type DeliveryForDispatch,
 } from "../db/webhookDeliveries.js";
@@ -37,8 +38,11 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId as string))).map((d) => [d.id, d]));
-      // Gone (webhook deleted) or already finished: nothing to do.
-      const pending = jobs.map((j) => loaded.get(j.payload.deliveryId as string)).filter((d): d is DeliveryForDispatch => d?.status === "pending");
+      // Gone (webhook deleted): nothing to do. Already finished: a retry after the finish committed but the
+      // release of the next receipt did not (the connection died in between), so release again (idempotent).
+      const found = jobs.map((j) => loaded.get(j.payload.deliveryId as string)).filter((d): d is DeliveryForDispatch => d !== undefined);
+      const pending = found.filter((d) => d.status === "pending");
+      await releaseNextParked(db, found.filter((d) => d.status !== "pending" && d.messageId).map((d) => ({ messageId: d.messageId!, webhookId: d.webhookId })));
       const parked = await parkBehindEarlier(db, pending);
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
 

@@ -10,6 +10,7 @@ import { createDb, migrateLatest } from "../../server/db/knex.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
 import { createKeyForAccount } from "../../server/domain/keysService.js";
 import { createLogger } from "../../server/logger.js";
+import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess } from "../helpers/process.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -64,13 +65,10 @@ describe("PostgreSQL restarted mid-run", { timeout: 180_000 }, () => {
 
     const db = createDb(pgServer.url, 2);
     try {
-      await waitUntil("every message final", async () => {
-        const rows = await db("messages").whereIn("id", ids).whereIn("status", ["scheduled", "sending", "sent"]).count({ n: "*" });
-        return Number(rows[0]!.n) === 0;
-      }, 90_000, 250);
-      const counts = await countSubmissionsByMessage(db);
-      expect(ids.filter((id) => (counts.get(id) ?? 0) > 1)).toEqual([]);
-      expect(ids.filter((id) => !counts.has(id))).toEqual([]);
+      await waitUntilSettled(db, ids, 90_000);
+      expect(await submittedTwice(db, ids)).toEqual([]);
+      const submitted = await countSubmissionsByMessage(db);
+      expect(ids.filter((id) => !submitted.has(id))).toEqual([]);
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
     } finally {
       await db.destroy();

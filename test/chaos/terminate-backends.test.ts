@@ -7,11 +7,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { insertJobs } from "../../server/db/jobs/index.js";
 import { insertScheduledMessages } from "../../server/db/messages.js";
-import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -43,13 +43,13 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
       ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE: "1",
       SIMULATOR_DELIVERY_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "200", SIMULATOR_SUBMIT_DELAY_MS: "5",
     });
-    // Kill every backend of the service (application_name sms-platform*) twice a second for 10 s.
+    // Kill every backend of the service in this test's database (pool and LISTEN) twice a second for 10 s.
     const killer = new pg.Client({ connectionString: url });
     await killer.connect();
     let kills = 0;
     for (const stop = Date.now() + 10_000; Date.now() < stop; ) {
       const { rowCount } = await killer.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'sms-platform%' AND pid <> pg_backend_pid()",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'sms-platform%' AND pid <> pg_backend_pid()",
       );
       kills += rowCount ?? 0;
       await new Promise((r) => setTimeout(r, 500));
@@ -57,12 +57,8 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
     await killer.end();
     expect(kills).toBeGreaterThan(10);
 
-    await waitUntil("every message final", async () => {
-      const rows = await db("messages").whereIn("id", ids).whereIn("status", ["scheduled", "sending", "sent"]).count({ n: "*" });
-      return Number(rows[0]!.n) === 0;
-    }, 90_000, 250);
-    const counts = await countSubmissionsByMessage(db);
-    expect(ids.filter((id) => (counts.get(id) ?? 0) > 1)).toEqual([]);
+    await waitUntilSettled(db, ids, 90_000);
+    expect(await submittedTwice(db, ids)).toEqual([]);
     const statuses = await db("messages").whereIn("id", ids).select("id", "status", "error_code");
     for (const s of statuses) if (s.status === "failed") expect(s.error_code).toBe("send_outcome_unknown");
     // Every receipt the status changes imply reached the receiver.

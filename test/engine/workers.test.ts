@@ -7,6 +7,7 @@ import { insertScheduledMessages } from "../../server/db/messages.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
 import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess } from "../helpers/process.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -49,17 +50,13 @@ async function scheduleMany(n: number, at: Date): Promise<string[]> {
   return ids;
 }
 
-async function unsettled(ids: string[]): Promise<number> {
-  const rows = await database().db("messages").whereIn("id", ids).whereIn("status", ["scheduled", "sending"]).count({ n: "*" });
-  return Number(rows[0]!.n);
-}
 
 describe("worker processes", { timeout: 120_000 }, () => {
   it("3 workers send 2,000 due messages, each handed to the provider exactly once", async () => {
     const workers = [startWorker(), startWorker(), startWorker()];
     await Promise.all(workers.map((w) => w.ready));
     const ids = await scheduleMany(2000, new Date(Date.now() + 500));
-    await waitUntil("all 2,000 sent", async () => (await unsettled(ids)) === 0, 60_000, 100);
+    await waitUntilSettled(database().db, ids, 60_000, ["scheduled", "sending"]);
     const counts = await countSubmissionsByMessage(database().db);
     expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
     const claimedBy = await database().db("jobs").whereIn("id", database().db("messages").whereIn("id", ids).select("job_id")).distinct("locked_by");
@@ -84,7 +81,7 @@ describe("worker processes", { timeout: 120_000 }, () => {
 
     const b = startWorker();
     await b.ready;
-    await waitUntil("every message settled", async () => (await unsettled(ids)) === 0, 40_000, 100);
+    await waitUntilSettled(database().db, ids, 40_000, ["scheduled", "sending"]);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
     const rescued = await database().db("jobs")
       .whereIn("id", database().db("messages").whereIn("id", ids).select("job_id"))
@@ -99,8 +96,7 @@ describe("worker processes", { timeout: 120_000 }, () => {
       expect(["sent", "delivered", "failed"]).toContain(s.status);
       if (s.status === "failed") expect(s.error_code).toBe("send_outcome_unknown");
     }
-    const counts = await countSubmissionsByMessage(database().db);
-    expect(ids.filter((id) => (counts.get(id) ?? 0) > 1)).toEqual([]);
+    expect(await submittedTwice(database().db, ids)).toEqual([]);
     b.proc.child.kill("SIGTERM");
     expect(await b.proc.exited).toBe(0);
   });
@@ -123,7 +119,7 @@ describe("worker processes", { timeout: 120_000 }, () => {
 
     const b = startWorker();
     await b.ready;
-    await waitUntil("the rest sent", async () => (await unsettled(ids)) === 0, 30_000, 100);
+    await waitUntilSettled(database().db, ids, 30_000, ["scheduled", "sending"]);
     const counts = await countSubmissionsByMessage(database().db);
     expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
     b.proc.child.kill("SIGTERM");
