@@ -25,6 +25,8 @@ export interface Config {
   jobRetentionMs: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -68,5 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
     rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),
     rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
+    httpHeadersTimeoutMs: int(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
+    httpRequestTimeoutMs: int(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000),
   };
 }

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
 import { openDatabase } from "./db/open.js";
 import { createFirstStartKey } from "./domain/keysService.js";
-import { createApp } from "./http/app.js";
+import { createApp, createHttpServer } from "./http/app.js";
 import { createLogger } from "./logger.js";
 import { SmppProvider } from "./providers/smpp/provider.js";
 import { startWorker, type Worker } from "./worker.js";
@@ -33,14 +33,9 @@ const smpp = worker?.provider instanceof SmppProvider ? worker.provider.connecti
 let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
   const app = createApp({ db, log, config, now: () => new Date(), providerReady: smpp && (() => smpp.state === "bound") });
-  server = app.listen(config.port, config.host, () => {
+  server = createHttpServer(app, config).listen(config.port, config.host, () => {
     log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
   });
-  // Slow clients: a request must send its headers within 10 s and finish within 30 s; idle keep-alive
-  // connections close after 65 s (longer than common load balancers' 60 s, so they close first).
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
 }
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -3,9 +3,11 @@ import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
 import { register, Registry } from "prom-client";
+import type { Config } from "../config.js";
 import { migrationsCurrent } from "../db/knex.js";
 import { ApiError } from "../domain/errors.js";
 import { requireApiKey } from "./auth.js";
@@ -141,4 +143,15 @@ export function createApp(services: Services): Express {
   app.use(notFoundHandler);
   app.use(errorHandler(log));
   return app;
+}
+
+/**
+ * The HTTP server for an app. Slow clients: a request must send its headers within HTTP_HEADERS_TIMEOUT_MS and
+ * finish within HTTP_REQUEST_TIMEOUT_MS (checked every second, not Node's default 30 s), so a slowloris cannot
+ * hold sockets; idle keep-alive connections close after 65 s (longer than common load balancers' 60 s).
+ */
+export function createHttpServer(app: Express, config: Config): import("node:http").Server {
+  const server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: config.httpHeadersTimeoutMs, requestTimeout: config.httpRequestTimeoutMs }, app);
+  server.keepAliveTimeout = 65_000;
+  return server;
 }

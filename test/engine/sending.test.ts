@@ -41,7 +41,7 @@ describe("the scheduler", () => {
 
   it("follows the simulator's outcomes: delivered, rejected, undelivered, no final status", async () => {
     const a = await server().account();
-    const at = new Date(Date.now() + 300);
+    const at = new Date(Date.now() + 1000);
     const ok = await scheduleAt(a, "+14155550123", at);
     const rejected = await scheduleAt(a, "+14155550001", at);
     const undelivered = await scheduleAt(a, "+14155550002", at);
@@ -70,10 +70,10 @@ describe("the scheduler", () => {
 
   it("never hands a cancelled message to the provider", async () => {
     const a = await server().account();
-    const id = await scheduleAt(a, "+14155550123", new Date(Date.now() + 400));
+    const id = await scheduleAt(a, "+14155550123", new Date(Date.now() + 1000));
     expect((await a.request("DELETE", `/api/v1/scheduler/cancel/${id}`)).status).toBe(200);
     // A later message of the same account goes out: once it has, the cancelled one's time has long passed.
-    const later = await scheduleAt(a, "+14155550124", new Date(Date.now() + 600));
+    const later = await scheduleAt(a, "+14155550124", new Date(Date.now() + 1500));
     await finalIn(a, later, ["sent", "delivered"]);
     expect((await getMessage(a, id)).status).toBe("cancelled");
     expect(await server().db("simulator_submissions").where({ message_id: id }).first()).toBeUndefined();
@@ -119,7 +119,7 @@ describe("provider reports", () => {
   it("a duplicate or late report does not move a message backwards or send a second receipt", async () => {
     const a = await server().account();
     await a.client.POST("/api/v1/webhooks", { body: { name: "w", url: "http://127.0.0.1:9/none" } });
-    const id = await scheduleAt(a, "+14155550123", new Date(Date.now() + 200));
+    const id = await scheduleAt(a, "+14155550123", new Date(Date.now() + 1000));
     const delivered = await finalIn(a, id, ["delivered"]);
     const { changeMessageStatus } = await import("../../server/domain/statusChanges.js");
     const target = { providerMessageId: delivered.providerMessageId! };
@@ -142,7 +142,7 @@ describe("provider reports", () => {
       insertJobs(tx, [{ id: crypto.randomUUID(), kind: PROVIDER_REPORT_JOB, payload: { providerMessageId, status: "delivered" }, runAt: new Date(), maxAttempts: 10 }]),
     );
     // The message whose submit answer carries that id is recorded a moment later.
-    const id = await scheduleAt(a, "+14155550003", new Date(Date.now() + 100));
+    const id = await scheduleAt(a, "+14155550003", new Date(Date.now() + 1000));
     await finalIn(a, id, ["sent"]);
     await server().db("messages").where({ id }).update({ provider_message_id: providerMessageId });
     const delivered = await finalIn(a, id, ["delivered"]);

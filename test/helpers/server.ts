@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createSmsClient, type SmsClient } from "../../client/index.js";
 import { loadConfig, type Config } from "../../server/config.js";
 import { createKeyForAccount } from "../../server/domain/keysService.js";
-import { createApp } from "../../server/http/app.js";
+import { createApp, createHttpServer } from "../../server/http/app.js";
 import { createLogger, type Logger } from "../../server/logger.js";
 import type { Resolver } from "../../server/webhooks/urlPolicy.js";
 import { useTestDatabase, type TestDatabase } from "./database.js";
@@ -39,7 +39,7 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
     const log = opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
     const app = createApp({ db, log, config, now: () => new Date(), resolver: opts.resolver });
     server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+      const s = createHttpServer(app, config).listen(0, "127.0.0.1", () => resolve(s));
     });
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     current = {

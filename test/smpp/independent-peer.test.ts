@@ -46,7 +46,7 @@ describe.skipIf(!available)("against Net::SMPP's example SMSC", () => {
     await waitUntil("bound to smsc.pl", async () => connection.state === "bound", 10_000);
     const a = await s.account();
     const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
-      body: { to: "+14155550170", body: "hello from the other side", from: "ACME", scheduledAt: new Date(Date.now() + 500).toISOString() },
+      body: { to: "+14155550170", body: "hello from the other side", from: "ACME", scheduledAt: new Date(Date.now() + 1000).toISOString() },
     });
     const sent = await waitUntil("sent", async () => {
       const m = (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: data!.messageId } } })).data!;

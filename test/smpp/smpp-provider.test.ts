@@ -31,7 +31,7 @@ afterAll(async () => {
 
 async function send(a: TestAccount, body: string, to = "+14155550123", from = "ACME") {
   const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body, from, scheduledAt: new Date(Date.now() + 500).toISOString() },
+    body: { to, body, from, scheduledAt: new Date(Date.now() + 1000).toISOString() },
   });
   if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
   return data.messageId;

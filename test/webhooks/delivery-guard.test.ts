@@ -25,7 +25,7 @@ describe("SSRF guard at delivery time", () => {
       expect(response.status).toBe(201);
       answer = "127.0.0.1";
       await a.client.POST("/api/v1/scheduler/schedule", {
-        body: { to: "+14155550003", body: "x", from: "ACME", scheduledAt: new Date(Date.now() + 100).toISOString() },
+        body: { to: "+14155550003", body: "x", from: "ACME", scheduledAt: new Date(Date.now() + 1000).toISOString() },
       });
       const attempt = await waitUntil("a blocked attempt", async () => {
         const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook!.webhookId } } });
@@ -55,7 +55,7 @@ describe("retries survive a restart", () => {
     const log = createLogger("silent");
     const first = await startWorker({ db: open().db, databaseUrl: open().url, log, config: open().config });
     await a.client.POST("/api/v1/scheduler/schedule", {
-      body: { to: "+14155550003", body: "x", from: "ACME", scheduledAt: new Date(Date.now() + 100).toISOString() },
+      body: { to: "+14155550003", body: "x", from: "ACME", scheduledAt: new Date(Date.now() + 1000).toISOString() },
     });
     await r.waitFor("first attempt", (all) => all.length === 1);
     await first.stop(1000); // the retry is 1.5 s away: nothing of it lives in this process

@@ -25,7 +25,7 @@ async function webhook(a: TestAccount, url: string) {
 
 async function sendSoon(a: TestAccount, to = "+14155550123") {
   const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body: "hello", from: "ACME", scheduledAt: new Date(Date.now() + 150).toISOString() },
+    body: { to, body: "hello", from: "ACME", scheduledAt: new Date(Date.now() + 1000).toISOString() },
   });
   return data!.messageId;
 }
