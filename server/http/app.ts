@@ -115,6 +115,7 @@ export function createApp(services: Services): Express {
 
   app.use("/api/v1", requireApiKey(db), rateLimitPerKey(db, config.rateLimitPerSecond, config.rateLimitBurst));
   app.use(express.json({ limit: "1mb", strict: true }));
+  app.use(rejectNulCharacters);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(document) as never,
@@ -155,3 +156,22 @@ export function createHttpServer(app: Express, config: Config): import("node:htt
   server.keepAliveTimeout = 65_000;
   return server;
 }
+
+/** A string anywhere in a value that contains NUL, as a JSON pointer, or undefined. */
+function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
+  if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      const found = nulPath(v, `${path}/${k}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** PostgreSQL text cannot hold NUL: refuse it as bad input here rather than fail at the INSERT. */
+const rejectNulCharacters: RequestHandler = (req, _res, next) => {
+  const path = nulPath(req.body, "/body");
+  if (!path) return next();
+  next(new ApiError(400, "validation_failed", `The request is invalid: ${path} contains the NUL character.`, [{ path, message: "must not contain the NUL character (\\u0000)" }]));
+};

@@ -86,6 +86,10 @@ export function toApiError(error: unknown): ApiError {
     case "encoding.unsupported":
       return new ApiError(415, "unsupported_media_type", "The request body must be UTF-8 JSON.");
   }
+  // Text PostgreSQL cannot store (e.g. NUL in a query parameter that reached a query): the input is bad.
+  if ((error as { code?: string })?.code === "22021" || (error as { code?: string })?.code === "22P05") {
+    return new ApiError(400, "validation_failed", "The request contains characters that cannot be stored.");
+  }
   if (isValidatorError(e)) {
     const code = CODE_BY_STATUS[e.status];
     if (code && e.status < 500) {

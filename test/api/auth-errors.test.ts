@@ -94,3 +94,14 @@ describe("problem documents for bad requests", () => {
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe("text PostgreSQL cannot store", () => {
+  it("answers 400 naming the field, never 500, for a NUL character", async () => {
+    const a = await server().account();
+    const res = await a.request("POST", "/api/v1/contacts/groups", { name: "a\u0000b", description: "x" });
+    expect(res.status).toBe(400);
+    expect((await problemOf(res)).errors).toEqual([{ path: "/body/name", message: "must not contain the NUL character (\\u0000)" }]);
+    const q = await a.request("GET", "/api/v1/contacts?cursor=%00");
+    expect(q.status).toBe(400);
+  });
+});
