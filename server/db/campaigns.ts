@@ -1,17 +1,11 @@
 import type { Knex } from "knex";
+import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 
 export type CampaignStatus = "scheduled" | "sending" | "completed" | "cancelled";
 
-export interface CampaignStats {
-  total: number;
-  scheduled: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  undelivered: number;
-  cancelled: number;
-}
+/** The contract's stats shape, computed by STATS_SQL below. */
+export type CampaignStats = components["schemas"]["CampaignStats"];
 
 export interface CampaignRow {
   id: string;

@@ -29,3 +29,15 @@ export function pageOf<T extends CursorKey>(rows: T[], limit: number): { items: 
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
+
+/**
+ * One page of a keyset-paginated list: asks `fetch` for one row more than `limit` after the cursor's key,
+ * so the presence of a next page is known without counting.
+ */
+export async function fetchPage<T extends CursorKey>(
+  query: { limit?: number; cursor?: string },
+  fetch: (window: { after?: CursorKey; limit: number }) => Promise<T[]>,
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const limit = query.limit ?? 50;
+  return pageOf(await fetch({ after: decodeCursor(query.cursor), limit: limit + 1 }), limit);
+}

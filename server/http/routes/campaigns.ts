@@ -11,7 +11,7 @@ import {
 } from "../../db/campaigns.js";
 import { groupExists } from "../../db/groups.js";
 import { insertJobs } from "../../db/jobs/index.js";
-import { decodeCursor, pageOf } from "../../domain/cursor.js";
+import { fetchPage } from "../../domain/cursor.js";
 import { ApiError, groupNotFound, invalidField, notFound } from "../../domain/errors.js";
 import { personalisationProblem } from "../../domain/personalise.js";
 import { requirePhone, requireSender } from "../../domain/phone.js";
@@ -54,9 +54,7 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
   },
 
   async Campaigns_list({ db, account, query }) {
-    const limit = query.limit ?? 50;
-    const rows = await listCampaigns(db, account.id, { status: query.status, after: decodeCursor(query.cursor), limit: limit + 1 });
-    const { items, nextCursor } = pageOf(rows, limit);
+    const { items, nextCursor } = await fetchPage(query, (w) => listCampaigns(db, account.id, { status: query.status, ...w }));
     return { status: 200, body: { data: items.map(toCampaign), nextCursor } };
   },
 

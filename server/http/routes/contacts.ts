@@ -2,7 +2,7 @@ import { deleteContact, getContact, insertContact, listContacts, updateContact }
 import { isForeignKeyViolation, isUniqueViolation } from "../../db/errors.js";
 import { groupExists } from "../../db/groups.js";
 import type { Db } from "../../db/knex.js";
-import { decodeCursor, pageOf } from "../../domain/cursor.js";
+import { fetchPage } from "../../domain/cursor.js";
 import { ApiError, groupNotFound, notFound } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
 import { toContact } from "../serialize.js";
@@ -35,9 +35,7 @@ export const contactHandlers: Pick<Handlers, "Contacts_create" | "Contacts_list"
   },
 
   async Contacts_list({ db, account, query }) {
-    const limit = query.limit ?? 50;
-    const rows = await listContacts(db, account.id, { groupId: query.groupId, after: decodeCursor(query.cursor), limit: limit + 1 });
-    const { items, nextCursor } = pageOf(rows, limit);
+    const { items, nextCursor } = await fetchPage(query, (w) => listContacts(db, account.id, { groupId: query.groupId, ...w }));
     return { status: 200, body: { data: items.map(toContact), nextCursor } };
   },
 

@@ -1,5 +1,5 @@
 import { getMessage, getStatusHistories, listMessages } from "../../db/messages.js";
-import { decodeCursor, pageOf } from "../../domain/cursor.js";
+import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
 import { storedStatuses } from "../../domain/messageStatus.js";
 import { toMessage } from "../serialize.js";
@@ -7,14 +7,13 @@ import type { Handlers } from "../types.js";
 
 export const messageHandlers: Pick<Handlers, "Messages_list" | "Messages_get"> = {
   async Messages_list({ db, account, query }) {
-    const limit = query.limit ?? 50;
-    const rows = await listMessages(db, account.id, {
-      statuses: query.status ? storedStatuses(query.status) : undefined,
-      campaignId: query.campaignId,
-      after: decodeCursor(query.cursor),
-      limit: limit + 1,
-    });
-    const { items, nextCursor } = pageOf(rows, limit);
+    const { items, nextCursor } = await fetchPage(query, (w) =>
+      listMessages(db, account.id, {
+        statuses: query.status ? storedStatuses(query.status) : undefined,
+        campaignId: query.campaignId,
+        ...w,
+      }),
+    );
     const histories = await getStatusHistories(db, items.map((m) => m.id));
     return { status: 200, body: { data: items.map((m) => toMessage(m, histories.get(m.id)!)), nextCursor } };
   },

@@ -8,7 +8,7 @@ import {
 } from "../../db/webhooks.js";
 import { randomUUID } from "node:crypto";
 import { getDelivery, listDeliveries, redeliver, type DeliveryRow } from "../../db/webhookDeliveries.js";
-import { decodeCursor, pageOf } from "../../domain/cursor.js";
+import { fetchPage } from "../../domain/cursor.js";
 import { invalidField, notFound } from "../../domain/errors.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
 import { generateWebhookSecret } from "../../domain/webhookSecrets.js";
@@ -69,14 +69,13 @@ export const webhookHandlers: Pick<
 
   async Webhooks_listDeliveries({ db, account, path, query }) {
     if (!(await getWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
-    const limit = query.limit ?? 50;
-    const rows = await listDeliveries(db, path.webhookId, {
-      messageId: query.messageId,
-      status: query.status,
-      after: decodeCursor(query.cursor),
-      limit: limit + 1,
-    });
-    const { items, nextCursor } = pageOf(rows, limit);
+    const { items, nextCursor } = await fetchPage(query, (w) =>
+      listDeliveries(db, path.webhookId, {
+        messageId: query.messageId,
+        status: query.status,
+        ...w,
+      }),
+    );
     return { status: 200, body: { data: items.map(toDelivery), nextCursor } };
   },
 
