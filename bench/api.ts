@@ -2,11 +2,9 @@
 // against our server and a baseline Express app running the same single statement (job + message + history)
 // with no auth, no validation and no logging, side by side on the same database: alternating rounds, medians, and the ratio.
 import autocannon from "autocannon";
-import { spawn, type ChildProcess } from "node:child_process";
 import { ensureAccount } from "../server/db/accounts.js";
-import { freePort } from "../server/db/embedded.js";
 import { createKeyForAccount } from "../server/domain/keysService.js";
-import { machine, printTopStatements, root, startBenchDatabase, writeResult } from "./lib.js";
+import { machine, printTopStatements, serveProcess, startBenchDatabase, writeResult } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -15,28 +13,8 @@ const { db } = bench;
 const account = await ensureAccount(db, "bench-api");
 const { key } = await createKeyForAccount(db, "bench-api");
 
-/** Starts a server process and waits until it answers. Its output is discarded: request logs must not
- * compete with the load generator for this process's event loop (a full pipe stalls a synchronous logger). */
-async function serve(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn("node", [...profile, "--import", "tsx", script], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: bench.url, PORT: String(port), LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    const up = await fetch(`${url}/healthz`).then((r) => r.status < 500, () => false);
-    if (up) return { child, url };
-    if (i > 300) throw new Error(`${script} did not start`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const ours = await serve("server/main.ts", { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
-const baseline = await serve("bench/baseline-api.ts", { BASELINE_ACCOUNT_ID: account.id });
+const ours = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
+const baseline = await serveProcess("bench/baseline-api.ts", bench.url, { BASELINE_ACCOUNT_ID: account.id });
 
 let n = 0;
 const request = {

@@ -7,7 +7,7 @@ import { cpus, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SingleBar, Presets } from "cli-progress";
 import { ensureAccount } from "../server/db/accounts.js";
-import { startEmbeddedPostgres } from "../server/db/embedded.js";
+import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { insertJobs } from "../server/db/jobs/index.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
 import { insertScheduledMessages } from "../server/db/messages.js";
@@ -169,4 +169,24 @@ export async function printTopStatements(db: Db, label: string): Promise<void> {
   process.stderr.write(`\ntop statements (${label}):\n`);
   for (const r of rows) process.stderr.write(`${String(r.calls).padStart(7)} ${String(r.total_ms).padStart(7)} ms ${String(r.mean_ms).padStart(8)} ms  ${r.query}\n`);
   await db.raw("SELECT pg_stat_statements_reset()");
+}
+
+/** Starts a server process and waits until it answers. Its output is discarded: request logs must not
+ * compete with the load generator for this process's event loop (a full pipe stalls a synchronous logger). */
+export async function serveProcess(script: string, databaseUrl: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn("node", [...profile, "--import", "tsx", script], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    const up = await fetch(`${url}/healthz`).then((r) => r.status < 500, () => false);
+    if (up) return { child, url };
+    if (i > 300) throw new Error(`${script} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
