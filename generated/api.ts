@@ -132,6 +132,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Create up to 10,000 contacts in one request, for example from a CSV file. Each row is checked like a
+         *     single create (phone normalised to E.164, first name up to 100 characters) and may name its group by
+         *     name or `groupId`. Valid rows are stored even when others fail; the answer lists the created contacts and
+         *     one error per failing field with its 1-based row. A body that is not a list of rows, or has more than
+         *     10,000 of them or unknown fields, is a 400 and nothing is stored. Send an `Idempotency-Key` to retry
+         *     safely: a repeat with the same key and body within 24 hours returns the first response.
+         */
+        post: operations["Contacts_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts/{contactId}": {
         parameters: {
             query?: never;
@@ -757,6 +781,116 @@ export interface components {
              * @enum {string}
              */
             status: "ok";
+        };
+        /** @description One row of a bulk import: a contact to create. Problems with a row are reported per row, not as a 400. */
+        ImportContactRow: {
+            /**
+             * @description Phone number, normalised like `phone` of a single contact. Not checked by the schema: a number that is
+             *     not valid is reported as this row's `invalid_phone` error, so one bad row does not reject the file.
+             */
+            phone: string;
+            /** @description First name, at most 100 characters (a longer one is this row's `first_name_too_long` error). */
+            firstName?: string | null;
+            /**
+             * @description Group to place the contact in: the name of an existing group of the account (case-insensitive) or its
+             *     `groupId`. `null`, absent or empty: no group. An unknown group is this row's `group_not_found` error.
+             */
+            group?: string | null;
+        };
+        /**
+         * @description Request to create many contacts at once, for example from a CSV file.
+         * @example {
+         *       "contacts": [
+         *         {
+         *           "phone": "+1 415 555 0123",
+         *           "firstName": "Ada",
+         *           "group": "VIP customers"
+         *         },
+         *         {
+         *           "phone": "+14155550124",
+         *           "firstName": null,
+         *           "group": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
+         *         },
+         *         {
+         *           "phone": "555-0125"
+         *         }
+         *       ]
+         *     }
+         */
+        ImportContactsRequest: {
+            /** @description The contacts to create, 1 to 10,000 rows; `row` in the errors is the 1-based index into this array. */
+            contacts: components["schemas"]["ImportContactRow"][];
+        };
+        /**
+         * @description Outcome of a bulk import: the valid rows are stored even when other rows fail.
+         * @example {
+         *       "imported": 2,
+         *       "failed": 1,
+         *       "contacts": [
+         *         {
+         *           "contactId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "phone": "+14155550123",
+         *           "firstName": "Ada",
+         *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "createdAt": "2026-11-22T10:00:00.000Z",
+         *           "updatedAt": "2026-11-22T10:00:00.000Z"
+         *         },
+         *         {
+         *           "contactId": "7c6d5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f",
+         *           "phone": "+14155550124",
+         *           "firstName": null,
+         *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "createdAt": "2026-11-22T10:00:00.000Z",
+         *           "updatedAt": "2026-11-22T10:00:00.000Z"
+         *         }
+         *       ],
+         *       "errors": [
+         *         {
+         *           "row": 3,
+         *           "field": "phone",
+         *           "code": "invalid_phone",
+         *           "detail": "\"555-0125\" is not a valid phone number with its +country prefix, e.g. +14155550123."
+         *         }
+         *       ]
+         *     }
+         */
+        ImportContactsResult: {
+            /**
+             * Format: int32
+             * @description Number of contacts created.
+             */
+            imported: number;
+            /**
+             * Format: int32
+             * @description Number of rows not stored (each has at least one entry in `errors`).
+             */
+            failed: number;
+            /** @description The created contacts, in the order of their rows. */
+            contacts: components["schemas"]["Contact"][];
+            /** @description Every problem found, ordered by row; a row may have several (one per field). */
+            errors: components["schemas"]["ImportRowError"][];
+        };
+        /** @description Why one row of an import was not stored. */
+        ImportRowError: {
+            /**
+             * Format: int32
+             * @description 1-based index of the row in the request's `contacts` array.
+             */
+            row: number;
+            /**
+             * @description The field of the row the error is about.
+             * @enum {string}
+             */
+            field: "phone" | "firstName" | "group";
+            /**
+             * @description Stable machine-readable code: `invalid_phone` (not a valid number with its `+country` prefix),
+             *     `contact_exists` (the account already has a contact with this phone), `duplicate_in_import` (the same
+             *     normalised phone is in an earlier row of the request), `group_not_found` (no group of the account has
+             *     this name or `groupId`), `first_name_too_long` (more than 100 characters).
+             */
+            code: string;
+            /** @description Human-readable explanation. */
+            detail: string;
         };
         /**
          * @description A message and its status history.
@@ -1920,6 +2054,119 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests for this API key. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Contacts_import: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string up to 255 characters; makes a retried request safe. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contacts": [
+                 *         {
+                 *           "phone": "+1 415 555 0123",
+                 *           "firstName": "Ada",
+                 *           "group": "VIP customers"
+                 *         },
+                 *         {
+                 *           "phone": "+14155550124",
+                 *           "firstName": null,
+                 *           "group": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
+                 *         },
+                 *         {
+                 *           "phone": "555-0125"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportContactsRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportContactsResult"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
