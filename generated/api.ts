@@ -8,10 +8,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List campaigns, newest first. */
+        /**
+         * List campaigns
+         * @description List campaigns, newest first.
+         */
         get: operations["Campaigns_list"];
         put?: never;
         /**
+         * Create a campaign
          * @description Create a campaign. Every recipient becomes an ordinary message with its own `messageId` and receipts.
          *     The answer comes before the messages of a large audience are all created.
          */
@@ -29,7 +33,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a campaign with live statistics. */
+        /**
+         * Get a campaign
+         * @description Get a campaign with live statistics.
+         */
         get: operations["Campaigns_get"];
         put?: never;
         post?: never;
@@ -49,6 +56,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Cancel a campaign
          * @description Cancel the campaign: every message of it not yet sent is cancelled, and recipients not yet turned into
          *     messages get none. Repeating the cancel returns the campaign again; 409 `not_cancellable` once completed.
          */
@@ -66,10 +74,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List contacts, newest first, optionally only those of one group. */
+        /**
+         * List contacts
+         * @description List contacts, newest first, optionally only those of one group.
+         */
         get: operations["Contacts_list"];
         put?: never;
-        /** @description Create a contact, optionally in a group. */
+        /**
+         * Create a contact
+         * @description Create a contact, optionally in a group.
+         */
         post: operations["Contacts_create"];
         delete?: never;
         options?: never;
@@ -86,7 +100,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Create a group. Names are unique within an account (409 `group_exists`). */
+        /**
+         * Create a group
+         * @description Create a group. Names are unique within an account (409 `group_exists`).
+         */
         post: operations["Groups_create"];
         delete?: never;
         options?: never;
@@ -101,7 +118,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List every group of the account, ordered by name. */
+        /**
+         * List all groups
+         * @description List every group of the account, ordered by name.
+         */
         get: operations["Groups_listAll"];
         put?: never;
         post?: never;
@@ -118,11 +138,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one group with its current contact count. */
+        /**
+         * Get a group
+         * @description Get one group with its current contact count.
+         */
         get: operations["Groups_get"];
         put?: never;
         post?: never;
         /**
+         * Delete a group
          * @description Delete a group. Its contacts are not deleted: in the same transaction they become unassigned
          *     (`groupId: null`).
          */
@@ -142,6 +166,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Import contacts
          * @description Create up to 10,000 contacts in one request, for example from a CSV file. Each row is checked like a
          *     single create (phone normalised to E.164, first name up to 100 characters) and may name its group by
          *     name or `groupId`. Valid rows are stored even when others fail; the answer lists the created contacts and
@@ -163,15 +188,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one contact. */
+        /**
+         * Get a contact
+         * @description Get one contact.
+         */
         get: operations["Contacts_get"];
         put?: never;
         post?: never;
-        /** @description Delete a contact. */
+        /**
+         * Delete a contact
+         * @description Delete a contact.
+         */
         delete: operations["Contacts_delete"];
         options?: never;
         head?: never;
-        /** @description Update a contact: its phone, first name, or group (`groupId: null` unassigns it). */
+        /**
+         * Update a contact
+         * @description Update a contact: its phone, first name, or group (`groupId: null` unassigns it).
+         */
         patch: operations["Contacts_update"];
         trace?: never;
     };
@@ -182,7 +216,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List messages, newest first, optionally filtered by status or campaign. */
+        /**
+         * List messages
+         * @description List messages, newest first, optionally filtered by status or campaign.
+         */
         get: operations["Messages_list"];
         put?: never;
         post?: never;
@@ -199,7 +236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one message with its status history. */
+        /**
+         * Get a message
+         * @description Get one message with its status history.
+         */
         get: operations["Messages_get"];
         put?: never;
         post?: never;
@@ -220,6 +260,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
+         * Cancel a scheduled message
          * @description Cancel a scheduled message. Cancel and send race safely: exactly one wins. Repeating the cancel of a
          *     cancelled message returns the same body. Once sending has begun the answer is 409 `not_cancellable`.
          */
@@ -239,6 +280,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Schedule a message
          * @description Schedule a text message for a future time. Send an `Idempotency-Key` to retry safely: a repeat with the
          *     same key and body within 24 hours returns the first response and creates nothing.
          */
@@ -256,10 +298,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List every webhook of the account (without secrets). */
+        /**
+         * List webhooks
+         * @description List every webhook of the account (without secrets).
+         */
         get: operations["Webhooks_list"];
         put?: never;
-        /** @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret. */
+        /**
+         * Register a webhook
+         * @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret.
+         */
         post: operations["Webhooks_create"];
         delete?: never;
         options?: never;
@@ -274,11 +322,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one webhook (without its secret). */
+        /**
+         * Get a webhook
+         * @description Get one webhook (without its secret).
+         */
         get: operations["Webhooks_get"];
         put?: never;
         post?: never;
-        /** @description Delete a webhook; it receives no further receipts. */
+        /**
+         * Delete a webhook
+         * @description Delete a webhook; it receives no further receipts.
+         */
         delete: operations["Webhooks_delete"];
         options?: never;
         head?: never;
@@ -292,7 +346,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the deliveries of this webhook, newest first, with every attempt. */
+        /**
+         * List a webhook's deliveries
+         * @description List the deliveries of this webhook, newest first, with every attempt.
+         */
         get: operations["Webhooks_listDeliveries"];
         put?: never;
         post?: never;
@@ -311,7 +368,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Queue a delivery again, whatever its outcome so far; the same `deliveryId` is sent. */
+        /**
+         * Redeliver a receipt
+         * @description Queue a delivery again, whatever its outcome so far; the same `deliveryId` is sent.
+         */
         post: operations["Webhooks_redeliver"];
         delete?: never;
         options?: never;
@@ -326,7 +386,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Read the webhook's signing secret. */
+        /**
+         * Get the signing secret
+         * @description Read the webhook's signing secret.
+         */
         get: operations["Webhooks_getSecret"];
         put?: never;
         post?: never;
@@ -346,6 +409,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Rotate the signing secret
          * @description Replace the signing secret with a new one. For 24 hours receipts carry signatures with both the old and
          *     the new secret, so receivers can switch without losing a receipt.
          */
@@ -366,6 +430,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Send a test receipt
          * @description Send a signed sample receipt (`event: "dlr.test"`) to the webhook now and return the outcome of that one
          *     attempt. It is not retried and not kept in the delivery log.
          */
@@ -383,7 +448,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Liveness probe: answers 200 while the process runs. */
+        /**
+         * Liveness probe
+         * @description Liveness probe: answers 200 while the process runs.
+         */
         get: operations["System_health"];
         put?: never;
         post?: never;
@@ -401,6 +469,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Readiness probe
          * @description Readiness probe: 200 when the database is reachable and migrations are current (and, with PROVIDER=smpp
          *     in this process, the SMPP session is bound), else 503.
          */
@@ -986,11 +1055,6 @@ export interface components {
          * @example Your appointment is tomorrow at 10:00.
          */
         MessageText: string;
-        /** @description The operation is not available yet on this server. */
-        NotImplementedResponse: {
-            /** @description The problem document. */
-            problem: components["schemas"]["Problem"];
-        };
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
          *     with `+` and the country code and be a valid number for its country. It is stored and returned in E.164.
@@ -1038,11 +1102,6 @@ export interface components {
          * @enum {string}
          */
         ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
-        /** @description Shared parts of every problem response. */
-        ProblemResponse: {
-            /** @description The problem document. */
-            problem: components["schemas"]["Problem"];
-        };
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
             /**
