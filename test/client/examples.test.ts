@@ -1,6 +1,6 @@
-// The programs of client/examples (shown in client/README.md, README.md and /docs) type-check against the client and run against a
-// real server with a worker: a schedule and cancel, a group campaign to completion, a CSV import, and the
-// Express receiver verifying real, signed receipts.
+// The programs of client/examples (shown in client/README.md, README.md and /docs): npm run typecheck checks
+// them against the client, and here they run against a real server with a worker: a schedule and cancel, a
+// group campaign to completion, a CSV import, and the Express receiver verifying real, signed receipts.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
@@ -25,14 +25,14 @@ const readme = readFileSync(resolve(root, "client/README.md"), "utf8");
 vi.spyOn(console, "log").mockImplementation(() => {});
 
 describe("client examples", () => {
-  it("type-check against the client under the project's compiler options", () => {
+  it("are type-checked by npm run typecheck (tsconfig.json includes them)", () => {
+    // Compiling them here too would cost several CPU seconds per run; CI runs the type check before the tests.
     const { config } = ts.readConfigFile(resolve(root, "tsconfig.json"), ts.sys.readFile);
-    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root);
-    const files = readdirSync(examplesDir).filter((f) => f.endsWith(".ts")).map((f) => resolve(examplesDir, f));
-    const program = ts.createProgram(files, { ...options, noEmit: true });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => examplesDir, getNewLine: () => "\n" }));
-    expect(diagnostics).toEqual([]);
-  }, 60_000);
+    const { fileNames } = ts.parseJsonConfigFileContent(config, ts.sys, root);
+    const examples = readdirSync(examplesDir).filter((f) => f.endsWith(".ts")).map((f) => resolve(examplesDir, f));
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    for (const file of examples) expect(fileNames.map((f) => resolve(f))).toContain(file);
+  });
 
   it("every example block of the READMEs and of /docs is a run of lines of the example file it names", () => {
     const blocksOf = (text: string) => [...text.matchAll(/```ts\n\/\/ client\/examples\/(\S+\.ts)\n([\s\S]*?)```/g)].map((m) => ({ file: m[1]!, code: m[2]! }));
