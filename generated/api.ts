@@ -8,10 +8,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List campaigns, newest first. */
+        /**
+         * List campaigns
+         * @description List campaigns, newest first.
+         */
         get: operations["Campaigns_list"];
         put?: never;
         /**
+         * Create a campaign
          * @description Create a campaign. Every recipient becomes an ordinary message with its own `messageId` and receipts.
          *     The answer comes before the messages of a large audience are all created.
          */
@@ -29,7 +33,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get a campaign with live statistics. */
+        /**
+         * Get a campaign
+         * @description Get a campaign with live statistics.
+         */
         get: operations["Campaigns_get"];
         put?: never;
         post?: never;
@@ -49,6 +56,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Cancel a campaign
          * @description Cancel the campaign: every message of it not yet sent is cancelled, and recipients not yet turned into
          *     messages get none. Repeating the cancel returns the campaign again; 409 `not_cancellable` once completed.
          */
@@ -66,10 +74,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List contacts, newest first, optionally only those of one group. */
+        /**
+         * List contacts
+         * @description List contacts, newest first, optionally only those of one group.
+         */
         get: operations["Contacts_list"];
         put?: never;
-        /** @description Create a contact, optionally in a group. */
+        /**
+         * Create a contact
+         * @description Create a contact, optionally in a group.
+         */
         post: operations["Contacts_create"];
         delete?: never;
         options?: never;
@@ -86,7 +100,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Create a group. Names are unique within an account (409 `group_exists`). */
+        /**
+         * Create a group
+         * @description Create a group. Names are unique within an account (409 `group_exists`).
+         */
         post: operations["Groups_create"];
         delete?: never;
         options?: never;
@@ -101,7 +118,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List every group of the account, ordered by name. */
+        /**
+         * List all groups
+         * @description List every group of the account, ordered by name.
+         */
         get: operations["Groups_listAll"];
         put?: never;
         post?: never;
@@ -118,15 +138,44 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one group with its current contact count. */
+        /**
+         * Get a group
+         * @description Get one group with its current contact count.
+         */
         get: operations["Groups_get"];
         put?: never;
         post?: never;
         /**
+         * Delete a group
          * @description Delete a group. Its contacts are not deleted: in the same transaction they become unassigned
          *     (`groupId: null`).
          */
         delete: operations["Groups_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import contacts
+         * @description Create up to 10,000 contacts in one request, for example from a CSV file. Each row is checked like a
+         *     single create (phone normalised to E.164, first name up to 100 characters) and may name its group by
+         *     name or `groupId`. Valid rows are stored even when others fail; the answer lists the created contacts and
+         *     one error per failing field with its 1-based row. A body that is not a list of rows, or has more than
+         *     10,000 of them or unknown fields, is a 400 and nothing is stored. Send an `Idempotency-Key` to retry
+         *     safely: a repeat with the same key and body within 24 hours returns the first response.
+         */
+        post: operations["Contacts_import"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -139,15 +188,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one contact. */
+        /**
+         * Get a contact
+         * @description Get one contact.
+         */
         get: operations["Contacts_get"];
         put?: never;
         post?: never;
-        /** @description Delete a contact. */
+        /**
+         * Delete a contact
+         * @description Delete a contact.
+         */
         delete: operations["Contacts_delete"];
         options?: never;
         head?: never;
-        /** @description Update a contact: its phone, first name, or group (`groupId: null` unassigns it). */
+        /**
+         * Update a contact
+         * @description Update a contact: its phone, first name, or group (`groupId: null` unassigns it).
+         */
         patch: operations["Contacts_update"];
         trace?: never;
     };
@@ -158,7 +216,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List messages, newest first, optionally filtered by status or campaign. */
+        /**
+         * List messages
+         * @description List messages, newest first, optionally filtered by status or campaign.
+         */
         get: operations["Messages_list"];
         put?: never;
         post?: never;
@@ -175,7 +236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one message with its status history. */
+        /**
+         * Get a message
+         * @description Get one message with its status history.
+         */
         get: operations["Messages_get"];
         put?: never;
         post?: never;
@@ -196,6 +260,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
+         * Cancel a scheduled message
          * @description Cancel a scheduled message. Cancel and send race safely: exactly one wins. Repeating the cancel of a
          *     cancelled message returns the same body. Once sending has begun the answer is 409 `not_cancellable`.
          */
@@ -215,6 +280,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Schedule a message
          * @description Schedule a text message for a future time. Send an `Idempotency-Key` to retry safely: a repeat with the
          *     same key and body within 24 hours returns the first response and creates nothing.
          */
@@ -232,10 +298,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List every webhook of the account (without secrets). */
+        /**
+         * List webhooks
+         * @description List every webhook of the account (without secrets).
+         */
         get: operations["Webhooks_list"];
         put?: never;
-        /** @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret. */
+        /**
+         * Register a webhook
+         * @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret.
+         */
         post: operations["Webhooks_create"];
         delete?: never;
         options?: never;
@@ -250,11 +322,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Get one webhook (without its secret). */
+        /**
+         * Get a webhook
+         * @description Get one webhook (without its secret).
+         */
         get: operations["Webhooks_get"];
         put?: never;
         post?: never;
-        /** @description Delete a webhook; it receives no further receipts. */
+        /**
+         * Delete a webhook
+         * @description Delete a webhook; it receives no further receipts.
+         */
         delete: operations["Webhooks_delete"];
         options?: never;
         head?: never;
@@ -268,7 +346,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description List the deliveries of this webhook, newest first, with every attempt. */
+        /**
+         * List a webhook's deliveries
+         * @description List the deliveries of this webhook, newest first, with every attempt.
+         */
         get: operations["Webhooks_listDeliveries"];
         put?: never;
         post?: never;
@@ -287,7 +368,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Queue a delivery again, whatever its outcome so far; the same `deliveryId` is sent. */
+        /**
+         * Redeliver a receipt
+         * @description Queue a delivery again, whatever its outcome so far; the same `deliveryId` is sent.
+         */
         post: operations["Webhooks_redeliver"];
         delete?: never;
         options?: never;
@@ -302,7 +386,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Read the webhook's signing secret. */
+        /**
+         * Get the signing secret
+         * @description Read the webhook's signing secret.
+         */
         get: operations["Webhooks_getSecret"];
         put?: never;
         post?: never;
@@ -322,6 +409,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Rotate the signing secret
          * @description Replace the signing secret with a new one. For 24 hours receipts carry signatures with both the old and
          *     the new secret, so receivers can switch without losing a receipt.
          */
@@ -342,6 +430,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Send a test receipt
          * @description Send a signed sample receipt (`event: "dlr.test"`) to the webhook now and return the outcome of that one
          *     attempt. It is not retried and not kept in the delivery log.
          */
@@ -359,7 +448,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Liveness probe: answers 200 while the process runs. */
+        /**
+         * Liveness probe
+         * @description Liveness probe: answers 200 while the process runs.
+         */
         get: operations["System_health"];
         put?: never;
         post?: never;
@@ -377,6 +469,7 @@ export interface paths {
             cookie?: never;
         };
         /**
+         * Readiness probe
          * @description Readiness probe: 200 when the database is reachable and migrations are current (and, with PROVIDER=smpp
          *     in this process, the SMPP session is bound), else 503.
          */
@@ -758,6 +851,116 @@ export interface components {
              */
             status: "ok";
         };
+        /** @description One row of a bulk import: a contact to create. Problems with a row are reported per row, not as a 400. */
+        ImportContactRow: {
+            /**
+             * @description Phone number, normalised like `phone` of a single contact. Not checked by the schema: a number that is
+             *     not valid is reported as this row's `invalid_phone` error, so one bad row does not reject the file.
+             */
+            phone: string;
+            /** @description First name, at most 100 characters (a longer one is this row's `first_name_too_long` error). */
+            firstName?: string | null;
+            /**
+             * @description Group to place the contact in: the name of an existing group of the account (case-insensitive) or its
+             *     `groupId`. `null`, absent or empty: no group. An unknown group is this row's `group_not_found` error.
+             */
+            group?: string | null;
+        };
+        /**
+         * @description Request to create many contacts at once, for example from a CSV file.
+         * @example {
+         *       "contacts": [
+         *         {
+         *           "phone": "+1 415 555 0123",
+         *           "firstName": "Ada",
+         *           "group": "VIP customers"
+         *         },
+         *         {
+         *           "phone": "+14155550124",
+         *           "firstName": null,
+         *           "group": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
+         *         },
+         *         {
+         *           "phone": "555-0125"
+         *         }
+         *       ]
+         *     }
+         */
+        ImportContactsRequest: {
+            /** @description The contacts to create, 1 to 10,000 rows; `row` in the errors is the 1-based index into this array. */
+            contacts: components["schemas"]["ImportContactRow"][];
+        };
+        /**
+         * @description Outcome of a bulk import: the valid rows are stored even when other rows fail.
+         * @example {
+         *       "imported": 2,
+         *       "failed": 1,
+         *       "contacts": [
+         *         {
+         *           "contactId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *           "phone": "+14155550123",
+         *           "firstName": "Ada",
+         *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "createdAt": "2026-11-22T10:00:00.000Z",
+         *           "updatedAt": "2026-11-22T10:00:00.000Z"
+         *         },
+         *         {
+         *           "contactId": "7c6d5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f",
+         *           "phone": "+14155550124",
+         *           "firstName": null,
+         *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "createdAt": "2026-11-22T10:00:00.000Z",
+         *           "updatedAt": "2026-11-22T10:00:00.000Z"
+         *         }
+         *       ],
+         *       "errors": [
+         *         {
+         *           "row": 3,
+         *           "field": "phone",
+         *           "code": "invalid_phone",
+         *           "detail": "\"555-0125\" is not a valid phone number with its +country prefix, e.g. +14155550123."
+         *         }
+         *       ]
+         *     }
+         */
+        ImportContactsResult: {
+            /**
+             * Format: int32
+             * @description Number of contacts created.
+             */
+            imported: number;
+            /**
+             * Format: int32
+             * @description Number of rows not stored (each has at least one entry in `errors`).
+             */
+            failed: number;
+            /** @description The created contacts, in the order of their rows. */
+            contacts: components["schemas"]["Contact"][];
+            /** @description Every problem found, ordered by row; a row may have several (one per field). */
+            errors: components["schemas"]["ImportRowError"][];
+        };
+        /** @description Why one row of an import was not stored. */
+        ImportRowError: {
+            /**
+             * Format: int32
+             * @description 1-based index of the row in the request's `contacts` array.
+             */
+            row: number;
+            /**
+             * @description The field of the row the error is about.
+             * @enum {string}
+             */
+            field: "phone" | "firstName" | "group";
+            /**
+             * @description Stable machine-readable code: `invalid_phone` (not a valid number with its `+country` prefix),
+             *     `contact_exists` (the account already has a contact with this phone), `duplicate_in_import` (the same
+             *     normalised phone is in an earlier row of the request), `group_not_found` (no group of the account has
+             *     this name or `groupId`), `first_name_too_long` (more than 100 characters).
+             */
+            code: string;
+            /** @description Human-readable explanation. */
+            detail: string;
+        };
         /**
          * @description A message and its status history.
          * @example {
@@ -852,11 +1055,6 @@ export interface components {
          * @example Your appointment is tomorrow at 10:00.
          */
         MessageText: string;
-        /** @description The operation is not available yet on this server. */
-        NotImplementedResponse: {
-            /** @description The problem document. */
-            problem: components["schemas"]["Problem"];
-        };
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
          *     with `+` and the country code and be a valid number for its country. It is stored and returned in E.164.
@@ -904,11 +1102,6 @@ export interface components {
          * @enum {string}
          */
         ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
-        /** @description Shared parts of every problem response. */
-        ProblemResponse: {
-            /** @description The problem document. */
-            problem: components["schemas"]["Problem"];
-        };
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
             /**
@@ -1920,6 +2113,119 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests for this API key. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Contacts_import: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string up to 255 characters; makes a retried request safe. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contacts": [
+                 *         {
+                 *           "phone": "+1 415 555 0123",
+                 *           "firstName": "Ada",
+                 *           "group": "VIP customers"
+                 *         },
+                 *         {
+                 *           "phone": "+14155550124",
+                 *           "firstName": null,
+                 *           "group": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
+                 *         },
+                 *         {
+                 *           "phone": "555-0125"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportContactsRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportContactsResult"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,6 +26,23 @@ export async function insertContact(db: Knex, accountId: string, contact: Contac
   return row as ContactRow;
 }
 
+/**
+ * Inserts many contacts in one statement; a phone the account already has (also one a concurrent request
+ * stores first) is skipped, not an error. Returns the rows stored, in no particular order.
+ */
+export async function insertContactsSkippingExisting(db: Knex, accountId: string, contacts: ContactFields[]): Promise<ContactRow[]> {
+  if (contacts.length === 0) return [];
+  // unnest keeps the statement at four parameters however many rows there are.
+  const { rows } = await db.raw(
+    `INSERT INTO contacts (account_id, phone, first_name, group_id)
+     SELECT ?, r.phone, r.first_name, r.group_id FROM unnest(?::text[], ?::text[], ?::uuid[]) AS r(phone, first_name, group_id)
+     ON CONFLICT (account_id, phone) DO NOTHING
+     RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", created_at AS "createdAt", updated_at AS "updatedAt"`,
+    [accountId, contacts.map((c) => c.phone), contacts.map((c) => c.firstName), contacts.map((c) => c.groupId)],
+  );
+  return rows as ContactRow[];
+}
+
 export async function getContact(db: Knex, accountId: string, contactId: string): Promise<ContactRow | undefined> {
   return db("contacts").where({ account_id: accountId, id: contactId }).first(columns);
 }

@@ -40,6 +40,28 @@ export async function groupExists(db: Knex, accountId: string, groupId: string):
   return Boolean(await db("groups").where({ account_id: accountId, id: groupId }).first("id"));
 }
 
+/**
+ * For each reference that names a group of the account, by id or by name (case-insensitive, as the unique
+ * index compares them), that group's id; an id match wins. The groups are locked FOR SHARE so none is
+ * deleted before the caller's transaction, which places contacts in them, commits.
+ */
+export async function resolveGroupRefs(db: Knex, accountId: string, refs: string[]): Promise<Map<string, string>> {
+  if (refs.length === 0) return new Map();
+  const { rows } = await db.raw(
+    `WITH r AS (SELECT DISTINCT ref FROM unnest(?::text[]) AS r(ref)),
+     m AS (
+       SELECT r.ref, g.id, true AS by_id FROM r JOIN groups g
+         ON g.account_id = ? AND g.id = CASE WHEN r.ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN r.ref::uuid END
+       UNION ALL
+       SELECT r.ref, g.id, false FROM r JOIN groups g ON g.account_id = ? AND lower(g.name) = lower(r.ref)
+     )
+     SELECT m.ref, m.id FROM m JOIN groups g ON g.id = m.id ORDER BY m.by_id FOR SHARE OF g`,
+    [refs, accountId, accountId],
+  );
+  // Ordered name matches first, so an id match of the same reference overwrites it.
+  return new Map((rows as { ref: string; id: string }[]).map((r) => [r.ref, r.id]));
+}
+
 /** Deletes a group; its contacts become unassigned by the foreign key's ON DELETE SET NULL, atomically. */
 export async function deleteGroup(db: Knex, accountId: string, groupId: string): Promise<boolean> {
   return (await db("groups").where({ account_id: accountId, id: groupId }).del()) > 0;

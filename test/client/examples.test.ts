@@ -1,0 +1,117 @@
+// The programs of client/examples (shown in client/README.md, README.md and /docs): npm run typecheck checks
+// them against the client, and here they run against a real server with a worker: a schedule and cancel, a
+// group campaign to completion, a CSV import, and the Express receiver verifying real, signed receipts.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import ts from "typescript";
+import { describe, expect, it, vi } from "vitest";
+import { groupCampaign } from "../../client/examples/campaign.js";
+import { importContacts } from "../../client/examples/import.js";
+import { receiptReceiver, type DeliveryReceipt } from "../../client/examples/receiver.js";
+import { scheduleAndCancel } from "../../client/examples/schedule-and-cancel.js";
+import { loadDocument } from "../../server/http/document.js";
+import { useTestServer } from "../helpers/server.js";
+import { waitUntil } from "../helpers/wait.js";
+import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
+
+const server = useTestServer(fastWorkerConfig);
+useTestWorker(server);
+const root = resolve(import.meta.dirname, "../..");
+const examplesDir = resolve(root, "client/examples");
+const readme = readFileSync(resolve(root, "client/README.md"), "utf8");
+// The examples log what they do; keep the test output quiet.
+vi.spyOn(console, "log").mockImplementation(() => {});
+
+describe("client examples", () => {
+  it("are type-checked by npm run typecheck (tsconfig.json includes them)", () => {
+    // Compiling them here too would cost several CPU seconds per run; CI runs the type check before the tests.
+    const { config } = ts.readConfigFile(resolve(root, "tsconfig.json"), ts.sys.readFile);
+    const { fileNames } = ts.parseJsonConfigFileContent(config, ts.sys, root);
+    const examples = readdirSync(examplesDir).filter((f) => f.endsWith(".ts")).map((f) => resolve(examplesDir, f));
+    expect(examples.length).toBeGreaterThanOrEqual(5);
+    for (const file of examples) expect(fileNames.map((f) => resolve(f))).toContain(file);
+  });
+
+  it("every example block of the READMEs and of /docs is a run of lines of the example file it names", () => {
+    const blocksOf = (text: string) => [...text.matchAll(/```ts\n\/\/ client\/examples\/(\S+\.ts)\n([\s\S]*?)```/g)].map((m) => ({ file: m[1]!, code: m[2]! }));
+    const receipts = (loadDocument() as unknown as { tags: { name: string; description?: string }[] }).tags.find((t) => t.name === "Delivery receipts")!;
+    const sources = { "client/README.md": blocksOf(readme), "README.md": blocksOf(readFileSync(resolve(root, "README.md"), "utf8")), "/docs": blocksOf(receipts.description!) };
+    expect(sources["client/README.md"].map((b) => b.file)).toEqual(["common.ts", "schedule-and-cancel.ts", "campaign.ts", "import.ts", "receiver.ts"]);
+    expect(sources["README.md"].map((b) => b.file)).toEqual(["receiver.ts"]);
+    expect(sources["/docs"].map((b) => b.file)).toEqual(["receiver.ts"]);
+    for (const [where, blocks] of Object.entries(sources)) {
+      for (const { file, code } of blocks) {
+        expect(readFileSync(resolve(examplesDir, file), "utf8"), `the ${file} block of ${where} differs from the file`).toContain(code.trimEnd());
+      }
+    }
+  });
+
+  it("schedule → cancel", async () => {
+    const a = await server().account();
+    const { scheduled, cancelled } = await scheduleAndCancel(a.client);
+    expect(scheduled.status).toBe("scheduled");
+    expect(cancelled).toMatchObject({ messageId: scheduled.messageId, status: "cancelled" });
+  });
+
+  it("group, contacts, campaign, and stats polled until completed", async () => {
+    const a = await server().account();
+    const campaign = await groupCampaign(a.client, { pollMs: 50 });
+    expect(campaign.status).toBe("completed");
+    expect(campaign.stats).toMatchObject({ total: 2, delivered: 2 });
+  });
+
+  it("CSV import", async () => {
+    const a = await server().account();
+    const result = await importContacts(a.client, "phone,firstName,group\n+1 415 555 0160,Ada,\nnope,Bob,\n+14155550160,Ada again,\n");
+    expect(result).toMatchObject({ imported: 1, failed: 2 });
+    expect(result.errors.map((e) => [e.row, e.code])).toEqual([[2, "invalid_phone"], [3, "duplicate_in_import"]]);
+  });
+
+  it("the Express receiver accepts signed receipts once each and refuses a forged one", async () => {
+    const a = await server().account();
+    const received: DeliveryReceipt[] = [];
+    // The server listens first, so the webhook can be registered with its URL and the app given its secret.
+    const receiver = createServer();
+    await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/sms/dlr`;
+      const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "example", url } });
+      receiver.on("request", receiptReceiver(webhook!.secret, (r) => received.push(r)));
+
+      const { data: test } = await a.client.POST("/api/v1/webhooks/{webhookId}/test", { params: { path: { webhookId: webhook!.webhookId } } });
+      expect(test).toMatchObject({ succeeded: true, attempt: { responseStatus: 204 } });
+
+      const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
+        body: { to: "+14155550170", body: "hi", from: "ACME", scheduledAt: new Date(Date.now() + 300).toISOString() },
+      });
+      await waitUntil("sent and delivered receipts", async () => received.filter((r) => r.messageId === message!.messageId).length === 2);
+      const ofMessage = received.filter((r) => r.messageId === message!.messageId);
+      expect(ofMessage.map((r) => r.event)).toEqual(["dlr.sent", "dlr.delivered"]);
+
+      // A redelivery carries the same X-Webhook-Id: answered 2xx, not handled twice.
+      const { data: deliveries } = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+        params: { path: { webhookId: webhook!.webhookId }, query: { messageId: message!.messageId } },
+      });
+      const delivered = deliveries!.data.find((d) => d.event === "dlr.delivered")!;
+      const count = received.length;
+      await a.client.POST("/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", {
+        params: { path: { webhookId: webhook!.webhookId, deliveryId: delivered.deliveryId } },
+      });
+      await waitUntil("the redelivery answered", async () => {
+        const { data } = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook!.webhookId }, query: { messageId: message!.messageId } } });
+        return data!.data.find((d) => d.deliveryId === delivered.deliveryId)!.attempts.length === 2;
+      });
+      expect(received.length).toBe(count);
+
+      const body = JSON.stringify(ofMessage[1]);
+      const forged = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-webhook-signature": "0".repeat(64) }, body });
+      expect(forged.status).toBe(401);
+      const noBody = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" });
+      expect(noBody.status).toBe(401);
+    } finally {
+      await new Promise((done) => receiver.close(done));
+    }
+  });
+});
