@@ -1,5 +1,5 @@
 // Contacts and groups: list, create, edit, move between groups, delete (a group's contacts stay), CSV import.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { importContacts, ok, type Contact, type Group, type ImportResult } from "../api.js";
 import { contactsFromCsv, CsvError, type ContactRow } from "../csv.js";
 import { navigate, useLocation } from "../router.js";
@@ -102,8 +102,8 @@ function GroupsPanel({ groups, selected, onSelect, onChanged, onDeleted }: { gro
         }}
       >
         <p>
-          Its {deleting?.contactCount ?? 0} contact{deleting?.contactCount === 1 ? "" : "s"} stay: they are kept, with no group. Campaigns already sent to the group are
-          not affected.
+          {deleting?.contactCount === 1 ? "Its 1 contact stays: it is kept, in no group." : `Its ${deleting?.contactCount ?? 0} contacts stay: they are kept, in no group.`}{" "}
+          Campaigns already sent to the group are not affected.
         </p>
       </ConfirmDialog>
     </aside>
@@ -153,27 +153,47 @@ function CreateContactForm({ groups, defaultGroup, onCreated }: { groups: Group[
   );
 }
 
+interface LineError {
+  line: number | string;
+  field: string;
+  detail: string;
+}
+
+/** Rows the API would refuse as a whole request (over its field limits) are reported here and not sent. */
+function localProblem(row: ContactRow): LineError | undefined {
+  if (!row.phone) return { line: row.line, field: "phone", detail: "The phone number is missing." };
+  if (row.phone.length > 64) return { line: row.line, field: "phone", detail: "The phone number is longer than 64 characters." };
+  if ((row.firstName?.length ?? 0) > 100) return { line: row.line, field: "firstName", detail: "The first name is longer than 100 characters." };
+  if ((row.group?.length ?? 0) > 1000) return { line: row.line, field: "group", detail: "The group is longer than 1000 characters." };
+  return undefined;
+}
+
 function ImportForm({ onImported }: { onImported: () => void }) {
   const { client } = useSession();
-  const fileRef = useRef<HTMLInputElement>(null);
   const [parsed, setParsed] = useState<{ name: string; rows: ContactRow[]; header: boolean } | undefined>();
   const [parseError, setParseError] = useState<string | undefined>();
-  const [result, setResult] = useState<(ImportResult & { lines: number[] }) | undefined>();
+  const [result, setResult] = useState<{ imported: number; failed: number; errors: LineError[] } | undefined>();
   const action = useAction(async () => {
-    const rows = parsed!.rows;
-    const total: ImportResult & { lines: number[] } = { imported: 0, failed: 0, contacts: [], errors: [], lines: rows.map((r) => r.line) };
-    for (let start = 0; start < rows.length; start += IMPORT_CHUNK) {
-      const chunk = rows.slice(start, start + IMPORT_CHUNK);
-      const answer = await importContacts(
+    const errors: LineError[] = [];
+    const sendable: ContactRow[] = [];
+    for (const row of parsed!.rows) {
+      const problem = localProblem(row);
+      if (problem) errors.push(problem);
+      else sendable.push(row);
+    }
+    let imported = 0;
+    for (let start = 0; start < sendable.length; start += IMPORT_CHUNK) {
+      const chunk = sendable.slice(start, start + IMPORT_CHUNK);
+      const answer: ImportResult = await importContacts(
         client,
         chunk.map((r) => ({ phone: r.phone, firstName: r.firstName, group: r.group })),
       );
-      total.imported += answer.imported;
-      total.failed += answer.failed;
-      total.contacts.push(...answer.contacts);
-      total.errors.push(...answer.errors.map((e) => ({ ...e, row: e.row + start })));
+      imported += answer.imported;
+      // `row` is the 1-based index into this request's rows: back to the line of the file.
+      errors.push(...answer.errors.map((e) => ({ line: chunk[e.row - 1]?.line ?? `row ${e.row}`, field: e.field, detail: e.detail })));
     }
-    setResult(total);
+    errors.sort((a, b) => Number(a.line) - Number(b.line));
+    setResult({ imported, failed: parsed!.rows.length - imported, errors });
     onImported();
   });
 
@@ -213,7 +233,7 @@ function ImportForm({ onImported }: { onImported: () => void }) {
         }
         error={parseError}
       >
-        <input id="import-file" ref={fileRef} type="file" accept=".csv,text/csv,text/plain" aria-describedby="import-file-hint" onChange={(e) => void onFile(e.currentTarget.files?.[0])} />
+        <input id="import-file" type="file" accept=".csv,text/csv,text/plain" aria-describedby="import-file-hint" onChange={(e) => void onFile(e.currentTarget.files?.[0])} />
       </Field>
       {parsed && (
         <p class="muted">
@@ -244,8 +264,8 @@ function ImportForm({ onImported }: { onImported: () => void }) {
               </thead>
               <tbody>
                 {result.errors.map((e) => (
-                  <tr key={`${e.row}-${e.field}`}>
-                    <td data-label="Line">{result.lines[e.row - 1] ?? `row ${e.row}`}</td>
+                  <tr key={`${e.line}-${e.field}`}>
+                    <td data-label="Line">{e.line}</td>
                     <td data-label="Field">
                       <code>{e.field}</code>
                     </td>
