@@ -37,7 +37,7 @@ describe("dashboard", { timeout: 60_000 }, () => {
     await input.fill(key);
     await input.press("Enter");
     await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([key]);
+    expect(await page.evaluate<string[]>("Object.values(sessionStorage)")).toEqual([key]);
     expect(new URL(page.url()).pathname).toBe("/dashboard/messages");
 
     // A reload keeps the session; a deep link is served the page too (the router decides what to show).
@@ -47,7 +47,7 @@ describe("dashboard", { timeout: 60_000 }, () => {
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
     // Nothing was blocked by the Content-Security-Policy, and no script failed.
     expect(page.problems.filter((p) => !p.includes("401"))).toEqual([]);
     await page.context().close();
@@ -179,7 +179,7 @@ describe("dashboard", { timeout: 60_000 }, () => {
       await page.getByRole("link", { name: link }).click();
       await page.getByRole("heading", { name: link, level: 1 }).waitFor();
       // Nothing wider than the screen: no sideways scrolling.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       await screenshot(page, name);
     }
     expect(page.problems).toEqual([]);
