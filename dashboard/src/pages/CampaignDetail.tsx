@@ -66,6 +66,14 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
   );
 }
 
+/** The audience group by name (the campaign keeps its own snapshot of the contacts; the group may be gone). */
+function GroupName({ groupId }: { groupId: string }) {
+  const { client } = useSession();
+  const group = useAsync(() => ok(client.GET("/api/v1/contacts/groups/{groupId}", { params: { path: { groupId } } })), [groupId]);
+  if (group.error?.status === 404) return <span>a group since deleted</span>;
+  return <Link to={`/contacts?groupId=${groupId}`}>{group.data ? `group “${group.data.name}”` : "a group"}</Link>;
+}
+
 export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const { client } = useSession();
   const [cancelling, setCancelling] = useState(false);
@@ -107,7 +115,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               <dt>From</dt>
               <dd>{c.from}</dd>
               <dt>Audience</dt>
-              <dd>{c.groupId ? <Link to={`/contacts?groupId=${c.groupId}`}>a group</Link> : "pasted numbers"}</dd>
+              <dd>{c.groupId ? <GroupName groupId={c.groupId} /> : "pasted numbers"}</dd>
               <dt>{c.type === "scheduled" ? "Scheduled for" : "Created"}</dt>
               <dd>{formatTime(c.scheduledAt ?? c.createdAt)}</dd>
             </dl>
