@@ -168,16 +168,29 @@ describe("dashboard", { timeout: 60_000 }, () => {
 
   it("fits a phone-width screen in one column", async () => {
     const { baseUrl, account } = server();
-    const { key } = await account();
+    const { key, client } = await account();
+    // Something on every page.
+    const group = (await client.POST("/api/v1/contacts/groups", { body: { name: "Regulars", description: "Come every week" } })).data!;
+    await client.POST("/api/v1/contacts", { body: { phone: "+447911123456", firstName: "Ada", groupId: group.groupId } });
+    await client.POST("/api/v1/scheduler/schedule", { body: { to: "+447911123456", from: "ACME", body: "Your table is ready at 8 pm", scheduledAt: new Date(Date.now() + 86_400_000).toISOString() } });
+    await client.POST("/api/v1/campaigns", { body: { name: "Tomorrow", message: "Hi {{firstName}}!", type: "scheduled", groupId: group.groupId, scheduledAt: new Date(Date.now() + 86_400_000).toISOString() } });
+    await client.POST("/api/v1/webhooks", { body: { name: "receipts", url: "http://127.0.0.1:9/dlr" } });
     const page = await browser().newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await signIn(page, baseUrl, key);
     for (const [link, name] of [
       ["Contacts & groups", "dashboard-phone-contacts"],
       ["Campaigns", "dashboard-phone-campaigns"],
+      ["Settings → Webhooks", "dashboard-phone-webhooks"],
       ["Messages", "dashboard-phone-messages"],
     ] as const) {
       await page.getByRole("link", { name: link }).click();
       await page.getByRole("heading", { name: link, level: 1 }).waitFor();
+      if (link === "Settings → Webhooks") {
+        await page.getByRole("button", { name: "Reveal secret of receipts" }).click();
+        await page.getByTestId("webhook-secret").waitFor();
+      } else {
+        await page.getByRole("list").filter({ has: page.getByRole("listitem") }).last().waitFor();
+      }
       // Nothing wider than the screen: no sideways scrolling.
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       await screenshot(page, name);

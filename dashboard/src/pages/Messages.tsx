@@ -4,7 +4,7 @@ import { MESSAGE_STATUSES, ok, type Message } from "../api.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { SegmentCount } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, useSession } from "../ui.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
 
 const LIMIT = 25;
 
@@ -101,6 +101,10 @@ export function Messages() {
     );
     return { items: page.data, nextCursor: page.nextCursor };
   }, [status, campaignId]);
+
+  // Statuses move on by themselves: refresh the first page while something on it is about to change.
+  const changing = (m: Message) => m.status === "sent" || (m.status === "scheduled" && Date.parse(m.scheduledAt) - Date.now() < 60_000);
+  usePolling(list.reload, 3000, !!list.data && list.data.items.length <= LIMIT && list.data.items.some(changing));
 
   const loadMore = useAction(async () => {
     const current = list.data!;
