@@ -4,7 +4,7 @@ export { completeJobs } from "./completeJobs.js";
 export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJob } from "./failJob.js";
-export { insertJobs, JOBS_CHANNEL, notifyWorkers, type NewJob } from "./insertJobs.js";
+export { insertJobs, JOBS_CHANNEL, NOTIFY_HORIZON_MS, notifyWorkers, type NewJob } from "./insertJobs.js";
 export { nextRunAt } from "./nextRunAt.js";
 export { releaseJobs } from "./releaseJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";

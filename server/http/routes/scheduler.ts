@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { insertJobs, cancelPendingJob } from "../../db/jobs/index.js";
-import { cancelScheduledMessage, getMessage, insertScheduledMessages } from "../../db/messages.js";
+import type { Knex } from "knex";
+import { cancelPendingJob } from "../../db/jobs/index.js";
+import { scheduleMessage } from "../../db/scheduleMessage.js";
+import { cancelScheduledMessage, getMessage } from "../../db/messages.js";
 import { ApiError, notFound } from "../../domain/errors.js";
 import { requirePhone, requireSender } from "../../domain/phone.js";
 import { checkScheduledAt } from "../../domain/schedule.js";
@@ -13,17 +15,21 @@ import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../jobs/handlers/sen
 
 export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler_cancel"> = {
   async Scheduler_schedule({ db, account, body, headers, now }) {
-    return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => {
+    const schedule = async (conn: Knex) => {
       const to = requirePhone(body.to, "/body/to");
       const from = requireSender(body.from, "/body/from");
       const scheduledAt = new Date(body.scheduledAt);
       checkScheduledAt(scheduledAt, now());
       const id = randomUUID();
       const jobId = randomUUID();
-      await insertJobs(tx, [{ id: jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: id }, runAt: scheduledAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS }]);
-      await insertScheduledMessages(tx, account.id, [{ id, jobId, to, from, body: body.body, scheduledAt, ...segmentInfo(body.body) }]);
+      await scheduleMessage(conn, account.id, {
+        id, jobId, to, from, body: body.body, scheduledAt, ...segmentInfo(body.body), jobKind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS,
+      });
       return { status: 201 as const, body: { messageId: id, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
-    });
+    };
+    // Without an Idempotency-Key the one statement needs no transaction around it.
+    const key = headers["Idempotency-Key"];
+    return key === undefined ? schedule(db) : withIdempotency(db, account.id, key, body, schedule);
   },
 
   async Scheduler_cancel({ db, account, path }) {
