@@ -58,6 +58,7 @@ function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: s
             name="apiKey"
             type="password"
             autoComplete="off"
+            autoFocus
             spellcheck={false}
             required
             value={key}

@@ -166,6 +166,48 @@ describe("dashboard", { timeout: 60_000 }, () => {
     }
   });
 
+  it("works with the keyboard alone", async () => {
+    const { baseUrl, account } = server();
+    const { key } = await account();
+    const page = await browser().newPage();
+    const focused = () => page.evaluate<string>("(document.activeElement?.tagName ?? '') + ' ' + (document.activeElement?.textContent ?? '').trim()");
+    await page.goto(`${baseUrl}/dashboard/`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    // The key field has the focus: type, Enter.
+    await page.keyboard.type(key);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A Skip to content");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A Contacts & groups");
+    await page.keyboard.press("Enter");
+    // After navigating, the focus is on the new page's heading.
+    await expect.poll(focused).toBe("H1 Contacts & groups");
+
+    // A group created and deleted from the keyboard; the confirmation dialog takes the focus and Escape leaves it.
+    await page.getByLabel("Name", { exact: true }).focus();
+    await page.keyboard.type("Keyboard");
+    await page.keyboard.press("Enter");
+    const del = page.getByRole("button", { name: "Delete group Keyboard" });
+    await del.waitFor();
+    await del.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog", { name: "Delete group “Keyboard”?" }).waitFor();
+    expect(await focused()).toBe("BUTTON Delete group");
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+    expect(await focused()).toBe("BUTTON Delete");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("BUTTON Delete group"); // the dialog's first button
+    await page.keyboard.press("Enter");
+    await page.getByText("Group “Keyboard” deleted.").waitFor();
+    await screenshot(page, "dashboard-keyboard");
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("fits a phone-width screen in one column", async () => {
     const { baseUrl, account } = server();
     const { key, client } = await account();
