@@ -3,6 +3,7 @@
 // reveal its secret and send a test receipt that a local receiver verifies with that secret.
 import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
+import { revokeApiKey } from "../../server/db/apiKeys.js";
 import { screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
@@ -15,7 +16,7 @@ const browser = useBrowser();
 describe("dashboard", { timeout: 60_000 }, () => {
   it("signs in with an API key: a wrong key gets a clear message, the key stays for the tab only", async () => {
     const { baseUrl, account } = server();
-    const { key } = await account();
+    const { key, keyId } = await account();
     const page = await browser().newPage();
 
     const response = await page.goto(`${baseUrl}/dashboard`);
@@ -48,6 +49,14 @@ describe("dashboard", { timeout: 60_000 }, () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
+    // A key revoked while signed in: the next call signs out, saying why.
+    await signIn(page, baseUrl, key, "/dashboard/messages");
+    await revokeApiKey(server().db, keyId);
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByText("The API key is no longer accepted (revoked or changed). Sign in again.").waitFor();
+    expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
+
     // Nothing was blocked by the Content-Security-Policy, and no script failed.
     expect(page.problems.filter((p) => !p.includes("401"))).toEqual([]);
     await page.context().close();
