@@ -115,7 +115,7 @@ describe("dashboard", { timeout: 60_000 }, () => {
     const { key, client } = await account();
     const receiver = await startReceiver();
     try {
-      const page = await browser().newPage();
+      const page = await browser().newPage({ permissions: ["clipboard-read", "clipboard-write"] });
       await signIn(page, baseUrl, key);
       await page.getByRole("link", { name: "Settings → Webhooks" }).click();
       await page.getByLabel("Name").fill("local receiver");
@@ -132,6 +132,9 @@ describe("dashboard", { timeout: 60_000 }, () => {
       await secretText.waitFor();
       const secret = (await secretText.innerText()).trim();
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      await card.getByRole("button", { name: "Copy secret" }).click();
+      await card.getByText("Secret copied to the clipboard.").waitFor();
+      expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(secret);
 
       await card.getByRole("button", { name: "Send a test receipt to local receiver" }).click();
       await card.getByText(/Test receipt delivered: the receiver answered 200/).waitFor();
@@ -168,6 +171,12 @@ describe("dashboard", { timeout: 60_000 }, () => {
       await receiver.waitFor("the redelivered receipt", (r) => r.filter((x) => x.json.messageId === messageId).length === 3);
       await expect.poll(() => deliveredRow.getByRole("cell").nth(3).innerText(), { timeout: 10_000 }).toBe("2");
       await screenshot(page, "dashboard-webhook-delivery-log");
+
+      await card.getByRole("button", { name: "Delete webhook local receiver" }).click();
+      await page.getByRole("dialog", { name: "Delete webhook “local receiver”?" }).getByRole("button", { name: "Delete webhook" }).click();
+      await page.getByText("Webhook “local receiver” deleted").waitFor();
+      await page.getByText("No webhooks yet.").waitFor();
+      expect((await client.GET("/api/v1/webhooks")).data!.data).toEqual([]);
       expect(page.problems).toEqual([]);
       await page.context().close();
     } finally {
