@@ -1,50 +1,96 @@
-// npm run bench:dispatch — how fast due messages reach `sent`, and how punctually.
-//   throughput: 20,000 messages due at one instant, simulator with no delay, 1 and 2 worker processes;
-//               messages/s from the due time until the last one is `sent`.
-//   precision:  200 messages/s due over 10 s (2,000 messages), 1 worker: p50/p99/max of sentAt − scheduledAt.
-import { machine, percentile, printTopStatements, resetData, scheduleMessages, startBenchDatabase, startWorkers, waitForCount, writeResult } from "./lib.js";
+// npm run bench:dispatch — how fast due messages reach `delivered`, and how punctually.
+//   ceiling:    the batched pgbench lifecycle (bench/lifecycleCeiling.ts) in this same run, so the fraction
+//               below compares figures from one machine state.
+//   throughput: BENCH_MESSAGES (20,000) messages due at one instant, simulator with no delay, 1, 2 and 4
+//               worker processes, every receipt (sent + delivered) posted to a local keep-alive receiver;
+//               messages/s from the due time until the last is `delivered`, and until the last receipt arrived.
+//   precision:  200 and 1,000 messages/s due over BENCH_PRECISION_SECONDS (10) s, 1 worker: p50/p99/max of
+//               sentAt − scheduledAt; and graphile-worker 0.17.3's add→start latency for no-op jobs due at the
+//               same rates, measured the same way (its own clock reading at start minus run_at).
+import { ensureAccount } from "../server/db/accounts.js";
+import { insertWebhook } from "../server/db/webhooks.js";
+import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
+import { hasPgbench, lifecycleCeiling } from "./lifecycleCeiling.js";
+import { machine, percentile, resetData, scheduleMessages, startBenchDatabase, startWorkers, waitForCount, writeResult } from "./lib.js";
+import { addNoopJobs, startQueueWorkers } from "./queueWorkers.js";
+import { startReceiver } from "./receiver.js";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
+const PRECISION_SECONDS = Number(process.env.BENCH_PRECISION_SECONDS ?? 10);
+const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number);
 const bench = await startBenchDatabase();
 const { db } = bench;
-const sentCount = async () => Number((await db("messages").whereNotNull("sent_at").count({ n: "*" }))[0]!.n);
+const count = async (sql: string) => Number((await db.raw(sql)).rows[0].n);
+
+/** Lateness percentiles 1..100 (for the chart) plus the summary. */
+function distribution(sortedMs: number[]) {
+  return {
+    p50Ms: Math.round(percentile(sortedMs, 50)),
+    p99Ms: Math.round(percentile(sortedMs, 99)),
+    maxMs: Math.round(sortedMs.at(-1) ?? NaN),
+    early: sortedMs.filter((ms) => ms < 0).length,
+    percentilesMs: Array.from({ length: 100 }, (_v, i) => Math.round(percentile(sortedMs, i + 1))),
+  };
+}
 
 try {
-  const throughput: Record<string, { messagesPerSecond: number; seconds: number }> = {};
-  for (const workers of [1, 2]) {
+  const ceiling = hasPgbench() ? await lifecycleCeiling(bench, { k: 100, seconds: 5, clients: 2 }) : null;
+
+  const throughput: Record<string, { messagesPerSecond: number; seconds: number; receiptsDoneSeconds: number }> = {};
+  for (const workers of WORKERS) {
     await resetData(db);
-    const procs = await startWorkers(workers, bench.url);
+    await db("webhooks").del();
+    const receiver = await startReceiver();
+    const { id: accountId } = await ensureAccount(db, `bench-dispatch-${workers}`);
+    await insertWebhook(db, accountId, { name: "bench", url: receiver.url, secret: generateWebhookSecret() });
+    const procs = await startWorkers(workers, bench.url, { WEBHOOK_ALLOW_PRIVATE: "1" });
     const due = new Date(Date.now() + 3000);
-    await scheduleMessages(db, { n: N, dueAt: () => due });
-    await waitForCount(`throughput, ${workers} worker(s)`, N, sentCount);
-    const { rows } = await db.raw("SELECT EXTRACT(EPOCH FROM max(sent_at) - ?::timestamptz) AS s FROM messages", [due]);
-    const seconds = Number(rows[0].s);
-    throughput[`workers${workers}`] = { messagesPerSecond: Math.round(N / seconds), seconds: Number(seconds.toFixed(2)) };
-    await printTopStatements(db, `throughput, ${workers} worker(s)`);
+    await scheduleMessages(db, { n: N, dueAt: () => due, accountId });
+    await waitForCount(`delivered, ${workers} worker(s)`, N, () => count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'"));
+    const delivered = Number((await db.raw("SELECT EXTRACT(EPOCH FROM max(delivered_at) - ?::timestamptz) AS s FROM messages", [due])).rows[0].s);
+    await waitForCount(`receipts, ${workers} worker(s)`, 2 * N, async () => receiver.received);
+    throughput[`workers${workers}`] = {
+      messagesPerSecond: Math.round(N / delivered),
+      seconds: Number(delivered.toFixed(2)),
+      receiptsDoneSeconds: Number(((receiver.lastArrival - due.getTime()) / 1000).toFixed(2)),
+    };
     await Promise.all(procs.map((p) => p.stop()));
+    receiver.close();
   }
 
-  await resetData(db);
-  const procs = await startWorkers(1, bench.url);
-  const start = Date.now() + 3000;
-  const rate = 200;
-  const total = rate * Number(process.env.BENCH_PRECISION_SECONDS ?? 10);
-  await scheduleMessages(db, { n: total, dueAt: (i) => new Date(start + (i * 1000) / rate) });
-  await waitForCount(`precision, 200 msg/s for ${total / rate} s`, total, sentCount);
-  const { rows } = await db.raw("SELECT EXTRACT(EPOCH FROM sent_at - scheduled_at) * 1000 AS ms FROM messages ORDER BY 1");
-  const lateness = rows.map((r: { ms: string }) => Number(r.ms));
-  await Promise.all(procs.map((p) => p.stop()));
+  const precision: Record<string, unknown> = {};
+  for (const rate of [200, 1000]) {
+    const total = rate * PRECISION_SECONDS;
+    await resetData(db);
+    const procs = await startWorkers(1, bench.url);
+    const start = Date.now() + 3000;
+    await scheduleMessages(db, { n: total, dueAt: (i) => new Date(start + (i * 1000) / rate) });
+    await waitForCount(`precision, ${rate} msg/s`, total, () => count("SELECT count(*) AS n FROM messages WHERE sent_at IS NOT NULL"));
+    const { rows } = await db.raw("SELECT EXTRACT(EPOCH FROM sent_at - scheduled_at) * 1000 AS ms FROM messages ORDER BY 1");
+    precision[`ours${rate}PerSecond`] = distribution(rows.map((r: { ms: string }) => Number(r.ms)));
+    await Promise.all(procs.map((p) => p.stop()));
 
+    const graphile = await startQueueWorkers("graphile", 1, bench.url);
+    const gStart = Date.now() + 3000;
+    await addNoopJobs("graphile", db, bench.url, total, (i) => new Date(gStart + (i * 1000) / rate));
+    const delays: number[] = [];
+    await waitForCount(`graphile add→start, ${rate}/s`, total, async () => {
+      delays.push(...(await graphile[0]!.report()).startDelaysMs);
+      return delays.length;
+    });
+    precision[`graphile${rate}PerSecond`] = distribution(delays.sort((a, b) => a - b));
+    await Promise.all(graphile.map((w) => w.stop()));
+    await db.raw("TRUNCATE graphile_worker._private_jobs CASCADE");
+  }
+
+  const best = Math.max(...Object.values(throughput).map((t) => t.messagesPerSecond));
   writeResult("dispatch", {
     machine: await machine(db),
     messages: N,
+    ceilingMessagesPerSecond: ceiling,
     throughput,
-    precision200PerSecond: {
-      p50Ms: Math.round(percentile(lateness, 50)),
-      p99Ms: Math.round(percentile(lateness, 99)),
-      maxMs: Math.round(lateness.at(-1)),
-      early: lateness.filter((ms: number) => ms < 0).length,
-    },
+    fractionOfCeiling: ceiling ? Number((best / ceiling).toFixed(2)) : null,
+    precision,
   });
 } finally {
   await bench.stop();

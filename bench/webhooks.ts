@@ -4,42 +4,25 @@
 // The status changes are made by this process through the same function the sender uses (16 at a time),
 // on messages already handed to the provider, while one worker process does nothing but deliver receipts:
 // the dispatcher is measured, not the send path (bench:dispatch measures that).
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ensureAccount } from "../server/db/accounts.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { changeMessageStatus } from "../server/domain/statusChanges.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
+import { startReceiver } from "./receiver.js";
 import { machine, percentile, progress, scheduleMessages, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
 
 const N = Number(process.env.BENCH_RECEIPTS ?? 20_000);
 const bench = await startBenchDatabase();
 const { db } = bench;
-const latencies: number[] = [];
-let firstChange = Infinity;
-let lastArrival = 0;
+const receiver = await startReceiver();
 let bar: ReturnType<typeof progress> | undefined;
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (c: Buffer) => chunks.push(c));
-  req.on("end", () => {
-    const arrived = Date.now();
-    const changedAt = Date.parse(JSON.parse(Buffer.concat(chunks).toString()).timestamp);
-    latencies.push(arrived - changedAt);
-    firstChange = Math.min(firstChange, changedAt);
-    lastArrival = Math.max(lastArrival, arrived);
-    bar?.increment();
-    res.writeHead(200).end();
-  });
-});
-receiver.keepAliveTimeout = 60_000;
-await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+receiver.onReceipt = () => bar?.increment();
 
 try {
   const { id: accountId } = await ensureAccount(db, "bench-webhooks");
   await insertWebhook(db, accountId, {
     name: "bench",
-    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/dlr`,
+    url: receiver.url,
     secret: generateWebhookSecret(),
   });
   // Messages already claimed for sending, far in the future so no worker sends them itself.
@@ -60,14 +43,14 @@ try {
     }),
   );
   const producedIn = Date.now() - firstChangeWall;
-  while (latencies.length < N) await new Promise((r) => setTimeout(r, 50));
+  while (receiver.received < N) await new Promise((r) => setTimeout(r, 50));
   bar.stop();
   await Promise.all(workers.map((w) => w.stop()));
-  latencies.sort((a, b) => a - b);
+  const latencies = receiver.latenciesMs.sort((a, b) => a - b);
   writeResult("webhooks", {
     machine: await machine(db),
     receipts: N,
-    receiptsPerSecond: Math.round(N / ((lastArrival - firstChange) / 1000)),
+    receiptsPerSecond: Math.round(N / ((receiver.lastArrival - receiver.firstChange) / 1000)),
     statusChangesPerSecond: Math.round(N / (producedIn / 1000)),
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) },
   });

@@ -21,6 +21,7 @@ export interface Config {
   validateResponses: boolean;
   dbPoolMax: number;
   workerConcurrency: number;
+  workerPrefetch: number;
   jobLeaseMs: number;
   jobRetentionMs: number;
   rateLimitPerSecond: number;
@@ -66,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.VALIDATE_RESPONSES === "1",
     dbPoolMax: int(env, "DB_POOL_MAX", 25),
     workerConcurrency: int(env, "WORKER_CONCURRENCY", 100),
+    workerPrefetch: int(env, "WORKER_PREFETCH", 0),
     jobLeaseMs: int(env, "JOB_LEASE_MS", 15_000),
     jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
     rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),

@@ -41,6 +41,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     databaseUrl: opts.databaseUrl,
     log,
     concurrency: config.workerConcurrency,
+    prefetch: config.workerPrefetch || undefined,
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
     handlers: {

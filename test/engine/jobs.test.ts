@@ -41,7 +41,7 @@ describe("the job table", () => {
     expect(await completeJobs(db, "A", [id])).toBe(0);
     expect((await stateOf(id)).locked_by).toBe("B");
     expect(await completeJobs(db, "B", [id])).toBe(1);
-    expect((await stateOf(id)).state).toBe("completed");
+    expect(await stateOf(id)).toBeUndefined(); // a job that succeeded is deleted at once
   });
 
   it("retries a failed job at the given time and discards it after its last attempt", async () => {
@@ -67,15 +67,15 @@ describe("the job table", () => {
     expect(await stateOf(id)).toMatchObject({ state: "available", attempt: 0, locked_by: null });
   });
 
-  it("the cleaner deletes finished jobs older than the retention, and no others", async () => {
+  it("the cleaner deletes finished (failed, cancelled) jobs older than the retention, and no others", async () => {
     const { db } = database();
     const old = await addJob("clean-test");
     const recent = await addJob("clean-test");
     await claimJobs(db, "D", 100, 10_000);
-    await completeJobs(db, "D", [old, recent]);
+    for (const id of [old, recent]) await failJob(db, "D", id, "gave up", null);
     await db("jobs").where({ id: old }).update({ finalized_at: new Date(Date.now() - 2 * 3600_000) });
     await createCleaner(db, log, 3600_000).runOnce();
     expect(await db("jobs").where({ id: old }).first()).toBeUndefined();
-    expect((await stateOf(recent)).state).toBe("completed");
+    expect((await stateOf(recent)).state).toBe("discarded");
   });
 });

@@ -59,8 +59,8 @@ describe("worker processes", { timeout: 120_000 }, () => {
     await waitUntilSettled(database().db, ids, 60_000, ["scheduled", "sending"]);
     const counts = await countSubmissionsByMessage(database().db);
     expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
-    const claimedBy = await database().db("jobs").whereIn("id", database().db("messages").whereIn("id", ids).select("job_id")).distinct("locked_by");
-    expect(claimedBy.length).toBeGreaterThanOrEqual(1);
+    // Every send job finished (a job that succeeded is deleted), none is left claimed or waiting.
+    expect(await database().db("jobs").whereIn("id", database().db("messages").whereIn("id", ids).select("job_id")).count({ n: "*" })).toEqual([{ n: 0 }]);
     for (const w of workers) w.proc.child.kill("SIGTERM");
     expect(await Promise.all(workers.map((w) => w.proc.exited))).toEqual([0, 0, 0]);
   });
@@ -83,13 +83,10 @@ describe("worker processes", { timeout: 120_000 }, () => {
     await b.ready;
     await waitUntilSettled(database().db, ids, 40_000, ["scheduled", "sending"]);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
-    const rescued = await database().db("jobs")
-      .whereIn("id", database().db("messages").whereIn("id", ids).select("job_id"))
-      .whereRaw("errors::text LIKE '%lease expired%'")
-      .count({ n: "*" });
-    // The scenario really happened: the killed worker's jobs were rescued (seen: 20, settled after ~17 s).
-    expect(Number(rescued[0]!.n)).toBeGreaterThan(0);
     const statuses = await database().db("messages").whereIn("id", ids).select("status", "error_code");
+    // The scenario really happened: the killed worker's jobs were rescued, and only a rescued send job marks
+    // its message send_outcome_unknown (seen: 20, settled after ~17 s).
+    expect(statuses.filter((s) => s.error_code === "send_outcome_unknown").length).toBeGreaterThan(0);
     // Messages the killed worker had handed to the provider without recording the answer are failed, with
     // an explicit code, rather than sent twice.
     for (const s of statuses) {

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { queryPrepared } from "../prepared.js";
 import type { JobRow } from "./types.js";
 
 export interface Claim {
@@ -10,31 +11,20 @@ export interface Claim {
 /**
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
- * workers claim concurrently without waiting on each other or claiming the same job; the inner SELECT walks
- * jobs_claim_idx (run_at, id) WHERE state IN ('available','retryable'), whose predicate matches this one.
+ * workers claim concurrently without waiting on each other or claiming the same job. The statement is the
+ * function claim_jobs (migration 005), whose SET clause pins the plan to an ordered walk of jobs_claim_idx.
  */
 export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number): Promise<Claim> {
-  const { rows } = await db.raw(
-    `WITH due AS (
-       SELECT id FROM jobs
-       WHERE state IN ('available', 'retryable') AND run_at <= now()
-       ORDER BY run_at, id
-       LIMIT ?
-       FOR UPDATE SKIP LOCKED
-     ), claimed AS (
-       UPDATE jobs j
-          SET state = 'running', attempt = j.attempt + 1, locked_by = ?, locked_until = now() + make_interval(secs => ?)
-         FROM due WHERE j.id = due.id
-       RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt", j.created_at AS "createdAt"
-     )
-     SELECT (SELECT coalesce(json_agg(c), '[]') FROM claimed c) AS jobs,
-            (SELECT EXTRACT(EPOCH FROM min(run_at) - now()) * 1000 FROM jobs
-              WHERE state IN ('available', 'retryable') AND run_at > now()) AS "nextDueInMs"`,
-    [limit, workerId, leaseMs / 1000],
-  );
-  const row = rows[0] as { jobs: (Omit<JobRow, "runAt" | "createdAt"> & { runAt: string; createdAt: string })[]; nextDueInMs: string | null };
+  const [row] = await queryPrepared<{ jobs: RawJob[]; nextDueInMs: number | null }>(db, claim, [limit, workerId, leaseMs / 1000]);
   return {
-    jobs: row.jobs.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
-    nextDueInMs: row.nextDueInMs === null ? null : Number(row.nextDueInMs),
+    jobs: row!.jobs.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
+    nextDueInMs: row!.nextDueInMs,
   };
 }
+
+type RawJob = Omit<JobRow, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
+
+const claim = {
+  name: "claim_jobs",
+  text: 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs($1, $2, $3)',
+};

@@ -1,13 +1,17 @@
 import type { Knex } from "knex";
 
 /**
- * Marks jobs completed, in one statement for a whole batch. Only jobs this worker still holds are touched: a
- * worker whose lease expired (and whose job was rescued and maybe re-claimed) cannot complete it.
+ * Finishes jobs that succeeded, in one statement for a whole batch, by deleting them: what a job did lives on
+ * in the rows it served (the message and its history, the webhook delivery and its attempt log), and a
+ * failed or cancelled job is kept for JOB_RETENTION_HOURS. Measured with bench:queue (20,000 no-op jobs):
+ * marking rows `completed` cost about 29 µs of database time per job (a new row version plus entries in the
+ * primary key and jobs_finalized_idx, and a DELETE by the cleaner later), deleting about 6 µs.
+ * Only jobs this worker still holds are touched: a worker whose lease expired (and whose job was rescued and
+ * maybe re-claimed) cannot finish it.
  */
 export async function completeJobs(db: Knex, workerId: string, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  return db("jobs")
-    .whereIn("id", ids)
-    .where({ state: "running", locked_by: workerId })
-    .update({ state: "completed", finalized_at: db.fn.now(), locked_by: null, locked_until: null });
+  // One array parameter rather than a list of them: the statement text is the same for every batch size.
+  const { rowCount } = await db.raw("DELETE FROM jobs WHERE id = ANY(?::uuid[]) AND state = 'running' AND locked_by = ?", [ids, workerId]);
+  return rowCount ?? 0;
 }
