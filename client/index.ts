@@ -1,21 +1,5 @@
 // The typed client for the SMS Platform API, generated from the same contract as the server
 // (types in ../generated/api.ts; `npm run gen` regenerates them).
-import createClient, { type Client, type ClientOptions } from "openapi-fetch";
-import type { components, operations, paths } from "../generated/api.js";
-
-export type { components, operations, paths };
-export type SmsClient = Client<paths>;
-
-export interface SmsClientOptions extends Omit<ClientOptions, "baseUrl"> {
-  /** Base URL of the service, e.g. `https://sms.example.com`. */
-  baseUrl: string;
-  /** API key, `sms_<keyId>_<secret>`. */
-  apiKey: string;
-}
-
-/** A client whose methods, bodies and responses are typed by the OpenAPI document. */
-export function createSmsClient({ baseUrl, apiKey, headers, ...rest }: SmsClientOptions): SmsClient {
-  return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}`, ...headers }, ...rest });
-}
-
+// ./http.ts is the browser-safe part (the dashboard imports it directly); ./verify.ts needs node:crypto.
+export { createSmsClient, type SmsClient, type SmsClientOptions, type components, type operations, type paths } from "./http.js";
 export { verifyReceipt, type ReceiptHeaders, type VerifyOptions } from "./verify.js";

@@ -12,6 +12,7 @@ import { migrationsCurrent } from "../db/knex.js";
 import { ApiError } from "../domain/errors.js";
 import { requireApiKey } from "./auth.js";
 import { rateLimitPerKey } from "./rateLimit.js";
+import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
 import { createHttpMetrics } from "./metrics.js";
@@ -112,6 +113,7 @@ export function createApp(services: Services): Express {
   app.get("/openapi.json", (_req, res) => void res.json(document));
   app.get("/openapi.yaml", (_req, res) => void res.type("application/yaml").send(yaml));
   app.use("/docs", docsRouter());
+  app.use("/dashboard", dashboardRouter());
 
   app.use("/api/v1", requireApiKey(db), rateLimitPerKey(db, config.rateLimitPerSecond, config.rateLimitBurst));
   app.use(express.json({ limit: "1mb", strict: true }));

@@ -12,7 +12,9 @@ const receivers: Receiver[] = [];
 afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
 async function scheduleMany(a: TestAccount, n: number, prefix: string): Promise<string[]> {
-  const at = new Date(Date.now() + 1000).toISOString();
+  // Far enough ahead that 30 requests on a loaded machine (the whole suite runs in parallel) are all made
+  // before it: a past scheduledAt is a 422.
+  const at = new Date(Date.now() + 4000).toISOString();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const { data } = await a.client.POST("/api/v1/scheduler/schedule", { body: { to: `+1415555${prefix}${String(i).padStart(2, "0")}`, body: "x", from: "ACME", scheduledAt: at } });

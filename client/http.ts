@@ -1,0 +1,20 @@
+// The typed HTTP client for the SMS Platform API, generated from the same contract as the server (types in
+// ../generated/api.ts; `npm run gen` regenerates them). Browser-safe: no Node built-ins, so the dashboard
+// (dashboard/) bundles this module; ./index.ts re-exports it together with the Node-only receipt verifier.
+import createClient, { type Client, type ClientOptions } from "openapi-fetch";
+import type { components, operations, paths } from "../generated/api.js";
+
+export type { components, operations, paths };
+export type SmsClient = Client<paths>;
+
+export interface SmsClientOptions extends Omit<ClientOptions, "baseUrl"> {
+  /** Base URL of the service, e.g. `https://sms.example.com`. */
+  baseUrl: string;
+  /** API key, `sms_<keyId>_<secret>`. */
+  apiKey: string;
+}
+
+/** A client whose methods, bodies and responses are typed by the OpenAPI document. */
+export function createSmsClient({ baseUrl, apiKey, headers, ...rest }: SmsClientOptions): SmsClient {
+  return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}`, ...headers }, ...rest });
+}

@@ -1,0 +1,78 @@
+// The dashboard's one door to the API: the generated, typed client (client/http.ts), with the key from the
+// sign-in, and the problem documents the API answers turned into errors the pages can show.
+import { createSmsClient, type components, type SmsClient } from "../../client/http.js";
+
+export type Schemas = components["schemas"];
+export type Message = Schemas["Message"];
+export type MessageStatus = Schemas["MessageStatus"];
+export type Group = Schemas["Group"];
+export type Contact = Schemas["Contact"];
+export type Campaign = Schemas["Campaign"];
+export type Webhook = Schemas["Webhook"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type Problem = Schemas["Problem"];
+
+export const MESSAGE_STATUSES: MessageStatus[] = ["scheduled", "sent", "delivered", "failed", "undelivered", "cancelled"];
+
+/** An answer of the API that is not a success: its problem document (RFC 9457), or one made up for it. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Pick<Problem, "detail" | "code"> & Partial<Problem>,
+  ) {
+    super(problem.detail);
+  }
+}
+
+let onUnauthorized: (problem: ApiProblem) => void = () => {};
+/** Called when the API answers 401 to a signed-in request: the key was revoked or is wrong. */
+export function setUnauthorizedHandler(handler: (problem: ApiProblem) => void): void {
+  onUnauthorized = handler;
+}
+
+export function createClient(apiKey: string, handle401 = true): SmsClient {
+  const client = createSmsClient({ baseUrl: location.origin, apiKey });
+  client.use({
+    onResponse({ response }) {
+      if (handle401 && response.status === 401) {
+        onUnauthorized(new ApiProblem(401, { code: "unauthorized", detail: "The API key is no longer accepted (revoked or changed). Sign in again." }));
+      }
+      return undefined;
+    },
+  });
+  return client;
+}
+
+function problemOf(status: number, error: unknown): ApiProblem {
+  if (error && typeof error === "object" && "detail" in error && "code" in error) {
+    return new ApiProblem(status, error as Problem);
+  }
+  return new ApiProblem(status, { code: "internal_error", detail: `The server answered ${status} without an explanation.` });
+}
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a successful answer; a problem is thrown as ApiProblem, a network failure as one too. */
+export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await call;
+  } catch (error) {
+    throw new ApiProblem(0, { code: "network_error" as never, detail: `Could not reach the server (${(error as Error).message}).` });
+  }
+  if (!answer.response.ok) throw problemOf(answer.response.status, answer.error);
+  return answer.data as T;
+}
+
+// ---- Contacts import ---------------------------------------------------------------------------------------
+export type ImportRow = Schemas["ImportContactRow"];
+export type ImportError = Schemas["ImportRowError"];
+export type ImportResult = Schemas["ImportContactsResult"];
+
+export async function importContacts(client: SmsClient, contacts: ImportRow[]): Promise<ImportResult> {
+  return ok(client.POST("/api/v1/contacts/import", { body: { contacts } }));
+}

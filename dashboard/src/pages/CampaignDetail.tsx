@@ -1,0 +1,144 @@
+// One campaign: a live progress bar (sent / delivered / failed / undelivered) while it sends, and cancel.
+import { useState } from "preact/hooks";
+import { ok, type Campaign } from "../api.js";
+import { Link } from "../router.js";
+import { formatTime } from "../time.js";
+import { ConfirmDialog, Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
+
+const PARTS = [
+  { key: "delivered", label: "Delivered" },
+  { key: "sent", label: "Sent, awaiting receipt" },
+  { key: "failed", label: "Failed" },
+  { key: "undelivered", label: "Undelivered" },
+  { key: "cancelled", label: "Cancelled" },
+] as const;
+
+/** A stacked bar of the campaign's messages by status; a progressbar of the finished ones for assistive tech. */
+export function CampaignProgress({ campaign, compact = false }: { campaign: Campaign; compact?: boolean }) {
+  const { stats } = campaign;
+  const total = stats.total;
+  const finished = stats.delivered + stats.failed + stats.undelivered + stats.cancelled;
+  const summary = `${finished} of ${total} finished: ${stats.sent} sent, ${stats.delivered} delivered, ${stats.failed} failed, ${stats.undelivered} undelivered${
+    stats.cancelled ? `, ${stats.cancelled} cancelled` : ""
+  }${stats.scheduled ? `, ${stats.scheduled} waiting` : ""}`;
+  const pct = (n: number) => (total ? `${(100 * n) / total}%` : "0%");
+  return (
+    <div class={`progress${compact ? " progress-compact" : ""}`}>
+      <div
+        class="bar"
+        role="progressbar"
+        aria-label={`Progress of ${campaign.name}`}
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={finished}
+        aria-valuetext={summary}
+        data-status={campaign.status}
+      >
+        {PARTS.map((p) => (stats[p.key] ? <span key={p.key} class={`bar-${p.key}`} style={{ width: pct(stats[p.key]) }} /> : null))}
+      </div>
+      {compact ? (
+        <small class="muted">{summary}</small>
+      ) : (
+        <dl class="legend">
+          <div>
+            <dt>Total</dt>
+            <dd data-stat="total">{total}</dd>
+          </div>
+          <div>
+            <dt>
+              <span class="swatch bar-scheduled" aria-hidden="true" />
+              Waiting
+            </dt>
+            <dd data-stat="scheduled">{stats.scheduled}</dd>
+          </div>
+          {PARTS.map((p) => (
+            <div key={p.key}>
+              <dt>
+                <span class={`swatch bar-${p.key}`} aria-hidden="true" />
+                {p.label}
+              </dt>
+              <dd data-stat={p.key}>{stats[p.key]}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </div>
+  );
+}
+
+/** The audience group by name (the campaign keeps its own snapshot of the contacts; the group may be gone). */
+function GroupName({ groupId }: { groupId: string }) {
+  const { client } = useSession();
+  const group = useAsync(() => ok(client.GET("/api/v1/contacts/groups/{groupId}", { params: { path: { groupId } } })), [groupId]);
+  if (group.error?.status === 404) return <span>a group since deleted</span>;
+  return <Link to={`/contacts?groupId=${groupId}`}>{group.data ? `group “${group.data.name}”` : "a group"}</Link>;
+}
+
+export function CampaignDetail({ campaignId }: { campaignId: string }) {
+  const { client } = useSession();
+  const [cancelling, setCancelling] = useState(false);
+  const [notice, setNotice] = useState<string | undefined>();
+  const campaign = useAsync(() => ok(client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })), [campaignId]);
+  const c = campaign.data;
+  // Live while it sends; a scheduled one is looked at now and then, to see it start.
+  usePolling(campaign.reload, c?.status === "sending" ? 1000 : 5000, c?.status === "sending" || c?.status === "scheduled");
+
+  return (
+    <section>
+      <p>
+        <Link to="/campaigns">← Campaigns</Link>
+      </p>
+      <h1 tabIndex={-1}>{c ? `Campaign “${c.name}”` : "Campaign"}</h1>
+      <ProblemMessage error={campaign.error} />
+      {!c && campaign.loading && <Loading what="the campaign" />}
+      {notice && <Notice>{notice}</Notice>}
+      {c && (
+        <>
+          <div class="card">
+            <p class="status-line">
+              Status: <StatusChip status={c.status} />
+              {(c.status === "sending" || c.status === "scheduled") && (
+                <button type="button" class="danger" onClick={() => setCancelling(true)}>
+                  Cancel campaign
+                </button>
+              )}
+            </p>
+            <CampaignProgress campaign={c} />
+            <p aria-live="polite" class="muted" id="campaign-state">
+              {c.status === "completed" ? "Completed: every message has its final status." : c.status === "sending" ? "Sending… this updates live." : ""}
+            </p>
+          </div>
+          <div class="card">
+            <dl class="facts">
+              <dt>Message</dt>
+              <dd class="pre">{c.message}</dd>
+              <dt>From</dt>
+              <dd>{c.from}</dd>
+              <dt>Audience</dt>
+              <dd>{c.groupId ? <GroupName groupId={c.groupId} /> : "pasted numbers"}</dd>
+              <dt>{c.type === "scheduled" ? "Scheduled for" : "Created"}</dt>
+              <dd>{formatTime(c.scheduledAt ?? c.createdAt)}</dd>
+            </dl>
+            <p>
+              <Link to={`/messages?campaignId=${c.campaignId}`}>See its messages</Link>
+            </p>
+          </div>
+          <ConfirmDialog
+            open={cancelling}
+            title="Cancel this campaign?"
+            confirmLabel="Cancel campaign"
+            danger
+            onClose={() => setCancelling(false)}
+            onConfirm={async () => {
+              await ok(client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId } } }));
+              setNotice("Campaign cancelled: messages not yet sent will not be sent.");
+              await campaign.reload();
+            }}
+          >
+            <p>Every message of it not yet sent is cancelled. Messages already sent are not recalled.</p>
+          </ConfirmDialog>
+        </>
+      )}
+    </section>
+  );
+}

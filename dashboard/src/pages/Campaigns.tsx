@@ -1,0 +1,202 @@
+// Campaigns: the list, and creating one (a group or pasted numbers, now or later) with a live preview of the
+// personalised text and its segment count.
+import { useMemo, useState } from "preact/hooks";
+import { personalise } from "../../../server/domain/personalise.js";
+import { ok, type Campaign } from "../api.js";
+import { Link, navigate } from "../router.js";
+import { segmentSummary } from "../segments.js";
+import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
+import { Field, fieldError, Loading, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import { CampaignProgress } from "./CampaignDetail.js";
+
+/** Numbers pasted one a line, or separated by commas, semicolons or tabs. */
+export function parseRecipients(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(/[\n,;\t]+/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+function CreateCampaign() {
+  const { client } = useSession();
+  const [name, setName] = useState("");
+  const [message, setMessage] = useState("Hi {{firstName}}, ");
+  const [from, setFrom] = useState("");
+  const [audience, setAudience] = useState<"group" | "recipients">("group");
+  const [groupId, setGroupId] = useState("");
+  const [pasted, setPasted] = useState("");
+  const [type, setType] = useState<"instant" | "scheduled">("instant");
+  const [when, setWhen] = useState(() => toLocalInput(new Date(Date.now() + 3600_000)));
+
+  const groups = useAsync(async () => (await ok(client.GET("/api/v1/contacts/groups/all"))).data, []);
+  const sample = useAsync(async () => {
+    if (audience !== "group" || !groupId) return undefined;
+    const page = await ok(client.GET("/api/v1/contacts", { params: { query: { groupId, limit: 20 } } }));
+    return page.data.find((c) => c.firstName) ?? page.data[0];
+  }, [audience, groupId]);
+
+  const recipients = useMemo(() => parseRecipients(pasted), [pasted]);
+  const group = groups.data?.find((g) => g.groupId === groupId);
+  const audienceSize = audience === "group" ? group?.contactCount ?? 0 : recipients.length;
+  const previewName = audience === "group" ? sample.data?.firstName ?? null : null;
+  const preview = personalise(message, previewName);
+  const utc = localInputToUtc(when);
+
+  const action = useAction(async () => {
+    const campaign = await ok(
+      client.POST("/api/v1/campaigns", {
+        body: {
+          name,
+          message,
+          type,
+          ...(from ? { from } : {}),
+          ...(audience === "group" ? { groupId } : { recipients }),
+          ...(type === "scheduled" ? { scheduledAt: utc ?? when } : {}),
+        },
+      }),
+    );
+    navigate(`/campaigns/${campaign.campaignId}`);
+  });
+  const err = (path: string) => fieldError(action.error, path);
+
+  return (
+    <form
+      class="card"
+      aria-labelledby="new-campaign-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run();
+      }}
+    >
+      <h2 id="new-campaign-title">New campaign</h2>
+      <div class="grid-2">
+        <Field id="campaign-name" label="Name" error={err("/body/name")}>
+          <input id="campaign-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field id="campaign-from" label="From (optional)" hint="Sender ID; the server's default when empty" error={err("/body/from")}>
+          <input id="campaign-from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="campaign-from-hint" />
+        </Field>
+      </div>
+      <Field id="campaign-message" label="Message" hint={<>{"{{firstName}}"} is replaced by each contact's first name (empty where unknown).</>} error={err("/body/message")}>
+        <textarea id="campaign-message" required rows={3} maxLength={1600} value={message} onInput={(e) => setMessage(e.currentTarget.value)} aria-describedby="campaign-message-hint" />
+      </Field>
+
+      <fieldset>
+        <legend>Audience</legend>
+        <label class="inline">
+          <input type="radio" name="audience" value="group" checked={audience === "group"} onChange={() => setAudience("group")} /> A group
+        </label>
+        <label class="inline">
+          <input type="radio" name="audience" value="recipients" checked={audience === "recipients"} onChange={() => setAudience("recipients")} /> Pasted numbers
+        </label>
+        {audience === "group" ? (
+          <Field id="campaign-group" label="Group" error={err("/body/groupId")}>
+            <select id="campaign-group" required value={groupId} onChange={(e) => setGroupId(e.currentTarget.value)}>
+              <option value="">Choose a group…</option>
+              {groups.data?.map((g) => (
+                <option key={g.groupId} value={g.groupId}>
+                  {g.name} ({g.contactCount})
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : (
+          <Field id="campaign-recipients" label="Phone numbers" hint="One a line, or separated by commas; with their +country prefix. Up to 10,000." error={err("/body/recipients")}>
+            <textarea id="campaign-recipients" required rows={4} value={pasted} onInput={(e) => setPasted(e.currentTarget.value)} aria-describedby="campaign-recipients-hint" />
+          </Field>
+        )}
+      </fieldset>
+
+      <fieldset>
+        <legend>When</legend>
+        <label class="inline">
+          <input type="radio" name="type" value="instant" checked={type === "instant"} onChange={() => setType("instant")} /> Send now
+        </label>
+        <label class="inline">
+          <input type="radio" name="type" value="scheduled" checked={type === "scheduled"} onChange={() => setType("scheduled")} /> Schedule
+        </label>
+        {type === "scheduled" && (
+          <Field
+            id="campaign-when"
+            label="Send at"
+            error={err("/body/scheduledAt")}
+            hint={
+              <>
+                Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as <output>{utc ?? "—"}</output> (UTC).
+              </>
+            }
+          >
+            <input id="campaign-when" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} aria-describedby="campaign-when-hint" />
+          </Field>
+        )}
+      </fieldset>
+
+      <section class="preview" aria-labelledby="preview-title">
+        <h3 id="preview-title">Preview</h3>
+        <p class="muted">
+          {audience === "group"
+            ? sample.data
+              ? `As ${sample.data.firstName ?? "a contact without a first name"} (${sample.data.phone}) receives it:`
+              : groupId
+                ? "The group has no contacts yet."
+                : "Choose a group to preview with its first contact."
+            : "Pasted numbers have no first name: {{firstName}} becomes empty."}
+        </p>
+        <p class="bubble" data-testid="preview-text">
+          {preview || <span class="muted">(empty)</span>}
+        </p>
+        <p class="muted" data-testid="preview-segments">
+          {segmentSummary(preview)} · {audienceSize} recipient{audienceSize === 1 ? "" : "s"}
+        </p>
+      </section>
+
+      <ProblemMessage error={action.error} prefix="Campaign not created" />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={action.busy}>
+          {action.busy ? "Creating…" : type === "instant" ? "Send campaign" : "Schedule campaign"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Campaigns() {
+  const { client } = useSession();
+  const list = useAsync(async () => (await ok(client.GET("/api/v1/campaigns", { params: { query: { limit: 50 } } }))).data, []);
+  usePolling(list.reload, 2000, !!list.data?.some((c: Campaign) => c.status === "sending"));
+  return (
+    <section>
+      <h1 tabIndex={-1}>Campaigns</h1>
+      <CreateCampaign />
+      <section class="card" aria-labelledby="campaigns-title">
+        <h2 id="campaigns-title">All campaigns</h2>
+        <ProblemMessage error={list.error} />
+        {!list.data && list.loading && <Loading what="campaigns" />}
+        {list.data?.length === 0 && <p class="muted">No campaigns yet.</p>}
+        {list.data && list.data.length > 0 && (
+          <ul class="rows" aria-label="Campaigns">
+            {list.data.map((c) => (
+              <li key={c.campaignId} class="row">
+                <div class="row-main">
+                  <Link to={`/campaigns/${c.campaignId}`} class="row-title">
+                    {c.name}
+                  </Link>
+                  <StatusChip status={c.status} />
+                  <p class="row-text">{c.message}</p>
+                </div>
+                <div class="row-meta">
+                  <span>{c.scheduledAt ? `Scheduled for ${formatTime(c.scheduledAt)}` : `Created ${formatTime(c.createdAt)}`}</span>
+                  <CampaignProgress campaign={c} compact />
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,171 @@
+// One message: its fields, its status timeline and the receipts posted about it to each webhook.
+import { useState } from "preact/hooks";
+import { ok, type Message, type Webhook, type WebhookDelivery } from "../api.js";
+import { Link } from "../router.js";
+import { formatTime } from "../time.js";
+import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
+import { CancelMessageDialog } from "./Messages.js";
+
+const FINAL = new Set(["delivered", "failed", "undelivered", "cancelled"]);
+
+function Receipts({ message }: { message: Message }) {
+  const { client } = useSession();
+  const receipts = useAsync(async () => {
+    const hooks = await ok(client.GET("/api/v1/webhooks"));
+    return Promise.all(
+      hooks.data.map(async (webhook: Webhook) => {
+        const page = await ok(
+          client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook.webhookId }, query: { messageId: message.messageId, limit: 100 } } }),
+        );
+        return { webhook, deliveries: page.data as WebhookDelivery[] };
+      }),
+    );
+    // Receipts follow status changes: reload when the history grows.
+  }, [message.messageId, message.history.length]);
+  usePolling(receipts.reload, 3000, !!receipts.data?.some((r) => r.deliveries.some((d) => d.status === "pending")));
+
+  return (
+    <section aria-labelledby="receipts-title" class="card">
+      <h2 id="receipts-title">Receipts</h2>
+      <ProblemMessage error={receipts.error} />
+      {!receipts.data && receipts.loading && <Loading what="receipts" />}
+      {receipts.data?.length === 0 && (
+        <p class="muted">
+          No webhooks: receipts are not posted. Add one in <Link to="/settings/webhooks">Settings → Webhooks</Link>.
+        </p>
+      )}
+      {receipts.data?.map(({ webhook, deliveries }) => (
+        <div key={webhook.webhookId}>
+          <h3>
+            {webhook.name} <span class="muted">{webhook.url}</span>
+          </h3>
+          {deliveries.length === 0 ? (
+            <p class="muted">No receipt for this message yet.</p>
+          ) : (
+            <table class="table">
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last answer</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.map((d) => {
+                  const last = d.attempts.at(-1);
+                  return (
+                    <tr key={d.deliveryId}>
+                      <td data-label="Event">{d.event}</td>
+                      <td data-label="Outcome">
+                        <StatusChip status={d.status} />
+                      </td>
+                      <td data-label="Attempts">{d.attempts.length}</td>
+                      <td data-label="Last answer">{last ? `${last.responseStatus ?? last.error ?? "—"} at ${formatTime(last.at)}` : "—"}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        </div>
+      ))}
+    </section>
+  );
+}
+
+export function MessageDetail({ messageId }: { messageId: string }) {
+  const { client } = useSession();
+  const [cancelling, setCancelling] = useState(false);
+  const [notice, setNotice] = useState<string | undefined>();
+  const message = useAsync(() => ok(client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })), [messageId]);
+  const m = message.data;
+  usePolling(message.reload, 2000, !!m && !FINAL.has(m.status));
+
+  return (
+    <section>
+      <p>
+        <Link to="/messages">← Messages</Link>
+      </p>
+      <h1 tabIndex={-1}>Message {m ? `to ${m.to}` : ""}</h1>
+      <ProblemMessage error={message.error} />
+      {!m && message.loading && <Loading what="the message" />}
+      {notice && <Notice>{notice}</Notice>}
+      {m && (
+        <>
+          <div class="card">
+            <p class="status-line">
+              Status: <StatusChip status={m.status} />
+              {m.status === "scheduled" && (
+                <button type="button" class="danger" onClick={() => setCancelling(true)}>
+                  Cancel message
+                </button>
+              )}
+            </p>
+            <dl class="facts">
+              <dt>Message id</dt>
+              <dd>
+                <code>{m.messageId}</code>
+              </dd>
+              <dt>From</dt>
+              <dd>{m.from}</dd>
+              <dt>Text</dt>
+              <dd class="pre">{m.body}</dd>
+              <dt>Size</dt>
+              <dd>
+                {m.segments} segment{m.segments === 1 ? "" : "s"}, {m.encoding}
+              </dd>
+              <dt>Scheduled for</dt>
+              <dd>
+                <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
+              </dd>
+              {m.campaignId && (
+                <>
+                  <dt>Campaign</dt>
+                  <dd>
+                    <Link to={`/campaigns/${m.campaignId}`}>Open the campaign</Link>
+                  </dd>
+                </>
+              )}
+              {m.providerMessageId && (
+                <>
+                  <dt>Provider id</dt>
+                  <dd>
+                    <code>{m.providerMessageId}</code>
+                  </dd>
+                </>
+              )}
+              {m.error && (
+                <>
+                  <dt>Error</dt>
+                  <dd>
+                    <code>{m.error.code}</code> {m.error.message}
+                  </dd>
+                </>
+              )}
+            </dl>
+          </div>
+          <section class="card" aria-labelledby="timeline-title">
+            <h2 id="timeline-title">Status timeline</h2>
+            <ol class="timeline">
+              {m.history.map((h, i) => (
+                <li key={`${h.status}-${i}`}>
+                  <StatusChip status={h.status} /> <time dateTime={h.at}>{formatTime(h.at)}</time>
+                </li>
+              ))}
+            </ol>
+          </section>
+          <Receipts message={m} />
+          <CancelMessageDialog
+            message={cancelling ? m : undefined}
+            onClose={() => setCancelling(false)}
+            onCancelled={() => {
+              setNotice("Message cancelled.");
+              void message.reload();
+            }}
+          />
+        </>
+      )}
+    </section>
+  );
+}

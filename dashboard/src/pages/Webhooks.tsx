@@ -1,0 +1,318 @@
+// Settings → Webhooks: add, delete, reveal and copy the secret, rotate it, send a test receipt, and the
+// delivery log with redeliver.
+import { useRef, useState } from "preact/hooks";
+import { ok, type Webhook, type WebhookDelivery } from "../api.js";
+import { Link } from "../router.js";
+import { formatTime } from "../time.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+
+type DeliveryFilter = "" | WebhookDelivery["status"];
+
+/** Copies text; without the async clipboard (plain http on another host) selects it and uses execCommand. */
+async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    if (!element) return false;
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    const selection = getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+    return document.execCommand("copy");
+  }
+}
+
+function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
+  const { client } = useSession();
+  const [secret, setSecret] = useState<string | undefined>(initial);
+  const [copied, setCopied] = useState<string | undefined>();
+  const [rotating, setRotating] = useState(false);
+  const [rotatedNote, setRotatedNote] = useState(false);
+  const codeRef = useRef<HTMLElement>(null);
+  const reveal = useAction(async () => {
+    const answer = await ok(client.GET("/api/v1/webhooks/{webhookId}/secret", { params: { path: { webhookId: webhook.webhookId } } }));
+    setSecret(answer.secret);
+  });
+  const id = `secret-${webhook.webhookId}`;
+  return (
+    <div class="secret">
+      <h4>Signing secret</h4>
+      {secret ? (
+        <p>
+          <code id={id} ref={codeRef} class="secret-value" data-testid="webhook-secret">
+            {secret}
+          </code>
+        </p>
+      ) : (
+        <p class="muted">Hidden. Receivers verify every receipt with it.</p>
+      )}
+      <div class="actions">
+        {secret ? (
+          <>
+            <button
+              type="button"
+              onClick={async () => setCopied((await copyText(secret, codeRef.current)) ? "Secret copied to the clipboard." : "Could not copy: select the secret and copy it.")}
+            >
+              Copy secret
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                setSecret(undefined);
+                setCopied(undefined);
+              }}
+            >
+              Hide secret
+            </button>
+          </>
+        ) : (
+          <button type="button" onClick={() => void reveal.run()} disabled={reveal.busy} aria-label={`Reveal secret of ${webhook.name}`}>
+            Reveal secret
+          </button>
+        )}
+        <button type="button" onClick={() => setRotating(true)} aria-label={`Rotate secret of ${webhook.name}`}>
+          Rotate secret
+        </button>
+      </div>
+      <p class="muted" role="status">
+        {copied}
+      </p>
+      {rotatedNote && <Notice>New secret in use. Receipts are signed with both the old and the new secret for 24 hours, then with the new one only.</Notice>}
+      <ProblemMessage error={reveal.error} />
+      <ConfirmDialog
+        open={rotating}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        dismissLabel="Close"
+        onClose={() => setRotating(false)}
+        onConfirm={async () => {
+          const answer = await ok(client.POST("/api/v1/webhooks/{webhookId}/secret/rotate", { params: { path: { webhookId: webhook.webhookId } } }));
+          setSecret(answer.secret);
+          setCopied(undefined);
+          setRotatedNote(true);
+        }}
+      >
+        <p>A new secret is made. The old one keeps working for 24 hours, so receivers can switch over without losing receipts.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+function TestReceipt({ webhook }: { webhook: Webhook }) {
+  const { client } = useSession();
+  const [result, setResult] = useState<string | undefined>();
+  const [succeeded, setSucceeded] = useState(false);
+  const action = useAction(async () => {
+    setResult(undefined);
+    const answer = await ok(client.POST("/api/v1/webhooks/{webhookId}/test", { params: { path: { webhookId: webhook.webhookId } } }));
+    const a = answer.attempt;
+    setSucceeded(answer.succeeded);
+    setResult(
+      answer.succeeded
+        ? `Test receipt delivered: the receiver answered ${a.responseStatus} in ${a.durationMs} ms.`
+        : `Test receipt not accepted: ${a.error ?? `the receiver answered ${a.responseStatus}`} (${a.durationMs} ms).`,
+    );
+  });
+  return (
+    <div>
+      <button type="button" onClick={() => void action.run()} disabled={action.busy} aria-label={`Send a test receipt to ${webhook.name}`}>
+        {action.busy ? "Sending…" : "Send test receipt"}
+      </button>
+      <p role="status" class={result ? (succeeded ? "notice notice-ok" : "notice notice-bad") : ""} data-testid="test-result">
+        {result}
+      </p>
+      <ProblemMessage error={action.error} />
+    </div>
+  );
+}
+
+function DeliveryLog({ webhook }: { webhook: Webhook }) {
+  const { client } = useSession();
+  const [filter, setFilter] = useState<DeliveryFilter>("");
+  const [note, setNote] = useState<string | undefined>();
+  const log = useAsync(
+    async () =>
+      (
+        await ok(
+          client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+            params: { path: { webhookId: webhook.webhookId }, query: { limit: 50, ...(filter ? { status: filter } : {}) } },
+          }),
+        )
+      ).data,
+    [webhook.webhookId, filter],
+  );
+  usePolling(log.reload, 2000, !!log.data?.some((d) => d.status === "pending"));
+  const redeliver = useAction(async (d: WebhookDelivery) => {
+    await ok(client.POST("/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", { params: { path: { webhookId: webhook.webhookId, deliveryId: d.deliveryId } } }));
+    setNote(`Receipt ${d.event} queued again.`);
+    await log.reload();
+  });
+  const filterId = `log-filter-${webhook.webhookId}`;
+  return (
+    <section aria-label={`Delivery log of ${webhook.name}`} class="log">
+      <div class="toolbar">
+        <div class="field">
+          <label for={filterId}>Outcome</label>
+          <select id={filterId} value={filter} onChange={(e) => setFilter(e.currentTarget.value as DeliveryFilter)}>
+            <option value="">All</option>
+            <option value="pending">pending</option>
+            <option value="succeeded">succeeded</option>
+            <option value="failed">failed</option>
+          </select>
+        </div>
+        <button type="button" onClick={() => void log.reload()} disabled={log.loading}>
+          Refresh
+        </button>
+      </div>
+      {note && <Notice>{note}</Notice>}
+      <ProblemMessage error={log.error ?? redeliver.error} />
+      {!log.data && log.loading && <Loading what="deliveries" />}
+      {log.data?.length === 0 && <p class="muted">No deliveries{filter ? ` ${filter}` : " yet"}.</p>}
+      {log.data && log.data.length > 0 && (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Message</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {log.data.map((d) => {
+              const last = d.attempts.at(-1);
+              return (
+                <tr key={d.deliveryId}>
+                  <td data-label="Event">{d.event}</td>
+                  <td data-label="Message">{d.event === "dlr.test" ? <span class="muted">test</span> : <Link to={`/messages/${d.messageId}`}>{d.messageId.slice(0, 8)}…</Link>}</td>
+                  <td data-label="Outcome">
+                    <StatusChip status={d.status} />
+                  </td>
+                  <td data-label="Attempts">{d.attempts.length}</td>
+                  <td data-label="Last answer">
+                    {last ? (
+                      <>
+                        {last.responseStatus ?? last.error ?? "—"} <small class="muted">{formatTime(last.at)}</small>
+                      </>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td>
+                    <button type="button" class="small" onClick={() => void redeliver.run(d)} disabled={redeliver.busy} aria-label={`Redeliver ${d.event} of ${formatTime(d.createdAt)}`}>
+                      Redeliver
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function WebhookCard({ webhook, initialSecret, onDelete }: { webhook: Webhook; initialSecret?: string; onDelete: (w: Webhook) => void }) {
+  const [showLog, setShowLog] = useState(false);
+  const logId = `log-${webhook.webhookId}`;
+  return (
+    <li class="card webhook" data-webhook={webhook.name}>
+      <div class="card-head">
+        <h3>{webhook.name}</h3>
+        <button type="button" class="danger small" onClick={() => onDelete(webhook)} aria-label={`Delete webhook ${webhook.name}`}>
+          Delete
+        </button>
+      </div>
+      <p class="break">
+        <code>{webhook.url}</code>
+      </p>
+      <p class="muted">Added {formatTime(webhook.createdAt)}</p>
+      <Secret webhook={webhook} initial={initialSecret} />
+      <TestReceipt webhook={webhook} />
+      <button type="button" class="link" aria-expanded={showLog} aria-controls={logId} onClick={() => setShowLog(!showLog)}>
+        {showLog ? "Hide delivery log" : "Show delivery log"}
+      </button>
+      <div id={logId}>{showLog && <DeliveryLog webhook={webhook} />}</div>
+    </li>
+  );
+}
+
+export function Webhooks() {
+  const { client } = useSession();
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [notice, setNotice] = useState<string | undefined>();
+  const [fresh, setFresh] = useState<{ webhookId: string; secret: string } | undefined>();
+  const [deleting, setDeleting] = useState<Webhook | undefined>();
+  const hooks = useAsync(async () => (await ok(client.GET("/api/v1/webhooks"))).data, []);
+  const add = useAction(async () => {
+    const created = await ok(client.POST("/api/v1/webhooks", { body: { name, url } }));
+    setName("");
+    setUrl("");
+    setFresh({ webhookId: created.webhookId, secret: created.secret });
+    setNotice(`Webhook “${created.name}” added. Its signing secret is shown below; you can reveal it again at any time.`);
+    await hooks.reload();
+  });
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → Webhooks</h1>
+      <p class="muted">Every status change of a message (sent, delivered, failed, undelivered) is posted as a signed receipt to each webhook.</p>
+      <form
+        class="card"
+        aria-labelledby="new-webhook-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void add.run();
+        }}
+      >
+        <h2 id="new-webhook-title">Add a webhook</h2>
+        <div class="grid-2">
+          <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
+            <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+          <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
+            <input id="webhook-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} aria-describedby="webhook-url-hint" />
+          </Field>
+        </div>
+        <ProblemMessage error={add.error} prefix="Webhook not added" />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={add.busy}>
+            Add webhook
+          </button>
+        </div>
+      </form>
+      {notice && <Notice>{notice}</Notice>}
+      <ProblemMessage error={hooks.error} />
+      {!hooks.data && hooks.loading && <Loading what="webhooks" />}
+      {hooks.data?.length === 0 && <p class="muted">No webhooks yet.</p>}
+      {hooks.data && hooks.data.length > 0 && (
+        <ul class="cards" aria-label="Webhooks">
+          {hooks.data.map((w) => (
+            <WebhookCard key={w.webhookId} webhook={w} initialSecret={fresh?.webhookId === w.webhookId ? fresh.secret : undefined} onDelete={setDeleting} />
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={!!deleting}
+        title={`Delete webhook “${deleting?.name ?? ""}”?`}
+        confirmLabel="Delete webhook"
+        danger
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/webhooks/{webhookId}", { params: { path: { webhookId: deleting!.webhookId } } }));
+          setNotice(`Webhook “${deleting!.name}” deleted: it gets no more receipts.`);
+          await hooks.reload();
+        }}
+      >
+        <p>Receipts stop going to {deleting?.url}. Its delivery log is deleted with it.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}

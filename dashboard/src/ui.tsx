@@ -1,0 +1,230 @@
+// Small shared pieces: status chips, problem messages, dialogs, data loading and polling hooks.
+import { createContext, type ComponentChildren } from "preact";
+import { useCallback, useContext, useEffect, useId, useRef, useState } from "preact/hooks";
+import type { SmsClient } from "../../client/http.js";
+import { ApiProblem } from "./api.js";
+
+// ---- session --------------------------------------------------------------------------------------------------
+
+export interface Session {
+  client: SmsClient;
+  signOut: (message?: string) => void;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error("not signed in");
+  return session;
+}
+
+// ---- data -----------------------------------------------------------------------------------------------------
+
+export interface Async<T> {
+  data: T | undefined;
+  error: ApiProblem | undefined;
+  loading: boolean;
+  reload: () => Promise<void>;
+  setData: (data: T) => void;
+}
+
+function asProblem(error: unknown): ApiProblem {
+  return error instanceof ApiProblem ? error : new ApiProblem(0, { code: "internal_error", detail: String((error as Error)?.message ?? error) });
+}
+
+/** Runs `load` when `deps` change; `reload` runs it again keeping the current data on screen meanwhile. */
+export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiProblem; loading: boolean }>({ loading: true });
+  const generation = useRef(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    setState((s) => ({ ...s, loading: true }));
+    try {
+      const data = await loadRef.current();
+      if (mine === generation.current) setState({ data, loading: false });
+    } catch (error) {
+      if (mine === generation.current) setState((s) => ({ data: s.data, error: asProblem(error), loading: false }));
+    }
+  }, []);
+  useEffect(() => {
+    setState({ loading: true });
+    void reload();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps);
+  return { ...state, data: state.data, error: state.error, reload, setData: (data: T) => setState({ data, loading: false }) };
+}
+
+/** Calls `tick` every `ms` while `active` (and the tab is visible). */
+export function usePolling(tick: () => unknown, ms: number, active: boolean): void {
+  const tickRef = useRef(tick);
+  tickRef.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") void tickRef.current();
+    }, ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+}
+
+/** State of one action (a form submit, a button): busy while it runs, the problem when it failed. */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem | undefined>();
+  const run = async (...args: A): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action(...args);
+      return true;
+    } catch (e) {
+      setError(asProblem(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { run, busy, error, clearError: () => setError(undefined) };
+}
+
+// ---- display --------------------------------------------------------------------------------------------------
+
+export function StatusChip({ status }: { status: string }) {
+  return <span class={`chip chip-${status}`}>{status}</span>;
+}
+
+/** A problem the API answered, with its field errors; announced to screen readers. */
+export function ProblemMessage({ error, prefix }: { error: ApiProblem | undefined; prefix?: string }) {
+  if (!error) return null;
+  const fieldErrors = error.problem.errors ?? [];
+  return (
+    <div class="problem" role="alert">
+      <p>
+        {prefix ? `${prefix}: ` : ""}
+        {error.problem.detail}
+      </p>
+      {fieldErrors.length > 1 && (
+        <ul>
+          {fieldErrors.map((e) => (
+            <li key={e.path + e.message}>
+              <code>{e.path.replace(/^\/body\//, "")}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A polite live region for outcomes ("Message scheduled"). */
+export function Notice({ children, kind = "ok" }: { children: ComponentChildren; kind?: "ok" | "info" }) {
+  return (
+    <p class={`notice notice-${kind}`} role="status">
+      {children}
+    </p>
+  );
+}
+
+// ---- dialogs --------------------------------------------------------------------------------------------------
+
+/** A modal <dialog>: focus moves into it and stays there, Escape closes it, focus returns on close. */
+export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
+      {open && (
+        <>
+          <h2 id={titleId}>{title}</h2>
+          {children}
+        </>
+      )}
+    </dialog>
+  );
+}
+
+export interface ConfirmProps {
+  open: boolean;
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  /** Label of the button that closes without acting (default "Keep it"). */
+  dismissLabel?: string;
+  onConfirm: () => Promise<unknown>;
+  onClose: () => void;
+}
+
+/** "Are you sure?" with the outcome of the action shown in place when it fails. */
+export function ConfirmDialog({ open, title, children, confirmLabel, danger, dismissLabel = "Keep it", onConfirm, onClose }: ConfirmProps) {
+  const action = useAction(onConfirm);
+  useEffect(() => {
+    if (open) action.clearError();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+  return (
+    <Dialog open={open} title={title} onClose={onClose}>
+      <form
+        method="dialog"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await action.run()) onClose();
+        }}
+      >
+        <div class="dialog-body">{children}</div>
+        <ProblemMessage error={action.error} />
+        <div class="actions">
+          <button type="submit" class={danger ? "danger" : "primary"} disabled={action.busy}>
+            {action.busy ? "Working…" : confirmLabel}
+          </button>
+          <button type="button" onClick={onClose}>
+            {dismissLabel}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+// ---- forms ----------------------------------------------------------------------------------------------------
+
+/** The message of the API's field error for `path` (e.g. "/body/to"), to show under that field. */
+export function fieldError(error: ApiProblem | undefined, path: string): string | undefined {
+  return error?.problem.errors?.find((e) => e.path === path || e.path.startsWith(`${path}/`))?.message;
+}
+
+export function Field({ label, hint, error, children, id }: { label: string; hint?: ComponentChildren; error?: string; children: ComponentChildren; id: string }) {
+  return (
+    <div class={`field${error ? " field-invalid" : ""}`}>
+      <label for={id}>{label}</label>
+      {children}
+      {hint && (
+        <small class="hint" id={`${id}-hint`}>
+          {hint}
+        </small>
+      )}
+      {error && (
+        <small class="field-error" id={`${id}-error`}>
+          {error}
+        </small>
+      )}
+    </div>
+  );
+}

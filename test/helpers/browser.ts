@@ -1,0 +1,61 @@
+// A real browser for the dashboard tests: Debian's Chromium (/usr/bin/chromium, installed by .ci/run) driven by
+// playwright-core, headless, with a fresh profile. Playwright never downloads a browser here.
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const resultsDir = resolve(import.meta.dirname, "../../test-results");
+
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+
+export interface TestBrowser {
+  /** A new page in a new context (its own storage); console errors and failed requests are collected. */
+  newPage: (options?: BrowserContextOptions) => Promise<Page & { problems: string[] }>;
+}
+
+export function useBrowser(): () => TestBrowser {
+  let browser: Browser | undefined;
+  let current: TestBrowser | undefined;
+  beforeAll(async () => {
+    // launch() runs Chromium on a fresh temporary profile of its own, removed when it closes.
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
+    current = {
+      newPage: async (options = {}) => {
+        const context = await browser!.newContext(options);
+        context.setDefaultTimeout(15_000);
+        const page = (await context.newPage()) as Page & { problems: string[] };
+        page.problems = [];
+        page.on("console", (m) => {
+          if (m.type() === "error") page.problems.push(`console: ${m.text()}`);
+        });
+        page.on("pageerror", (e) => page.problems.push(`page error: ${e.message}`));
+        return page;
+      },
+    };
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!current) throw new Error("browser not started");
+    return current;
+  };
+}
+
+/** Saves a full-page screenshot as test-results/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(resultsDir, { recursive: true });
+  const path = join(resultsDir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Opens the dashboard and signs in with `key` by typing it and pressing Enter. */
+export async function signIn(page: Page, baseUrl: string, key: string, path = "/dashboard/"): Promise<void> {
+  await page.goto(baseUrl + path);
+  await page.getByLabel("API key").fill(key);
+  await page.getByLabel("API key").press("Enter");
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
