@@ -7,7 +7,7 @@ import { queryPrepared } from "./prepared.js";
  * POST /scheduler/schedule in ONE statement: the send job, the message and its first history entry, and the
  * workers' wake-up when it is due within the notify horizon. One statement is atomic on its own, so without an
  * Idempotency-Key no BEGIN/COMMIT round trips are needed (the previous version took five round trips:
- * BEGIN, three INSERTs, COMMIT; bench:api went from 0.13 to ... of the baseline).
+ * BEGIN, three INSERTs, COMMIT; against the old one-INSERT baseline bench:api went from 0.13 to 0.30).
  */
 export const scheduleMessageStatement = {
   name: "schedule_message",

@@ -214,8 +214,8 @@ export class JobRunner {
 
   /**
    * Whether to claim now: when a slot is free and nothing waits for it, or — with a local queue — once the
-   * queue is down to half its size, so the next claim is in flight while the rest of the queue still runs
-   * (claiming only when it is empty left every slot idle for a round trip: 0.72× graphile-worker → ...).
+   * queue is down to a quarter of its size (at least one slot-full), so the next claim is in flight while the
+   * rest of the queue still runs: claiming only when it ran dry left every slot idle for a round trip.
    */
   private wantsMore(): boolean {
     const room = this.concurrency - this.running.size;

@@ -3,16 +3,16 @@
 // retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
 import { randomUUID } from "node:crypto";
 import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
-import { insertJobs } from "../../db/jobs/index.js";
+import { NOTIFY_HORIZON_MS, notifyWorkers } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
-import { insertScheduledMessages, type NewMessage } from "../../db/messages.js";
+import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
 import { personalise } from "../../domain/personalise.js";
 import { segmentInfo } from "../../domain/segments.js";
 import type { JobHandler } from "../types.js";
 import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "./sendMessage.js";
 
 export const CAMPAIGN_FANOUT_JOB = "campaign_fanout";
-export const FANOUT_BATCH = 1000;
+export const FANOUT_BATCH = 5000;
 
 export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHandler {
   return async (job, { log, signal }) => {
@@ -29,8 +29,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
           const body = personalise(campaign.message, r.firstName);
           return { id: randomUUID(), jobId: randomUUID(), campaignId, to: r.phone, from: campaign.from, body, scheduledAt: runAt, ...segmentInfo(body) };
         });
-        await insertJobs(tx, messages.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
-        await insertScheduledMessages(tx, campaign.accountId, messages);
+        await insertMessagesWithJobs(tx, campaign.accountId, messages, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS });
+        if (runAt.getTime() - Date.now() < NOTIFY_HORIZON_MS) await notifyWorkers(tx, runAt);
         await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq);
         created += messages.length;
         return batch.recipients.length === batchSize;
