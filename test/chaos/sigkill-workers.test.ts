@@ -3,15 +3,12 @@
 // the provider at most once (the simulator records every submission), and every receipt the status changes
 // imply reached the receiver (duplicates only with the same X-Webhook-Id). The time from the last kill until
 // everything settled is printed: it is the recovery figure in docs/RELIABILITY.md.
-import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { insertJobs } from "../../server/db/jobs/index.js";
-import { insertScheduledMessages } from "../../server/db/messages.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess, type Spawned } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
@@ -47,18 +44,7 @@ describe("workers SIGKILLed under load", { timeout: 240_000 }, () => {
 
     // Due over ~10 s from 2 s on, so the kills land while messages are being sent and receipts delivered.
     const start = Date.now() + 2000;
-    const ids: string[] = [];
-    for (let i = 0; i < N; i += 1000) {
-      const batch = Array.from({ length: 1000 }, (_v, j) => ({
-        id: randomUUID(), jobId: randomUUID(), to: `+1415557${String(1000 + ((i + j) % 9000))}`, from: "ACME", body: "sigkill",
-        scheduledAt: new Date(start + (i + j) * 2), segments: 1, encoding: "GSM-7" as const,
-      }));
-      await db.transaction(async (tx) => {
-        await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: m.scheduledAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
-        await insertScheduledMessages(tx, account.id, batch);
-      });
-      ids.push(...batch.map((m) => m.id));
-    }
+    const ids = await insertDueMessages(db, account.id, N, { dueAt: (i) => new Date(start + i * 2), body: "sigkill" });
 
     const sentCount = async () => Number((await db("messages").whereIn("id", ids).whereNot({ status: "scheduled" }).count({ n: "*" }))[0]!.n);
     let lastKill = 0;

@@ -1,16 +1,13 @@
 // Chaos: every connection of the service (pool and LISTEN) is killed with pg_terminate_backend every
 // 500 ms while 1,000 messages are sent with receipts. Afterwards every message is final, each was handed to
 // the provider at most once, and every receipt reached the receiver (duplicates only with one X-Webhook-Id).
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { insertJobs } from "../../server/db/jobs/index.js";
-import { insertScheduledMessages } from "../../server/db/messages.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
@@ -27,18 +24,7 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
     const account = await ensureAccount(db, "chaos");
     await insertWebhook(db, account.id, { name: "chaos", url: receiver.url, secret: generateWebhookSecret() });
     const due = new Date(Date.now() + 8000); // the worker process starts meanwhile; sending overlaps the kills
-    const ids: string[] = [];
-    for (let i = 0; i < 1000; i += 500) {
-      const batch = Array.from({ length: 500 }, (_v, j) => ({
-        id: randomUUID(), jobId: randomUUID(), to: `+1415556${1000 + i + j}`, from: "ACME", body: "chaos",
-        scheduledAt: due, segments: 1, encoding: "GSM-7" as const,
-      }));
-      await db.transaction(async (tx) => {
-        await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: due, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
-        await insertScheduledMessages(tx, account.id, batch);
-      });
-      ids.push(...batch.map((m) => m.id));
-    }
+    const ids = await insertDueMessages(db, account.id, 1000, { dueAt: () => due, to: (i) => `+1415556${1000 + i}`, body: "chaos" });
     const worker = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
       ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", WEBHOOK_ALLOW_PRIVATE: "1",
       SIMULATOR_DELIVERY_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "200", SIMULATOR_SUBMIT_DELAY_MS: "5",

@@ -2,11 +2,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { insertJobs } from "../../server/db/jobs/index.js";
-import { insertScheduledMessages } from "../../server/db/messages.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess } from "../helpers/process.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -25,31 +23,12 @@ function startWorker(env: Record<string, string> = {}) {
   return { proc, ready: proc.waitFor(/job runner started/, 30_000) };
 }
 
-/** Stores `n` messages due at `at` with their send jobs, the way the schedule operation does. */
+/** `n` messages due at `at` for a fresh account. */
 async function scheduleMany(n: number, at: Date): Promise<string[]> {
   const { db } = database();
   const account = await ensureAccount(db, `workers-${randomUUID()}`);
-  const ids: string[] = [];
-  for (let i = 0; i < n; i += 500) {
-    const batch = Array.from({ length: Math.min(500, n - i) }, (_v, j) => ({
-      id: randomUUID(),
-      jobId: randomUUID(),
-      to: `+1415557${1000 + i + j}`, // never ends in 0001-0003 (the simulator's special numbers)
-      from: "ACME",
-      body: "hello",
-      scheduledAt: at,
-      segments: 1,
-      encoding: "GSM-7" as const,
-    }));
-    await db.transaction(async (tx) => {
-      await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: at, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
-      await insertScheduledMessages(tx, account.id, batch);
-    });
-    ids.push(...batch.map((m) => m.id));
-  }
-  return ids;
+  return insertDueMessages(db, account.id, n, { dueAt: () => at });
 }
-
 
 describe("worker processes", { timeout: 120_000 }, () => {
   it("3 workers send 2,000 due messages, each handed to the provider exactly once", async () => {
