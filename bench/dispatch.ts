@@ -17,7 +17,7 @@ import { startReceiver } from "./receiver.js";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const PRECISION_SECONDS = Number(process.env.BENCH_PRECISION_SECONDS ?? 10);
-const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number);
+const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").filter(Boolean).map(Number); // "" = precision only
 const bench = await startBenchDatabase();
 const { db } = bench;
 const count = async (sql: string) => Number((await db.raw(sql)).rows[0].n);

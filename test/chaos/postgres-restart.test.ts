@@ -62,6 +62,11 @@ describe("PostgreSQL restarted mid-run", { timeout: 180_000 }, () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(503);
     await new Promise((r) => setTimeout(r, 3000)); // stay down a while: the worker's retries run against nothing
     pgServer = await start();
+    // Reconnection: from the database accepting connections again until the API answers a query (the pool
+    // opens a new connection on demand) — printed for docs/RELIABILITY.md.
+    const back = Date.now();
+    await waitUntil("API answering again", () => fetch(`${base}/readyz`).then((r) => r.ok, () => false), 30_000, 20);
+    process.stderr.write(`postgres-restart: API answering ${Date.now() - back} ms after PostgreSQL was back\n`);
 
     const db = createDb(pgServer.url, 2);
     try {

@@ -1,5 +1,5 @@
 // Chaos: every connection of the service (pool and LISTEN) is killed with pg_terminate_backend every
-// 500 ms while 1,000 messages are sent with receipts. Afterwards every message is final, each was handed to
+// second for 20 s while 1,000 messages are sent with receipts. Afterwards every message is final, each was handed to
 // the provider at most once, and every receipt reached the receiver (duplicates only with one X-Webhook-Id).
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,23 +23,24 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
     receiver = await startReceiver();
     const account = await ensureAccount(db, "chaos");
     await insertWebhook(db, account.id, { name: "chaos", url: receiver.url, secret: generateWebhookSecret() });
-    const due = new Date(Date.now() + 8000); // the worker process starts meanwhile; sending overlaps the kills
-    const ids = await insertDueMessages(db, account.id, 1000, { dueAt: () => due, to: (i) => `+1415556${1000 + i}`, body: "chaos" });
+    // Due from 8 s on (the worker process starts meanwhile) over 15 s, so sending overlaps the kills.
+    const due = Date.now() + 8000;
+    const ids = await insertDueMessages(db, account.id, 1000, { dueAt: (i) => new Date(due + i * 15), to: (i) => `+1415556${1000 + i}`, body: "chaos" });
     const worker = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
       ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", WEBHOOK_ALLOW_PRIVATE: "1",
       SIMULATOR_DELIVERY_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "200", SIMULATOR_SUBMIT_DELAY_MS: "5",
     });
     await worker.waitFor(/job runner started/, 60_000);
-    // Kill every backend of the service in this test's database (pool and LISTEN) twice a second for 10 s.
+    // Kill every backend of the service in this test's database (pool and LISTEN) every second for 20 s.
     const killer = new pg.Client({ connectionString: url });
     await killer.connect();
     let kills = 0;
-    for (const stop = Date.now() + 10_000; Date.now() < stop; ) {
+    for (const stop = Date.now() + 20_000; Date.now() < stop; ) {
       const { rowCount } = await killer.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'sms-platform%' AND pid <> pg_backend_pid()",
       );
       kills += rowCount ?? 0;
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 1000));
     }
     await killer.end();
     expect(kills).toBeGreaterThan(5);

@@ -80,7 +80,7 @@ describe("worker processes", { timeout: 120_000 }, () => {
   it("on SIGTERM under load a worker exits 0 within 10 s, leaves nothing claimed, and another finishes the rest", async () => {
     const a = startWorker({ SIMULATOR_SUBMIT_DELAY_MS: "200" });
     await a.ready;
-    const ids = await scheduleMany(400, new Date());
+    const ids = await scheduleMany(1000, new Date());
     await waitUntil("work in progress", async () => {
       const rows = await database().db("messages").whereIn("id", ids).where({ status: "sending" }).count({ n: "*" });
       return Number(rows[0]!.n) > 0;
