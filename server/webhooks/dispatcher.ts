@@ -9,7 +9,6 @@
 // delivery row, so a restart between two attempts changes nothing.
 import type { Db } from "../db/knex.js";
 import {
-  finishDeliveries,
   loadDeliveriesForDispatch,
   parkBehindEarlier,
   releaseNextParked,
@@ -18,6 +17,7 @@ import {
 } from "../db/webhookDeliveries.js";
 import { RetryLater, type BatchJobHandler } from "../jobs/types.js";
 import type { ReceiptClient } from "./client.js";
+import { finishCoalescer } from "./finishCoalescer.js";
 import { receiptHeaders } from "./signing.js";
 
 export const MAX_ATTEMPTS = 4;
@@ -34,6 +34,7 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
 }
 
 export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler {
+  const finish = finishCoalescer(db);
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
@@ -47,7 +48,8 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
 
       // Each delivery is recorded as soon as its POST ends, so a slow receiver holds up no other's
-      // bookkeeping (nor the release of the next receipt of another message).
+      // bookkeeping (nor the release of the next receipt of another message); outcomes that end together
+      // are written together (finishCoalescer).
       await Promise.all(
         pending
           .filter((d) => !parked.has(d.id))
@@ -65,7 +67,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
               outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
               outcome.status = "pending";
             }
-            await finishDeliveries(db, [outcome]);
+            await finish(outcome);
           }),
       );
       return outcomes;
