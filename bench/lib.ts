@@ -8,9 +8,8 @@ import { join, resolve } from "node:path";
 import { SingleBar, Presets } from "cli-progress";
 import { ensureAccount } from "../server/db/accounts.js";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
-import { insertJobs } from "../server/db/jobs/index.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
-import { insertScheduledMessages } from "../server/db/messages.js";
+import { insertMessagesWithJobs } from "../server/db/messages.js";
 import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../server/jobs/handlers/sendMessage.js";
 import { createLogger } from "../server/logger.js";
 
@@ -94,7 +93,7 @@ export interface ScheduleOptions {
   accountId?: string;
 }
 
-/** Stores messages and their send jobs as the schedule operation does, 1,000 a transaction. */
+/** Stores messages and their send jobs as campaign fan-out does, 1,000 a statement. */
 export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<string> {
   const accountId = o.accountId ?? (await ensureAccount(db, `bench-${randomUUID()}`)).id;
   const to = o.to ?? ((i: number) => `+1415558${String(1000 + (i % 8000))}`);
@@ -109,10 +108,7 @@ export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<stri
       segments: 1,
       encoding: "GSM-7" as const,
     }));
-    await db.transaction(async (tx) => {
-      await insertJobs(tx, batch.map((m) => ({ id: m.jobId, kind: SEND_MESSAGE_JOB, payload: { messageId: m.id }, runAt: m.scheduledAt, maxAttempts: SEND_JOB_MAX_ATTEMPTS })));
-      await insertScheduledMessages(tx, accountId, batch);
-    });
+    await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS }));
   }
   return accountId;
 }

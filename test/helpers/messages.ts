@@ -1,7 +1,6 @@
 // Many due messages at once, stored the way campaign fan-out stores them (messages, send jobs and history in
 // one statement per 1,000), for the tests that run them through real worker processes.
 import { randomUUID } from "node:crypto";
-import { NOTIFY_HORIZON_MS, notifyWorkers } from "../../server/db/jobs/index.js";
 import type { Db } from "../../server/db/knex.js";
 import { insertMessagesWithJobs } from "../../server/db/messages.js";
 import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
@@ -22,11 +21,7 @@ export async function insertDueMessages(db: Db, accountId: string, n: number, o:
       id: randomUUID(), jobId: randomUUID(), to: to(i + j), from: "ACME", body: o.body ?? "test message",
       scheduledAt: o.dueAt(i + j), segments: 1, encoding: "GSM-7" as const,
     }));
-    await db.transaction(async (tx) => {
-      await insertMessagesWithJobs(tx, accountId, batch, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS });
-      const earliest = Math.min(...batch.map((m) => m.scheduledAt.getTime()));
-      if (earliest - Date.now() < NOTIFY_HORIZON_MS) await notifyWorkers(tx, new Date(earliest));
-    });
+    await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS }));
     ids.push(...batch.map((m) => m.id));
   }
   return ids;

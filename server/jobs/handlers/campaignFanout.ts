@@ -3,7 +3,6 @@
 // retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
 import { randomUUID } from "node:crypto";
 import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
-import { NOTIFY_HORIZON_MS, notifyWorkers } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
 import { personalise } from "../../domain/personalise.js";
@@ -30,7 +29,6 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
           return { id: randomUUID(), jobId: randomUUID(), campaignId, to: r.phone, from: campaign.from, body, scheduledAt: runAt, ...segmentInfo(body) };
         });
         await insertMessagesWithJobs(tx, campaign.accountId, messages, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS });
-        if (runAt.getTime() - Date.now() < NOTIFY_HORIZON_MS) await notifyWorkers(tx, runAt);
         await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq);
         created += messages.length;
         return batch.recipients.length === batchSize;
