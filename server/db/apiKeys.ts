@@ -1,5 +1,4 @@
 import type { Knex } from "knex";
-import { queryPrepared } from "./prepared.js";
 
 export interface ApiKeyRow {
   keyId: string;
@@ -21,20 +20,6 @@ const columns = {
 
 export async function insertApiKey(db: Knex, key: { keyId: string; accountId: string; secretHash: Buffer }): Promise<void> {
   await db("api_keys").insert({ key_id: key.keyId, account_id: key.accountId, secret_hash: key.secretHash });
-}
-
-const findActive = {
-  name: "find_active_api_key",
-  text: `SELECT k.key_id AS "keyId", k.account_id AS "accountId", a.name AS "accountName", k.secret_hash AS "secretHash",
-                k.created_at AS "createdAt", k.revoked_at AS "revokedAt"
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_id = $1 AND k.revoked_at IS NULL`,
-};
-
-/** The key with this id if it exists and is not revoked (every API request asks: a prepared statement). */
-export async function findActiveApiKey(db: Knex, keyId: string): Promise<ApiKeyRow | undefined> {
-  const [row] = await queryPrepared<ApiKeyRow>(db, findActive, [keyId]);
-  return row;
 }
 
 export async function listApiKeys(db: Knex): Promise<ApiKeyRow[]> {

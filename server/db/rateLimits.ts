@@ -1,4 +1,13 @@
 import type { Knex } from "knex";
+import type { ApiKeyRow } from "./apiKeys.js";
+import { queryPrepared } from "./prepared.js";
+
+export interface RateLimit {
+  /** Requests per second a key may make, sustained; 0 turns limiting off. */
+  perSecond: number;
+  /** Requests a key may make at once. */
+  burst: number;
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -10,28 +19,58 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+export interface Admission {
+  /** The active key with this id, or undefined. The caller still compares the secret in constant time. */
+  key?: ApiKeyRow;
+  /** Present when limiting is on and the presented secret's hash matched the stored one. */
+  decision?: RateDecision;
+}
+
 /**
- * GCRA in one statement: each request moves the key's theoretical arrival time (tat) one interval
+ * Every API request's authentication and rate limit in one round trip: the key's row, and a GCRA token taken
+ * from the key's bucket. GCRA: each request moves the key's theoretical arrival time (tat) one interval
  * (1/rate s) later; it is allowed while tat stays within burst intervals of now. The row lock of the upsert
  * serialises a key's requests across every server instance; different keys never wait on each other.
+ *
+ * A token is taken only when the presented secret's SHA-256 equals the stored one, so someone who knows a key
+ * id (it is not secret) cannot drain that key's bucket. (The equality here only gates the token; the
+ * caller decides authentication with a constant-time comparison.) Measured under the sustained-load test:
+ * two statements per request (lookup, then token) held the API to ~265 requests/s with a worker sending
+ * beside it on 2 cores; one statement is what this module exists for.
  */
-export async function takeRateToken(db: Knex, keyId: string, perSecond: number, burst: number): Promise<RateDecision> {
-  const interval = 1 / perSecond;
-  const window = burst * interval;
-  const { rows } = await db.raw(
-    `WITH attempt AS (
-       INSERT INTO rate_limits AS r (key_id, tat) VALUES (?, now() + make_interval(secs => ?))
-       ON CONFLICT (key_id) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => ?)
-        WHERE greatest(r.tat, now()) + make_interval(secs => ?) <= now() + make_interval(secs => ?)
-       RETURNING tat, true AS allowed
-     )
-     SELECT allowed, EXTRACT(EPOCH FROM tat - now()) AS ahead FROM attempt
-     UNION ALL
-     SELECT false, EXTRACT(EPOCH FROM tat - now()) FROM rate_limits WHERE key_id = ? AND NOT EXISTS (SELECT 1 FROM attempt)`,
-    [keyId, interval, interval, interval, window, keyId],
-  );
-  const { allowed, ahead } = rows[0] as { allowed: boolean; ahead: string };
-  const behind = Math.max(0, Number(ahead));
+const admit = {
+  name: "admit_api_request",
+  text: `WITH k AS (
+           SELECT k.key_id, k.account_id, a.name, k.secret_hash, k.created_at, k.revoked_at
+             FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            WHERE k.key_id = $1 AND k.revoked_at IS NULL
+         ), attempt AS (
+           INSERT INTO rate_limits AS r (key_id, tat)
+           SELECT key_id, now() + make_interval(secs => $3) FROM k WHERE $3 > 0 AND k.secret_hash = $2
+           ON CONFLICT (key_id) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => $3)
+            WHERE greatest(r.tat, now()) + make_interval(secs => $3) <= now() + make_interval(secs => $4)
+           RETURNING tat
+         )
+         SELECT k.key_id AS "keyId", k.account_id AS "accountId", k.name AS "accountName", k.secret_hash AS "secretHash",
+                k.created_at AS "createdAt", k.revoked_at AS "revokedAt",
+                $3 > 0 AND k.secret_hash = $2 AS limited,
+                EXISTS (SELECT 1 FROM attempt) AS allowed,
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = $1)) - now())::float8 AS ahead
+           FROM k`,
+};
+
+type AdmitRow = ApiKeyRow & { limited: boolean; allowed: boolean; ahead: number | null };
+
+export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffer, limit: RateLimit): Promise<Admission> {
+  const interval = limit.perSecond > 0 ? 1 / limit.perSecond : 0;
+  const [row] = await queryPrepared<AdmitRow>(db, admit, [keyId, secretHash, interval, limit.burst * interval]);
+  if (!row) return {};
+  const { limited, allowed, ahead, ...key } = row;
+  return { key, decision: limited ? decide(allowed, ahead ?? 0, interval, limit.burst * interval) : undefined };
+}
+
+function decide(allowed: boolean, ahead: number, interval: number, window: number): RateDecision {
+  const behind = Math.max(0, ahead);
   return {
     allowed,
     remaining: Math.max(0, Math.floor((window - behind) / interval)),

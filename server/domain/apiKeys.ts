@@ -33,8 +33,7 @@ export function parseApiKey(key: string): { keyId: string; secret: string } | un
   return match ? { keyId: match[1]!, secret: match[2]! } : undefined;
 }
 
-/** Constant-time comparison of a presented secret with the stored hash. */
-export function secretMatches(secret: string, storedHash: Buffer): boolean {
-  const presented = hashSecret(secret);
-  return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
+/** Constant-time comparison of a presented secret's hash with the stored one. */
+export function secretHashMatches(presented: Buffer, stored: Buffer): boolean {
+  return presented.length === stored.length && timingSafeEqual(presented, stored);
 }

@@ -11,7 +11,6 @@ import type { Config } from "../config.js";
 import { migrationsCurrent } from "../db/knex.js";
 import { ApiError } from "../domain/errors.js";
 import { requireApiKey } from "./auth.js";
-import { rateLimitPerKey } from "./rateLimit.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
@@ -115,7 +114,7 @@ export function createApp(services: Services): Express {
   app.use("/docs", docsRouter());
   app.use("/dashboard", dashboardRouter());
 
-  app.use("/api/v1", requireApiKey(db), rateLimitPerKey(db, config.rateLimitPerSecond, config.rateLimitBurst));
+  app.use("/api/v1", requireApiKey(db, { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }));
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use(rejectNulCharacters);
   app.use(

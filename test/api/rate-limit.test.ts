@@ -58,4 +58,18 @@ describe("rate limits per API key", () => {
       await new Promise((r) => listener.close(r));
     }
   });
+
+  it("does not spend a key's tokens on requests with its id and a wrong secret", async () => {
+    const a = await server().account();
+    // The key id is not secret (it is the key's public half); a wrong secret must not drain the bucket.
+    const forged = a.key.replace(/_[0-9A-Za-z]{32}$/, `_${"x".repeat(32)}`);
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${server().baseUrl}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${forged}` } });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("ratelimit-remaining")).toBeNull();
+    }
+    const res = await a.request("GET", "/api/v1/webhooks");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("ratelimit-remaining")).toBe("4");
+  });
 });
