@@ -84,7 +84,7 @@ describe("client examples", () => {
       expect(test).toMatchObject({ succeeded: true, attempt: { responseStatus: 204 } });
 
       const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
-        body: { to: "+14155550170", body: "hi", from: "ACME", scheduledAt: new Date(Date.now() + 300).toISOString() },
+        body: { to: "+14155550170", body: "hi", from: "ACME", scheduledAt: new Date(Date.now() + 1500).toISOString() },
       });
       await waitUntil("sent and delivered receipts", async () => received.filter((r) => r.messageId === message!.messageId).length === 2);
       const ofMessage = received.filter((r) => r.messageId === message!.messageId);

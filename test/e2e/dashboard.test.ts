@@ -51,8 +51,12 @@ describe("dashboard", { timeout: 60_000 }, () => {
     expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
     // A key revoked while signed in: the next call signs out, saying why.
     await signIn(page, baseUrl, key, "/dashboard/messages");
+    // The page's first load must be over (Refresh is disabled while it runs), or that load would be the call
+    // that meets the revoked key, and the button would be gone before the click.
+    const refresh = page.getByRole("button", { name: "Refresh", disabled: false });
+    await refresh.waitFor();
     await revokeApiKey(server().db, keyId);
-    await page.getByRole("button", { name: "Refresh" }).click();
+    await refresh.click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     await page.getByText("The API key is no longer accepted (revoked or changed). Sign in again.").waitFor();
     expect(await page.evaluate<number>("sessionStorage.length")).toBe(0);
