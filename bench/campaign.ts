@@ -43,6 +43,25 @@ try {
      SELECT ?, '+1415' || lpad(g::text, 7, '0'), 'Contact' || g, ? FROM generate_series(1, ?) g`,
     [account.id, group.id, N],
   );
+  // The floor under "all messages created": PostgreSQL alone writing the rows a campaign's messages need (a
+  // message and its send job each) with INSERT … SELECT from generate_series: no Node.js, no parameters, no
+  // other work. Rolled back, so the run below starts from the same tables.
+  const tx = await db.transaction();
+  const floor = await (async () => {
+    const [campaign] = await tx("campaigns").insert({ account_id: account.id, name: "floor", message: "x", type: "instant", sender: "ACME", status: "sending" }).returning("id");
+    const t = Date.now();
+    await tx.raw(
+      `WITH ids AS (SELECT gen_random_uuid() AS id, gen_random_uuid() AS job_id, g FROM generate_series(1, ?) g),
+            j AS (INSERT INTO jobs (id, kind, payload, run_at, max_attempts)
+                  SELECT job_id, 'send_message', jsonb_build_object('messageId', id), now() + interval '1 day', 10 FROM ids)
+       INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
+       SELECT id, ?, ?, job_id, '+1415' || lpad(g::text, 7, '0'), 'ACME', 'Hi Contact' || g || ', our sale starts today.',
+              now() + interval '1 day', 1, 'GSM-7' FROM ids`,
+      [N, account.id, campaign.id],
+    );
+    return (Date.now() - t) / 1000;
+  })().finally(() => tx.rollback().catch(() => undefined));
+  process.stderr.write(`floor: ${N} messages and their jobs written by PostgreSQL alone in ${floor} s\n`);
   const api = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
   const workers = await startWorkers(2, bench.url, { WEBHOOK_ALLOW_PRIVATE: "1" });
 
@@ -78,6 +97,7 @@ try {
     answerMs,
     receipts: expectedReceipts,
     secondsUntil: { allMessagesCreated: created, allSent: sent, allReceiptsReceived: receipts },
+    floorSecondsToCreate: floor,
     peakRssMiB: rss,
   });
 } finally {

@@ -4,10 +4,11 @@ import { JOBS_CHANNEL, NOTIFY_HORIZON_MS } from "./jobs/index.js";
 import { queryPrepared } from "./prepared.js";
 
 /**
- * POST /scheduler/schedule in ONE statement: the send job, the message and its first history entry, and the
- * workers' wake-up when it is due within the notify horizon. One statement is atomic on its own, so without an
- * Idempotency-Key no BEGIN/COMMIT round trips are needed (the previous version took five round trips:
- * BEGIN, three INSERTs, COMMIT; against the old one-INSERT baseline bench:api went from 0.13 to 0.30).
+ * POST /scheduler/schedule in ONE statement: the send job, the message (its "scheduled" history entry is the
+ * row's created_at, see migration 006), and the workers' wake-up when it is due within the notify horizon. One
+ * statement is atomic on its own, so without an Idempotency-Key no BEGIN/COMMIT round trips are needed (the
+ * previous version took five round trips: BEGIN, three INSERTs, COMMIT; against the old one-INSERT baseline
+ * bench:api went from 0.13 to 0.30).
  */
 export const scheduleMessageStatement = {
   name: "schedule_message",
@@ -17,8 +18,6 @@ export const scheduleMessageStatement = {
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
            VALUES ($1, $12, $2, $4, $5, $6, $8, $9, $10)
-         ), history AS (
-           INSERT INTO message_status_history (message_id, status) VALUES ($1, 'scheduled')
          )
          SELECT pg_notify('${JOBS_CHANNEL}', $7) WHERE $7 <> ''`,
 };
