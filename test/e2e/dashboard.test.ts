@@ -140,7 +140,7 @@ describe("dashboard", { timeout: 60_000 }, () => {
       await card.getByText("Secret copied to the clipboard.").waitFor();
       expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(secret);
 
-      await card.getByRole("button", { name: "Send a test receipt to local receiver" }).click();
+      await card.getByRole("button", { name: "Send test receipt to local receiver" }).click();
       await card.getByText(/Test receipt delivered: the receiver answered 200/).waitFor();
       const [test] = await receiver.waitFor("the test receipt", (all) => all.length === 1);
       expect(test!.json.event).toBe("dlr.test");
@@ -153,7 +153,7 @@ describe("dashboard", { timeout: 60_000 }, () => {
       await page.getByRole("dialog", { name: "Rotate the signing secret?" }).getByRole("button", { name: "Rotate secret" }).click();
       await expect.poll(async () => (await secretText.innerText()).trim()).not.toBe(secret);
       const rotated = (await secretText.innerText()).trim();
-      await card.getByRole("button", { name: "Send a test receipt to local receiver" }).click();
+      await card.getByRole("button", { name: "Send test receipt to local receiver" }).click();
       const all = await receiver.waitFor("the second test receipt", (r) => r.length === 2);
       expect(verifyReceipt(all[1]!.body, all[1]!.headers, rotated)).toBe(true);
       const stdSignatures = String(all[1]!.headers["webhook-signature"]).split(" ");

@@ -117,7 +117,7 @@ function TestReceipt({ webhook }: { webhook: Webhook }) {
   });
   return (
     <div>
-      <button type="button" onClick={() => void action.run()} disabled={action.busy} aria-label={`Send a test receipt to ${webhook.name}`}>
+      <button type="button" onClick={() => void action.run()} disabled={action.busy} aria-label={`${action.busy ? "Sending test receipt" : "Send test receipt"} to ${webhook.name}`}>
         {action.busy ? "Sending…" : "Send test receipt"}
       </button>
       <p role="status" class={result ? (succeeded ? "notice notice-ok" : "notice notice-bad") : ""} data-testid="test-result">

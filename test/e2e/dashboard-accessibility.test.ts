@@ -1,0 +1,76 @@
+// An automated accessibility audit of every dashboard page (axe-core, WCAG 2.1 A and AA rules), in a real
+// browser against a real server, with data on each page: a scheduled message with its timeline, a group with
+// contacts, a campaign, a webhook with its delivery log. Any violation fails the test and is printed with the
+// elements it concerns. axe cannot judge everything (reading order, wording); the keyboard and phone-width
+// tests in dashboard.test.ts cover some of the rest.
+import { AxeBuilder } from "@axe-core/playwright";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { signIn, useBrowser } from "../helpers/browser.js";
+import { startReceiver } from "../helpers/receiver.js";
+import { useTestServer } from "../helpers/server.js";
+import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
+
+const server = useTestServer(fastWorkerConfig);
+useTestWorker(server);
+const browser = useBrowser();
+
+async function audit(page: Page, name: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe("dashboard accessibility", { timeout: 90_000 }, () => {
+  it("has no WCAG 2.1 A/AA violations that axe can find, on any page", async () => {
+    const { baseUrl, account } = server();
+    const a = await account();
+    const receiver = await startReceiver();
+    try {
+      const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "Regulars" } });
+      for (const [phone, firstName] of [["+14155550101", "Ada"], ["+14155550102", "Grace"]] as const) {
+        await a.client.POST("/api/v1/contacts", { body: { phone, firstName, groupId: group!.groupId } });
+      }
+      const { data: campaign } = await a.client.POST("/api/v1/campaigns", {
+        body: { name: "Tomorrow", message: "Hi {{firstName}}!", type: "scheduled", groupId: group!.groupId, scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
+      });
+      const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
+        body: { to: "+447911123456", from: "ACME", body: "Your table is ready", scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
+      });
+      await a.client.POST("/api/v1/webhooks", { body: { name: "receiver", url: receiver.url } });
+
+      const page = await browser().newPage();
+      const found: string[] = [];
+      await page.goto(`${baseUrl}/dashboard/`);
+      await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      found.push(...(await audit(page, "sign in")));
+
+      await signIn(page, baseUrl, a.key, "/dashboard/messages");
+      const pages: [string, string, string][] = [
+        ["messages", "/dashboard/messages", "Messages"],
+        ["message", `/dashboard/messages/${message!.messageId}`, "Message to +447911123456"],
+        ["contacts", "/dashboard/contacts", "Contacts & groups"],
+        ["campaigns", "/dashboard/campaigns", "Campaigns"],
+        ["campaign", `/dashboard/campaigns/${campaign!.campaignId}`, "Campaign “Tomorrow”"],
+        ["webhooks", "/dashboard/settings/webhooks", "Settings → Webhooks"],
+      ];
+      for (const [name, path, heading] of pages) {
+        await page.goto(baseUrl + path);
+        await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+        await page.waitForLoadState("networkidle");
+        found.push(...(await audit(page, name)));
+      }
+      // The webhooks page in its busier states: a delivery in the log, the secret revealed, a dialog open.
+      await page.getByRole("button", { name: "Send test receipt to receiver" }).click();
+      await page.getByTestId("test-result").getByText(/./).first().waitFor();
+      await page.getByRole("button", { name: "Reveal secret of receiver" }).click();
+      await page.getByRole("button", { name: "Hide secret" }).waitFor();
+      found.push(...(await audit(page, "webhooks with a delivery and the secret shown")));
+      await page.getByRole("button", { name: "Delete webhook receiver" }).click();
+      await page.getByRole("dialog").waitFor();
+      found.push(...(await audit(page, "delete dialog")));
+      expect(found).toEqual([]);
+    } finally {
+      receiver.close();
+    }
+  });
+});
