@@ -46,23 +46,36 @@ const admit = {
             WHERE k.key_id = $1 AND k.revoked_at IS NULL
          ), attempt AS (
            INSERT INTO rate_limits AS r (key_id, tat)
-           SELECT key_id, now() + make_interval(secs => $3) FROM k WHERE $3 > 0 AND k.secret_hash = $2
+           SELECT key_id, now() + make_interval(secs => $3) FROM k WHERE k.secret_hash = $2
            ON CONFLICT (key_id) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => $3)
             WHERE greatest(r.tat, now()) + make_interval(secs => $3) <= now() + make_interval(secs => $4)
            RETURNING tat
          )
          SELECT k.key_id AS "keyId", k.account_id AS "accountId", k.name AS "accountName", k.secret_hash AS "secretHash",
                 k.created_at AS "createdAt", k.revoked_at AS "revokedAt",
-                $3 > 0 AND k.secret_hash = $2 AS limited,
+                k.secret_hash = $2 AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
                 EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = $1)) - now())::float8 AS ahead
            FROM k`,
 };
 
+/** With limiting off there is no token to take: the key's row alone, without the write CTE. */
+const findKey = {
+  name: "find_active_api_key",
+  text: `SELECT k.key_id AS "keyId", k.account_id AS "accountId", a.name AS "accountName", k.secret_hash AS "secretHash",
+                k.created_at AS "createdAt", k.revoked_at AS "revokedAt"
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE k.key_id = $1 AND k.revoked_at IS NULL`,
+};
+
 type AdmitRow = ApiKeyRow & { limited: boolean; allowed: boolean; ahead: number | null };
 
 export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffer, limit: RateLimit): Promise<Admission> {
-  const interval = limit.perSecond > 0 ? 1 / limit.perSecond : 0;
+  if (limit.perSecond <= 0) {
+    const [key] = await queryPrepared<ApiKeyRow>(db, findKey, [keyId]);
+    return { key };
+  }
+  const interval = 1 / limit.perSecond;
   const [row] = await queryPrepared<AdmitRow>(db, admit, [keyId, secretHash, interval, limit.burst * interval]);
   if (!row) return {};
   const { limited, allowed, ahead, ...key } = row;
