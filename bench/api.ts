@@ -1,5 +1,5 @@
 // npm run bench:api — POST /api/v1/scheduler/schedule under autocannon (32 connections, valid random bodies),
-// against our server and a baseline Express app running the same single statement (job + message + history)
+// against our server and a baseline Express app running the same single statement (job + message + wake-up)
 // with no auth, no validation and no logging, side by side on the same database: alternating rounds, medians, and the ratio.
 import autocannon from "autocannon";
 import { ensureAccount } from "../server/db/accounts.js";

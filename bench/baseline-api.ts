@@ -1,5 +1,5 @@
 // The baseline for bench:api: an Express app that runs the same single statement as our POST
-// /scheduler/schedule (job + message + history, server/db/scheduleMessage.ts) per request, with no auth, no
+// /scheduler/schedule (job + message + wake-up, server/db/scheduleMessage.ts) per request, with no auth, no
 // validation, no phone normalisation and no request logging: what accepting a message costs with nothing of
 // our HTTP layer around it.
 import express from "express";

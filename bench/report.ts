@@ -67,7 +67,7 @@ if (api) {
     "",
     machineLine(api),
     "",
-    `POST /api/v1/scheduler/schedule, autocannon ${api.connections} connections, ${api.seconds} s × ${api.rounds} alternating rounds (medians), valid random bodies. Ours runs with rate limiting off. Baseline: Express running the same single statement (job + message + history) with no auth, no validation, no logging.`,
+    `POST /api/v1/scheduler/schedule, autocannon ${api.connections} connections, ${api.seconds} s × ${api.rounds} alternating rounds (medians), valid random bodies. Ours runs with rate limiting off. Baseline: Express running the same single statement (job + message + wake-up) with no auth, no validation, no logging.`,
     "",
     "| server | requests/s | p50 | p99 | non-2xx |",
     "|---|---|---|---|---|",
