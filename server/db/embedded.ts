@@ -68,6 +68,42 @@ export function runningEmbeddedUrl(dataDir: string): string | undefined {
   return isAlive(state.pid) ? state.url : undefined;
 }
 
+/**
+ * A PostgreSQL left running on `clusterDir` by one of our processes that died without stopping it (SIGKILL,
+ * OOM kill): its postmaster.pid names a live postgres, and no live process of ours claims it in the state
+ * file. It is stopped (fast shutdown: open transactions roll back, committed data is safe) so that this start
+ * can own the cluster; without this, every later start fails on the lock file until someone kills it by hand.
+ * A postmaster that a live process of ours announced is left alone: that is another running server.
+ */
+async function stopOrphanedPostmaster(clusterDir: string, stateFile: string, log: Logger): Promise<void> {
+  const pidFile = join(clusterDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !isPostgres(pid)) return;
+  if (existsSync(stateFile)) {
+    const owner = (JSON.parse(readFileSync(stateFile, "utf8")) as RunningState).pid;
+    if (owner !== process.pid && isAlive(owner)) {
+      throw new Error(`the embedded PostgreSQL in ${clusterDir} belongs to a running server (pid ${owner}); stop it first, or use DATABASE_URL`);
+    }
+  }
+  process.kill(pid, "SIGINT");
+  const deadline = Date.now() + 30_000;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`the orphaned embedded PostgreSQL (pid ${pid}) did not stop within 30 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log.warn({ pid, clusterDir }, "stopped an orphaned embedded PostgreSQL left running by a server that was killed");
+}
+
+/** True when the process is a postgres server (Linux: its command line); elsewhere, trust the pid file. */
+function isPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("postgres");
+  } catch {
+    return !existsSync("/proc");
+  }
+}
+
 export interface StartOptions {
   dataDir: string;
   log: Logger;
@@ -112,6 +148,7 @@ export async function startEmbeddedPostgres({ dataDir, log, settings = {}, annou
     log.info({ clusterDir }, "initialising embedded PostgreSQL (first start)");
     await server.initialise();
   }
+  if (!fresh) await stopOrphanedPostmaster(clusterDir, stateFile, log);
   await server.start();
   const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await ensureDatabase(adminUrl, DATABASE);

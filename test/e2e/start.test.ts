@@ -1,5 +1,5 @@
 // `npm start` as an operator runs it: no DATABASE_URL, so an embedded PostgreSQL under DATA_DIR.
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -54,4 +54,29 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await stop(proc)).code).toBe(0);
   });
+
+  it("after a SIGKILL left its PostgreSQL running, the next start stops that orphan and starts cleanly", async () => {
+    const first = await start();
+    // The server process (not npm) owns the embedded PostgreSQL; killing it leaves the postmaster behind.
+    const { pid: serverPid } = JSON.parse(readFileSync(join(dataDir, "postgres.json"), "utf8")) as { pid: number };
+    const postmasterPid = Number(readFileSync(join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+    process.kill(serverPid, "SIGKILL");
+    await first.proc.exited;
+    expect(isAlive(postmasterPid)).toBe(true);
+
+    const second = await start();
+    expect(second.proc.output()).toMatch(/stopped an orphaned embedded PostgreSQL/);
+    expect(isAlive(postmasterPid)).toBe(false);
+    expect((await fetch(`${second.base}/readyz`)).status).toBe(200);
+    expect((await stop(second.proc)).code).toBe(0);
+  });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
