@@ -51,7 +51,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
+/** True when a process with this pid exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../../server/db/embedded.js";
+import { freePort, isAlive } from "../../server/db/embedded.js";
 import { run, spawnProcess } from "../helpers/process.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "sms-start-"));
@@ -71,12 +71,3 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
     expect((await stop(second.proc)).code).toBe(0);
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
