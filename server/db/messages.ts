@@ -115,20 +115,15 @@ export async function listMessages(
 
 /**
  * Status histories of the given messages, oldest entry first. The first entry, "scheduled", is not stored: it
- * is the message's creation (migration 006).
+ * is the message's creation (migration 006), taken from the rows the caller already holds.
  */
-export async function getStatusHistories(db: Knex, messageIds: string[]): Promise<Map<string, StatusChangeRow[]>> {
-  const { rows } = await db.raw(
-    `SELECT id AS "messageId", 'scheduled' AS status, created_at AS at, 0 AS seq FROM messages WHERE id = ANY(?::uuid[])
-     UNION ALL
-     SELECT message_id, status, at, id FROM message_status_history WHERE message_id = ANY(?::uuid[])
-     ORDER BY "messageId", seq`,
-    [messageIds, messageIds],
-  );
-  const histories = new Map<string, StatusChangeRow[]>(messageIds.map((id) => [id, []]));
-  for (const row of rows as { messageId: string; status: StatusChangeRow["status"]; at: Date }[]) {
-    histories.get(row.messageId)?.push({ status: row.status, at: row.at });
-  }
+export async function getStatusHistories(db: Knex, messages: { id: string; createdAt: Date }[]): Promise<Map<string, StatusChangeRow[]>> {
+  const rows = await db("message_status_history")
+    .whereIn("message_id", messages.map((m) => m.id))
+    .orderBy([{ column: "message_id" }, { column: "id" }])
+    .select({ messageId: "message_id", status: "status", at: "at" });
+  const histories = new Map<string, StatusChangeRow[]>(messages.map((m) => [m.id, [{ status: "scheduled", at: m.createdAt }]]));
+  for (const row of rows) histories.get(row.messageId)?.push({ status: row.status, at: row.at });
   return histories;
 }
 

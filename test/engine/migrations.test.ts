@@ -41,12 +41,12 @@ describe("migrations over existing data", () => {
         { message_id: id, status: "scheduled", at: createdAt },
         { message_id: id, status: "sent", at: new Date(createdAt.getTime() + 1000) },
       ]);
-      const before = (await getStatusHistories(db, [id])).get(id)!;
+      const before = (await getStatusHistories(db, [{ id, createdAt }])).get(id)!;
       // Read through today's code the old rows show "scheduled" twice: the stored entry and the implicit one.
       expect(before.map((h) => h.status)).toEqual(["scheduled", "scheduled", "sent"]);
 
       await migrateLatest(db);
-      const after = (await getStatusHistories(db, [id])).get(id)!;
+      const after = (await getStatusHistories(db, [{ id, createdAt }])).get(id)!;
       expect(after).toEqual([before[0], before[2]]);
       expect(after[0]).toEqual({ status: "scheduled", at: createdAt });
       await expect(db("message_status_history").insert({ message_id: id, status: "scheduled" })).rejects.toThrow(/message_status_history_status_check/);
