@@ -1,36 +1,20 @@
-// Every environment knob of the service, read once. The README's configuration table mirrors this file.
-export interface Config {
-  port: number;
-  host: string;
-  role: "api" | "worker" | "all";
-  databaseUrl: string | undefined;
-  dataDir: string;
-  nodeEnv: string;
-  logLevel: string;
-  defaultSenderId: string;
-  webhookAllowPrivate: boolean;
-  webhookTimeoutMs: number;
-  webhookRetryBaseMs: number;
-  simulatorDeliveryDelayMs: number;
-  simulatorSubmitDelayMs: number;
-  provider: "simulator" | "smpp";
-  smppUrl: string | undefined;
-  smppSystemType: string;
-  smppMaxInFlight: number;
-  smppMaxPerSecond: number;
-  validateResponses: boolean;
-  dbPoolMax: number;
-  workerConcurrency: number;
-  workerPrefetch: number;
-  jobLeaseMs: number;
-  jobRetentionMs: number;
-  rateLimitPerSecond: number;
-  rateLimitBurst: number;
-  httpHeadersTimeoutMs: number;
-  httpRequestTimeoutMs: number;
+// Every environment variable of the service, declared once: its name, its default, a one-line description and
+// how it is read. loadConfig reads them; `npm run gen` writes docs/CONFIGURATION.md from the same table, and a
+// test fails when the committed page differs, so the reference cannot drift from the code.
+
+type Env = NodeJS.ProcessEnv;
+
+export interface Setting<T> {
+  /** The environment variable. */
+  name: string;
+  /** The default as the reference shows it (Markdown). */
+  shownDefault: string;
+  /** One line for the reference (Markdown). */
+  description: string;
+  read(env: Env): T;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function readInt(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
@@ -38,41 +22,93 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
-  const raw = env[name] ?? fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}`);
-  return raw as T;
+/** A non-negative integer; unset or empty means the fallback. `map` turns it into what the code uses. */
+function int(name: string, fallback: number, description: string, opts: { shownDefault?: string; map?: (n: number) => number } = {}): Setting<number> {
+  const map = opts.map ?? ((n: number) => n);
+  return { name, shownDefault: opts.shownDefault ?? `\`${fallback}\``, description, read: (env) => map(readInt(env, name, fallback)) };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** A string; only an unset variable takes the fallback (an empty one is kept). */
+function text(name: string, fallback: string, description: string): Setting<string> {
+  return { name, shownDefault: fallback === "" ? "empty" : `\`${fallback}\``, description, read: (env) => env[name] ?? fallback };
+}
+
+/** A string that may be absent; empty counts as unset. */
+function optional(name: string, description: string): Setting<string | undefined> {
+  return { name, shownDefault: "unset", description, read: (env) => env[name] || undefined };
+}
+
+/** On only when set to `1`. */
+function flag(name: string, description: string): Setting<boolean> {
+  return { name, shownDefault: "unset", description, read: (env) => env[name] === "1" };
+}
+
+function oneOf<T extends string>(name: string, values: readonly T[], fallback: T, description: string): Setting<T> {
   return {
-    port: int(env, "PORT", 3000),
-    host: env.HOST ?? "0.0.0.0",
-    role: oneOf(env, "ROLE", ["api", "worker", "all"] as const, "all"),
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: env.DATA_DIR ?? ".data",
-    nodeEnv: env.NODE_ENV ?? "development",
-    logLevel: env.LOG_LEVEL ?? "info",
-    defaultSenderId: env.DEFAULT_SENDER_ID ?? "SMSPlatform",
-    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === "1",
-    webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_MS", 5000),
-    webhookRetryBaseMs: int(env, "WEBHOOK_RETRY_BASE_MS", 5000),
-    simulatorDeliveryDelayMs: int(env, "SIMULATOR_DELIVERY_DELAY_MS", 500),
-    simulatorSubmitDelayMs: int(env, "SIMULATOR_SUBMIT_DELAY_MS", 0),
-    provider: oneOf(env, "PROVIDER", ["simulator", "smpp"] as const, "simulator"),
-    smppUrl: env.SMPP_URL || undefined,
-    smppSystemType: env.SMPP_SYSTEM_TYPE ?? "",
-    smppMaxInFlight: Math.max(1, int(env, "SMPP_MAX_IN_FLIGHT", 10)),
-    smppMaxPerSecond: Math.max(1, int(env, "SMPP_MAX_PER_SECOND", 50)),
-    validateResponses: env.VALIDATE_RESPONSES === "1",
-    dbPoolMax: int(env, "DB_POOL_MAX", 25),
-    workerConcurrency: int(env, "WORKER_CONCURRENCY", 100),
-    workerPrefetch: int(env, "WORKER_PREFETCH", 0),
-    jobLeaseMs: int(env, "JOB_LEASE_MS", 15_000),
-    jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
-    rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),
-    rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
-    httpHeadersTimeoutMs: int(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
-    httpRequestTimeoutMs: int(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000),
+    name,
+    shownDefault: `\`${fallback}\``,
+    description,
+    read(env) {
+      const raw = env[name] ?? fallback;
+      if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}`);
+      return raw as T;
+    },
   };
+}
+
+/** The table, in the order the reference lists it. The keys are the fields of Config. */
+export const SETTINGS = {
+  // HTTP
+  port: int("PORT", 3000, "HTTP port"),
+  host: text("HOST", "0.0.0.0", "HTTP bind address"),
+  httpHeadersTimeoutMs: int("HTTP_HEADERS_TIMEOUT_MS", 10_000, "a request must have sent its headers by then (slow clients are cut off; checked every second)"),
+  httpRequestTimeoutMs: int("HTTP_REQUEST_TIMEOUT_MS", 30_000, "a request must have been received completely by then"),
+  // Database
+  databaseUrl: optional("DATABASE_URL", "PostgreSQL (13+) connection string; unset = an embedded PostgreSQL under `DATA_DIR`"),
+  dataDir: text("DATA_DIR", ".data", "where the embedded PostgreSQL keeps its data (kept across restarts; one left running by a killed server is stopped by the next start)"),
+  dbPoolMax: int("DB_POOL_MAX", 25, "database connections per process (plus one for LISTEN in a worker)"),
+  // Process
+  nodeEnv: text("NODE_ENV", "development", "`production` disables the first-start key"),
+  role: oneOf("ROLE", ["api", "worker", "all"] as const, "all", "`api` (HTTP only), `worker` (jobs and maintenance only) or `all`; any number of workers may share one database"),
+  logLevel: text("LOG_LEVEL", "info", "pino level (`debug` … `silent`); logs are JSON on stdout (the keys CLI: `warn`, on stderr)"),
+  validateResponses: flag("VALIDATE_RESPONSES", "`1` validates every response against the OpenAPI document too (always on in tests)"),
+  // Jobs
+  workerConcurrency: int("WORKER_CONCURRENCY", 100, "jobs a worker runs at once (sends and provider reports run in batches of what one claim returns)"),
+  workerPrefetch: int("WORKER_PREFETCH", 0, "jobs claimed per round trip; those without a free slot wait in the worker's local queue, their leases extended", {
+    shownDefault: "`WORKER_CONCURRENCY`",
+  }),
+  jobLeaseMs: int("JOB_LEASE_MS", 15_000, "a claimed job's lease: a heartbeat renews it; a dead worker's jobs are claimable again once it runs out"),
+  jobRetentionMs: int("JOB_RETENTION_HOURS", 24, "failed and cancelled jobs are deleted after this many hours (a job that succeeds is deleted at once)", {
+    map: (hours) => hours * 3600_000,
+  }),
+  // Rate limits
+  rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 50, "requests per second per API key, shared by every instance (kept in PostgreSQL); `0` turns limits off"),
+  rateLimitBurst: int("RATE_LIMIT_BURST", 100, "requests a key may make at once before the per-second rate applies"),
+  // Messages and campaigns
+  defaultSenderId: text("DEFAULT_SENDER_ID", "SMSPlatform", "sender (`from`) of campaigns that give none"),
+  // Webhooks
+  webhookAllowPrivate: flag("WEBHOOK_ALLOW_PRIVATE", "`1` allows `http://` and private or loopback webhook URLs. **Development and tests only; never in production**"),
+  webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 5000, "a receipt delivery must be answered 2xx within this"),
+  webhookRetryBaseMs: int("WEBHOOK_RETRY_BASE_MS", 5000, "retry n of a receipt waits base × 5^(n-1) ± 10 %"),
+  // Provider
+  provider: oneOf("PROVIDER", ["simulator", "smpp"] as const, "simulator", "`simulator` or `smpp`"),
+  simulatorDeliveryDelayMs: int("SIMULATOR_DELIVERY_DELAY_MS", 500, "simulator: time from `sent` to the final status"),
+  simulatorSubmitDelayMs: int("SIMULATOR_SUBMIT_DELAY_MS", 0, "simulator: latency of the submit itself (tests use it to hold jobs in flight)"),
+  smppUrl: optional("SMPP_URL", "`smpp://system_id:password@host:port` for `PROVIDER=smpp` (bound as a transceiver)"),
+  smppSystemType: text("SMPP_SYSTEM_TYPE", "", "`system_type` of the SMPP bind"),
+  smppMaxInFlight: int("SMPP_MAX_IN_FLIGHT", 10, "SMPP window: `submit_sm` awaiting their `submit_sm_resp`, per worker (at least 1)", {
+    map: (n) => Math.max(1, n),
+  }),
+  smppMaxPerSecond: int("SMPP_MAX_PER_SECOND", 50, "`submit_sm` a second, per worker (at least 1)", { map: (n) => Math.max(1, n) }),
+};
+
+type Settings = typeof SETTINGS;
+
+/** What loadConfig returns: one field per setting, of the type its reader gives. */
+export type Config = { [K in keyof Settings]: ReturnType<Settings[K]["read"]> };
+
+export function loadConfig(env: Env = process.env): Config {
+  const config: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(SETTINGS)) config[key] = setting.read(env);
+  return config as Config;
 }

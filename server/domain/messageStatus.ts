@@ -4,10 +4,10 @@ import type { StoredStatus } from "../db/messages.js";
 export type MessageStatus = components["schemas"]["MessageStatus"];
 
 /**
- * The message state machine. Public transitions (CONTRACT.md): scheduled → sent | failed | cancelled;
- * sent → delivered | undelivered | failed. `sending` is internal: the message is claimed for the provider
- * call and can no longer be cancelled; it goes on to sent or failed, or back to scheduled when the provider
- * certainly did not take it. Nothing leaves a final status, so a late or duplicate report never moves a
+ * The message state machine (docs/API.md; the diagram is in docs/ARCHITECTURE.md). Public transitions:
+ * scheduled → sent | failed | cancelled; sent → delivered | undelivered | failed. `sending` is internal: the
+ * message is claimed for the provider call and can no longer be cancelled; it goes on to sent or failed, or
+ * back to scheduled when the provider certainly did not take it. Nothing leaves a final status, so a late or duplicate report never moves a
  * message backwards.
  */
 const TRANSITIONS: Record<StoredStatus, readonly StoredStatus[]> = {

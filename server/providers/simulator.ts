@@ -1,4 +1,5 @@
-// The default provider: a simulated carrier. It decides by the last four digits of `to` (CONTRACT.md):
+// The default provider: a simulated carrier (docs/API.md, "Provider"). It decides by the last four digits of
+// `to`:
 //   0001 rejected at submit → failed;  0002 → sent, then undelivered;  0003 → sent, never a final status;
 //   anything else → sent, then delivered after SIMULATOR_DELIVERY_DELAY_MS.
 // Like a real carrier it answers the submit with an id and reports the outcome later, asynchronously: the

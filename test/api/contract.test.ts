@@ -1,5 +1,5 @@
 // The server and the document agree: every operation of the document has a route, every route is in the
-// document (besides the infrastructure endpoints CONTRACT.md lists), and unknown paths answer problems.
+// document (besides the infrastructure endpoints docs/API.md lists), and unknown paths answer problems.
 import { describe, expect, it } from "vitest";
 import type { Express } from "express";
 import { loadConfig } from "../../server/config.js";

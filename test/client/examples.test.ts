@@ -1,5 +1,5 @@
-// The programs of client/examples (shown in client/README.md, README.md and /docs): npm run typecheck checks
-// them against the client, and here they run against a real server with a worker: a schedule and cancel, a
+// The programs of client/examples (shown in client/README.md, docs/WEBHOOKS.md and /docs): npm run typecheck
+// checks them against the client, and here they run against a real server with a worker: a schedule and cancel, a
 // group campaign to completion, a CSV import, and the Express receiver verifying real, signed receipts.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,9 +37,9 @@ describe("client examples", () => {
   it("every example block of the READMEs and of /docs is a run of lines of the example file it names", () => {
     const blocksOf = (text: string) => [...text.matchAll(/```ts\n\/\/ client\/examples\/(\S+\.ts)\n([\s\S]*?)```/g)].map((m) => ({ file: m[1]!, code: m[2]! }));
     const receipts = (loadDocument() as unknown as { tags: { name: string; description?: string }[] }).tags.find((t) => t.name === "Delivery receipts")!;
-    const sources = { "client/README.md": blocksOf(readme), "README.md": blocksOf(readFileSync(resolve(root, "README.md"), "utf8")), "/docs": blocksOf(receipts.description!) };
+    const sources = { "client/README.md": blocksOf(readme), "docs/WEBHOOKS.md": blocksOf(readFileSync(resolve(root, "docs/WEBHOOKS.md"), "utf8")), "/docs": blocksOf(receipts.description!) };
     expect(sources["client/README.md"].map((b) => b.file)).toEqual(["common.ts", "schedule-and-cancel.ts", "campaign.ts", "import.ts", "receiver.ts"]);
-    expect(sources["README.md"].map((b) => b.file)).toEqual(["receiver.ts"]);
+    expect(sources["docs/WEBHOOKS.md"].map((b) => b.file)).toEqual(["receiver.ts"]);
     expect(sources["/docs"].map((b) => b.file)).toEqual(["receiver.ts"]);
     for (const [where, blocks] of Object.entries(sources)) {
       for (const { file, code } of blocks) {

@@ -1,0 +1,77 @@
+// loadConfig: the defaults, how values are read, and the messages that stop a process with a bad value.
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.js";
+
+describe("loadConfig", () => {
+  it("gives the documented defaults with an empty environment", () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: "0.0.0.0",
+      httpHeadersTimeoutMs: 10_000,
+      httpRequestTimeoutMs: 30_000,
+      databaseUrl: undefined,
+      dataDir: ".data",
+      dbPoolMax: 25,
+      nodeEnv: "development",
+      role: "all",
+      logLevel: "info",
+      validateResponses: false,
+      workerConcurrency: 100,
+      workerPrefetch: 0,
+      jobLeaseMs: 15_000,
+      jobRetentionMs: 24 * 3600_000,
+      rateLimitPerSecond: 50,
+      rateLimitBurst: 100,
+      defaultSenderId: "SMSPlatform",
+      webhookAllowPrivate: false,
+      webhookTimeoutMs: 5000,
+      webhookRetryBaseMs: 5000,
+      provider: "simulator",
+      simulatorDeliveryDelayMs: 500,
+      simulatorSubmitDelayMs: 0,
+      smppUrl: undefined,
+      smppSystemType: "",
+      smppMaxInFlight: 10,
+      smppMaxPerSecond: 50,
+    });
+  });
+
+  it("reads values: integers, words, flags set only by 1, hours as milliseconds, SMPP limits at least 1", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      HOST: "",
+      DATABASE_URL: "",
+      SMPP_URL: "smpp://a:b@smsc:2775",
+      ROLE: "worker",
+      PROVIDER: "smpp",
+      WEBHOOK_ALLOW_PRIVATE: "1",
+      VALIDATE_RESPONSES: "true",
+      JOB_RETENTION_HOURS: "2",
+      WORKER_PREFETCH: "",
+      SMPP_MAX_IN_FLIGHT: "0",
+      SMPP_MAX_PER_SECOND: "0",
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "",
+      databaseUrl: undefined,
+      smppUrl: "smpp://a:b@smsc:2775",
+      role: "worker",
+      provider: "smpp",
+      webhookAllowPrivate: true,
+      validateResponses: false,
+      jobRetentionMs: 2 * 3600_000,
+      workerPrefetch: 0,
+      smppMaxInFlight: 1,
+      smppMaxPerSecond: 1,
+    });
+  });
+
+  it("refuses a bad value with a message naming the variable", () => {
+    expect(() => loadConfig({ PORT: "-1" })).toThrow('PORT must be a non-negative integer, got "-1"');
+    expect(() => loadConfig({ JOB_LEASE_MS: "1.5" })).toThrow('JOB_LEASE_MS must be a non-negative integer, got "1.5"');
+    expect(() => loadConfig({ ROLE: "both" })).toThrow("ROLE must be one of api, worker, all");
+    expect(() => loadConfig({ ROLE: "" })).toThrow("ROLE must be one of api, worker, all");
+    expect(() => loadConfig({ PROVIDER: "twilio" })).toThrow("PROVIDER must be one of simulator, smpp");
+  });
+});
