@@ -15,7 +15,11 @@ const DRAIN_MS = 7_000;
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
-const database = await openDatabase(config, log);
+const database = await openDatabase(config, log).catch((error: Error) => {
+  // One clear line (e.g. a database migrated by a newer release) instead of an unhandled rejection's stack.
+  log.fatal({ err: error }, `cannot start: ${error.message}`);
+  process.exit(1);
+});
 const { db } = database;
 
 const firstKey = await createFirstStartKey(db, config.nodeEnv);
