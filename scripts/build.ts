@@ -3,6 +3,7 @@
 //   dist/server/main.js        the server (npm run start:built)
 //   dist/scripts/migrate.js    the migrate step (npm run migrate:built)
 //   dist/scripts/keys.js       the keys CLI (npm run keys:built)
+//   dist/scripts/healthcheck.js  the container HEALTHCHECK (GET /readyz on PORT)
 //   dist/generated/openapi.*   the OpenAPI document the server validates against and serves
 //   dist/dashboard/dist/       the built dashboard
 //

@@ -14,6 +14,7 @@ import { requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
+import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
 import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
 import { campaignHandlers } from "./routes/campaigns.js";
@@ -68,6 +69,7 @@ export function createApp(services: Services): Express {
   const { db, log, config } = services;
   const document = loadDocument();
   const metrics = createHttpMetrics();
+  registerDatabaseMetrics(metrics.registry, db);
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);

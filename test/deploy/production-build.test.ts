@@ -52,6 +52,9 @@ describe("the production build on production dependencies alone", { timeout: 120
       process.stdout.write(`production build: listening ${Date.now() - t0} ms after spawn (node start, connect, schema check)\n`);
       const base = `http://127.0.0.1:${port}`;
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      // The container's HEALTHCHECK command, against this server and against a port nothing listens on.
+      expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(port) })).code).toBe(0);
+      expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(await freePort()) })).code).toBe(1);
       for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"]) expect((await fetch(base + page)).status, page).toBe(200);
 
       const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
