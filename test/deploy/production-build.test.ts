@@ -1,7 +1,7 @@
 // The production build as an operator (or the container image) runs it: `npm run build`, then dist/ with
 // production dependencies only (`npm ci --omit=dev`) in a scratch folder, started with `node` alone on a fresh
 // database: the migrate step, the keys CLI, the server; a message scheduled through it is delivered; SIGTERM
-// stops it with exit 0. Every command here is one the Dockerfile runs.
+// stops it with exit 0. Every command here is one the Dockerfile and compose.yaml run.
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,43 +36,53 @@ describe("the production build on production dependencies alone", { timeout: 120
     }
   });
 
-  it("migrates a fresh database, creates a key, serves, delivers a message and stops on SIGTERM", async () => {
-    const env = { ...plainNode, DATABASE_URL: database.url };
+  it("as compose.yaml runs it: migrate, a key, two API and two worker processes; messages sent through both APIs are delivered; SIGTERM stops each with exit 0", async () => {
+    const env = { ...plainNode, DATABASE_URL: database.url, SIMULATOR_DELIVERY_DELAY_MS: "0" };
     const migrate = await run(process.execPath, [join(scratch, "dist/scripts/migrate.js")], env);
     expect(migrate.code, migrate.stderr).toBe(0);
     const keys = await run(process.execPath, [join(scratch, "dist/scripts/keys.js"), "create", "--account", "prod"], env);
     expect(keys.code, keys.stderr).toBe(0);
-    const key = keys.stdout.trim();
+    const headers = { Authorization: `Bearer ${keys.stdout.trim()}`, "Content-Type": "application/json" };
 
-    const port = await freePort();
+    const ports = [await freePort(), await freePort()];
     const t0 = Date.now();
-    const server = spawnProcess(process.execPath, [join(scratch, "dist/server/main.js")], { ...env, PORT: String(port), HOST: "127.0.0.1", ROLE: "all", SIMULATOR_DELIVERY_DELAY_MS: "0" });
+    const apis = ports.map((port) => spawnProcess(process.execPath, [join(scratch, "dist/server/main.js")], { ...env, PORT: String(port), HOST: "127.0.0.1", ROLE: "api" }));
+    const workers = [1, 2].map(() => spawnProcess(process.execPath, [join(scratch, "dist/server/main.js")], { ...env, ROLE: "worker" }));
+    const all = [...apis, ...workers];
     try {
-      await server.waitFor(/listening on/, 30_000);
-      process.stdout.write(`production build: listening ${Date.now() - t0} ms after spawn (node start, connect, schema check)\n`);
-      const base = `http://127.0.0.1:${port}`;
-      expect((await fetch(`${base}/readyz`)).status).toBe(200);
-      // The container's HEALTHCHECK command, against this server and against a port nothing listens on.
-      expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(port) })).code).toBe(0);
-      expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(await freePort()) })).code).toBe(1);
-      for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"]) expect((await fetch(base + page)).status, page).toBe(200);
-
-      const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
-      const scheduled = await fetch(`${base}/api/v1/scheduler/schedule`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ to: "+14155550123", from: "ACME", body: "built", scheduledAt: new Date(Date.now() + 1000).toISOString() }),
-      });
-      expect(scheduled.status, await scheduled.clone().text()).toBe(201);
-      const { messageId } = (await scheduled.json()) as { messageId: string };
-      await waitUntil("the message delivered", async () => {
-        const message = (await (await fetch(`${base}/api/v1/messages/${messageId}`, { headers })).json()) as { status: string };
-        return message.status === "delivered";
-      }, 30_000, 50);
+      await Promise.all(apis.map((api) => api.waitFor(/listening on/, 30_000)));
+      process.stdout.write(`production build: both API processes listening ${Date.now() - t0} ms after spawn\n`);
+      await Promise.all(workers.map((worker) => worker.waitFor(/job runner started/, 30_000)));
+      const messageIds: string[] = [];
+      for (const port of ports) {
+        const base = `http://127.0.0.1:${port}`;
+        expect((await fetch(`${base}/readyz`)).status).toBe(200);
+        // The container's HEALTHCHECK command, against this server.
+        expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(port) })).code).toBe(0);
+        for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"]) expect((await fetch(base + page)).status, page).toBe(200);
+        const scheduled = await fetch(`${base}/api/v1/scheduler/schedule`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ to: "+14155550123", from: "ACME", body: "built", scheduledAt: new Date(Date.now() + 1000).toISOString() }),
+        });
+        expect(scheduled.status, await scheduled.clone().text()).toBe(201);
+        messageIds.push(((await scheduled.json()) as { messageId: string }).messageId);
+      }
+      const base = `http://127.0.0.1:${ports[0]}`;
+      for (const messageId of messageIds) {
+        await waitUntil(`message ${messageId} delivered`, async () => {
+          const message = (await (await fetch(`${base}/api/v1/messages/${messageId}`, { headers })).json()) as { status: string };
+          return message.status === "delivered";
+        }, 30_000, 50);
+      }
     } finally {
-      server.child.kill("SIGTERM");
+      for (const proc of all) proc.child.kill("SIGTERM");
     }
-    expect(await server.exited).toBe(0);
-    expect(server.output()).toMatch(/"msg":"stopped"/);
+    for (const proc of all) {
+      expect(await proc.exited, proc.output()).toBe(0);
+      expect(proc.output()).toMatch(/"msg":"stopped"/);
+    }
+    // With nothing listening, the HEALTHCHECK fails.
+    expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(ports[0]) })).code).toBe(1);
   });
 });
