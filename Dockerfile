@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The SMS platform as a container image: a build stage, then a slim runtime on Node 24 (LTS) with production
-# dependencies only, run as the unprivileged "node" user.
+# dependencies only, run as the unprivileged "node" user. It needs DATABASE_URL (the embedded PostgreSQL of
+# `npm start` is for development and cannot run here).
 #
 #   docker build -t sms-platform .
 #   docker run --rm -e DATABASE_URL=postgres://… sms-platform node dist/scripts/migrate.js   # the migrate step

@@ -6,7 +6,9 @@
 #
 # Checks: every table of the source exists in the copy; the copy's schema is one this build knows with
 # nothing pending (the migrate step applies nothing); per table, the copy holds rows when the source did.
-# Needs pg_dump/pg_restore/psql of the server's major version or newer (Debian: postgresql-client-NN).
+# Needs pg_dump/pg_restore/psql of the server's major version or newer (Debian: postgresql-client-NN). The
+# schema check runs the migrate step: `npm run migrate` from a checkout, or on a production install
+# MIGRATE_COMMAND="node dist/scripts/migrate.js".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source_url="${1:?usage: backup-restore-check.sh SOURCE_URL EMPTY_TARGET_URL [DUMP_FILE]}"
@@ -21,7 +23,8 @@ tables() { psql -XAtq "$1" -c "SELECT relname FROM pg_stat_user_tables ORDER BY 
 missing="$(comm -23 <(tables "$source_url") <(tables "$target_url"))"
 if [ -n "$missing" ]; then echo "error: tables missing from the restored copy: $missing" >&2; exit 1; fi
 
-migrate_out="$(DATABASE_URL="$target_url" LOG_LEVEL=info npm run --silent migrate 2>&1)" || { echo "$migrate_out" >&2; exit 1; }
+read -r -a migrate_command <<<"${MIGRATE_COMMAND:-npm run --silent migrate}"
+migrate_out="$(DATABASE_URL="$target_url" LOG_LEVEL=info "${migrate_command[@]}" 2>&1)" || { echo "$migrate_out" >&2; exit 1; }
 if grep -q "migrations applied" <<<"$migrate_out"; then
   echo "error: the restored copy lacked migrations (the migrate step applied some):" >&2
   echo "$migrate_out" >&2

@@ -30,6 +30,7 @@ beforeAll(async () => {
   newest = (await migrationSource.getMigrations([])).at(-1)!;
   const git = (cmd: string) => execSync(`git ${cmd}`, { cwd: root, encoding: "utf8" }).trim();
   const added = git(`log --diff-filter=A --format=%H -1 -- server/db/migrations/${newest}.ts`);
+  if (!added) throw new Error(`no commit adds ${newest} in this checkout's history: this test needs the git history (not a shallow clone)`);
   execSync(`git archive ${added}^ server generated package.json | tar -x -C ${oldTree}`, { cwd: root });
   symlinkSync(join(root, "node_modules"), join(oldTree, "node_modules"));
   database = await createFreshDatabase();
