@@ -38,7 +38,7 @@ let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
   const app = createApp({ db, log, config, now: () => new Date(), providerReady: smpp && (() => smpp.state === "bound") });
   server = createHttpServer(app, config).listen(config.port, config.host, () => {
-    log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
+    log.info({ port: config.port, role: config.role, startupMs: Math.round(performance.now()) }, `listening on http://localhost:${config.port} (docs at /docs)`);
   });
 }
 let stopping = false;

@@ -51,7 +51,8 @@ describe("the production build on production dependencies alone", { timeout: 120
     const all = [...apis, ...workers];
     try {
       await Promise.all(apis.map((api) => api.waitFor(/listening on/, 30_000)));
-      process.stdout.write(`production build: both API processes listening ${Date.now() - t0} ms after spawn\n`);
+      const startup = apis.map((api) => api.output().match(/"startupMs":(\d+)/)![1]);
+      process.stdout.write(`production build on Node ${process.versions.node}: API processes listening ${startup.join(" and ")} ms after their start (as they log it), ${Date.now() - t0} ms after spawn\n`);
       await Promise.all(workers.map((worker) => worker.waitFor(/job runner started/, 30_000)));
       const messageIds: string[] = [];
       for (const port of ports) {
