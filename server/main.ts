@@ -15,7 +15,11 @@ const DRAIN_MS = 7_000;
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
-const database = await openDatabase(config, log);
+const database = await openDatabase(config, log).catch((error: Error) => {
+  // One clear line (e.g. a database migrated by a newer release) instead of an unhandled rejection's stack.
+  log.fatal({ err: error }, `cannot start: ${error.message}`);
+  process.exit(1);
+});
 const { db } = database;
 
 const firstKey = await createFirstStartKey(db, config.nodeEnv);
@@ -34,7 +38,7 @@ let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
   const app = createApp({ db, log, config, now: () => new Date(), providerReady: smpp && (() => smpp.state === "bound") });
   server = createHttpServer(app, config).listen(config.port, config.host, () => {
-    log.info({ port: config.port, role: config.role }, `listening on http://localhost:${config.port} (docs at /docs)`);
+    log.info({ port: config.port, role: config.role, startupMs: Math.round(performance.now()) }, `listening on http://localhost:${config.port} (docs at /docs)`);
   });
 }
 let stopping = false;

@@ -8,12 +8,13 @@ import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
 import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
-import { migrationsCurrent } from "../db/knex.js";
+import { schemaState } from "../db/knex.js";
 import { ApiError } from "../domain/errors.js";
 import { requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
+import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
 import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
 import { campaignHandlers } from "./routes/campaigns.js";
@@ -68,6 +69,7 @@ export function createApp(services: Services): Express {
   const { db, log, config } = services;
   const document = loadDocument();
   const metrics = createHttpMetrics();
+  registerDatabaseMetrics(metrics.registry, db);
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
@@ -92,11 +94,19 @@ export function createApp(services: Services): Express {
   // Unauthenticated infrastructure endpoints.
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
+    let schema;
     try {
-      await db.raw("SELECT 1");
-      if (!(await migrationsCurrent(db))) throw new Error("migrations pending");
+      schema = await schemaState(db);
     } catch {
-      return sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable or migrations are pending."));
+      return sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable."));
+    }
+    if (schema.unknown.length) {
+      // A newer release migrated the database while this server ran: it must be replaced (docs/OPERATIONS.md).
+      const detail = `The database schema is newer than this server (migrations it does not know: ${schema.unknown.join(", ")}); replace this server with the newer release.`;
+      return sendProblem(res, new ApiError(503, "service_unavailable", detail));
+    }
+    if (schema.pending.length) {
+      return sendProblem(res, new ApiError(503, "service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
     }
     if (services.providerReady && !services.providerReady()) {
       return sendProblem(res, new ApiError(503, "service_unavailable", "The SMPP session is not bound."));
