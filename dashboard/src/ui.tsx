@@ -29,7 +29,7 @@ export interface Async<T> {
   setData: (data: T) => void;
 }
 
-function asProblem(error: unknown): ApiProblem {
+export function asProblem(error: unknown): ApiProblem {
   return error instanceof ApiProblem ? error : new ApiProblem(0, { code: "internal_error", detail: String((error as Error)?.message ?? error) });
 }
 
