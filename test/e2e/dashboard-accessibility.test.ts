@@ -1,8 +1,9 @@
 // An automated accessibility audit of every dashboard page (axe-core, WCAG 2.1 A and AA rules), in a real
 // browser against a real server, with data on each page: a scheduled message with its timeline, a group with
 // contacts, a campaign, a webhook with its delivery log, a list longer than a page (before and after its
-// "Load more"). Any violation fails the test and is printed with the elements it concerns. axe cannot judge everything (reading order, wording); the keyboard and phone-width
-// tests in dashboard.test.ts cover some of the rest.
+// "Load more"). Any violation fails the test and is printed with the elements it concerns. axe cannot judge
+// everything (reading order, wording); the keyboard and phone-width tests in dashboard.test.ts cover some of
+// the rest.
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
