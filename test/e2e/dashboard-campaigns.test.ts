@@ -180,6 +180,26 @@ describe("dashboard: contacts, groups and campaigns", { timeout: 60_000 }, () =>
     await screenshot(page, "dashboard-campaigns-all-loaded", { fullPage: false });
     await page.getByRole("link", { name: "Batch 01" }).click();
     await page.getByRole("heading", { name: "Campaign “Batch 01”", level: 1 }).waitFor();
+
+    // The same control on the messages (25 a page): three pages, and Refresh keeps every row loaded.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages" }).click();
+    const messages = page.getByRole("list", { name: "Messages" }).getByRole("listitem");
+    await page.getByText("Showing the newest 25 messages.").waitFor();
+    await page.getByRole("button", { name: "Load more messages" }).click();
+    await page.getByText("Showing the newest 50 messages.").waitFor();
+    await page.getByRole("button", { name: "Load more messages" }).click();
+    await page.getByText("Showing all 60 messages.").waitFor();
+    const ids = await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-message-id")));
+    expect(new Set(ids).size).toBe(60);
+    // The reload asks for as many rows as are shown, in one request of 60.
+    const reloaded = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/messages" && new URL(r.url()).searchParams.get("limit") === "60");
+    await page.getByRole("button", { name: "Refresh" }).click();
+    expect((await reloaded).status()).toBe(200);
+    await expect.poll(() => page.getByRole("button", { name: "Refresh" }).isEnabled()).toBe(true);
+    await page.getByText("Showing all 60 messages.").waitFor();
+    expect(await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-message-id")))).toEqual(ids);
+    // Its campaign filter offers every campaign.
+    expect(await page.locator("#filter-campaign option").count()).toBe(61);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });
