@@ -198,8 +198,15 @@ describe("dashboard: contacts, groups and campaigns", { timeout: 60_000 }, () =>
     await expect.poll(() => page.getByRole("button", { name: "Refresh" }).isEnabled()).toBe(true);
     await page.getByText("Showing all 60 messages.").waitFor();
     expect(await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-message-id")))).toEqual(ids);
-    // Its campaign filter offers every campaign.
-    expect(await page.locator("#filter-campaign option").count()).toBe(61);
+    // Its campaign filter offers the newest 50 campaigns ("All messages" is the first option), then every one.
+    const options = page.locator("#filter-campaign option");
+    expect(await options.count()).toBe(51);
+    await page.getByRole("button", { name: "Load more campaigns" }).click();
+    await expect.poll(() => options.count()).toBe(61);
+    expect(await page.locator(":focus").getAttribute("id")).toBe("filter-campaign");
+    expect(await page.getByRole("button", { name: "Load more campaigns" }).count()).toBe(0);
+    await page.locator("#filter-campaign").selectOption({ label: "Batch 01" });
+    await expect.poll(() => messages.count()).toBe(1);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

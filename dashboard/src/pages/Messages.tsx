@@ -93,7 +93,7 @@ export function Messages() {
   const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
 
-  const campaigns = usePagedList<Campaign>(async (page) => ok(client.GET("/api/v1/campaigns", { params: { query: page } })), [], 100);
+  const campaigns = usePagedList<Campaign>(async (page) => ok(client.GET("/api/v1/campaigns", { params: { query: page } })), [], 50);
   const list = usePagedList<Message>(
     async (page) =>
       ok(
