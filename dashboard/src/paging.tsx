@@ -70,7 +70,8 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
   const rows = useRef<HTMLElement | null>(null);
   const rowsRef = useCallback((element: HTMLElement | null) => void (rows.current = element), []);
   const focusRow = useRef<number | undefined>(undefined);
-  const moreQueued = useRef(false);
+  /** The generation a "Load more" is queued or running for, if any. */
+  const moreFor = useRef<number | undefined>(undefined);
 
   const set = (mine: number, change: (s: State<T>) => State<T>) => {
     if (mine !== generation.current) return;
@@ -97,9 +98,10 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
 
   const loadMore = async () => {
     // One at a time: a second press while a page loads does not skip to the page after.
-    if (moreQueued.current) return;
-    moreQueued.current = true;
-    set(generation.current, (s) => ({ ...s, loadingMore: true, moreError: undefined }));
+    const generationNow = generation.current;
+    if (moreFor.current === generationNow) return;
+    moreFor.current = generationNow;
+    set(generationNow, (s) => ({ ...s, loadingMore: true, moreError: undefined }));
     await enqueue(async (mine) => {
       const { items = [], nextCursor } = stateRef.current;
       try {
@@ -111,15 +113,14 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
         set(mine, (s) => ({ ...s, moreError: asProblem(error) }));
       }
     }).finally(() => {
-      moreQueued.current = false;
-      set(generation.current, (s) => ({ ...s, loadingMore: false }));
+      if (moreFor.current === generationNow) moreFor.current = undefined;
+      set(generationNow, (s) => ({ ...s, loadingMore: false }));
     });
   };
 
   useEffect(() => {
     generation.current++;
     queue.current = Promise.resolve();
-    moreQueued.current = false;
     stateRef.current = { nextCursor: null, loading: true, loadingMore: false };
     setState(stateRef.current);
     void reload();
