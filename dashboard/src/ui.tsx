@@ -29,7 +29,7 @@ export interface Async<T> {
   setData: (data: T) => void;
 }
 
-function asProblem(error: unknown): ApiProblem {
+export function asProblem(error: unknown): ApiProblem {
   return error instanceof ApiProblem ? error : new ApiProblem(0, { code: "internal_error", detail: String((error as Error)?.message ?? error) });
 }
 
@@ -149,7 +149,10 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
+    // Escape fires `cancel` at once and `close` a task later: closing on `cancel` means a button pressed right
+    // after Escape finds the dialog state closed and can open it again, and a late `close` is ignored when the
+    // dialog is open again by then.
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={onClose} onClose={() => !ref.current?.open && onClose()}>
       {open && (
         <>
           <h2 id={titleId}>{title}</h2>

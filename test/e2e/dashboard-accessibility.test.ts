@@ -1,8 +1,9 @@
 // An automated accessibility audit of every dashboard page (axe-core, WCAG 2.1 A and AA rules), in a real
 // browser against a real server, with data on each page: a scheduled message with its timeline, a group with
-// contacts, a campaign, a webhook with its delivery log. Any violation fails the test and is printed with the
-// elements it concerns. axe cannot judge everything (reading order, wording); the keyboard and phone-width
-// tests in dashboard.test.ts cover some of the rest.
+// contacts, a campaign, a webhook with its delivery log, a list longer than a page (before and after its
+// "Load more"). Any violation fails the test and is printed with the elements it concerns. axe cannot judge
+// everything (reading order, wording); the keyboard and phone-width tests in dashboard.test.ts cover some of
+// the rest.
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -37,6 +38,13 @@ describe("dashboard accessibility", { timeout: 90_000 }, () => {
         body: { to: "+447911123456", from: "ACME", body: "Your table is ready", scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
       });
       await a.client.POST("/api/v1/webhooks", { body: { name: "receiver", url: receiver.url } });
+      // More messages than the list's first page (25), so the messages page shows "Load more messages".
+      for (let i = 0; i < 25; i++) {
+        const { response } = await a.client.POST("/api/v1/scheduler/schedule", {
+          body: { to: `+4479111234${String(i).padStart(2, "0")}`, from: "ACME", body: `Reminder ${i}`, scheduledAt: new Date(Date.now() + 2 * 86_400_000).toISOString() },
+        });
+        expect(response.status).toBe(201);
+      }
 
       const page = await browser().newPage();
       const found: string[] = [];
@@ -57,8 +65,17 @@ describe("dashboard accessibility", { timeout: 90_000 }, () => {
         await page.goto(baseUrl + path);
         await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
         await page.waitForLoadState("networkidle");
+        if (name === "messages") await page.getByRole("button", { name: "Load more messages" }).waitFor();
         found.push(...(await audit(page, name)));
       }
+      // A paged list after "Load more": every row shown, focus on the first new one.
+      await page.goto(`${baseUrl}/dashboard/messages`);
+      await page.getByRole("button", { name: "Load more messages" }).press("Enter");
+      await page.getByText(/^Showing all \d+ messages\.$/).waitFor();
+      expect(await page.locator(":focus").getAttribute("data-message-id")).toMatch(/^[0-9a-f-]{36}$/);
+      found.push(...(await audit(page, "messages after load more")));
+      await page.goto(`${baseUrl}/dashboard/settings/webhooks`);
+      await page.getByRole("heading", { name: "Settings → Webhooks", level: 1 }).waitFor();
       // The webhooks page in its busier states: a delivery in the log, the secret revealed, a dialog open.
       await page.getByRole("button", { name: "Send test receipt to receiver" }).click();
       await page.getByTestId("test-result").getByText(/./).first().waitFor();

@@ -140,6 +140,77 @@ describe("dashboard: contacts, groups and campaigns", { timeout: 60_000 }, () =>
     await page.context().close();
   });
 
+  it("pages through more campaigns than one page, with the keyboard, and reaches the oldest", async () => {
+    const { baseUrl, account } = server();
+    const { key, client } = await account();
+    // 60 campaigns, one request each (so each has its own creation time), oldest first: "Batch 01" is the last
+    // row of the newest-first list, on its second page.
+    const names = Array.from({ length: 60 }, (_, i) => `Batch ${String(i + 1).padStart(2, "0")}`);
+    const scheduledAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    for (const name of names) {
+      const { response } = await client.POST("/api/v1/campaigns", { body: { name, message: "Hello", type: "scheduled", recipients: ["+14155550100"], scheduledAt } });
+      expect(response.status).toBe(201);
+    }
+    const page = await browser().newPage();
+    await signIn(page, baseUrl, key, "/dashboard/campaigns");
+    const rows = page.getByRole("list", { name: "Campaigns" }).getByRole("listitem");
+    await page.getByText("Showing the newest 50 campaigns.").waitFor();
+    expect(await rows.count()).toBe(50);
+    expect(await page.getByRole("link", { name: "Batch 01" }).count()).toBe(0);
+
+    // From the last row's link, Tab reaches "Load more campaigns"; Enter loads the rest and moves focus to the
+    // first new row, where Tab goes on to its link.
+    await page.getByRole("link", { name: "Batch 11" }).focus();
+    await page.keyboard.press("Tab");
+    const loadMore = page.getByRole("button", { name: "Load more campaigns" });
+    const focused = page.locator(":focus");
+    expect(await focused.textContent()).toBe("Load more campaigns");
+    await screenshot(page, "dashboard-campaigns-load-more", { fullPage: false });
+    await page.keyboard.press("Enter");
+    await page.getByText("Showing all 60 campaigns.").waitFor();
+    expect(await loadMore.count()).toBe(0);
+    expect(await focused.getAttribute("data-campaign")).toBe("Batch 10");
+    await page.keyboard.press("Tab");
+    expect(await focused.getAttribute("href")).toMatch(/^\/dashboard\/campaigns\/[0-9a-f-]{36}$/);
+    expect(await focused.textContent()).toBe("Batch 10");
+
+    // Every campaign once, newest first.
+    expect(await rows.locator(".row-title").allInnerTexts()).toEqual([...names].reverse());
+    await page.getByRole("link", { name: "Batch 01" }).scrollIntoViewIfNeeded();
+    await screenshot(page, "dashboard-campaigns-all-loaded", { fullPage: false });
+    await page.getByRole("link", { name: "Batch 01" }).click();
+    await page.getByRole("heading", { name: "Campaign “Batch 01”", level: 1 }).waitFor();
+
+    // The same control on the messages (25 a page): three pages, and Refresh keeps every row loaded.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages" }).click();
+    const messages = page.getByRole("list", { name: "Messages" }).getByRole("listitem");
+    await page.getByText("Showing the newest 25 messages.").waitFor();
+    await page.getByRole("button", { name: "Load more messages" }).click();
+    await page.getByText("Showing the newest 50 messages.").waitFor();
+    await page.getByRole("button", { name: "Load more messages" }).click();
+    await page.getByText("Showing all 60 messages.").waitFor();
+    const ids = await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-message-id")));
+    expect(new Set(ids).size).toBe(60);
+    // The reload asks for as many rows as are shown, in one request of 60.
+    const reloaded = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/messages" && new URL(r.url()).searchParams.get("limit") === "60");
+    await page.getByRole("button", { name: "Refresh" }).click();
+    expect((await reloaded).status()).toBe(200);
+    await expect.poll(() => page.getByRole("button", { name: "Refresh" }).isEnabled()).toBe(true);
+    await page.getByText("Showing all 60 messages.").waitFor();
+    expect(await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-message-id")))).toEqual(ids);
+    // Its campaign filter offers the newest 50 campaigns ("All messages" is the first option), then every one.
+    const options = page.locator("#filter-campaign option");
+    expect(await options.count()).toBe(51);
+    await page.getByRole("button", { name: "Load more campaigns" }).click();
+    await expect.poll(() => options.count()).toBe(61);
+    expect(await page.locator(":focus").getAttribute("id")).toBe("filter-campaign");
+    expect(await page.getByRole("button", { name: "Load more campaigns" }).count()).toBe(0);
+    await page.locator("#filter-campaign").selectOption({ label: "Batch 01" });
+    await expect.poll(() => messages.count()).toBe(1);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("schedules a campaign to pasted numbers and cancels it", async () => {
     const { baseUrl, account } = server();
     const { key, client } = await account();

@@ -44,11 +44,11 @@ export function useBrowser(): () => TestBrowser {
   };
 }
 
-/** Saves a full-page screenshot as test-results/<name>.png and returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a screenshot (the full page unless told otherwise) as test-results/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
   mkdirSync(resultsDir, { recursive: true });
   const path = join(resultsDir, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

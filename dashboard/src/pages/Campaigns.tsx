@@ -3,6 +3,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { personalise } from "../../../server/domain/personalise.js";
 import { ok, type Campaign } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";
 import { segmentSummary } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
@@ -166,8 +167,8 @@ function CreateCampaign() {
 
 export function Campaigns() {
   const { client } = useSession();
-  const list = useAsync(async () => (await ok(client.GET("/api/v1/campaigns", { params: { query: { limit: 50 } } }))).data, []);
-  usePolling(list.reload, 2000, !!list.data?.some((c: Campaign) => c.status === "sending"));
+  const list = usePagedList<Campaign>(async (query) => ok(client.GET("/api/v1/campaigns", { params: { query } })), [], 50);
+  usePolling(list.reload, 2000, !!list.items?.some((c) => c.status === "sending"));
   return (
     <section>
       <h1 tabIndex={-1}>Campaigns</h1>
@@ -175,12 +176,12 @@ export function Campaigns() {
       <section class="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">All campaigns</h2>
         <ProblemMessage error={list.error} />
-        {!list.data && list.loading && <Loading what="campaigns" />}
-        {list.data?.length === 0 && <p class="muted">No campaigns yet.</p>}
-        {list.data && list.data.length > 0 && (
-          <ul class="rows" aria-label="Campaigns">
-            {list.data.map((c) => (
-              <li key={c.campaignId} class="row">
+        {!list.items && list.loading && <Loading what="campaigns" />}
+        {list.items?.length === 0 && <p class="muted">No campaigns yet.</p>}
+        {list.items && list.items.length > 0 && (
+          <ul class="rows" aria-label="Campaigns" ref={list.rowsRef}>
+            {list.items.map((c) => (
+              <li key={c.campaignId} class="row" data-campaign={c.name}>
                 <div class="row-main">
                   <Link to={`/campaigns/${c.campaignId}`} class="row-title">
                     {c.name}
@@ -196,6 +197,7 @@ export function Campaigns() {
             ))}
           </ul>
         )}
+        <LoadMore list={list} noun="campaigns" one="campaign" />
       </section>
     </section>
   );

@@ -1,13 +1,13 @@
 // Contacts and groups: list, create, edit, move between groups, delete (a group's contacts stay), CSV import.
 import { useEffect, useState } from "preact/hooks";
-import { importContacts, ok, type Contact, type Group, type ImportResult } from "../api.js";
+import { importContacts, ok, type Contact, type Group } from "../api.js";
+import { importContactRows, type ImportOutcome } from "../contactImport.js";
 import { contactsFromCsv, CsvError, type ContactRow } from "../csv.js";
+import { LoadMore, usePagedList } from "../paging.js";
 import { navigate, useLocation } from "../router.js";
 import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession, type Async } from "../ui.js";
 
 const LIMIT = 50;
-/** Rows per import request (the API takes up to 10,000; smaller requests stay well under the 1 MiB body limit). */
-const IMPORT_CHUNK = 5000;
 
 function GroupSelect({ id, groups, value, onChange, label, disabled }: { id: string; groups: Group[]; value: string; onChange: (v: string) => void; label?: string; disabled?: boolean }) {
   return (
@@ -153,47 +153,13 @@ function CreateContactForm({ groups, defaultGroup, onCreated }: { groups: Group[
   );
 }
 
-interface LineError {
-  line: number | string;
-  field: string;
-  detail: string;
-}
-
-/** Rows the API would refuse as a whole request (over its field limits) are reported here and not sent. */
-function localProblem(row: ContactRow): LineError | undefined {
-  if (!row.phone) return { line: row.line, field: "phone", detail: "The phone number is missing." };
-  if (row.phone.length > 64) return { line: row.line, field: "phone", detail: "The phone number is longer than 64 characters." };
-  if ((row.firstName?.length ?? 0) > 100) return { line: row.line, field: "firstName", detail: "The first name is longer than 100 characters." };
-  if ((row.group?.length ?? 0) > 1000) return { line: row.line, field: "group", detail: "The group is longer than 1000 characters." };
-  return undefined;
-}
-
 function ImportForm({ onImported }: { onImported: () => void }) {
   const { client } = useSession();
   const [parsed, setParsed] = useState<{ name: string; rows: ContactRow[]; header: boolean } | undefined>();
   const [parseError, setParseError] = useState<string | undefined>();
-  const [result, setResult] = useState<{ imported: number; failed: number; errors: LineError[] } | undefined>();
+  const [result, setResult] = useState<ImportOutcome | undefined>();
   const action = useAction(async () => {
-    const errors: LineError[] = [];
-    const sendable: ContactRow[] = [];
-    for (const row of parsed!.rows) {
-      const problem = localProblem(row);
-      if (problem) errors.push(problem);
-      else sendable.push(row);
-    }
-    let imported = 0;
-    for (let start = 0; start < sendable.length; start += IMPORT_CHUNK) {
-      const chunk = sendable.slice(start, start + IMPORT_CHUNK);
-      const answer: ImportResult = await importContacts(
-        client,
-        chunk.map((r) => ({ phone: r.phone, firstName: r.firstName, group: r.group })),
-      );
-      imported += answer.imported;
-      // `row` is the 1-based index into this request's rows: back to the line of the file.
-      errors.push(...answer.errors.map((e) => ({ line: chunk[e.row - 1]?.line ?? `row ${e.row}`, field: e.field, detail: e.detail })));
-    }
-    errors.sort((a, b) => Number(a.line) - Number(b.line));
-    setResult({ imported, failed: parsed!.rows.length - imported, errors });
+    setResult(await importContactRows(parsed!.rows, (contacts) => importContacts(client, contacts)));
     onImported();
   });
 
@@ -253,6 +219,12 @@ function ImportForm({ onImported }: { onImported: () => void }) {
             Imported {result.imported} contact{result.imported === 1 ? "" : "s"}
             {result.failed ? `; ${result.failed} row${result.failed === 1 ? "" : "s"} failed and ${result.failed === 1 ? "was" : "were"} not imported` : ""}.
           </p>
+          {result.stopped && (
+            <p class="problem">
+              The import stopped at line {result.stopped.fromLine}: {result.stopped.detail} Rows from that line on may not have been imported. Importing
+              the file again is safe: contacts already stored are reported as existing, not added twice.
+            </p>
+          )}
           {result.errors.length > 0 && (
             <table class="table" aria-label="Rows not imported">
               <thead>
@@ -379,15 +351,11 @@ export function Contacts() {
   const [deleting, setDeleting] = useState<Contact | undefined>();
 
   const groups = useAsync(async () => (await ok(client.GET("/api/v1/contacts/groups/all"))).data, []);
-  const contacts = useAsync(async () => {
-    const page = await ok(client.GET("/api/v1/contacts", { params: { query: { limit: LIMIT, ...(groupId ? { groupId } : {}) } } }));
-    return { items: page.data, nextCursor: page.nextCursor };
-  }, [groupId]);
-  const loadMore = useAction(async () => {
-    const current = contacts.data!;
-    const page = await ok(client.GET("/api/v1/contacts", { params: { query: { limit: LIMIT, cursor: current.nextCursor!, ...(groupId ? { groupId } : {}) } } }));
-    contacts.setData({ items: [...current.items, ...page.data], nextCursor: page.nextCursor });
-  });
+  const contacts = usePagedList<Contact>(
+    async (page) => ok(client.GET("/api/v1/contacts", { params: { query: { ...page, ...(groupId ? { groupId } : {}) } } })),
+    [groupId],
+    LIMIT,
+  );
 
   const select = (id: string) => navigate(`/contacts${id ? `?groupId=${id}` : ""}`, { replace: true });
   const refresh = () => Promise.all([groups.reload(), contacts.reload()]);
@@ -427,11 +395,11 @@ export function Contacts() {
               </div>
             </div>
             <ProblemMessage error={contacts.error} />
-            {!contacts.data && contacts.loading && <Loading what="contacts" />}
-            {contacts.data?.items.length === 0 && <p class="muted">No contacts{selectedGroup ? " in this group" : " yet"}.</p>}
-            {contacts.data && contacts.data.items.length > 0 && (
-              <ul class="rows" aria-label="Contacts">
-                {contacts.data.items.map((c) => (
+            {!contacts.items && contacts.loading && <Loading what="contacts" />}
+            {contacts.items?.length === 0 && <p class="muted">No contacts{selectedGroup ? " in this group" : " yet"}.</p>}
+            {contacts.items && contacts.items.length > 0 && (
+              <ul class="rows" aria-label="Contacts" ref={contacts.rowsRef}>
+                {contacts.items.map((c) => (
                   <ContactItem
                     key={c.contactId}
                     contact={c}
@@ -440,21 +408,14 @@ export function Contacts() {
                     onChanged={(updated, note) => {
                       setNotice(note);
                       const stillHere = !groupId || updated.groupId === groupId;
-                      const items = contacts.data!.items.flatMap((x) => (x.contactId === updated.contactId ? (stillHere ? [updated] : []) : [x]));
-                      contacts.setData({ ...contacts.data!, items });
+                      contacts.update((items) => items.flatMap((x) => (x.contactId === updated.contactId ? (stillHere ? [updated] : []) : [x])));
                       void groups.reload();
                     }}
                   />
                 ))}
               </ul>
             )}
-            {contacts.data?.nextCursor && (
-              <div class="actions">
-                <button type="button" onClick={() => void loadMore.run()} disabled={loadMore.busy}>
-                  Load more
-                </button>
-              </div>
-            )}
+            <LoadMore list={contacts} noun="contacts" one="contact" />
           </section>
           <CreateContactForm
             groups={groupList}

@@ -1,6 +1,7 @@
 // One message: its fields, its status timeline and the receipts posted about it to each webhook.
 import { useState } from "preact/hooks";
 import { ok, type Message, type Webhook, type WebhookDelivery } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
@@ -8,68 +9,71 @@ import { CancelMessageDialog } from "./Messages.js";
 
 const FINAL = new Set(["delivered", "failed", "undelivered", "cancelled"]);
 
+/** The receipts of one message posted to one webhook. */
+function WebhookReceipts({ webhook, message }: { webhook: Webhook; message: Message }) {
+  const { client } = useSession();
+  const deliveries = usePagedList<WebhookDelivery>(
+    async (page) =>
+      ok(client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook.webhookId }, query: { ...page, messageId: message.messageId } } })),
+    // Receipts follow status changes: reload when the history grows.
+    [webhook.webhookId, message.messageId, message.history.length],
+  );
+  usePolling(deliveries.reload, 3000, !!deliveries.items?.some((d) => d.status === "pending"));
+  const items = deliveries.items;
+  return (
+    <div>
+      <h3>
+        {webhook.name} <span class="muted">{webhook.url}</span>
+      </h3>
+      <ProblemMessage error={deliveries.error} />
+      {!items && deliveries.loading && <Loading what="receipts" />}
+      {items?.length === 0 && <p class="muted">No receipt for this message yet.</p>}
+      {items && items.length > 0 && (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Last answer</th>
+            </tr>
+          </thead>
+          <tbody ref={deliveries.rowsRef}>
+            {items.map((d) => {
+              const last = d.attempts.at(-1);
+              return (
+                <tr key={d.deliveryId}>
+                  <td data-label="Event">{d.event}</td>
+                  <td data-label="Outcome">
+                    <StatusChip status={d.status} />
+                  </td>
+                  <td data-label="Attempts">{d.attempts.length}</td>
+                  <td data-label="Last answer">{last ? `${last.responseStatus ?? last.error ?? "—"} at ${formatTime(last.at)}` : "—"}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <LoadMore list={deliveries} noun="receipts" one="receipt" />
+    </div>
+  );
+}
+
 function Receipts({ message }: { message: Message }) {
   const { client } = useSession();
-  const receipts = useAsync(async () => {
-    const hooks = await ok(client.GET("/api/v1/webhooks"));
-    return Promise.all(
-      hooks.data.map(async (webhook: Webhook) => {
-        const page = await ok(
-          client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook.webhookId }, query: { messageId: message.messageId, limit: 100 } } }),
-        );
-        return { webhook, deliveries: page.data as WebhookDelivery[] };
-      }),
-    );
-    // Receipts follow status changes: reload when the history grows.
-  }, [message.messageId, message.history.length]);
-  usePolling(receipts.reload, 3000, !!receipts.data?.some((r) => r.deliveries.some((d) => d.status === "pending")));
-
+  const webhooks = useAsync(async () => (await ok(client.GET("/api/v1/webhooks"))).data, []);
   return (
     <section aria-labelledby="receipts-title" class="card">
       <h2 id="receipts-title">Receipts</h2>
-      <ProblemMessage error={receipts.error} />
-      {!receipts.data && receipts.loading && <Loading what="receipts" />}
-      {receipts.data?.length === 0 && (
+      <ProblemMessage error={webhooks.error} />
+      {!webhooks.data && webhooks.loading && <Loading what="receipts" />}
+      {webhooks.data?.length === 0 && (
         <p class="muted">
           No webhooks: receipts are not posted. Add one in <Link to="/settings/webhooks">Settings → Webhooks</Link>.
         </p>
       )}
-      {receipts.data?.map(({ webhook, deliveries }) => (
-        <div key={webhook.webhookId}>
-          <h3>
-            {webhook.name} <span class="muted">{webhook.url}</span>
-          </h3>
-          {deliveries.length === 0 ? (
-            <p class="muted">No receipt for this message yet.</p>
-          ) : (
-            <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((d) => {
-                  const last = d.attempts.at(-1);
-                  return (
-                    <tr key={d.deliveryId}>
-                      <td data-label="Event">{d.event}</td>
-                      <td data-label="Outcome">
-                        <StatusChip status={d.status} />
-                      </td>
-                      <td data-label="Attempts">{d.attempts.length}</td>
-                      <td data-label="Last answer">{last ? `${last.responseStatus ?? last.error ?? "—"} at ${formatTime(last.at)}` : "—"}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          )}
-        </div>
-      ))}
+      {webhooks.data?.map((webhook) => <WebhookReceipts key={webhook.webhookId} webhook={webhook} message={message} />)}
     </section>
   );
 }

@@ -1,10 +1,11 @@
 // Messages: the list with status chips and filters (status, campaign), scheduling a message, cancelling one.
 import { useState } from "preact/hooks";
-import { MESSAGE_STATUSES, ok, type Message } from "../api.js";
+import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { SegmentCount } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, usePolling, useSession } from "../ui.js";
 
 const LIMIT = 25;
 
@@ -92,29 +93,22 @@ export function Messages() {
   const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
 
-  const campaigns = useAsync(() => ok(client.GET("/api/v1/campaigns", { params: { query: { limit: 100 } } })), []);
-  const list = useAsync(async () => {
-    const page = await ok(
-      client.GET("/api/v1/messages", {
-        params: { query: { limit: LIMIT, ...(status ? { status: status as Message["status"] } : {}), ...(campaignId ? { campaignId } : {}) } },
-      }),
-    );
-    return { items: page.data, nextCursor: page.nextCursor };
-  }, [status, campaignId]);
+  const campaigns = usePagedList<Campaign>(async (page) => ok(client.GET("/api/v1/campaigns", { params: { query: page } })), [], 50);
+  const list = usePagedList<Message>(
+    async (page) =>
+      ok(
+        client.GET("/api/v1/messages", {
+          params: { query: { ...page, ...(status ? { status: status as Message["status"] } : {}), ...(campaignId ? { campaignId } : {}) } },
+        }),
+      ),
+    [status, campaignId],
+    LIMIT,
+  );
 
-  // Statuses move on by themselves: refresh the first page while something on it is about to change.
+  // Statuses move on by themselves: refresh while something shown is about to change (and few rows are shown,
+  // as a reload fetches every row shown).
   const changing = (m: Message) => m.status === "sent" || (m.status === "scheduled" && Date.parse(m.scheduledAt) - Date.now() < 60_000);
-  usePolling(list.reload, 3000, !!list.data && list.data.items.length <= LIMIT && list.data.items.some(changing));
-
-  const loadMore = useAction(async () => {
-    const current = list.data!;
-    const page = await ok(
-      client.GET("/api/v1/messages", {
-        params: { query: { limit: LIMIT, cursor: current.nextCursor!, ...(status ? { status: status as Message["status"] } : {}), ...(campaignId ? { campaignId } : {}) } },
-      }),
-    );
-    list.setData({ items: [...current.items, ...page.data], nextCursor: page.nextCursor });
-  });
+  usePolling(list.reload, 3000, !!list.items && list.items.length <= 4 * LIMIT && list.items.some(changing));
 
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(query);
@@ -124,7 +118,7 @@ export function Messages() {
     navigate(`/messages${qs ? `?${qs}` : ""}`, { replace: true });
   };
 
-  const campaignOptions = campaigns.data?.data ?? [];
+  const campaignOptions = campaigns.items ?? [];
   return (
     <section>
       <h1 tabIndex={-1}>Messages</h1>
@@ -163,6 +157,16 @@ export function Messages() {
               </option>
             ))}
           </select>
+          {campaigns.hasMore && (
+            <button
+              type="button"
+              class="link small"
+              aria-disabled={campaigns.loadingMore}
+              onClick={() => void campaigns.loadMore().then(() => document.getElementById("filter-campaign")?.focus())}
+            >
+              Load more campaigns
+            </button>
+          )}
         </div>
         <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
           Refresh
@@ -170,11 +174,11 @@ export function Messages() {
       </div>
 
       <ProblemMessage error={list.error} prefix="Could not load messages" />
-      {!list.data && list.loading && <Loading what="messages" />}
-      {list.data && list.data.items.length === 0 && <p class="muted">No messages{status || campaignId ? " match these filters" : " yet"}.</p>}
-      {list.data && list.data.items.length > 0 && (
-        <ul class="rows" aria-label="Messages" aria-busy={list.loading}>
-          {list.data.items.map((m) => (
+      {!list.items && list.loading && <Loading what="messages" />}
+      {list.items && list.items.length === 0 && <p class="muted">No messages{status || campaignId ? " match these filters" : " yet"}.</p>}
+      {list.items && list.items.length > 0 && (
+        <ul class="rows" aria-label="Messages" aria-busy={list.loading} ref={list.rowsRef}>
+          {list.items.map((m) => (
             <li key={m.messageId} class="row" data-message-id={m.messageId}>
               <div class="row-main">
                 <Link to={`/messages/${m.messageId}`} class="row-title">
@@ -202,20 +206,13 @@ export function Messages() {
           ))}
         </ul>
       )}
-      {list.data?.nextCursor && (
-        <div class="actions">
-          <button type="button" onClick={() => void loadMore.run()} disabled={loadMore.busy}>
-            {loadMore.busy ? "Loading…" : "Load more"}
-          </button>
-          <ProblemMessage error={loadMore.error} />
-        </div>
-      )}
+      <LoadMore list={list} noun="messages" one="message" />
       <CancelMessageDialog
         message={cancelling}
         onClose={() => setCancelling(undefined)}
         onCancelled={(m) => {
           setNotice({ text: `Message to ${cancelling?.to ?? ""} cancelled.` });
-          if (list.data) list.setData({ ...list.data, items: list.data.items.map((x) => (x.messageId === m.messageId ? { ...x, status: "cancelled" } : x)) });
+          list.update((items) => items.map((x) => (x.messageId === m.messageId ? { ...x, status: "cancelled" } : x)));
         }}
       />
     </section>

@@ -2,6 +2,7 @@
 // delivery log with redeliver.
 import { useRef, useState } from "preact/hooks";
 import { ok, type Webhook, type WebhookDelivery } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
@@ -132,18 +133,17 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const { client } = useSession();
   const [filter, setFilter] = useState<DeliveryFilter>("");
   const [note, setNote] = useState<string | undefined>();
-  const log = useAsync(
-    async () =>
-      (
-        await ok(
-          client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
-            params: { path: { webhookId: webhook.webhookId }, query: { limit: 50, ...(filter ? { status: filter } : {}) } },
-          }),
-        )
-      ).data,
+  const log = usePagedList<WebhookDelivery>(
+    async (page) =>
+      ok(
+        client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+          params: { path: { webhookId: webhook.webhookId }, query: { ...page, ...(filter ? { status: filter } : {}) } },
+        }),
+      ),
     [webhook.webhookId, filter],
+    50,
   );
-  usePolling(log.reload, 2000, !!log.data?.some((d) => d.status === "pending"));
+  usePolling(log.reload, 2000, !!log.items && log.items.length <= 200 && log.items.some((d) => d.status === "pending"));
   const redeliver = useAction(async (d: WebhookDelivery) => {
     await ok(client.POST("/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", { params: { path: { webhookId: webhook.webhookId, deliveryId: d.deliveryId } } }));
     setNote(`Receipt ${d.event} queued again.`);
@@ -168,9 +168,9 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
       </div>
       {note && <Notice>{note}</Notice>}
       <ProblemMessage error={log.error ?? redeliver.error} />
-      {!log.data && log.loading && <Loading what="deliveries" />}
-      {log.data?.length === 0 && <p class="muted">No deliveries{filter ? ` ${filter}` : " yet"}.</p>}
-      {log.data && log.data.length > 0 && (
+      {!log.items && log.loading && <Loading what="deliveries" />}
+      {log.items?.length === 0 && <p class="muted">No deliveries{filter ? ` ${filter}` : " yet"}.</p>}
+      {log.items && log.items.length > 0 && (
         <table class="table">
           <thead>
             <tr>
@@ -184,8 +184,8 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
               </th>
             </tr>
           </thead>
-          <tbody>
-            {log.data.map((d) => {
+          <tbody ref={log.rowsRef}>
+            {log.items.map((d) => {
               const last = d.attempts.at(-1);
               return (
                 <tr key={d.deliveryId}>
@@ -215,6 +215,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
           </tbody>
         </table>
       )}
+      <LoadMore list={log} noun="deliveries" one="delivery" />
     </section>
   );
 }

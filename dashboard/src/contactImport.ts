@@ -1,0 +1,107 @@
+// The CSV import workflow of the Contacts page, apart from the page so it can be tested: rows read from the
+// file (csv.ts) are checked for what the API would refuse as a whole request, cut into import requests that
+// stay under its row and body limits, sent one after the other, and every row error the API answers (row n of
+// that request) is turned back into the line of the file it came from.
+// Types from the generated client, not ./api.js: this module runs in the unit tests, outside a browser.
+import type { components } from "../../client/http.js";
+import type { ContactRow } from "./csv.js";
+
+type ImportRow = components["schemas"]["ImportContactRow"];
+type ImportError = components["schemas"]["ImportRowError"];
+type ImportResult = components["schemas"]["ImportContactsResult"];
+
+/** The API takes up to 10,000 rows per request and a JSON body up to 1 MiB; these keep well inside both. */
+export const MAX_ROWS_PER_REQUEST = 5000;
+export const MAX_BYTES_PER_REQUEST = 512 * 1024;
+
+export interface LineError {
+  /** 1-based line of the file where the row starts. */
+  line: number;
+  field: string;
+  detail: string;
+}
+
+export interface ImportOutcome {
+  imported: number;
+  /** Rows of the file not imported: refused here, refused by the API, or never sent after a failed request. */
+  failed: number;
+  /** Ordered by line. */
+  errors: LineError[];
+  /** Set when a request failed as a whole: its rows and those after it were not imported (or not known to be). */
+  stopped?: { fromLine: number; detail: string };
+}
+
+/** A row the API would refuse as a whole request (over a field's length in the request schema), or undefined. */
+export function localProblem(row: ContactRow): LineError | undefined {
+  if (!row.phone) return { line: row.line, field: "phone", detail: "The phone number is missing." };
+  if (row.phone.length > 64) return { line: row.line, field: "phone", detail: "The phone number is longer than 64 characters." };
+  if ((row.firstName?.length ?? 0) > 100) return { line: row.line, field: "firstName", detail: "The first name is longer than 100 characters." };
+  if ((row.group?.length ?? 0) > 1000) return { line: row.line, field: "group", detail: "The group is longer than 1000 characters." };
+  return undefined;
+}
+
+export const toImportRow = (row: ContactRow): ImportRow => ({ phone: row.phone, firstName: row.firstName, group: row.group });
+
+const encoder = new TextEncoder();
+/** Bytes the row adds to the request body, with its separating comma. */
+const rowBytes = (row: ContactRow) => encoder.encode(JSON.stringify(toImportRow(row))).length + 1;
+const ENVELOPE_BYTES = encoder.encode('{"contacts":[]}').length;
+
+/** The rows in file order, cut into requests of at most `maxRows` rows and `maxBytes` bytes of JSON body. */
+export function chunkRows(rows: ContactRow[], maxRows = MAX_ROWS_PER_REQUEST, maxBytes = MAX_BYTES_PER_REQUEST): ContactRow[][] {
+  const chunks: ContactRow[][] = [];
+  let chunk: ContactRow[] = [];
+  let bytes = ENVELOPE_BYTES;
+  for (const row of rows) {
+    const size = rowBytes(row);
+    if (chunk.length > 0 && (chunk.length === maxRows || bytes + size > maxBytes)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = ENVELOPE_BYTES;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/** The API's row errors for one request (`row` is 1-based within it), at the lines of the file. */
+export function lineErrors(chunk: ContactRow[], errors: ImportError[]): LineError[] {
+  return errors.map((e) => {
+    const row = chunk[e.row - 1];
+    if (!row) throw new Error(`the API reported row ${e.row} of a request of ${chunk.length} rows`);
+    return { line: row.line, field: e.field, detail: e.detail };
+  });
+}
+
+/** Sends one import request; the page passes the API client's, the tests a real server's. */
+export type SendImport = (rows: ImportRow[]) => Promise<ImportResult>;
+
+/**
+ * Imports the rows: the ones refused here are reported and not sent, the others go in order, one request at a
+ * time. A request that fails as a whole (network, server) stops the import; what was imported stays.
+ */
+export async function importContactRows(rows: ContactRow[], send: SendImport, limits: { maxRows?: number; maxBytes?: number } = {}): Promise<ImportOutcome> {
+  const errors: LineError[] = [];
+  const sendable: ContactRow[] = [];
+  for (const row of rows) {
+    const problem = localProblem(row);
+    if (problem) errors.push(problem);
+    else sendable.push(row);
+  }
+  let imported = 0;
+  let stopped: ImportOutcome["stopped"];
+  for (const chunk of chunkRows(sendable, limits.maxRows, limits.maxBytes)) {
+    try {
+      const answer = await send(chunk.map(toImportRow));
+      imported += answer.imported;
+      errors.push(...lineErrors(chunk, answer.errors));
+    } catch (error) {
+      stopped = { fromLine: chunk[0]!.line, detail: (error as Error).message };
+      break;
+    }
+  }
+  errors.sort((a, b) => a.line - b.line);
+  return { imported, failed: rows.length - imported, errors, ...(stopped ? { stopped } : {}) };
+}
