@@ -33,15 +33,15 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
   return Math.round(baseMs * 5 ** (n - 1) * (0.9 + 0.2 * random()));
 }
 
-export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler {
+export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler<"deliver_receipt"> {
   const finish = finishCoalescer(db);
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
-      const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId as string))).map((d) => [d.id, d]));
+      const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId))).map((d) => [d.id, d]));
       // Gone (webhook deleted): nothing to do. Already finished: a retry after the finish committed but the
       // release of the next receipt did not (the connection died in between), so release again (idempotent).
-      const found = jobs.map((j) => loaded.get(j.payload.deliveryId as string)).filter((d): d is DeliveryForDispatch => d !== undefined);
+      const found = jobs.map((j) => loaded.get(j.payload.deliveryId)).filter((d): d is DeliveryForDispatch => d !== undefined);
       const pending = found.filter((d) => d.status === "pending");
       await releaseNextParked(db, found.filter((d) => d.status !== "pending" && d.messageId).map((d) => ({ messageId: d.messageId!, webhookId: d.webhookId })));
       const parked = await parkBehindEarlier(db, pending);

@@ -1,7 +1,7 @@
 // The job table's operations, called directly (each maintenance service exposes runOnce for this).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { claimJobs, completeJobs, failJob, insertJobs, releaseJobs } from "../../server/db/jobs/index.js";
+import { claimJobs, completeJobs, failJob, insertUntypedJobs, releaseJobs } from "../../server/db/jobs/index.js";
 import { createCleaner, createRescuer } from "../../server/jobs/maintenance.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -11,7 +11,7 @@ const log = createLogger("silent");
 
 async function addJob(kind: string, runAt = new Date(Date.now() - 1000), maxAttempts = 3): Promise<string> {
   const id = randomUUID();
-  await database().db.transaction((tx) => insertJobs(tx, [{ id, kind, payload: {}, runAt, maxAttempts }]));
+  await database().db.transaction((tx) => insertUntypedJobs(tx, [{ id, kind, payload: {}, runAt, maxAttempts }]));
   return id;
 }
 

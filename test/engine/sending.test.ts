@@ -136,10 +136,9 @@ describe("provider reports", () => {
   it("a report that arrives before the submit's answer is recorded is applied once it is", async () => {
     const a = await server().account();
     const { insertJobs } = await import("../../server/db/jobs/index.js");
-    const { PROVIDER_REPORT_JOB } = await import("../../server/jobs/handlers/providerReport.js");
     const providerMessageId = `early-${Date.now()}`;
     await server().db.transaction((tx) =>
-      insertJobs(tx, [{ id: crypto.randomUUID(), kind: PROVIDER_REPORT_JOB, payload: { providerMessageId, status: "delivered" }, runAt: new Date(), maxAttempts: 10 }]),
+      insertJobs(tx, [{ id: crypto.randomUUID(), kind: "provider_report", payload: { providerMessageId, status: "delivered" }, runAt: new Date() }]),
     );
     // The message whose submit answer carries that id is recorded a moment later.
     const id = await scheduleAt(a, "+14155550003", new Date(Date.now() + 1000));

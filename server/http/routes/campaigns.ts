@@ -16,7 +16,6 @@ import { ApiError, groupNotFound, invalidField, notFound } from "../../domain/er
 import { personalisationProblem } from "../../domain/personalise.js";
 import { requirePhone, requireSender } from "../../domain/phone.js";
 import { checkScheduledAt } from "../../domain/schedule.js";
-import { CAMPAIGN_FANOUT_JOB } from "../../jobs/handlers/campaignFanout.js";
 import { toCampaign } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
@@ -47,7 +46,7 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
       const names = await audienceNameBounds(tx, id);
       const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
       if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
-      await insertJobs(tx, [{ id: randomUUID(), kind: CAMPAIGN_FANOUT_JOB, payload: { campaignId: id }, runAt: now(), maxAttempts: 25 }]);
+      await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: now() }]);
       return id;
     });
     return { status: 201, body: toCampaign((await getCampaign(db, account.id, campaignId))!) };

@@ -11,8 +11,6 @@ import { withIdempotency } from "../idempotency.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../jobs/handlers/sendMessage.js";
-
 export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler_cancel"> = {
   async Scheduler_schedule({ db, account, body, headers, now }) {
     const schedule = async (conn: Knex) => {
@@ -23,7 +21,7 @@ export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler
       const id = randomUUID();
       const jobId = randomUUID();
       await scheduleMessage(conn, account.id, {
-        id, jobId, to, from, body: body.body, scheduledAt, ...segmentInfo(body.body), jobKind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS,
+        id, jobId, to, from, body: body.body, scheduledAt, ...segmentInfo(body.body),
       });
       return { status: 201 as const, body: { messageId: id, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
     };
