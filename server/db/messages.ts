@@ -1,9 +1,10 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
+import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
 
-export type StoredStatus = "scheduled" | "sending" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled";
+export type { StoredStatus };
 
 export interface MessageRow {
   id: string;

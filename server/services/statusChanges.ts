@@ -5,8 +5,8 @@
 import { completeCampaignIfDone } from "../db/campaigns.js";
 import type { Db } from "../db/knex.js";
 import { findMessage, updateStatusesWithReceipts } from "../db/messages.js";
-import { allowedFrom, canTransition, FINAL_STATUSES } from "./messageStatus.js";
-import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "./receipts.js";
+import { allowedFrom, canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
+import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "../domain/receipts.js";
 
 export interface StatusChange {
   status: ReceiptStatus;

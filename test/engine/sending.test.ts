@@ -121,7 +121,7 @@ describe("provider reports", () => {
     await a.client.POST("/api/v1/webhooks", { body: { name: "w", url: "http://127.0.0.1:9/none" } });
     const id = await scheduleAt(a, "+14155550123", new Date(Date.now() + 1000));
     const delivered = await finalIn(a, id, ["delivered"]);
-    const { changeMessageStatus } = await import("../../server/domain/statusChanges.js");
+    const { changeMessageStatus } = await import("../../server/services/statusChanges.js");
     const target = { providerMessageId: delivered.providerMessageId! };
     expect(await changeMessageStatus(server().db, target, { status: "delivered", at: new Date() })).toBeUndefined();
     expect(await changeMessageStatus(server().db, target, { status: "undelivered", at: new Date() })).toBeUndefined();

@@ -4,7 +4,7 @@
 import type { Db } from "../../db/knex.js";
 import { findMessages } from "../../db/messages.js";
 import { canTransition } from "../../domain/messageStatus.js";
-import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../domain/statusChanges.js";
+import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { RetryLater, type BatchJobHandler } from "../types.js";
 
 export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"> {

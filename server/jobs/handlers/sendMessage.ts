@@ -12,7 +12,7 @@
 import { markCampaignsSending } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
 import { claimMessagesForSending, findMessages, returnToScheduled } from "../../db/messages.js";
-import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../domain/statusChanges.js";
+import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
 import { Snooze, type BatchJobHandler } from "../types.js";
 

@@ -4,7 +4,7 @@
 import type { Db } from "../../db/knex.js";
 import { findMessage } from "../../db/messages.js";
 import { recordSegmentReceipt } from "../../db/smppSegments.js";
-import { changeMessageStatus } from "../../domain/statusChanges.js";
+import { changeMessageStatus } from "../../services/statusChanges.js";
 import { receiptLag } from "../../providers/smpp/metrics.js";
 import { outcomeOf } from "../../providers/smpp/receipts.js";
 import { RetryLater, type JobHandler } from "../types.js";
