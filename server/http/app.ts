@@ -96,10 +96,10 @@ export function createApp(services: Services): Express {
       await db.raw("SELECT 1");
       if (!(await migrationsCurrent(db))) throw new Error("migrations pending");
     } catch {
-      return sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable or migrations are pending."));
+      return sendProblem(res, new ApiError("service_unavailable", "The database is unreachable or migrations are pending."));
     }
     if (services.providerReady && !services.providerReady()) {
-      return sendProblem(res, new ApiError(503, "service_unavailable", "The SMPP session is not bound."));
+      return sendProblem(res, new ApiError("service_unavailable", "The SMPP session is not bound."));
     }
     res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
   });
@@ -174,5 +174,5 @@ function nulPath(value: unknown, path: string): string | undefined {
 const rejectNulCharacters: RequestHandler = (req, _res, next) => {
   const path = nulPath(req.body, "/body");
   if (!path) return next();
-  next(new ApiError(400, "validation_failed", `The request is invalid: ${path} contains the NUL character.`, [{ path, message: "must not contain the NUL character (\\u0000)" }]));
+  next(new ApiError("validation_failed", `The request is invalid: ${path} contains the NUL character.`, { errors: [{ path, message: "must not contain the NUL character (\\u0000)" }] }));
 };

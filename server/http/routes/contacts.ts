@@ -17,7 +17,7 @@ async function requireGroup(db: Db, accountId: string, groupId: string | null | 
 /** Maps constraint violations of a contact write to the contract's problems. */
 function contactWriteError(error: unknown, phone: string | undefined): unknown {
   if (isUniqueViolation(error, "contacts_account_phone_key")) {
-    return new ApiError(409, "contact_exists", `A contact with phone ${phone} already exists.`);
+    return new ApiError("contact_exists", `A contact with phone ${phone} already exists.`);
   }
   // The group was deleted between the check and the write.
   if (isForeignKeyViolation(error)) return groupNotFound();
