@@ -9,6 +9,7 @@
 // delivery row, so a restart between two attempts changes nothing.
 import type { Db } from "../db/knex.js";
 import {
+  finishDeliveries,
   loadDeliveriesForDispatch,
   parkBehindEarlier,
   releaseNextParked,
@@ -17,7 +18,7 @@ import {
 } from "../db/webhookDeliveries.js";
 import { RetryLater, type BatchJobHandler } from "../jobs/types.js";
 import type { ReceiptClient } from "./client.js";
-import { finishCoalescer } from "./finishCoalescer.js";
+import { batcher } from "../jobs/batcher.js";
 import { receiptHeaders } from "./signing.js";
 
 export const MAX_ATTEMPTS = 4;
@@ -34,7 +35,8 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
 }
 
 export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler<"deliver_receipt"> {
-  const finish = finishCoalescer(db);
+  // Each outcome is recorded as soon as its POST ends; outcomes that end together are written together.
+  const finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
@@ -49,7 +51,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
 
       // Each delivery is recorded as soon as its POST ends, so a slow receiver holds up no other's
       // bookkeeping (nor the release of the next receipt of another message); outcomes that end together
-      // are written together (finishCoalescer).
+      // are written together (jobs/batcher.ts).
       await Promise.all(
         pending
           .filter((d) => !parked.has(d.id))
@@ -67,7 +69,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
               outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
               outcome.status = "pending";
             }
-            await finish(outcome);
+            await finishes.add(outcome);
           }),
       );
       return outcomes;
