@@ -6,7 +6,7 @@ import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
 import { providerReportHandler } from "./jobs/handlers/providerReport.js";
 import { sendMessageHandler } from "./jobs/handlers/sendMessage.js";
 import { smppReceiptHandler } from "./jobs/handlers/smppReceipt.js";
-import { createCleaner, createRescuer } from "./jobs/maintenance.js";
+import { maintenanceChores, startMaintenance, type Maintenance } from "./jobs/maintenance/index.js";
 import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
@@ -29,6 +29,7 @@ export interface WorkerOptions {
 export interface Worker {
   runner: JobRunner;
   provider: Provider;
+  maintenance: Maintenance;
   stop(deadlineMs?: number): Promise<void>;
 }
 
@@ -52,18 +53,22 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       smpp_receipt: smppReceiptHandler(db),
     } satisfies JobHandlers,
   });
-  const rescuer = createRescuer(db, log, Math.max(100, Math.floor(config.jobLeaseMs / 3)));
-  const cleaner = createCleaner(db, log, config.jobRetentionMs);
   await provider.start?.();
   await runner.start();
-  rescuer.start();
-  cleaner.start();
+  // Every worker may lead; one does at a time. The election runs at the rescue cadence, so a dead leader's
+  // successor starts rescuing within about two lease thirds.
+  const maintenance = startMaintenance({
+    databaseUrl: opts.databaseUrl,
+    log,
+    chores: maintenanceChores(db, { leaseMs: config.jobLeaseMs, jobRetentionMs: config.jobRetentionMs }),
+    electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
+  });
   return {
     runner,
     provider,
+    maintenance,
     async stop(deadlineMs = 7_000) {
-      rescuer.stop();
-      cleaner.stop();
+      await maintenance.stop();
       await runner.stop(deadlineMs);
       await provider.stop?.();
       await client.close();
