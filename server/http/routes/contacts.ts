@@ -1,11 +1,11 @@
-import { deleteContact, getContact, insertContact, insertContactsSkippingExisting, listContacts, updateContact } from "../../db/contacts.js";
+import { deleteContact, getContact, insertContact, listContacts, updateContact } from "../../db/contacts.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../db/errors.js";
-import { groupExists, resolveGroupRefs } from "../../db/groups.js";
+import { groupExists } from "../../db/groups.js";
 import type { Db } from "../../db/knex.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { ApiError, groupNotFound, notFound } from "../../domain/errors.js";
-import { checkImportRows, contactExists, groupReferences } from "../../domain/contactImport.js";
 import { requirePhone } from "../../domain/phone.js";
+import { importContacts } from "../../services/contacts.js";
 import { withIdempotency } from "../idempotency.js";
 import { toContact } from "../serialize.js";
 import type { Handlers } from "../types.js";
@@ -38,15 +38,8 @@ export const contactHandlers: Pick<Handlers, "Contacts_create" | "Contacts_impor
 
   async Contacts_import({ db, account, body, headers }) {
     return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => {
-      const groups = await resolveGroupRefs(tx, account.id, groupReferences(body.contacts));
-      const { candidates, errors } = checkImportRows(body.contacts, groups);
-      const stored = new Map((await insertContactsSkippingExisting(tx, account.id, candidates)).map((c) => [c.phone, c]));
-      // A valid row the insert skipped has a phone the account already had.
-      errors.push(...candidates.filter((c) => !stored.has(c.phone)).map(contactExists));
-      errors.sort((a, b) => a.row - b.row);
-      const contacts = candidates.flatMap((c) => (stored.has(c.phone) ? [toContact(stored.get(c.phone)!)] : []));
-      const failed = new Set(errors.map((e) => e.row)).size;
-      return { status: 200 as const, body: { imported: contacts.length, failed, contacts, errors } };
+      const { stored, failed, errors } = await importContacts(tx, account.id, body.contacts);
+      return { status: 200 as const, body: { imported: stored.length, failed, contacts: stored.map(toContact), errors } };
     });
   },
 
