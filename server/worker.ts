@@ -3,6 +3,7 @@
 import type { Config } from "./config.js";
 import type { Db } from "./db/knex.js";
 import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
+import { deliverReceiptHandler } from "./jobs/handlers/deliverReceipt.js";
 import { providerReportHandler } from "./jobs/handlers/providerReport.js";
 import { sendMessageHandler } from "./jobs/handlers/sendMessage.js";
 import { smppReceiptHandler } from "./jobs/handlers/smppReceipt.js";
@@ -13,7 +14,6 @@ import type { Logger } from "./logger.js";
 import { createProvider } from "./providers/index.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
-import { deliverReceiptHandler } from "./webhooks/dispatcher.js";
 import type { Resolver } from "./webhooks/urlPolicy.js";
 
 export interface WorkerOptions {

@@ -1,5 +1,5 @@
 // Collects items written one by one into few statements: job completions (completer.ts) and receipt finishes
-// (webhooks/dispatcher.ts). The first item waits `delayMs` for company (0: the rest of this turn of the event
+// (jobs/handlers/deliverReceipt.ts). The first item waits `delayMs` for company (0: the rest of this turn of the event
 // loop), or not at all once `maxBatch` items wait; while a write is in flight, everything that arrives
 // meanwhile is written together by the next one. Measured with bench:dispatch (BENCH_PG_STATS=1): one
 // statement per receipt finish was 20,000 of the run's statements for 5,000 messages, and a third of a

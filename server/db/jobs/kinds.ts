@@ -34,7 +34,7 @@ export const MAX_ATTEMPTS: Record<JobKind, number> = {
   // A report can overtake the recording of the submit's answer; it waits for it a few times.
   provider_report: 10,
   campaign_fanout: 25,
-  // The HTTP attempts are counted in the delivery row (webhooks/dispatcher.ts), not here.
+  // The HTTP attempts are counted in the delivery row (jobs/handlers/deliverReceipt.ts), not here.
   deliver_receipt: 10,
   smpp_receipt: 20,
 };

@@ -7,7 +7,7 @@
 // WEBHOOK_RETRY_BASE_MS × 5^(n-1) ± 10 % (a longer Retry-After on 429/503 wins). After the 4th failed attempt
 // the delivery is `failed` and stays in the log, where it can be redelivered. The attempt count lives in the
 // delivery row, so a restart between two attempts changes nothing.
-import type { Db } from "../db/knex.js";
+import type { Db } from "../../db/knex.js";
 import {
   finishDeliveries,
   loadDeliveriesForDispatch,
@@ -15,11 +15,11 @@ import {
   releaseNextParked,
   type AttemptOutcome,
   type DeliveryForDispatch,
-} from "../db/webhookDeliveries.js";
-import { RetryLater, type BatchJobHandler } from "../jobs/types.js";
-import type { ReceiptClient } from "./client.js";
-import { batcher } from "../jobs/batcher.js";
-import { receiptHeaders } from "./signing.js";
+} from "../../db/webhookDeliveries.js";
+import type { ReceiptClient } from "../../webhooks/client.js";
+import { receiptHeaders } from "../../webhooks/signing.js";
+import { batcher } from "../batcher.js";
+import { RetryLater, type BatchJobHandler } from "../types.js";
 
 export const MAX_ATTEMPTS = 4;
 
