@@ -13,6 +13,8 @@ export class Leader {
   private leading = false;
   private stopped = false;
   private attempt: Promise<void> = Promise.resolve();
+  /** An attempt is in progress: the next tick skips rather than queue behind it. */
+  private trying = false;
 
   constructor(private readonly opts: { databaseUrl: string; log: Logger; retryEveryMs: number }) {}
 
@@ -22,7 +24,9 @@ export class Leader {
 
   start(): void {
     this.attempt = this.tryToLead();
-    this.timer = setInterval(() => (this.attempt = this.attempt.then(() => this.tryToLead())), this.opts.retryEveryMs);
+    this.timer = setInterval(() => {
+      if (!this.trying) this.attempt = this.tryToLead();
+    }, this.opts.retryEveryMs);
     this.timer.unref();
   }
 
@@ -40,6 +44,7 @@ export class Leader {
   /** Not leading: try to take the lock. Leading: check the session (and so the lock) is still there. */
   private async tryToLead(): Promise<void> {
     if (this.stopped) return;
+    this.trying = true;
     try {
       if (this.leading) {
         await this.client!.query("SELECT 1");
@@ -53,12 +58,22 @@ export class Leader {
       }
     } catch (error) {
       this.lose(error);
+    } finally {
+      this.trying = false;
     }
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: "sms-platform-leader" });
-    client.on("error", (error) => this.lose(error));
+    // Bounded, so an unreachable database cannot hold up stop() (it waits for the attempt in progress).
+    const client = new pg.Client({
+      connectionString: this.opts.databaseUrl,
+      application_name: "sms-platform-leader",
+      connectionTimeoutMillis: 5_000,
+      query_timeout: 5_000,
+    });
+    client.on("error", (error) => {
+      if (this.client === client) this.lose(error); // an older, already abandoned session is no news
+    });
     await client.connect();
     return client;
   }
