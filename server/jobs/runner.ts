@@ -13,8 +13,6 @@ import { JobListener } from "./listener.js";
 import { Producer } from "./producer.js";
 import { PermanentFailure, type JobContext, type JobHandlers } from "./types.js";
 
-export { defaultBackoffMs } from "./completer.js";
-
 /** A handler as the runner calls it: by kind, on rows whose payload the kind's handler types. */
 type AnyHandler =
   | ((job: ClaimedJob, ctx: JobContext) => Promise<void>)

@@ -7,7 +7,7 @@ export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJob } from "./failJob.js";
 export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUntypedJob } from "./insertJobs.js";
-export { isJobKind, MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
+export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
 export { releaseJobs } from "./releaseJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";
 export type { ClaimedJob, JobRow, JobState } from "./types.js";

@@ -1,7 +1,7 @@
 // Every job kind, its payload and its attempt budget, in one place (graphile-worker's Tasks map, River's
 // JobArgs.Kind()). Inserts, handlers and providers are typed with it, so a payload is written and read as the
-// same type. The runner checks a claimed row's kind against its handlers; that check is the one place a
-// stored payload becomes typed (every row of a kind was inserted through this map).
+// same type. The runner matches a claimed row's kind to its handler; that lookup is the one place a stored
+// payload becomes typed (every row of a kind was inserted through this map).
 
 export interface JobKinds {
   /** Hand a scheduled message to the provider at its time. */
@@ -38,5 +38,3 @@ export const MAX_ATTEMPTS: Record<JobKind, number> = {
   deliver_receipt: 10,
   smpp_receipt: 20,
 };
-
-export const isJobKind = (kind: string): kind is JobKind => Object.hasOwn(MAX_ATTEMPTS, kind);
