@@ -3,7 +3,7 @@
 // with no auth, no validation and no logging, side by side on the same database: alternating rounds, medians, and the ratio.
 import autocannon from "autocannon";
 import { ensureAccount } from "../server/db/accounts.js";
-import { createKeyForAccount } from "../server/domain/keysService.js";
+import { createKeyForAccount } from "../server/services/keys.js";
 import { machine, printTopStatements, serveProcess, startBenchDatabase, writeResult } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);

@@ -6,7 +6,6 @@ import express from "express";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { scheduleMessageStatement } from "../server/db/scheduleMessage.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../server/jobs/handlers/sendMessage.js";
 
 const accountId = process.env.BASELINE_ACCOUNT_ID!;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 25 });
@@ -16,7 +15,7 @@ app.post("/api/v1/scheduler/schedule", async (req, res) => {
   const id = randomUUID();
   const jobId = randomUUID();
   const { to, from, body, scheduledAt } = req.body;
-  await pool.query({ ...scheduleMessageStatement, values: [id, jobId, SEND_MESSAGE_JOB, to, from, body, "", scheduledAt, 1, "GSM-7", SEND_JOB_MAX_ATTEMPTS, accountId] });
+  await pool.query({ ...scheduleMessageStatement, values: [id, jobId, to, from, body, "", scheduledAt, 1, "GSM-7", accountId] });
   res.status(201).json({ messageId: id, jobId, status: "scheduled", scheduledAt });
 });
 app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { ensureAccount } from "../server/db/accounts.js";
 import { insertWebhook } from "../server/db/webhooks.js";
-import { createKeyForAccount } from "../server/domain/keysService.js";
+import { createKeyForAccount } from "../server/services/keys.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
 import { machine, progress, serveProcess, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
 import { startReceiver } from "./receiver.js";

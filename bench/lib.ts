@@ -10,7 +10,6 @@ import { ensureAccount } from "../server/db/accounts.js";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
 import { insertMessagesWithJobs } from "../server/db/messages.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../server/jobs/handlers/sendMessage.js";
 import { createLogger } from "../server/logger.js";
 
 export const root = resolve(import.meta.dirname, "..");
@@ -108,7 +107,7 @@ export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<stri
       segments: 1,
       encoding: "GSM-7" as const,
     }));
-    await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS }));
+    await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch));
   }
   return accountId;
 }

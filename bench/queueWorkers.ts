@@ -2,7 +2,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { makeWorkerUtils, runMigrations } from "graphile-worker";
-import { insertJobs } from "../server/db/jobs/index.js";
+import { insertUntypedJobs } from "../server/db/jobs/index.js";
 import type { Db } from "../server/db/knex.js";
 import { root } from "./lib.js";
 
@@ -58,9 +58,9 @@ export async function addNoopJobs(system: QueueSystem, db: Db, url: string, n: n
       for (let i = 0; i < n; i += 5000) {
         const jobs = Array.from({ length: Math.min(5000, n - i) }, (_v, j) => {
           const runAt = due(i + j);
-          return { id: randomUUID(), kind: "noop", payload: dueAt ? { dueAt: runAt.getTime() } : {}, runAt };
+          return { id: randomUUID(), kind: "noop", payload: dueAt ? { dueAt: runAt.getTime() } : {}, runAt, maxAttempts: 1 };
         });
-        await insertJobs(tx, jobs);
+        await insertUntypedJobs(tx, jobs);
       }
     });
     return;

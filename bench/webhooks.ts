@@ -6,7 +6,7 @@
 // the dispatcher is measured, not the send path (bench:dispatch measures that).
 import { ensureAccount } from "../server/db/accounts.js";
 import { insertWebhook } from "../server/db/webhooks.js";
-import { changeMessageStatus } from "../server/domain/statusChanges.js";
+import { changeMessageStatus } from "../server/services/statusChanges.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
 import { startReceiver } from "./receiver.js";
 import { machine, percentile, progress, scheduleMessages, startBenchDatabase, startWorkers, writeResult } from "./lib.js";

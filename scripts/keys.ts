@@ -4,7 +4,7 @@ import { destination } from "pino";
 import { loadConfig } from "../server/config.js";
 import { listApiKeys, revokeApiKey } from "../server/db/apiKeys.js";
 import { openDatabase } from "../server/db/open.js";
-import { createKeyForAccount } from "../server/domain/keysService.js";
+import { createKeyForAccount } from "../server/services/keys.js";
 import { createLogger } from "../server/logger.js";
 
 const usage = "usage: keys create --account NAME | keys list | keys revoke KEYID";

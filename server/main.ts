@@ -2,7 +2,7 @@
 import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
 import { openDatabase } from "./db/open.js";
-import { createFirstStartKey } from "./domain/keysService.js";
+import { createFirstStartKey } from "./services/keys.js";
 import { createApp, createHttpServer } from "./http/app.js";
 import { createLogger } from "./logger.js";
 import { SmppProvider } from "./providers/smpp/provider.js";

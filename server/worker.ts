@@ -2,18 +2,18 @@
 // delivery) and the maintenance services. Any number of workers may share one database.
 import type { Config } from "./config.js";
 import type { Db } from "./db/knex.js";
-import { DELIVER_RECEIPT_JOB } from "./db/webhookDeliveries.js";
-import { CAMPAIGN_FANOUT_JOB, campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
-import { PROVIDER_REPORT_JOB, providerReportHandler } from "./jobs/handlers/providerReport.js";
-import { SEND_MESSAGE_JOB, sendMessageHandler } from "./jobs/handlers/sendMessage.js";
-import { SMPP_RECEIPT_JOB, smppReceiptHandler } from "./jobs/handlers/smppReceipt.js";
-import { createCleaner, createRescuer } from "./jobs/maintenance.js";
+import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
+import { deliverReceiptHandler } from "./jobs/handlers/deliverReceipt.js";
+import { providerReportHandler } from "./jobs/handlers/providerReport.js";
+import { sendMessageHandler } from "./jobs/handlers/sendMessage.js";
+import { smppReceiptHandler } from "./jobs/handlers/smppReceipt.js";
+import { maintenanceChores, startMaintenance, type Maintenance } from "./jobs/maintenance/index.js";
 import { JobRunner } from "./jobs/runner.js";
+import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
 import { createProvider } from "./providers/index.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
-import { deliverReceiptHandler } from "./webhooks/dispatcher.js";
 import type { Resolver } from "./webhooks/urlPolicy.js";
 
 export interface WorkerOptions {
@@ -29,6 +29,7 @@ export interface WorkerOptions {
 export interface Worker {
   runner: JobRunner;
   provider: Provider;
+  maintenance: Maintenance;
   stop(deadlineMs?: number): Promise<void>;
 }
 
@@ -45,25 +46,29 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
     handlers: {
-      [SEND_MESSAGE_JOB]: sendMessageHandler(db, provider),
-      [PROVIDER_REPORT_JOB]: providerReportHandler(db),
-      [CAMPAIGN_FANOUT_JOB]: campaignFanoutHandler(db),
-      [DELIVER_RECEIPT_JOB]: deliverReceiptHandler(db, client, { retryBaseMs: config.webhookRetryBaseMs }),
-      [SMPP_RECEIPT_JOB]: smppReceiptHandler(db),
-    },
+      send_message: sendMessageHandler(db, provider),
+      provider_report: providerReportHandler(db),
+      campaign_fanout: campaignFanoutHandler(db),
+      deliver_receipt: deliverReceiptHandler(db, client, { retryBaseMs: config.webhookRetryBaseMs }),
+      smpp_receipt: smppReceiptHandler(db),
+    } satisfies JobHandlers,
   });
-  const rescuer = createRescuer(db, log, Math.max(100, Math.floor(config.jobLeaseMs / 3)));
-  const cleaner = createCleaner(db, log, config.jobRetentionMs);
   await provider.start?.();
   await runner.start();
-  rescuer.start();
-  cleaner.start();
+  // Every worker may lead; one does at a time. The election runs at the rescue cadence, so a dead leader's
+  // successor starts rescuing within about two lease thirds.
+  const maintenance = startMaintenance({
+    databaseUrl: opts.databaseUrl,
+    log,
+    chores: maintenanceChores(db, { leaseMs: config.jobLeaseMs, jobRetentionMs: config.jobRetentionMs }),
+    electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
+  });
   return {
     runner,
     provider,
+    maintenance,
     async stop(deadlineMs = 7_000) {
-      rescuer.stop();
-      cleaner.stop();
+      await maintenance.stop();
       await runner.stop(deadlineMs);
       await provider.stop?.();
       await client.close();

@@ -1,9 +1,10 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
+import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
-import { JOBS_CHANNEL, NOTIFY_HORIZON_MS, notifyWorkers } from "./jobs/index.js";
+import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
 
-export type StoredStatus = "scheduled" | "sending" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled";
+export type { StoredStatus };
 
 export interface MessageRow {
   id: string;
@@ -73,7 +74,6 @@ export async function insertMessagesWithJobs(
   tx: Knex,
   accountId: string,
   messages: NewMessage[],
-  job: { kind: string; maxAttempts: number },
 ): Promise<void> {
   if (messages.length === 0) return;
   const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
@@ -82,19 +82,17 @@ export async function insertMessagesWithJobs(
        SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[])
          AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding)
      ), jobs AS (
-       INSERT INTO jobs (id, kind, payload, run_at, max_attempts)
-       SELECT job_id, ?, jsonb_build_object('messageId', id), scheduled_at, ? FROM rows
+       ${insertJobsSql("send_message", { id: "job_id", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", from: "rows" })}
      )
      INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
      SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding FROM rows`,
     [
       col("id"), col("jobId"), messages.map((m) => m.campaignId ?? null), col("to"), col("from"), col("body"),
       messages.map((m) => m.scheduledAt.toISOString()), col("segments"), col("encoding"),
-      job.kind, job.maxAttempts, accountId,
+      accountId,
     ],
   );
-  const earliest = Math.min(...messages.map((m) => m.scheduledAt.getTime()));
-  if (earliest - Date.now() < NOTIFY_HORIZON_MS) await notifyWorkers(tx, new Date(earliest));
+  await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }
 
 export async function getMessage(db: Knex, accountId: string, messageId: string): Promise<MessageRow | undefined> {
@@ -171,7 +169,6 @@ export interface StatusUpdate {
 export interface ReceiptOutbox {
   event: string;
   seq: number;
-  jobKind: string;
 }
 
 /**
@@ -211,10 +208,10 @@ export async function updateStatusesWithReceipts(
        SELECT gen_random_uuid(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id
        RETURNING id
      ), j AS (
-       INSERT INTO jobs (kind, payload, max_attempts) SELECT ?, jsonb_build_object('deliveryId', d.id), 10 FROM d
+       ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
        RETURNING id
      ), n AS (
-       SELECT CASE WHEN EXISTS (SELECT 1 FROM j) THEN pg_notify(?, '') END AS notified
+       SELECT ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified
      )
      SELECT m.id, m.campaign_id AS "campaignId" FROM m, n`,
     [
@@ -225,7 +222,7 @@ export async function updateStatusesWithReceipts(
       updates.map((u) => u.error?.message ?? null),
       updates.map((u) => u.body),
       to, to, to, from, to,
-      receipt.event, receipt.seq, receipt.jobKind, JOBS_CHANNEL,
+      receipt.event, receipt.seq,
     ],
   );
   return rows;

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { NewMessage } from "./messages.js";
-import { JOBS_CHANNEL, NOTIFY_HORIZON_MS } from "./jobs/index.js";
+import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "./jobs/index.js";
 import { queryPrepared } from "./prepared.js";
 
 /**
@@ -13,22 +13,20 @@ import { queryPrepared } from "./prepared.js";
 export const scheduleMessageStatement = {
   name: "schedule_message",
   text: `WITH job AS (
-           INSERT INTO jobs (id, kind, payload, run_at, max_attempts)
-           VALUES ($2, $3, jsonb_build_object('messageId', $1::uuid), $8, $11)
+           ${insertJobsSql("send_message", { id: "$2::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz" })}
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
-           VALUES ($1, $12, $2, $4, $5, $6, $8, $9, $10)
+           VALUES ($1, $10, $2, $3, $4, $5, $7, $8, $9)
          )
-         SELECT pg_notify('${JOBS_CHANNEL}', $7) WHERE $7 <> ''`,
+         SELECT ${notifyWhenSql("$6 <> ''", "$6")}`,
 };
 
 export async function scheduleMessage(
   db: Knex,
   accountId: string,
-  m: NewMessage & { jobKind: string; maxAttempts: number },
+  m: NewMessage,
 ): Promise<void> {
-  const notify = m.scheduledAt.getTime() - Date.now() < NOTIFY_HORIZON_MS ? String(m.scheduledAt.getTime()) : "";
   await queryPrepared(db, scheduleMessageStatement, [
-    m.id, m.jobId, m.jobKind, m.to, m.from, m.body, notify, m.scheduledAt, m.segments, m.encoding, m.maxAttempts, accountId,
+    m.id, m.jobId, m.to, m.from, m.body, wakeUpPayload(m.scheduledAt) ?? "", m.scheduledAt, m.segments, m.encoding, accountId,
   ]);
 }

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { JOBS_CHANNEL } from "./jobs/index.js";
+import { insertJobsSql, notifyWhenSql, wakeUpPayload, type JobPayload } from "./jobs/index.js";
 
 export interface SimulatedSubmission {
   messageId: string;
@@ -7,7 +7,7 @@ export interface SimulatedSubmission {
   recipient: string;
   outcome: string;
   /** The report the simulated carrier will send later, if any. */
-  report?: Record<string, unknown>;
+  report?: JobPayload<"provider_report">;
 }
 
 /**
@@ -17,7 +17,7 @@ export interface SimulatedSubmission {
 export async function recordSimulatorSubmissions(
   db: Knex,
   submissions: SimulatedSubmission[],
-  reports: { kind: string; runAt: Date; maxAttempts: number },
+  reportsAt: Date,
 ): Promise<void> {
   if (submissions.length === 0) return;
   const withReport = submissions.filter((s) => s.report);
@@ -26,17 +26,17 @@ export async function recordSimulatorSubmissions(
        INSERT INTO simulator_submissions (message_id, provider_message_id, recipient, outcome)
        SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[])
      ), j AS (
-       INSERT INTO jobs (kind, payload, run_at, max_attempts) SELECT ?, p, ?, ? FROM unnest(?::jsonb[]) AS p
+       ${insertJobsSql("provider_report", { payload: "p", runAt: "?::timestamptz", from: "unnest(?::jsonb[]) AS p" })}
      )
-     SELECT CASE WHEN ? THEN pg_notify(?, ?) END`,
+     SELECT ${notifyWhenSql("?", "?")}`,
     [
       submissions.map((s) => s.messageId),
       submissions.map((s) => s.providerMessageId),
       submissions.map((s) => s.recipient),
       submissions.map((s) => s.outcome),
-      reports.kind, reports.runAt, reports.maxAttempts,
+      reportsAt,
       withReport.map((s) => JSON.stringify(s.report)),
-      withReport.length > 0, JOBS_CHANNEL, String(reports.runAt.getTime()),
+      withReport.length > 0 && wakeUpPayload(reportsAt) !== undefined, wakeUpPayload(reportsAt) ?? "",
     ],
   );
 }

@@ -1,7 +1,5 @@
 import type { Knex } from "knex";
-import { JOBS_CHANNEL, notifyWorkers } from "./jobs/index.js";
-
-export const DELIVER_RECEIPT_JOB = "deliver_receipt";
+import { insertJobs, insertJobsSql, notifyWhenSql } from "./jobs/index.js";
 
 export interface AttemptRecord {
   at: string;
@@ -120,11 +118,11 @@ export async function releaseNextParked(db: Knex, pairs: { messageId: string; we
              ORDER BY x.seq LIMIT 1) x)
        RETURNING n.id
      ), j AS (
-       INSERT INTO jobs (kind, payload, max_attempts) SELECT ?, jsonb_build_object('deliveryId', next.id), 10 FROM next
+       ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', next.id)", from: "next" })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, CASE WHEN EXISTS (SELECT 1 FROM j) THEN pg_notify(?, '') END AS notified`,
-    [pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId), DELIVER_RECEIPT_JOB, JOBS_CHANNEL],
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,
+    [pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId)],
   );
   return rows[0].n as number;
 }
@@ -143,8 +141,7 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
 
 async function requeue(tx: Knex.Transaction, deliveryId: string): Promise<void> {
   await tx("webhook_deliveries").where({ id: deliveryId }).update({ parked: false, status: "pending", finished_at: null });
-  await tx("jobs").insert({ kind: DELIVER_RECEIPT_JOB, payload: { deliveryId }, max_attempts: 10 });
-  await notifyWorkers(tx);
+  await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId } }]);
 }
 
 /** Redeliver: queue the delivery again whatever its outcome so far (its attempt log is kept). */

@@ -1,7 +1,8 @@
 import type { components } from "../../generated/api.js";
-import type { StoredStatus } from "../db/messages.js";
 
 export type MessageStatus = components["schemas"]["MessageStatus"];
+/** A message's status as stored: the public ones plus the internal `sending`. */
+export type StoredStatus = "scheduled" | "sending" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled";
 
 /**
  * The message state machine (docs/API.md; the diagram is in docs/ARCHITECTURE.md). Public transitions:

@@ -98,18 +98,18 @@ export function createApp(services: Services): Express {
     try {
       schema = await schemaState(db);
     } catch {
-      return sendProblem(res, new ApiError(503, "service_unavailable", "The database is unreachable."));
+      return sendProblem(res, new ApiError("service_unavailable", "The database is unreachable."));
     }
     if (schema.unknown.length) {
       // A newer release migrated the database while this server ran: it must be replaced (docs/OPERATIONS.md).
       const detail = `The database schema is newer than this server (migrations it does not know: ${schema.unknown.join(", ")}); replace this server with the newer release.`;
-      return sendProblem(res, new ApiError(503, "service_unavailable", detail));
+      return sendProblem(res, new ApiError("service_unavailable", detail));
     }
     if (schema.pending.length) {
-      return sendProblem(res, new ApiError(503, "service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
+      return sendProblem(res, new ApiError("service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
     }
     if (services.providerReady && !services.providerReady()) {
-      return sendProblem(res, new ApiError(503, "service_unavailable", "The SMPP session is not bound."));
+      return sendProblem(res, new ApiError("service_unavailable", "The SMPP session is not bound."));
     }
     res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
   });
@@ -184,5 +184,5 @@ function nulPath(value: unknown, path: string): string | undefined {
 const rejectNulCharacters: RequestHandler = (req, _res, next) => {
   const path = nulPath(req.body, "/body");
   if (!path) return next();
-  next(new ApiError(400, "validation_failed", `The request is invalid: ${path} contains the NUL character.`, [{ path, message: "must not contain the NUL character (\\u0000)" }]));
+  next(new ApiError("validation_failed", `The request is invalid: ${path} contains the NUL character.`, { errors: [{ path, message: "must not contain the NUL character (\\u0000)" }] }));
 };

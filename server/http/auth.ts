@@ -17,7 +17,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const DECOY_HASH = hashSecret("decoy");
 
 const unauthorized = (detail: string) =>
-  new ApiError(401, "unauthorized", detail, undefined, { "WWW-Authenticate": 'Bearer realm="api"' });
+  new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
 
 /**
  * Authenticates `Authorization: Bearer sms_<keyId>_<secret>`, puts the key's account on the request, and
@@ -52,7 +52,7 @@ function applyRateDecision(res: Response, decision: RateDecision, limit: RateLim
   res.setHeader("RateLimit-Remaining", String(decision.remaining));
   res.setHeader("RateLimit-Reset", String(decision.resetSeconds));
   if (decision.allowed) return;
-  throw new ApiError(429, "rate_limited", `Too many requests for this API key: at most ${limit.perSecond}/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`, undefined, {
-    "Retry-After": String(decision.retryAfterSeconds),
+  throw new ApiError("rate_limited", `Too many requests for this API key: at most ${limit.perSecond}/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`, {
+    headers: { "Retry-After": String(decision.retryAfterSeconds) },
   });
 }

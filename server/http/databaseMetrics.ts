@@ -3,8 +3,7 @@
 // Each is one indexed query (the job table's claim and finalized indexes); ops/alerts.yml alerts on them.
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/knex.js";
-import { DELIVER_RECEIPT_JOB } from "../db/webhookDeliveries.js";
-import { SEND_MESSAGE_JOB } from "../jobs/handlers/sendMessage.js";
+import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";
 
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -15,24 +14,8 @@ export const DATABASE_METRICS = [
   "sms_receipt_deliveries_given_up_last_hour",
 ] as const;
 
-interface Reading {
-  oldestDueSeconds: number;
-  retrying: number;
-  givenUp: number;
-}
-
-async function read(db: Db): Promise<Reading> {
-  const { rows } = await db.raw(
-    `SELECT
-       (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(run_at)), 0) FROM jobs
-         WHERE state IN ('available', 'retryable') AND kind = ? AND run_at <= now()) AS oldest_due_seconds,
-       (SELECT count(*) FROM jobs WHERE state = 'retryable' AND kind = ?) AS retrying,
-       (SELECT count(*) FROM jobs WHERE finalized_at > now() - interval '1 hour' AND kind = ? AND state = 'discarded') AS given_up`,
-    [SEND_MESSAGE_JOB, DELIVER_RECEIPT_JOB, DELIVER_RECEIPT_JOB],
-  ).timeout(SCRAPE_TIMEOUT_MS);
-  const row = rows[0] as { oldest_due_seconds: string | number; retrying: number; given_up: number };
-  return { oldestDueSeconds: Number(row.oldest_due_seconds), retrying: Number(row.retrying), givenUp: Number(row.given_up) };
-}
+type Reading = QueueHealth;
+const read = (db: Db) => readQueueHealth(db, SCRAPE_TIMEOUT_MS);
 
 export function registerDatabaseMetrics(registry: Registry, db: Db): void {
   // One query per scrape, shared by the four gauges (prom-client calls each collect() in turn).
@@ -48,14 +31,14 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
   });
   new Gauge({
     name: "sms_oldest_due_message_seconds", help: "How long the oldest due, unclaimed send job has waited past its time (0 when none)", registers: [registry],
-    async collect() { const r = await reading(); if (r) this.set(r.oldestDueSeconds); },
+    async collect() { const r = await reading(); if (r) this.set(r.oldestDueSendSeconds); },
   });
   new Gauge({
     name: "sms_receipt_deliveries_retrying", help: "Delivery receipts whose last attempt failed, waiting for a retry", registers: [registry],
-    async collect() { const r = await reading(); if (r) this.set(r.retrying); },
+    async collect() { const r = await reading(); if (r) this.set(r.receiptsRetrying); },
   });
   new Gauge({
     name: "sms_receipt_deliveries_given_up_last_hour", help: "Delivery receipts that failed every attempt, in the last hour", registers: [registry],
-    async collect() { const r = await reading(); if (r) this.set(r.givenUp); },
+    async collect() { const r = await reading(); if (r) this.set(r.receiptsGivenUpLastHour); },
   });
 }

@@ -32,7 +32,7 @@ export async function withIdempotency<R extends { status: number; body?: unknown
     const claim = await claimIdempotencyKey(tx, accountId, key, hash);
     if (!claim.owned) {
       if (claim.requestHash !== hash) {
-        throw new ApiError(409, "idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
+        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
       }
       return { status: claim.responseStatus, body: claim.responseBody } as R;
     }

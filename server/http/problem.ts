@@ -1,27 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
-import { ApiError, type FieldError, type ProblemCode } from "../domain/errors.js";
+import { ApiError, PROBLEMS, type FieldError, type ProblemCode } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
-
-const TITLES: Record<ProblemCode, string> = {
-  validation_failed: "Validation failed",
-  unauthorized: "Unauthorized",
-  not_found: "Not found",
-  method_not_allowed: "Method not allowed",
-  not_cancellable: "Not cancellable",
-  contact_exists: "Contact exists",
-  group_exists: "Group exists",
-  idempotency_key_reused: "Idempotency key reused",
-  payload_too_large: "Payload too large",
-  unsupported_media_type: "Unsupported media type",
-  scheduled_at_not_in_future: "scheduledAt is not in the future",
-  scheduled_at_too_far: "scheduledAt is too far ahead",
-  group_not_found: "Group not found",
-  empty_audience: "Empty audience",
-  rate_limited: "Rate limited",
-  internal_error: "Internal error",
-  not_implemented: "Not implemented",
-  service_unavailable: "Service unavailable",
-};
 
 const CODE_BY_STATUS: Record<number, ProblemCode> = {
   400: "validation_failed",
@@ -40,7 +19,7 @@ export function sendProblem(res: Response, error: ApiError): void {
   res.type("application/problem+json").send(
     JSON.stringify({
       type: `urn:sms-platform:problem:${error.code}`,
-      title: TITLES[error.code],
+      title: PROBLEMS[error.code].title,
       status: error.status,
       detail: error.detail,
       code: error.code,
@@ -79,16 +58,16 @@ export function toApiError(error: unknown): ApiError {
   const e = error as { type?: string; status?: number; message?: string };
   switch (e?.type) {
     case "entity.parse.failed":
-      return new ApiError(400, "validation_failed", "The request body is not valid JSON.", [{ path: "/body", message: "is not valid JSON" }]);
+      return new ApiError("validation_failed", "The request body is not valid JSON.", { errors: [{ path: "/body", message: "is not valid JSON" }] });
     case "entity.too.large":
-      return new ApiError(413, "payload_too_large", "The request body is larger than 1 MiB.");
+      return new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
     case "charset.unsupported":
     case "encoding.unsupported":
-      return new ApiError(415, "unsupported_media_type", "The request body must be UTF-8 JSON.");
+      return new ApiError("unsupported_media_type", "The request body must be UTF-8 JSON.");
   }
   // Text PostgreSQL cannot store (e.g. NUL in a query parameter that reached a query): the input is bad.
   if ((error as { code?: string })?.code === "22021" || (error as { code?: string })?.code === "22P05") {
-    return new ApiError(400, "validation_failed", "The request contains characters that cannot be stored.");
+    return new ApiError("validation_failed", "The request contains characters that cannot be stored.");
   }
   if (isValidatorError(e)) {
     const code = CODE_BY_STATUS[e.status];
@@ -104,13 +83,13 @@ export function toApiError(error: unknown): ApiError {
               : code === "not_found"
                 ? "There is no such path in this API."
                 : e.message;
-      return new ApiError(e.status, code, detail, code === "validation_failed" ? errors : undefined);
+      return new ApiError(code, detail, { errors: code === "validation_failed" ? errors : undefined });
     }
   }
   if (isDatabaseUnavailable(error)) {
-    return new ApiError(503, "service_unavailable", "The database is unavailable; retry later.", undefined, { "Retry-After": "1" });
+    return new ApiError("service_unavailable", "The database is unavailable; retry later.", { headers: { "Retry-After": "1" } });
   }
-  return new ApiError(500, "internal_error", "An unexpected error occurred; it has been logged.");
+  return new ApiError("internal_error", "An unexpected error occurred; it has been logged.");
 }
 
 export function errorHandler(log: Logger): ErrorRequestHandler {
@@ -125,5 +104,5 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
 }
 
 export const notFoundHandler: RequestHandler = (_req, res) => {
-  sendProblem(res, new ApiError(404, "not_found", "There is no such path in this API."));
+  sendProblem(res, new ApiError("not_found", "There is no such path in this API."));
 };

@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
 import { insertJobs } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
-import { SMPP_RECEIPT_JOB, type SmppReceiptPayload } from "../jobs/handlers/smppReceipt.js";
 import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
 import { SmppProvider } from "./smpp/provider.js";
@@ -26,8 +24,8 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
           if (!isDeliveryReceipt(pdu)) return log.info("SMPP deliver_sm that is not a receipt (mobile-originated) ignored");
           const receipt = parseReceipt(pdu);
           if (!receipt) return log.warn("SMPP receipt without id or stat acknowledged and ignored");
-          const payload: SmppReceiptPayload = { segmentId: receipt.messageId, stat: receipt.stat, err: receipt.err, at: new Date().toISOString() };
-          await db.transaction((tx) => insertJobs(tx, [{ id: randomUUID(), kind: SMPP_RECEIPT_JOB, payload: { ...payload }, runAt: new Date(), maxAttempts: 20 }]));
+          const payload = { segmentId: receipt.messageId, stat: receipt.stat, err: receipt.err, at: new Date().toISOString() };
+          await db.transaction((tx) => insertJobs(tx, [{ kind: "smpp_receipt", payload }]));
         },
       });
     }

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/knex.js";
 import { recordSimulatorSubmissions, type SimulatedSubmission } from "../db/simulatorSubmissions.js";
-import { PROVIDER_REPORT_JOB, type ProviderReportPayload } from "../jobs/handlers/providerReport.js";
+import type { JobPayload } from "../db/jobs/index.js";
 import type { OutboundMessage, Provider, SubmitResult } from "./types.js";
 
 const REJECTED = { code: "rejected", message: "The carrier rejected the message (simulated for numbers ending in 0001)." };
@@ -35,17 +35,17 @@ export class SimulatorProvider implements Provider {
     const results = messages.map((message): SubmitResult => {
       const suffix = message.to.slice(-4);
       const providerMessageId = `sim-${randomUUID()}`;
-      const report: ProviderReportPayload | undefined =
+      const report: JobPayload<"provider_report"> | undefined =
         suffix === "0001" || suffix === "0003"
           ? undefined
           : suffix === "0002"
             ? { providerMessageId, status: "undelivered", error: INACTIVE }
             : { providerMessageId, status: "delivered" };
       const outcome = suffix === "0001" ? "rejected" : (report?.status ?? "no_report");
-      submissions.push({ messageId: message.messageId, providerMessageId, recipient: message.to, outcome, report: report && { ...report } });
+      submissions.push({ messageId: message.messageId, providerMessageId, recipient: message.to, outcome, report });
       return suffix === "0001" ? { accepted: false, ...REJECTED } : { accepted: true, providerMessageId };
     });
-    await recordSimulatorSubmissions(this.db, submissions, { kind: PROVIDER_REPORT_JOB, runAt: reportAt, maxAttempts: 10 });
+    await recordSimulatorSubmissions(this.db, submissions, reportAt);
     return results;
   }
 }

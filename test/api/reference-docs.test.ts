@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
 import { SECRET_ROTATION_GRACE_MS } from "../../server/http/routes/webhooks.js";
-import { MAX_ATTEMPTS, retryDelayMs } from "../../server/webhooks/dispatcher.js";
+import { MAX_ATTEMPTS, retryDelayMs } from "../../server/jobs/handlers/deliverReceipt.js";
 import { receiptHeaders } from "../../server/webhooks/signing.js";
 import { useTestServer } from "../helpers/server.js";
 

@@ -4,7 +4,7 @@
 import autocannon from "autocannon";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../server/db/embedded.js";
-import { createKeyForAccount } from "../../server/domain/keysService.js";
+import { createKeyForAccount } from "../../server/services/keys.js";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { waitUntilSettled } from "../helpers/outcomes.js";

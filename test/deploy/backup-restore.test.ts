@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../../server/db/embedded.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
-import { createKeyForAccount } from "../../server/domain/keysService.js";
+import { createKeyForAccount } from "../../server/services/keys.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { run } from "../helpers/process.js";
 

@@ -5,8 +5,6 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { DELIVER_RECEIPT_JOB } from "../../server/db/webhookDeliveries.js";
-import { SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 import type { SmppConnection } from "../../server/providers/smpp/connection.js";
 import { registerSmppMetrics } from "../../server/providers/smpp/metrics.js";
 import { useTestServer } from "../helpers/server.js";
@@ -58,10 +56,10 @@ describe("alerting rules and the metrics they use", () => {
     // No worker runs here: a send job due two minutes ago waits, one receipt is retrying, one was given up.
     const twoMinutesAgo = new Date(Date.now() - 120_000);
     await db("jobs").insert([
-      { id: randomUUID(), kind: SEND_MESSAGE_JOB, payload: {}, run_at: twoMinutesAgo },
-      { id: randomUUID(), kind: SEND_MESSAGE_JOB, payload: {}, run_at: new Date(Date.now() + 3_600_000) },
-      { id: randomUUID(), kind: DELIVER_RECEIPT_JOB, payload: {}, state: "retryable", attempt: 1, max_attempts: 5 },
-      { id: randomUUID(), kind: DELIVER_RECEIPT_JOB, payload: {}, state: "discarded", attempt: 5, max_attempts: 5, finalized_at: new Date() },
+      { id: randomUUID(), kind: "send_message", payload: {}, run_at: twoMinutesAgo },
+      { id: randomUUID(), kind: "send_message", payload: {}, run_at: new Date(Date.now() + 3_600_000) },
+      { id: randomUUID(), kind: "deliver_receipt", payload: {}, state: "retryable", attempt: 1, max_attempts: 5 },
+      { id: randomUUID(), kind: "deliver_receipt", payload: {}, state: "discarded", attempt: 5, max_attempts: 5, finalized_at: new Date() },
     ]);
     const after = await scrape();
     expect(gauge(after, "sms_oldest_due_message_seconds")).toBeGreaterThanOrEqual(120);

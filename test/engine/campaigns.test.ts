@@ -116,9 +116,8 @@ describe("campaigns", () => {
     });
     await waitUntil("completed", async () => (await campaign(a, created!.campaignId)).status === "completed");
     await server().db("campaigns").where({ id: created!.campaignId }).update({ status: "sending", completed_at: null });
-    const { createCleaner } = await import("../../server/jobs/maintenance.js");
-    const { createLogger } = await import("../../server/logger.js");
-    expect(await createCleaner(server().db, createLogger("silent"), 3600_000).runOnce()).toBeGreaterThanOrEqual(1);
+    const { completeFinishedCampaignsChore } = await import("../../server/jobs/maintenance/completeFinishedCampaigns.js");
+    expect(await completeFinishedCampaignsChore(server().db).runOnce()).toBeGreaterThanOrEqual(1);
     expect((await campaign(a, created!.campaignId)).status).toBe("completed");
   });
 

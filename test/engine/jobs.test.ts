@@ -1,17 +1,16 @@
 // The job table's operations, called directly (each maintenance service exposes runOnce for this).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { claimJobs, completeJobs, failJob, insertJobs, releaseJobs } from "../../server/db/jobs/index.js";
-import { createCleaner, createRescuer } from "../../server/jobs/maintenance.js";
-import { createLogger } from "../../server/logger.js";
+import { claimJobs, completeJobs, failJob, insertUntypedJobs, releaseJobs } from "../../server/db/jobs/index.js";
+import { deleteFinalizedJobsChore } from "../../server/jobs/maintenance/deleteFinalizedJobs.js";
+import { rescueExpiredJobsChore } from "../../server/jobs/maintenance/rescueExpiredJobs.js";
 import { useTestDatabase } from "../helpers/database.js";
 
 const database = useTestDatabase();
-const log = createLogger("silent");
 
 async function addJob(kind: string, runAt = new Date(Date.now() - 1000), maxAttempts = 3): Promise<string> {
   const id = randomUUID();
-  await database().db.transaction((tx) => insertJobs(tx, [{ id, kind, payload: {}, runAt, maxAttempts }]));
+  await database().db.transaction((tx) => insertUntypedJobs(tx, [{ id, kind, payload: {}, runAt, maxAttempts }]));
   return id;
 }
 
@@ -34,7 +33,7 @@ describe("the job table", () => {
     const first = await claimJobs(db, "A", 100, 10_000);
     expect(first.jobs.map((j) => j.id)).toContain(id);
     await db("jobs").where({ id }).update({ locked_until: new Date(Date.now() - 1) }); // A stopped heart-beating
-    expect(await createRescuer(db, log).runOnce()).toBeGreaterThanOrEqual(1);
+    expect(await rescueExpiredJobsChore(db).runOnce()).toBeGreaterThanOrEqual(1);
     expect((await stateOf(id)).state).toBe("retryable");
     const second = await claimJobs(db, "B", 100, 10_000);
     expect(second.jobs.map((j) => j.id)).toContain(id);
@@ -74,7 +73,7 @@ describe("the job table", () => {
     await claimJobs(db, "D", 100, 10_000);
     for (const id of [old, recent]) await failJob(db, "D", id, "gave up", null);
     await db("jobs").where({ id: old }).update({ finalized_at: new Date(Date.now() - 2 * 3600_000) });
-    await createCleaner(db, log, 3600_000).runOnce();
+    await deleteFinalizedJobsChore(db, 3600_000).runOnce();
     expect(await db("jobs").where({ id: old }).first()).toBeUndefined();
     expect((await stateOf(recent)).state).toBe("discarded");
   });

@@ -121,7 +121,7 @@ describe("provider reports", () => {
     await a.client.POST("/api/v1/webhooks", { body: { name: "w", url: "http://127.0.0.1:9/none" } });
     const id = await scheduleAt(a, "+14155550123", new Date(Date.now() + 1000));
     const delivered = await finalIn(a, id, ["delivered"]);
-    const { changeMessageStatus } = await import("../../server/domain/statusChanges.js");
+    const { changeMessageStatus } = await import("../../server/services/statusChanges.js");
     const target = { providerMessageId: delivered.providerMessageId! };
     expect(await changeMessageStatus(server().db, target, { status: "delivered", at: new Date() })).toBeUndefined();
     expect(await changeMessageStatus(server().db, target, { status: "undelivered", at: new Date() })).toBeUndefined();
@@ -136,10 +136,9 @@ describe("provider reports", () => {
   it("a report that arrives before the submit's answer is recorded is applied once it is", async () => {
     const a = await server().account();
     const { insertJobs } = await import("../../server/db/jobs/index.js");
-    const { PROVIDER_REPORT_JOB } = await import("../../server/jobs/handlers/providerReport.js");
     const providerMessageId = `early-${Date.now()}`;
     await server().db.transaction((tx) =>
-      insertJobs(tx, [{ id: crypto.randomUUID(), kind: PROVIDER_REPORT_JOB, payload: { providerMessageId, status: "delivered" }, runAt: new Date(), maxAttempts: 10 }]),
+      insertJobs(tx, [{ id: crypto.randomUUID(), kind: "provider_report", payload: { providerMessageId, status: "delivered" }, runAt: new Date() }]),
     );
     // The message whose submit answer carries that id is recorded a moment later.
     const id = await scheduleAt(a, "+14155550003", new Date(Date.now() + 1000));

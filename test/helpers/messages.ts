@@ -3,7 +3,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../server/db/knex.js";
 import { insertMessagesWithJobs } from "../../server/db/messages.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "../../server/jobs/handlers/sendMessage.js";
 
 export interface DueMessages {
   dueAt: (i: number) => Date;
@@ -21,7 +20,7 @@ export async function insertDueMessages(db: Db, accountId: string, n: number, o:
       id: randomUUID(), jobId: randomUUID(), to: to(i + j), from: "ACME", body: o.body ?? "test message",
       scheduledAt: o.dueAt(i + j), segments: 1, encoding: "GSM-7" as const,
     }));
-    await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS }));
+    await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch));
     ids.push(...batch.map((m) => m.id));
   }
   return ids;

@@ -1,9 +1,9 @@
 import type { Knex } from "knex";
 import { queryPrepared } from "../prepared.js";
-import type { JobRow } from "./types.js";
+import type { ClaimedJob } from "./types.js";
 
 export interface Claim {
-  jobs: JobRow[];
+  jobs: ClaimedJob[];
   /** Milliseconds (on the database's clock) until the next waiting job is due; null when none waits. */
   nextDueInMs: number | null;
 }
@@ -22,7 +22,7 @@ export async function claimJobs(db: Knex, workerId: string, limit: number, lease
   };
 }
 
-type RawJob = Omit<JobRow, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
+type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
 
 const claim = {
   name: "claim_jobs",

@@ -1,37 +1,43 @@
+// The one way rows get into the jobs table: insertJobs for jobs made in TypeScript, insertJobsSql for
+// statements that make jobs from rows of their own (the outbox, fan-out, the simulator). Both take the
+// attempt budget from the kind map, so it is written once per kind.
 import type { Knex } from "knex";
+import { MAX_ATTEMPTS, type JobKind, type JobKinds } from "./kinds.js";
+import { notifyWorkers } from "./wakeUp.js";
 
-export interface NewJob {
-  id: string;
+export type NewJob = { [K in JobKind]: { id?: string; kind: K; payload: JobKinds[K]; runAt?: Date } }[JobKind];
+
+/** A job outside the kind map, with its own attempt budget: for the job table's tests and the benchmarks. */
+export interface NewUntypedJob {
+  id?: string;
   kind: string;
-  payload: Record<string, unknown>;
-  runAt: Date;
-  maxAttempts?: number;
+  payload: object;
+  runAt?: Date;
+  maxAttempts: number;
 }
-
-export const JOBS_CHANNEL = "jobs_inserted";
-
-/**
- * Wakes listening workers at commit (NOTIFY is transactional, so never before the rows exist). The payload
- * is the earliest run_at in ms since the epoch: a worker wakes at once for a due job and only re-arms its
- * timer for a future one, instead of querying. An empty payload means "look now".
- */
-export async function notifyWorkers(db: Knex, earliestRunAt?: Date): Promise<void> {
-  await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, earliestRunAt ? String(earliestRunAt.getTime()) : ""]);
-}
-
-/**
- * Workers look at the queue at least this often (their safety poll re-arms the timer for the next run_at), so
- * a job due later than this needs no NOTIFY. That matters: PostgreSQL serialises the commits of notifying
- * transactions (the notification queue lock is held through the commit), which capped POST /schedule.
- */
-export const NOTIFY_HORIZON_MS = 5_000;
 
 /** Inserts jobs and wakes listening workers when one is due within the horizon. */
 export async function insertJobs(tx: Knex.Transaction, jobs: NewJob[]): Promise<void> {
+  await insertUntypedJobs(tx, jobs.map((j) => ({ ...j, maxAttempts: MAX_ATTEMPTS[j.kind] })));
+}
+
+export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJob[]): Promise<void> {
   if (jobs.length === 0) return;
+  const now = new Date();
   await tx("jobs").insert(
-    jobs.map((j) => ({ id: j.id, kind: j.kind, payload: j.payload, run_at: j.runAt, max_attempts: j.maxAttempts ?? 1 })),
+    jobs.map((j) => ({ id: j.id, kind: j.kind, payload: j.payload, run_at: j.runAt ?? now, max_attempts: j.maxAttempts })),
   );
-  const earliest = Math.min(...jobs.map((j) => j.runAt.getTime()));
-  if (earliest - Date.now() < NOTIFY_HORIZON_MS) await notifyWorkers(tx, new Date(earliest));
+  await notifyWorkers(tx, new Date(Math.min(...jobs.map((j) => (j.runAt ?? now).getTime()))));
+}
+
+/**
+ * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `payload` (and
+ * `id`, `runAt` when given) are SQL expressions over the rows of `from`. The kind is one of the map's fixed
+ * names, so writing it into the text is safe; the statement's text is the same for every call.
+ */
+export function insertJobsSql<K extends JobKind>(kind: K, sql: { payload: string; id?: string; runAt?: string; from?: string }): string {
+  const columns: [string, string][] = [["kind", `'${kind}'`], ["payload", sql.payload], ["max_attempts", String(MAX_ATTEMPTS[kind])]];
+  if (sql.id) columns.unshift(["id", sql.id]);
+  if (sql.runAt) columns.push(["run_at", sql.runAt]);
+  return `INSERT INTO jobs (${columns.map((c) => c[0]).join(", ")}) SELECT ${columns.map((c) => c[1]).join(", ")}${sql.from ? ` FROM ${sql.from}` : ""}`;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { notifyWorkers } from "./insertJobs.js";
+import { notifyWorkers } from "./wakeUp.js";
 
 /** On shutdown: hands the jobs this worker still holds back, to run now elsewhere, without using an attempt. */
 export async function releaseJobs(db: Knex, workerId: string): Promise<number> {

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { notifyWorkers } from "./insertJobs.js";
+import { notifyWorkers } from "./wakeUp.js";
 
 /**
  * Jobs whose lease ran out (their worker died or hung) become claimable again at once. The attempt still

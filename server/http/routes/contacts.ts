@@ -1,52 +1,20 @@
-import { deleteContact, getContact, insertContact, insertContactsSkippingExisting, listContacts, updateContact } from "../../db/contacts.js";
-import { isForeignKeyViolation, isUniqueViolation } from "../../db/errors.js";
-import { groupExists, resolveGroupRefs } from "../../db/groups.js";
-import type { Db } from "../../db/knex.js";
+import { deleteContact, getContact, listContacts } from "../../db/contacts.js";
 import { fetchPage } from "../../domain/cursor.js";
-import { ApiError, groupNotFound, notFound } from "../../domain/errors.js";
-import { checkImportRows, contactExists, groupReferences } from "../../domain/contactImport.js";
-import { requirePhone } from "../../domain/phone.js";
+import { notFound } from "../../domain/errors.js";
+import { changeContact, createContact, importContacts } from "../../services/contacts.js";
 import { withIdempotency } from "../idempotency.js";
 import { toContact } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-async function requireGroup(db: Db, accountId: string, groupId: string | null | undefined): Promise<void> {
-  if (groupId && !(await groupExists(db, accountId, groupId))) throw groupNotFound();
-}
-
-/** Maps constraint violations of a contact write to the contract's problems. */
-function contactWriteError(error: unknown, phone: string | undefined): unknown {
-  if (isUniqueViolation(error, "contacts_account_phone_key")) {
-    return new ApiError(409, "contact_exists", `A contact with phone ${phone} already exists.`);
-  }
-  // The group was deleted between the check and the write.
-  if (isForeignKeyViolation(error)) return groupNotFound();
-  return error;
-}
-
 export const contactHandlers: Pick<Handlers, "Contacts_create" | "Contacts_import" | "Contacts_list" | "Contacts_get" | "Contacts_update" | "Contacts_delete"> = {
   async Contacts_create({ db, account, body }) {
-    const phone = requirePhone(body.phone, "/body/phone");
-    await requireGroup(db, account.id, body.groupId);
-    try {
-      const contact = await insertContact(db, account.id, { phone, firstName: body.firstName ?? null, groupId: body.groupId ?? null });
-      return { status: 201, body: toContact(contact) };
-    } catch (error) {
-      throw contactWriteError(error, phone);
-    }
+    return { status: 201, body: toContact(await createContact(db, account.id, body)) };
   },
 
   async Contacts_import({ db, account, body, headers }) {
     return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => {
-      const groups = await resolveGroupRefs(tx, account.id, groupReferences(body.contacts));
-      const { candidates, errors } = checkImportRows(body.contacts, groups);
-      const stored = new Map((await insertContactsSkippingExisting(tx, account.id, candidates)).map((c) => [c.phone, c]));
-      // A valid row the insert skipped has a phone the account already had.
-      errors.push(...candidates.filter((c) => !stored.has(c.phone)).map(contactExists));
-      errors.sort((a, b) => a.row - b.row);
-      const contacts = candidates.flatMap((c) => (stored.has(c.phone) ? [toContact(stored.get(c.phone)!)] : []));
-      const failed = new Set(errors.map((e) => e.row)).size;
-      return { status: 200 as const, body: { imported: contacts.length, failed, contacts, errors } };
+      const { stored, failed, errors } = await importContacts(tx, account.id, body.contacts);
+      return { status: 200 as const, body: { imported: stored.length, failed, contacts: stored.map(toContact), errors } };
     });
   },
 
@@ -62,17 +30,7 @@ export const contactHandlers: Pick<Handlers, "Contacts_create" | "Contacts_impor
   },
 
   async Contacts_update({ db, account, path, body }) {
-    const phone = body.phone === undefined ? undefined : requirePhone(body.phone, "/body/phone");
-    // 404 before anything about the body: another account's contact must look like no contact at all.
-    if (!(await getContact(db, account.id, path.contactId))) throw notFound("Contact");
-    await requireGroup(db, account.id, body.groupId);
-    try {
-      const contact = await updateContact(db, account.id, path.contactId, { phone, firstName: body.firstName, groupId: body.groupId });
-      if (!contact) throw notFound("Contact");
-      return { status: 200, body: toContact(contact) };
-    } catch (error) {
-      throw contactWriteError(error, phone);
-    }
+    return { status: 200, body: toContact(await changeContact(db, account.id, path.contactId, body)) };
   },
 
   async Contacts_delete({ db, account, path }) {

@@ -11,7 +11,7 @@ export const groupHandlers: Pick<Handlers, "Groups_create" | "Groups_listAll" | 
       return { status: 201, body: toGroup(group) };
     } catch (error) {
       if (isUniqueViolation(error, "groups_account_name_key")) {
-        throw new ApiError(409, "group_exists", `A group named "${body.name}" already exists.`);
+        throw new ApiError("group_exists", `A group named "${body.name}" already exists.`);
       }
       throw error;
     }

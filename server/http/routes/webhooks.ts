@@ -1,24 +1,12 @@
-import {
-  deleteWebhook,
-  getWebhook,
-  getWebhookSecrets,
-  insertWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-} from "../../db/webhooks.js";
-import { randomUUID } from "node:crypto";
 import { getDelivery, listDeliveries, redeliver, type DeliveryRow } from "../../db/webhookDeliveries.js";
+import { deleteWebhook, getWebhook, getWebhookSecrets, listWebhooks } from "../../db/webhooks.js";
 import { fetchPage } from "../../domain/cursor.js";
-import { invalidField, notFound } from "../../domain/errors.js";
-import { receiptHeaders } from "../../webhooks/signing.js";
-import { generateWebhookSecret } from "../../domain/webhookSecrets.js";
-import { webhookUrlProblem } from "../../webhooks/urlPolicy.js";
+import { notFound } from "../../domain/errors.js";
+import { createWebhook, rotateSecret, sendTestReceipt } from "../../services/webhooks.js";
 import { iso, toWebhook } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-/** After a rotation the old secret still signs receipts, alongside the new one, for this long. */
-export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
-
+export { SECRET_ROTATION_GRACE_MS } from "../../services/webhooks.js";
 
 export const webhookHandlers: Pick<
   Handlers,
@@ -33,10 +21,7 @@ export const webhookHandlers: Pick<
   | "Webhooks_test"
 > = {
   async Webhooks_create({ db, account, body, config, resolver }) {
-    const problem = await webhookUrlProblem(body.url, config.webhookAllowPrivate, resolver);
-    if (problem) throw invalidField("/body/url", problem);
-    const secret = generateWebhookSecret();
-    const webhook = await insertWebhook(db, account.id, { name: body.name, url: body.url, secret });
+    const { webhook, secret } = await createWebhook(db, account.id, body, { allowPrivate: config.webhookAllowPrivate, resolver });
     return { status: 201, body: { ...toWebhook(webhook), secret } };
   },
 
@@ -62,9 +47,7 @@ export const webhookHandlers: Pick<
   },
 
   async Webhooks_rotateSecret({ db, account, path }) {
-    const secret = generateWebhookSecret();
-    if (!(await rotateWebhookSecret(db, account.id, path.webhookId, secret, SECRET_ROTATION_GRACE_MS))) throw notFound("Webhook");
-    return { status: 200, body: { secret } };
+    return { status: 200, body: { secret: await rotateSecret(db, account.id, path.webhookId) } };
   },
 
   async Webhooks_listDeliveries({ db, account, path, query }) {
@@ -86,21 +69,8 @@ export const webhookHandlers: Pick<
   },
 
   async Webhooks_test({ db, account, path, receipts, now }) {
-    const webhook = await getWebhook(db, account.id, path.webhookId);
-    const secrets = webhook && (await getWebhookSecrets(db, account.id, path.webhookId));
-    if (!webhook || !secrets) throw notFound("Webhook");
     const at = now();
-    const deliveryId = randomUUID();
-    const body = JSON.stringify({
-      event: "dlr.test",
-      timestamp: iso(at),
-      messageId: randomUUID(),
-      to: "+14155550100",
-      status: "delivered",
-      providerMessageId: "test",
-    });
-    const live = secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > at ? secrets.previousSecret : null;
-    const result = await receipts.post(webhook.url, body, receiptHeaders(deliveryId, body, { secret: secrets.secret, previousSecret: live }, at));
+    const { deliveryId, result } = await sendTestReceipt(db, account.id, path.webhookId, receipts, at);
     return {
       status: 200,
       body: {

@@ -8,14 +8,12 @@ import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
 import { personalise } from "../../domain/personalise.js";
 import { segmentInfo } from "../../domain/segments.js";
 import type { JobHandler } from "../types.js";
-import { SEND_JOB_MAX_ATTEMPTS, SEND_MESSAGE_JOB } from "./sendMessage.js";
 
-export const CAMPAIGN_FANOUT_JOB = "campaign_fanout";
 export const FANOUT_BATCH = 5000;
 
-export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHandler {
+export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHandler<"campaign_fanout"> {
   return async (job, { log, signal }) => {
-    const campaignId = job.payload.campaignId as string;
+    const { campaignId } = job.payload;
     let created = 0;
     for (;;) {
       signal.throwIfAborted();
@@ -28,7 +26,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
           const body = personalise(campaign.message, r.firstName);
           return { id: randomUUID(), jobId: randomUUID(), campaignId, to: r.phone, from: campaign.from, body, scheduledAt: runAt, ...segmentInfo(body) };
         });
-        await insertMessagesWithJobs(tx, campaign.accountId, messages, { kind: SEND_MESSAGE_JOB, maxAttempts: SEND_JOB_MAX_ATTEMPTS });
+        await insertMessagesWithJobs(tx, campaign.accountId, messages);
         await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq);
         created += messages.length;
         return batch.recipients.length === batchSize;

@@ -4,24 +4,13 @@
 import type { Db } from "../../db/knex.js";
 import { findMessages } from "../../db/messages.js";
 import { canTransition } from "../../domain/messageStatus.js";
-import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../domain/statusChanges.js";
-import type { ProviderReport } from "../../providers/types.js";
+import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { RetryLater, type BatchJobHandler } from "../types.js";
 
-export const PROVIDER_REPORT_JOB = "provider_report";
-
-export interface ProviderReportPayload {
-  providerMessageId: string;
-  status: ProviderReport["status"];
-  error?: { code: string; message: string };
-  /** When the provider saw the status; defaults to when the report is applied. */
-  at?: string;
-}
-
-export function providerReportHandler(db: Db): BatchJobHandler {
+export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"> {
   return {
     async batch(jobs, { log }) {
-      const reports = jobs.map((j) => j.payload as unknown as ProviderReportPayload);
+      const reports = jobs.map((j) => j.payload);
       const known = new Map((await findMessages(db, { providerMessageIds: reports.map((r) => r.providerMessageId) })).map((m) => [m.providerMessageId, m]));
       const changes: { message: MessageFacts; change: StatusChange }[] = [];
       const outcomes = jobs.map((job, i): Error | undefined => {

@@ -12,24 +12,20 @@
 import { markCampaignsSending } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
 import { claimMessagesForSending, findMessages, returnToScheduled } from "../../db/messages.js";
-import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../domain/statusChanges.js";
+import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
 import { Snooze, type BatchJobHandler } from "../types.js";
-
-export const SEND_MESSAGE_JOB = "send_message";
-/** Room for retries after a database outage or a rescued crash; the handler is safe to re-run. */
-export const SEND_JOB_MAX_ATTEMPTS = 10;
 
 export const OUTCOME_UNKNOWN = {
   code: "send_outcome_unknown",
   message: "The worker stopped while the provider was being called; the message may or may not have been sent, so it was not sent again.",
 };
 
-export function sendMessageHandler(db: Db, provider: Provider): BatchJobHandler {
+export function sendMessageHandler(db: Db, provider: Provider): BatchJobHandler<"send_message"> {
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
-      const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId as string, i]));
+      const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       const ids = [...jobIndex.keys()];
       const claimed = await claimMessagesForSending(db, ids);
       const changes: { message: MessageFacts; change: StatusChange }[] = [];

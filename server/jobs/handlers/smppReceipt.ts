@@ -4,23 +4,14 @@
 import type { Db } from "../../db/knex.js";
 import { findMessage } from "../../db/messages.js";
 import { recordSegmentReceipt } from "../../db/smppSegments.js";
-import { changeMessageStatus } from "../../domain/statusChanges.js";
+import { changeMessageStatus } from "../../services/statusChanges.js";
 import { receiptLag } from "../../providers/smpp/metrics.js";
 import { outcomeOf } from "../../providers/smpp/receipts.js";
 import { RetryLater, type JobHandler } from "../types.js";
 
-export const SMPP_RECEIPT_JOB = "smpp_receipt";
-
-export interface SmppReceiptPayload {
-  segmentId: string;
-  stat: string;
-  err: string | null;
-  at: string;
-}
-
-export function smppReceiptHandler(db: Db): JobHandler {
+export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
   return async (job, { log }) => {
-    const r = job.payload as unknown as SmppReceiptPayload;
+    const r = job.payload;
     const retry = (why: string) => {
       // A receipt can overtake the recording of the submit_sm_resp: wait for it, a bounded number of times.
       if (job.attempt < job.maxAttempts) throw new RetryLater(new Date(Date.now() + 250 * job.attempt), why);

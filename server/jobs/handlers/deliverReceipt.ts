@@ -7,18 +7,19 @@
 // WEBHOOK_RETRY_BASE_MS × 5^(n-1) ± 10 % (a longer Retry-After on 429/503 wins). After the 4th failed attempt
 // the delivery is `failed` and stays in the log, where it can be redelivered. The attempt count lives in the
 // delivery row, so a restart between two attempts changes nothing.
-import type { Db } from "../db/knex.js";
+import type { Db } from "../../db/knex.js";
 import {
+  finishDeliveries,
   loadDeliveriesForDispatch,
   parkBehindEarlier,
   releaseNextParked,
   type AttemptOutcome,
   type DeliveryForDispatch,
-} from "../db/webhookDeliveries.js";
-import { RetryLater, type BatchJobHandler } from "../jobs/types.js";
-import type { ReceiptClient } from "./client.js";
-import { finishCoalescer } from "./finishCoalescer.js";
-import { receiptHeaders } from "./signing.js";
+} from "../../db/webhookDeliveries.js";
+import type { ReceiptClient } from "../../webhooks/client.js";
+import { receiptHeaders } from "../../webhooks/signing.js";
+import { batcher } from "../batcher.js";
+import { RetryLater, type BatchJobHandler } from "../types.js";
 
 export const MAX_ATTEMPTS = 4;
 
@@ -33,15 +34,16 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
   return Math.round(baseMs * 5 ** (n - 1) * (0.9 + 0.2 * random()));
 }
 
-export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler {
-  const finish = finishCoalescer(db);
+export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler<"deliver_receipt"> {
+  // Each outcome is recorded as soon as its POST ends; outcomes that end together are written together.
+  const finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
-      const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId as string))).map((d) => [d.id, d]));
+      const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId))).map((d) => [d.id, d]));
       // Gone (webhook deleted): nothing to do. Already finished: a retry after the finish committed but the
       // release of the next receipt did not (the connection died in between), so release again (idempotent).
-      const found = jobs.map((j) => loaded.get(j.payload.deliveryId as string)).filter((d): d is DeliveryForDispatch => d !== undefined);
+      const found = jobs.map((j) => loaded.get(j.payload.deliveryId)).filter((d): d is DeliveryForDispatch => d !== undefined);
       const pending = found.filter((d) => d.status === "pending");
       await releaseNextParked(db, found.filter((d) => d.status !== "pending" && d.messageId).map((d) => ({ messageId: d.messageId!, webhookId: d.webhookId })));
       const parked = await parkBehindEarlier(db, pending);
@@ -49,7 +51,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
 
       // Each delivery is recorded as soon as its POST ends, so a slow receiver holds up no other's
       // bookkeeping (nor the release of the next receipt of another message); outcomes that end together
-      // are written together (finishCoalescer).
+      // are written together (jobs/batcher.ts).
       await Promise.all(
         pending
           .filter((d) => !parked.has(d.id))
@@ -67,7 +69,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
               outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
               outcome.status = "pending";
             }
-            await finish(outcome);
+            await finishes.add(outcome);
           }),
       );
       return outcomes;

@@ -1,7 +1,7 @@
 import { ensureAccount, countAccounts } from "../db/accounts.js";
 import { insertApiKey } from "../db/apiKeys.js";
 import type { Db } from "../db/knex.js";
-import { generateApiKey } from "./apiKeys.js";
+import { generateApiKey } from "../domain/apiKeys.js";
 
 /** Creates a key for the named account (creating the account if needed) and returns the full key once. */
 export async function createKeyForAccount(db: Db, accountName: string): Promise<{ key: string; keyId: string; accountId: string }> {

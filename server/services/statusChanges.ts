@@ -5,9 +5,8 @@
 import { completeCampaignIfDone } from "../db/campaigns.js";
 import type { Db } from "../db/knex.js";
 import { findMessage, updateStatusesWithReceipts } from "../db/messages.js";
-import { DELIVER_RECEIPT_JOB } from "../db/webhookDeliveries.js";
-import { allowedFrom, canTransition, FINAL_STATUSES } from "./messageStatus.js";
-import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "./receipts.js";
+import { allowedFrom, canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
+import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "../domain/receipts.js";
 
 export interface StatusChange {
   status: ReceiptStatus;
@@ -53,7 +52,7 @@ export async function changeMessageStatuses(db: Db, changes: { message: MessageF
           error: change.error ?? null,
         }),
       })),
-      { event: `dlr.${status}`, seq: RECEIPT_SEQ[status], jobKind: DELIVER_RECEIPT_JOB },
+      { event: `dlr.${status}`, seq: RECEIPT_SEQ[status] },
     );
     for (const row of rows) changed.push(facts.get(row.id)!);
     // After the change, not inside it: two messages finishing at once would each still see the other as

@@ -1,0 +1,29 @@
+// What the alerting gauges read from the job table: how late the oldest due send is, and how receipt deliveries
+// fare. One statement, each part on an index (the claim index for due jobs, the finalized index for given-up).
+import type { Db } from "../knex.js";
+import type { JobKind } from "./kinds.js";
+
+export interface QueueHealth {
+  /** How long the oldest due, unclaimed send job has waited past its time (0 when none). */
+  oldestDueSendSeconds: number;
+  /** Receipt deliveries whose last attempt failed, waiting for a retry. */
+  receiptsRetrying: number;
+  /** Receipt deliveries that failed every attempt in the last hour. */
+  receiptsGivenUpLastHour: number;
+}
+
+const SEND: JobKind = "send_message";
+const RECEIPT: JobKind = "deliver_receipt";
+
+export async function readQueueHealth(db: Db, timeoutMs: number): Promise<QueueHealth> {
+  const { rows } = await db.raw(
+    `SELECT
+       (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(run_at)), 0) FROM jobs
+         WHERE state IN ('available', 'retryable') AND kind = ? AND run_at <= now()) AS oldest_due_seconds,
+       (SELECT count(*) FROM jobs WHERE state = 'retryable' AND kind = ?) AS retrying,
+       (SELECT count(*) FROM jobs WHERE finalized_at > now() - interval '1 hour' AND kind = ? AND state = 'discarded') AS given_up`,
+    [SEND, RECEIPT, RECEIPT],
+  ).timeout(timeoutMs);
+  const row = rows[0] as { oldest_due_seconds: string | number; retrying: number; given_up: number };
+  return { oldestDueSendSeconds: Number(row.oldest_due_seconds), receiptsRetrying: Number(row.retrying), receiptsGivenUpLastHour: Number(row.given_up) };
+}

@@ -1,0 +1,32 @@
+// The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (runner/listener.ts), at
+// commit (NOTIFY is transactional, so never before the rows exist). Every such statement uses these helpers.
+import type { Knex } from "knex";
+
+export const JOBS_CHANNEL = "jobs_inserted";
+
+/**
+ * Workers look at the queue at least this often (their safety poll re-arms the timer for the next run_at), so
+ * a job due later than this needs no NOTIFY. That matters: PostgreSQL serialises the commits of notifying
+ * transactions (the notification queue lock is held through the commit), which capped POST /schedule.
+ */
+export const NOTIFY_HORIZON_MS = 5_000;
+
+/**
+ * The NOTIFY payload for new jobs whose earliest run_at is `earliest`: its ms since the epoch, so a worker
+ * wakes at once for a due job and only re-arms its timer for a future one, instead of querying. Undefined
+ * when the job is beyond the horizon and no NOTIFY is needed.
+ */
+export function wakeUpPayload(earliest: Date): string | undefined {
+  return earliest.getTime() - Date.now() < NOTIFY_HORIZON_MS ? String(earliest.getTime()) : undefined;
+}
+
+/** SQL for a NOTIFY sent only when `condition` holds; `payload` is an SQL expression ('' means "look now"). */
+export function notifyWhenSql(condition: string, payload = "''"): string {
+  return `CASE WHEN ${condition} THEN pg_notify('${JOBS_CHANNEL}', ${payload}) END`;
+}
+
+/** Wakes the workers now (or, given the earliest run_at of new jobs, when one is due within the horizon). */
+export async function notifyWorkers(db: Knex, earliest?: Date): Promise<void> {
+  const payload = earliest ? wakeUpPayload(earliest) : "";
+  if (payload !== undefined) await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, payload]);
+}

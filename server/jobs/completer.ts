@@ -1,0 +1,55 @@
+// Records how each job ended (River's completer). Successes are batched: one DELETE for many jobs instead of
+// one per job. Failures are rare and written one by one: a snooze, a retry at the handler's time or after a
+// backoff, or a discard.
+import { completeJobs, failJob, snoozeJob, type ClaimedJob } from "../db/jobs/index.js";
+import type { Db } from "../db/knex.js";
+import type { Logger } from "../logger.js";
+import { batcher } from "./batcher.js";
+import { PermanentFailure, RetryLater, Snooze } from "./types.js";
+
+const COMPLETION_BATCH = 100;
+const COMPLETION_DELAY_MS = 2;
+
+/** Default retry delay for a failed job: 1 s, 2 s, 4 s … capped at 5 min, ±10 %. */
+export function defaultBackoffMs(attempt: number): number {
+  return Math.min(1000 * 2 ** (attempt - 1), 300_000) * (0.9 + Math.random() * 0.2);
+}
+
+export class Completer {
+  private readonly completions;
+
+  constructor(private readonly db: Db, private readonly workerId: string, private readonly log: Logger) {
+    this.completions = batcher<string>(
+      async (ids) => {
+        try {
+          await completeJobs(db, workerId, ids);
+        } catch (error) {
+          log.error({ err: error, count: ids.length }, "completing jobs failed; the rescuer will re-run them");
+        }
+      },
+      { delayMs: COMPLETION_DELAY_MS, maxBatch: COMPLETION_BATCH },
+    );
+  }
+
+  complete(id: string): Promise<void> {
+    return this.completions.add(id);
+  }
+
+  async fail(job: ClaimedJob, error: Error, log: Logger): Promise<void> {
+    try {
+      if (error instanceof Snooze) return await snoozeJob(this.db, this.workerId, job.id, error.runAt);
+      const retryAt =
+        error instanceof PermanentFailure ? null : error instanceof RetryLater ? error.runAt : new Date(Date.now() + defaultBackoffMs(job.attempt));
+      if (!(error instanceof RetryLater)) log.warn({ err: error }, "job failed");
+      await failJob(this.db, this.workerId, job.id, error.message, retryAt);
+    } catch (dbError) {
+      // The lease will expire and the rescuer will make the job claimable again.
+      log.error({ err: dbError }, "recording a job failure failed");
+    }
+  }
+
+  /** Writes the completions still waiting (on shutdown). */
+  flush(): Promise<void> {
+    return this.completions.flush();
+  }
+}

@@ -1,0 +1,54 @@
+// Maintenance: the chores, each on its own schedule, run only by the leader among the workers.
+import type { Db } from "../../db/knex.js";
+import type { Logger } from "../../logger.js";
+import type { Chore } from "./chore.js";
+import { completeFinishedCampaignsChore } from "./completeFinishedCampaigns.js";
+import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKeys.js";
+import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
+import { Leader } from "./leader.js";
+import { releaseOrphanedReceiptsChore } from "./releaseOrphanedReceipts.js";
+import { rescueExpiredJobsChore } from "./rescueExpiredJobs.js";
+
+export { chore, type Chore } from "./chore.js";
+export { Leader } from "./leader.js";
+
+export interface Maintenance {
+  leader: Leader;
+  stop(): Promise<void>;
+}
+
+export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionMs: number }): Chore[] {
+  const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
+  return [
+    rescueExpiredJobsChore(db, rescueEveryMs),
+    releaseOrphanedReceiptsChore(db, rescueEveryMs),
+    deleteFinalizedJobsChore(db, opts.jobRetentionMs),
+    deleteExpiredIdempotencyKeysChore(db),
+    completeFinishedCampaignsChore(db),
+  ];
+}
+
+/** Runs each chore every `everyMs` while this worker leads; the leader is elected every `electEveryMs`. */
+export function startMaintenance(opts: { databaseUrl: string; log: Logger; chores: Chore[]; electEveryMs: number }): Maintenance {
+  const log = opts.log.child({ component: "maintenance" });
+  const leader = new Leader({ databaseUrl: opts.databaseUrl, log, retryEveryMs: opts.electEveryMs });
+  leader.start();
+  const timers = opts.chores.map((c) => {
+    const timer = setInterval(() => {
+      if (!leader.isLeader) return;
+      c.runOnce().then(
+        (n) => n && log.info({ chore: c.name, count: n }, `${c.name}: ${n}`),
+        (error: unknown) => log.warn({ err: error, chore: c.name }, `${c.name} failed`),
+      );
+    }, c.everyMs);
+    timer.unref();
+    return timer;
+  });
+  return {
+    leader,
+    async stop() {
+      timers.forEach(clearInterval);
+      await leader.stop();
+    },
+  };
+}

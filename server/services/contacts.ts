@@ -1,0 +1,68 @@
+// Contact writes: a number normalised, the group checked, constraint violations turned into the contract's
+// problems; and the bulk import: every row checked, the valid ones stored in one statement, each failure
+// reported with its 1-based row (a row the insert skipped had a phone the account already has).
+import type { Knex } from "knex";
+import { getContact, insertContact, insertContactsSkippingExisting, updateContact, type ContactRow } from "../db/contacts.js";
+import { isForeignKeyViolation, isUniqueViolation } from "../db/errors.js";
+import { groupExists, resolveGroupRefs } from "../db/groups.js";
+import { checkImportRows, contactExists, groupReferences, type ImportRow, type ImportRowError } from "../domain/contactImport.js";
+import { ApiError, groupNotFound, notFound } from "../domain/errors.js";
+import { requirePhone } from "../domain/phone.js";
+
+export async function importContacts(
+  tx: Knex.Transaction,
+  accountId: string,
+  rows: ImportRow[],
+): Promise<{ stored: ContactRow[]; failed: number; errors: ImportRowError[] }> {
+  const groups = await resolveGroupRefs(tx, accountId, groupReferences(rows));
+  const { candidates, errors } = checkImportRows(rows, groups);
+  const byPhone = new Map((await insertContactsSkippingExisting(tx, accountId, candidates)).map((c) => [c.phone, c]));
+  errors.push(...candidates.filter((c) => !byPhone.has(c.phone)).map(contactExists));
+  errors.sort((a, b) => a.row - b.row);
+  const stored = candidates.flatMap((c) => (byPhone.has(c.phone) ? [byPhone.get(c.phone)!] : []));
+  return { stored, failed: new Set(errors.map((e) => e.row)).size, errors };
+}
+
+/** Maps constraint violations of a contact write to the contract's problems. */
+function contactWriteError(error: unknown, phone: string | undefined): unknown {
+  if (isUniqueViolation(error, "contacts_account_phone_key")) {
+    return new ApiError("contact_exists", `A contact with phone ${phone} already exists.`);
+  }
+  // The group was deleted between the check and the write.
+  if (isForeignKeyViolation(error)) return groupNotFound();
+  return error;
+}
+
+async function requireGroup(db: Knex, accountId: string, groupId: string | null | undefined): Promise<void> {
+  if (groupId && !(await groupExists(db, accountId, groupId))) throw groupNotFound();
+}
+
+export interface ContactInput {
+  phone: string;
+  firstName?: string | null;
+  groupId?: string | null;
+}
+
+export async function createContact(db: Knex, accountId: string, input: ContactInput): Promise<ContactRow> {
+  const phone = requirePhone(input.phone, "/body/phone");
+  await requireGroup(db, accountId, input.groupId);
+  try {
+    return await insertContact(db, accountId, { phone, firstName: input.firstName ?? null, groupId: input.groupId ?? null });
+  } catch (error) {
+    throw contactWriteError(error, phone);
+  }
+}
+
+export async function changeContact(db: Knex, accountId: string, contactId: string, input: Partial<ContactInput>): Promise<ContactRow> {
+  const phone = input.phone === undefined ? undefined : requirePhone(input.phone, "/body/phone");
+  // 404 before anything about the body: another account's contact must look like no contact at all.
+  if (!(await getContact(db, accountId, contactId))) throw notFound("Contact");
+  await requireGroup(db, accountId, input.groupId);
+  try {
+    const contact = await updateContact(db, accountId, contactId, { phone, firstName: input.firstName, groupId: input.groupId });
+    if (!contact) throw notFound("Contact");
+    return contact;
+  } catch (error) {
+    throw contactWriteError(error, phone);
+  }
+}

@@ -1,0 +1,55 @@
+// Scheduling and cancelling a message: the rules (domain/) applied to what is stored (db/).
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import { cancelPendingJob } from "../db/jobs/index.js";
+import { cancelScheduledMessage, getMessage } from "../db/messages.js";
+import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage.js";
+import { ApiError, notFound } from "../domain/errors.js";
+import { requirePhone, requireSender } from "../domain/phone.js";
+import { checkScheduledAt } from "../domain/schedule.js";
+import { segmentInfo } from "../domain/segments.js";
+
+export interface ScheduleRequest {
+  to: string;
+  from: string;
+  body: string;
+  scheduledAt: string;
+}
+
+/** Checks and stores a message with its send job (one statement); `now` is the time of the request. */
+export async function scheduleMessage(
+  conn: Knex,
+  accountId: string,
+  request: ScheduleRequest,
+  now: Date,
+): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
+  const to = requirePhone(request.to, "/body/to");
+  const from = requireSender(request.from, "/body/from");
+  const scheduledAt = new Date(request.scheduledAt);
+  checkScheduledAt(scheduledAt, now);
+  const id = randomUUID();
+  const jobId = randomUUID();
+  await insertScheduledMessage(conn, accountId, { id, jobId, to, from, body: request.body, scheduledAt, ...segmentInfo(request.body) });
+  return { messageId: id, jobId, scheduledAt };
+}
+
+/**
+ * scheduled → cancelled, with its job. Repeatable: an already cancelled message gives the same answer. Once
+ * sending has begun it is a 409 (the send claim and the cancel are the same conditional UPDATE; one wins).
+ */
+export async function cancelMessage(db: Knex, accountId: string, messageId: string): Promise<{ cancelledAt: Date }> {
+  return db.transaction(async (tx) => {
+    const cancelled = await cancelScheduledMessage(tx, accountId, messageId);
+    if (cancelled) {
+      await cancelPendingJob(tx, cancelled.jobId);
+      return { cancelledAt: cancelled.cancelledAt };
+    }
+    const message = await getMessage(tx, accountId, messageId);
+    if (!message) throw notFound("Message");
+    if (message.status === "cancelled" && message.cancelledAt) return { cancelledAt: message.cancelledAt };
+    throw new ApiError(
+      "not_cancellable",
+      `The message can no longer be cancelled: sending has begun (status ${message.status === "sending" ? "scheduled, sending" : message.status}).`,
+    );
+  });
+}

@@ -1,0 +1,57 @@
+// Webhook registration and its secrets, and the synchronous test receipt (POST /webhooks/{id}/test).
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import { getWebhook, getWebhookSecrets, insertWebhook, rotateWebhookSecret, type WebhookRow } from "../db/webhooks.js";
+import { invalidField, notFound } from "../domain/errors.js";
+import { generateWebhookSecret } from "../domain/webhookSecrets.js";
+import type { PostResult, ReceiptClient } from "../webhooks/client.js";
+import { receiptHeaders } from "../webhooks/signing.js";
+import { webhookUrlProblem, type Resolver } from "../webhooks/urlPolicy.js";
+
+/** After a rotation the old secret still signs receipts, alongside the new one, for this long. */
+export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Registers a webhook whose URL passes the policy; returns it with its new signing secret. */
+export async function createWebhook(
+  db: Knex,
+  accountId: string,
+  input: { name: string; url: string },
+  policy: { allowPrivate: boolean; resolver?: Resolver },
+): Promise<{ webhook: WebhookRow; secret: string }> {
+  const problem = await webhookUrlProblem(input.url, policy.allowPrivate, policy.resolver);
+  if (problem) throw invalidField("/body/url", problem);
+  const secret = generateWebhookSecret();
+  return { webhook: await insertWebhook(db, accountId, { name: input.name, url: input.url, secret }), secret };
+}
+
+/** A new secret; the previous one keeps signing for SECRET_ROTATION_GRACE_MS. */
+export async function rotateSecret(db: Knex, accountId: string, webhookId: string): Promise<string> {
+  const secret = generateWebhookSecret();
+  if (!(await rotateWebhookSecret(db, accountId, webhookId, secret, SECRET_ROTATION_GRACE_MS))) throw notFound("Webhook");
+  return secret;
+}
+
+/** Posts a signed dlr.test receipt now and reports the receiver's answer; nothing is stored. */
+export async function sendTestReceipt(
+  db: Knex,
+  accountId: string,
+  webhookId: string,
+  client: ReceiptClient,
+  at: Date,
+): Promise<{ deliveryId: string; result: PostResult }> {
+  const webhook = await getWebhook(db, accountId, webhookId);
+  const secrets = webhook && (await getWebhookSecrets(db, accountId, webhookId));
+  if (!webhook || !secrets) throw notFound("Webhook");
+  const deliveryId = randomUUID();
+  const body = JSON.stringify({
+    event: "dlr.test",
+    timestamp: at.toISOString(),
+    messageId: randomUUID(),
+    to: "+14155550100",
+    status: "delivered",
+    providerMessageId: "test",
+  });
+  const live = secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > at ? secrets.previousSecret : null;
+  const result = await client.post(webhook.url, body, receiptHeaders(deliveryId, body, { secret: secrets.secret, previousSecret: live }, at));
+  return { deliveryId, result };
+}
