@@ -161,7 +161,8 @@ describe("delivery receipts", () => {
     const retry = await waitUntil("the failed attempt recorded, the retry scheduled", async () => {
       const [delivery] = await server().db("webhook_deliveries").where({ webhook_id: hook.webhookId }).select("id", "attempts");
       if (!delivery || delivery.attempts.length !== 1) return undefined;
-      return server().db("jobs").whereRaw("payload->>'deliveryId' = ?", [delivery.id]).whereNot({ state: "running" }).first("run_at", "state");
+      const job = await server().db("jobs").whereRaw("payload->>'deliveryId' = ?", [delivery.id]).whereNot({ state: "running" }).first("run_at");
+      return job as { run_at: Date } | undefined;
     });
     expect(r.received).toHaveLength(1);
     const inMs = new Date(retry.run_at).getTime() - Date.now();
