@@ -28,6 +28,8 @@ export interface Config {
   rateLimitBurst: number;
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -74,5 +76,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
     httpHeadersTimeoutMs: int(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
     httpRequestTimeoutMs: int(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }

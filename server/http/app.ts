@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
@@ -103,7 +103,10 @@ export function createApp(services: Services): Express {
     }
     res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
   });
-  app.get("/metrics", async (_req, res) => {
+  app.get("/metrics", async (req, res) => {
+    if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
+      return sendProblem(res, new ApiError(401, "unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", undefined, { "WWW-Authenticate": 'Bearer realm="metrics"' }));
+    }
     // This app's HTTP metrics plus the process-wide ones (the SMPP session, when this process has one).
     const merged = Registry.merge([metrics.registry, register]);
     res.type(merged.contentType).send(await merged.metrics());
@@ -158,6 +161,13 @@ export function createHttpServer(app: Express, config: Config): import("node:htt
   const server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: config.httpHeadersTimeoutMs, requestTimeout: config.httpRequestTimeoutMs }, app);
   server.keepAliveTimeout = 65_000;
   return server;
+}
+
+/** True when an Authorization header carries exactly this bearer token (compared in constant time). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? "")?.[1] ?? "");
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */
