@@ -12,7 +12,8 @@ export interface CursorKey {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const EXACT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+// Milliseconds too: cursors handed out before the microsecond fix stay valid while a client pages on.
+const EXACT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(\d{3})?Z$/;
 
 /** The select expression giving a row's cursorAt from its created_at column. */
 export function cursorAtColumn(db: Knex, column: string): Knex.Raw {

@@ -17,11 +17,12 @@ import { personalisationProblem } from "../../domain/personalise.js";
 import { requirePhone, requireSender } from "../../domain/phone.js";
 import { checkScheduledAt } from "../../domain/schedule.js";
 import { CAMPAIGN_FANOUT_JOB } from "../../jobs/handlers/campaignFanout.js";
+import { withIdempotency } from "../idempotency.js";
 import { toCampaign } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
 export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_list" | "Campaigns_get" | "Campaigns_cancel"> = {
-  async Campaigns_create({ db, account, body, config, now }) {
+  async Campaigns_create({ db, account, body, headers, config, now }) {
     if ((body.groupId === undefined) === (body.recipients === undefined)) {
       throw invalidField("/body", "must have exactly one audience: groupId or recipients");
     }
@@ -37,7 +38,8 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
     // Normalised and de-duplicated: one number listed twice gets one message.
     const recipients = body.recipients && [...new Set(body.recipients.map((phone, i) => requirePhone(phone, `/body/recipients/${i}`)))];
 
-    const campaignId = await db.transaction(async (tx) => {
+    // With an Idempotency-Key, a repeat within 24 h returns the first answer (as stored then) and creates nothing.
+    return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => {
       const id = randomUUID();
       const groupId = body.groupId ?? null;
       if (groupId && !(await groupExists(tx, account.id, groupId))) throw groupNotFound();
@@ -48,9 +50,8 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
       const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
       if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
       await insertJobs(tx, [{ id: randomUUID(), kind: CAMPAIGN_FANOUT_JOB, payload: { campaignId: id }, runAt: now(), maxAttempts: 25 }]);
-      return id;
+      return { status: 201 as const, body: toCampaign((await getCampaign(tx, account.id, id))!) };
     });
-    return { status: 201, body: toCampaign((await getCampaign(db, account.id, campaignId))!) };
   },
 
   async Campaigns_list({ db, account, query }) {
