@@ -1,6 +1,7 @@
 // `npm start`: API, scheduler and dispatcher in one process (ROLE=api|worker|all splits them).
 import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
+import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
 import { createFirstStartKey } from "./domain/keysService.js";
 import { createApp, createHttpServer } from "./http/app.js";
@@ -15,7 +16,11 @@ const DRAIN_MS = 7_000;
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
-const database = await openDatabase(config, log);
+const database = await openDatabase(config, log).catch((error: unknown) => {
+  if (!(error instanceof EmbeddedPostgresUnusable)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+});
 const { db } = database;
 
 const firstKey = await createFirstStartKey(db, config.nodeEnv);
