@@ -17,7 +17,9 @@ export interface paths {
         /**
          * Create a campaign
          * @description Create a campaign. Every recipient becomes an ordinary message with its own `messageId` and receipts.
-         *     The answer comes before the messages of a large audience are all created.
+         *     The answer comes before the messages of a large audience are all created. Send an `Idempotency-Key` to
+         *     retry safely: a repeat with the same key and body within 24 hours returns the first response and creates
+         *     nothing; the same key with another body is a 409 `idempotency_key_reused`.
          */
         post: operations["Campaigns_create"];
         delete?: never;
@@ -1309,7 +1311,10 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
+        /**
+         * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+         *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+         */
         "PageLimit.cursor": string;
         /**
          * @description Maximum number of items to return, 1 to 100.
@@ -1336,7 +1341,10 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit.limit"];
-                /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
                 cursor?: components["parameters"]["PageLimit.cursor"];
             };
             header?: never;
@@ -1399,7 +1407,10 @@ export interface operations {
     Campaigns_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any string up to 255 characters; makes a retried request safe. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1440,6 +1451,15 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1667,7 +1687,10 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit.limit"];
-                /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
                 cursor?: components["parameters"]["PageLimit.cursor"];
             };
             header?: never;
@@ -2538,7 +2561,10 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit.limit"];
-                /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
                 cursor?: components["parameters"]["PageLimit.cursor"];
             };
             header?: never;
@@ -3200,7 +3226,10 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit.limit"];
-                /** @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. */
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
                 cursor?: components["parameters"]["PageLimit.cursor"];
             };
             header?: never;

@@ -71,6 +71,7 @@ export const SETTINGS = {
   nodeEnv: text("NODE_ENV", "development", "`production` disables the first-start key"),
   role: oneOf("ROLE", ["api", "worker", "all"] as const, "all", "`api` (HTTP only), `worker` (jobs and maintenance only) or `all`; any number of workers may share one database"),
   logLevel: text("LOG_LEVEL", "info", "pino level (`debug` … `silent`); logs are JSON on stdout (the keys CLI: `warn`, on stderr)"),
+  metricsToken: optional("METRICS_TOKEN", "when set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); set it in production"),
   validateResponses: flag("VALIDATE_RESPONSES", "`1` validates every response against the OpenAPI document too (always on in tests)"),
   // Jobs
   workerConcurrency: int("WORKER_CONCURRENCY", 100, "jobs a worker runs at once (sends and provider reports run in batches of what one claim returns)"),

@@ -1,6 +1,7 @@
 // `npm start`: API, scheduler and dispatcher in one process (ROLE=api|worker|all splits them).
 import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
+import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
 import { createFirstStartKey } from "./services/keys.js";
 import { createApp, createHttpServer } from "./http/app.js";
@@ -15,9 +16,13 @@ const DRAIN_MS = 7_000;
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
-const database = await openDatabase(config, log).catch((error: Error) => {
-  // One clear line (e.g. a database migrated by a newer release) instead of an unhandled rejection's stack.
-  log.fatal({ err: error }, `cannot start: ${error.message}`);
+const database = await openDatabase(config, log).catch((error: unknown) => {
+  if (error instanceof EmbeddedPostgresUnusable) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    // One clear line (e.g. a database migrated by a newer release) instead of an unhandled rejection's stack.
+    log.fatal({ err: error }, `cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  }
   process.exit(1);
 });
 const { db } = database;

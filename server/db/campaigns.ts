@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
-import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
 
 export type CampaignStatus = "scheduled" | "sending" | "completed" | "cancelled";
 
@@ -64,10 +64,10 @@ export async function listCampaigns(
   db: Knex,
   accountId: string,
   opts: { status?: CampaignStatus; after?: CursorKey; limit: number },
-): Promise<CampaignRow[]> {
-  const query = selectCampaigns(db).where("c.account_id", accountId);
+): Promise<(CampaignRow & CursorKey)[]> {
+  const query = selectCampaigns(db).select(cursorAtColumn(db, "c.created_at")).where("c.account_id", accountId);
   if (opts.status) query.where("c.status", opts.status);
-  if (opts.after) query.whereRaw("(c.created_at, c.id) < (?, ?)", [opts.after.createdAt, opts.after.id]);
+  whereAfter(query, opts.after, "c.");
   return query.orderBy([{ column: "c.created_at", order: "desc" }, { column: "c.id", order: "desc" }]).limit(opts.limit);
 }
 

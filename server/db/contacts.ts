@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
 
 export interface ContactRow {
   id: string;
@@ -51,10 +51,10 @@ export async function listContacts(
   db: Knex,
   accountId: string,
   opts: { groupId?: string; after?: CursorKey; limit: number },
-): Promise<ContactRow[]> {
-  const query = db("contacts").where({ account_id: accountId }).select(columns);
+): Promise<(ContactRow & CursorKey)[]> {
+  const query = db("contacts").where({ account_id: accountId }).select([...columns, cursorAtColumn(db, "created_at")]);
   if (opts.groupId) query.where({ group_id: opts.groupId });
-  if (opts.after) query.whereRaw("(created_at, id) < (?, ?)", [opts.after.createdAt, opts.after.id]);
+  whereAfter(query, opts.after);
   return query.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(opts.limit);
 }
 

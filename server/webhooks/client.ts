@@ -40,14 +40,16 @@ function guardedLookup(resolve: Resolver): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-/** Retry-After in seconds or as an HTTP date, in ms from now. */
+/** The longest wait a receiver's Retry-After can ask for: 1e308 s is no date at all. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** Retry-After in seconds or as an HTTP date, in ms from now, at most MAX_RETRY_AFTER_MS. */
 function retryAfterMs(value: string | string[] | undefined): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return undefined;
   const seconds = Number(raw);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(raw) - Date.now();
+  return Number.isNaN(ms) ? undefined : Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
 
 export class ReceiptClient {

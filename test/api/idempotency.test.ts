@@ -76,3 +76,51 @@ describe("Idempotency-Key on schedule", () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe("Idempotency-Key on POST /campaigns", () => {
+  const body = () => ({ name: "Launch", message: "hello", type: "scheduled", scheduledAt: inHours(3), recipients: ["+14155550123", "+14155550124"] });
+  const counts = async (accountId: string) => {
+    const [row] = (
+      await server().db.raw(
+        `SELECT (SELECT count(*) FROM campaigns WHERE account_id = :accountId) AS campaigns,
+                (SELECT count(*) FROM jobs WHERE payload->>'campaignId' IN (SELECT id::text FROM campaigns WHERE account_id = :accountId)) AS "fanoutJobs"`,
+        { accountId },
+      )
+    ).rows as { campaigns: number; fanoutJobs: number }[];
+    return row!;
+  };
+
+  it("replays the first response for the same key and body and creates nothing more", async () => {
+    const a = await server().account();
+    const b = body();
+    const first = await a.request("POST", "/api/v1/campaigns", b, { "Idempotency-Key": "campaign-1" });
+    expect(first.status).toBe(201);
+    const firstBody = await first.json();
+    const again = await a.request("POST", "/api/v1/campaigns", { ...b, recipients: [...b.recipients] }, { "Idempotency-Key": "campaign-1" });
+    expect(again.status).toBe(201);
+    expect(await again.json()).toEqual(firstBody);
+    expect(await counts(a.accountId)).toEqual({ campaigns: 1, fanoutJobs: 1 });
+    // Without a key, every request is a new campaign.
+    expect((await a.request("POST", "/api/v1/campaigns", b)).status).toBe(201);
+    expect((await counts(a.accountId)).campaigns).toBe(2);
+  });
+
+  it("answers 409 idempotency_key_reused for the same key with another body, and creates nothing", async () => {
+    const a = await server().account();
+    await a.request("POST", "/api/v1/campaigns", body(), { "Idempotency-Key": "campaign-2" });
+    const res = await a.request("POST", "/api/v1/campaigns", { ...body(), name: "Other" }, { "Idempotency-Key": "campaign-2" });
+    expect(res.status).toBe(409);
+    expect((await problemOf(res)).code).toBe("idempotency_key_reused");
+    expect(await counts(a.accountId)).toEqual({ campaigns: 1, fanoutJobs: 1 });
+  });
+
+  it("creates exactly one campaign when 10 identical requests race", async () => {
+    const a = await server().account();
+    const b = body();
+    const results = await Promise.all(Array.from({ length: 10 }, () => a.request("POST", "/api/v1/campaigns", b, { "Idempotency-Key": "campaign-race" })));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const ids = (await Promise.all(results.map((r) => r.json()))) as { campaignId: string }[];
+    expect(new Set(ids.map((x) => x.campaignId)).size).toBe(1);
+    expect(await counts(a.accountId)).toEqual({ campaigns: 1, fanoutJobs: 1 });
+  });
+});

@@ -7,7 +7,7 @@
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -21,7 +21,7 @@ async function audit(page: Page, name: string): Promise<string[]> {
   return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-describe("dashboard accessibility", { timeout: 90_000 }, () => {
+describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 }, () => {
   it("has no WCAG 2.1 A/AA violations that axe can find, on any page", async () => {
     const { baseUrl, account } = server();
     const a = await account();

@@ -1,7 +1,7 @@
 // The dashboard's contacts, groups, CSV import and campaigns in a real browser (Debian's Chromium through
 // playwright-core) against the server on 127.0.0.1 with a real database and an in-process worker.
 import { describe, expect, it } from "vitest";
-import { screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
@@ -9,7 +9,7 @@ const server = useTestServer(fastWorkerConfig);
 useTestWorker(server);
 const browser = useBrowser();
 
-describe("dashboard: contacts, groups and campaigns", { timeout: 60_000 }, () => {
+describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", { timeout: 60_000 }, () => {
   it("creates groups and contacts, edits one, moves one, and deletes a group whose contacts stay", async () => {
     const { baseUrl, account } = server();
     const { key, client } = await account();

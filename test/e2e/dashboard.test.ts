@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
 import { revokeApiKey } from "../../server/db/apiKeys.js";
-import { screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -13,7 +13,7 @@ const server = useTestServer(fastWorkerConfig);
 useTestWorker(server);
 const browser = useBrowser();
 
-describe("dashboard", { timeout: 60_000 }, () => {
+describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
   it("signs in with an API key: a wrong key gets a clear message, the key stays for the tab only", async () => {
     const { baseUrl, account } = server();
     const { key, keyId } = await account();

@@ -71,3 +71,24 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
     expect((await stop(second.proc)).code).toBe(0);
   });
 });
+
+// Root in a container or a fresh VM: PostgreSQL refuses to run as root, so the embedded one runs as the
+// "postgres" user, who cannot enter a directory only root can (mkdtemp makes one, mode 0700).
+const asRoot = process.getuid?.() === 0;
+if (!asRoot) process.stderr.write("skipping the npm start as root test: it needs to run as root\n");
+describe.skipIf(!asRoot)("npm start as root with DATA_DIR where the postgres user cannot go", { timeout: 90_000 }, () => {
+  it("exits 1 saying in one sentence what to do, without an unhandled error", async () => {
+    const rootOnly = mkdtempSync(join(tmpdir(), "sms-root-only-"));
+    try {
+      const port = await freePort();
+      const proc = spawnProcess("npm", ["start"], { DATA_DIR: join(rootOnly, "data"), PORT: String(port), DATABASE_URL: "", LOG_LEVEL: "info" });
+      const code = await proc.exited;
+      expect(code).toBe(1);
+      const output = proc.output();
+      expect(output).toMatch(/the embedded PostgreSQL runs as the user "postgres", who cannot reach .*sms-root-only-.*: run npm start as a user other than root, give "postgres" access to that path, or set DATABASE_URL\./);
+      expect(output).not.toMatch(/Unhandled|EACCES|at .*\.js:\d+/);
+    } finally {
+      rmSync(rootOnly, { recursive: true, force: true });
+    }
+  });
+});

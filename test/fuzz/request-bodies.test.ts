@@ -3,7 +3,7 @@
 // huge and unicode strings, deep nesting). Whatever comes in, the answer is 2xx or a 4xx problem document,
 // never a 5xx; response validation is on, so every answer also matches the contract.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { documentOperations, loadDocument } from "../../server/http/document.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 
@@ -57,7 +57,7 @@ describe("hostile request bodies and parameters", () => {
   let account: TestAccount;
   const ids: Record<string, string> = {};
 
-  it("never answer 5xx to mutated bodies of any operation", { timeout: 120_000 }, async () => {
+  beforeAll(async () => {
     account = await server().account();
     const { data: group } = await account.client.POST("/api/v1/contacts/groups", { body: { name: "fuzz" } });
     const { data: contact } = await account.client.POST("/api/v1/contacts", { body: { phone: "+14155550160", groupId: group!.groupId } });
@@ -70,6 +70,9 @@ describe("hostile request bodies and parameters", () => {
       campaignId: "00000000-0000-4000-8000-000000000002",
       deliveryId: "00000000-0000-4000-8000-000000000003",
     });
+  });
+
+  it("never answer 5xx to mutated bodies of any operation", { timeout: 120_000 }, async () => {
     const withBodies = documentOperations(loadDocument()).filter((op) => doc.paths[op.path]![op.method]!.requestBody);
     expect(withBodies.length).toBeGreaterThanOrEqual(6);
     for (const op of withBodies) {
@@ -86,16 +89,62 @@ describe("hostile request bodies and parameters", () => {
   });
 
   it("never answer 5xx to hostile path and query parameters", { timeout: 120_000 }, async () => {
-    const param = fc.oneof(fc.string({ maxLength: 40 }), fc.uuid(), fc.constantFrom("-1", "0", "101", "1e3", "%00", "..", "null", "[]"));
+    const param = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.uuid(),
+      fc.uuid().map((u) => `urn:uuid:${u}`), // passes the uuid format of the validator's ajv-formats, not PostgreSQL
+      fc.constantFrom("-1", "0", "101", "1e3", "%00", "..", "null", "[]"),
+    );
+    // Cursors shaped like ours (base64url JSON [timestamp, id]) with hostile parts: "-".repeat(36) matched the
+    // old id check, and PostgreSQL rejected it as a uuid.
+    const cursorLike = fc
+      .tuple(
+        fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom("2026-01-01T00:00:00.000001Z", "9999-99-99T99:99:99.999999Z")),
+        fc.oneof(fc.stringMatching(/^[0-9a-f-]{36}$/), fc.constantFrom("-".repeat(36), "urn:uuid:00000000-0000-4000-8000-000000000000"), fc.uuid()),
+      )
+      .map((key) => Buffer.from(JSON.stringify(key)).toString("base64url"));
     for (const op of documentOperations(loadDocument()).filter((o) => o.method === "get" && o.path.startsWith("/api/"))) {
       await fc.assert(
-        fc.asyncProperty(param, param, param, async (p, q1, q2) => {
+        fc.asyncProperty(param, param, fc.oneof(param, cursorLike), async (p, q1, q2) => {
           const path = op.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(p));
           const query = `?limit=${encodeURIComponent(q1)}&cursor=${encodeURIComponent(q2)}&status=${encodeURIComponent(q1)}`;
           const res = await account.request("GET", path + query);
           await expectClientError(res, `${op.operationId} ${path}${query}`);
         }),
         { numRuns: Math.ceil(RUNS / 2), seed: SEED },
+      );
+    }
+  });
+
+  it("answer 400 to a cursor whose id is 36 dashes and to urn:uuid: path ids", async () => {
+    const dashes = Buffer.from(JSON.stringify(["2026-01-01T00:00:00.000001Z", "-".repeat(36)])).toString("base64url");
+    for (const path of ["/api/v1/messages", "/api/v1/contacts", "/api/v1/campaigns", `/api/v1/webhooks/${ids.webhookId}/deliveries`]) {
+      const res = await account.request("GET", `${path}?cursor=${dashes}`);
+      expect(res.status, path).toBe(400);
+      await expectClientError(res, path);
+    }
+    for (const op of documentOperations(loadDocument()).filter((o) => o.path.includes("Id}"))) {
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => `urn:uuid:${ids[name]}`);
+      const res = await account.request(op.method.toUpperCase(), path, op.method === "get" || op.method === "delete" ? undefined : "{}");
+      expect(res.status, `${op.operationId} ${path}`).toBe(400);
+      await expectClientError(res, `${op.operationId} ${path}`);
+    }
+  });
+
+  it("answer 400 to JSON nested far deeper than any schema, on every operation with a body", { timeout: 120_000 }, async () => {
+    // Arrays keep 400,000 levels under the 1 MiB body limit; the error path overflowed the stack on them.
+    const nested = (depth: number, inner: string) => "[".repeat(depth) + inner + "]".repeat(depth);
+    const body = fc.record({ depth: fc.constantFrom(400_000, 100_000, 5_000), inner: fc.constantFrom("1", '{"a":1}', "") });
+    const withBodies = documentOperations(loadDocument()).filter((op) => doc.paths[op.path]![op.method]!.requestBody);
+    for (const op of withBodies) {
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name]!);
+      await fc.assert(
+        fc.asyncProperty(body, async ({ depth, inner }) => {
+          const res = await account.request(op.method.toUpperCase(), path, nested(depth, inner));
+          expect(res.status, `${op.operationId} depth ${depth}`).toBe(400);
+          await expectClientError(res, `${op.operationId} depth ${depth}`);
+        }),
+        { numRuns: 3, seed: SEED },
       );
     }
   });

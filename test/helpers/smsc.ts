@@ -11,6 +11,8 @@ export interface Smsc {
   sessions: () => Session[];
   /** Decides the answer to a submit_sm: a command_status (0 = accepted), or "hold" to answer later. */
   answer: (pdu: PDU, index: number) => number | "hold";
+  /** The message_id to answer a submit_sm with, when the test wants one (ids repeat on real SMSCs). */
+  messageIdFor?: (pdu: PDU, index: number) => string | undefined;
   /** Called right after a submit_sm was accepted, with its message_id. */
   afterAnswer?: (messageId: string) => void;
   /** Answers held submits now. */
@@ -77,7 +79,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
       smsc.maxUnanswered = Math.max(smsc.maxUnanswered, unanswered);
       const respond = (status: number) => {
         unanswered--;
-        const id = `smsc-${++counter}`;
+        const id = smsc.messageIdFor?.(pdu, index) ?? `smsc-${++counter}`;
         if (status === 0) ids.set(pdu, id);
         session.send(pdu.response(status === 0 ? { message_id: id } : { command_status: status }));
         if (status === 0) smsc.afterAnswer?.(id);

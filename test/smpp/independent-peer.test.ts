@@ -1,19 +1,18 @@
 // Once against an SMPP peer nobody here wrote: Net::SMPP's example SMSC (Debian's libnet-smpp-perl,
 // installed by .ci/run). It binds, answers every submit_sm with message_id 123456789, and sends no receipts.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer } from "../helpers/server.js";
+import { systemPackagePresent } from "../helpers/systemPackage.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
 const SMSC_PL = "/usr/share/doc/libnet-smpp-perl/examples/smsc.pl";
-const available = existsSync(SMSC_PL);
-if (!available) console.warn(`skipping the Net::SMPP peer test: ${SMSC_PL} is absent (apt-get install libnet-smpp-perl)`);
+const available = systemPackagePresent({ neededBy: "the Net::SMPP peer test", file: SMSC_PL, debianPackage: "libnet-smpp-perl" });
 
 const server = useTestServer({ ...fastWorkerConfig, provider: "smpp" });
 let smsc: ChildProcess | undefined;

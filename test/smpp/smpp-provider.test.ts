@@ -156,6 +156,22 @@ describe("SMPP provider", () => {
     smsc.afterAnswer = undefined;
   });
 
+  it("records a second submit answered with an id seen before; a receipt goes to the most recent message with it", async () => {
+    const a = await server().account();
+    smsc.messageIdFor = (pdu) => (["14155550144", "14155550145"].includes(pdu.destination_addr as string) ? "reused-id-1" : undefined);
+    try {
+      const first = await send(a, "first", "+14155550144");
+      expect((await inStatus(a, first, "sent")).providerMessageId).toBe("reused-id-1");
+      const second = await send(a, "second", "+14155550145");
+      expect((await inStatus(a, second, "sent")).providerMessageId).toBe("reused-id-1");
+      await smsc.receipt("reused-id-1", "DELIVRD");
+      await inStatus(a, second, "delivered");
+      expect((await message(a, first)).status).toBe("sent");
+    } finally {
+      smsc.messageIdFor = undefined;
+    }
+  });
+
   it("acknowledges a receipt for an unknown id without an error loop", async () => {
     const resp = await smsc.receipt("no-such-id", "DELIVRD");
     expect(resp.command_status).toBe(0);

@@ -152,6 +152,24 @@ describe("delivery receipts", () => {
     expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(1950); // not the 200 ms backoff
   });
 
+  it("clamps a Retry-After of 1e308 seconds to one hour", async () => {
+    const a = await server().account();
+    const r = await receiver();
+    r.respond = () => ({ status: 503, headers: { "retry-after": "1e308" } });
+    const hook = await webhook(a, r.url);
+    await sendSoon(a, "+14155550003"); // later receipts of the message wait behind the first one
+    const retry = await waitUntil("the failed attempt recorded, the retry scheduled", async () => {
+      const [delivery] = await server().db("webhook_deliveries").where({ webhook_id: hook.webhookId }).select("id", "attempts");
+      if (!delivery || delivery.attempts.length !== 1) return undefined;
+      const job = await server().db("jobs").whereRaw("payload->>'deliveryId' = ?", [delivery.id]).whereNot({ state: "running" }).first("run_at");
+      return job as { run_at: Date } | undefined;
+    });
+    expect(r.received).toHaveLength(1);
+    const inMs = new Date(retry.run_at).getTime() - Date.now();
+    expect(inMs).toBeGreaterThan(55 * 60_000);
+    expect(inMs).toBeLessThanOrEqual(60 * 60_000);
+  });
+
   it("counts an answer after the timeout as a failed attempt and retries", async () => {
     const a = await server().account();
     const r = await receiver();

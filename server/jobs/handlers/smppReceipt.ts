@@ -25,10 +25,11 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
     if (!status) return; // more segments to hear from, or an intermediate state
     const failed = failedAt >= 0 ? segments[failedAt]! : undefined;
     const error = failed ? { code: `SMPP_${failed.stat}`, message: `Segment ${failed.seq} of ${failed.total}: ${failed.stat}${failed.err ? ` (err ${failed.err})` : ""}.` } : null;
-    const providerMessageId = segments[0]!.providerMessageId;
-    const changed = await changeMessageStatus(db, { providerMessageId }, { status, at: new Date(r.at), error });
-    const sentAt = changed && (await findMessage(db, { providerMessageId }))?.sentAt;
-    if (sentAt) receiptLag.observe((new Date(r.at).getTime() - sentAt.getTime()) / 1000);
-    if (!changed && !(await findMessage(db, { providerMessageId }))) return retry(`message of ${providerMessageId} not recorded as sent yet`);
+    // By the segment's message, not by provider id: another message may carry the same id (SMSCs reuse them).
+    const { messageId, providerMessageId } = segments[0]!;
+    const message = await findMessage(db, { id: messageId });
+    if (message?.providerMessageId !== providerMessageId) return retry(`message of ${providerMessageId} not recorded as sent yet`);
+    const changed = await changeMessageStatus(db, message, { status, at: new Date(r.at), error });
+    if (changed && message.sentAt) receiptLag.observe((new Date(r.at).getTime() - message.sentAt.getTime()) / 1000);
   };
 }
