@@ -18,6 +18,8 @@ export interface Config {
   smppSystemType: string;
   smppMaxInFlight: number;
   smppMaxPerSecond: number;
+  smppResponseTimeoutMs: number;
+  smppEnquireLinkMs: number;
   validateResponses: boolean;
   dbPoolMax: number;
   workerConcurrency: number;
@@ -64,6 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smppSystemType: env.SMPP_SYSTEM_TYPE ?? "",
     smppMaxInFlight: Math.max(1, int(env, "SMPP_MAX_IN_FLIGHT", 10)),
     smppMaxPerSecond: Math.max(1, int(env, "SMPP_MAX_PER_SECOND", 50)),
+    smppResponseTimeoutMs: Math.max(1, int(env, "SMPP_RESPONSE_TIMEOUT_MS", 10_000)),
+    smppEnquireLinkMs: Math.max(1, int(env, "SMPP_ENQUIRE_LINK_MS", 30_000)),
     validateResponses: env.VALIDATE_RESPONSES === "1",
     dbPoolMax: int(env, "DB_POOL_MAX", 25),
     workerConcurrency: int(env, "WORKER_CONCURRENCY", 100),
