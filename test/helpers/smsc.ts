@@ -1,5 +1,6 @@
 // A test SMSC on 127.0.0.1 built on the `smpp` package's server: accepts binds, answers submit_sm (or not,
-// as the test says), records every PDU, and sends delivery receipts on request.
+// as the test says), records every PDU, and sends delivery receipts on request. It can misbehave as a broken
+// carrier does: send bytes that are no valid PDU, or stop answering altogether.
 import smpp, { type PDU, type Session } from "smpp";
 import type { AddressInfo } from "node:net";
 
@@ -9,8 +10,19 @@ export interface Smsc {
   binds: PDU[];
   unbinds: PDU[];
   sessions: () => Session[];
-  /** Decides the answer to a submit_sm: a command_status (0 = accepted), or "hold" to answer later. */
-  answer: (pdu: PDU, index: number) => number | "hold";
+  /**
+   * Decides the answer to a submit_sm: a command_status (0 = accepted), "hold" to answer later, or "malformed"
+   * to send `malformedPdu` in its place (and never answer it).
+   */
+  answer: (pdu: PDU, index: number) => number | "hold" | "malformed";
+  /** Bytes sent for a "malformed" answer; by default an 8-byte PDU (a length field of 8 and a command_id). */
+  malformedPdu: Buffer;
+  /** While true, nothing is answered: no bind_transceiver_resp, enquire_link_resp or submit_sm_resp. */
+  silent: boolean;
+  /** The sessions open now stop answering anything, for good; sessions opened later answer as usual. */
+  silenceOpenSessions: () => void;
+  /** enquire_link PDUs received (answered or not). */
+  enquireLinks: PDU[];
   /** Called right after a submit_sm was accepted, with its message_id. */
   afterAnswer?: (messageId: string) => void;
   /** Answers held submits now. */
@@ -27,6 +39,8 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
   const ids = new Map<PDU, string>();
   const held: (() => void)[] = [];
   let unanswered = 0;
+  const muted = new WeakSet<Session>();
+  const quiet = (session: Session) => smsc.silent || muted.has(session);
   const smsc: Smsc = {
     url: "",
     submits: [],
@@ -34,6 +48,10 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
     unbinds: [],
     sessions: () => server.sessions,
     answer: () => 0,
+    malformedPdu: Buffer.from([0, 0, 0, 8, 0, 0, 0, 4]),
+    silent: false,
+    silenceOpenSessions: () => server.sessions.forEach((s) => muted.add(s)),
+    enquireLinks: [],
     releaseHeld: () => held.splice(0).forEach((f) => f()),
     maxUnanswered: 0,
     idOf: (pdu) => ids.get(pdu)!,
@@ -60,11 +78,15 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
   const server = smpp.createServer((session) => {
     session.on("bind_transceiver", (pdu: PDU) => {
       smsc.binds.push(pdu);
+      if (quiet(session)) return;
       const ok = pdu.system_id === credentials.systemId && pdu.password === credentials.password;
       (session as Session & { bound?: boolean }).bound = ok;
       session.send(pdu.response({ command_status: ok ? 0 : smpp.errors.ESME_RBINDFAIL }));
     });
-    session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
+    session.on("enquire_link", (pdu: PDU) => {
+      smsc.enquireLinks.push(pdu);
+      if (!quiet(session)) session.send(pdu.response());
+    });
     session.on("unbind", (pdu: PDU) => {
       smsc.unbinds.push(pdu);
       session.send(pdu.response());
@@ -82,8 +104,10 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
         session.send(pdu.response(status === 0 ? { message_id: id } : { command_status: status }));
         if (status === 0) smsc.afterAnswer?.(id);
       };
+      if (quiet(session)) return;
       const decision = smsc.answer(pdu, index);
-      if (decision === "hold") held.push(() => respond(0));
+      if (decision === "malformed") session.socket.write(smsc.malformedPdu);
+      else if (decision === "hold") held.push(() => respond(0));
       else respond(decision);
     });
     session.on("error", () => undefined);
