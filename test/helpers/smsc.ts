@@ -11,10 +11,11 @@ export interface Smsc {
   unbinds: PDU[];
   sessions: () => Session[];
   /**
-   * Decides the answer to a submit_sm: a command_status (0 = accepted), "hold" to answer later, or "malformed"
-   * to send `malformedPdu` in its place (and never answer it).
+   * Decides the answer to a submit_sm: a command_status (0 = accepted), "hold" to answer later, "malformed"
+   * to send `malformedPdu` in its place (and never answer it), or "cut" to send the first 10 bytes of its
+   * submit_sm_resp and close the connection.
    */
-  answer: (pdu: PDU, index: number) => number | "hold" | "malformed";
+  answer: (pdu: PDU, index: number) => number | "hold" | "malformed" | "cut";
   /** Bytes sent for a "malformed" answer; by default an 8-byte PDU (a length field of 8 and a command_id). */
   malformedPdu: Buffer;
   /** While true, nothing is answered: no bind_transceiver_resp, enquire_link_resp or submit_sm_resp. */
@@ -107,6 +108,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
       if (quiet(session)) return;
       const decision = smsc.answer(pdu, index);
       if (decision === "malformed") session.socket.write(smsc.malformedPdu);
+      else if (decision === "cut") session.socket.end(pdu.response({ message_id: "cut-short" }).toBuffer().subarray(0, 10));
       else if (decision === "hold") held.push(() => respond(0));
       else respond(decision);
     });

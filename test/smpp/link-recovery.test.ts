@@ -188,6 +188,25 @@ describe("SMPP link recovery", () => {
     smsc.malformedPdu = Buffer.from([0, 0, 0, 8, 0, 0, 0, 4]);
   });
 
+  it("a submit_sm_resp cut off by the SMSC closing the connection ends the session as closed, without a crash", async () => {
+    const a = await server().account();
+    const [to] = numbersFor(1);
+    const closedBefore = await sessionEnds("closed");
+    const malformedBefore = await sessionEnds("malformed_pdu");
+    const bindsBefore = smsc.binds.length;
+    smsc.answer = (pdu) => (pdu.destination_addr === to!.slice(1) ? "cut" : 0);
+    const id = await schedule(a, to!);
+    const m = await waitUntil("the message final", async () => {
+      const found = await message(a, id);
+      return (found.status === "failed" || found.status === "sent") && found;
+    });
+    expect(m.error?.code).toBe("send_outcome_unknown");
+    await waitUntil("bound again", async () => smsc.binds.length > bindsBefore && connection.state === "bound", RECOVERY_BOUND_MS);
+    smsc.answer = () => 0;
+    expect(await sessionEnds("closed")).toBe(closedBefore + 1);
+    expect(await sessionEnds("malformed_pdu")).toBe(malformedBefore);
+  });
+
   it("an SMSC that stops answering submit_sm (enquire_link still answered): the response timeout ends the session", async () => {
     const endsBefore = await sessionEnds("submit_sm_timeout");
     const { unknownMs } = await messagesInHandThrough(() => "hold");

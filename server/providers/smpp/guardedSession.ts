@@ -41,7 +41,9 @@ export class GuardedSession extends smpp.Session {
     if (this.paused || this.socket.destroyed) return undefined;
     if (!this.header) {
       const lengthField = this.socket.read(4) as Buffer | null;
-      if (!lengthField) return undefined;
+      // At the end of the stream read() hands over what is left, maybe less than asked: a PDU cut off by the
+      // connection closing is dropped, and "close" ends the session.
+      if (!lengthField || lengthField.length < 4) return undefined;
       const length = lengthField.readUInt32BE(0);
       if (length < HEADER_LENGTH || length > smpp.PDU.maxLength) {
         return this.reject(`command_length ${length} is outside ${HEADER_LENGTH}..${smpp.PDU.maxLength}`);
@@ -49,7 +51,7 @@ export class GuardedSession extends smpp.Session {
       this.header = lengthField;
     }
     const rest = this.socket.read(this.header.readUInt32BE(0) - 4) as Buffer | null;
-    if (!rest) return undefined;
+    if (!rest || rest.length < this.header.readUInt32BE(0) - 4) return undefined;
     const bytes = Buffer.concat([this.header, rest]);
     this.header = undefined;
     try {
