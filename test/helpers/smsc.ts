@@ -20,8 +20,11 @@ export interface Smsc {
   malformedPdu: Buffer;
   /** While true, nothing is answered: no bind_transceiver_resp, enquire_link_resp or submit_sm_resp. */
   silent: boolean;
-  /** The sessions open now stop answering anything, for good; sessions opened later answer as usual. */
-  silenceOpenSessions: () => void;
+  /**
+   * The sessions open now stop answering anything, for good (and, with `stopReading`, stop reading their
+   * socket, so what is sent to them piles up); sessions opened later answer as usual.
+   */
+  silenceOpenSessions: (opts?: { stopReading?: boolean }) => void;
   /** enquire_link PDUs received (answered or not). */
   enquireLinks: PDU[];
   /** Called right after a submit_sm was accepted, with its message_id. */
@@ -51,7 +54,11 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
     answer: () => 0,
     malformedPdu: Buffer.from([0, 0, 0, 8, 0, 0, 0, 4]),
     silent: false,
-    silenceOpenSessions: () => server.sessions.forEach((s) => muted.add(s)),
+    silenceOpenSessions: (opts = {}) =>
+      server.sessions.forEach((s) => {
+        muted.add(s);
+        if (opts.stopReading) s.pause();
+      }),
     enquireLinks: [],
     releaseHeld: () => held.splice(0).forEach((f) => f()),
     maxUnanswered: 0,
@@ -72,7 +79,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
       }),
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of server.sessions) s.close();
+        for (const s of [...server.sessions]) s.destroy(); // close() would wait for a session that stopped reading
         server.close(() => resolve());
       }),
   };

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
-import type { SmppConnection } from "../../server/providers/smpp/connection.js";
+import { ConnectionLost, NotBound, SmppConnection } from "../../server/providers/smpp/connection.js";
 import { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
@@ -249,5 +249,39 @@ describe("SMPP link recovery", () => {
     await waitUntil("sent after the link came back", async () => (await message(a, id)).status === "sent", RECOVERY_BOUND_MS);
     expect(submitsTo(to!)).toHaveLength(1);
     console.info(`SMPP link: a silent SMSC detected ${detectedMs} ms after it stopped answering (idle link)`);
+  });
+});
+
+describe("SMPP submits that never left the process", () => {
+  it("are NotBound (the message goes back to be sent), those written are ConnectionLost (unknown outcome)", async () => {
+    // An SMSC that stops reading: 500 submit_sm of 60 kB each fill the kernel's buffers, and the rest wait in
+    // this process's socket buffer when the response timeout ends the session.
+    const stuck = await startSmsc();
+    const log = createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
+    const link = new SmppConnection({ url: stuck.url, maxInFlight: 1000, maxPerSecond: 1_000_000, responseTimeoutMs: RESPONSE_TIMEOUT_MS, enquireLinkMs: 60_000, log, onReceipt: async () => undefined });
+    try {
+      link.start();
+      await waitUntil("bound", async () => link.state === "bound");
+      stuck.silenceOpenSessions({ stopReading: true });
+      const payload = Buffer.alloc(60_000, 0x41);
+      const outcomes = await Promise.all(
+        Array.from({ length: 500 }, (_v, i) =>
+          link.submit({ destination_addr: `1415558${String(i).padStart(4, "0")}`, message_payload: payload }).then(
+            () => "answered",
+            (error: unknown) => (error instanceof NotBound ? "not written" : error instanceof ConnectionLost ? "unknown" : String(error)),
+          ),
+        ),
+      );
+      const count = (what: string) => outcomes.filter((o) => o === what).length;
+      console.info(`SMPP submits when the session ended: ${count("unknown")} written (unknown), ${count("not written")} never written`);
+      expect(count("unknown")).toBeGreaterThan(0);
+      expect(count("not written")).toBeGreaterThan(0);
+      expect(count("unknown") + count("not written")).toBe(500);
+      // Those written went first: no submit written after one that was not.
+      expect(outcomes.lastIndexOf("unknown")).toBeLessThan(outcomes.indexOf("not written"));
+    } finally {
+      await link.stop();
+      await stuck.close();
+    }
   });
 });

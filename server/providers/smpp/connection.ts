@@ -124,11 +124,13 @@ export class SmppConnection {
     for (const timer of this.sessionTimers.splice(0)) clearTimeout(timer);
     session.destroy();
     sessionEnds.inc({ reason });
-    // Destroying errors the writes still buffered in this process on the next tick; settle after them, so a
-    // submit_sm whose bytes never left is known as such.
+    // The writes still buffered in this process report their failure before the socket's "close": settle after
+    // it, so a submit_sm whose bytes never left is known as such.
     const inFlight = [...this.requests];
     this.requests.clear();
-    process.nextTick(() => inFlight.forEach((request) => request.fail()));
+    const settle = () => inFlight.forEach((request) => request.fail());
+    if (reason === "closed") settle();
+    else session.socket.once("close", settle);
     if (this.state === "stopped") return;
     this.state = "disconnected";
     const delay = this.backoffMs;
