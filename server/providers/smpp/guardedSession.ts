@@ -11,7 +11,8 @@ const HEADER_LENGTH = 16;
 export class MalformedPdu extends Error {}
 
 export class GuardedSession extends smpp.Session {
-  private header: Buffer | undefined;
+  /** The 4-byte command_length of a PDU whose rest has not arrived yet. */
+  private lengthField: Buffer | undefined;
   private reading = false;
 
   constructor(host: string, port: number) {
@@ -39,21 +40,21 @@ export class GuardedSession extends smpp.Session {
   /** The next whole PDU on the socket, or undefined when none is complete yet (or the PDU was malformed). */
   private readPdu(): PDU | undefined {
     if (this.paused || this.socket.destroyed) return undefined;
-    if (!this.header) {
-      const lengthField = this.socket.read(4) as Buffer | null;
+    if (!this.lengthField) {
+      const field = this.socket.read(4) as Buffer | null;
       // At the end of the stream read() hands over what is left, maybe less than asked: a PDU cut off by the
       // connection closing is dropped, and "close" ends the session.
-      if (!lengthField || lengthField.length < 4) return undefined;
-      const length = lengthField.readUInt32BE(0);
+      if (!field || field.length < 4) return undefined;
+      const length = field.readUInt32BE(0);
       if (length < HEADER_LENGTH || length > smpp.PDU.maxLength) {
         return this.reject(`command_length ${length} is outside ${HEADER_LENGTH}..${smpp.PDU.maxLength}`);
       }
-      this.header = lengthField;
+      this.lengthField = field;
     }
-    const rest = this.socket.read(this.header.readUInt32BE(0) - 4) as Buffer | null;
-    if (!rest || rest.length < this.header.readUInt32BE(0) - 4) return undefined;
-    const bytes = Buffer.concat([this.header, rest]);
-    this.header = undefined;
+    const rest = this.socket.read(this.lengthField.readUInt32BE(0) - 4) as Buffer | null;
+    if (!rest || rest.length < this.lengthField.readUInt32BE(0) - 4) return undefined;
+    const bytes = Buffer.concat([this.lengthField, rest]);
+    this.lengthField = undefined;
     try {
       return new smpp.PDU(bytes);
     } catch (error) {
