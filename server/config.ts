@@ -100,6 +100,12 @@ export const SETTINGS = {
   smppMaxInFlight: int("SMPP_MAX_IN_FLIGHT", 10, "SMPP window: `submit_sm` awaiting their `submit_sm_resp`, per worker (at least 1)", {
     map: (n) => Math.max(1, n),
   }),
+  smppResponseTimeoutMs: int("SMPP_RESPONSE_TIMEOUT_MS", 10_000, "a `submit_sm`, `enquire_link` or bind (from the TCP connect) unanswered this long ends the SMPP session, which reconnects with backoff (at least 1)", {
+    map: (n) => Math.max(1, n),
+  }),
+  smppEnquireLinkMs: int("SMPP_ENQUIRE_LINK_MS", 30_000, "how often `enquire_link` is sent on a bound SMPP session; a silent SMSC is noticed within this plus `SMPP_RESPONSE_TIMEOUT_MS` (at least 1)", {
+    map: (n) => Math.max(1, n),
+  }),
   smppMaxPerSecond: int("SMPP_MAX_PER_SECOND", 50, "`submit_sm` a second, per worker (at least 1)", { map: (n) => Math.max(1, n) }),
 };
 

@@ -18,6 +18,8 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
         systemType: config.smppSystemType,
         maxInFlight: config.smppMaxInFlight,
         maxPerSecond: config.smppMaxPerSecond,
+        responseTimeoutMs: config.smppResponseTimeoutMs,
+        enquireLinkMs: config.smppEnquireLinkMs,
         log: log.child({ component: "smpp" }),
         // The receipt becomes a job before the deliver_sm is acknowledged: an acknowledged receipt is stored.
         storeReceipt: async (pdu) => {

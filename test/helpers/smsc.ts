@@ -1,5 +1,6 @@
 // A test SMSC on 127.0.0.1 built on the `smpp` package's server: accepts binds, answers submit_sm (or not,
-// as the test says), records every PDU, and sends delivery receipts on request.
+// as the test says), records every PDU, and sends delivery receipts on request. It can misbehave as a broken
+// carrier does: send bytes that are no valid PDU, or stop answering altogether.
 import smpp, { type PDU, type Session } from "smpp";
 import type { AddressInfo } from "node:net";
 
@@ -9,10 +10,25 @@ export interface Smsc {
   binds: PDU[];
   unbinds: PDU[];
   sessions: () => Session[];
-  /** Decides the answer to a submit_sm: a command_status (0 = accepted), or "hold" to answer later. */
-  answer: (pdu: PDU, index: number) => number | "hold";
+  /**
+   * Decides the answer to a submit_sm: a command_status (0 = accepted), "hold" to answer later, "malformed"
+   * to send `malformedPdu` in its place (and never answer it), or "cut" to send the first 10 bytes of its
+   * submit_sm_resp and close the connection.
+   */
+  answer: (pdu: PDU, index: number) => number | "hold" | "malformed" | "cut";
   /** The message_id to answer a submit_sm with, when the test wants one (ids repeat on real SMSCs). */
   messageIdFor?: (pdu: PDU, index: number) => string | undefined;
+  /** Bytes sent for a "malformed" answer; by default an 8-byte PDU (a length field of 8 and a command_id). */
+  malformedPdu: Buffer;
+  /** While true, nothing is answered: no bind_transceiver_resp, enquire_link_resp or submit_sm_resp. */
+  silent: boolean;
+  /**
+   * The sessions open now stop answering anything, for good (and, with `stopReading`, stop reading their
+   * socket, so what is sent to them piles up); sessions opened later answer as usual.
+   */
+  silenceOpenSessions: (opts?: { stopReading?: boolean }) => void;
+  /** enquire_link PDUs received (answered or not). */
+  enquireLinks: PDU[];
   /** Called right after a submit_sm was accepted, with its message_id. */
   afterAnswer?: (messageId: string) => void;
   /** Answers held submits now. */
@@ -29,6 +45,8 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
   const ids = new Map<PDU, string>();
   const held: (() => void)[] = [];
   let unanswered = 0;
+  const muted = new WeakSet<Session>();
+  const quiet = (session: Session) => smsc.silent || muted.has(session);
   const smsc: Smsc = {
     url: "",
     submits: [],
@@ -36,6 +54,14 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
     unbinds: [],
     sessions: () => server.sessions,
     answer: () => 0,
+    malformedPdu: Buffer.from([0, 0, 0, 8, 0, 0, 0, 4]),
+    silent: false,
+    silenceOpenSessions: (opts = {}) =>
+      server.sessions.forEach((s) => {
+        muted.add(s);
+        if (opts.stopReading) s.pause();
+      }),
+    enquireLinks: [],
     releaseHeld: () => held.splice(0).forEach((f) => f()),
     maxUnanswered: 0,
     idOf: (pdu) => ids.get(pdu)!,
@@ -55,18 +81,22 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
       }),
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of server.sessions) s.close();
+        for (const s of [...server.sessions]) s.destroy(); // close() would wait for a session that stopped reading
         server.close(() => resolve());
       }),
   };
   const server = smpp.createServer((session) => {
     session.on("bind_transceiver", (pdu: PDU) => {
       smsc.binds.push(pdu);
+      if (quiet(session)) return;
       const ok = pdu.system_id === credentials.systemId && pdu.password === credentials.password;
       (session as Session & { bound?: boolean }).bound = ok;
       session.send(pdu.response({ command_status: ok ? 0 : smpp.errors.ESME_RBINDFAIL }));
     });
-    session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
+    session.on("enquire_link", (pdu: PDU) => {
+      smsc.enquireLinks.push(pdu);
+      if (!quiet(session)) session.send(pdu.response());
+    });
     session.on("unbind", (pdu: PDU) => {
       smsc.unbinds.push(pdu);
       session.send(pdu.response());
@@ -84,8 +114,11 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
         session.send(pdu.response(status === 0 ? { message_id: id } : { command_status: status }));
         if (status === 0) smsc.afterAnswer?.(id);
       };
+      if (quiet(session)) return;
       const decision = smsc.answer(pdu, index);
-      if (decision === "hold") held.push(() => respond(0));
+      if (decision === "malformed") session.socket.write(smsc.malformedPdu);
+      else if (decision === "cut") session.socket.end(pdu.response({ message_id: "cut-short" }).toBuffer().subarray(0, 10));
+      else if (decision === "hold") held.push(() => respond(0));
       else respond(decision);
     });
     session.on("error", () => undefined);

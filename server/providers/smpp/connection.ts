@@ -1,11 +1,21 @@
-// One SMPP 3.4 transceiver session to the carrier, kept bound: enquire_link every 30 s, reconnect with
-// exponential backoff (1 s to 60 s) after a drop or a failed bind, a window of at most `maxInFlight`
-// unacknowledged submits and at most `maxPerSecond` submits a second. The `smpp` package does the PDUs.
-import smpp, { type PDU, type Session } from "smpp";
+// One SMPP 3.4 transceiver session to the carrier, kept bound: a window of at most `maxInFlight`
+// unacknowledged submits and at most `maxPerSecond` submits a second. The `smpp` package does the PDUs, read
+// and written through GuardedSession (guardedSession.ts).
+//
+// The session cannot wedge: it ends, and reconnects with exponential backoff (1 s to 60 s, back to 1 s once a
+// new session has answered a request), when the SMSC sends a PDU that cannot be parsed, when a submit_sm,
+// enquire_link or bind goes unanswered for `responseTimeoutMs` (an enquire_link is sent every
+// `enquireLinkMs`), or when the TCP connection drops. Ending it settles every request in flight: a submit_sm
+// whose bytes reached the socket is an unknown outcome (ConnectionLost); one that never did is NotBound, so
+// the message goes back to be sent.
+import smpp, { type PDU } from "smpp";
 import type { Logger } from "../../logger.js";
+import { GuardedSession, type MalformedPdu } from "./guardedSession.js";
+import { sessionEnds } from "./metrics.js";
 
 export type BindState = "connecting" | "bound" | "disconnected" | "stopped";
 
+/** The submit_sm was certainly not handed to the SMSC (not bound, or never written to the socket). */
 export class NotBound extends Error {}
 /** The connection dropped after the PDU was written: whether the carrier took it is unknown. */
 export class ConnectionLost extends Error {}
@@ -15,23 +25,41 @@ export interface ConnectionOptions {
   systemType?: string;
   maxInFlight: number;
   maxPerSecond: number;
+  /** A submit_sm, enquire_link or bind (from the TCP connect on) unanswered for this long ends the session. */
+  responseTimeoutMs?: number;
+  /** Period of enquire_link on a bound session. */
+  enquireLinkMs?: number;
   log: Logger;
   /** Persist a receipt durably; the deliver_sm is acknowledged only after this resolves. */
   onReceipt: (pdu: PDU) => Promise<void>;
+}
+
+const MIN_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 60_000;
+
+interface InFlight {
+  /** Settles the request as the session ends. */
+  fail(): void;
 }
 
 export class SmppConnection {
   state: BindState = "disconnected";
   inFlight = 0;
   maxObservedInFlight = 0;
-  private session: Session | undefined;
-  private backoffMs = 1000;
+  private session: GuardedSession | undefined;
+  private backoffMs = MIN_BACKOFF_MS;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private sessionTimers: NodeJS.Timeout[] = [];
   private readonly waiting: (() => void)[] = [];
-  private readonly pending = new Set<(error: Error) => void>();
+  private readonly requests = new Set<InFlight>();
   private nextSlotAt = 0;
+  private readonly responseTimeoutMs: number;
+  private readonly enquireLinkMs: number;
 
-  constructor(private readonly opts: ConnectionOptions) {}
+  constructor(private readonly opts: ConnectionOptions) {
+    this.responseTimeoutMs = opts.responseTimeoutMs ?? 10_000;
+    this.enquireLinkMs = opts.enquireLinkMs ?? 30_000;
+  }
 
   start(): void {
     this.connect();
@@ -41,8 +69,11 @@ export class SmppConnection {
     if (this.state === "stopped") return;
     this.state = "connecting";
     const url = new URL(this.opts.url);
-    const session = smpp.connect({ url: `smpp://${url.host}`, auto_enquire_link_period: 30_000 });
+    const session = new GuardedSession(url.hostname, Number(url.port || 2775));
     this.session = session;
+    // The TCP connect and the bind together get one response timeout.
+    const bindTimer = setTimeout(() => this.endSession(session, "bind_timeout", `no bind_transceiver_resp within ${this.responseTimeoutMs} ms`), this.responseTimeoutMs);
+    this.sessionTimers.push(bindTimer);
     session.on("connect", () => {
       session.bind_transceiver(
         {
@@ -51,13 +82,14 @@ export class SmppConnection {
           system_type: this.opts.systemType ?? "",
         },
         (pdu) => {
+          clearTimeout(bindTimer);
+          if (this.session !== session) return;
           if (pdu.command_status === 0) {
             this.state = "bound";
-            this.backoffMs = 1000;
             this.opts.log.info({ smsc: url.host }, "SMPP bound as transceiver");
+            this.sessionTimers.push(setInterval(() => this.enquireLink(session), this.enquireLinkMs));
           } else {
-            this.opts.log.error({ status: pdu.command_status }, "SMPP bind refused");
-            session.close();
+            this.endSession(session, "bind_refused", `bind refused with status ${pdu.command_status}`);
           }
         },
       );
@@ -72,25 +104,83 @@ export class SmppConnection {
       );
     });
     session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
+    session.on("unknown", (pdu: PDU) => session.send(pdu.response())); // generic_nack, ESME_RINVCMDID
     session.on("unbind", (pdu: PDU) => {
-      session.send(pdu.response());
-      session.close();
+      const end = () => this.endSession(session, "unbound_by_smsc", "the SMSC unbound");
+      if (!session.send(pdu.response(), undefined, end)) end();
     });
+    session.on("malformed", (error: MalformedPdu) => this.endSession(session, "malformed_pdu", error.message));
     session.on("error", (error: Error) => this.opts.log.warn({ err: error }, "SMPP connection error"));
-    session.on("close", () => this.onClose(session));
+    session.on("close", () => this.endSession(session, "closed", "connection closed"));
   }
 
-  private onClose(session: Session): void {
+  /**
+   * Ends `session` (if it is still the current one): destroys its socket, settles what was in flight and, unless
+   * stopped, reconnects after the backoff. Idempotent.
+   */
+  private endSession(session: GuardedSession, reason: string, detail: string): void {
     if (this.session !== session) return;
     this.session = undefined;
-    for (const fail of this.pending) fail(new ConnectionLost("SMPP connection lost while waiting for submit_sm_resp"));
-    this.pending.clear();
+    for (const timer of this.sessionTimers.splice(0)) clearTimeout(timer);
+    session.destroy();
+    sessionEnds.inc({ reason });
+    // The writes still buffered in this process report their failure before the socket's "close": settle after
+    // it, so a submit_sm whose bytes never left is known as such.
+    const inFlight = [...this.requests];
+    this.requests.clear();
+    const settle = () => inFlight.forEach((request) => request.fail());
+    if (reason === "closed") settle();
+    else session.socket.once("close", settle);
     if (this.state === "stopped") return;
     this.state = "disconnected";
     const delay = this.backoffMs;
-    this.backoffMs = Math.min(this.backoffMs * 2, 60_000);
-    this.opts.log.warn({ delayMs: delay }, "SMPP connection closed; reconnecting");
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    this.opts.log.warn({ reason, detail, inFlight: inFlight.length, reconnectInMs: delay }, "SMPP session ended; reconnecting");
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private enquireLink(session: GuardedSession): void {
+    this.request(session, "enquire_link", {}).catch(() => undefined); // a timeout ends the session itself
+  }
+
+  /**
+   * Sends one request PDU and resolves with its response. No response within the response timeout ends the
+   * session; the session ending rejects with ConnectionLost, or NotBound when the PDU never reached the socket.
+   */
+  private request(session: GuardedSession, command: string, fields: Record<string, unknown>): Promise<PDU> {
+    return new Promise<PDU>((resolve, reject) => {
+      let written = true; // until the write reports an error: an unknown outcome is the safe assumption
+      const timer = setTimeout(() => {
+        // Decide after this turn's I/O: a response read late because the event loop was busy still counts.
+        setImmediate(() => {
+          if (this.requests.has(request)) this.endSession(session, `${command}_timeout`, `no ${command}_resp within ${this.responseTimeoutMs} ms`);
+        });
+      }, this.responseTimeoutMs);
+      const request: InFlight = {
+        fail: () => {
+          clearTimeout(timer);
+          reject(written ? new ConnectionLost(`SMPP session ended while waiting for ${command}_resp`) : new NotBound(`SMPP session ended before the ${command} was written`));
+        },
+      };
+      this.requests.add(request);
+      const queued = session.send(
+        new smpp.PDU(command, fields),
+        (response) => {
+          clearTimeout(timer);
+          if (!this.requests.delete(request)) return;
+          this.backoffMs = MIN_BACKOFF_MS; // this session answers: the next drop reconnects quickly
+          resolve(response);
+        },
+        (_pdu, error) => {
+          if (error) written = false;
+        },
+      );
+      if (!queued) {
+        clearTimeout(timer);
+        this.requests.delete(request);
+        reject(new NotBound(`SMPP socket not writable; ${command} not sent`));
+      }
+    });
   }
 
   private async acquire(): Promise<void> {
@@ -115,31 +205,28 @@ export class SmppConnection {
     try {
       const session = this.session;
       if (this.state !== "bound" || !session) throw new NotBound(`SMPP not bound (${this.state})`);
-      return await new Promise<PDU>((resolve, reject) => {
-        this.pending.add(reject);
-        const sent = session.submit_sm(fields, (pdu) => {
-          this.pending.delete(reject);
-          resolve(pdu);
-        });
-        void sent;
-      });
+      return await this.request(session, "submit_sm", fields);
     } finally {
       this.release();
     }
   }
 
   async stop(): Promise<void> {
+    const wasBound = this.state === "bound";
     this.state = "stopped";
     clearTimeout(this.reconnectTimer);
     const session = this.session;
     if (!session) return;
-    await new Promise<void>((resolve) => {
-      const done = setTimeout(() => resolve(), 2000);
-      session.unbind({}, () => {
-        clearTimeout(done);
-        resolve();
+    if (wasBound) {
+      await new Promise<void>((resolve) => {
+        const done = setTimeout(() => resolve(), 2000);
+        const sent = session.unbind({}, () => {
+          clearTimeout(done);
+          resolve();
+        });
+        if (sent === false) resolve();
       });
-    });
-    session.close();
+    }
+    this.endSession(session, "stopped", "worker stopping");
   }
 }

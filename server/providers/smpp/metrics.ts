@@ -3,6 +3,11 @@ import { Counter, Gauge, Histogram, register } from "prom-client";
 import type { SmppConnection } from "./connection.js";
 
 export const submitsTotal = new Counter({ name: "smpp_submits_total", help: "submit_sm answered, by status", labelNames: ["status"] as const });
+export const sessionEnds = new Counter({
+  name: "smpp_session_ends_total",
+  help: "SMPP sessions ended, by reason (closed, malformed_pdu, submit_sm_timeout, enquire_link_timeout, bind_timeout, ...)",
+  labelNames: ["reason"] as const,
+});
 export const receiptLag = new Histogram({
   name: "smpp_receipt_lag_seconds",
   help: "Time from the message being sent to its final SMPP receipt",

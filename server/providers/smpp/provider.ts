@@ -23,6 +23,8 @@ export interface SmppOptions {
   systemType?: string;
   maxInFlight: number;
   maxPerSecond: number;
+  responseTimeoutMs?: number;
+  enquireLinkMs?: number;
   log: Logger;
   /** Stores a receipt durably (a job); the PDU is acknowledged after. */
   storeReceipt: (pdu: import("smpp").PDU) => Promise<void>;

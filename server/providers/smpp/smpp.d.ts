@@ -1,7 +1,7 @@
 // The parts of the `smpp` package (no published types) this project uses.
 declare module "smpp" {
   import { EventEmitter } from "node:events";
-  import type { Server as NetServer } from "node:net";
+  import type { Server as NetServer, Socket } from "node:net";
 
   export interface PDU {
     command: string;
@@ -9,16 +9,32 @@ declare module "smpp" {
     sequence_number: number;
     [field: string]: any; // eslint-disable-line @typescript-eslint/no-explicit-any
     response(fields?: Record<string, unknown>): PDU;
+    isResponse(): boolean;
+    toBuffer(): Buffer;
   }
 
+  export const PDU: {
+    /** A PDU to send (a command name), or one parsed from a whole PDU's bytes (throws when it cannot be). */
+    new (command: string | Buffer, fields?: Record<string, unknown>): PDU;
+    maxLength: number;
+  };
+
   export class Session extends EventEmitter {
-    send(pdu: PDU, callback?: (pdu: PDU) => void): boolean;
+    constructor(options: { host?: string; port?: number; socket?: Socket });
+    socket: Socket;
+    sequence: number;
+    paused: boolean;
+    /** Response callbacks by sequence_number. */
+    _callbacks: Record<number, (pdu: PDU) => void>;
+    /** The package's PDU reader, bound to the socket's "readable" event by the constructor. */
+    _extractPDUs(): void;
+    send(pdu: PDU, callback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU, error?: Error) => void): boolean;
     close(callback?: () => void): void;
     destroy(callback?: () => void): void;
     bind_transceiver(fields: Record<string, unknown>, callback: (pdu: PDU) => void): void;
     submit_sm(fields: Record<string, unknown>, callback: (pdu: PDU) => void): void;
     deliver_sm(fields: Record<string, unknown>, callback?: (pdu: PDU) => void): void;
-    unbind(fields?: Record<string, unknown>, callback?: (pdu: PDU) => void): void;
+    unbind(fields?: Record<string, unknown>, callback?: (pdu: PDU) => void): boolean;
     enquire_link(fields?: Record<string, unknown>, callback?: (pdu: PDU) => void): void;
     pause(): void;
     resume(): void;
