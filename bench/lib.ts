@@ -150,8 +150,8 @@ export function writeResult(name: string, result: unknown): void {
   const dir = process.env.BENCH_RESULTS_DIR ?? join(root, "bench/results");
   mkdirSync(dir, { recursive: true });
   const line = JSON.stringify({ bench: name, at: new Date().toISOString(), ...(result as object) });
-  writeFileSync(join(dir, `${name}.json`), line + "\n");
-  process.stdout.write(line + "\n");
+  writeFileSync(join(dir, `${name}.json`), `${line}\n`);
+  process.stdout.write(`${line}\n`);
 }
 
 /** With BENCH_PG_STATS=1: the statements that took the most database time, to stderr. */

@@ -48,5 +48,5 @@ export function lineChart(o: { title: string; xLabel: string; yLabel: string; se
     parts.push(`<rect x="${M.left + 12}" y="${M.top + 6 + i * 16}" width="12" height="3" fill="${colour}"/><text x="${M.left + 30}" y="${M.top + 11 + i * 16}">${esc(s.name)}</text>`);
   });
   parts.push("</svg>");
-  return parts.join("\n") + "\n";
+  return `${parts.join("\n")}\n`;
 }

@@ -105,7 +105,7 @@ export async function buildDashboard({ ifStale = false, quiet = false } = {}): P
       logLevel: quiet ? "warn" : "info",
       build: { outDir: scratch, emptyOutDir: true },
     });
-    writeFileSync(join(scratch, "build.json"), JSON.stringify({ inputHash: hash, builtAt: new Date().toISOString() }, null, 2) + "\n");
+    writeFileSync(join(scratch, "build.json"), `${JSON.stringify({ inputHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`);
     const old = join(dashboardDir, `.dist-old-${process.pid}`);
     if (existsSync(distDir)) renameSync(distDir, old);
     renameSync(scratch, distDir);

@@ -37,7 +37,7 @@ try {
   writeFileSync(join(root, "generated/openapi.yaml"), `# ${notice}\n${yamlText}`);
   writeFileSync(
     join(root, "generated/openapi.json"),
-    JSON.stringify({ "x-generated": notice, ...document }, null, 2) + "\n",
+    `${JSON.stringify({ "x-generated": notice, ...document }, null, 2)}\n`,
   );
 
   const ast = await openapiTS(document as never, { exportType: false, alphabetize: false });

@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { ApiProblem, createClient, ok, setUnauthorizedHandler } from "./api.js";
+import { type ApiProblem, createClient, ok, setUnauthorizedHandler } from "./api.js";
 import { CampaignDetail } from "./pages/CampaignDetail.js";
 import { Campaigns } from "./pages/Campaigns.js";
 import { Contacts } from "./pages/Contacts.js";

@@ -2,7 +2,7 @@
 // page, then "Load more" until the API says there is no next page, so every row can be reached. A reload
 // fetches again as many rows as are shown, so polling and refreshing never take away rows the user loaded.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { ApiProblem } from "./api.js";
+import type { ApiProblem } from "./api.js";
 import { asProblem, ProblemMessage } from "./ui.js";
 
 export interface PageOf<T> {

@@ -50,7 +50,7 @@ describe("rate limits per API key", () => {
       const otherUrl = `http://127.0.0.1:${(listener.address() as import("node:net").AddressInfo).port}`;
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
-        const url = (i % 2 ? otherUrl : server().baseUrl) + "/api/v1/webhooks";
+        const url = `${i % 2 ? otherUrl : server().baseUrl}/api/v1/webhooks`;
         statuses.push((await fetch(url, { headers: { Authorization: `Bearer ${a.key}` } })).status);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);

@@ -11,7 +11,6 @@ import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
-import { waitUntil } from "../helpers/wait.js";
 
 const database = useTestDatabase();
 let receiver: Receiver | undefined;

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
-import { SmppProvider } from "../../server/providers/smpp/provider.js";
+import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer } from "../helpers/server.js";
 import { systemPackagePresent } from "../helpers/systemPackage.js";

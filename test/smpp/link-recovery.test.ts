@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
 import { ConnectionLost, NotBound, SmppConnection } from "../../server/providers/smpp/connection.js";
-import { SmppProvider } from "../../server/providers/smpp/provider.js";
+import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { startSmsc, type Smsc } from "../helpers/smsc.js";

@@ -5,7 +5,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
-import { SmppProvider } from "../../server/providers/smpp/provider.js";
+import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { startSmsc, type Smsc } from "../helpers/smsc.js";

@@ -60,8 +60,8 @@ describe("delivery receipts", () => {
       const verified = new Webhook(hook.secret).verify(receipt.body, receipt.headers as Record<string, string>);
       expect(verified).toEqual(receipt.json);
       expect(verifyReceipt(receipt.body, receipt.headers, hook.secret)).toBe(true);
-      expect(verifyReceipt(receipt.body, receipt.headers, "whsec_" + Buffer.alloc(32).toString("base64"))).toBe(false);
-      expect(verifyReceipt(receipt.body.replace("hello", "HELLO") + " ", receipt.headers, hook.secret)).toBe(false);
+      expect(verifyReceipt(receipt.body, receipt.headers, `whsec_${Buffer.alloc(32).toString("base64")}`)).toBe(false);
+      expect(verifyReceipt(`${receipt.body.replace("hello", "HELLO")} `, receipt.headers, hook.secret)).toBe(false);
     }
   });
 
@@ -160,7 +160,7 @@ describe("delivery receipts", () => {
     await sendSoon(a, "+14155550003"); // later receipts of the message wait behind the first one
     const retry = await waitUntil("the failed attempt recorded, the retry scheduled", async () => {
       const [delivery] = await server().db("webhook_deliveries").where({ webhook_id: hook.webhookId }).select("id", "attempts");
-      if (!delivery || delivery.attempts.length !== 1) return undefined;
+      if (delivery?.attempts.length !== 1) return undefined;
       const job = await server().db("jobs").whereRaw("payload->>'deliveryId' = ?", [delivery.id]).whereNot({ state: "running" }).first("run_at");
       return job as { run_at: Date } | undefined;
     });
