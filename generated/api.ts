@@ -306,7 +306,9 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret.
+         * @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret. An
+         *     account has at most `MAX_WEBHOOKS_PER_ACCOUNT` webhooks (10 by default): one more is a 422
+         *     `webhook_limit_reached` problem until one is deleted.
          */
         post: operations["Webhooks_create"];
         delete?: never;
@@ -668,7 +670,10 @@ export interface components {
             type: components["schemas"]["CampaignType"];
             /** @description Audience: the group whose contacts receive the campaign. Passed in place of `recipients`. */
             groupId?: components["schemas"]["Uuid"];
-            /** @description Audience: a list of phone numbers, at most 10,000. Passed in place of `groupId`. */
+            /**
+             * @description Audience: a list of 1 to 10,000 phone numbers; a longer list is a 400 `validation_failed` problem and
+             *     nothing is stored. Passed in place of `groupId`. Each recipient costs one rate-limit token.
+             */
             recipients?: components["schemas"]["PhoneNumber"][];
             /** @description Sender ID; defaults to the server's `DEFAULT_SENDER_ID`. */
             from?: components["schemas"]["SenderId"];
@@ -887,7 +892,10 @@ export interface components {
          *     }
          */
         ImportContactsRequest: {
-            /** @description The contacts to create, 1 to 10,000 rows; `row` in the errors is the 1-based index into this array. */
+            /**
+             * @description The contacts to create, 1 to 10,000 rows (more is a 400 `validation_failed` problem and nothing is stored);
+             *     `row` in the errors is the 1-based index into this array. Each row costs one rate-limit token.
+             */
             contacts: components["schemas"]["ImportContactRow"][];
         };
         /**
@@ -1101,7 +1109,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
             /**
@@ -1374,7 +1382,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1473,7 +1485,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1548,7 +1564,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1632,7 +1652,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1705,7 +1729,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1811,7 +1839,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1908,7 +1940,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1972,7 +2008,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2047,7 +2087,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2120,7 +2164,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2233,7 +2281,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2308,7 +2360,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2381,7 +2437,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2501,7 +2561,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2576,7 +2640,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2651,7 +2719,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2742,7 +2814,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2861,7 +2937,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2924,7 +3004,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3012,7 +3096,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3087,7 +3184,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3160,7 +3261,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3253,7 +3358,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3333,7 +3442,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3413,7 +3526,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3493,7 +3610,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3580,7 +3701,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -26,6 +26,9 @@ export interface Config {
   jobRetentionMs: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  unauthenticatedPerSecond: number;
+  unauthenticatedBurst: number;
+  maxWebhooksPerAccount: number;
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
 }
@@ -72,6 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetentionMs: int(env, "JOB_RETENTION_HOURS", 24) * 3600_000,
     rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),
     rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
+    unauthenticatedPerSecond: int(env, "UNAUTHENTICATED_RATE_PER_SECOND", 5),
+    unauthenticatedBurst: int(env, "UNAUTHENTICATED_BURST", 20),
+    maxWebhooksPerAccount: int(env, "MAX_WEBHOOKS_PER_ACCOUNT", 10),
     httpHeadersTimeoutMs: int(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
     httpRequestTimeoutMs: int(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000),
   };
