@@ -1,7 +1,6 @@
 // Creating and cancelling a campaign: the request's rules checked, the audience snapshotted and the fan-out
 // job queued in one transaction, so a campaign never exists without its audience and its job.
 import { randomUUID } from "node:crypto";
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import {
@@ -18,25 +17,9 @@ import { ApiError, groupNotFound, invalidField, notFound } from "../domain/error
 import { personalisationProblem } from "../domain/personalise.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
+import { mapYielding } from "./yieldingMap.js";
 
 export type CreateCampaignRequest = components["schemas"]["CreateCampaignRequest"];
-
-/** Phone numbers parsed per chunk (~5 ms of work): between chunks the event loop serves other requests. */
-const PHONES_PER_CHUNK = 500;
-
-/**
- * Every recipient in E.164, or a 400 at the first invalid one. Parsing 10,000 numbers takes ~100 ms of CPU,
- * so it yields to the event loop between chunks instead of holding it (bench/eventLoop.ts measures it).
- */
-async function normaliseRecipients(phones: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (let start = 0; start < phones.length; start += PHONES_PER_CHUNK) {
-    if (start > 0) await yieldToEventLoop();
-    const end = Math.min(phones.length, start + PHONES_PER_CHUNK);
-    for (let i = start; i < end; i++) out.push(requirePhone(phones[i]!, `/body/recipients/${i}`));
-  }
-  return out;
-}
 
 /** Checks the request and stores the campaign, its audience and its fan-out job; returns its id. */
 export async function createCampaign(
@@ -58,7 +41,7 @@ export async function createCampaign(
   }
   const from = body.from === undefined ? opts.defaultSenderId : requireSender(body.from, "/body/from");
   // Normalised and de-duplicated: one number listed twice gets one message.
-  const recipients = body.recipients && [...new Set(await normaliseRecipients(body.recipients))];
+  const recipients = body.recipients && [...new Set(await mapYielding(body.recipients, (phone, i) => requirePhone(phone, `/body/recipients/${i}`)))];
 
   return db.transaction(async (tx) => {
     const id = randomUUID();
