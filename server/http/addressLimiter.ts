@@ -39,6 +39,21 @@ export class AddressLimiter {
   }
 }
 
+/**
+ * The bucket an address counts against: an IPv4 address (also IPv4-mapped IPv6) as it is, an IPv6 address by
+ * its /64 — one host usually holds a whole /64, so per-/128 buckets would let it rotate addresses freely.
+ */
+export function clientBucket(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(":")) return address;
+  const [head, tail] = address.split("%")[0]!.split("::") as [string, string | undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g || "0", 16).toString(16)).join(":")}::/64`;
+}
+
 /** A bounded set of recently seen strings (least recently seen dropped first). */
 export class RecentSet {
   private readonly items = new Set<string>();

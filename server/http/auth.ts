@@ -4,7 +4,7 @@ import type { Db } from "../db/knex.js";
 import { admitApiRequest, chargeApiWork, type RateDecision, type RateLimit } from "../db/rateLimits.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../domain/apiKeys.js";
 import { ApiError } from "../domain/errors.js";
-import { AddressLimiter, RecentSet } from "./addressLimiter.js";
+import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -41,7 +41,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
   const addresses = addressLimit.perSecond > 0 ? new AddressLimiter(addressLimit.perSecond, addressLimit.burst) : undefined;
   const recentlyValid = new RecentSet();
   return async (req, res, next) => {
-    const address = req.socket.remoteAddress ?? "unknown";
+    const address = clientBucket(req.socket.remoteAddress ?? "unknown");
     const header = req.headers.authorization;
     const token = header ? BEARER.exec(header)?.[1] : undefined;
     const parsed = token ? parseApiKey(token) : undefined;
