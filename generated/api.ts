@@ -308,7 +308,9 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret.
+         * @description Register a webhook. The answer is the only one besides the `secret` operation that shows the secret. An
+         *     account has at most `MAX_WEBHOOKS_PER_ACCOUNT` webhooks (10 by default): one more is a 422
+         *     `webhook_limit_reached` problem until one is deleted.
          */
         post: operations["Webhooks_create"];
         delete?: never;
@@ -670,7 +672,10 @@ export interface components {
             type: components["schemas"]["CampaignType"];
             /** @description Audience: the group whose contacts receive the campaign. Passed in place of `recipients`. */
             groupId?: components["schemas"]["Uuid"];
-            /** @description Audience: a list of phone numbers, at most 10,000. Passed in place of `groupId`. */
+            /**
+             * @description Audience: a list of 1 to 10,000 phone numbers; a longer list is a 400 `validation_failed` problem and
+             *     nothing is stored. Passed in place of `groupId`. Each recipient costs one rate-limit token.
+             */
             recipients?: components["schemas"]["PhoneNumber"][];
             /** @description Sender ID; defaults to the server's `DEFAULT_SENDER_ID`. */
             from?: components["schemas"]["SenderId"];
@@ -889,7 +894,10 @@ export interface components {
          *     }
          */
         ImportContactsRequest: {
-            /** @description The contacts to create, 1 to 10,000 rows; `row` in the errors is the 1-based index into this array. */
+            /**
+             * @description The contacts to create, 1 to 10,000 rows (more is a 400 `validation_failed` problem and nothing is stored);
+             *     `row` in the errors is the 1-based index into this array. Each row costs one rate-limit token.
+             */
             contacts: components["schemas"]["ImportContactRow"][];
         };
         /**
@@ -1103,7 +1111,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
             /**
@@ -1382,7 +1390,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1493,7 +1505,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1568,7 +1584,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1652,7 +1672,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1728,7 +1752,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1834,7 +1862,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1931,7 +1963,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1995,7 +2031,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2070,7 +2110,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2143,7 +2187,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2256,7 +2304,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2331,7 +2383,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2404,7 +2460,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2524,7 +2584,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2602,7 +2666,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2677,7 +2745,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2768,7 +2840,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2887,7 +2963,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2950,7 +3030,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3038,7 +3122,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3113,7 +3210,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3186,7 +3287,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3282,7 +3387,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3362,7 +3471,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3442,7 +3555,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3522,7 +3639,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3609,7 +3730,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests for this API key. */
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -83,12 +83,15 @@ export const SETTINGS = {
     map: (hours) => hours * 3600_000,
   }),
   // Rate limits
-  rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 50, "requests per second per API key, shared by every instance (kept in PostgreSQL); `0` turns limits off"),
-  rateLimitBurst: int("RATE_LIMIT_BURST", 100, "requests a key may make at once before the per-second rate applies"),
+  rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 50, "tokens per second per API key, shared by every instance (kept in PostgreSQL): a request costs 1, plus 1 per campaign recipient or imported contact row; `0` turns limits off"),
+  rateLimitBurst: int("RATE_LIMIT_BURST", 100, "tokens a key may spend at once before the per-second rate applies (a request costing more needs a full bucket and leaves the key in debt)"),
+  unauthenticatedPerSecond: int("UNAUTHENTICATED_RATE_PER_SECOND", 5, "requests without a valid key (none, malformed, unknown, wrong secret) per second per client address (IPv6 by /64), per process, checked before any database query; `0` turns it off"),
+  unauthenticatedBurst: int("UNAUTHENTICATED_BURST", 20, "requests without a valid key an address may make at once"),
   // Messages and campaigns
   defaultSenderId: text("DEFAULT_SENDER_ID", "SMSPlatform", "sender (`from`) of campaigns that give none"),
   // Webhooks
   webhookAllowPrivate: flag("WEBHOOK_ALLOW_PRIVATE", "`1` allows `http://` and private or loopback webhook URLs. **Development and tests only; never in production**"),
+  maxWebhooksPerAccount: int("MAX_WEBHOOKS_PER_ACCOUNT", 10, "webhooks an account may register; one more is a 422 `webhook_limit_reached`"),
   webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 5000, "a receipt delivery must be answered 2xx within this"),
   webhookRetryBaseMs: int("WEBHOOK_RETRY_BASE_MS", 5000, "retry n of a receipt waits base × 5^(n-1) ± 10 %"),
   // Provider

@@ -79,15 +79,41 @@ export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffe
   const [row] = await queryPrepared<AdmitRow>(db, admit, [keyId, secretHash, interval, limit.burst * interval]);
   if (!row) return {};
   const { limited, allowed, ahead, ...key } = row;
-  return { key, decision: limited ? decide(allowed, ahead ?? 0, interval, limit.burst * interval) : undefined };
+  return { key, decision: limited ? decide(allowed, ahead ?? 0, 1, interval, limit.burst * interval) : undefined };
 }
 
-function decide(allowed: boolean, ahead: number, interval: number, window: number): RateDecision {
+/**
+ * The rest of a request's cost, charged once its body is parsed: `tokens` more from the key's bucket (the one
+ * token of admission is already taken). GCRA with a cost: tat moves `tokens` intervals later. A request is
+ * allowed when the bucket holds min(tokens, burst - 1) now, and pays its whole cost: one larger than the burst
+ * is allowed only on a (nearly) full bucket and leaves the key in debt, so its next requests wait at admission
+ * — before their bodies are read — until the debt is paid at the sustained rate.
+ */
+const charge = {
+  name: "charge_api_work",
+  text: `WITH attempt AS (
+           UPDATE rate_limits SET tat = greatest(tat, now()) + make_interval(secs => $2)
+            WHERE key_id = $1 AND greatest(tat, now()) + make_interval(secs => $3) <= now() + make_interval(secs => $4)
+           RETURNING tat
+         )
+         SELECT EXISTS (SELECT 1 FROM attempt) AS allowed,
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = $1)) - now())::float8 AS ahead`,
+};
+
+export async function chargeApiWork(db: Knex, keyId: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
+  const interval = 1 / limit.perSecond;
+  const window = limit.burst * interval;
+  const needed = Math.min(tokens, Math.max(0, limit.burst - 1));
+  const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, [keyId, tokens * interval, needed * interval, window]);
+  return decide(row?.allowed ?? false, row?.ahead ?? 0, needed, interval, window);
+}
+
+function decide(allowed: boolean, ahead: number, needed: number, interval: number, window: number): RateDecision {
   const behind = Math.max(0, ahead);
   return {
     allowed,
     remaining: Math.max(0, Math.floor((window - behind) / interval)),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(behind + interval - window)),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(behind + needed * interval - window)),
     resetSeconds: Math.ceil(behind),
   };
 }

@@ -24,6 +24,24 @@ export async function insertWebhook(
   return row as WebhookRow;
 }
 
+/**
+ * Registers the webhook unless the account already has `max`; undefined then. The account's row is locked for
+ * the count and the insert, so concurrent registrations cannot both take the last place.
+ */
+export async function insertWebhookWithinLimit(
+  db: Knex,
+  accountId: string,
+  webhook: { name: string; url: string; secret: string },
+  max: number,
+): Promise<WebhookRow | undefined> {
+  return db.transaction(async (tx) => {
+    await tx("accounts").where({ id: accountId }).forUpdate().select("id");
+    const [counted] = await tx("webhooks").where({ account_id: accountId }).count<{ count: string }[]>({ count: "*" });
+    if (Number(counted?.count ?? 0) >= max) return undefined;
+    return insertWebhook(tx, accountId, webhook);
+  });
+}
+
 export async function listWebhooks(db: Knex, accountId: string): Promise<WebhookRow[]> {
   return db("webhooks").where({ account_id: accountId }).orderBy([{ column: "created_at" }, { column: "id" }]).select(columns);
 }

@@ -29,14 +29,19 @@ export const groupReferences = (rows: ImportRow[]): string[] =>
  * Checks every row: every failing field gives one error. A phone that normalises to one of an earlier row
  * (failing or not) is `duplicate_in_import`, so the answer depends on the file alone.
  */
-export function checkImportRows(rows: ImportRow[], groups: Map<string, string>): { candidates: ImportCandidate[]; errors: ImportRowError[] } {
+export function checkImportRows(
+  rows: ImportRow[],
+  groups: Map<string, string>,
+  // Each row's phone in E.164 (undefined: invalid), when the caller has normalised them already.
+  phones: (string | undefined)[] = rows.map((r) => toE164(r.phone)),
+): { candidates: ImportCandidate[]; errors: ImportRowError[] } {
   const candidates: ImportCandidate[] = [];
   const errors: ImportRowError[] = [];
   const seen = new Map<string, number>();
   rows.forEach((r, index) => {
     const row = index + 1;
     const before = errors.length;
-    const phone = toE164(r.phone);
+    const phone = phones[index];
     if (!phone) {
       errors.push({ row, field: "phone", code: "invalid_phone", detail: `${JSON.stringify(r.phone)} is not a valid phone number with its +country prefix, e.g. +14155550123.` });
     } else if (seen.has(phone)) {

@@ -19,6 +19,8 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   scheduled_at_too_far: { status: 422, title: "scheduledAt is too far ahead" },
   group_not_found: { status: 422, title: "Group not found" },
   empty_audience: { status: 422, title: "Empty audience" },
+  // 422 as GitHub answers a hook over its per-repository limit: the request is valid, the account's state refuses it.
+  webhook_limit_reached: { status: 422, title: "Webhook limit reached" },
   rate_limited: { status: 429, title: "Rate limited" },
   internal_error: { status: 500, title: "Internal error" },
   not_implemented: { status: 501, title: "Not implemented" },

@@ -10,7 +10,7 @@ import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { schemaState } from "../db/knex.js";
 import { ApiError, type FieldError } from "../domain/errors.js";
-import { requireApiKey } from "./auth.js";
+import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
@@ -127,8 +127,10 @@ export function createApp(services: Services): Express {
   app.use("/docs", docsRouter());
   app.use("/dashboard", dashboardRouter());
 
-  app.use("/api/v1", requireApiKey(db, { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst }));
+  const keyLimit = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
+  app.use("/api/v1", requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }));
   app.use(express.json({ limit: "1mb", strict: true }));
+  app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);
   app.use(
     OpenApiValidator.middleware({

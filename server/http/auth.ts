@@ -1,9 +1,10 @@
-import type { RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { Account } from "../db/accounts.js";
 import type { Db } from "../db/knex.js";
-import { admitApiRequest, type RateDecision, type RateLimit } from "../db/rateLimits.js";
+import { admitApiRequest, chargeApiWork, type RateDecision, type RateLimit } from "../db/rateLimits.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../domain/apiKeys.js";
 import { ApiError } from "../domain/errors.js";
+import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -19,27 +20,88 @@ const DECOY_HASH = hashSecret("decoy");
 const unauthorized = (detail: string) =>
   new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
 
+/** Requests without a valid key, per client address and per process: RATE 0 turns it off. */
+export interface AddressLimit {
+  perSecond: number;
+  burst: number;
+}
+
 /**
  * Authenticates `Authorization: Bearer sms_<keyId>_<secret>`, puts the key's account on the request, and
  * applies the key's rate limit (RATE_LIMIT_PER_SECOND sustained, RATE_LIMIT_BURST at once, shared by all
  * instances: the state is in PostgreSQL), all in one database round trip. Every admitted answer carries
- * RateLimit-Limit/-Remaining/-Reset; a refused one is a 429 problem with Retry-After.
+ * RateLimit-Limit/-Remaining/-Reset; a refused one is a 429 problem with Retry-After. Admission costs one
+ * token; `chargeRequestWork` charges the rest of a request's cost once its body is parsed.
+ *
+ * Every 401 takes a token from its client address's in-memory bucket; while that bucket is empty the address's
+ * requests are refused with 429 before any database query, except those bearing a key this process has
+ * recently seen succeed (so a valid client behind the same address as an attacker keeps working).
  */
-export function requireApiKey(db: Db, limit: RateLimit): RequestHandler {
+export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLimit): RequestHandler {
+  const addresses = addressLimit.perSecond > 0 ? new AddressLimiter(addressLimit.perSecond, addressLimit.burst) : undefined;
+  const recentlyValid = new RecentSet();
   return async (req, res, next) => {
+    const address = clientBucket(req.socket.remoteAddress ?? "unknown");
+    const header = req.headers.authorization;
+    const token = header ? BEARER.exec(header)?.[1] : undefined;
+    const parsed = token ? parseApiKey(token) : undefined;
+    const presented = parsed && hashSecret(parsed.secret);
+    const seen = parsed && presented && `${parsed.keyId}:${presented.toString("base64")}`;
     try {
-      const header = req.headers.authorization;
+      const wait = addresses && !(seen && recentlyValid.has(seen)) ? addresses.retryAfterSeconds(address) : 0;
+      if (wait > 0) {
+        throw new ApiError("rate_limited", `Too many requests without a valid API key from this address. Retry after ${wait} s.`, {
+          headers: { "Retry-After": String(wait) },
+        });
+      }
       if (!header) throw unauthorized("Send an API key in the header Authorization: Bearer <API_KEY>.");
-      const token = BEARER.exec(header)?.[1];
-      const parsed = token ? parseApiKey(token) : undefined;
-      if (!parsed) throw unauthorized("The Authorization header must be `Bearer sms_<keyId>_<secret>`.");
-      const presented = hashSecret(parsed.secret);
+      if (!parsed || !presented || !seen) throw unauthorized("The Authorization header must be `Bearer sms_<keyId>_<secret>`.");
       const { key, decision } = await admitApiRequest(db, parsed.keyId, presented, limit);
       const valid = secretHashMatches(presented, key?.secretHash ?? DECOY_HASH) && key !== undefined;
-      if (!valid) throw unauthorized("The API key is unknown or revoked.");
+      if (!valid) {
+        recentlyValid.delete(seen);
+        throw unauthorized("The API key is unknown or revoked.");
+      }
+      recentlyValid.add(seen);
       req.account = { id: key.accountId, name: key.accountName };
       req.apiKeyId = key.keyId;
-      if (decision) applyRateDecision(res, decision, limit);
+      if (decision) applyRateDecision(res, decision, limit, 1);
+      next();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "unauthorized") addresses?.take(address);
+      next(error);
+    }
+  };
+}
+
+/**
+ * The list whose length is a request's cost, by operation: a campaign recipient or an imported row is a
+ * token, so a request carrying 10,000 of them costs what 10,000 small requests would.
+ */
+const WORK_LISTS: Record<string, (body: Record<string, unknown>) => unknown> = {
+  "POST /api/v1/campaigns": (body) => body.recipients,
+  "POST /api/v1/contacts/import": (body) => body.contacts,
+};
+
+/** Tokens a parsed request costs: the length of its list, at least 1 (the token taken at admission). */
+export function requestCost(req: Request): number {
+  const list = WORK_LISTS[`${req.method} ${(req.baseUrl + req.path).replace(/\/+$/, "")}`];
+  const items = list && req.body && typeof req.body === "object" ? list(req.body as Record<string, unknown>) : undefined;
+  return Array.isArray(items) ? Math.max(1, items.length) : 1;
+}
+
+/**
+ * Runs after the JSON body is parsed and before it is validated or handled: charges the tokens beyond the one
+ * taken at admission. It comes before validation because validating 10,000 items is itself the work to pay
+ * for (an invalid body is charged as well). Refused: 429 with Retry-After, nothing done.
+ */
+export function chargeRequestWork(db: Db, limit: RateLimit): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const extra = requestCost(req) - 1;
+      if (limit.perSecond > 0 && extra > 0 && req.apiKeyId) {
+        applyRateDecision(res, await chargeApiWork(db, req.apiKeyId, extra, limit), limit, extra + 1);
+      }
       next();
     } catch (error) {
       next(error);
@@ -47,12 +109,13 @@ export function requireApiKey(db: Db, limit: RateLimit): RequestHandler {
   };
 }
 
-function applyRateDecision(res: Response, decision: RateDecision, limit: RateLimit): void {
+function applyRateDecision(res: Response, decision: RateDecision, limit: RateLimit, cost: number): void {
   res.setHeader("RateLimit-Limit", String(limit.burst));
   res.setHeader("RateLimit-Remaining", String(decision.remaining));
   res.setHeader("RateLimit-Reset", String(decision.resetSeconds));
   if (decision.allowed) return;
-  throw new ApiError("rate_limited", `Too many requests for this API key: at most ${limit.perSecond}/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`, {
+  const what = cost > 1 ? `This request costs ${cost} tokens (one per recipient or row). ` : "";
+  throw new ApiError("rate_limited", `${what}Too many requests for this API key: at most ${limit.perSecond} tokens/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`, {
     headers: { "Retry-After": String(decision.retryAfterSeconds) },
   });
 }

@@ -17,6 +17,7 @@ import { ApiError, groupNotFound, invalidField, notFound } from "../domain/error
 import { personalisationProblem } from "../domain/personalise.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
+import { mapYielding } from "./yieldingMap.js";
 
 export type CreateCampaignRequest = components["schemas"]["CreateCampaignRequest"];
 
@@ -40,7 +41,7 @@ export async function createCampaign(
   }
   const from = body.from === undefined ? opts.defaultSenderId : requireSender(body.from, "/body/from");
   // Normalised and de-duplicated: one number listed twice gets one message.
-  const recipients = body.recipients && [...new Set(body.recipients.map((phone, i) => requirePhone(phone, `/body/recipients/${i}`)))];
+  const recipients = body.recipients && [...new Set(await mapYielding(body.recipients, (phone, i) => requirePhone(phone, `/body/recipients/${i}`)))];
 
   return db.transaction(async (tx) => {
     const id = randomUUID();

@@ -7,7 +7,8 @@ import { isForeignKeyViolation, isUniqueViolation } from "../db/errors.js";
 import { groupExists, resolveGroupRefs } from "../db/groups.js";
 import { checkImportRows, contactExists, groupReferences, type ImportRow, type ImportRowError } from "../domain/contactImport.js";
 import { ApiError, groupNotFound, notFound } from "../domain/errors.js";
-import { requirePhone } from "../domain/phone.js";
+import { requirePhone, toE164 } from "../domain/phone.js";
+import { mapYielding } from "./yieldingMap.js";
 
 export async function importContacts(
   tx: Knex.Transaction,
@@ -15,7 +16,9 @@ export async function importContacts(
   rows: ImportRow[],
 ): Promise<{ stored: ContactRow[]; failed: number; errors: ImportRowError[] }> {
   const groups = await resolveGroupRefs(tx, accountId, groupReferences(rows));
-  const { candidates, errors } = checkImportRows(rows, groups);
+  // The CPU part (10,000 phone numbers, ~130 ms) in chunks, so the event loop keeps serving other requests.
+  const phones = await mapYielding(rows, (r) => toE164(r.phone));
+  const { candidates, errors } = checkImportRows(rows, groups, phones);
   const byPhone = new Map((await insertContactsSkippingExisting(tx, accountId, candidates)).map((c) => [c.phone, c]));
   errors.push(...candidates.filter((c) => !byPhone.has(c.phone)).map(contactExists));
   errors.sort((a, b) => a.row - b.row);

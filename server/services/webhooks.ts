@@ -1,8 +1,8 @@
 // Webhook registration and its secrets, and the synchronous test receipt (POST /webhooks/{id}/test).
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import { getWebhook, getWebhookSecrets, insertWebhook, rotateWebhookSecret, type WebhookRow } from "../db/webhooks.js";
-import { invalidField, notFound } from "../domain/errors.js";
+import { getWebhook, getWebhookSecrets, insertWebhookWithinLimit, rotateWebhookSecret, type WebhookRow } from "../db/webhooks.js";
+import { ApiError, invalidField, notFound } from "../domain/errors.js";
 import { generateWebhookSecret } from "../domain/webhookSecrets.js";
 import type { PostResult, ReceiptClient } from "../webhooks/client.js";
 import { receiptHeaders } from "../webhooks/signing.js";
@@ -11,17 +11,24 @@ import { webhookUrlProblem, type Resolver } from "../webhooks/urlPolicy.js";
 /** After a rotation the old secret still signs receipts, alongside the new one, for this long. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** Registers a webhook whose URL passes the policy; returns it with its new signing secret. */
+/**
+ * Registers a webhook whose URL passes the policy, while the account has fewer than `maxPerAccount` (every
+ * webhook multiplies the receipts each message costs); returns it with its new signing secret.
+ */
 export async function createWebhook(
   db: Knex,
   accountId: string,
   input: { name: string; url: string },
-  policy: { allowPrivate: boolean; resolver?: Resolver },
+  policy: { allowPrivate: boolean; resolver?: Resolver; maxPerAccount: number },
 ): Promise<{ webhook: WebhookRow; secret: string }> {
   const problem = await webhookUrlProblem(input.url, policy.allowPrivate, policy.resolver);
   if (problem) throw invalidField("/body/url", problem);
   const secret = generateWebhookSecret();
-  return { webhook: await insertWebhook(db, accountId, { name: input.name, url: input.url, secret }), secret };
+  const webhook = await insertWebhookWithinLimit(db, accountId, { name: input.name, url: input.url, secret }, policy.maxPerAccount);
+  if (!webhook) {
+    throw new ApiError("webhook_limit_reached", `This account already has ${policy.maxPerAccount} webhooks, the most it may have; delete one to register another.`);
+  }
+  return { webhook, secret };
 }
 
 /** A new secret; the previous one keeps signing for SECRET_ROTATION_GRACE_MS. */

@@ -34,8 +34,8 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
 
   const start = async () => {
     const { db, ...rest } = database();
-    // Rate limits off unless a test turns them on: many tests fire hundreds of requests with one key.
-    const config = { ...loadConfig({}), webhookAllowPrivate: true, validateResponses: true, rateLimitPerSecond: 0, ...overrides };
+    // Rate limits off unless a test turns them on: many tests fire hundreds of requests with one key (or none).
+    const config = { ...loadConfig({}), webhookAllowPrivate: true, validateResponses: true, rateLimitPerSecond: 0, unauthenticatedPerSecond: 0, ...overrides };
     const log = opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
     const app = createApp({ db, log, config, now: () => new Date(), resolver: opts.resolver });
     server = await new Promise<Server>((resolve) => {
