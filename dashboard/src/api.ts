@@ -19,6 +19,8 @@ export class ApiProblem extends Error {
   constructor(
     readonly status: number,
     readonly problem: Pick<Problem, "detail" | "code"> & Partial<Problem>,
+    /** From a 429's Retry-After header: when the key's rate limit lets it try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(problem.detail);
   }
@@ -43,9 +45,11 @@ export function createClient(apiKey: string, handle401 = true): SmsClient {
   return client;
 }
 
-function problemOf(status: number, error: unknown): ApiProblem {
+function problemOf(status: number, error: unknown, retryAfter: string | null = null): ApiProblem {
+  const seconds = retryAfter === null ? undefined : Number(retryAfter);
+  const retryAfterSeconds = seconds !== undefined && Number.isFinite(seconds) ? seconds : undefined;
   if (error && typeof error === "object" && "detail" in error && "code" in error) {
-    return new ApiProblem(status, error as Problem);
+    return new ApiProblem(status, error as Problem, retryAfterSeconds);
   }
   return new ApiProblem(status, { code: "internal_error", detail: `The server answered ${status} without an explanation.` });
 }
@@ -64,7 +68,7 @@ export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
   } catch (error) {
     throw new ApiProblem(0, { code: "network_error" as never, detail: `Could not reach the server (${(error as Error).message}).` });
   }
-  if (!answer.response.ok) throw problemOf(answer.response.status, answer.error);
+  if (!answer.response.ok) throw problemOf(answer.response.status, answer.error, answer.response.headers.get("Retry-After"));
   return answer.data as T;
 }
 

@@ -78,11 +78,37 @@ export function lineErrors(chunk: ContactRow[], errors: ImportError[]): LineErro
 /** Sends one import request; the page passes the API client's, the tests a real server's. */
 export type SendImport = (rows: ImportRow[]) => Promise<ImportResult>;
 
+/** The longest Retry-After the import waits out by itself; a longer one stops it (the user can import again). */
+export const MAX_RATE_LIMIT_WAIT_SECONDS = 300;
+
+export interface ImportOptions {
+  maxRows?: number;
+  maxBytes?: number;
+  /**
+   * Called before the import waits out a 429 (an imported row costs a rate-limit token, so a big file spends
+   * the key's tokens): how long, and the first line of the request it then sends again.
+   */
+  onWait?: (seconds: number, fromLine: number) => void;
+  /** How to wait; a real timer by default. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The Retry-After of a rate-limit refusal (an ApiProblem with status 429), else undefined. */
+function rateLimitWait(error: unknown): number | undefined {
+  const e = error as { status?: unknown; retryAfterSeconds?: unknown };
+  return e.status === 429 && typeof e.retryAfterSeconds === "number" ? e.retryAfterSeconds : undefined;
+}
+
 /**
  * Imports the rows: the ones refused here are reported and not sent, the others go in order, one request at a
- * time. A request that fails as a whole (network, server) stops the import; what was imported stays.
+ * time. A rate-limit refusal (429) is waited out (up to MAX_RATE_LIMIT_WAIT_SECONDS) and the same request sent
+ * again: nothing of it was stored. Any other request that fails as a whole (network, server) stops the import;
+ * what was imported stays.
  */
-export async function importContactRows(rows: ContactRow[], send: SendImport, limits: { maxRows?: number; maxBytes?: number } = {}): Promise<ImportOutcome> {
+export async function importContactRows(rows: ContactRow[], send: SendImport, options: ImportOptions = {}): Promise<ImportOutcome> {
+  const sleep = options.sleep ?? realSleep;
   const errors: LineError[] = [];
   const sendable: ContactRow[] = [];
   for (const row of rows) {
@@ -92,14 +118,22 @@ export async function importContactRows(rows: ContactRow[], send: SendImport, li
   }
   let imported = 0;
   let stopped: ImportOutcome["stopped"];
-  for (const chunk of chunkRows(sendable, limits.maxRows, limits.maxBytes)) {
-    try {
-      const answer = await send(chunk.map(toImportRow));
-      imported += answer.imported;
-      errors.push(...lineErrors(chunk, answer.errors));
-    } catch (error) {
-      stopped = { fromLine: chunk[0]!.line, detail: (error as Error).message };
-      break;
+  chunks: for (const chunk of chunkRows(sendable, options.maxRows, options.maxBytes)) {
+    for (;;) {
+      try {
+        const answer = await send(chunk.map(toImportRow));
+        imported += answer.imported;
+        errors.push(...lineErrors(chunk, answer.errors));
+        continue chunks;
+      } catch (error) {
+        const wait = rateLimitWait(error);
+        if (wait === undefined || wait > MAX_RATE_LIMIT_WAIT_SECONDS) {
+          stopped = { fromLine: chunk[0]!.line, detail: (error as Error).message };
+          break chunks;
+        }
+        options.onWait?.(wait, chunk[0]!.line);
+        await sleep(wait * 1000);
+      }
     }
   }
   errors.sort((a, b) => a.line - b.line);

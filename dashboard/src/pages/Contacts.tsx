@@ -158,8 +158,15 @@ function ImportForm({ onImported }: { onImported: () => void }) {
   const [parsed, setParsed] = useState<{ name: string; rows: ContactRow[]; header: boolean } | undefined>();
   const [parseError, setParseError] = useState<string | undefined>();
   const [result, setResult] = useState<ImportOutcome | undefined>();
+  const [waiting, setWaiting] = useState<string | undefined>();
   const action = useAction(async () => {
-    setResult(await importContactRows(parsed!.rows, (contacts) => importContacts(client, contacts)));
+    try {
+      const onWait = (seconds: number, fromLine: number) =>
+        setWaiting(`Each imported row counts against the API key's rate limit: waiting ${Math.ceil(seconds)} s before sending from line ${fromLine}…`);
+      setResult(await importContactRows(parsed!.rows, (contacts) => importContacts(client, contacts).finally(() => setWaiting(undefined)), { onWait }));
+    } finally {
+      setWaiting(undefined);
+    }
     onImported();
   });
 
@@ -208,6 +215,11 @@ function ImportForm({ onImported }: { onImported: () => void }) {
         </p>
       )}
       <ProblemMessage error={action.error} prefix="Import failed" />
+      {waiting && (
+        <p class="muted" role="status">
+          {waiting}
+        </p>
+      )}
       <div class="actions">
         <button type="submit" class="primary" disabled={!parsed || action.busy}>
           {action.busy ? "Importing…" : parsed ? `Import ${parsed.rows.length} row${parsed.rows.length === 1 ? "" : "s"}` : "Import"}
