@@ -134,7 +134,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
       await card.getByRole("button", { name: "Reveal secret of local receiver" }).click();
       const secretText = card.getByTestId("webhook-secret");
       await secretText.waitFor();
-      const secret = (await secretText.textContent()).trim();
+      const secret = ((await secretText.textContent()) ?? "").trim();
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       await card.getByRole("button", { name: "Copy secret" }).click();
       await card.getByText("Secret copied to the clipboard.").waitFor();
@@ -151,8 +151,8 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
       // Rotate: the new secret is shown and signs the next receipt.
       await card.getByRole("button", { name: "Rotate secret of local receiver" }).click();
       await page.getByRole("dialog", { name: "Rotate the signing secret?" }).getByRole("button", { name: "Rotate secret" }).click();
-      await expect.poll(async () => (await secretText.textContent()).trim()).not.toBe(secret);
-      const rotated = (await secretText.textContent()).trim();
+      await expect.poll(async () => ((await secretText.textContent()) ?? "").trim()).not.toBe(secret);
+      const rotated = ((await secretText.textContent()) ?? "").trim();
       await card.getByRole("button", { name: "Send test receipt to local receiver" }).click();
       const all = await receiver.waitFor("the second test receipt", (r) => r.length === 2);
       expect(verifyReceipt(all[1]!.body, all[1]!.headers, rotated)).toBe(true);
