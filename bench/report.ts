@@ -4,11 +4,60 @@ import { join } from "node:path";
 import { root } from "./lib.js";
 import { lineChart } from "./svg.js";
 
-type Result = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// The fields of bench/results/<name>.json this report reads (each benchmark writes them).
+interface Result {
+  machine: { cores: number; memoryGiB: number; node: string; postgres: string };
+  at: string;
+}
+type Latencies = { p50Ms: number; p99Ms: number; maxMs: number; early: number; percentilesMs: number[] };
+type ApiServer = { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number };
+interface ApiResult extends Result {
+  ratio: number;
+  connections: number;
+  seconds: number;
+  rounds: number;
+  ours: ApiServer;
+  baseline: ApiServer;
+}
+interface QueueResult extends Result {
+  jobsPerSecond: Record<string, { ours: number; graphile: number; ratio: number }>;
+  jobs: number;
+  concurrency: number;
+  localQueue: number;
+  rounds: number;
+}
+interface LimitResult extends Result {
+  clients: number;
+  seconds: number;
+  batchSize: number;
+  messagesPerSecond: { onePerTransaction: number; batched: number };
+}
+interface DispatchResult extends Result {
+  messages: number;
+  ceilingMessagesPerSecond: number;
+  fractionOfCeiling?: number | null;
+  throughput: Record<string, { messagesPerSecond: number; seconds: number; receiptsDoneSeconds: number }>;
+  precision: Record<string, Latencies>;
+}
+interface WebhooksResult extends Result {
+  receipts: number;
+  receiptsPerSecond: number;
+  statusChangesPerSecond: number;
+  latencyMs: { p50: number; p99: number; max: number };
+}
+interface CampaignResult extends Result {
+  contacts: number;
+  workers: number;
+  receipts: number;
+  answerMs: number;
+  floorSecondsToCreate?: number;
+  secondsUntil: { allMessagesCreated: number; allSent: number; allReceiptsReceived: number };
+  peakRssMiB: { api: number; workers: number[]; bench: number };
+}
 
-const read = (name: string): Result | undefined => {
+const read = <T extends Result>(name: string): T | undefined => {
   const file = join(root, `bench/results/${name}.json`);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Result) : undefined;
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : undefined;
 };
 const chartsDir = join(root, "bench/charts");
 mkdirSync(chartsDir, { recursive: true });
@@ -31,12 +80,12 @@ const lines: string[] = [
 ];
 const machineLine = (r: Result) => `Machine: ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}; run at ${r.at}.`;
 
-const api = read("api");
-const queue = read("queue");
-const limit = read("limit");
-const dispatch = read("dispatch");
-const webhooks = read("webhooks");
-const campaign = read("campaign");
+const api = read<ApiResult>("api");
+const queue = read<QueueResult>("queue");
+const limit = read<LimitResult>("limit");
+const dispatch = read<DispatchResult>("dispatch");
+const webhooks = read<WebhooksResult>("webhooks");
+const campaign = read<CampaignResult>("campaign");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];

@@ -58,6 +58,7 @@ function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: s
             name="apiKey"
             type="password"
             autoComplete="off"
+            // biome-ignore lint/a11y/noAutofocus: the sign-in screen's one field; its help is read with it (aria-describedby), and keyboard users start typing at once
             autoFocus
             spellcheck={false}
             required

@@ -68,7 +68,9 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
   const generation = useRef(0);
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const rows = useRef<HTMLElement | null>(null);
-  const rowsRef = useCallback((element: HTMLElement | null) => void (rows.current = element), []);
+  const rowsRef = useCallback((element: HTMLElement | null) => {
+    rows.current = element;
+  }, []);
   const focusRow = useRef<number | undefined>(undefined);
   /** The generation a "Load more" is queued or running for, if any. */
   const moreFor = useRef<number | undefined>(undefined);

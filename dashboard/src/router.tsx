@@ -17,13 +17,16 @@ function current(): Location {
 }
 
 const listeners = new Set<() => void>();
-window.addEventListener("popstate", () => listeners.forEach((l) => l()));
+const notify = () => {
+  for (const listener of listeners) listener();
+};
+window.addEventListener("popstate", notify);
 
 export function navigate(to: string, { replace = false } = {}): void {
   const url = BASE + to;
   if (replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
-  listeners.forEach((l) => l());
+  notify();
 }
 
 export function useLocation(): Location {

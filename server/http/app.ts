@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
 import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
-import { schemaState } from "../db/knex.js";
+import { schemaState, type SchemaState } from "../db/knex.js";
 import { ApiError, type FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
@@ -94,7 +94,7 @@ export function createApp(services: Services): Express {
   // Unauthenticated infrastructure endpoints.
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
-    let schema;
+    let schema: SchemaState;
     try {
       schema = await schemaState(db);
     } catch {

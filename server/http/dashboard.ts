@@ -42,7 +42,7 @@ export function dashboardRouter(dist = dashboardDist): Router {
   router.use("/assets", express.static(join(dist, "assets"), { immutable: true, maxAge: "365d", index: false, fallthrough: true }));
   // A missing asset is a 404 (the app's not-found problem), never the page.
   router.use("/assets", (_req, _res, next) => next("router"));
-  router.get("/{*path}", (req, res) => {
+  router.get("/{*path}", (_req, res) => {
     const index = join(dist, "index.html");
     if (!existsSync(index)) {
       res.status(503).setHeader("Retry-After", "60");

@@ -36,8 +36,12 @@ export function batcher<T>(write: (items: T[]) => Promise<void>, opts: { delayMs
     const batch = waiting;
     waiting = [];
     inFlight = write(batch.map((w) => w.item)).then(
-      () => batch.forEach((w) => w.resolve()),
-      (error: unknown) => batch.forEach((w) => w.reject(error)),
+      () => {
+        for (const w of batch) w.resolve();
+      },
+      (error: unknown) => {
+        for (const w of batch) w.reject(error);
+      },
     );
     return inFlight.finally(() => {
       inFlight = undefined;
@@ -47,7 +51,7 @@ export function batcher<T>(write: (items: T[]) => Promise<void>, opts: { delayMs
   };
 
   const schedule = () => {
-    if (inFlight) return; // written when the write in flight ends
+    if (inFlight !== undefined) return; // written when the write in flight ends
     if (waiting.length >= maxBatch) void writeWaiting();
     else timer ??= delayMs === 0 ? setImmediate(() => void writeWaiting()) : setTimeout(() => void writeWaiting(), delayMs);
   };

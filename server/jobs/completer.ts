@@ -18,7 +18,7 @@ export function defaultBackoffMs(attempt: number): number {
 export class Completer {
   private readonly completions;
 
-  constructor(private readonly db: Db, private readonly workerId: string, private readonly log: Logger) {
+  constructor(private readonly db: Db, private readonly workerId: string, log: Logger) {
     this.completions = batcher<string>(
       async (ids) => {
         try {

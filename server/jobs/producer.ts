@@ -40,7 +40,10 @@ export class Producer {
   /** A job due now wakes the producer; a future one only moves the timer earlier (no query). */
   onNotification(payload: string | undefined): void {
     const runAt = payload ? Number(payload) : NaN;
-    if (!Number.isFinite(runAt)) return this.wake();
+    if (!Number.isFinite(runAt)) {
+      this.wake();
+      return;
+    }
     const delay = runAt - Date.now();
     if (delay <= 0) this.wake();
     else if (this.timerAt === undefined || runAt < this.timerAt) this.setTimer(delay);
@@ -51,7 +54,7 @@ export class Producer {
     if (this.stopping) return;
     this.startQueued();
     if (!this.wantsMore()) return;
-    if (this.fetching) {
+    if (this.fetching !== undefined) {
       this.fetchAgain = true;
       return;
     }

@@ -17,9 +17,9 @@ import { waitUntil } from "../helpers/wait.js";
 const database = useTestDatabase();
 let receiver: Receiver | undefined;
 const workers: Spawned[] = [];
-afterAll(() => {
-  receiver?.close();
+afterAll(async () => {
   for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
+  await receiver?.close();
 });
 
 const N = 5000;

@@ -14,7 +14,7 @@ const rulesFile = resolve(import.meta.dirname, "../../ops/alerts.yml");
 const PROMQL_WORDS = new Set(["by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool", "offset"]);
 
 /** The metric names in a PromQL expression: identifiers that are not functions, keywords, labels or strings. */
-export function metricNames(expr: string): string[] {
+function metricNames(expr: string): string[] {
   const bare = expr.replace(/"[^"]*"/g, "").replace(/\{[^}]*\}/g, "").replace(/\[[^\]]*\]/g, "");
   const names = [...bare.matchAll(/(?<![\w:.])[a-zA-Z_:][\w:]*(?![\w:])(?!\s*\()/g)].map((m) => m[0]);
   return names.filter((n) => !PROMQL_WORDS.has(n) && !/^\d/.test(n));

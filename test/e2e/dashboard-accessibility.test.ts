@@ -87,7 +87,7 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
       found.push(...(await audit(page, "delete dialog")));
       expect(found).toEqual([]);
     } finally {
-      receiver.close();
+      await receiver.close();
     }
   });
 });

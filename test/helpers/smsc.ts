@@ -62,7 +62,9 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
         if (opts.stopReading) s.pause();
       }),
     enquireLinks: [],
-    releaseHeld: () => held.splice(0).forEach((f) => f()),
+    releaseHeld: () => {
+      for (const release of held.splice(0)) release();
+    },
     maxUnanswered: 0,
     idOf: (pdu) => ids.get(pdu)!,
     receipt: (messageId, stat, opts = {}) =>

@@ -19,7 +19,9 @@ function setup(opts: { concurrency: number; prefetch?: number; safetyPollMs?: nu
     safetyPollMs: opts.safetyPollMs ?? 5_000,
     log: createLogger("silent"),
     running: () => running.size,
-    start: (jobs) => jobs.forEach((j) => running.add(j.id)),
+    start: (jobs) => {
+      for (const j of jobs) running.add(j.id);
+    },
     claim: async (limit): Promise<Claim> => {
       claims.push(limit);
       if (failNext) {

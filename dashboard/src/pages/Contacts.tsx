@@ -1,5 +1,5 @@
 // Contacts and groups: list, create, edit, move between groups, delete (a group's contacts stay), CSV import.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { importContacts, ok, type Contact, type Group } from "../api.js";
 import { importContactRows, type ImportOutcome } from "../contactImport.js";
 import { contactsFromCsv, CsvError, type ContactRow } from "../csv.js";
@@ -277,6 +277,11 @@ function ContactItem({ contact, groups, onChanged, onDelete }: { contact: Contac
   });
   const groupName = (id: string | null) => groups.find((g) => g.groupId === id)?.name ?? "no group";
   const editId = `edit-${contact.contactId}`;
+  const phoneInput = useRef<HTMLInputElement>(null);
+  // The Edit button that had the focus is gone: the form's first field takes it.
+  useEffect(() => {
+    if (editing) phoneInput.current?.focus();
+  }, [editing]);
 
   if (editing) {
     return (
@@ -293,7 +298,7 @@ function ContactItem({ contact, groups, onChanged, onDelete }: { contact: Contac
           }}
         >
           <Field id={`${editId}-phone`} label="Phone" error={fieldError(save.error, "/body/phone")}>
-            <input id={`${editId}-phone`} type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} autoFocus />
+            <input id={`${editId}-phone`} type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} ref={phoneInput} />
           </Field>
           <Field id={`${editId}-first`} label="First name" error={fieldError(save.error, "/body/firstName")}>
             <input id={`${editId}-first`} maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
@@ -318,7 +323,7 @@ function ContactItem({ contact, groups, onChanged, onDelete }: { contact: Contac
         <span>{contact.firstName ?? <span class="muted">no first name</span>}</span>
       </div>
       <div class="row-meta">
-        <label class="inline">
+        <label class="inline" for={`group-of-${contact.contactId}`}>
           <span class="muted">Group</span>
           <GroupSelect
             id={`group-of-${contact.contactId}`}

@@ -134,7 +134,7 @@ export function Messages() {
         </Notice>
       )}
 
-      <div class="toolbar" role="search" aria-label="Filter messages">
+      <search class="toolbar" aria-label="Filter messages">
         <div class="field">
           <label for="filter-status">Status</label>
           <select id="filter-status" value={status} onChange={(e) => setFilter("status", e.currentTarget.value)}>
@@ -171,7 +171,7 @@ export function Messages() {
         <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
           Refresh
         </button>
-      </div>
+      </search>
 
       <ProblemMessage error={list.error} prefix="Could not load messages" />
       {!list.items && list.loading && <Loading what="messages" />}

@@ -128,7 +128,9 @@ export class SmppConnection {
     // it, so a submit_sm whose bytes never left is known as such.
     const inFlight = [...this.requests];
     this.requests.clear();
-    const settle = () => inFlight.forEach((request) => request.fail());
+    const settle = () => {
+      for (const request of inFlight) request.fail();
+    };
     if (reason === "closed") settle();
     else session.socket.once("close", settle);
     if (this.state === "stopped") return;

@@ -5,7 +5,7 @@
 // not handed over and stays queued (ProviderUnavailable). A later segment throttled is retried after a pause,
 // so a message is never half sent and then resent. A permanent error fails the message with the SMPP error
 // name as error.code. The connection dropping while a submit_sm_resp is awaited is an unknown outcome.
-import smpp from "smpp";
+import smpp, { type PDU } from "smpp";
 import { randomInt } from "node:crypto";
 import type { Db } from "../../db/knex.js";
 import { insertSegments } from "../../db/smppSegments.js";
@@ -37,7 +37,7 @@ export class SmppProvider implements Provider {
 
   constructor(
     private readonly db: Db,
-    private readonly opts: SmppOptions,
+    opts: SmppOptions,
   ) {
     this.connection = new SmppConnection({ ...opts, onReceipt: opts.storeReceipt });
   }
@@ -52,11 +52,12 @@ export class SmppProvider implements Provider {
   }
 
   async submit(message: OutboundMessage): Promise<SubmitResult> {
-    const pdus = submitPdus(message, (this.reference = (this.reference + 1) & 0xff));
+    this.reference = (this.reference + 1) & 0xff;
+    const pdus = submitPdus(message, this.reference);
     const ids: string[] = [];
     for (const [i, pdu] of pdus.entries()) {
       for (let attempt = 1; ; attempt++) {
-        let resp;
+        let resp: PDU;
         try {
           resp = await this.connection.submit(pdu);
         } catch (error) {

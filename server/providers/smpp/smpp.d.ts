@@ -7,7 +7,7 @@ declare module "smpp" {
     command: string;
     command_status: number;
     sequence_number: number;
-    [field: string]: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    [field: string]: unknown;
     response(fields?: Record<string, unknown>): PDU;
     isResponse(): boolean;
     toBuffer(): Buffer;
