@@ -71,7 +71,7 @@ try {
   const parsed = JSON.parse(sample) as { recipients: string[] };
   const jsonParseMs = performance.now() - t;
   t = performance.now();
-  parsed.recipients.forEach((phone, i) => requirePhone(phone, `/body/recipients/${i}`));
+  for (const [i, phone] of parsed.recipients.entries()) requirePhone(phone, `/body/recipients/${i}`);
   const phoneParseMs = performance.now() - t;
 
   for (const r of runs) {
