@@ -34,7 +34,10 @@ const request = {
 
 const runs: Record<"ours" | "baseline", { rps: number; p50: number; p99: number; non2xx: number }[]> = { ours: [], baseline: [] };
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const [name, target] of [["ours", ours], ["baseline", baseline]] as const) {
+  for (const [name, target] of [
+    ["ours", ours],
+    ["baseline", baseline],
+  ] as const) {
     process.stderr.write(`round ${round}/${ROUNDS}: ${name} for ${DURATION} s…\n`);
     const r = await autocannon({ url: target.url, connections: 32, duration: DURATION, requests: [request] });
     runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });

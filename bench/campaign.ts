@@ -48,7 +48,9 @@ try {
   // other work. Rolled back, so the run below starts from the same tables.
   const tx = await db.transaction();
   const floor = await (async () => {
-    const [campaign] = await tx("campaigns").insert({ account_id: account.id, name: "floor", message: "x", type: "instant", sender: "ACME", status: "sending" }).returning("id");
+    const [campaign] = await tx("campaigns")
+      .insert({ account_id: account.id, name: "floor", message: "x", type: "instant", sender: "ACME", status: "sending" })
+      .returning("id");
     const t = Date.now();
     await tx.raw(
       `WITH ids AS (SELECT gen_random_uuid() AS id, gen_random_uuid() AS job_id, g FROM generate_series(1, ?) g),
@@ -69,18 +71,39 @@ try {
   const response = await fetch(`${api.url}/api/v1/campaigns`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify({ name: "bench", message: "Hi {{firstName}}, our sale starts today.", type: "instant", groupId: group.id, from: "ACME" }),
+    body: JSON.stringify({
+      name: "bench",
+      message: "Hi {{firstName}}, our sale starts today.",
+      type: "instant",
+      groupId: group.id,
+      from: "ACME",
+    }),
   });
   const answerMs = Date.now() - t0;
   if (response.status !== 201) throw new Error(`POST /campaigns answered ${response.status}: ${await response.text()}`);
   const { campaignId } = (await response.json()) as { campaignId: string };
 
-  const created = await until("messages created", N, () => count("SELECT count(*) AS n FROM messages WHERE campaign_id = ?", [campaignId]), t0);
+  const created = await until(
+    "messages created",
+    N,
+    () => count("SELECT count(*) AS n FROM messages WHERE campaign_id = ?", [campaignId]),
+    t0,
+  );
   // Handed to the provider (the simulator refuses a few numbers by design: those are `failed` at once).
-  const sent = await until("messages sent", N, () => count("SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status NOT IN ('scheduled', 'sending')", [campaignId]), t0);
+  const sent = await until(
+    "messages sent",
+    N,
+    () => count("SELECT count(*) AS n FROM messages WHERE campaign_id = ? AND status NOT IN ('scheduled', 'sending')", [campaignId]),
+    t0,
+  );
   // Then until the engine is idle (every report applied, every receipt posted): a few simulator numbers never
   // get a final report, so "every message final" is not the end.
-  await until("engine idle", 1, async () => ((await count("SELECT count(*) AS n FROM jobs WHERE state NOT IN ('discarded', 'cancelled')")) === 0 ? 1 : 0), t0);
+  await until(
+    "engine idle",
+    1,
+    async () => ((await count("SELECT count(*) AS n FROM jobs WHERE state NOT IN ('discarded', 'cancelled')")) === 0 ? 1 : 0),
+    t0,
+  );
   const expectedReceipts = await count("SELECT count(*) AS n FROM webhook_deliveries");
   const receipts = await until("receipts received", expectedReceipts, async () => receiver.received, t0);
   const rss = {

@@ -11,7 +11,17 @@ import { ensureAccount } from "../server/db/accounts.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
 import { hasPgbench, lifecycleCeiling } from "./lifecycleCeiling.js";
-import { machine, percentile, printTopStatements, resetData, scheduleMessages, startBenchDatabase, startWorkers, waitForCount, writeResult } from "./lib.js";
+import {
+  machine,
+  percentile,
+  printTopStatements,
+  resetData,
+  scheduleMessages,
+  startBenchDatabase,
+  startWorkers,
+  waitForCount,
+  writeResult,
+} from "./lib.js";
 import { addNoopJobs, startQueueWorkers } from "./queueWorkers.js";
 import { startReceiver } from "./receiver.js";
 
@@ -47,7 +57,9 @@ try {
     const due = new Date(Date.now() + 3000);
     await scheduleMessages(db, { n: N, dueAt: () => due, accountId });
     await waitForCount(`delivered, ${workers} worker(s)`, N, () => count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'"));
-    const delivered = Number((await db.raw("SELECT EXTRACT(EPOCH FROM max(delivered_at) - ?::timestamptz) AS s FROM messages", [due])).rows[0].s);
+    const delivered = Number(
+      (await db.raw("SELECT EXTRACT(EPOCH FROM max(delivered_at) - ?::timestamptz) AS s FROM messages", [due])).rows[0].s,
+    );
     await waitForCount(`receipts, ${workers} worker(s)`, 2 * N, async () => receiver.received);
     await printTopStatements(db, `dispatch, ${workers} worker(s)`);
     throughput[`workers${workers}`] = {

@@ -15,7 +15,8 @@ import { machine, startBenchDatabase, writeResult } from "./lib.js";
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5);
 const RECIPIENTS = 10_000;
 
-const numbers = (offset: number) => Array.from({ length: RECIPIENTS }, (_, i) => `+1 (415) ${String(2_000_000 + offset + i).replace(/^(\d{3})/, "$1-")}`);
+const numbers = (offset: number) =>
+  Array.from({ length: RECIPIENTS }, (_, i) => `+1 (415) ${String(2_000_000 + offset + i).replace(/^(\d{3})/, "$1-")}`);
 const body = (offset: number, invalidLast = false) => {
   const recipients = numbers(offset);
   if (invalidLast) recipients[RECIPIENTS - 1] = "not a number";
@@ -52,7 +53,11 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`
 try {
   const { key } = await createKeyForAccount(bench.db, "bench");
   const post = async (payload: string, expected: number, path = "/campaigns") => {
-    const res = await fetch(base + path, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: payload });
+    const res = await fetch(base + path, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: payload,
+    });
     await res.arrayBuffer();
     if (res.status !== expected) throw new Error(`expected ${expected}, got ${res.status}`);
   };
@@ -75,9 +80,13 @@ try {
   const phoneParseMs = performance.now() - t;
 
   for (const r of runs) {
-    process.stdout.write(`${r.kind.padEnd(30)} longest block ${r.histogramMaxMs.toFixed(1)} ms (histogram), ${r.timerMaxLateMs.toFixed(1)} ms (timer); request ${r.elapsedMs.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `${r.kind.padEnd(30)} longest block ${r.histogramMaxMs.toFixed(1)} ms (histogram), ${r.timerMaxLateMs.toFixed(1)} ms (timer); request ${r.elapsedMs.toFixed(0)} ms\n`,
+    );
   }
-  process.stdout.write(`parts alone: JSON.parse ${jsonParseMs.toFixed(1)} ms (${(sample.length / 1024).toFixed(0)} KiB), phone parsing of ${RECIPIENTS} ${phoneParseMs.toFixed(1)} ms\n`);
+  process.stdout.write(
+    `parts alone: JSON.parse ${jsonParseMs.toFixed(1)} ms (${(sample.length / 1024).toFixed(0)} KiB), phone parsing of ${RECIPIENTS} ${phoneParseMs.toFixed(1)} ms\n`,
+  );
   writeResult("eventLoop", {
     machine: await machine(bench.db),
     recipients: RECIPIENTS,

@@ -24,10 +24,15 @@ export interface BenchDb {
 export async function startBenchDatabase(): Promise<BenchDb> {
   const dir = mkdtempSync(join(tmpdir(), "sms-bench-"));
   chmodSync(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: dir, log: createLogger("warn"), announce: false, settings: {
+  const pg = await startEmbeddedPostgres({
+    dataDir: dir,
+    log: createLogger("warn"),
+    announce: false,
+    settings: {
       max_connections: "200",
       ...(process.env.BENCH_PG_STATS ? { shared_preload_libraries: "pg_stat_statements" } : {}),
-    }, });
+    },
+  });
   const db = createDb(pg.url, 20);
   await migrateLatest(db);
   if (process.env.BENCH_PG_STATS) await db.raw("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
@@ -44,7 +49,9 @@ export async function startBenchDatabase(): Promise<BenchDb> {
 
 /** Empties every table the delivery path writes, between scenarios. */
 export async function resetData(db: Db): Promise<void> {
-  await db.raw("TRUNCATE jobs, messages, message_status_history, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE");
+  await db.raw(
+    "TRUNCATE jobs, messages, message_status_history, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE",
+  );
 }
 
 export interface WorkerProcess {
@@ -54,32 +61,35 @@ export interface WorkerProcess {
 
 export async function startWorkers(n: number, url: string, env: Record<string, string> = {}): Promise<WorkerProcess[]> {
   return Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<WorkerProcess>((resolveWorker, reject) => {
-        const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-        const child = spawn("node", [...profile, "--import", "tsx", "server/main.ts"], {
-          cwd: root,
-          env: { ...process.env, ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", SIMULATOR_DELIVERY_DELAY_MS: "0", ...env },
-          stdio: ["ignore", "pipe", "inherit"],
-        });
-        let out = "";
-        child.stdout!.on("data", (c: Buffer) => {
-          out += c.toString();
-          if (out.includes("job runner started")) {
-            out = "";
-            child.stdout!.removeAllListeners("data");
-            child.stdout!.resume();
-            resolveWorker({
-              child,
-              stop: () => new Promise<void>((done) => {
-                child.once("exit", () => done());
-                child.kill("SIGTERM");
-              }),
-            });
-          }
-        });
-        child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)));
-      }),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<WorkerProcess>((resolveWorker, reject) => {
+          const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+          const child = spawn("node", [...profile, "--import", "tsx", "server/main.ts"], {
+            cwd: root,
+            env: { ...process.env, ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", SIMULATOR_DELIVERY_DELAY_MS: "0", ...env },
+            stdio: ["ignore", "pipe", "inherit"],
+          });
+          let out = "";
+          child.stdout!.on("data", (c: Buffer) => {
+            out += c.toString();
+            if (out.includes("job runner started")) {
+              out = "";
+              child.stdout!.removeAllListeners("data");
+              child.stdout!.resume();
+              resolveWorker({
+                child,
+                stop: () =>
+                  new Promise<void>((done) => {
+                    child.once("exit", () => done());
+                    child.kill("SIGTERM");
+                  }),
+              });
+            }
+          });
+          child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)));
+        }),
     ),
   );
 }
@@ -113,7 +123,10 @@ export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<stri
 }
 
 export function progress(label: string, total: number): SingleBar {
-  const bar = new SingleBar({ format: `${label.padEnd(28)} [{bar}] {percentage}% | {value}/{total} | {duration}s`, stream: process.stderr, hideCursor: true }, Presets.shades_classic);
+  const bar = new SingleBar(
+    { format: `${label.padEnd(28)} [{bar}] {percentage}% | {value}/{total} | {duration}s`, stream: process.stderr, hideCursor: true },
+    Presets.shades_classic,
+  );
   bar.start(total, 0);
   return bar;
 }
@@ -142,7 +155,12 @@ export function percentile(sorted: number[], p: number): number {
 
 export async function machine(db: Db) {
   const { rows } = await db.raw("SHOW server_version");
-  return { cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, postgres: rows[0].server_version as string };
+  return {
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: rows[0].server_version as string,
+  };
 }
 
 /** BENCH_RESULTS_DIR redirects results (the CI smoke run writes to a scratch folder). */
@@ -162,13 +180,20 @@ export async function printTopStatements(db: Db, label: string): Promise<void> {
        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12`,
   );
   process.stderr.write(`\ntop statements (${label}):\n`);
-  for (const r of rows) process.stderr.write(`${String(r.calls).padStart(7)} ${String(r.total_ms).padStart(7)} ms ${String(r.mean_ms).padStart(8)} ms  ${r.query}\n`);
+  for (const r of rows)
+    process.stderr.write(
+      `${String(r.calls).padStart(7)} ${String(r.total_ms).padStart(7)} ms ${String(r.mean_ms).padStart(8)} ms  ${r.query}\n`,
+    );
   await db.raw("SELECT pg_stat_statements_reset()");
 }
 
 /** Starts a server process and waits until it answers. Its output is discarded: request logs must not
  * compete with the load generator for this process's event loop (a full pipe stalls a synchronous logger). */
-export async function serveProcess(script: string, databaseUrl: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+export async function serveProcess(
+  script: string,
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn("node", [...profile, "--import", "tsx", script], {
@@ -179,7 +204,10 @@ export async function serveProcess(script: string, databaseUrl: string, env: Rec
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    const up = await fetch(`${url}/healthz`).then((r) => r.status < 500, () => false);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.status < 500,
+      () => false,
+    );
     if (up) return { child, url };
     if (i > 300) throw new Error(`${script} did not start`);
     await new Promise((r) => setTimeout(r, 100));

@@ -53,10 +53,31 @@ export async function lifecycleCeiling(bench: BenchDb, o: { k: number; seconds: 
   const account = await ensureAccount(bench.db, "bench-limit");
   const webhook = await insertWebhook(bench.db, account.id, { name: "limit", url: "https://example.com/hook", secret: "whsec_bench" });
   process.stderr.write(`pgbench: ${o.clients} clients, ${o.k} message(s) per transaction, ${o.seconds} s…\n`);
-  const out = execFileSync("pgbench", [
-    "-n", "-r", "-M", "prepared", "-c", String(o.clients), "-j", String(o.clients), "-T", String(o.seconds),
-    "-f", file, "-D", `k=${o.k}`, "-D", `account=${account.id}`, "-D", `webhook=${webhook.id}`, bench.url,
-  ], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync(
+    "pgbench",
+    [
+      "-n",
+      "-r",
+      "-M",
+      "prepared",
+      "-c",
+      String(o.clients),
+      "-j",
+      String(o.clients),
+      "-T",
+      String(o.seconds),
+      "-f",
+      file,
+      "-D",
+      `k=${o.k}`,
+      "-D",
+      `account=${account.id}`,
+      "-D",
+      `webhook=${webhook.id}`,
+      bench.url,
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+  );
   if (process.env.BENCH_VERBOSE) process.stderr.write(out);
   const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1]);
   if (!Number.isFinite(tps)) throw new Error(`could not read pgbench's output:\n${out}`);

@@ -83,7 +83,8 @@ export async function addNoopJobs(system: QueueSystem, db: Db, url: string, n: n
 export async function remainingJobs(system: QueueSystem, db: Db): Promise<number> {
   const { rows } = await db.raw(
     system === "ours"
-      ? "SELECT (SELECT count(*) FROM jobs WHERE state IN ('available', 'retryable')) + (SELECT count(*) FROM jobs WHERE state = 'running') AS n" : "SELECT count(*) AS n FROM graphile_worker._private_jobs",
+      ? "SELECT (SELECT count(*) FROM jobs WHERE state IN ('available', 'retryable')) + (SELECT count(*) FROM jobs WHERE state = 'running') AS n"
+      : "SELECT count(*) AS n FROM graphile_worker._private_jobs",
   );
   return Number(rows[0].n);
 }

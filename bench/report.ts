@@ -78,7 +78,8 @@ const lines: string[] = [
   "because absolute figures on this shared 2-core machine move from run to run.",
   "",
 ];
-const machineLine = (r: Result) => `Machine: ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}; run at ${r.at}.`;
+const machineLine = (r: Result) =>
+  `Machine: ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}; run at ${r.at}.`;
 
 const api = read<ApiResult>("api");
 const queue = read<QueueResult>("queue");
@@ -92,19 +93,32 @@ const targets: string[][] = [];
 if (api) targets.push(["api ≥ 0.7 × baseline", `${api.ratio}`, met(api.ratio >= 0.7)]);
 if (queue) {
   for (const [k, v] of Object.entries(queue.jobsPerSecond as Record<string, { ratio: number }>)) {
-    targets.push([`queue ≥ 1.0 × graphile-worker (${k.replace("processes", "")} process${k.endsWith("1") ? "" : "es"})`, `${v.ratio}`, met(v.ratio >= 1)]);
+    targets.push([
+      `queue ≥ 1.0 × graphile-worker (${k.replace("processes", "")} process${k.endsWith("1") ? "" : "es"})`,
+      `${v.ratio}`,
+      met(v.ratio >= 1),
+    ]);
   }
 }
 if (dispatch?.fractionOfCeiling !== undefined && dispatch.fractionOfCeiling !== null) {
   targets.push(["dispatch ≥ 0.5 × batched limit", `${dispatch.fractionOfCeiling}`, met(dispatch.fractionOfCeiling >= 0.5)]);
 }
 if (dispatch?.precision?.ours200PerSecond) {
-  targets.push(["precision p99 ≤ 50 ms at 200/s", `${dispatch.precision.ours200PerSecond.p99Ms} ms`, met(dispatch.precision.ours200PerSecond.p99Ms <= 50)]);
+  targets.push([
+    "precision p99 ≤ 50 ms at 200/s",
+    `${dispatch.precision.ours200PerSecond.p99Ms} ms`,
+    met(dispatch.precision.ours200PerSecond.p99Ms <= 50),
+  ]);
 }
 if (campaign) {
   const scaled = campaign.contacts === 100_000;
-  const floorNote = campaign.floorSecondsToCreate === undefined ? "" : ` (floor: PostgreSQL alone writes the rows in ${campaign.floorSecondsToCreate} s)`;
-  targets.push([`campaign: all 100,000 messages created ≤ 3 s${scaled ? "" : ` (run with ${n(campaign.contacts)})`}`, `${campaign.secondsUntil.allMessagesCreated} s${floorNote}`, scaled ? met(campaign.secondsUntil.allMessagesCreated <= 3) : "not measured at size"]);
+  const floorNote =
+    campaign.floorSecondsToCreate === undefined ? "" : ` (floor: PostgreSQL alone writes the rows in ${campaign.floorSecondsToCreate} s)`;
+  targets.push([
+    `campaign: all 100,000 messages created ≤ 3 s${scaled ? "" : ` (run with ${n(campaign.contacts)})`}`,
+    `${campaign.secondsUntil.allMessagesCreated} s${floorNote}`,
+    scaled ? met(campaign.secondsUntil.allMessagesCreated <= 3) : "not measured at size",
+  ]);
 }
 if (targets.length) {
   lines.push("## Targets", "", "| target | measured | |", "|---|---|---|", ...targets.map((t) => `| ${t.join(" | ")} |`), "");
@@ -140,15 +154,18 @@ if (queue) {
     "|---|---|---|---|",
     ...Object.entries(q).map(([k, v]) => `| ${k.replace("processes", "")} | ${n(v.ours)} | ${n(v.graphile)} | **${v.ratio}** |`),
     "",
-    chart("queue.svg", lineChart({
-      title: "No-op jobs/s against worker processes",
-      xLabel: "worker processes",
-      yLabel: "jobs/s",
-      series: [
-        { name: "ours", points: Object.entries(q).map(([k, v]) => [Number(k.replace("processes", "")), v.ours]) },
-        { name: "graphile-worker 0.17.3", points: Object.entries(q).map(([k, v]) => [Number(k.replace("processes", "")), v.graphile]) },
-      ],
-    })),
+    chart(
+      "queue.svg",
+      lineChart({
+        title: "No-op jobs/s against worker processes",
+        xLabel: "worker processes",
+        yLabel: "jobs/s",
+        series: [
+          { name: "ours", points: Object.entries(q).map(([k, v]) => [Number(k.replace("processes", "")), v.ours]) },
+          { name: "graphile-worker 0.17.3", points: Object.entries(q).map(([k, v]) => [Number(k.replace("processes", "")), v.graphile]) },
+        ],
+      }),
+    ),
     "",
   );
 }
@@ -178,34 +195,47 @@ if (dispatch) {
     "",
     "| worker processes | messages/s to delivered | seconds | all receipts in (s) |",
     "|---|---|---|---|",
-    ...Object.entries(t).map(([k, v]) => `| ${k.replace("workers", "")} | ${n(v.messagesPerSecond)} | ${v.seconds} | ${v.receiptsDoneSeconds} |`),
+    ...Object.entries(t).map(
+      ([k, v]) => `| ${k.replace("workers", "")} | ${n(v.messagesPerSecond)} | ${v.seconds} | ${v.receiptsDoneSeconds} |`,
+    ),
     "",
-    chart("dispatch-workers.svg", lineChart({
-      title: "Due → delivered (with receipts) against worker processes",
-      xLabel: "worker processes",
-      yLabel: "messages/s",
-      series: [{ name: "ours", points: Object.entries(t).map(([k, v]) => [Number(k.replace("workers", "")), v.messagesPerSecond]) }],
-    })),
+    chart(
+      "dispatch-workers.svg",
+      lineChart({
+        title: "Due → delivered (with receipts) against worker processes",
+        xLabel: "worker processes",
+        yLabel: "messages/s",
+        series: [{ name: "ours", points: Object.entries(t).map(([k, v]) => [Number(k.replace("workers", "")), v.messagesPerSecond]) }],
+      }),
+    ),
     "",
     "Precision: messages due at a steady rate for 10 s, one worker; lateness of `sentAt` after `scheduledAt`.",
     "graphile-worker: no-op jobs due at the same rates, lateness of the task's start after `run_at`.",
     "",
     "| | rate/s | p50 | p99 | max | early |",
     "|---|---|---|---|---|---|",
-    ...Object.entries(dispatch.precision as Record<string, { p50Ms: number; p99Ms: number; maxMs: number; early: number }>).map(([k, v]) => {
-      const [, who, rate] = /^(ours|graphile)(\d+)/.exec(k)!;
-      return `| ${who === "ours" ? "ours" : "graphile-worker"} | ${rate} | ${v.p50Ms} ms | ${v.p99Ms} ms | ${v.maxMs} ms | ${v.early} |`;
-    }),
+    ...Object.entries(dispatch.precision as Record<string, { p50Ms: number; p99Ms: number; maxMs: number; early: number }>).map(
+      ([k, v]) => {
+        const [, who, rate] = /^(ours|graphile)(\d+)/.exec(k)!;
+        return `| ${who === "ours" ? "ours" : "graphile-worker"} | ${rate} | ${v.p50Ms} ms | ${v.p99Ms} ms | ${v.maxMs} ms | ${v.early} |`;
+      },
+    ),
     "",
-    chart("precision.svg", lineChart({
-      title: "Lateness distribution (due → sent / started)",
-      xLabel: "percentile",
-      yLabel: "ms late",
-      series: Object.entries(dispatch.precision as Record<string, { percentilesMs: number[] }>).map(([k, v]) => ({
-        name: k.replace(/^(ours|graphile)(\d+)PerSecond$/, (_m, who: string, rate: string) => `${who === "ours" ? "ours" : "graphile-worker"} at ${rate}/s`),
-        points: v.percentilesMs.map((ms, i) => [i + 1, ms] as [number, number]),
-      })),
-    })),
+    chart(
+      "precision.svg",
+      lineChart({
+        title: "Lateness distribution (due → sent / started)",
+        xLabel: "percentile",
+        yLabel: "ms late",
+        series: Object.entries(dispatch.precision as Record<string, { percentilesMs: number[] }>).map(([k, v]) => ({
+          name: k.replace(
+            /^(ours|graphile)(\d+)PerSecond$/,
+            (_m, who: string, rate: string) => `${who === "ours" ? "ours" : "graphile-worker"} at ${rate}/s`,
+          ),
+          points: v.percentilesMs.map((ms, i) => [i + 1, ms] as [number, number]),
+        })),
+      }),
+    ),
     "",
   );
 }

@@ -33,7 +33,10 @@ export function lineChart(o: { title: string; xLabel: string; yLabel: string; se
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="#fff"/>`,
     `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${esc(o.title)}</text>`,
-    ...yTicks.map((t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${py(t)}" y2="${py(t)}" stroke="#eee"/><text x="${M.left - 6}" y="${py(t) + 4}" text-anchor="end">${t}</text>`),
+    ...yTicks.map(
+      (t) =>
+        `<line x1="${M.left}" x2="${W - M.right}" y1="${py(t)}" y2="${py(t)}" stroke="#eee"/><text x="${M.left - 6}" y="${py(t) + 4}" text-anchor="end">${t}</text>`,
+    ),
     ...xTicks.map((t) => `<text x="${px(xMin + t)}" y="${H - M.bottom + 16}" text-anchor="middle">${xMin + t}</text>`),
     `<line x1="${M.left}" x2="${W - M.right}" y1="${H - M.bottom}" y2="${H - M.bottom}" stroke="#333"/>`,
     `<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${H - M.bottom}" stroke="#333"/>`,
@@ -45,7 +48,9 @@ export function lineChart(o: { title: string; xLabel: string; yLabel: string; se
     const d = s.points.map(([x, y], j) => `${j ? "L" : "M"}${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
     parts.push(`<path d="${d}" fill="none" stroke="${colour}" stroke-width="2"/>`);
     for (const [x, y] of s.points.length <= 12 ? s.points : []) parts.push(`<circle cx="${px(x)}" cy="${py(y)}" r="3" fill="${colour}"/>`);
-    parts.push(`<rect x="${M.left + 12}" y="${M.top + 6 + i * 16}" width="12" height="3" fill="${colour}"/><text x="${M.left + 30}" y="${M.top + 11 + i * 16}">${esc(s.name)}</text>`);
+    parts.push(
+      `<rect x="${M.left + 12}" y="${M.top + 6 + i * 16}" width="12" height="3" fill="${colour}"/><text x="${M.left + 30}" y="${M.top + 11 + i * 16}">${esc(s.name)}</text>`,
+    );
   });
   parts.push("</svg>");
   return `${parts.join("\n")}\n`;

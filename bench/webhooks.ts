@@ -38,7 +38,11 @@ try {
     Array.from({ length: 16 }, async () => {
       while (next < messages.length) {
         const m = messages[next++]!;
-        await changeMessageStatus(db, { id: m.id, to: m.to, campaignId: null, providerMessageId: null }, { status: "sent", at: new Date(), providerMessageId: `bench-${m.id}` });
+        await changeMessageStatus(
+          db,
+          { id: m.id, to: m.to, campaignId: null, providerMessageId: null },
+          { status: "sent", at: new Date(), providerMessageId: `bench-${m.id}` },
+        );
       }
     }),
   );

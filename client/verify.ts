@@ -30,7 +30,12 @@ function equal(a: string, b: string): boolean {
 }
 
 /** True when the receipt was signed with `secret` (or one of `secret`s, e.g. old and new while rotating). */
-export function verifyReceipt(rawBody: string | Uint8Array, headers: ReceiptHeaders, secret: string | string[], opts: VerifyOptions = {}): boolean {
+export function verifyReceipt(
+  rawBody: string | Uint8Array,
+  headers: ReceiptHeaders,
+  secret: string | string[],
+  opts: VerifyOptions = {},
+): boolean {
   const body = typeof rawBody === "string" ? rawBody : Buffer.from(rawBody).toString("utf8");
   const secrets = Array.isArray(secret) ? secret : [secret];
   const id = header(headers, "webhook-id");
@@ -40,7 +45,10 @@ export function verifyReceipt(rawBody: string | Uint8Array, headers: ReceiptHead
     const sentAt = Number(timestamp);
     const now = Math.floor((opts.now ?? new Date()).getTime() / 1000);
     if (!Number.isInteger(sentAt) || Math.abs(now - sentAt) > (opts.toleranceSeconds ?? 300)) return false;
-    const presented = signatures.split(" ").filter((s) => s.startsWith("v1,")).map((s) => s.slice(3));
+    const presented = signatures
+      .split(" ")
+      .filter((s) => s.startsWith("v1,"))
+      .map((s) => s.slice(3));
     return secrets.some((s) => {
       const key = Buffer.from(s.replace(/^whsec_/, ""), "base64");
       const expected = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64");

@@ -19,7 +19,9 @@ const out = join(root, "dist");
 const t0 = Date.now();
 
 rmSync(out, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+});
 mkdirSync(join(out, "generated"), { recursive: true });
 for (const file of ["openapi.json", "openapi.yaml"]) cpSync(join(root, "generated", file), join(out, "generated", file));
 await buildDashboard({ ifStale: true, quiet: true });

@@ -35,10 +35,7 @@ try {
   const document = parse(yamlText) as Record<string, unknown>;
 
   writeFileSync(join(root, "generated/openapi.yaml"), `# ${notice}\n${yamlText}`);
-  writeFileSync(
-    join(root, "generated/openapi.json"),
-    `${JSON.stringify({ "x-generated": notice, ...document }, null, 2)}\n`,
-  );
+  writeFileSync(join(root, "generated/openapi.json"), `${JSON.stringify({ "x-generated": notice, ...document }, null, 2)}\n`);
 
   const ast = await openapiTS(document as never, { exportType: false, alphabetize: false });
   writeFileSync(join(root, "generated/api.ts"), `// ${notice}\n/* eslint-disable */\n${astToString(ast)}`);

@@ -23,7 +23,12 @@ function readInt(env: Env, name: string, fallback: number): number {
 }
 
 /** A non-negative integer; unset or empty means the fallback. `map` turns it into what the code uses. */
-function int(name: string, fallback: number, description: string, opts: { shownDefault?: string; map?: (n: number) => number } = {}): Setting<number> {
+function int(
+  name: string,
+  fallback: number,
+  description: string,
+  opts: { shownDefault?: string; map?: (n: number) => number } = {},
+): Setting<number> {
   const map = opts.map ?? ((n: number) => n);
   return { name, shownDefault: opts.shownDefault ?? `\`${fallback}\``, description, read: (env) => map(readInt(env, name, fallback)) };
 }
@@ -61,54 +66,117 @@ export const SETTINGS = {
   // HTTP
   port: int("PORT", 3000, "HTTP port"),
   host: text("HOST", "0.0.0.0", "HTTP bind address"),
-  httpHeadersTimeoutMs: int("HTTP_HEADERS_TIMEOUT_MS", 10_000, "a request must have sent its headers by then (slow clients are cut off; checked every second)"),
+  httpHeadersTimeoutMs: int(
+    "HTTP_HEADERS_TIMEOUT_MS",
+    10_000,
+    "a request must have sent its headers by then (slow clients are cut off; checked every second)",
+  ),
   httpRequestTimeoutMs: int("HTTP_REQUEST_TIMEOUT_MS", 30_000, "a request must have been received completely by then"),
   // Database
   databaseUrl: optional("DATABASE_URL", "PostgreSQL (13+) connection string; unset = an embedded PostgreSQL under `DATA_DIR`"),
-  dataDir: text("DATA_DIR", ".data", "where the embedded PostgreSQL keeps its data (kept across restarts; one left running by a killed server is stopped by the next start)"),
+  dataDir: text(
+    "DATA_DIR",
+    ".data",
+    "where the embedded PostgreSQL keeps its data (kept across restarts; one left running by a killed server is stopped by the next start)",
+  ),
   dbPoolMax: int("DB_POOL_MAX", 25, "database connections per process (plus one for LISTEN in a worker)"),
   // Process
   nodeEnv: text("NODE_ENV", "development", "`production` disables the first-start key"),
-  role: oneOf("ROLE", ["api", "worker", "all"] as const, "all", "`api` (HTTP only), `worker` (jobs and maintenance only) or `all`; any number of workers may share one database"),
+  role: oneOf(
+    "ROLE",
+    ["api", "worker", "all"] as const,
+    "all",
+    "`api` (HTTP only), `worker` (jobs and maintenance only) or `all`; any number of workers may share one database",
+  ),
   logLevel: text("LOG_LEVEL", "info", "pino level (`debug` … `silent`); logs are JSON on stdout (the keys CLI: `warn`, on stderr)"),
-  metricsToken: optional("METRICS_TOKEN", "when set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); set it in production"),
+  metricsToken: optional(
+    "METRICS_TOKEN",
+    "when set, `GET /metrics` needs `Authorization: Bearer <token>` (401 otherwise); set it in production",
+  ),
   validateResponses: flag("VALIDATE_RESPONSES", "`1` validates every response against the OpenAPI document too (always on in tests)"),
   // Jobs
-  workerConcurrency: int("WORKER_CONCURRENCY", 100, "jobs a worker runs at once (sends and provider reports run in batches of what one claim returns)"),
-  workerPrefetch: int("WORKER_PREFETCH", 0, "jobs claimed per round trip; those without a free slot wait in the worker's local queue, their leases extended", {
-    shownDefault: "`WORKER_CONCURRENCY`",
-  }),
-  jobLeaseMs: int("JOB_LEASE_MS", 15_000, "a claimed job's lease: a heartbeat renews it; a dead worker's jobs are claimable again once it runs out"),
-  jobRetentionMs: int("JOB_RETENTION_HOURS", 24, "failed and cancelled jobs are deleted after this many hours (a job that succeeds is deleted at once)", {
-    map: (hours) => hours * 3600_000,
-  }),
+  workerConcurrency: int(
+    "WORKER_CONCURRENCY",
+    100,
+    "jobs a worker runs at once (sends and provider reports run in batches of what one claim returns)",
+  ),
+  workerPrefetch: int(
+    "WORKER_PREFETCH",
+    0,
+    "jobs claimed per round trip; those without a free slot wait in the worker's local queue, their leases extended",
+    {
+      shownDefault: "`WORKER_CONCURRENCY`",
+    },
+  ),
+  jobLeaseMs: int(
+    "JOB_LEASE_MS",
+    15_000,
+    "a claimed job's lease: a heartbeat renews it; a dead worker's jobs are claimable again once it runs out",
+  ),
+  jobRetentionMs: int(
+    "JOB_RETENTION_HOURS",
+    24,
+    "failed and cancelled jobs are deleted after this many hours (a job that succeeds is deleted at once)",
+    {
+      map: (hours) => hours * 3600_000,
+    },
+  ),
   // Rate limits
-  rateLimitPerSecond: int("RATE_LIMIT_PER_SECOND", 50, "tokens per second per API key, shared by every instance (kept in PostgreSQL): a request costs 1, plus 1 per campaign recipient or imported contact row; `0` turns limits off"),
-  rateLimitBurst: int("RATE_LIMIT_BURST", 100, "tokens a key may spend at once before the per-second rate applies (a request costing more needs a full bucket and leaves the key in debt)"),
-  unauthenticatedPerSecond: int("UNAUTHENTICATED_RATE_PER_SECOND", 5, "requests without a valid key (none, malformed, unknown, wrong secret) per second per client address (IPv6 by /64), per process, checked before any database query; `0` turns it off"),
+  rateLimitPerSecond: int(
+    "RATE_LIMIT_PER_SECOND",
+    50,
+    "tokens per second per API key, shared by every instance (kept in PostgreSQL): a request costs 1, plus 1 per campaign recipient or imported contact row; `0` turns limits off",
+  ),
+  rateLimitBurst: int(
+    "RATE_LIMIT_BURST",
+    100,
+    "tokens a key may spend at once before the per-second rate applies (a request costing more needs a full bucket and leaves the key in debt)",
+  ),
+  unauthenticatedPerSecond: int(
+    "UNAUTHENTICATED_RATE_PER_SECOND",
+    5,
+    "requests without a valid key (none, malformed, unknown, wrong secret) per second per client address (IPv6 by /64), per process, checked before any database query; `0` turns it off",
+  ),
   unauthenticatedBurst: int("UNAUTHENTICATED_BURST", 20, "requests without a valid key an address may make at once"),
   // Messages and campaigns
   defaultSenderId: text("DEFAULT_SENDER_ID", "SMSPlatform", "sender (`from`) of campaigns that give none"),
   // Webhooks
-  webhookAllowPrivate: flag("WEBHOOK_ALLOW_PRIVATE", "`1` allows `http://` and private or loopback webhook URLs. **Development and tests only; never in production**"),
+  webhookAllowPrivate: flag(
+    "WEBHOOK_ALLOW_PRIVATE",
+    "`1` allows `http://` and private or loopback webhook URLs. **Development and tests only; never in production**",
+  ),
   maxWebhooksPerAccount: int("MAX_WEBHOOKS_PER_ACCOUNT", 10, "webhooks an account may register; one more is a 422 `webhook_limit_reached`"),
   webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 5000, "a receipt delivery must be answered 2xx within this"),
   webhookRetryBaseMs: int("WEBHOOK_RETRY_BASE_MS", 5000, "retry n of a receipt waits base × 5^(n-1) ± 10 %"),
   // Provider
   provider: oneOf("PROVIDER", ["simulator", "smpp"] as const, "simulator", "`simulator` or `smpp`"),
   simulatorDeliveryDelayMs: int("SIMULATOR_DELIVERY_DELAY_MS", 500, "simulator: time from `sent` to the final status"),
-  simulatorSubmitDelayMs: int("SIMULATOR_SUBMIT_DELAY_MS", 0, "simulator: latency of the submit itself (tests use it to hold jobs in flight)"),
+  simulatorSubmitDelayMs: int(
+    "SIMULATOR_SUBMIT_DELAY_MS",
+    0,
+    "simulator: latency of the submit itself (tests use it to hold jobs in flight)",
+  ),
   smppUrl: optional("SMPP_URL", "`smpp://system_id:password@host:port` for `PROVIDER=smpp` (bound as a transceiver)"),
   smppSystemType: text("SMPP_SYSTEM_TYPE", "", "`system_type` of the SMPP bind"),
   smppMaxInFlight: int("SMPP_MAX_IN_FLIGHT", 10, "SMPP window: `submit_sm` awaiting their `submit_sm_resp`, per worker (at least 1)", {
     map: (n) => Math.max(1, n),
   }),
-  smppResponseTimeoutMs: int("SMPP_RESPONSE_TIMEOUT_MS", 10_000, "a `submit_sm`, `enquire_link` or bind (from the TCP connect) unanswered this long ends the SMPP session, which reconnects with backoff (at least 1)", {
-    map: (n) => Math.max(1, n),
-  }),
-  smppEnquireLinkMs: int("SMPP_ENQUIRE_LINK_MS", 30_000, "how often `enquire_link` is sent on a bound SMPP session; a silent SMSC is noticed within this plus `SMPP_RESPONSE_TIMEOUT_MS` (at least 1)", {
-    map: (n) => Math.max(1, n),
-  }),
+  smppResponseTimeoutMs: int(
+    "SMPP_RESPONSE_TIMEOUT_MS",
+    10_000,
+    "a `submit_sm`, `enquire_link` or bind (from the TCP connect) unanswered this long ends the SMPP session, which reconnects with backoff (at least 1)",
+    {
+      map: (n) => Math.max(1, n),
+    },
+  ),
+  smppEnquireLinkMs: int(
+    "SMPP_ENQUIRE_LINK_MS",
+    30_000,
+    "how often `enquire_link` is sent on a bound SMPP session; a silent SMSC is noticed within this plus `SMPP_RESPONSE_TIMEOUT_MS` (at least 1)",
+    {
+      map: (n) => Math.max(1, n),
+    },
+  ),
   smppMaxPerSecond: int("SMPP_MAX_PER_SECOND", 50, "`submit_sm` a second, per worker (at least 1)", { map: (n) => Math.max(1, n) }),
 };
 

@@ -30,7 +30,9 @@ const { db } = database;
 const firstKey = await createFirstStartKey(db, config.nodeEnv);
 if (firstKey) {
   // Printed once, on purpose, to the terminal only (never through the logger).
-  process.stdout.write(`\nFirst start: created account "default" with API key:\n\n  ${firstKey}\n\nKeep it: it is not shown again. More keys: npm run keys -- create --account NAME\n\n`);
+  process.stdout.write(
+    `\nFirst start: created account "default" with API key:\n\n  ${firstKey}\n\nKeep it: it is not shown again. More keys: npm run keys -- create --account NAME\n\n`,
+  );
 }
 
 let worker: Worker | undefined;
@@ -43,7 +45,10 @@ let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
   const app = createApp({ db, log, config, now: () => new Date(), providerReady: smpp && (() => smpp.state === "bound") });
   server = createHttpServer(app, config).listen(config.port, config.host, () => {
-    log.info({ port: config.port, role: config.role, startupMs: Math.round(performance.now()) }, `listening on http://localhost:${config.port} (docs at /docs)`);
+    log.info(
+      { port: config.port, role: config.role, startupMs: Math.round(performance.now()) },
+      `listening on http://localhost:${config.port} (docs at /docs)`,
+    );
   });
 }
 let stopping = false;

@@ -36,7 +36,11 @@ export interface Worker {
 export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const { db, log, config } = opts;
   const provider = opts.provider ?? createProvider(config, db, log);
-  const client = new ReceiptClient({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate, resolver: opts.resolver });
+  const client = new ReceiptClient({
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.webhookAllowPrivate,
+    resolver: opts.resolver,
+  });
   const runner = new JobRunner({
     db,
     databaseUrl: opts.databaseUrl,

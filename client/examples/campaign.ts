@@ -22,7 +22,9 @@ export async function groupCampaign(sms: SmsClient, { pollMs = 2000, groupName =
   for (;;) {
     const campaign = ok(await sms.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: created.campaignId } } }));
     const { total, scheduled, sent, delivered, failed, undelivered } = campaign.stats;
-    console.log(`${campaign.status}: ${delivered}/${total} delivered, ${scheduled} scheduled, ${sent} sent, ${failed + undelivered} failed`);
+    console.log(
+      `${campaign.status}: ${delivered}/${total} delivered, ${scheduled} scheduled, ${sent} sent, ${failed + undelivered} failed`,
+    );
     if (campaign.status === "completed" || campaign.status === "cancelled") return campaign;
     await sleep(pollMs);
   }

@@ -37,7 +37,9 @@ export function createClient(apiKey: string, handle401 = true): SmsClient {
   client.use({
     onResponse({ response }) {
       if (handle401 && response.status === 401) {
-        onUnauthorized(new ApiProblem(401, { code: "unauthorized", detail: "The API key is no longer accepted (revoked or changed). Sign in again." }));
+        onUnauthorized(
+          new ApiProblem(401, { code: "unauthorized", detail: "The API key is no longer accepted (revoked or changed). Sign in again." }),
+        );
       }
       return undefined;
     },

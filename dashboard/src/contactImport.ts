@@ -35,7 +35,8 @@ export interface ImportOutcome {
 export function localProblem(row: ContactRow): LineError | undefined {
   if (!row.phone) return { line: row.line, field: "phone", detail: "The phone number is missing." };
   if (row.phone.length > 64) return { line: row.line, field: "phone", detail: "The phone number is longer than 64 characters." };
-  if ((row.firstName?.length ?? 0) > 100) return { line: row.line, field: "firstName", detail: "The first name is longer than 100 characters." };
+  if ((row.firstName?.length ?? 0) > 100)
+    return { line: row.line, field: "firstName", detail: "The first name is longer than 100 characters." };
   if ((row.group?.length ?? 0) > 1000) return { line: row.line, field: "group", detail: "The group is longer than 1000 characters." };
   return undefined;
 }

@@ -52,7 +52,8 @@ export function parseCsv(text: string): CsvRecord[] {
       continue;
     }
     if (ch === '"') {
-      if (field.trim() !== "") throw new CsvError(line, "a quote inside an unquoted field; put the whole field in quotes and double the quote");
+      if (field.trim() !== "")
+        throw new CsvError(line, "a quote inside an unquoted field; put the whole field in quotes and double the quote");
       field = "";
       quoted = true;
       quoteStart = line;
@@ -99,7 +100,13 @@ const COLUMNS: Record<string, keyof Omit<ContactRow, "line">> = {
   groupname: "group",
 };
 
-const columnName = (cell: string) => COLUMNS[cell.trim().toLowerCase().replace(/[\s_-]/g, "")];
+const columnName = (cell: string) =>
+  COLUMNS[
+    cell
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_-]/g, "")
+  ];
 
 /** `phone,firstName[,group]`, with or without a header line; a header may order the columns any way. */
 export function contactsFromCsv(text: string): ContactCsv {
@@ -110,7 +117,11 @@ export function contactsFromCsv(text: string): ContactCsv {
   if (header) {
     order = first!.fields.map(columnName);
     const unknown = first!.fields.filter((cell) => cell.trim() && !columnName(cell));
-    if (unknown.length) throw new CsvError(first!.line, `unknown column ${unknown.map((c) => `"${c.trim()}"`).join(", ")}; the columns are phone, firstName and group`);
+    if (unknown.length)
+      throw new CsvError(
+        first!.line,
+        `unknown column ${unknown.map((c) => `"${c.trim()}"`).join(", ")}; the columns are phone, firstName and group`,
+      );
   }
   const rows = (header ? records.slice(1) : records).map(({ line, fields }) => {
     const row: ContactRow = { line, phone: "", firstName: null, group: null };

@@ -38,7 +38,11 @@ function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: s
       onSignedIn(candidate);
     } catch (err) {
       const problem = err as ApiProblem;
-      setError(problem.status === 401 ? "This API key was not accepted: it is unknown, revoked or mistyped. Check it and try again." : problem.problem.detail);
+      setError(
+        problem.status === 401
+          ? "This API key was not accepted: it is unknown, revoked or mistyped. Check it and try again."
+          : problem.problem.detail,
+      );
     } finally {
       setBusy(false);
     }
@@ -49,8 +53,8 @@ function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: s
       <form onSubmit={submit} class="card" aria-describedby="signin-help">
         <h2>Sign in</h2>
         <p id="signin-help" class="muted">
-          Paste an API key (<code>npm run keys -- create --account NAME</code> makes one). It is kept in this tab only and sent as a
-          bearer token.
+          Paste an API key (<code>npm run keys -- create --account NAME</code> makes one). It is kept in this tab only and sent as a bearer
+          token.
         </p>
         <Field id="api-key" label="API key" error={error}>
           <input

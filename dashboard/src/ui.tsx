@@ -30,7 +30,9 @@ export interface Async<T> {
 }
 
 export function asProblem(error: unknown): ApiProblem {
-  return error instanceof ApiProblem ? error : new ApiProblem(0, { code: "internal_error", detail: String((error as Error)?.message ?? error) });
+  return error instanceof ApiProblem
+    ? error
+    : new ApiProblem(0, { code: "internal_error", detail: String((error as Error)?.message ?? error) });
 }
 
 /** Runs `load` when `deps` change; `reload` runs it again keeping the current data on screen meanwhile. */
@@ -139,7 +141,17 @@ export function Notice({ children, kind = "ok" }: { children: ComponentChildren;
 // ---- dialogs --------------------------------------------------------------------------------------------------
 
 /** A modal <dialog>: focus moves into it and stays there, Escape closes it, focus returns on close. */
-export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -213,7 +225,19 @@ export function fieldError(error: ApiProblem | undefined, path: string): string 
   return error?.problem.errors?.find((e) => e.path === path || e.path.startsWith(`${path}/`))?.message;
 }
 
-export function Field({ label, hint, error, children, id }: { label: string; hint?: ComponentChildren; error?: string; children: ComponentChildren; id: string }) {
+export function Field({
+  label,
+  hint,
+  error,
+  children,
+  id,
+}: {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string;
+  children: ComponentChildren;
+  id: string;
+}) {
   return (
     <div class={`field${error ? " field-invalid" : ""}`}>
       <label for={id}>{label}</label>

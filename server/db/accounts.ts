@@ -7,11 +7,7 @@ export interface Account {
 
 /** Returns the account with this name, creating it if needed. */
 export async function ensureAccount(db: Knex, name: string): Promise<Account> {
-  const [row] = await db("accounts")
-    .insert({ name })
-    .onConflict("name")
-    .merge({ name })
-    .returning(["id", "name"]);
+  const [row] = await db("accounts").insert({ name }).onConflict("name").merge({ name }).returning(["id", "name"]);
   return row as Account;
 }
 

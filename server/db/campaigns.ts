@@ -68,7 +68,12 @@ export async function listCampaigns(
   const query = selectCampaigns(db).select(cursorAtColumn(db, "c.created_at")).where("c.account_id", accountId);
   if (opts.status) query.where("c.status", opts.status);
   whereAfter(query, opts.after, "c.");
-  return query.orderBy([{ column: "c.created_at", order: "desc" }, { column: "c.id", order: "desc" }]).limit(opts.limit);
+  return query
+    .orderBy([
+      { column: "c.created_at", order: "desc" },
+      { column: "c.id", order: "desc" },
+    ])
+    .limit(opts.limit);
 }
 
 export interface NewCampaign {
@@ -122,7 +127,15 @@ export async function snapshotListAudience(tx: Knex.Transaction, campaignId: str
 }
 
 export interface FanoutBatch {
-  campaign: { id: string; accountId: string; message: string; from: string; status: CampaignStatus; scheduledAt: Date | null; createdAt: Date };
+  campaign: {
+    id: string;
+    accountId: string;
+    message: string;
+    from: string;
+    status: CampaignStatus;
+    scheduledAt: Date | null;
+    createdAt: Date;
+  };
   recipients: { seq: number; phone: string; firstName: string | null }[];
 }
 
@@ -131,10 +144,16 @@ export interface FanoutBatch {
  * serialises fan-out with cancel: a cancelled campaign gets no further messages.
  */
 export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, size: number): Promise<FanoutBatch | undefined> {
-  const campaign = await tx("campaigns")
-    .where({ id: campaignId })
-    .forUpdate()
-    .first({ id: "id", accountId: "account_id", message: "message", from: "sender", status: "status", scheduledAt: "scheduled_at", createdAt: "created_at", fanoutDone: "fanout_done" });
+  const campaign = await tx("campaigns").where({ id: campaignId }).forUpdate().first({
+    id: "id",
+    accountId: "account_id",
+    message: "message",
+    from: "sender",
+    status: "status",
+    scheduledAt: "scheduled_at",
+    createdAt: "created_at",
+    fanoutDone: "fanout_done",
+  });
   if (!campaign) return undefined;
   const recipients = await tx("campaign_recipients")
     .where({ campaign_id: campaignId })
@@ -161,7 +180,9 @@ export async function completeCampaignIfDone(db: Knex, campaignId: string): Prom
     .where({ id: campaignId })
     .whereIn("status", ["sending", "scheduled"])
     .whereRaw("fanout_done = audience_size")
-    .whereNotExists(db("messages").where({ campaign_id: campaignId }).whereIn("status", ["scheduled", "sending", "sent"]).select(db.raw("1")))
+    .whereNotExists(
+      db("messages").where({ campaign_id: campaignId }).whereIn("status", ["scheduled", "sending", "sent"]).select(db.raw("1")),
+    )
     .update({ status: "completed", completed_at: db.fn.now() });
   return count > 0;
 }
@@ -194,7 +215,11 @@ export async function cancelCampaign(tx: Knex.Transaction, campaignId: string): 
 }
 
 /** Status and lock of one campaign of the account (for cancel). */
-export async function lockCampaign(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<{ status: CampaignStatus } | undefined> {
+export async function lockCampaign(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+): Promise<{ status: CampaignStatus } | undefined> {
   return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status");
 }
 
@@ -202,7 +227,10 @@ export async function lockCampaign(tx: Knex.Transaction, accountId: string, camp
 export async function audienceNameBounds(tx: Knex.Transaction, campaignId: string): Promise<{ longest: number; someEmpty: boolean }> {
   const row = await tx("campaign_recipients")
     .where({ campaign_id: campaignId })
-    .first(tx.raw("coalesce(max(length(first_name)), 0)::int AS longest"), tx.raw("coalesce(bool_or(coalesce(first_name, '') = ''), false) AS \"someEmpty\""));
+    .first(
+      tx.raw("coalesce(max(length(first_name)), 0)::int AS longest"),
+      tx.raw("coalesce(bool_or(coalesce(first_name, '') = ''), false) AS \"someEmpty\""),
+    );
   return { longest: row?.longest ?? 0, someEmpty: Boolean(row?.someEmpty) };
 }
 

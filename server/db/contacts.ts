@@ -52,10 +52,17 @@ export async function listContacts(
   accountId: string,
   opts: { groupId?: string; after?: CursorKey; limit: number },
 ): Promise<(ContactRow & CursorKey)[]> {
-  const query = db("contacts").where({ account_id: accountId }).select([...columns, cursorAtColumn(db, "created_at")]);
+  const query = db("contacts")
+    .where({ account_id: accountId })
+    .select([...columns, cursorAtColumn(db, "created_at")]);
   if (opts.groupId) query.where({ group_id: opts.groupId });
   whereAfter(query, opts.after);
-  return query.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(opts.limit);
+  return query
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])
+    .limit(opts.limit);
 }
 
 /** Applies the given changes; undefined when there is no such contact in the account. */

@@ -125,7 +125,9 @@ async function stopOrphanedPostmaster(clusterDir: string, stateFile: string, log
   if (existsSync(stateFile)) {
     const owner = (JSON.parse(readFileSync(stateFile, "utf8")) as RunningState).pid;
     if (owner !== process.pid && isAlive(owner)) {
-      throw new Error(`the embedded PostgreSQL in ${clusterDir} belongs to a running server (pid ${owner}); stop it first, or use DATABASE_URL`);
+      throw new Error(
+        `the embedded PostgreSQL in ${clusterDir} belongs to a running server (pid ${owner}); stop it first, or use DATABASE_URL`,
+      );
     }
   }
   process.kill(pid, "SIGINT");
@@ -157,7 +159,13 @@ export interface StartOptions {
   port?: number;
 }
 
-export async function startEmbeddedPostgres({ dataDir, log, settings = {}, announce = true, port: fixedPort }: StartOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({
+  dataDir,
+  log,
+  settings = {},
+  announce = true,
+  port: fixedPort,
+}: StartOptions): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
   const clusterDir = join(root, "pg");
   const credentialsFile = join(root, "pg-credentials.json");

@@ -1,15 +1,18 @@
 import type { Knex } from "knex";
 
-export type IdempotencyClaim =
-  | { owned: true }
-  | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown };
+export type IdempotencyClaim = { owned: true } | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown };
 
 /**
  * Claims `key` for this request inside the caller's transaction. A concurrent request with the same key
  * blocks on the primary key until this transaction ends, then sees the stored response, so two racing
  * retries never both create. A key older than 24 h is taken over as if new.
  */
-export async function claimIdempotencyKey(tx: Knex.Transaction, accountId: string, key: string, requestHash: string): Promise<IdempotencyClaim> {
+export async function claimIdempotencyKey(
+  tx: Knex.Transaction,
+  accountId: string,
+  key: string,
+  requestHash: string,
+): Promise<IdempotencyClaim> {
   const claimed = await tx.raw(
     `INSERT INTO idempotency_keys (account_id, key, request_hash) VALUES (?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE
@@ -25,8 +28,16 @@ export async function claimIdempotencyKey(tx: Knex.Transaction, accountId: strin
   return { owned: false, ...row };
 }
 
-export async function saveIdempotentResponse(tx: Knex.Transaction, accountId: string, key: string, status: number, body: unknown): Promise<void> {
-  await tx("idempotency_keys").where({ account_id: accountId, key }).update({ response_status: status, response_body: JSON.stringify(body) });
+export async function saveIdempotentResponse(
+  tx: Knex.Transaction,
+  accountId: string,
+  key: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  await tx("idempotency_keys")
+    .where({ account_id: accountId, key })
+    .update({ response_status: status, response_body: JSON.stringify(body) });
 }
 
 /** Removes keys past their 24 h window; called by the maintenance service. */

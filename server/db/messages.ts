@@ -70,11 +70,7 @@ const columns = {
  * three knex multi-row INSERTs created all messages in 7.5 s, 5,000-row batches of this statement in 3.4 s.
  * Wakes the workers (at commit) when one of the messages is due within the notify horizon.
  */
-export async function insertMessagesWithJobs(
-  tx: Knex,
-  accountId: string,
-  messages: NewMessage[],
-): Promise<void> {
+export async function insertMessagesWithJobs(tx: Knex, accountId: string, messages: NewMessage[]): Promise<void> {
   if (messages.length === 0) return;
   const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
   await tx.raw(
@@ -87,8 +83,15 @@ export async function insertMessagesWithJobs(
      INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
      SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding FROM rows`,
     [
-      col("id"), col("jobId"), messages.map((m) => m.campaignId ?? null), col("to"), col("from"), col("body"),
-      messages.map((m) => m.scheduledAt.toISOString()), col("segments"), col("encoding"),
+      col("id"),
+      col("jobId"),
+      messages.map((m) => m.campaignId ?? null),
+      col("to"),
+      col("from"),
+      col("body"),
+      messages.map((m) => m.scheduledAt.toISOString()),
+      col("segments"),
+      col("encoding"),
       accountId,
     ],
   );
@@ -108,7 +111,12 @@ export async function listMessages(
   if (opts.statuses) query.whereIn("status", opts.statuses);
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
   whereAfter(query, opts.after);
-  return query.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(opts.limit);
+  return query
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])
+    .limit(opts.limit);
 }
 
 /**
@@ -117,7 +125,10 @@ export async function listMessages(
  */
 export async function getStatusHistories(db: Knex, messages: { id: string; createdAt: Date }[]): Promise<Map<string, StatusChangeRow[]>> {
   const rows = await db("message_status_history")
-    .whereIn("message_id", messages.map((m) => m.id))
+    .whereIn(
+      "message_id",
+      messages.map((m) => m.id),
+    )
     .orderBy([{ column: "message_id" }, { column: "id" }])
     .select({ messageId: "message_id", status: "status", at: "at" });
   const histories = new Map<string, StatusChangeRow[]>(messages.map((m) => [m.id, [{ status: "scheduled", at: m.createdAt }]]));
@@ -221,8 +232,13 @@ export async function updateStatusesWithReceipts(
       updates.map((u) => u.error?.code ?? null),
       updates.map((u) => u.error?.message ?? null),
       updates.map((u) => u.body),
-      to, to, to, from, to,
-      receipt.event, receipt.seq,
+      to,
+      to,
+      to,
+      from,
+      to,
+      receipt.event,
+      receipt.seq,
     ],
   );
   return rows;

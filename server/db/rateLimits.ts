@@ -104,7 +104,12 @@ export async function chargeApiWork(db: Knex, keyId: string, tokens: number, lim
   const interval = 1 / limit.perSecond;
   const window = limit.burst * interval;
   const needed = Math.min(tokens, Math.max(0, limit.burst - 1));
-  const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, [keyId, tokens * interval, needed * interval, window]);
+  const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, [
+    keyId,
+    tokens * interval,
+    needed * interval,
+    window,
+  ]);
   return decide(row?.allowed ?? false, row?.ahead ?? 0, needed, interval, window);
 }
 

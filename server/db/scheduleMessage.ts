@@ -21,12 +21,17 @@ export const scheduleMessageStatement = {
          SELECT ${notifyWhenSql("$6 <> ''", "$6")}`,
 };
 
-export async function scheduleMessage(
-  db: Knex,
-  accountId: string,
-  m: NewMessage,
-): Promise<void> {
+export async function scheduleMessage(db: Knex, accountId: string, m: NewMessage): Promise<void> {
   await queryPrepared(db, scheduleMessageStatement, [
-    m.id, m.jobId, m.to, m.from, m.body, wakeUpPayload(m.scheduledAt) ?? "", m.scheduledAt, m.segments, m.encoding, accountId,
+    m.id,
+    m.jobId,
+    m.to,
+    m.from,
+    m.body,
+    wakeUpPayload(m.scheduledAt) ?? "",
+    m.scheduledAt,
+    m.segments,
+    m.encoding,
+    accountId,
   ]);
 }

@@ -14,11 +14,7 @@ export interface SimulatedSubmission {
  * Records submissions and schedules the simulated carrier's later reports as jobs: one statement, so both or
  * neither happen.
  */
-export async function recordSimulatorSubmissions(
-  db: Knex,
-  submissions: SimulatedSubmission[],
-  reportsAt: Date,
-): Promise<void> {
+export async function recordSimulatorSubmissions(db: Knex, submissions: SimulatedSubmission[], reportsAt: Date): Promise<void> {
   if (submissions.length === 0) return;
   const withReport = submissions.filter((s) => s.report);
   await db.raw(
@@ -36,7 +32,8 @@ export async function recordSimulatorSubmissions(
       submissions.map((s) => s.outcome),
       reportsAt,
       withReport.map((s) => JSON.stringify(s.report)),
-      withReport.length > 0 && wakeUpPayload(reportsAt) !== undefined, wakeUpPayload(reportsAt) ?? "",
+      withReport.length > 0 && wakeUpPayload(reportsAt) !== undefined,
+      wakeUpPayload(reportsAt) ?? "",
     ],
   );
 }

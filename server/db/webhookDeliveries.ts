@@ -51,7 +51,10 @@ export async function loadDeliveriesForDispatch(db: Knex, deliveryIds: string[])
  * holds until this statement commits, so it cannot interleave with that row being finished (see
  * finishDeliveries). Returns the ids that were parked. The first receipt of a message waits for nothing.
  */
-export async function parkBehindEarlier(db: Knex, deliveries: { id: string; messageId: string | null; seq: number }[]): Promise<Set<string>> {
+export async function parkBehindEarlier(
+  db: Knex,
+  deliveries: { id: string; messageId: string | null; seq: number }[],
+): Promise<Set<string>> {
   const candidates = deliveries.filter((d) => d.messageId && d.seq > 1).map((d) => d.id);
   if (candidates.length === 0) return new Set();
   const { rows } = await db.raw(
@@ -96,7 +99,11 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
     [outcomes.map((o) => o.id), outcomes.map((o) => o.status), outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))],
   );
   const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId);
-  if (finished.length) await releaseNextParked(db, finished.map((o) => ({ messageId: o.messageId!, webhookId: o.webhookId })));
+  if (finished.length)
+    await releaseNextParked(
+      db,
+      finished.map((o) => ({ messageId: o.messageId!, webhookId: o.webhookId })),
+    );
 }
 
 /**
@@ -133,7 +140,9 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
   const orphans: { messageId: string; webhookId: string }[] = await db("webhook_deliveries as x")
     .where({ "x.parked": true, "x.status": "pending" })
     .whereNotExists(
-      db("webhook_deliveries as e").whereRaw("e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.status = 'pending'").select(db.raw("1")),
+      db("webhook_deliveries as e")
+        .whereRaw("e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.status = 'pending'")
+        .select(db.raw("1")),
     )
     .andWhere("x.created_at", "<", db.raw("now() - interval '10 seconds'"))
     .distinct({ messageId: "x.message_id", webhookId: "x.webhook_id" });
@@ -182,5 +191,10 @@ export async function listDeliveries(
   if (opts.messageId) query.where({ message_id: opts.messageId });
   if (opts.status) query.where({ status: opts.status });
   whereAfter(query, opts.after);
-  return query.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(opts.limit);
+  return query
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])
+    .limit(opts.limit);
 }

@@ -20,7 +20,9 @@ export async function insertWebhook(
   accountId: string,
   webhook: { name: string; url: string; secret: string },
 ): Promise<WebhookRow> {
-  const [row] = await db("webhooks").insert({ account_id: accountId, ...webhook }).returning(columns);
+  const [row] = await db("webhooks")
+    .insert({ account_id: accountId, ...webhook })
+    .returning(columns);
   return row as WebhookRow;
 }
 
@@ -43,7 +45,10 @@ export async function insertWebhookWithinLimit(
 }
 
 export async function listWebhooks(db: Knex, accountId: string): Promise<WebhookRow[]> {
-  return db("webhooks").where({ account_id: accountId }).orderBy([{ column: "created_at" }, { column: "id" }]).select(columns);
+  return db("webhooks")
+    .where({ account_id: accountId })
+    .orderBy([{ column: "created_at" }, { column: "id" }])
+    .select(columns);
 }
 
 export async function getWebhook(db: Knex, accountId: string, webhookId: string): Promise<WebhookRow | undefined> {

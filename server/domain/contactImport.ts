@@ -22,8 +22,9 @@ export interface ImportCandidate {
 const groupRef = (row: ImportRow) => (row.group ? row.group : undefined);
 
 /** The distinct group references of the rows, to resolve to ids. */
-export const groupReferences = (rows: ImportRow[]): string[] =>
-  [...new Set(rows.map(groupRef).filter((g): g is string => g !== undefined))];
+export const groupReferences = (rows: ImportRow[]): string[] => [
+  ...new Set(rows.map(groupRef).filter((g): g is string => g !== undefined)),
+];
 
 /**
  * Checks every row: every failing field gives one error. A phone that normalises to one of an earlier row
@@ -43,16 +44,31 @@ export function checkImportRows(
     const before = errors.length;
     const phone = phones[index];
     if (!phone) {
-      errors.push({ row, field: "phone", code: "invalid_phone", detail: `${JSON.stringify(r.phone)} is not a valid phone number with its +country prefix, e.g. +14155550123.` });
+      errors.push({
+        row,
+        field: "phone",
+        code: "invalid_phone",
+        detail: `${JSON.stringify(r.phone)} is not a valid phone number with its +country prefix, e.g. +14155550123.`,
+      });
     } else if (seen.has(phone)) {
-      errors.push({ row, field: "phone", code: "duplicate_in_import", detail: `${phone} is already in row ${seen.get(phone)} of this import.` });
+      errors.push({
+        row,
+        field: "phone",
+        code: "duplicate_in_import",
+        detail: `${phone} is already in row ${seen.get(phone)} of this import.`,
+      });
     } else {
       seen.set(phone, row);
     }
     const firstName = r.firstName ?? null;
     // Characters as the schema counts them (code points), not UTF-16 units.
     if (firstName !== null && [...firstName].length > FIRST_NAME_MAX) {
-      errors.push({ row, field: "firstName", code: "first_name_too_long", detail: `firstName has more than ${FIRST_NAME_MAX} characters.` });
+      errors.push({
+        row,
+        field: "firstName",
+        code: "first_name_too_long",
+        detail: `firstName has more than ${FIRST_NAME_MAX} characters.`,
+      });
     }
     const ref = groupRef(r);
     const groupId = ref === undefined ? null : groups.get(ref);

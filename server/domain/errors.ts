@@ -51,4 +51,6 @@ export const invalidField = (path: string, message: string) =>
   new ApiError("validation_failed", `The request is invalid: ${path} ${message}.`, { errors: [{ path, message }] });
 
 export const groupNotFound = () =>
-  new ApiError("group_not_found", "groupId does not name a group of this account.", { errors: [{ path: "/body/groupId", message: "no such group" }] });
+  new ApiError("group_not_found", "groupId does not name a group of this account.", {
+    errors: [{ path: "/body/groupId", message: "no such group" }],
+  });

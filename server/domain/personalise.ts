@@ -14,7 +14,8 @@ export function personalisationProblem(template: string, longestName: number, so
   const placeholders = template.match(FIRST_NAME)?.length ?? 0;
   if (placeholders === 0) return undefined;
   const base = template.replace(FIRST_NAME, "").length;
-  if (base + placeholders * longestName > MAX_BODY) return `would exceed ${MAX_BODY} characters for the recipient with the longest first name`;
+  if (base + placeholders * longestName > MAX_BODY)
+    return `would exceed ${MAX_BODY} characters for the recipient with the longest first name`;
   if (base === 0 && someNameEmpty) return "would be empty for a recipient without a first name";
   return undefined;
 }

@@ -51,7 +51,10 @@ export function clientBucket(address: string): string {
   const left = head ? head.split(":") : [];
   const right = tail === undefined ? [] : tail ? tail.split(":") : [];
   const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g || "0", 16).toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g || "0", 16).toString(16))
+    .join(":")}::/64`;
 }
 
 /** A bounded set of recently seen strings (least recently seen dropped first). */

@@ -115,7 +115,12 @@ export function createApp(services: Services): Express {
   });
   app.get("/metrics", async (req, res) => {
     if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
-      return sendProblem(res, new ApiError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", { headers: { "WWW-Authenticate": 'Bearer realm="metrics"' } }));
+      return sendProblem(
+        res,
+        new ApiError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", {
+          headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
+        }),
+      );
     }
     // This app's HTTP metrics plus the process-wide ones (the SMPP session, when this process has one).
     const merged = Registry.merge([metrics.registry, register]);
@@ -136,7 +141,13 @@ export function createApp(services: Services): Express {
     OpenApiValidator.middleware({
       apiSpec: structuredClone(document) as never,
       validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses ? { onError: (error) => { throw error; } } : false,
+      validateResponses: config.validateResponses
+        ? {
+            onError: (error) => {
+              throw error;
+            },
+          }
+        : false,
       validateSecurity: false,
       // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
       formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
@@ -170,7 +181,10 @@ export function createApp(services: Services): Express {
  * hold sockets; idle keep-alive connections close after 65 s (longer than common load balancers' 60 s).
  */
 export function createHttpServer(app: Express, config: Config): import("node:http").Server {
-  const server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: config.httpHeadersTimeoutMs, requestTimeout: config.httpRequestTimeoutMs }, app);
+  const server = createServer(
+    { connectionsCheckingInterval: 1000, headersTimeout: config.httpHeadersTimeoutMs, requestTimeout: config.httpRequestTimeoutMs },
+    app,
+  );
   server.keepAliveTimeout = 65_000;
   return server;
 }

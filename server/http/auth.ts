@@ -17,8 +17,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 // Compared against when the key id is unknown, so a miss costs the same as a wrong secret.
 const DECOY_HASH = hashSecret("decoy");
 
-const unauthorized = (detail: string) =>
-  new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
+const unauthorized = (detail: string) => new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
 
 /** Requests without a valid key, per client address and per process: RATE 0 turns it off. */
 export interface AddressLimit {
@@ -115,7 +114,11 @@ function applyRateDecision(res: Response, decision: RateDecision, limit: RateLim
   res.setHeader("RateLimit-Reset", String(decision.resetSeconds));
   if (decision.allowed) return;
   const what = cost > 1 ? `This request costs ${cost} tokens (one per recipient or row). ` : "";
-  throw new ApiError("rate_limited", `${what}Too many requests for this API key: at most ${limit.perSecond} tokens/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`, {
-    headers: { "Retry-After": String(decision.retryAfterSeconds) },
-  });
+  throw new ApiError(
+    "rate_limited",
+    `${what}Too many requests for this API key: at most ${limit.perSecond} tokens/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`,
+    {
+      headers: { "Retry-After": String(decision.retryAfterSeconds) },
+    },
+  );
 }

@@ -26,19 +26,38 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       .finally(() => setImmediate(() => (pending = undefined))));
 
   new Gauge({
-    name: "sms_database_up", help: "1 when this process reached PostgreSQL at the last scrape, else 0", registers: [registry],
-    async collect() { this.set((await reading()) ? 1 : 0); },
+    name: "sms_database_up",
+    help: "1 when this process reached PostgreSQL at the last scrape, else 0",
+    registers: [registry],
+    async collect() {
+      this.set((await reading()) ? 1 : 0);
+    },
   });
   new Gauge({
-    name: "sms_oldest_due_message_seconds", help: "How long the oldest due, unclaimed send job has waited past its time (0 when none)", registers: [registry],
-    async collect() { const r = await reading(); if (r) this.set(r.oldestDueSendSeconds); },
+    name: "sms_oldest_due_message_seconds",
+    help: "How long the oldest due, unclaimed send job has waited past its time (0 when none)",
+    registers: [registry],
+    async collect() {
+      const r = await reading();
+      if (r) this.set(r.oldestDueSendSeconds);
+    },
   });
   new Gauge({
-    name: "sms_receipt_deliveries_retrying", help: "Delivery receipts whose last attempt failed, waiting for a retry", registers: [registry],
-    async collect() { const r = await reading(); if (r) this.set(r.receiptsRetrying); },
+    name: "sms_receipt_deliveries_retrying",
+    help: "Delivery receipts whose last attempt failed, waiting for a retry",
+    registers: [registry],
+    async collect() {
+      const r = await reading();
+      if (r) this.set(r.receiptsRetrying);
+    },
   });
   new Gauge({
-    name: "sms_receipt_deliveries_given_up_last_hour", help: "Delivery receipts that failed every attempt, in the last hour", registers: [registry],
-    async collect() { const r = await reading(); if (r) this.set(r.receiptsGivenUpLastHour); },
+    name: "sms_receipt_deliveries_given_up_last_hour",
+    help: "Delivery receipts that failed every attempt, in the last hour",
+    registers: [registry],
+    async collect() {
+      const r = await reading();
+      if (r) this.set(r.receiptsGivenUpLastHour);
+    },
   });
 }

@@ -58,7 +58,9 @@ export function toApiError(error: unknown): ApiError {
   const e = error as { type?: string; status?: number; message?: string };
   switch (e?.type) {
     case "entity.parse.failed":
-      return new ApiError("validation_failed", "The request body is not valid JSON.", { errors: [{ path: "/body", message: "is not valid JSON" }] });
+      return new ApiError("validation_failed", "The request body is not valid JSON.", {
+        errors: [{ path: "/body", message: "is not valid JSON" }],
+      });
     case "entity.too.large":
       return new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
     case "charset.unsupported":
@@ -72,7 +74,10 @@ export function toApiError(error: unknown): ApiError {
   if (isValidatorError(e)) {
     const code = CODE_BY_STATUS[e.status];
     if (code && e.status < 500) {
-      const errors: FieldError[] = (e.errors ?? []).map((x) => ({ path: x.path.replace(/^\/params\//, "/path/"), message: describe(x.message) }));
+      const errors: FieldError[] = (e.errors ?? []).map((x) => ({
+        path: x.path.replace(/^\/params\//, "/path/"),
+        message: describe(x.message),
+      }));
       const detail =
         code === "validation_failed"
           ? `The request is invalid: ${errors.map((x) => `${x.path} ${x.message}`).join("; ")}.`

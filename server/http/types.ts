@@ -14,9 +14,7 @@ export type ApiOperationId = Exclude<OperationId, `System_${string}`>;
 
 type Op<K extends OperationId> = operations[K];
 type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
-type Param<K extends OperationId, In extends string> = Op<K>["parameters"] extends { [P in In]?: infer T }
-  ? NonNullable<T>
-  : never;
+type Param<K extends OperationId, In extends string> = Op<K>["parameters"] extends { [P in In]?: infer T } ? NonNullable<T> : never;
 
 export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: infer R } ? JsonOf<R> : undefined;
 type SuccessStatus = 200 | 201 | 202 | 204;

@@ -18,7 +18,11 @@ export function defaultBackoffMs(attempt: number): number {
 export class Completer {
   private readonly completions;
 
-  constructor(private readonly db: Db, private readonly workerId: string, log: Logger) {
+  constructor(
+    private readonly db: Db,
+    private readonly workerId: string,
+    log: Logger,
+  ) {
     this.completions = batcher<string>(
       async (ids) => {
         try {
@@ -39,7 +43,11 @@ export class Completer {
     try {
       if (error instanceof Snooze) return await snoozeJob(this.db, this.workerId, job.id, error.runAt);
       const retryAt =
-        error instanceof PermanentFailure ? null : error instanceof RetryLater ? error.runAt : new Date(Date.now() + defaultBackoffMs(job.attempt));
+        error instanceof PermanentFailure
+          ? null
+          : error instanceof RetryLater
+            ? error.runAt
+            : new Date(Date.now() + defaultBackoffMs(job.attempt));
       if (!(error instanceof RetryLater)) log.warn({ err: error }, "job failed");
       await failJob(this.db, this.workerId, job.id, error.message, retryAt);
     } catch (dbError) {

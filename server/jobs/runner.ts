@@ -104,7 +104,10 @@ export class JobRunner {
     await this.listener.stop();
     await this.producer.stop(); // a claim in flight commits before we release what we hold
     const all = Promise.allSettled([...this.running.values()].map((r) => r.promise));
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), deadlineMs).unref())]);
+    const timedOut = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), deadlineMs).unref()),
+    ]);
     if (timedOut) for (const r of this.running.values()) r.abort(new Error("shutting down"));
     clearInterval(this.heartbeat);
     await this.completer.flush();
@@ -138,7 +141,9 @@ export class JobRunner {
     let controller: AbortController | undefined;
     let abortReason: Error | undefined;
     const logger = () =>
-      (log ??= this.log.child(jobs.length === 1 ? { jobId: first.id, kind: first.kind, attempt: first.attempt } : { kind: first.kind, batch: jobs.length }));
+      (log ??= this.log.child(
+        jobs.length === 1 ? { jobId: first.id, kind: first.kind, attempt: first.attempt } : { kind: first.kind, batch: jobs.length },
+      ));
     const ctx: JobContext = {
       workerId: this.workerId,
       get log() {

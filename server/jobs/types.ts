@@ -27,14 +27,20 @@ export type JobHandlers = { [K in JobKind]: Handler<K> };
 
 /** Throw to retry the job at `runAt` (counts as a failed attempt). */
 export class RetryLater extends Error {
-  constructor(readonly runAt: Date, message: string) {
+  constructor(
+    readonly runAt: Date,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 /** Throw to run the job again at `runAt` without counting an attempt (it chose to wait, it did not fail). */
 export class Snooze extends Error {
-  constructor(readonly runAt: Date, reason: string) {
+  constructor(
+    readonly runAt: Date,
+    reason: string,
+  ) {
     super(reason);
   }
 }

@@ -20,7 +20,10 @@ export type SubmitResult =
  * is retried later. Any other error from `submit` is ambiguous (the provider may have it) and is never retried.
  */
 export class ProviderUnavailable extends Error {
-  constructor(message: string, readonly retryAfterMs = 1000) {
+  constructor(
+    message: string,
+    readonly retryAfterMs = 1000,
+  ) {
     super(message);
   }
 }
@@ -45,5 +48,7 @@ export interface Provider {
 /** Submits a batch through submitBatch when the provider has it, else one by one, concurrently. */
 export async function submitAll(provider: Provider, messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]> {
   if (provider.submitBatch) return provider.submitBatch(messages);
-  return Promise.all(messages.map((m) => provider.submit(m).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))));
+  return Promise.all(
+    messages.map((m) => provider.submit(m).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
+  );
 }

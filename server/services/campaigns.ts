@@ -41,7 +41,9 @@ export async function createCampaign(
   }
   const from = body.from === undefined ? opts.defaultSenderId : requireSender(body.from, "/body/from");
   // Normalised and de-duplicated: one number listed twice gets one message.
-  const recipients = body.recipients && [...new Set(await mapYielding(body.recipients, (phone, i) => requirePhone(phone, `/body/recipients/${i}`)))];
+  const recipients = body.recipients && [
+    ...new Set(await mapYielding(body.recipients, (phone, i) => requirePhone(phone, `/body/recipients/${i}`))),
+  ];
 
   return db.transaction(async (tx) => {
     const id = randomUUID();
@@ -49,7 +51,10 @@ export async function createCampaign(
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
     await insertCampaign(tx, accountId, { id, name: body.name, message: body.message, type: body.type, from, groupId, scheduledAt });
     const size = groupId ? await snapshotGroupAudience(tx, accountId, id, groupId) : await snapshotListAudience(tx, id, recipients!);
-    if (size === 0) throw new ApiError("empty_audience", "The group has no contacts.", { errors: [{ path: "/body/groupId", message: "group has no contacts" }] });
+    if (size === 0)
+      throw new ApiError("empty_audience", "The group has no contacts.", {
+        errors: [{ path: "/body/groupId", message: "group has no contacts" }],
+      });
     const names = await audienceNameBounds(tx, id);
     const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
     if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);

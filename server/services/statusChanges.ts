@@ -32,7 +32,12 @@ export async function changeMessageStatuses(db: Db, changes: { message: MessageF
   for (const c of changes) byStatus.set(c.change.status, [...(byStatus.get(c.change.status) ?? []), c]);
   const changed: MessageFacts[] = [];
   for (const [status, group] of byStatus) {
-    const facts = new Map(group.map(({ message, change }) => [message.id, { ...message, providerMessageId: change.providerMessageId ?? message.providerMessageId }]));
+    const facts = new Map(
+      group.map(({ message, change }) => [
+        message.id,
+        { ...message, providerMessageId: change.providerMessageId ?? message.providerMessageId },
+      ]),
+    );
     const rows = await updateStatusesWithReceipts(
       db,
       status,

@@ -26,7 +26,10 @@ export async function createWebhook(
   const secret = generateWebhookSecret();
   const webhook = await insertWebhookWithinLimit(db, accountId, { name: input.name, url: input.url, secret }, policy.maxPerAccount);
   if (!webhook) {
-    throw new ApiError("webhook_limit_reached", `This account already has ${policy.maxPerAccount} webhooks, the most it may have; delete one to register another.`);
+    throw new ApiError(
+      "webhook_limit_reached",
+      `This account already has ${policy.maxPerAccount} webhooks, the most it may have; delete one to register another.`,
+    );
   }
   return { webhook, secret };
 }
@@ -59,6 +62,10 @@ export async function sendTestReceipt(
     providerMessageId: "test",
   });
   const live = secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > at ? secrets.previousSecret : null;
-  const result = await client.post(webhook.url, body, receiptHeaders(deliveryId, body, { secret: secrets.secret, previousSecret: live }, at));
+  const result = await client.post(
+    webhook.url,
+    body,
+    receiptHeaders(deliveryId, body, { secret: secrets.secret, previousSecret: live }, at),
+  );
   return { deliveryId, result };
 }

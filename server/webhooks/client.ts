@@ -93,8 +93,11 @@ export class ReceiptClient {
       };
     } catch (error) {
       const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-      const timedOut = e.name === "TimeoutError" || e.name === "AbortError" || e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT";
-      const reason = timedOut ? `no answer within ${this.opts.timeoutMs} ms` : (e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? "request failed");
+      const timedOut =
+        e.name === "TimeoutError" || e.name === "AbortError" || e.code === "UND_ERR_HEADERS_TIMEOUT" || e.code === "UND_ERR_BODY_TIMEOUT";
+      const reason = timedOut
+        ? `no answer within ${this.opts.timeoutMs} ms`
+        : (e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? "request failed");
       return { status: null, error: reason, durationMs: elapsed() };
     }
   }

@@ -9,7 +9,12 @@ async function expect401(headers: Record<string, string>) {
   expect(res.status).toBe(401);
   expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
   const problem = await problemOf(res);
-  expect(problem).toMatchObject({ status: 401, code: "unauthorized", type: "urn:sms-platform:problem:unauthorized", title: "Unauthorized" });
+  expect(problem).toMatchObject({
+    status: 401,
+    code: "unauthorized",
+    type: "urn:sms-platform:problem:unauthorized",
+    title: "Unauthorized",
+  });
 }
 
 describe("authentication", () => {
@@ -38,7 +43,11 @@ describe("authentication", () => {
   });
 
   it("checks the key before the body, so an anonymous caller learns nothing", async () => {
-    const res = await fetch(`${server().baseUrl}/api/v1/scheduler/schedule`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{bad" });
+    const res = await fetch(`${server().baseUrl}/api/v1/scheduler/schedule`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{bad",
+    });
     expect(res.status).toBe(401);
   });
 });

@@ -7,7 +7,10 @@ describe("campaign validation", () => {
   it("answers 422 group_not_found for an unknown group and empty_audience for an empty one", async () => {
     const a = await server().account();
     const unknown = await a.request("POST", "/api/v1/campaigns", {
-      name: "c", message: "hi", type: "instant", groupId: "00000000-0000-4000-8000-000000000000",
+      name: "c",
+      message: "hi",
+      type: "instant",
+      groupId: "00000000-0000-4000-8000-000000000000",
     });
     expect(unknown.status).toBe(422);
     expect((await problemOf(unknown)).code).toBe("group_not_found");
@@ -34,7 +37,11 @@ describe("campaign validation", () => {
       expect((await problemOf(res)).code).toBe("validation_failed");
     }
     const past = await a.request("POST", "/api/v1/campaigns", {
-      name: "c", message: "hi", type: "scheduled", recipients: ["+14155550123"], scheduledAt: new Date(Date.now() - 60_000).toISOString(),
+      name: "c",
+      message: "hi",
+      type: "scheduled",
+      recipients: ["+14155550123"],
+      scheduledAt: new Date(Date.now() - 60_000).toISOString(),
     });
     expect(past.status).toBe(422);
     expect((await problemOf(past)).code).toBe("scheduled_at_not_in_future");

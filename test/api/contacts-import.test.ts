@@ -81,10 +81,15 @@ describe("POST /contacts/import", () => {
     const b = await server().account();
     const theirs = await createGroup(b, "Theirs");
     const { data } = await a.client.POST(IMPORT, {
-      body: { contacts: [{ phone: "+14155550230", group: "Theirs" }, { phone: "+14155550231", group: theirs.groupId }, { phone: "+14155550232" }] },
+      body: {
+        contacts: [{ phone: "+14155550230", group: "Theirs" }, { phone: "+14155550231", group: theirs.groupId }, { phone: "+14155550232" }],
+      },
     });
     expect(data).toMatchObject({ imported: 1, failed: 2 });
-    expect(data!.errors.map((e) => [e.row, e.code])).toEqual([[1, "group_not_found"], [2, "group_not_found"]]);
+    expect(data!.errors.map((e) => [e.row, e.code])).toEqual([
+      [1, "group_not_found"],
+      [2, "group_not_found"],
+    ]);
     const { data: theirsNow } = await b.client.GET("/api/v1/contacts/groups/{groupId}", { params: { path: { groupId: theirs.groupId } } });
     expect(theirsNow!.contactCount).toBe(0);
     // The same phone in another account is not `contact_exists`.
@@ -144,7 +149,14 @@ describe("POST /contacts/import", () => {
     const a = await server().account();
     const contacts = Array.from({ length: 200 }, (_, i) => ({ phone: `+1415555${String(3000 + i)}` }));
     const results = await Promise.all(
-      [0, 1, 2].map(async () => (await (await a.request("POST", IMPORT, { contacts })).json()) as { imported: number; failed: number; errors: { code: string }[] }),
+      [0, 1, 2].map(
+        async () =>
+          (await (await a.request("POST", IMPORT, { contacts })).json()) as {
+            imported: number;
+            failed: number;
+            errors: { code: string }[];
+          },
+      ),
     );
     expect(results.reduce((n, r) => n + r.imported, 0)).toBe(200);
     for (const r of results) {

@@ -28,14 +28,23 @@ describe("contract", () => {
 
   it("documents every operation with a summary, a description and an example, and every schema property", () => {
     const doc = loadDocument() as unknown as {
-      paths: Record<string, Record<string, { description?: string; summary?: string; responses?: Record<string, unknown>; requestBody?: unknown; parameters?: object[] }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          { description?: string; summary?: string; responses?: Record<string, unknown>; requestBody?: unknown; parameters?: object[] }
+        >
+      >;
       components: { schemas: Record<string, { properties?: Record<string, { description?: string }> }> };
     };
     const undocumented: string[] = [];
     for (const op of documentOperations(loadDocument())) {
       const o = doc.paths[op.path]![op.method]!;
-      const contents = [...Object.values(o.responses ?? {}), o.requestBody].flatMap((r) => Object.values((r as { content?: object })?.content ?? {}));
-      const hasExample = contents.some((c) => "example" in c || "examples" in c) || (o.parameters ?? []).some((p: object) => "example" in p);
+      const contents = [...Object.values(o.responses ?? {}), o.requestBody].flatMap((r) =>
+        Object.values((r as { content?: object })?.content ?? {}),
+      );
+      const hasExample =
+        contents.some((c) => "example" in c || "examples" in c) || (o.parameters ?? []).some((p: object) => "example" in p);
       if (!o.description) undocumented.push(`${op.operationId}: description`);
       // The summary is the operation's label in the reference's side menu (else Redoc shows the operationId).
       if (!o.summary) undocumented.push(`${op.operationId}: summary`);
@@ -49,7 +58,10 @@ describe("contract", () => {
 
   it("serves the generated document as JSON and YAML, and the reference page", async () => {
     const { baseUrl } = server();
-    const json = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    const json = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     expect(json.openapi).toBe("3.1.0");
     expect(json.paths["/api/v1/scheduler/schedule"]?.post?.operationId).toBe("Scheduler_schedule");
     const yaml = await (await fetch(`${baseUrl}/openapi.yaml`)).text();

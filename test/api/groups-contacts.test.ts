@@ -106,7 +106,9 @@ describe("contacts", () => {
     await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550129" } });
     const page1 = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: g.groupId, limit: 2 } } });
     expect(page1.data!.data).toHaveLength(2);
-    const page2 = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: g.groupId, limit: 2, cursor: page1.data!.nextCursor! } } });
+    const page2 = await a.client.GET("/api/v1/contacts", {
+      params: { query: { groupId: g.groupId, limit: 2, cursor: page1.data!.nextCursor! } },
+    });
     expect(page2.data!.data).toHaveLength(1);
     expect(page2.data!.nextCursor).toBeNull();
     const id = page2.data!.data[0]!.contactId;

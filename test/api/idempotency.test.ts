@@ -57,7 +57,10 @@ describe("Idempotency-Key on schedule", () => {
     const rb = await b.request("POST", "/api/v1/scheduler/schedule", body(), { "Idempotency-Key": "shared" });
     expect(((await ra.json()) as { messageId: string }).messageId).not.toBe(((await rb.json()) as { messageId: string }).messageId);
 
-    await server().db("idempotency_keys").where({ account_id: a.accountId }).update({ created_at: new Date(Date.now() - 25 * 3600_000) });
+    await server()
+      .db("idempotency_keys")
+      .where({ account_id: a.accountId })
+      .update({ created_at: new Date(Date.now() - 25 * 3600_000) });
     const later = await a.request("POST", "/api/v1/scheduler/schedule", { ...body(), body: "new day" }, { "Idempotency-Key": "shared" });
     expect(later.status).toBe(201);
   });
@@ -78,7 +81,13 @@ describe("Idempotency-Key on schedule", () => {
 });
 
 describe("Idempotency-Key on POST /campaigns", () => {
-  const body = () => ({ name: "Launch", message: "hello", type: "scheduled", scheduledAt: inHours(3), recipients: ["+14155550123", "+14155550124"] });
+  const body = () => ({
+    name: "Launch",
+    message: "hello",
+    type: "scheduled",
+    scheduledAt: inHours(3),
+    recipients: ["+14155550123", "+14155550124"],
+  });
   const counts = async (accountId: string) => {
     const [row] = (
       await server().db.raw(
@@ -96,7 +105,12 @@ describe("Idempotency-Key on POST /campaigns", () => {
     const first = await a.request("POST", "/api/v1/campaigns", b, { "Idempotency-Key": "campaign-1" });
     expect(first.status).toBe(201);
     const firstBody = await first.json();
-    const again = await a.request("POST", "/api/v1/campaigns", { ...b, recipients: [...b.recipients] }, { "Idempotency-Key": "campaign-1" });
+    const again = await a.request(
+      "POST",
+      "/api/v1/campaigns",
+      { ...b, recipients: [...b.recipients] },
+      { "Idempotency-Key": "campaign-1" },
+    );
     expect(again.status).toBe(201);
     expect(await again.json()).toEqual(firstBody);
     expect(await counts(a.accountId)).toEqual({ campaigns: 1, fanoutJobs: 1 });
@@ -117,7 +131,9 @@ describe("Idempotency-Key on POST /campaigns", () => {
   it("creates exactly one campaign when 10 identical requests race", async () => {
     const a = await server().account();
     const b = body();
-    const results = await Promise.all(Array.from({ length: 10 }, () => a.request("POST", "/api/v1/campaigns", b, { "Idempotency-Key": "campaign-race" })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => a.request("POST", "/api/v1/campaigns", b, { "Idempotency-Key": "campaign-race" })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     const ids = (await Promise.all(results.map((r) => r.json()))) as { campaignId: string }[];
     expect(new Set(ids.map((x) => x.campaignId)).size).toBe(1);

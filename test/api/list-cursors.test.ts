@@ -27,7 +27,9 @@ async function walk(a: TestAccount, path: string, idKey: string, limit: number):
 async function crowdTimestamps(table: string, where: Record<string, string>) {
   await server().db.raw(
     `UPDATE ${table} t SET created_at = timestamptz '2026-03-01 12:00:00.123Z' + (n.rn / 7) * interval '1 microsecond'
-       FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM ${table} WHERE ${Object.keys(where).map((k) => `${k} = ?`).join(" AND ")}) n
+       FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM ${table} WHERE ${Object.keys(where)
+         .map((k) => `${k} = ?`)
+         .join(" AND ")}) n
       WHERE t.id = n.id`,
     Object.values(where),
   );
@@ -64,7 +66,15 @@ describe("list cursors", () => {
     const ids = Array.from({ length: 30 }, () => randomUUID());
     await server().db.transaction(async (tx) => {
       for (const id of ids) {
-        await insertCampaign(tx, a.accountId, { id, name: "c", message: "hi", type: "instant", from: "ACME", groupId: null, scheduledAt: null });
+        await insertCampaign(tx, a.accountId, {
+          id,
+          name: "c",
+          message: "hi",
+          type: "instant",
+          from: "ACME",
+          groupId: null,
+          scheduledAt: null,
+        });
       }
     });
     await crowdTimestamps("campaigns", { account_id: a.accountId });
@@ -76,9 +86,19 @@ describe("list cursors", () => {
     const { data: hook } = await a.client.POST("/api/v1/webhooks", { body: { name: "r", url: "http://127.0.0.1:9/dlr" } });
     const messageIds = await insertDueMessages(server().db, a.accountId, 30, { dueAt: () => new Date(Date.now() + 3_600_000) });
     const ids = messageIds.map(() => randomUUID());
-    await server().db("webhook_deliveries").insert(
-      ids.map((id, i) => ({ id, webhook_id: hook!.webhookId, account_id: a.accountId, message_id: messageIds[i], event: "message.delivered", seq: 1, body: "{}" })),
-    );
+    await server()
+      .db("webhook_deliveries")
+      .insert(
+        ids.map((id, i) => ({
+          id,
+          webhook_id: hook!.webhookId,
+          account_id: a.accountId,
+          message_id: messageIds[i],
+          event: "message.delivered",
+          seq: 1,
+          body: "{}",
+        })),
+      );
     expectEachOnce(await walk(a, `/api/v1/webhooks/${hook!.webhookId}/deliveries`, "deliveryId", 7), ids);
     await crowdTimestamps("webhook_deliveries", { webhook_id: hook!.webhookId });
     expectEachOnce(await walk(a, `/api/v1/webhooks/${hook!.webhookId}/deliveries`, "deliveryId", 4), ids);

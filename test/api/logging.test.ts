@@ -16,10 +16,15 @@ describe("request logs", () => {
   it("log every request with its id, and never the API key, idempotency key or message body", async () => {
     const a = await server().account();
     const body = "secret body text 8472";
-    const res = await a.request("POST", "/api/v1/scheduler/schedule", { to: "+14155550123", body, from: "ACME", scheduledAt: inHours(1) }, {
-      "Idempotency-Key": "idem-key-5531",
-      "X-Request-Id": "log-test-1",
-    });
+    const res = await a.request(
+      "POST",
+      "/api/v1/scheduler/schedule",
+      { to: "+14155550123", body, from: "ACME", scheduledAt: inHours(1) },
+      {
+        "Idempotency-Key": "idem-key-5531",
+        "X-Request-Id": "log-test-1",
+      },
+    );
     expect(res.status).toBe(201);
     const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "w", url: "http://127.0.0.1:9/x" } });
     await a.request("GET", "/api/v1/nope");

@@ -57,7 +57,11 @@ describe("schedule a message", () => {
 
   it("rejects a scheduledAt in the past or now with 422 scheduled_at_not_in_future, and more than 365 days ahead", async () => {
     const a = await server().account();
-    const past = await a.request("POST", "/api/v1/scheduler/schedule", schedule({ scheduledAt: new Date(Date.now() - 1000).toISOString() }));
+    const past = await a.request(
+      "POST",
+      "/api/v1/scheduler/schedule",
+      schedule({ scheduledAt: new Date(Date.now() - 1000).toISOString() }),
+    );
     expect(past.status).toBe(422);
     expect((await problemOf(past)).code).toBe("scheduled_at_not_in_future");
     const far = await a.request("POST", "/api/v1/scheduler/schedule", schedule({ scheduledAt: inHours(366 * 24) }));

@@ -8,7 +8,12 @@ const server = useTestServer({ metricsToken: TOKEN });
 describe("GET /metrics with METRICS_TOKEN", () => {
   it("answers 401 problem without the token or with another, and the metrics with it", async () => {
     const url = `${server().baseUrl}/metrics`;
-    for (const headers of [{} as Record<string, string>, { Authorization: "Bearer wrong" }, { Authorization: `Bearer ${TOKEN}x` }, { Authorization: `Basic ${TOKEN}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: "Bearer wrong" },
+      { Authorization: `Bearer ${TOKEN}x` },
+      { Authorization: `Basic ${TOKEN}` },
+    ]) {
       const res = await fetch(url, { headers });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);

@@ -42,7 +42,12 @@ describe("rate limits per API key", () => {
   it("is shared by every server instance on the database", async () => {
     const a = await server().account();
     // A second, independent app instance over the same database.
-    const other = createApp({ db: server().db, log: createLogger("silent"), config: { ...loadConfig({}), rateLimitPerSecond: 1, rateLimitBurst: 5 }, now: () => new Date() });
+    const other = createApp({
+      db: server().db,
+      log: createLogger("silent"),
+      config: { ...loadConfig({}), rateLimitPerSecond: 1, rateLimitBurst: 5 },
+      now: () => new Date(),
+    });
     const listener = await new Promise<import("node:http").Server>((resolve) => {
       const s = other.listen(0, "127.0.0.1", () => resolve(s));
     });

@@ -17,7 +17,10 @@ interface Tag {
 }
 
 async function receiptsSection(): Promise<{ tag: Tag; doc: { tags: Tag[]; components: { schemas: Record<string, unknown> } } }> {
-  const doc = (await (await fetch(`${server().baseUrl}/openapi.json`)).json()) as { tags: Tag[]; components: { schemas: Record<string, unknown> } };
+  const doc = (await (await fetch(`${server().baseUrl}/openapi.json`)).json()) as {
+    tags: Tag[];
+    components: { schemas: Record<string, unknown> };
+  };
   const tag = doc.tags.find((t) => t.name === "Delivery receipts");
   expect(tag, "a Delivery receipts tag").toBeDefined();
   return { tag: tag!, doc };

@@ -6,7 +6,9 @@ import { documentOperations, loadDocument } from "../../server/http/document.js"
 import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
-const document = loadDocument() as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>> };
+const document = loadDocument() as unknown as {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>;
+};
 
 async function snapshot(a: TestAccount, ids: Record<string, string>) {
   const get = async (path: string) => (await a.request("GET", path)).json();
@@ -31,8 +33,17 @@ describe("tenant isolation", () => {
     });
     const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "A", url: "http://127.0.0.1:9/a" } });
     // Campaign creation arrives with the delivery engine; until then A's campaign is stored directly.
-    const [campaign] = await server().db("campaigns")
-      .insert({ account_id: a.accountId, name: "A", message: "m", type: "instant", sender: "ACME", group_id: group!.groupId, status: "sending" })
+    const [campaign] = await server()
+      .db("campaigns")
+      .insert({
+        account_id: a.accountId,
+        name: "A",
+        message: "m",
+        type: "instant",
+        sender: "ACME",
+        group_id: group!.groupId,
+        status: "sending",
+      })
       .returning("id");
     const ids: Record<string, string> = {
       messageId: message!.messageId,

@@ -7,13 +7,17 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 describe("webhooks", () => {
   it("registers a webhook and shows its secret only on create and via /secret", async () => {
     const a = await server().account();
-    const { data: created, response } = await a.client.POST("/api/v1/webhooks", { body: { name: "receipts", url: "http://127.0.0.1:9/dlr" } });
+    const { data: created, response } = await a.client.POST("/api/v1/webhooks", {
+      body: { name: "receipts", url: "http://127.0.0.1:9/dlr" },
+    });
     expect(response.status).toBe(201);
     expect(created!.secret).toMatch(SECRET);
     expect(Buffer.from(created!.secret.slice(6), "base64")).toHaveLength(32);
 
     const { data: list } = await a.client.GET("/api/v1/webhooks");
-    expect(list!.data).toEqual([{ webhookId: created!.webhookId, name: "receipts", url: "http://127.0.0.1:9/dlr", createdAt: created!.createdAt }]);
+    expect(list!.data).toEqual([
+      { webhookId: created!.webhookId, name: "receipts", url: "http://127.0.0.1:9/dlr", createdAt: created!.createdAt },
+    ]);
     const path = { params: { path: { webhookId: created!.webhookId } } };
     const { data: one } = await a.client.GET("/api/v1/webhooks/{webhookId}", path);
     expect(one).not.toHaveProperty("secret");

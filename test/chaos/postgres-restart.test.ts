@@ -36,10 +36,23 @@ describe("PostgreSQL restarted mid-run", { timeout: 180_000 }, () => {
 
     const port = await freePort();
     const app = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
-      DATABASE_URL: pgServer.url, PORT: String(port), LOG_LEVEL: "warn", SIMULATOR_DELIVERY_DELAY_MS: "50", RATE_LIMIT_PER_SECOND: "0",
+      DATABASE_URL: pgServer.url,
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      SIMULATOR_DELIVERY_DELAY_MS: "50",
+      RATE_LIMIT_PER_SECOND: "0",
     });
     const base = `http://127.0.0.1:${port}`;
-    await waitUntil("API up", () => fetch(`${base}/readyz`).then((r) => r.ok, () => false), 30_000, 100);
+    await waitUntil(
+      "API up",
+      () =>
+        fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      30_000,
+      100,
+    );
     // 200 messages due while the database will be down, 200 due after it is back. Stored in one statement
     // (campaign fan-out's) rather than 400 API calls, which on a loaded machine can outlast any lead time.
     const t0 = Date.now();
@@ -62,7 +75,16 @@ describe("PostgreSQL restarted mid-run", { timeout: 180_000 }, () => {
     // Reconnection: from the database accepting connections again until the API answers a query (the pool
     // opens a new connection on demand) — printed for docs/RELIABILITY.md.
     const back = Date.now();
-    await waitUntil("API answering again", () => fetch(`${base}/readyz`).then((r) => r.ok, () => false), 30_000, 20);
+    await waitUntil(
+      "API answering again",
+      () =>
+        fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      30_000,
+      20,
+    );
     process.stderr.write(`postgres-restart: API answering ${Date.now() - back} ms after PostgreSQL was back\n`);
 
     const db = createDb(pgServer.url, 2);

@@ -17,7 +17,9 @@ async function scheduleMany(a: TestAccount, n: number, prefix: string): Promise<
   const at = new Date(Date.now() + 4000).toISOString();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const { data } = await a.client.POST("/api/v1/scheduler/schedule", { body: { to: `+1415555${prefix}${String(i).padStart(2, "0")}`, body: "x", from: "ACME", scheduledAt: at } });
+    const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: `+1415555${prefix}${String(i).padStart(2, "0")}`, body: "x", from: "ACME", scheduledAt: at },
+    });
     ids.push(data!.messageId);
   }
   return ids;
@@ -43,11 +45,19 @@ describe("a dead receiver", { timeout: 120_000 }, () => {
     expect(latencies.length).toBe(bIds.length * 2);
 
     aUp = true;
-    await waitUntil("all of A's receipts delivered", async () => {
-      const rows = await server().db("webhook_deliveries").whereIn("message_id", aIds).whereNot({ status: "succeeded" }).count({ n: "*" });
-      const total = await server().db("webhook_deliveries").whereIn("message_id", aIds).count({ n: "*" });
-      return Number(rows[0]!.n) === 0 && Number(total[0]!.n) === aIds.length * 2;
-    }, 60_000);
+    await waitUntil(
+      "all of A's receipts delivered",
+      async () => {
+        const rows = await server()
+          .db("webhook_deliveries")
+          .whereIn("message_id", aIds)
+          .whereNot({ status: "succeeded" })
+          .count({ n: "*" });
+        const total = await server().db("webhook_deliveries").whereIn("message_id", aIds).count({ n: "*" });
+        return Number(rows[0]!.n) === 0 && Number(total[0]!.n) === aIds.length * 2;
+      },
+      60_000,
+    );
     const deliveries = await server().db("webhook_deliveries").whereIn("message_id", aIds).select("event", "attempts");
     for (const { event, attempts } of deliveries) {
       expect(attempts.length).toBeLessThanOrEqual(4);

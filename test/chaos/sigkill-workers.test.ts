@@ -33,9 +33,15 @@ describe("workers SIGKILLed under load", { timeout: 240_000 }, () => {
 
     const startWorker = () => {
       const w = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
-        ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", WEBHOOK_ALLOW_PRIVATE: "1",
+        ROLE: "worker",
+        DATABASE_URL: url,
+        LOG_LEVEL: "info",
+        WEBHOOK_ALLOW_PRIVATE: "1",
         // Short leases so a killed worker's jobs come back within seconds, not the default 15 s.
-        JOB_LEASE_MS: "3000", SIMULATOR_DELIVERY_DELAY_MS: "50", SIMULATOR_SUBMIT_DELAY_MS: "20", WEBHOOK_RETRY_BASE_MS: "200",
+        JOB_LEASE_MS: "3000",
+        SIMULATOR_DELIVERY_DELAY_MS: "50",
+        SIMULATOR_SUBMIT_DELAY_MS: "20",
+        WEBHOOK_RETRY_BASE_MS: "200",
       });
       workers.push(w);
       return w;
@@ -46,7 +52,8 @@ describe("workers SIGKILLed under load", { timeout: 240_000 }, () => {
     const start = Date.now() + 2000;
     const ids = await insertDueMessages(db, account.id, N, { dueAt: (i) => new Date(start + i * 2), body: "sigkill" });
 
-    const sentCount = async () => Number((await db("messages").whereIn("id", ids).whereNot({ status: "scheduled" }).count({ n: "*" }))[0]!.n);
+    const sentCount = async () =>
+      Number((await db("messages").whereIn("id", ids).whereNot({ status: "scheduled" }).count({ n: "*" }))[0]!.n);
     let lastKill = 0;
     for (let kill = 1; kill <= 5; kill++) {
       // Each kill waits for progress, so it hits a worker in the middle of work.
@@ -77,7 +84,9 @@ describe("workers SIGKILLed under load", { timeout: 240_000 }, () => {
     const received = new Set(receiver.received.map((r) => r.headers["x-webhook-id"] as string));
     expect(expected.filter((d) => !received.has(d.id))).toEqual([]);
     const receiptsAfterMs = Date.now() - lastKill;
-    process.stderr.write(`sigkill: settled ${settledAfterMs} ms and every receipt in ${receiptsAfterMs} ms after the last kill; ${unknown} send_outcome_unknown\n`);
+    process.stderr.write(
+      `sigkill: settled ${settledAfterMs} ms and every receipt in ${receiptsAfterMs} ms after the last kill; ${unknown} send_outcome_unknown\n`,
+    );
 
     for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGTERM");
     await Promise.all(workers.map((w) => w.exited));

@@ -12,15 +12,17 @@ describe("slow clients", { timeout: 60_000 }, () => {
     const { port } = new URL(server().baseUrl);
     const closed = new Set<Socket>();
     const sockets = await Promise.all(
-      Array.from({ length: 200 }, () =>
-        new Promise<Socket>((resolve) => {
-          const s = connect(Number(port), "127.0.0.1", () => {
-            s.write("GET /api/v1/webhooks HTTP/1.1\r\nHost: x\r\n");
-            resolve(s);
-          });
-          s.on("close", () => closed.add(s));
-          s.on("error", () => undefined);
-        }),
+      Array.from(
+        { length: 200 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = connect(Number(port), "127.0.0.1", () => {
+              s.write("GET /api/v1/webhooks HTTP/1.1\r\nHost: x\r\n");
+              resolve(s);
+            });
+            s.on("close", () => closed.add(s));
+            s.on("error", () => undefined);
+          }),
       ),
     );
     const drip = setInterval(() => {

@@ -26,16 +26,35 @@ describe("sustained load", { timeout: (SECONDS + 180) * 1000 }, () => {
     const { key } = await createKeyForAccount(db, "load");
     const port = await freePort();
     // Request logs off (warn): 18,000 info lines piped into this process would load it, not the server.
-    const env = { DATABASE_URL: url, LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "1000", RATE_LIMIT_BURST: "2000", SIMULATOR_DELIVERY_DELAY_MS: "20" };
+    const env = {
+      DATABASE_URL: url,
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PER_SECOND: "1000",
+      RATE_LIMIT_BURST: "2000",
+      SIMULATOR_DELIVERY_DELAY_MS: "20",
+    };
     const api = spawnProcess("node", ["--import", "tsx", "server/main.ts"], { ...env, ROLE: "api", PORT: String(port) });
     const worker = spawnProcess("node", ["--import", "tsx", "server/main.ts"], { ...env, ROLE: "worker" });
     procs.push(api, worker);
     const base = `http://127.0.0.1:${port}`;
-    await waitUntil("both processes ready", async () => {
-      const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
-      const sending = Number((await db.raw("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'sms-platform-listener'")).rows[0].n);
-      return ready && sending > 0;
-    }, 60_000);
+    await waitUntil(
+      "both processes ready",
+      async () => {
+        const ready = await fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        const sending = Number(
+          (
+            await db.raw(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'sms-platform-listener'",
+            )
+          ).rows[0].n,
+        );
+        return ready && sending > 0;
+      },
+      60_000,
+    );
 
     const accepted: string[] = [];
     let n = 0;

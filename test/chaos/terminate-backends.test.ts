@@ -24,10 +24,19 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
     await insertWebhook(db, account.id, { name: "chaos", url: receiver.url, secret: generateWebhookSecret() });
     // Due from 8 s on (the worker process starts meanwhile) over 15 s, so sending overlaps the kills.
     const due = Date.now() + 8000;
-    const ids = await insertDueMessages(db, account.id, 1000, { dueAt: (i) => new Date(due + i * 15), to: (i) => `+1415556${1000 + i}`, body: "chaos" });
+    const ids = await insertDueMessages(db, account.id, 1000, {
+      dueAt: (i) => new Date(due + i * 15),
+      to: (i) => `+1415556${1000 + i}`,
+      body: "chaos",
+    });
     const worker = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
-      ROLE: "worker", DATABASE_URL: url, LOG_LEVEL: "info", WEBHOOK_ALLOW_PRIVATE: "1",
-      SIMULATOR_DELIVERY_DELAY_MS: "50", WEBHOOK_RETRY_BASE_MS: "200", SIMULATOR_SUBMIT_DELAY_MS: "5",
+      ROLE: "worker",
+      DATABASE_URL: url,
+      LOG_LEVEL: "info",
+      WEBHOOK_ALLOW_PRIVATE: "1",
+      SIMULATOR_DELIVERY_DELAY_MS: "50",
+      WEBHOOK_RETRY_BASE_MS: "200",
+      SIMULATOR_SUBMIT_DELAY_MS: "5",
     });
     await worker.waitFor(/job runner started/, 60_000);
     // Kill every backend of the service in this test's database (pool and LISTEN) every second for 20 s.

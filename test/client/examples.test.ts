@@ -29,21 +29,38 @@ describe("client examples", () => {
     // Compiling them here too would cost several CPU seconds per run; CI runs the type check before the tests.
     const { config } = ts.readConfigFile(resolve(root, "tsconfig.json"), ts.sys.readFile);
     const { fileNames } = ts.parseJsonConfigFileContent(config, ts.sys, root);
-    const examples = readdirSync(examplesDir).filter((f) => f.endsWith(".ts")).map((f) => resolve(examplesDir, f));
+    const examples = readdirSync(examplesDir)
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => resolve(examplesDir, f));
     expect(examples.length).toBeGreaterThanOrEqual(5);
     for (const file of examples) expect(fileNames.map((f) => resolve(f))).toContain(file);
   });
 
   it("every example block of the READMEs and of /docs is a run of lines of the example file it names", () => {
-    const blocksOf = (text: string) => [...text.matchAll(/```ts\n\/\/ client\/examples\/(\S+\.ts)\n([\s\S]*?)```/g)].map((m) => ({ file: m[1]!, code: m[2]! }));
-    const receipts = (loadDocument() as unknown as { tags: { name: string; description?: string }[] }).tags.find((t) => t.name === "Delivery receipts")!;
-    const sources = { "client/README.md": blocksOf(readme), "docs/WEBHOOKS.md": blocksOf(readFileSync(resolve(root, "docs/WEBHOOKS.md"), "utf8")), "/docs": blocksOf(receipts.description!) };
-    expect(sources["client/README.md"].map((b) => b.file)).toEqual(["common.ts", "schedule-and-cancel.ts", "campaign.ts", "import.ts", "receiver.ts"]);
+    const blocksOf = (text: string) =>
+      [...text.matchAll(/```ts\n\/\/ client\/examples\/(\S+\.ts)\n([\s\S]*?)```/g)].map((m) => ({ file: m[1]!, code: m[2]! }));
+    const receipts = (loadDocument() as unknown as { tags: { name: string; description?: string }[] }).tags.find(
+      (t) => t.name === "Delivery receipts",
+    )!;
+    const sources = {
+      "client/README.md": blocksOf(readme),
+      "docs/WEBHOOKS.md": blocksOf(readFileSync(resolve(root, "docs/WEBHOOKS.md"), "utf8")),
+      "/docs": blocksOf(receipts.description!),
+    };
+    expect(sources["client/README.md"].map((b) => b.file)).toEqual([
+      "common.ts",
+      "schedule-and-cancel.ts",
+      "campaign.ts",
+      "import.ts",
+      "receiver.ts",
+    ]);
     expect(sources["docs/WEBHOOKS.md"].map((b) => b.file)).toEqual(["receiver.ts"]);
     expect(sources["/docs"].map((b) => b.file)).toEqual(["receiver.ts"]);
     for (const [where, blocks] of Object.entries(sources)) {
       for (const { file, code } of blocks) {
-        expect(readFileSync(resolve(examplesDir, file), "utf8"), `the ${file} block of ${where} differs from the file`).toContain(code.trimEnd());
+        expect(readFileSync(resolve(examplesDir, file), "utf8"), `the ${file} block of ${where} differs from the file`).toContain(
+          code.trimEnd(),
+        );
       }
     }
   });
@@ -66,7 +83,10 @@ describe("client examples", () => {
     const a = await server().account();
     const result = await importContacts(a.client, "phone,firstName,group\n+1 415 555 0160,Ada,\nnope,Bob,\n+14155550160,Ada again,\n");
     expect(result).toMatchObject({ imported: 1, failed: 2 });
-    expect(result.errors.map((e) => [e.row, e.code])).toEqual([[2, "invalid_phone"], [3, "duplicate_in_import"]]);
+    expect(result.errors.map((e) => [e.row, e.code])).toEqual([
+      [2, "invalid_phone"],
+      [3, "duplicate_in_import"],
+    ]);
   });
 
   it("the Express receiver accepts signed receipts once each and refuses a forged one", async () => {
@@ -78,9 +98,14 @@ describe("client examples", () => {
     try {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/sms/dlr`;
       const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "example", url } });
-      receiver.on("request", receiptReceiver(webhook!.secret, (r) => received.push(r)));
+      receiver.on(
+        "request",
+        receiptReceiver(webhook!.secret, (r) => received.push(r)),
+      );
 
-      const { data: test } = await a.client.POST("/api/v1/webhooks/{webhookId}/test", { params: { path: { webhookId: webhook!.webhookId } } });
+      const { data: test } = await a.client.POST("/api/v1/webhooks/{webhookId}/test", {
+        params: { path: { webhookId: webhook!.webhookId } },
+      });
       expect(test).toMatchObject({ succeeded: true, attempt: { responseStatus: 204 } });
 
       const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
@@ -100,13 +125,19 @@ describe("client examples", () => {
         params: { path: { webhookId: webhook!.webhookId, deliveryId: delivered.deliveryId } },
       });
       await waitUntil("the redelivery answered", async () => {
-        const { data } = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook!.webhookId }, query: { messageId: message!.messageId } } });
+        const { data } = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+          params: { path: { webhookId: webhook!.webhookId }, query: { messageId: message!.messageId } },
+        });
         return data!.data.find((d) => d.deliveryId === delivered.deliveryId)!.attempts.length === 2;
       });
       expect(received.length).toBe(count);
 
       const body = JSON.stringify(ofMessage[1]);
-      const forged = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-webhook-signature": "0".repeat(64) }, body });
+      const forged = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-webhook-signature": "0".repeat(64) },
+        body,
+      });
       expect(forged.status).toBe(401);
       const noBody = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" });
       expect(noBody.status).toBe(401);

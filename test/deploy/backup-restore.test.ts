@@ -41,7 +41,8 @@ function serverForDump(embeddedMajor: number): Server | undefined {
   if (!major || !existsSync(`${bin}/initdb`)) return undefined;
   const dir = mkdtempSync(join(tmpdir(), "sms-pg-backup-"));
   chmodSync(dir, 0o755);
-  const asPostgres = (cmd: string, args: string[]) => (process.getuid?.() === 0 ? sh("runuser", ["-u", "postgres", "--", cmd, ...args]) : sh(cmd, args));
+  const asPostgres = (cmd: string, args: string[]) =>
+    process.getuid?.() === 0 ? sh("runuser", ["-u", "postgres", "--", cmd, ...args]) : sh(cmd, args);
   if (process.getuid?.() === 0) chownSync(dir, Number(sh("id", ["-u", "postgres"]).trim()), Number(sh("id", ["-g", "postgres"]).trim()));
   asPostgres(`${bin}/initdb`, ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "--no-sync"]);
   return {
@@ -54,7 +55,17 @@ function serverForDump(embeddedMajor: number): Server | undefined {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    start: (port) => void asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-w", "-l", `${dir}/log`, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, "start"]),
+    start: (port) =>
+      void asPostgres(`${bin}/pg_ctl`, [
+        "-D",
+        `${dir}/data`,
+        "-w",
+        "-l",
+        `${dir}/log`,
+        "-o",
+        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+        "start",
+      ]),
   };
 }
 
@@ -70,7 +81,10 @@ beforeAll(async () => {
     server.adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   }
   if (server) process.stdout.write(`backup-restore test on ${server.what}\n`);
-  else process.stderr.write(`backup-restore test skipped: no pg_dump able to dump the test server, and no postgresql-${clientMajor()} server package\n`);
+  else
+    process.stderr.write(
+      `backup-restore test skipped: no pg_dump able to dump the test server, and no postgresql-${clientMajor()} server package\n`,
+    );
 }, 60_000);
 afterAll(() => server?.stop());
 

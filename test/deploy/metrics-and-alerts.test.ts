@@ -15,7 +15,10 @@ const PROMQL_WORDS = new Set(["by", "without", "on", "ignoring", "group_left", "
 
 /** The metric names in a PromQL expression: identifiers that are not functions, keywords, labels or strings. */
 function metricNames(expr: string): string[] {
-  const bare = expr.replace(/"[^"]*"/g, "").replace(/\{[^}]*\}/g, "").replace(/\[[^\]]*\]/g, "");
+  const bare = expr
+    .replace(/"[^"]*"/g, "")
+    .replace(/\{[^}]*\}/g, "")
+    .replace(/\[[^\]]*\]/g, "");
   const names = [...bare.matchAll(/(?<![\w:.])[a-zA-Z_:][\w:]*(?![\w:])(?!\s*\()/g)].map((m) => m[0]);
   return names.filter((n) => !PROMQL_WORDS.has(n) && !/^\d/.test(n));
 }
@@ -34,9 +37,14 @@ describe("alerting rules and the metrics they use", () => {
   it("every metric a rule names is exported (histograms by their _count/_sum/_bucket series)", async () => {
     const { groups } = parse(readFileSync(rulesFile, "utf8")) as { groups: { rules: { alert: string; expr: string }[] }[] };
     const named = new Set(groups.flatMap((g) => g.rules.flatMap((r) => metricNames(r.expr))));
-    expect([...named].sort()).toEqual(
-      ["http_request_duration_seconds_count", "smpp_bound", "sms_database_up", "sms_oldest_due_message_seconds", "sms_receipt_deliveries_given_up_last_hour", "sms_receipt_deliveries_retrying"],
-    );
+    expect([...named].sort()).toEqual([
+      "http_request_duration_seconds_count",
+      "smpp_bound",
+      "sms_database_up",
+      "sms_oldest_due_message_seconds",
+      "sms_receipt_deliveries_given_up_last_hour",
+      "sms_receipt_deliveries_retrying",
+    ]);
     // smpp_bound exists in a process whose provider is SMPP (test/smpp/smpp-provider.test.ts scrapes it over a
     // real bind); here only its registration is needed, so a connection-shaped value stands in.
     registerSmppMetrics({ state: "bound", inFlight: 0 } as unknown as SmppConnection);

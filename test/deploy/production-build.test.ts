@@ -46,21 +46,33 @@ describe("the production build on production dependencies alone", { timeout: 120
 
     const ports = [await freePort(), await freePort()];
     const t0 = Date.now();
-    const apis = ports.map((port) => spawnProcess(process.execPath, [join(scratch, "dist/server/main.js")], { ...env, PORT: String(port), HOST: "127.0.0.1", ROLE: "api" }));
+    const apis = ports.map((port) =>
+      spawnProcess(process.execPath, [join(scratch, "dist/server/main.js")], {
+        ...env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        ROLE: "api",
+      }),
+    );
     const workers = [1, 2].map(() => spawnProcess(process.execPath, [join(scratch, "dist/server/main.js")], { ...env, ROLE: "worker" }));
     const all = [...apis, ...workers];
     try {
       await Promise.all(apis.map((api) => api.waitFor(/listening on/, 30_000)));
       const startup = apis.map((api) => api.output().match(/"startupMs":(\d+)/)![1]);
-      process.stdout.write(`production build on Node ${process.versions.node}: API processes listening ${startup.join(" and ")} ms after their start (as they log it), ${Date.now() - t0} ms after spawn\n`);
+      process.stdout.write(
+        `production build on Node ${process.versions.node}: API processes listening ${startup.join(" and ")} ms after their start (as they log it), ${Date.now() - t0} ms after spawn\n`,
+      );
       await Promise.all(workers.map((worker) => worker.waitFor(/job runner started/, 30_000)));
       const messageIds: string[] = [];
       for (const port of ports) {
         const base = `http://127.0.0.1:${port}`;
         expect((await fetch(`${base}/readyz`)).status).toBe(200);
         // The container's HEALTHCHECK command, against this server.
-        expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(port) })).code).toBe(0);
-        for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"]) expect((await fetch(base + page)).status, page).toBe(200);
+        expect(
+          (await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(port) })).code,
+        ).toBe(0);
+        for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"])
+          expect((await fetch(base + page)).status, page).toBe(200);
         const scheduled = await fetch(`${base}/api/v1/scheduler/schedule`, {
           method: "POST",
           headers,
@@ -71,10 +83,15 @@ describe("the production build on production dependencies alone", { timeout: 120
       }
       const base = `http://127.0.0.1:${ports[0]}`;
       for (const messageId of messageIds) {
-        await waitUntil(`message ${messageId} delivered`, async () => {
-          const message = (await (await fetch(`${base}/api/v1/messages/${messageId}`, { headers })).json()) as { status: string };
-          return message.status === "delivered";
-        }, 30_000, 50);
+        await waitUntil(
+          `message ${messageId} delivered`,
+          async () => {
+            const message = (await (await fetch(`${base}/api/v1/messages/${messageId}`, { headers })).json()) as { status: string };
+            return message.status === "delivered";
+          },
+          30_000,
+          50,
+        );
       }
     } finally {
       for (const proc of all) proc.child.kill("SIGTERM");
@@ -84,6 +101,8 @@ describe("the production build on production dependencies alone", { timeout: 120
       expect(proc.output()).toMatch(/"msg":"stopped"/);
     }
     // With nothing listening, the HEALTHCHECK fails.
-    expect((await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(ports[0]) })).code).toBe(1);
+    expect(
+      (await run(process.execPath, [join(scratch, "dist/scripts/healthcheck.js")], { ...plainNode, PORT: String(ports[0]) })).code,
+    ).toBe(1);
   });
 });

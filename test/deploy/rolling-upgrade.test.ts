@@ -44,7 +44,14 @@ afterAll(async () => {
 });
 
 async function startWorker(tree: string): Promise<Spawned> {
-  const env = { DATABASE_URL: database.url, ROLE: "worker", NODE_ENV: "production", LOG_LEVEL: "info", SIMULATOR_DELIVERY_DELAY_MS: "0", JOB_LEASE_MS: "3000" };
+  const env = {
+    DATABASE_URL: database.url,
+    ROLE: "worker",
+    NODE_ENV: "production",
+    LOG_LEVEL: "info",
+    SIMULATOR_DELIVERY_DELAY_MS: "0",
+    JOB_LEASE_MS: "3000",
+  };
   const proc = spawnProcess(process.execPath, ["--import", "tsx", join(tree, "server/main.ts")], env);
   running.push(proc);
   await proc.waitFor(/job runner started/, 60_000);

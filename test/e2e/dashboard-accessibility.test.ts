@@ -28,20 +28,39 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
     const receiver = await startReceiver();
     try {
       const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "Regulars" } });
-      for (const [phone, firstName] of [["+14155550101", "Ada"], ["+14155550102", "Grace"]] as const) {
+      for (const [phone, firstName] of [
+        ["+14155550101", "Ada"],
+        ["+14155550102", "Grace"],
+      ] as const) {
         await a.client.POST("/api/v1/contacts", { body: { phone, firstName, groupId: group!.groupId } });
       }
       const { data: campaign } = await a.client.POST("/api/v1/campaigns", {
-        body: { name: "Tomorrow", message: "Hi {{firstName}}!", type: "scheduled", groupId: group!.groupId, scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
+        body: {
+          name: "Tomorrow",
+          message: "Hi {{firstName}}!",
+          type: "scheduled",
+          groupId: group!.groupId,
+          scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+        },
       });
       const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
-        body: { to: "+447911123456", from: "ACME", body: "Your table is ready", scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
+        body: {
+          to: "+447911123456",
+          from: "ACME",
+          body: "Your table is ready",
+          scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+        },
       });
       await a.client.POST("/api/v1/webhooks", { body: { name: "receiver", url: receiver.url } });
       // More messages than the list's first page (25), so the messages page shows "Load more messages".
       for (let i = 0; i < 25; i++) {
         const { response } = await a.client.POST("/api/v1/scheduler/schedule", {
-          body: { to: `+4479111234${String(i).padStart(2, "0")}`, from: "ACME", body: `Reminder ${i}`, scheduledAt: new Date(Date.now() + 2 * 86_400_000).toISOString() },
+          body: {
+            to: `+4479111234${String(i).padStart(2, "0")}`,
+            from: "ACME",
+            body: `Reminder ${i}`,
+            scheduledAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+          },
         });
         expect(response.status).toBe(201);
       }

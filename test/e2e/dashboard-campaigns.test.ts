@@ -129,7 +129,9 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     expect(campaigns).toHaveLength(1);
     expect(campaigns[0]!.status).toBe("completed");
     expect(campaigns[0]!.stats).toMatchObject({ total: 3, delivered: 3, failed: 0, undelivered: 0 });
-    const bodies = (await client.GET("/api/v1/messages", { params: { query: { campaignId: campaigns[0]!.campaignId } } })).data!.data.map((m) => m.body).sort();
+    const bodies = (await client.GET("/api/v1/messages", { params: { query: { campaignId: campaigns[0]!.campaignId } } }))
+      .data!.data.map((m) => m.body)
+      .sort();
     expect(bodies).toEqual(["Hi Ada, spring sale today!", "Hi Grace, the admiral, spring sale today!", "Hi Linus, spring sale today!"]);
 
     // Its messages, filtered by campaign, from the campaign page.
@@ -148,7 +150,9 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     const names = Array.from({ length: 60 }, (_, i) => `Batch ${String(i + 1).padStart(2, "0")}`);
     const scheduledAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
     for (const name of names) {
-      const { response } = await client.POST("/api/v1/campaigns", { body: { name, message: "Hello", type: "scheduled", recipients: ["+14155550100"], scheduledAt } });
+      const { response } = await client.POST("/api/v1/campaigns", {
+        body: { name, message: "Hello", type: "scheduled", recipients: ["+14155550100"], scheduledAt },
+      });
       expect(response.status).toBe(201);
     }
     const page = await browser().newPage();
@@ -192,7 +196,9 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     const ids = await messages.evaluateAll((items) => items.map((li) => li.getAttribute("data-message-id")));
     expect(new Set(ids).size).toBe(60);
     // The reload asks for as many rows as are shown, in one request of 60.
-    const reloaded = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/messages" && new URL(r.url()).searchParams.get("limit") === "60");
+    const reloaded = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === "/api/v1/messages" && new URL(r.url()).searchParams.get("limit") === "60",
+    );
     await page.getByRole("button", { name: "Refresh" }).click();
     expect((await reloaded).status()).toBe(200);
     await expect.poll(() => page.getByRole("button", { name: "Refresh" }).isEnabled()).toBe(true);

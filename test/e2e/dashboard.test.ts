@@ -98,12 +98,16 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await dialog.waitFor();
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
-    expect((await client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: message.messageId } } })).data!.status).toBe("scheduled");
+    expect((await client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: message.messageId } } })).data!.status).toBe(
+      "scheduled",
+    );
 
     await row.getByRole("button", { name: /Cancel message to/ }).click();
     await dialog.getByRole("button", { name: "Cancel message" }).click();
     await row.getByText("cancelled", { exact: true }).waitFor();
-    expect((await client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: message.messageId } } })).data!.status).toBe("cancelled");
+    expect((await client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: message.messageId } } })).data!.status).toBe(
+      "cancelled",
+    );
 
     // Its timeline: scheduled, then cancelled.
     await row.getByRole("link", { name: "+14155550123" }).click();
@@ -192,7 +196,8 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     const { baseUrl, account } = server();
     const { key } = await account();
     const page = await browser().newPage();
-    const focused = () => page.evaluate<string>("(document.activeElement?.tagName ?? '') + ' ' + (document.activeElement?.textContent ?? '').trim()");
+    const focused = () =>
+      page.evaluate<string>("(document.activeElement?.tagName ?? '') + ' ' + (document.activeElement?.textContent ?? '').trim()");
     await page.goto(`${baseUrl}/dashboard/`);
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     // The key field has the focus: type, Enter.
@@ -236,8 +241,23 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     // Something on every page.
     const group = (await client.POST("/api/v1/contacts/groups", { body: { name: "Regulars", description: "Come every week" } })).data!;
     await client.POST("/api/v1/contacts", { body: { phone: "+447911123456", firstName: "Ada", groupId: group.groupId } });
-    await client.POST("/api/v1/scheduler/schedule", { body: { to: "+447911123456", from: "ACME", body: "Your table is ready at 8 pm", scheduledAt: new Date(Date.now() + 86_400_000).toISOString() } });
-    await client.POST("/api/v1/campaigns", { body: { name: "Tomorrow", message: "Hi {{firstName}}!", type: "scheduled", groupId: group.groupId, scheduledAt: new Date(Date.now() + 86_400_000).toISOString() } });
+    await client.POST("/api/v1/scheduler/schedule", {
+      body: {
+        to: "+447911123456",
+        from: "ACME",
+        body: "Your table is ready at 8 pm",
+        scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    await client.POST("/api/v1/campaigns", {
+      body: {
+        name: "Tomorrow",
+        message: "Hi {{firstName}}!",
+        type: "scheduled",
+        groupId: group.groupId,
+        scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
     await client.POST("/api/v1/webhooks", { body: { name: "receipts", url: "http://127.0.0.1:9/dlr" } });
     const page = await browser().newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await signIn(page, baseUrl, key);
@@ -253,7 +273,11 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
         await page.getByRole("button", { name: "Reveal secret of receipts" }).click();
         await page.getByTestId("webhook-secret").waitFor();
       } else {
-        await page.getByRole("list").filter({ has: page.getByRole("listitem") }).last().waitFor();
+        await page
+          .getByRole("list")
+          .filter({ has: page.getByRole("listitem") })
+          .last()
+          .waitFor();
       }
       // Nothing wider than the screen: no sideways scrolling.
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);

@@ -23,7 +23,9 @@ describe("npm run keys", () => {
       headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
       body: JSON.stringify({ name: "shared" }),
     });
-    const groups = (await (await fetch(`${server().baseUrl}/api/v1/contacts/groups/all`, { headers: { Authorization: `Bearer ${second}` } })).json()) as { data: { name: string }[] };
+    const groups = (await (
+      await fetch(`${server().baseUrl}/api/v1/contacts/groups/all`, { headers: { Authorization: `Bearer ${second}` } })
+    ).json()) as { data: { name: string }[] };
     expect(groups.data.map((g: { name: string }) => g.name)).toEqual(["shared"]);
 
     const listed = await keys(["list"]);

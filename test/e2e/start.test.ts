@@ -13,7 +13,13 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function start() {
   const port = await freePort();
-  const proc = spawnProcess("npm", ["start"], { DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: "", LOG_LEVEL: "info", NODE_ENV: "development" });
+  const proc = spawnProcess("npm", ["start"], {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    DATABASE_URL: "",
+    LOG_LEVEL: "info",
+    NODE_ENV: "development",
+  });
   await proc.waitFor(/listening on/, 60_000);
   return { proc, base: `http://127.0.0.1:${port}` };
 }
@@ -34,7 +40,10 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
     expect((await fetch(`${base}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${firstKey}` } })).status).toBe(200);
 
     // While the server runs, the CLI connects to its embedded database instead of starting a second one.
-    const created = await run("npm", ["run", "--silent", "keys", "--", "create", "--account", "ops"], { DATA_DIR: dataDir, DATABASE_URL: "" });
+    const created = await run("npm", ["run", "--silent", "keys", "--", "create", "--account", "ops"], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+    });
     expect(created.code).toBe(0);
     const key = created.stdout.trimEnd().split("\n").at(-1)!;
     expect((await fetch(`${base}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
@@ -81,11 +90,18 @@ describe.skipIf(!asRoot)("npm start as root with DATA_DIR where the postgres use
     const rootOnly = mkdtempSync(join(tmpdir(), "sms-root-only-"));
     try {
       const port = await freePort();
-      const proc = spawnProcess("npm", ["start"], { DATA_DIR: join(rootOnly, "data"), PORT: String(port), DATABASE_URL: "", LOG_LEVEL: "info" });
+      const proc = spawnProcess("npm", ["start"], {
+        DATA_DIR: join(rootOnly, "data"),
+        PORT: String(port),
+        DATABASE_URL: "",
+        LOG_LEVEL: "info",
+      });
       const code = await proc.exited;
       expect(code).toBe(1);
       const output = proc.output();
-      expect(output).toMatch(/the embedded PostgreSQL runs as the user "postgres", who cannot reach .*sms-root-only-.*: run npm start as a user other than root, give "postgres" access to that path, or set DATABASE_URL\./);
+      expect(output).toMatch(
+        /the embedded PostgreSQL runs as the user "postgres", who cannot reach .*sms-root-only-.*: run npm start as a user other than root, give "postgres" access to that path, or set DATABASE_URL\./,
+      );
       expect(output).not.toMatch(/Unhandled|EACCES|at .*\.js:\d+/);
     } finally {
       rmSync(rootOnly, { recursive: true, force: true });

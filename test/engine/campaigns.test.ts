@@ -92,7 +92,9 @@ describe("campaigns", () => {
     const again = await a.request("POST", `/api/v1/campaigns/${created!.campaignId}/cancel`);
     expect(again.status).toBe(200);
     expect(((await again.json()) as { status: string }).status).toBe("cancelled");
-    const jobs = await server().db("jobs").whereIn("id", (await server().db("messages").where({ campaign_id: created!.campaignId }).pluck("job_id")));
+    const jobs = await server()
+      .db("jobs")
+      .whereIn("id", await server().db("messages").where({ campaign_id: created!.campaignId }).pluck("job_id"));
     expect(jobs.map((j) => j.state)).toEqual(["cancelled", "cancelled"]);
   });
 
@@ -124,7 +126,12 @@ describe("campaigns", () => {
   it("rejects a personalised message that would exceed 1600 characters for some contact", async () => {
     const a = await server().account();
     const groupId = await groupWith(a, "long", [{ phone: "+14155550241", firstName: "x".repeat(100) }]);
-    const res = await a.request("POST", "/api/v1/campaigns", { name: "c", message: `{{firstName}}${"y".repeat(1550)}`, type: "instant", groupId });
+    const res = await a.request("POST", "/api/v1/campaigns", {
+      name: "c",
+      message: `{{firstName}}${"y".repeat(1550)}`,
+      type: "instant",
+      groupId,
+    });
     expect(res.status).toBe(400);
     expect((await problemOf(res)).errors?.[0]?.path).toBe("/body/message");
     expect((await a.client.GET("/api/v1/campaigns")).data!.data).toEqual([]);
@@ -140,7 +147,10 @@ describe("campaigns", () => {
       first_name: `N${i}`,
       group_id: group!.groupId,
     }));
-    for (let i = 0; i < rows.length; i += 500) await server().db("contacts").insert(rows.slice(i, i + 500));
+    for (let i = 0; i < rows.length; i += 500)
+      await server()
+        .db("contacts")
+        .insert(rows.slice(i, i + 500));
     const { data: created } = await a.client.POST("/api/v1/campaigns", {
       body: { name: "Big", message: "Hi {{firstName}}", type: "scheduled", groupId: group!.groupId, scheduledAt: inHours(1) },
     });

@@ -38,9 +38,24 @@ describe("job kinds", () => {
         { kind: "smpp_receipt", payload: { segmentId: "s1", stat: "DELIVRD", err: null, at: new Date().toISOString() }, runAt: later },
       ]),
     );
-    await recordSimulatorSubmissions(db, [{ messageId: single.id, providerMessageId: "p1", recipient: single.to, outcome: "delivered", report: { providerMessageId: "p1", status: "delivered" } }], later);
+    await recordSimulatorSubmissions(
+      db,
+      [
+        {
+          messageId: single.id,
+          providerMessageId: "p1",
+          recipient: single.to,
+          outcome: "delivered",
+          report: { providerMessageId: "p1", status: "delivered" },
+        },
+      ],
+      later,
+    );
     // A status change writes a receipt for the webhook, with its deliver_receipt job (the outbox statement).
-    const changed = await updateStatusesWithReceipts(db, "failed", ["scheduled"], [{ messageId: single.id, at: new Date(), body: "{}" }], { event: "dlr.failed", seq: 2 });
+    const changed = await updateStatusesWithReceipts(db, "failed", ["scheduled"], [{ messageId: single.id, at: new Date(), body: "{}" }], {
+      event: "dlr.failed",
+      seq: 2,
+    });
     expect(changed).toHaveLength(1);
     const delivery = await db("webhook_deliveries").where({ webhook_id: webhook.id }).first("id");
     expect(await redeliver(db, webhook.id, delivery.id)).toBe(true); // the second deliver_receipt job

@@ -14,7 +14,8 @@ async function addJob(kind: string, runAt = new Date(Date.now() - 1000), maxAtte
   return id;
 }
 
-const stateOf = async (id: string) => (await database().db("jobs").where({ id }).first()) as { state: string; attempt: number; locked_by: string | null; run_at: Date };
+const stateOf = async (id: string) =>
+  (await database().db("jobs").where({ id }).first()) as { state: string; attempt: number; locked_by: string | null; run_at: Date };
 
 describe("the job table", () => {
   it("claims only due jobs, each for one worker, and says when the next is due", async () => {
@@ -32,7 +33,9 @@ describe("the job table", () => {
     const id = await addJob("lease-test");
     const first = await claimJobs(db, "A", 100, 10_000);
     expect(first.jobs.map((j) => j.id)).toContain(id);
-    await db("jobs").where({ id }).update({ locked_until: new Date(Date.now() - 1) }); // A stopped heart-beating
+    await db("jobs")
+      .where({ id })
+      .update({ locked_until: new Date(Date.now() - 1) }); // A stopped heart-beating
     expect(await rescueExpiredJobsChore(db).runOnce()).toBeGreaterThanOrEqual(1);
     expect((await stateOf(id)).state).toBe("retryable");
     const second = await claimJobs(db, "B", 100, 10_000);
@@ -50,7 +53,9 @@ describe("the job table", () => {
     const retryAt = new Date(Date.now() + 30_000);
     await failJob(db, "A", id, "boom", retryAt);
     expect(await stateOf(id)).toMatchObject({ state: "retryable", attempt: 1, run_at: retryAt });
-    await db("jobs").where({ id }).update({ run_at: new Date(Date.now() - 1) });
+    await db("jobs")
+      .where({ id })
+      .update({ run_at: new Date(Date.now() - 1) });
     await claimJobs(db, "A", 100, 10_000);
     await failJob(db, "A", id, "boom again", new Date());
     expect(await stateOf(id)).toMatchObject({ state: "discarded", attempt: 2 });
@@ -72,7 +77,9 @@ describe("the job table", () => {
     const recent = await addJob("clean-test");
     await claimJobs(db, "D", 100, 10_000);
     for (const id of [old, recent]) await failJob(db, "D", id, "gave up", null);
-    await db("jobs").where({ id: old }).update({ finalized_at: new Date(Date.now() - 2 * 3600_000) });
+    await db("jobs")
+      .where({ id: old })
+      .update({ finalized_at: new Date(Date.now() - 2 * 3600_000) });
     await deleteFinalizedJobsChore(db, 3600_000).runOnce();
     expect(await db("jobs").where({ id: old }).first()).toBeUndefined();
     expect((await stateOf(recent)).state).toBe("discarded");

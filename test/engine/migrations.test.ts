@@ -35,7 +35,19 @@ describe("migrations over existing data", () => {
       }
       const [account] = await db("accounts").insert({ name: "upgrade" }).returning("id");
       const id = randomUUID();
-      await db("messages").insert({ id, account_id: account.id, job_id: randomUUID(), recipient: "+14155550100", sender: "ACME", body: "hi", scheduled_at: new Date(), segments: 1, encoding: "GSM-7", status: "sent", sent_at: new Date() });
+      await db("messages").insert({
+        id,
+        account_id: account.id,
+        job_id: randomUUID(),
+        recipient: "+14155550100",
+        sender: "ACME",
+        body: "hi",
+        scheduled_at: new Date(),
+        segments: 1,
+        encoding: "GSM-7",
+        status: "sent",
+        sent_at: new Date(),
+      });
       const { created_at: createdAt } = await db("messages").where({ id }).first("created_at");
       await db("message_status_history").insert([
         { message_id: id, status: "scheduled", at: createdAt },
@@ -49,7 +61,9 @@ describe("migrations over existing data", () => {
       const after = (await getStatusHistories(db, [{ id, createdAt }])).get(id)!;
       expect(after).toEqual([before[0], before[2]]);
       expect(after[0]).toEqual({ status: "scheduled", at: createdAt });
-      await expect(db("message_status_history").insert({ message_id: id, status: "scheduled" })).rejects.toThrow(/message_status_history_status_check/);
+      await expect(db("message_status_history").insert({ message_id: id, status: "scheduled" })).rejects.toThrow(
+        /message_status_history_status_check/,
+      );
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name} for inspection\n`);

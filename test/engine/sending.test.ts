@@ -143,7 +143,9 @@ describe("provider reports", () => {
     const { insertJobs } = await import("../../server/db/jobs/index.js");
     const providerMessageId = `early-${Date.now()}`;
     await server().db.transaction((tx) =>
-      insertJobs(tx, [{ id: crypto.randomUUID(), kind: "provider_report", payload: { providerMessageId, status: "delivered" }, runAt: new Date() }]),
+      insertJobs(tx, [
+        { id: crypto.randomUUID(), kind: "provider_report", payload: { providerMessageId, status: "delivered" }, runAt: new Date() },
+      ]),
     );
     // The message whose submit answer carries that id is recorded a moment later.
     const id = await scheduleAt(a, "+14155550003", new Date(Date.now() + 1000));

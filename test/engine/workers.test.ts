@@ -39,7 +39,9 @@ describe("worker processes", { timeout: 120_000 }, () => {
     const counts = await countSubmissionsByMessage(database().db);
     expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
     // Every send job finished (a job that succeeded is deleted), none is left claimed or waiting.
-    expect(await database().db("jobs").whereIn("id", database().db("messages").whereIn("id", ids).select("job_id")).count({ n: "*" })).toEqual([{ n: 0 }]);
+    expect(
+      await database().db("jobs").whereIn("id", database().db("messages").whereIn("id", ids).select("job_id")).count({ n: "*" }),
+    ).toEqual([{ n: 0 }]);
     for (const w of workers) w.proc.child.kill("SIGTERM");
     expect(await Promise.all(workers.map((w) => w.proc.exited))).toEqual([0, 0, 0]);
   });
@@ -89,7 +91,11 @@ describe("worker processes", { timeout: 120_000 }, () => {
     a.proc.child.kill("SIGTERM");
     expect(await a.proc.exited, a.proc.output()).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
-    const running = await database().db("jobs").where({ state: "running" }).whereLike("locked_by", `%:${a.proc.child.pid}:%`).count({ n: "*" });
+    const running = await database()
+      .db("jobs")
+      .where({ state: "running" })
+      .whereLike("locked_by", `%:${a.proc.child.pid}:%`)
+      .count({ n: "*" });
     expect(Number(running[0]!.n), a.proc.output().slice(-3000)).toBe(0);
     expect(await database().db("messages").whereIn("id", ids).where({ status: "sending" }).count({ n: "*" })).toEqual([{ n: 0 }]);
 

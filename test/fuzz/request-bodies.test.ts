@@ -38,7 +38,7 @@ function mutatedBody(example: Record<string, unknown>) {
     .map(({ drop, replace, extra, wrapper }) => {
       const body: Record<string, unknown> = { ...example, ...replace, ...extra };
       for (const k of drop) delete body[k];
-      return wrapper === "array" ? [body] : wrapper === "scalar" ? Object.values(body)[0] ?? 1 : body;
+      return wrapper === "array" ? [body] : wrapper === "scalar" ? (Object.values(body)[0] ?? 1) : body;
     });
 }
 
@@ -100,8 +100,15 @@ describe("hostile request bodies and parameters", () => {
     // old id check, and PostgreSQL rejected it as a uuid.
     const cursorLike = fc
       .tuple(
-        fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.constantFrom("2026-01-01T00:00:00.000001Z", "9999-99-99T99:99:99.999999Z")),
-        fc.oneof(fc.stringMatching(/^[0-9a-f-]{36}$/), fc.constantFrom("-".repeat(36), "urn:uuid:00000000-0000-4000-8000-000000000000"), fc.uuid()),
+        fc.oneof(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          fc.constantFrom("2026-01-01T00:00:00.000001Z", "9999-99-99T99:99:99.999999Z"),
+        ),
+        fc.oneof(
+          fc.stringMatching(/^[0-9a-f-]{36}$/),
+          fc.constantFrom("-".repeat(36), "urn:uuid:00000000-0000-4000-8000-000000000000"),
+          fc.uuid(),
+        ),
       )
       .map((key) => Buffer.from(JSON.stringify(key)).toString("base64url"));
     for (const op of documentOperations(loadDocument()).filter((o) => o.method === "get" && o.path.startsWith("/api/"))) {

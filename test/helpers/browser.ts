@@ -8,10 +8,23 @@ import { systemPackagePresent } from "./systemPackage.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** False (with a notice) when Chromium is absent; the browser test files skip then, and fail under CI=true. */
-export const browserAvailable = systemPackagePresent({ neededBy: "the dashboard browser tests", file: CHROMIUM, debianPackage: "chromium" });
+export const browserAvailable = systemPackagePresent({
+  neededBy: "the dashboard browser tests",
+  file: CHROMIUM,
+  debianPackage: "chromium",
+});
 const resultsDir = resolve(import.meta.dirname, "../../test-results");
 
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage",
+];
 
 export interface TestBrowser {
   /** A new page in a new context (its own storage); console errors and failed requests are collected. */

@@ -17,8 +17,14 @@ export async function insertDueMessages(db: Db, accountId: string, n: number, o:
   const ids: string[] = [];
   for (let i = 0; i < n; i += 1000) {
     const batch = Array.from({ length: Math.min(1000, n - i) }, (_v, j) => ({
-      id: randomUUID(), jobId: randomUUID(), to: to(i + j), from: "ACME", body: o.body ?? "test message",
-      scheduledAt: o.dueAt(i + j), segments: 1, encoding: "GSM-7" as const,
+      id: randomUUID(),
+      jobId: randomUUID(),
+      to: to(i + j),
+      from: "ACME",
+      body: o.body ?? "test message",
+      scheduledAt: o.dueAt(i + j),
+      segments: 1,
+      encoding: "GSM-7" as const,
     }));
     await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch));
     ids.push(...batch.map((m) => m.id));

@@ -4,7 +4,12 @@ import type { Db } from "../../server/db/knex.js";
 import { waitUntil } from "./wait.js";
 
 /** Waits until none of `ids` is in one of `pending` (by default: not yet final). */
-export async function waitUntilSettled(db: Db, ids: string[], timeoutMs: number, pending = ["scheduled", "sending", "sent"]): Promise<void> {
+export async function waitUntilSettled(
+  db: Db,
+  ids: string[],
+  timeoutMs: number,
+  pending = ["scheduled", "sending", "sent"],
+): Promise<void> {
   await waitUntil(
     `${ids.length} messages out of ${pending.join("/")}`,
     async () => {

@@ -32,7 +32,8 @@ export async function startReceiver(path = "/dlr"): Promise<Receiver> {
     url: "",
     received: [],
     respond: () => ({ status: 200 }),
-    waitFor: (what, predicate, timeoutMs = 20_000) => waitUntil(what, async () => predicate(receiver.received) && receiver.received, timeoutMs, 10),
+    waitFor: (what, predicate, timeoutMs = 20_000) =>
+      waitUntil(what, async () => predicate(receiver.received) && receiver.received, timeoutMs, 10),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer((req, res) => {

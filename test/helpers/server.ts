@@ -35,7 +35,14 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
   const start = async () => {
     const { db, ...rest } = database();
     // Rate limits off unless a test turns them on: many tests fire hundreds of requests with one key (or none).
-    const config = { ...loadConfig({}), webhookAllowPrivate: true, validateResponses: true, rateLimitPerSecond: 0, unauthenticatedPerSecond: 0, ...overrides };
+    const config = {
+      ...loadConfig({}),
+      webhookAllowPrivate: true,
+      validateResponses: true,
+      rateLimitPerSecond: 0,
+      unauthenticatedPerSecond: 0,
+      ...overrides,
+    };
     const log = opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
     const app = createApp({ db, log, config, now: () => new Date(), resolver: opts.resolver });
     server = await new Promise<Server>((resolve) => {
@@ -77,9 +84,12 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
 }
 
 /** Reads a problem document and checks its media type. */
-export async function problemOf(res: Response): Promise<{ status: number; code: string; detail: string; errors?: { path: string; message: string }[] }> {
+export async function problemOf(
+  res: Response,
+): Promise<{ status: number; code: string; detail: string; errors?: { path: string; message: string }[] }> {
   const type = res.headers.get("content-type") ?? "";
-  if (!type.startsWith("application/problem+json")) throw new Error(`expected a problem document, got ${res.status} ${type}: ${await res.text()}`);
+  if (!type.startsWith("application/problem+json"))
+    throw new Error(`expected a problem document, got ${res.status} ${type}: ${await res.text()}`);
   return (await res.json()) as never;
 }
 

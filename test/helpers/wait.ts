@@ -2,7 +2,12 @@
  * Waits until `check` returns a truthy value (the state the test waits for), checking every `everyMs`;
  * fails with `what` after `timeoutMs`. This waits for an event (a row reaching a state), not for a fixed time.
  */
-export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, everyMs = 25): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -16,7 +16,13 @@ export function useTestWorker(server: () => TestServer, extra: Partial<WorkerOpt
   let worker: Worker | undefined;
   beforeAll(async () => {
     const s = server();
-    worker = await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config: s.config, ...extra });
+    worker = await startWorker({
+      db: s.db,
+      databaseUrl: s.url,
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+      config: s.config,
+      ...extra,
+    });
   });
   afterAll(async () => {
     await worker?.stop(2_000);

@@ -67,10 +67,12 @@ async function schedule(a: TestAccount, to: string) {
   if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
   return data.messageId;
 }
-const message = async (a: TestAccount, id: string) => (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
+const message = async (a: TestAccount, id: string) =>
+  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
 const submitsTo = (to: string) => smsc.submits.filter((p) => p.destination_addr === to.slice(1));
 const metrics = async () => (await fetch(`${base}/metrics`)).text();
-const sessionEnds = async (reason: string) => Number(new RegExp(`^smpp_session_ends_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(await metrics())?.[1] ?? 0);
+const sessionEnds = async (reason: string) =>
+  Number(new RegExp(`^smpp_session_ends_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(await metrics())?.[1] ?? 0);
 const readyzStatus = async () => (await fetch(`${base}/readyz`)).status;
 
 /**
@@ -124,7 +126,9 @@ async function messagesInHandThrough(fault: (k: number) => "hold" | "malformed")
   }
   expect(finalMs).toBeLessThan(RECOVERY_BOUND_MS);
   expect(boundMs).toBeLessThan(RECOVERY_BOUND_MS);
-  console.info(`SMPP link recovery after the fault: submits the SMSC got failed ${unknownMs} ms, bound again ${boundMs} ms, every message final ${finalMs} ms`);
+  console.info(
+    `SMPP link recovery after the fault: submits the SMSC got failed ${unknownMs} ms, bound again ${boundMs} ms, every message final ${finalMs} ms`,
+  );
   return { unknownMs, finalMs, boundMs };
 }
 
@@ -167,13 +171,21 @@ describe("SMPP link recovery", () => {
       return "malformed";
     };
     const id = await schedule(a, to!);
-    await waitUntil("session ended for the malformed PDU", async () => (await sessionEnds("malformed_pdu")) === endsBefore + 1, RECOVERY_BOUND_MS);
+    await waitUntil(
+      "session ended for the malformed PDU",
+      async () => (await sessionEnds("malformed_pdu")) === endsBefore + 1,
+      RECOVERY_BOUND_MS,
+    );
     const [[m, finalMs], boundMs] = await Promise.all([
       waitUntil("the message final", async () => {
         const found = await message(a, id);
         return (found.status === "failed" || found.status === "sent") && ([found, Date.now() - faultAt] as const);
       }),
-      waitUntil("bound again", async () => smsc.binds.length > bindsBefore && connection.state === "bound" && Date.now() - faultAt, RECOVERY_BOUND_MS),
+      waitUntil(
+        "bound again",
+        async () => smsc.binds.length > bindsBefore && connection.state === "bound" && Date.now() - faultAt,
+        RECOVERY_BOUND_MS,
+      ),
     ]);
     smsc.answer = () => 0;
     expect(m.status).toBe("failed");
@@ -230,12 +242,20 @@ describe("SMPP link recovery", () => {
     const bindTimeoutsBefore = await sessionEnds("bind_timeout");
     const silentAt = Date.now();
     smsc.silent = true;
-    await waitUntil("session ended for the missing enquire_link_resp", async () => (await sessionEnds("enquire_link_timeout")) === endsBefore + 1, RECOVERY_BOUND_MS);
+    await waitUntil(
+      "session ended for the missing enquire_link_resp",
+      async () => (await sessionEnds("enquire_link_timeout")) === endsBefore + 1,
+      RECOVERY_BOUND_MS,
+    );
     const detectedMs = Date.now() - silentAt;
     expect(detectedMs).toBeLessThan(RECOVERY_BOUND_MS);
     expect(await readyzStatus()).toBe(503);
     expect(await metrics()).toMatch(/^smpp_bound 0$/m);
-    await waitUntil("a reconnect whose bind goes unanswered", async () => (await sessionEnds("bind_timeout")) > bindTimeoutsBefore, RECOVERY_BOUND_MS);
+    await waitUntil(
+      "a reconnect whose bind goes unanswered",
+      async () => (await sessionEnds("bind_timeout")) > bindTimeoutsBefore,
+      RECOVERY_BOUND_MS,
+    );
     expect(connection.state).not.toBe("bound");
     expect(await readyzStatus()).toBe(503);
     // Down while a message is due: it waits, queued, and goes out once the link is back.
@@ -258,7 +278,15 @@ describe("SMPP submits that never left the process", () => {
     // this process's socket buffer when the response timeout ends the session.
     const stuck = await startSmsc();
     const log = createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
-    const link = new SmppConnection({ url: stuck.url, maxInFlight: 1000, maxPerSecond: 1_000_000, responseTimeoutMs: RESPONSE_TIMEOUT_MS, enquireLinkMs: 60_000, log, onReceipt: async () => undefined });
+    const link = new SmppConnection({
+      url: stuck.url,
+      maxInFlight: 1000,
+      maxPerSecond: 1_000_000,
+      responseTimeoutMs: RESPONSE_TIMEOUT_MS,
+      enquireLinkMs: 60_000,
+      log,
+      onReceipt: async () => undefined,
+    });
     try {
       link.start();
       await waitUntil("bound", async () => link.state === "bound");

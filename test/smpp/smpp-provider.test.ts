@@ -20,7 +20,12 @@ const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInF
 beforeAll(async () => {
   smsc = await startSmsc();
   const s = server();
-  worker = await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config: { ...s.config, smppUrl: smsc.url } });
+  worker = await startWorker({
+    db: s.db,
+    databaseUrl: s.url,
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+    config: { ...s.config, smppUrl: smsc.url },
+  });
   const connection = (worker.provider as SmppProvider).connection;
   await waitUntil("SMPP bound", async () => connection.state === "bound");
 });
@@ -37,7 +42,8 @@ async function send(a: TestAccount, body: string, to = "+14155550123", from = "A
   return data.messageId;
 }
 
-const message = async (a: TestAccount, id: string) => (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
+const message = async (a: TestAccount, id: string) =>
+  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
 const inStatus = (a: TestAccount, id: string, status: string) =>
   waitUntil(`message ${id} ${status}`, async () => {
     const m = await message(a, id);
@@ -54,7 +60,14 @@ describe("SMPP provider", () => {
     const id = await send(a, "Hello {world} €", "+14155550131");
     const sent = await inStatus(a, id, "sent");
     const [pdu] = submitsTo("14155550131");
-    expect(pdu).toMatchObject({ data_coding: 0, registered_delivery: 1, source_addr: "ACME", source_addr_ton: 5, dest_addr_ton: 1, esm_class: 0 });
+    expect(pdu).toMatchObject({
+      data_coding: 0,
+      registered_delivery: 1,
+      source_addr: "ACME",
+      source_addr_ton: 5,
+      dest_addr_ton: 1,
+      esm_class: 0,
+    });
     expect(textOf(pdu!)).toBe("Hello {world} €");
     expect(sent.providerMessageId).toBe(smsc.idOf(pdu!));
     await smsc.receipt(sent.providerMessageId!, "DELIVRD");
@@ -201,13 +214,24 @@ describe("SMPP provider", () => {
 
   it("reports the bind on /readyz and /metrics", async () => {
     const connection = (worker.provider as SmppProvider).connection;
-    const app = createApp({ db: server().db, log: createLogger("silent"), config: server().config, now: () => new Date(), providerReady: () => connection.state === "bound" });
+    const app = createApp({
+      db: server().db,
+      log: createLogger("silent"),
+      config: server().config,
+      now: () => new Date(),
+      providerReady: () => connection.state === "bound",
+    });
     const listener = await new Promise<Server>((resolve) => {
       const l = app.listen(0, "127.0.0.1", () => resolve(l));
     });
     try {
       const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-      expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: "ready", database: "up", migrations: "current", provider: "bound" });
+      expect(await (await fetch(`${base}/readyz`)).json()).toEqual({
+        status: "ready",
+        database: "up",
+        migrations: "current",
+        provider: "bound",
+      });
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/^smpp_bound 1$/m);
       expect(metrics).toMatch(/^smpp_submits_total\{status="ok"\} \d+$/m);

@@ -15,6 +15,7 @@ describe("loadConfig", () => {
       nodeEnv: "development",
       role: "all",
       logLevel: "info",
+      metricsToken: undefined,
       validateResponses: false,
       workerConcurrency: 100,
       workerPrefetch: 0,
@@ -22,9 +23,12 @@ describe("loadConfig", () => {
       jobRetentionMs: 24 * 3600_000,
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
+      unauthenticatedPerSecond: 5,
+      unauthenticatedBurst: 20,
       defaultSenderId: "SMSPlatform",
       webhookAllowPrivate: false,
       webhookTimeoutMs: 5000,
+      maxWebhooksPerAccount: 10,
       webhookRetryBaseMs: 5000,
       provider: "simulator",
       simulatorDeliveryDelayMs: 500,
@@ -33,6 +37,8 @@ describe("loadConfig", () => {
       smppSystemType: "",
       smppMaxInFlight: 10,
       smppMaxPerSecond: 50,
+      smppResponseTimeoutMs: 10000,
+      smppEnquireLinkMs: 30000,
     });
   });
 

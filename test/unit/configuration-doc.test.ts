@@ -25,7 +25,8 @@ describe("docs/CONFIGURATION.md", () => {
     const read = new Set<string>();
     for (const file of [...sourceFiles("server"), ...sourceFiles("scripts")]) {
       const source = readFileSync(file, "utf8");
-      for (const match of source.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])/g)) read.add(match[1] ?? match[2]!);
+      for (const match of source.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\])/g))
+        read.add(match[1] ?? match[2]!);
     }
     expect(read.size).toBeGreaterThan(0);
     expect([...read].filter((name) => !declared.has(name))).toEqual([]);

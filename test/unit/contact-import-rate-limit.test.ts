@@ -13,14 +13,22 @@ const server = useTestServer({ rateLimitPerSecond: 10, rateLimitBurst: 5 });
 async function send(client: SmsClient, contacts: { phone: string; firstName?: string | null }[]) {
   const { data, response } = await client.POST("/api/v1/contacts/import", { body: { contacts } });
   if (response.ok) return data!;
-  throw Object.assign(new Error(`refused with ${response.status}`), { status: response.status, retryAfterSeconds: Number(response.headers.get("Retry-After")) });
+  throw Object.assign(new Error(`refused with ${response.status}`), {
+    status: response.status,
+    retryAfterSeconds: Number(response.headers.get("Retry-After")),
+  });
 }
 
 describe("the CSV import under the key's rate limit", () => {
   it("waits out each 429's Retry-After and imports every row once", async () => {
     const { key } = await server().account();
     const client = createSmsClient({ baseUrl: server().baseUrl, apiKey: key });
-    const rows: ContactRow[] = Array.from({ length: 12 }, (_v, i) => ({ line: i + 1, phone: `+1415555${String(3000 + i)}`, firstName: `P${i}`, group: null }));
+    const rows: ContactRow[] = Array.from({ length: 12 }, (_v, i) => ({
+      line: i + 1,
+      phone: `+1415555${String(3000 + i)}`,
+      firstName: `P${i}`,
+      group: null,
+    }));
     const waits: { seconds: number; fromLine: number }[] = [];
     const outcome = await importContactRows(rows, (contacts) => send(client, contacts), {
       maxRows: 4,
@@ -32,17 +40,30 @@ describe("the CSV import under the key's rate limit", () => {
     // 4 rows + the request cost 5 tokens: the first request empties the burst, so the next ones are refused first.
     expect(waits.length).toBeGreaterThan(0);
     expect(waits.every((w) => w.seconds >= 1 && [5, 9].includes(w.fromLine))).toBe(true);
-    const stored = await server().db("contacts").whereIn("phone", rows.map((r) => r.phone)).count({ n: "*" });
+    const stored = await server()
+      .db("contacts")
+      .whereIn(
+        "phone",
+        rows.map((r) => r.phone),
+      )
+      .count({ n: "*" });
     expect(Number(stored[0]!.n)).toBe(12);
   });
 
   it("stops, naming the line, when the wait would be longer than it waits by itself", async () => {
     const { key } = await server().account();
     const client = createSmsClient({ baseUrl: server().baseUrl, apiKey: key });
-    const rows: ContactRow[] = Array.from({ length: 8 }, (_v, i) => ({ line: i + 1, phone: `+1415555${String(3100 + i)}`, firstName: null, group: null }));
+    const rows: ContactRow[] = Array.from({ length: 8 }, (_v, i) => ({
+      line: i + 1,
+      phone: `+1415555${String(3100 + i)}`,
+      firstName: null,
+      group: null,
+    }));
     const refused = Object.assign(new Error("Too many requests."), { status: 429, retryAfterSeconds: 3600 });
     let calls = 0;
-    const outcome = await importContactRows(rows, (contacts) => (++calls === 2 ? Promise.reject(refused) : send(client, contacts)), { maxRows: 4 });
+    const outcome = await importContactRows(rows, (contacts) => (++calls === 2 ? Promise.reject(refused) : send(client, contacts)), {
+      maxRows: 4,
+    });
     expect(outcome.imported).toBe(4);
     expect(outcome.stopped).toEqual({ fromLine: 5, detail: "Too many requests." });
     expect(calls).toBe(2);

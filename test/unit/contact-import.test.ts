@@ -3,7 +3,14 @@
 // workflow against the real API, with requests small enough that one file makes several.
 import { describe, expect, it } from "vitest";
 import { createSmsClient, type SmsClient } from "../../client/index.js";
-import { chunkRows, importContactRows, lineErrors, localProblem, MAX_BYTES_PER_REQUEST, MAX_ROWS_PER_REQUEST } from "../../dashboard/src/contactImport.js";
+import {
+  chunkRows,
+  importContactRows,
+  lineErrors,
+  localProblem,
+  MAX_BYTES_PER_REQUEST,
+  MAX_ROWS_PER_REQUEST,
+} from "../../dashboard/src/contactImport.js";
 import { contactsFromCsv, type ContactRow } from "../../dashboard/src/csv.js";
 import { useTestServer } from "../helpers/server.js";
 
@@ -16,9 +23,17 @@ async function importContacts(client: SmsClient, contacts: { phone: string; firs
   return data!;
 }
 
-const row = (line: number, phone: string, extra: Partial<ContactRow> = {}): ContactRow => ({ line, phone, firstName: null, group: null, ...extra });
-const rows = (n: number, extra: Partial<ContactRow> = {}) => Array.from({ length: n }, (_, i) => row(i + 2, `+1415555${String(i).padStart(4, "0")}`, extra));
-const bodyBytes = (chunk: ContactRow[]) => new TextEncoder().encode(JSON.stringify({ contacts: chunk.map(({ phone, firstName, group }) => ({ phone, firstName, group })) })).length;
+const row = (line: number, phone: string, extra: Partial<ContactRow> = {}): ContactRow => ({
+  line,
+  phone,
+  firstName: null,
+  group: null,
+  ...extra,
+});
+const rows = (n: number, extra: Partial<ContactRow> = {}) =>
+  Array.from({ length: n }, (_, i) => row(i + 2, `+1415555${String(i).padStart(4, "0")}`, extra));
+const bodyBytes = (chunk: ContactRow[]) =>
+  new TextEncoder().encode(JSON.stringify({ contacts: chunk.map(({ phone, firstName, group }) => ({ phone, firstName, group })) })).length;
 
 describe("chunkRows", () => {
   it("keeps every row once, in file order, and cuts at the row limit", () => {
@@ -65,7 +80,9 @@ describe("lineErrors", () => {
   });
 
   it("refuses a row number outside the request rather than show a wrong line", () => {
-    expect(() => lineErrors([row(2, "+14155550101")], [{ row: 2, field: "phone", code: "x", detail: "y" }])).toThrow(/row 2 of a request of 1 rows/);
+    expect(() => lineErrors([row(2, "+14155550101")], [{ row: 2, field: "phone", code: "x", detail: "y" }])).toThrow(
+      /row 2 of a request of 1 rows/,
+    );
   });
 });
 
@@ -140,7 +157,9 @@ describe("importContactRows against the API", () => {
     let requests = 0;
 
     // The second request goes with a key the API does not accept: a 401 for the whole request.
-    const outcome = await importContactRows(parsed, (contacts) => importContacts(++requests === 1 ? client : revoked, contacts), { maxRows: 2 });
+    const outcome = await importContactRows(parsed, (contacts) => importContacts(++requests === 1 ? client : revoked, contacts), {
+      maxRows: 2,
+    });
 
     expect(requests).toBe(2);
     expect(outcome).toEqual({ imported: 2, failed: 3, errors: [], stopped: { fromLine: 3, detail: expect.any(String) } });

@@ -27,7 +27,9 @@ describe("the dashboard bundle", () => {
     expect(files.some((f) => f.endsWith(".js"))).toBe(true);
     const sizes = files.map((f) => ({ file: f.slice(dashboardDist.length + 1), gzip: gzipSync(readFileSync(f), { level: 9 }).length }));
     const total = sizes.reduce((sum, s) => sum + s.gzip, 0);
-    console.log(`dashboard bundle: ${(total / 1024).toFixed(1)} kB gzipped (${sizes.map((s) => `${s.file} ${(s.gzip / 1024).toFixed(1)} kB`).join(", ")})`);
+    console.log(
+      `dashboard bundle: ${(total / 1024).toFixed(1)} kB gzipped (${sizes.map((s) => `${s.file} ${(s.gzip / 1024).toFixed(1)} kB`).join(", ")})`,
+    );
     expect(total).toBeLessThan(BUDGET);
   });
 

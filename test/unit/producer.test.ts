@@ -5,7 +5,15 @@ import type { Claim, ClaimedJob } from "../../server/db/jobs/index.js";
 import { createLogger } from "../../server/logger.js";
 import { Producer } from "../../server/jobs/producer.js";
 
-const job = (id: string): ClaimedJob => ({ id, kind: "k", payload: {}, attempt: 1, maxAttempts: 1, runAt: new Date(), createdAt: new Date() });
+const job = (id: string): ClaimedJob => ({
+  id,
+  kind: "k",
+  payload: {},
+  attempt: 1,
+  maxAttempts: 1,
+  runAt: new Date(),
+  createdAt: new Date(),
+});
 
 function setup(opts: { concurrency: number; prefetch?: number; safetyPollMs?: number }) {
   const due: ClaimedJob[] = [];

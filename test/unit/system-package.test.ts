@@ -15,9 +15,16 @@ describe("system packages tests need", () => {
     const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
       expect(systemPackagePresent(missing, {})).toBe(false);
-      expect(systemPackagePresent({ ...missing, file: undefined, command: "no-such-command-pgbench", debianPackage: "postgresql-client" }, { CI: "false" })).toBe(false);
+      expect(
+        systemPackagePresent(
+          { ...missing, file: undefined, command: "no-such-command-pgbench", debianPackage: "postgresql-client" },
+          { CI: "false" },
+        ),
+      ).toBe(false);
       const said = write.mock.calls.map((c) => String(c[0])).join("");
-      expect(said).toContain("SKIPPED: the tests of this file need /nonexistent/usr/bin/chromium, which is absent: apt-get install chromium");
+      expect(said).toContain(
+        "SKIPPED: the tests of this file need /nonexistent/usr/bin/chromium, which is absent: apt-get install chromium",
+      );
       expect(said).toContain("apt-get install postgresql-client");
     } finally {
       write.mockRestore();

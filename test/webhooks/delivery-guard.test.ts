@@ -17,11 +17,19 @@ afterAll(() => Promise.all(receivers.map((r) => r.close())));
 
 describe("SSRF guard at delivery time", () => {
   it("blocks a host name that resolved to a public address at registration and to 127.0.0.1 at delivery", async () => {
-    const worker = await startWorker({ db: strict().db, databaseUrl: strict().url, log: createLogger("silent"), config: strict().config, resolver });
+    const worker = await startWorker({
+      db: strict().db,
+      databaseUrl: strict().url,
+      log: createLogger("silent"),
+      config: strict().config,
+      resolver,
+    });
     try {
       const a = await strict().account();
       answer = "93.184.215.14";
-      const { data: hook, response } = await a.client.POST("/api/v1/webhooks", { body: { name: "rebind", url: "https://hooks.rebind.test/dlr" } });
+      const { data: hook, response } = await a.client.POST("/api/v1/webhooks", {
+        body: { name: "rebind", url: "https://hooks.rebind.test/dlr" },
+      });
       expect(response.status).toBe(201);
       answer = "127.0.0.1";
       await a.client.POST("/api/v1/scheduler/schedule", {
@@ -35,7 +43,10 @@ describe("SSRF guard at delivery time", () => {
       // A literal private address stored before the rules tightened is refused too, without a connection.
       const r = await startReceiver();
       receivers.push(r);
-      await strict().db("webhooks").where({ id: hook!.webhookId }).update({ url: r.url.replace("http:", "https:") });
+      await strict()
+        .db("webhooks")
+        .where({ id: hook!.webhookId })
+        .update({ url: r.url.replace("http:", "https:") });
       const test = await a.client.POST("/api/v1/webhooks/{webhookId}/test", { params: { path: { webhookId: hook!.webhookId } } });
       expect(test.data).toMatchObject({ succeeded: false, attempt: { error: "address 127.0.0.1 is not public" } });
       expect(r.received).toEqual([]);

@@ -71,9 +71,17 @@ describe("delivery receipts", () => {
     await webhook(a, r.url);
     const failed = await sendSoon(a, "+14155550001");
     const undelivered = await sendSoon(a, "+14155550002");
-    await r.waitFor("receipts", (all) => all.filter((x) => x.json.messageId === undelivered).length === 2 && all.some((x) => x.json.messageId === failed));
+    await r.waitFor(
+      "receipts",
+      (all) => all.filter((x) => x.json.messageId === undelivered).length === 2 && all.some((x) => x.json.messageId === failed),
+    );
     expect(forMessage(r, failed).map((x) => x.json)).toEqual([
-      expect.objectContaining({ event: "dlr.failed", status: "failed", providerMessageId: null, error: expect.objectContaining({ code: "rejected" }) }),
+      expect.objectContaining({
+        event: "dlr.failed",
+        status: "failed",
+        providerMessageId: null,
+        error: expect.objectContaining({ code: "rejected" }),
+      }),
     ]);
     expect(forMessage(r, undelivered)[1]!.json).toMatchObject({ event: "dlr.undelivered", error: { code: "number_inactive" } });
   });
@@ -112,11 +120,14 @@ describe("delivery receipts", () => {
       params: { path: { webhookId: hook.webhookId }, query: { messageId } },
     });
     await waitUntil("delivery logged as succeeded", async () => {
-      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId }, query: { messageId } } });
+      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+        params: { path: { webhookId: hook.webhookId }, query: { messageId } },
+      });
       return page.data!.data[0]?.status === "succeeded";
     });
     expect(data!.data).toHaveLength(1);
-    const log = (await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId } } })).data!.data[0]!;
+    const log = (await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId } } })).data!
+      .data[0]!;
     expect(log).toMatchObject({ deliveryId: [...ids][0], messageId, event: "dlr.sent", status: "succeeded" });
     expect(log.attempts.map((x) => x.responseStatus)).toEqual([500, 500, 200]);
     expect(log.attempts.map((x) => x.error)).toEqual(["receiver answered 500", "receiver answered 500", null]);
@@ -128,10 +139,16 @@ describe("delivery receipts", () => {
     r.respond = () => ({ status: 503 });
     const hook = await webhook(a, r.url);
     await sendSoon(a, "+14155550003");
-    const failed = await waitUntil("failed delivery", async () => {
-      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId }, query: { status: "failed" } } });
-      return page.data!.data[0];
-    }, 30_000);
+    const failed = await waitUntil(
+      "failed delivery",
+      async () => {
+        const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+          params: { path: { webhookId: hook.webhookId }, query: { status: "failed" } },
+        });
+        return page.data!.data[0];
+      },
+      30_000,
+    );
     expect(failed.attempts).toHaveLength(4);
     expect(r.received).toHaveLength(4);
     // Nothing more comes: the delivery's job is finished, not waiting for another attempt.
@@ -161,7 +178,11 @@ describe("delivery receipts", () => {
     const retry = await waitUntil("the failed attempt recorded, the retry scheduled", async () => {
       const [delivery] = await server().db("webhook_deliveries").where({ webhook_id: hook.webhookId }).select("id", "attempts");
       if (delivery?.attempts.length !== 1) return undefined;
-      const job = await server().db("jobs").whereRaw("payload->>'deliveryId' = ?", [delivery.id]).whereNot({ state: "running" }).first("run_at");
+      const job = await server()
+        .db("jobs")
+        .whereRaw("payload->>'deliveryId' = ?", [delivery.id])
+        .whereNot({ state: "running" })
+        .first("run_at");
       return job as { run_at: Date } | undefined;
     });
     expect(r.received).toHaveLength(1);
@@ -177,7 +198,9 @@ describe("delivery receipts", () => {
     const hook = await webhook(a, r.url);
     await sendSoon(a, "+14155550003");
     const ok = await waitUntil("succeeded after a timeout", async () => {
-      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId }, query: { status: "succeeded" } } });
+      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+        params: { path: { webhookId: hook.webhookId }, query: { status: "succeeded" } },
+      });
       return page.data!.data[0];
     });
     expect(ok.attempts).toHaveLength(2);
@@ -204,7 +227,11 @@ describe("delivery receipts", () => {
     r.respond = (req) => (req.json.event === "dlr.sent" && sentFailures++ < 2 ? { status: 500 } : { status: 200 });
     await webhook(a, r.url);
     const messageId = await sendSoon(a);
-    await r.waitFor("delivered receipt", (all) => all.some((x) => x.json.messageId === messageId && x.json.event === "dlr.delivered"), 20_000);
+    await r.waitFor(
+      "delivered receipt",
+      (all) => all.some((x) => x.json.messageId === messageId && x.json.event === "dlr.delivered"),
+      20_000,
+    );
     const events = forMessage(r, messageId).map((x) => x.json.event);
     expect(events).toEqual(["dlr.sent", "dlr.sent", "dlr.sent", "dlr.delivered"]);
   });
@@ -216,7 +243,9 @@ describe("delivery receipts", () => {
     const messageId = await sendSoon(a, "+14155550003");
     await r.waitFor("first", (all) => all.length === 1);
     const delivery = await waitUntil("logged", async () => {
-      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: hook.webhookId }, query: { messageId } } });
+      const page = await a.client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+        params: { path: { webhookId: hook.webhookId }, query: { messageId } },
+      });
       return page.data!.data[0]?.status === "succeeded" && page.data!.data[0];
     });
     const res = await a.client.POST("/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", {
@@ -260,7 +289,10 @@ describe("delivery receipts", () => {
     expect(new Webhook(rotated).verify(during.body, during.headers as Record<string, string>)).toBeTruthy();
     expect(during.headers["x-webhook-signature"]).toBe(createHmac("sha256", rotated).update(during.body).digest("hex"));
 
-    await server().db("webhooks").where({ id: hook.webhookId }).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+    await server()
+      .db("webhooks")
+      .where({ id: hook.webhookId })
+      .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
     const m2 = await sendSoon(a, "+14155550003");
     await r.waitFor("receipt after the window", (all) => all.some((x) => x.json.messageId === m2));
     const after = forMessage(r, m2)[0]!;

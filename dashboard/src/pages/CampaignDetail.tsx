@@ -105,7 +105,11 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
             </p>
             <CampaignProgress campaign={c} />
             <p aria-live="polite" class="muted" id="campaign-state">
-              {c.status === "completed" ? "Completed: every message has its final status." : c.status === "sending" ? "Sending… this updates live." : ""}
+              {c.status === "completed"
+                ? "Completed: every message has its final status."
+                : c.status === "sending"
+                  ? "Sending… this updates live."
+                  : ""}
             </p>
           </div>
           <div class="card">

@@ -42,8 +42,8 @@ function CreateCampaign() {
 
   const recipients = useMemo(() => parseRecipients(pasted), [pasted]);
   const group = groups.data?.find((g) => g.groupId === groupId);
-  const audienceSize = audience === "group" ? group?.contactCount ?? 0 : recipients.length;
-  const previewName = audience === "group" ? sample.data?.firstName ?? null : null;
+  const audienceSize = audience === "group" ? (group?.contactCount ?? 0) : recipients.length;
+  const previewName = audience === "group" ? (sample.data?.firstName ?? null) : null;
   const preview = personalise(message, previewName);
   const utc = localInputToUtc(when);
 
@@ -82,8 +82,21 @@ function CreateCampaign() {
           <input id="campaign-from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="campaign-from-hint" />
         </Field>
       </div>
-      <Field id="campaign-message" label="Message" hint={<>{"{{firstName}}"} is replaced by each contact's first name (empty where unknown).</>} error={err("/body/message")}>
-        <textarea id="campaign-message" required rows={3} maxLength={1600} value={message} onInput={(e) => setMessage(e.currentTarget.value)} aria-describedby="campaign-message-hint" />
+      <Field
+        id="campaign-message"
+        label="Message"
+        hint={<>{"{{firstName}}"} is replaced by each contact's first name (empty where unknown).</>}
+        error={err("/body/message")}
+      >
+        <textarea
+          id="campaign-message"
+          required
+          rows={3}
+          maxLength={1600}
+          value={message}
+          onInput={(e) => setMessage(e.currentTarget.value)}
+          aria-describedby="campaign-message-hint"
+        />
       </Field>
 
       <fieldset>
@@ -92,7 +105,14 @@ function CreateCampaign() {
           <input type="radio" name="audience" value="group" checked={audience === "group"} onChange={() => setAudience("group")} /> A group
         </label>
         <label class="inline">
-          <input type="radio" name="audience" value="recipients" checked={audience === "recipients"} onChange={() => setAudience("recipients")} /> Pasted numbers
+          <input
+            type="radio"
+            name="audience"
+            value="recipients"
+            checked={audience === "recipients"}
+            onChange={() => setAudience("recipients")}
+          />{" "}
+          Pasted numbers
         </label>
         {audience === "group" ? (
           <Field id="campaign-group" label="Group" error={err("/body/groupId")}>
@@ -106,8 +126,20 @@ function CreateCampaign() {
             </select>
           </Field>
         ) : (
-          <Field id="campaign-recipients" label="Phone numbers" hint="One a line, or separated by commas; with their +country prefix. Up to 10,000." error={err("/body/recipients")}>
-            <textarea id="campaign-recipients" required rows={4} value={pasted} onInput={(e) => setPasted(e.currentTarget.value)} aria-describedby="campaign-recipients-hint" />
+          <Field
+            id="campaign-recipients"
+            label="Phone numbers"
+            hint="One a line, or separated by commas; with their +country prefix. Up to 10,000."
+            error={err("/body/recipients")}
+          >
+            <textarea
+              id="campaign-recipients"
+              required
+              rows={4}
+              value={pasted}
+              onInput={(e) => setPasted(e.currentTarget.value)}
+              aria-describedby="campaign-recipients-hint"
+            />
           </Field>
         )}
       </fieldset>
@@ -131,7 +163,14 @@ function CreateCampaign() {
               </>
             }
           >
-            <input id="campaign-when" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} aria-describedby="campaign-when-hint" />
+            <input
+              id="campaign-when"
+              type="datetime-local"
+              required
+              value={when}
+              onInput={(e) => setWhen(e.currentTarget.value)}
+              aria-describedby="campaign-when-hint"
+            />
           </Field>
         )}
       </fieldset>

@@ -9,7 +9,21 @@ import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useA
 
 const LIMIT = 50;
 
-function GroupSelect({ id, groups, value, onChange, label, disabled }: { id: string; groups: Group[]; value: string; onChange: (v: string) => void; label?: string; disabled?: boolean }) {
+function GroupSelect({
+  id,
+  groups,
+  value,
+  onChange,
+  label,
+  disabled,
+}: {
+  id: string;
+  groups: Group[];
+  value: string;
+  onChange: (v: string) => void;
+  label?: string;
+  disabled?: boolean;
+}) {
   return (
     <select id={id} value={value} disabled={disabled} aria-label={label} onChange={(e) => onChange(e.currentTarget.value)}>
       <option value="">No group</option>
@@ -57,7 +71,19 @@ function CreateGroupForm({ onCreated }: { onCreated: (g: Group) => void }) {
   );
 }
 
-function GroupsPanel({ groups, selected, onSelect, onChanged, onDeleted }: { groups: Async<Group[]>; selected: string; onSelect: (id: string) => void; onChanged: () => void; onDeleted: (g: Group) => void }) {
+function GroupsPanel({
+  groups,
+  selected,
+  onSelect,
+  onChanged,
+  onDeleted,
+}: {
+  groups: Async<Group[]>;
+  selected: string;
+  onSelect: (id: string) => void;
+  onChanged: () => void;
+  onDeleted: (g: Group) => void;
+}) {
   const { client } = useSession();
   const [deleting, setDeleting] = useState<Group | undefined>();
   return (
@@ -102,7 +128,9 @@ function GroupsPanel({ groups, selected, onSelect, onChanged, onDeleted }: { gro
         }}
       >
         <p>
-          {deleting?.contactCount === 1 ? "Its 1 contact stays: it is kept, in no group." : `Its ${deleting?.contactCount ?? 0} contacts stay: they are kept, in no group.`}{" "}
+          {deleting?.contactCount === 1
+            ? "Its 1 contact stays: it is kept, in no group."
+            : `Its ${deleting?.contactCount ?? 0} contacts stay: they are kept, in no group.`}{" "}
           Campaigns already sent to the group are not affected.
         </p>
       </ConfirmDialog>
@@ -110,7 +138,15 @@ function GroupsPanel({ groups, selected, onSelect, onChanged, onDeleted }: { gro
   );
 }
 
-function CreateContactForm({ groups, defaultGroup, onCreated }: { groups: Group[]; defaultGroup: string; onCreated: (c: Contact) => void }) {
+function CreateContactForm({
+  groups,
+  defaultGroup,
+  onCreated,
+}: {
+  groups: Group[];
+  defaultGroup: string;
+  onCreated: (c: Contact) => void;
+}) {
   const { client } = useSession();
   const [phone, setPhone] = useState("");
   const [firstName, setFirstName] = useState("");
@@ -162,8 +198,14 @@ function ImportForm({ onImported }: { onImported: () => void }) {
   const action = useAction(async () => {
     try {
       const onWait = (seconds: number, fromLine: number) =>
-        setWaiting(`Each imported row counts against the API key's rate limit: waiting ${Math.ceil(seconds)} s before sending from line ${fromLine}…`);
-      setResult(await importContactRows(parsed!.rows, (contacts) => importContacts(client, contacts).finally(() => setWaiting(undefined)), { onWait }));
+        setWaiting(
+          `Each imported row counts against the API key's rate limit: waiting ${Math.ceil(seconds)} s before sending from line ${fromLine}…`,
+        );
+      setResult(
+        await importContactRows(parsed!.rows, (contacts) => importContacts(client, contacts).finally(() => setWaiting(undefined)), {
+          onWait,
+        }),
+      );
     } finally {
       setWaiting(undefined);
     }
@@ -181,7 +223,9 @@ function ImportForm({ onImported }: { onImported: () => void }) {
       if (rows.length === 0) setParseError(`${file.name} has no rows.`);
       else setParsed({ name: file.name, rows, header });
     } catch (error) {
-      setParseError(error instanceof CsvError ? `${file.name}, ${error.message}.` : `${file.name} could not be read: ${(error as Error).message}`);
+      setParseError(
+        error instanceof CsvError ? `${file.name}, ${error.message}.` : `${file.name} could not be read: ${(error as Error).message}`,
+      );
     }
   };
 
@@ -200,13 +244,19 @@ function ImportForm({ onImported }: { onImported: () => void }) {
         label="CSV file"
         hint={
           <>
-            Columns <code>phone,firstName,group</code> (group optional: an existing group's name or id), one contact a line. A header line is optional. Valid
-            rows are imported even when others fail.
+            Columns <code>phone,firstName,group</code> (group optional: an existing group's name or id), one contact a line. A header line
+            is optional. Valid rows are imported even when others fail.
           </>
         }
         error={parseError}
       >
-        <input id="import-file" type="file" accept=".csv,text/csv,text/plain" aria-describedby="import-file-hint" onChange={(e) => void onFile(e.currentTarget.files?.[0])} />
+        <input
+          id="import-file"
+          type="file"
+          accept=".csv,text/csv,text/plain"
+          aria-describedby="import-file-hint"
+          onChange={(e) => void onFile(e.currentTarget.files?.[0])}
+        />
       </Field>
       {parsed && (
         <p class="muted">
@@ -229,12 +279,15 @@ function ImportForm({ onImported }: { onImported: () => void }) {
         <div class="import-result" role="status">
           <p class={result.failed ? "notice notice-info" : "notice notice-ok"}>
             Imported {result.imported} contact{result.imported === 1 ? "" : "s"}
-            {result.failed ? `; ${result.failed} row${result.failed === 1 ? "" : "s"} failed and ${result.failed === 1 ? "was" : "were"} not imported` : ""}.
+            {result.failed
+              ? `; ${result.failed} row${result.failed === 1 ? "" : "s"} failed and ${result.failed === 1 ? "was" : "were"} not imported`
+              : ""}
+            .
           </p>
           {result.stopped && (
             <p class="problem">
-              The import stopped at line {result.stopped.fromLine}: {result.stopped.detail} Rows from that line on may not have been imported. Importing
-              the file again is safe: contacts already stored are reported as existing, not added twice.
+              The import stopped at line {result.stopped.fromLine}: {result.stopped.detail} Rows from that line on may not have been
+              imported. Importing the file again is safe: contacts already stored are reported as existing, not added twice.
             </p>
           )}
           {result.errors.length > 0 && (
@@ -265,16 +318,30 @@ function ImportForm({ onImported }: { onImported: () => void }) {
   );
 }
 
-function ContactItem({ contact, groups, onChanged, onDelete }: { contact: Contact; groups: Group[]; onChanged: (c: Contact, note: string) => void; onDelete: (c: Contact) => void }) {
+function ContactItem({
+  contact,
+  groups,
+  onChanged,
+  onDelete,
+}: {
+  contact: Contact;
+  groups: Group[];
+  onChanged: (c: Contact, note: string) => void;
+  onDelete: (c: Contact) => void;
+}) {
   const { client } = useSession();
   const [editing, setEditing] = useState(false);
   const [phone, setPhone] = useState(contact.phone);
   const [firstName, setFirstName] = useState(contact.firstName ?? "");
-  const save = useAction(async (changes: { phone?: string; firstName?: string | null; groupId?: string | null }, note: (c: Contact) => string) => {
-    const updated = await ok(client.PATCH("/api/v1/contacts/{contactId}", { params: { path: { contactId: contact.contactId } }, body: changes }));
-    setEditing(false);
-    onChanged(updated, note(updated));
-  });
+  const save = useAction(
+    async (changes: { phone?: string; firstName?: string | null; groupId?: string | null }, note: (c: Contact) => string) => {
+      const updated = await ok(
+        client.PATCH("/api/v1/contacts/{contactId}", { params: { path: { contactId: contact.contactId } }, body: changes }),
+      );
+      setEditing(false);
+      onChanged(updated, note(updated));
+    },
+  );
   const groupName = (id: string | null) => groups.find((g) => g.groupId === id)?.name ?? "no group";
   const editId = `edit-${contact.contactId}`;
   const phoneInput = useRef<HTMLInputElement>(null);
@@ -298,7 +365,14 @@ function ContactItem({ contact, groups, onChanged, onDelete }: { contact: Contac
           }}
         >
           <Field id={`${editId}-phone`} label="Phone" error={fieldError(save.error, "/body/phone")}>
-            <input id={`${editId}-phone`} type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} ref={phoneInput} />
+            <input
+              id={`${editId}-phone`}
+              type="tel"
+              required
+              value={phone}
+              onInput={(e) => setPhone(e.currentTarget.value)}
+              ref={phoneInput}
+            />
           </Field>
           <Field id={`${editId}-first`} label="First name" error={fieldError(save.error, "/body/firstName")}>
             <input id={`${editId}-first`} maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
@@ -390,7 +464,9 @@ export function Contacts() {
           onSelect={select}
           onChanged={() => void groups.reload()}
           onDeleted={(g) => {
-            setNotice(`Group “${g.name}” deleted. Its ${g.contactCount} contact${g.contactCount === 1 ? " was" : "s were"} kept and ${g.contactCount === 1 ? "is" : "are"} now in no group.`);
+            setNotice(
+              `Group “${g.name}” deleted. Its ${g.contactCount} contact${g.contactCount === 1 ? " was" : "s were"} kept and ${g.contactCount === 1 ? "is" : "are"} now in no group.`,
+            );
             if (groupId === g.groupId) select("");
             void refresh();
           }}
@@ -425,7 +501,9 @@ export function Contacts() {
                     onChanged={(updated, note) => {
                       setNotice(note);
                       const stillHere = !groupId || updated.groupId === groupId;
-                      contacts.update((items) => items.flatMap((x) => (x.contactId === updated.contactId ? (stillHere ? [updated] : []) : [x])));
+                      contacts.update((items) =>
+                        items.flatMap((x) => (x.contactId === updated.contactId ? (stillHere ? [updated] : []) : [x])),
+                      );
                       void groups.reload();
                     }}
                   />

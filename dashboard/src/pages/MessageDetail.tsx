@@ -14,7 +14,11 @@ function WebhookReceipts({ webhook, message }: { webhook: Webhook; message: Mess
   const { client } = useSession();
   const deliveries = usePagedList<WebhookDelivery>(
     async (page) =>
-      ok(client.GET("/api/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook.webhookId }, query: { ...page, messageId: message.messageId } } })),
+      ok(
+        client.GET("/api/v1/webhooks/{webhookId}/deliveries", {
+          params: { path: { webhookId: webhook.webhookId }, query: { ...page, messageId: message.messageId } },
+        }),
+      ),
     // Receipts follow status changes: reload when the history grows.
     [webhook.webhookId, message.messageId, message.history.length],
   );
@@ -73,7 +77,9 @@ function Receipts({ message }: { message: Message }) {
           No webhooks: receipts are not posted. Add one in <Link to="/settings/webhooks">Settings → Webhooks</Link>.
         </p>
       )}
-      {webhooks.data?.map((webhook) => <WebhookReceipts key={webhook.webhookId} webhook={webhook} message={message} />)}
+      {webhooks.data?.map((webhook) => (
+        <WebhookReceipts key={webhook.webhookId} webhook={webhook} message={message} />
+      ))}
     </section>
   );
 }

@@ -34,14 +34,30 @@ function ScheduleForm({ onScheduled }: { onScheduled: (messageId: string, schedu
       <h2 id="schedule-title">Schedule a message</h2>
       <div class="grid-2">
         <Field id="msg-to" label="To" hint="With its +country prefix, e.g. +14155550123" error={err("/body/to")}>
-          <input id="msg-to" type="tel" required autoComplete="off" value={to} onInput={(e) => setTo(e.currentTarget.value)} aria-describedby="msg-to-hint" />
+          <input
+            id="msg-to"
+            type="tel"
+            required
+            autoComplete="off"
+            value={to}
+            onInput={(e) => setTo(e.currentTarget.value)}
+            aria-describedby="msg-to-hint"
+          />
         </Field>
         <Field id="msg-from" label="From" hint="Sender ID (1–11 letters/digits) or a phone number" error={err("/body/from")}>
           <input id="msg-from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="msg-from-hint" />
         </Field>
       </div>
       <Field id="msg-body" label="Message" error={err("/body/body")}>
-        <textarea id="msg-body" required rows={3} maxLength={1600} value={body} onInput={(e) => setBody(e.currentTarget.value)} aria-describedby="msg-body-count" />
+        <textarea
+          id="msg-body"
+          required
+          rows={3}
+          maxLength={1600}
+          value={body}
+          onInput={(e) => setBody(e.currentTarget.value)}
+          aria-describedby="msg-body-count"
+        />
         <SegmentCount text={body} id="msg-body-count" />
       </Field>
       <Field
@@ -50,11 +66,19 @@ function ScheduleForm({ onScheduled }: { onScheduled: (messageId: string, schedu
         error={err("/body/scheduledAt")}
         hint={
           <>
-            Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as <output id="msg-when-utc">{utc ?? "—"}</output> (UTC).
+            Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as{" "}
+            <output id="msg-when-utc">{utc ?? "—"}</output> (UTC).
           </>
         }
       >
-        <input id="msg-when" type="datetime-local" required value={when} onInput={(e) => setWhen(e.currentTarget.value)} aria-describedby="msg-when-hint" />
+        <input
+          id="msg-when"
+          type="datetime-local"
+          required
+          value={when}
+          onInput={(e) => setWhen(e.currentTarget.value)}
+          aria-describedby="msg-when-hint"
+        />
       </Field>
       <ProblemMessage error={action.error} prefix="Not scheduled" />
       <div class="actions">
@@ -66,7 +90,15 @@ function ScheduleForm({ onScheduled }: { onScheduled: (messageId: string, schedu
   );
 }
 
-export function CancelMessageDialog({ message, onClose, onCancelled }: { message: Pick<Message, "messageId" | "to"> | undefined; onClose: () => void; onCancelled: (m: Pick<Message, "messageId">) => void }) {
+export function CancelMessageDialog({
+  message,
+  onClose,
+  onCancelled,
+}: {
+  message: Pick<Message, "messageId" | "to"> | undefined;
+  onClose: () => void;
+  onCancelled: (m: Pick<Message, "messageId">) => void;
+}) {
   const { client } = useSession();
   return (
     <ConfirmDialog

@@ -5,7 +5,19 @@ import { ok, type Webhook, type WebhookDelivery } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  StatusChip,
+  useAction,
+  useAsync,
+  usePolling,
+  useSession,
+} from "../ui.js";
 
 type DeliveryFilter = "" | WebhookDelivery["status"];
 
@@ -54,7 +66,13 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
           <>
             <button
               type="button"
-              onClick={async () => setCopied((await copyText(secret, codeRef.current)) ? "Secret copied to the clipboard." : "Could not copy: select the secret and copy it.")}
+              onClick={async () =>
+                setCopied(
+                  (await copyText(secret, codeRef.current))
+                    ? "Secret copied to the clipboard."
+                    : "Could not copy: select the secret and copy it.",
+                )
+              }
             >
               Copy secret
             </button>
@@ -80,7 +98,11 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
       <p class="muted" role="status">
         {copied}
       </p>
-      {rotatedNote && <Notice>New secret in use. Receipts are signed with both the old and the new secret for 24 hours, then with the new one only.</Notice>}
+      {rotatedNote && (
+        <Notice>
+          New secret in use. Receipts are signed with both the old and the new secret for 24 hours, then with the new one only.
+        </Notice>
+      )}
       <ProblemMessage error={reveal.error} />
       <ConfirmDialog
         open={rotating}
@@ -89,7 +111,9 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
         dismissLabel="Close"
         onClose={() => setRotating(false)}
         onConfirm={async () => {
-          const answer = await ok(client.POST("/api/v1/webhooks/{webhookId}/secret/rotate", { params: { path: { webhookId: webhook.webhookId } } }));
+          const answer = await ok(
+            client.POST("/api/v1/webhooks/{webhookId}/secret/rotate", { params: { path: { webhookId: webhook.webhookId } } }),
+          );
           setSecret(answer.secret);
           setCopied(undefined);
           setRotatedNote(true);
@@ -118,7 +142,12 @@ function TestReceipt({ webhook }: { webhook: Webhook }) {
   });
   return (
     <div>
-      <button type="button" onClick={() => void action.run()} disabled={action.busy} aria-label={`${action.busy ? "Sending test receipt" : "Send test receipt"} to ${webhook.name}`}>
+      <button
+        type="button"
+        onClick={() => void action.run()}
+        disabled={action.busy}
+        aria-label={`${action.busy ? "Sending test receipt" : "Send test receipt"} to ${webhook.name}`}
+      >
         {action.busy ? "Sending…" : "Send test receipt"}
       </button>
       <p role="status" class={result ? (succeeded ? "notice notice-ok" : "notice notice-bad") : ""} data-testid="test-result">
@@ -145,7 +174,11 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   );
   usePolling(log.reload, 2000, !!log.items && log.items.length <= 200 && log.items.some((d) => d.status === "pending"));
   const redeliver = useAction(async (d: WebhookDelivery) => {
-    await ok(client.POST("/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", { params: { path: { webhookId: webhook.webhookId, deliveryId: d.deliveryId } } }));
+    await ok(
+      client.POST("/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", {
+        params: { path: { webhookId: webhook.webhookId, deliveryId: d.deliveryId } },
+      }),
+    );
     setNote(`Receipt ${d.event} queued again.`);
     await log.reload();
   });
@@ -190,7 +223,13 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
               return (
                 <tr key={d.deliveryId}>
                   <td data-label="Event">{d.event}</td>
-                  <td data-label="Message">{d.event === "dlr.test" ? <span class="muted">test</span> : <Link to={`/messages/${d.messageId}`}>{d.messageId.slice(0, 8)}…</Link>}</td>
+                  <td data-label="Message">
+                    {d.event === "dlr.test" ? (
+                      <span class="muted">test</span>
+                    ) : (
+                      <Link to={`/messages/${d.messageId}`}>{d.messageId.slice(0, 8)}…</Link>
+                    )}
+                  </td>
                   <td data-label="Outcome">
                     <StatusChip status={d.status} />
                   </td>
@@ -205,7 +244,13 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                     )}
                   </td>
                   <td>
-                    <button type="button" class="small" onClick={() => void redeliver.run(d)} disabled={redeliver.busy} aria-label={`Redeliver ${d.event} of ${formatTime(d.createdAt)}`}>
+                    <button
+                      type="button"
+                      class="small"
+                      onClick={() => void redeliver.run(d)}
+                      disabled={redeliver.busy}
+                      aria-label={`Redeliver ${d.event} of ${formatTime(d.createdAt)}`}
+                    >
                       Redeliver
                     </button>
                   </td>
@@ -264,7 +309,9 @@ export function Webhooks() {
   return (
     <section>
       <h1 tabIndex={-1}>Settings → Webhooks</h1>
-      <p class="muted">Every status change of a message (sent, delivered, failed, undelivered) is posted as a signed receipt to each webhook.</p>
+      <p class="muted">
+        Every status change of a message (sent, delivered, failed, undelivered) is posted as a signed receipt to each webhook.
+      </p>
       <form
         class="card"
         aria-labelledby="new-webhook-title"
@@ -279,7 +326,14 @@ export function Webhooks() {
             <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
           <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
-            <input id="webhook-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} aria-describedby="webhook-url-hint" />
+            <input
+              id="webhook-url"
+              type="url"
+              required
+              value={url}
+              onInput={(e) => setUrl(e.currentTarget.value)}
+              aria-describedby="webhook-url-hint"
+            />
           </Field>
         </div>
         <ProblemMessage error={add.error} prefix="Webhook not added" />
@@ -296,7 +350,12 @@ export function Webhooks() {
       {hooks.data && hooks.data.length > 0 && (
         <ul class="cards" aria-label="Webhooks">
           {hooks.data.map((w) => (
-            <WebhookCard key={w.webhookId} webhook={w} initialSecret={fresh?.webhookId === w.webhookId ? fresh.secret : undefined} onDelete={setDeleting} />
+            <WebhookCard
+              key={w.webhookId}
+              webhook={w}
+              initialSecret={fresh?.webhookId === w.webhookId ? fresh.secret : undefined}
+              onDelete={setDeleting}
+            />
           ))}
         </ul>
       )}

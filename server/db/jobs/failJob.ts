@@ -4,13 +4,7 @@ import type { Knex } from "knex";
  * Records a failed attempt: the job runs again at `retryAt`, or, with no attempts left (or `retryAt` null),
  * it is discarded. Like completion, only by the worker that still holds it.
  */
-export async function failJob(
-  db: Knex,
-  workerId: string,
-  id: string,
-  error: string,
-  retryAt: Date | null,
-): Promise<void> {
+export async function failJob(db: Knex, workerId: string, id: string, error: string, retryAt: Date | null): Promise<void> {
   await db.raw(
     `UPDATE jobs
         SET state = CASE WHEN ?::timestamptz IS NULL OR attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,

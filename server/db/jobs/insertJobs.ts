@@ -18,7 +18,10 @@ export interface NewUntypedJob {
 
 /** Inserts jobs and wakes listening workers when one is due within the horizon. */
 export async function insertJobs(tx: Knex.Transaction, jobs: NewJob[]): Promise<void> {
-  await insertUntypedJobs(tx, jobs.map((j) => ({ ...j, maxAttempts: MAX_ATTEMPTS[j.kind] })));
+  await insertUntypedJobs(
+    tx,
+    jobs.map((j) => ({ ...j, maxAttempts: MAX_ATTEMPTS[j.kind] })),
+  );
 }
 
 export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJob[]): Promise<void> {
@@ -36,7 +39,11 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
  * names, so writing it into the text is safe; the statement's text is the same for every call.
  */
 export function insertJobsSql<K extends JobKind>(kind: K, sql: { payload: string; id?: string; runAt?: string; from?: string }): string {
-  const columns: [string, string][] = [["kind", `'${kind}'`], ["payload", sql.payload], ["max_attempts", String(MAX_ATTEMPTS[kind])]];
+  const columns: [string, string][] = [
+    ["kind", `'${kind}'`],
+    ["payload", sql.payload],
+    ["max_attempts", String(MAX_ATTEMPTS[kind])],
+  ];
   if (sql.id) columns.unshift(["id", sql.id]);
   if (sql.runAt) columns.push(["run_at", sql.runAt]);
   return `INSERT INTO jobs (${columns.map((c) => c[0]).join(", ")}) SELECT ${columns.map((c) => c[1]).join(", ")}${sql.from ? ` FROM ${sql.from}` : ""}`;

@@ -16,14 +16,20 @@ const SEND: JobKind = "send_message";
 const RECEIPT: JobKind = "deliver_receipt";
 
 export async function readQueueHealth(db: Db, timeoutMs: number): Promise<QueueHealth> {
-  const { rows } = await db.raw(
-    `SELECT
+  const { rows } = await db
+    .raw(
+      `SELECT
        (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(run_at)), 0) FROM jobs
          WHERE state IN ('available', 'retryable') AND kind = ? AND run_at <= now()) AS oldest_due_seconds,
        (SELECT count(*) FROM jobs WHERE state = 'retryable' AND kind = ?) AS retrying,
        (SELECT count(*) FROM jobs WHERE finalized_at > now() - interval '1 hour' AND kind = ? AND state = 'discarded') AS given_up`,
-    [SEND, RECEIPT, RECEIPT],
-  ).timeout(timeoutMs);
+      [SEND, RECEIPT, RECEIPT],
+    )
+    .timeout(timeoutMs);
   const row = rows[0] as { oldest_due_seconds: string | number; retrying: number; given_up: number };
-  return { oldestDueSendSeconds: Number(row.oldest_due_seconds), receiptsRetrying: Number(row.retrying), receiptsGivenUpLastHour: Number(row.given_up) };
+  return {
+    oldestDueSendSeconds: Number(row.oldest_due_seconds),
+    receiptsRetrying: Number(row.retrying),
+    receiptsGivenUpLastHour: Number(row.given_up),
+  };
 }

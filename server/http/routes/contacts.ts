@@ -6,7 +6,10 @@ import { withIdempotency } from "../idempotency.js";
 import { toContact } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-export const contactHandlers: Pick<Handlers, "Contacts_create" | "Contacts_import" | "Contacts_list" | "Contacts_get" | "Contacts_update" | "Contacts_delete"> = {
+export const contactHandlers: Pick<
+  Handlers,
+  "Contacts_create" | "Contacts_import" | "Contacts_list" | "Contacts_get" | "Contacts_update" | "Contacts_delete"
+> = {
   async Contacts_create({ db, account, body }) {
     return { status: 201, body: toContact(await createContact(db, account.id, body)) };
   },

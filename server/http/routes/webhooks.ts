@@ -21,7 +21,11 @@ export const webhookHandlers: Pick<
   | "Webhooks_test"
 > = {
   async Webhooks_create({ db, account, body, config, resolver }) {
-    const { webhook, secret } = await createWebhook(db, account.id, body, { allowPrivate: config.webhookAllowPrivate, resolver, maxPerAccount: config.maxWebhooksPerAccount });
+    const { webhook, secret } = await createWebhook(db, account.id, body, {
+      allowPrivate: config.webhookAllowPrivate,
+      resolver,
+      maxPerAccount: config.maxWebhooksPerAccount,
+    });
     return { status: 201, body: { ...toWebhook(webhook), secret } };
   },
 

@@ -24,7 +24,16 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
         const runAt = campaign.scheduledAt ?? new Date();
         const messages: NewMessage[] = batch.recipients.map((r) => {
           const body = personalise(campaign.message, r.firstName);
-          return { id: randomUUID(), jobId: randomUUID(), campaignId, to: r.phone, from: campaign.from, body, scheduledAt: runAt, ...segmentInfo(body) };
+          return {
+            id: randomUUID(),
+            jobId: randomUUID(),
+            campaignId,
+            to: r.phone,
+            from: campaign.from,
+            body,
+            scheduledAt: runAt,
+            ...segmentInfo(body),
+          };
         });
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
         await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq);

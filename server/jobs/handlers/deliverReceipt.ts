@@ -40,12 +40,22 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
-      const loaded = new Map((await loadDeliveriesForDispatch(db, jobs.map((j) => j.payload.deliveryId))).map((d) => [d.id, d]));
+      const loaded = new Map(
+        (
+          await loadDeliveriesForDispatch(
+            db,
+            jobs.map((j) => j.payload.deliveryId),
+          )
+        ).map((d) => [d.id, d]),
+      );
       // Gone (webhook deleted): nothing to do. Already finished: a retry after the finish committed but the
       // release of the next receipt did not (the connection died in between), so release again (idempotent).
       const found = jobs.map((j) => loaded.get(j.payload.deliveryId)).filter((d): d is DeliveryForDispatch => d !== undefined);
       const pending = found.filter((d) => d.status === "pending");
-      await releaseNextParked(db, found.filter((d) => d.status !== "pending" && d.messageId).map((d) => ({ messageId: d.messageId!, webhookId: d.webhookId })));
+      await releaseNextParked(
+        db,
+        found.filter((d) => d.status !== "pending" && d.messageId).map((d) => ({ messageId: d.messageId!, webhookId: d.webhookId })),
+      );
       const parked = await parkBehindEarlier(db, pending);
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
 
@@ -66,7 +76,10 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
               outcome.status = "failed";
             } else if (result.error !== null) {
               const delay = Math.max(retryDelayMs(n, opts.retryBaseMs, opts.random), result.retryAfterMs ?? 0);
-              outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
+              outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(
+                new Date(Date.now() + delay),
+                `attempt ${n} failed: ${result.error}`,
+              );
               outcome.status = "pending";
             }
             await finishes.add(outcome);

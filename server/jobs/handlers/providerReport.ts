@@ -11,7 +11,9 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
   return {
     async batch(jobs, { log }) {
       const reports = jobs.map((j) => j.payload);
-      const known = new Map((await findMessages(db, { providerMessageIds: reports.map((r) => r.providerMessageId) })).map((m) => [m.providerMessageId, m]));
+      const known = new Map(
+        (await findMessages(db, { providerMessageIds: reports.map((r) => r.providerMessageId) })).map((m) => [m.providerMessageId, m]),
+      );
       const changes: { message: MessageFacts; change: StatusChange }[] = [];
       const outcomes = jobs.map((job, i): Error | undefined => {
         const report = reports[i]!;
@@ -19,7 +21,8 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
         if (!message) {
           // The report can overtake the recording of the submit's answer (the id is stored after the
           // provider answers): wait for it, a few times, before giving up on an id we never issued.
-          if (job.attempt < job.maxAttempts) return new RetryLater(new Date(Date.now() + 200 * job.attempt), `unknown provider message id ${report.providerMessageId}`);
+          if (job.attempt < job.maxAttempts)
+            return new RetryLater(new Date(Date.now() + 200 * job.attempt), `unknown provider message id ${report.providerMessageId}`);
           log.warn({ providerMessageId: report.providerMessageId }, "report for an unknown provider message id dropped");
           return undefined;
         }
@@ -27,7 +30,10 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
           log.debug({ messageId: message.id, status: message.status, report: report.status }, "late or duplicate report ignored");
           return undefined;
         }
-        changes.push({ message, change: { status: report.status, at: report.at ? new Date(report.at) : new Date(), error: report.error ?? null } });
+        changes.push({
+          message,
+          change: { status: report.status, at: report.at ? new Date(report.at) : new Date(), error: report.error ?? null },
+        });
         return undefined;
       });
       await changeMessageStatuses(db, changes);

@@ -24,7 +24,12 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
     const status = failedAt >= 0 ? outcomes[failedAt]! : outcomes.every((o) => o === "delivered") ? "delivered" : undefined;
     if (!status) return; // more segments to hear from, or an intermediate state
     const failed = failedAt >= 0 ? segments[failedAt]! : undefined;
-    const error = failed ? { code: `SMPP_${failed.stat}`, message: `Segment ${failed.seq} of ${failed.total}: ${failed.stat}${failed.err ? ` (err ${failed.err})` : ""}.` } : null;
+    const error = failed
+      ? {
+          code: `SMPP_${failed.stat}`,
+          message: `Segment ${failed.seq} of ${failed.total}: ${failed.stat}${failed.err ? ` (err ${failed.err})` : ""}.`,
+        }
+      : null;
     // By the segment's message, not by provider id: another message may carry the same id (SMSCs reuse them).
     const { messageId, providerMessageId } = segments[0]!;
     const message = await findMessage(db, { id: messageId });

@@ -72,7 +72,10 @@ export class SmppConnection {
     const session = new GuardedSession(url.hostname, Number(url.port || 2775));
     this.session = session;
     // The TCP connect and the bind together get one response timeout.
-    const bindTimer = setTimeout(() => this.endSession(session, "bind_timeout", `no bind_transceiver_resp within ${this.responseTimeoutMs} ms`), this.responseTimeoutMs);
+    const bindTimer = setTimeout(
+      () => this.endSession(session, "bind_timeout", `no bind_transceiver_resp within ${this.responseTimeoutMs} ms`),
+      this.responseTimeoutMs,
+    );
     this.sessionTimers.push(bindTimer);
     session.on("connect", () => {
       session.bind_transceiver(
@@ -155,13 +158,18 @@ export class SmppConnection {
       const timer = setTimeout(() => {
         // Decide after this turn's I/O: a response read late because the event loop was busy still counts.
         setImmediate(() => {
-          if (this.requests.has(request)) this.endSession(session, `${command}_timeout`, `no ${command}_resp within ${this.responseTimeoutMs} ms`);
+          if (this.requests.has(request))
+            this.endSession(session, `${command}_timeout`, `no ${command}_resp within ${this.responseTimeoutMs} ms`);
         });
       }, this.responseTimeoutMs);
       const request: InFlight = {
         fail: () => {
           clearTimeout(timer);
-          reject(written ? new ConnectionLost(`SMPP session ended while waiting for ${command}_resp`) : new NotBound(`SMPP session ended before the ${command} was written`));
+          reject(
+            written
+              ? new ConnectionLost(`SMPP session ended while waiting for ${command}_resp`)
+              : new NotBound(`SMPP session ended before the ${command} was written`),
+          );
         },
       };
       this.requests.add(request);

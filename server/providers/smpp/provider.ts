@@ -64,7 +64,9 @@ export class SmppProvider implements Provider {
           if (error instanceof NotBound && i === 0) throw new ProviderUnavailable(error.message, 1000);
           throw error;
         }
-        submitsTotal.inc({ status: resp.command_status === 0 ? "ok" : (ERROR_NAMES.get(resp.command_status) ?? String(resp.command_status)) });
+        submitsTotal.inc({
+          status: resp.command_status === 0 ? "ok" : (ERROR_NAMES.get(resp.command_status) ?? String(resp.command_status)),
+        });
         if (resp.command_status === 0) {
           ids.push(resp.message_id as string);
           break;

@@ -10,7 +10,14 @@ export interface SmppReceipt {
 }
 
 const MESSAGE_STATES: Record<number, string> = {
-  1: "ENROUTE", 2: "DELIVRD", 3: "EXPIRED", 4: "DELETED", 5: "UNDELIV", 6: "ACCEPTD", 7: "UNKNOWN", 8: "REJECTD",
+  1: "ENROUTE",
+  2: "DELIVRD",
+  3: "EXPIRED",
+  4: "DELETED",
+  5: "UNDELIV",
+  6: "ACCEPTD",
+  7: "UNKNOWN",
+  8: "REJECTD",
 };
 
 export function isDeliveryReceipt(pdu: PDU): boolean {
@@ -22,7 +29,8 @@ export function parseReceipt(pdu: PDU): SmppReceipt | undefined {
   const raw = sm && typeof sm === "object" && !Buffer.isBuffer(sm) ? sm.message : sm;
   const text = Buffer.isBuffer(raw) ? raw.toString("latin1") : (raw ?? "");
   const id = (pdu.receipted_message_id as string | undefined) || /\bid:(\S+)/i.exec(text)?.[1];
-  const stat = (pdu.message_state ? MESSAGE_STATES[pdu.message_state as number] : undefined) ?? /\bstat:(\w+)/i.exec(text)?.[1]?.toUpperCase();
+  const stat =
+    (pdu.message_state ? MESSAGE_STATES[pdu.message_state as number] : undefined) ?? /\bstat:(\w+)/i.exec(text)?.[1]?.toUpperCase();
   if (!id || !stat) return undefined;
   return { messageId: id, stat, err: /\berr:(\w+)/i.exec(text)?.[1] ?? null };
 }
