@@ -72,12 +72,12 @@ export async function startWorkers(n: number, url: string, env: Record<string, s
             stdio: ["ignore", "pipe", "inherit"],
           });
           let out = "";
-          child.stdout!.on("data", (c: Buffer) => {
+          child.stdout.on("data", (c: Buffer) => {
             out += c.toString();
             if (out.includes("job runner started")) {
               out = "";
-              child.stdout!.removeAllListeners("data");
-              child.stdout!.resume();
+              child.stdout.removeAllListeners("data");
+              child.stdout.resume();
               resolveWorker({
                 child,
                 stop: () =>

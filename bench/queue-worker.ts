@@ -50,11 +50,8 @@ if (system === "ours") {
   stop = () => runner.stop();
 }
 
-process.on("message", async (m: string) => {
+process.on("message", (m: string) => {
   if (m === "report") process.send!({ count, lastFinishedAt, startDelaysMs: startDelaysMs.splice(0) });
-  if (m === "stop") {
-    await stop();
-    process.exit(0);
-  }
+  if (m === "stop") void stop().then(() => process.exit(0));
 });
 process.send!("ready");

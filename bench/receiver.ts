@@ -14,16 +14,15 @@ export interface BenchReceiver {
 }
 
 export async function startReceiver(): Promise<BenchReceiver> {
-  let server: Server | undefined;
   const r: BenchReceiver = {
     url: "",
     received: 0,
     latenciesMs: [],
     firstChange: Infinity,
     lastArrival: 0,
-    close: () => server?.close(),
+    close: () => server.close(),
   };
-  server = createServer((req, res) => {
+  const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -38,7 +37,7 @@ export async function startReceiver(): Promise<BenchReceiver> {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((done) => server!.listen(0, "127.0.0.1", () => done()));
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dlr`;
   return r;
 }

@@ -73,7 +73,7 @@ async function withLock<T>(fn: () => Promise<T>, timeoutMs = 120_000): Promise<T
         rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`another dashboard build holds ${lockDir}; remove it if no build runs`);
+      if (Date.now() > deadline) throw new Error(`another dashboard build holds ${lockDir}; remove it if no build runs`, { cause: error });
       await new Promise((r) => setTimeout(r, 200));
     }
   }

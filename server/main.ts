@@ -63,9 +63,9 @@ async function shutdown(signal: string): Promise<void> {
   deadline.unref();
   const httpClosed = server
     ? new Promise<void>((resolve) => {
-        server!.close(() => resolve());
-        server!.closeIdleConnections();
-        setTimeout(() => server!.closeAllConnections(), DRAIN_MS).unref();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
       })
     : Promise.resolve();
   // Each step is attempted even if another fails (the database may be the thing that is down): what cannot

@@ -115,11 +115,11 @@ export function contactsFromCsv(text: string): ContactCsv {
   const header = !!first && first.fields.some((cell) => columnName(cell) === "phone");
   let order: (keyof Omit<ContactRow, "line"> | undefined)[] = ["phone", "firstName", "group"];
   if (header) {
-    order = first!.fields.map(columnName);
-    const unknown = first!.fields.filter((cell) => cell.trim() && !columnName(cell));
+    order = first.fields.map(columnName);
+    const unknown = first.fields.filter((cell) => cell.trim() && !columnName(cell));
     if (unknown.length)
       throw new CsvError(
-        first!.line,
+        first.line,
         `unknown column ${unknown.map((c) => `"${c.trim()}"`).join(", ")}; the columns are phone, firstName and group`,
       );
   }

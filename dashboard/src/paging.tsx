@@ -126,7 +126,7 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
     stateRef.current = { nextCursor: null, loading: true, loadingMore: false };
     setState(stateRef.current);
     void reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The effect follows the dependencies the caller names, not every value it reads.
   }, deps);
 
   // After "Load more", keyboard focus goes to the first new row, where reading goes on.

@@ -54,7 +54,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
   useEffect(() => {
     setState({ loading: true });
     void reload();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The effect follows the dependencies the caller names, not every value it reads.
   }, deps);
   return { ...state, data: state.data, error: state.error, reload, setData: (data: T) => setState({ data, loading: false }) };
 }
@@ -192,15 +192,15 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, dis
   const action = useAction(onConfirm);
   useEffect(() => {
     if (open) action.clearError();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The effect follows the dependencies the caller names, not every value it reads.
   }, [open]);
   return (
     <Dialog open={open} title={title} onClose={onClose}>
       <form
         method="dialog"
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          if (await action.run()) onClose();
+          void action.run().then((done) => done && onClose());
         }}
       >
         <div class="dialog-body">{children}</div>

@@ -47,8 +47,8 @@ function route(services: ApiServices, operationId: ApiOperationId): RequestHandl
         account: req.account!,
         body: req.body,
         path: req.params as never,
-        query: req.query as never,
-        headers: contractHeaders(req) as never,
+        query: req.query,
+        headers: contractHeaders(req),
         log: req.log,
       });
       if (reply.status === 204) res.status(204).end();

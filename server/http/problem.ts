@@ -66,6 +66,8 @@ export function toApiError(error: unknown): ApiError {
     case "charset.unsupported":
     case "encoding.unsupported":
       return new ApiError("unsupported_media_type", "The request body must be UTF-8 JSON.");
+    default:
+      break; // not a body-parser error: the checks below
   }
   // Text PostgreSQL cannot store (e.g. NUL in a query parameter that reached a query): the input is bad.
   if ((error as { code?: string })?.code === "22021" || (error as { code?: string })?.code === "22P05") {

@@ -26,7 +26,8 @@ export function batcher<T>(write: (items: T[]) => Promise<void>, opts: { delayMs
   let inFlight: Promise<void> | undefined;
 
   const clearTimer = () => {
-    if (timer) delayMs === 0 ? clearImmediate(timer as NodeJS.Immediate) : clearTimeout(timer as NodeJS.Timeout);
+    if (timer && delayMs === 0) clearImmediate(timer as NodeJS.Immediate);
+    else if (timer) clearTimeout(timer as NodeJS.Timeout);
     timer = undefined;
   };
 

@@ -173,7 +173,7 @@ export class JobRunner {
           const outcome = outcomes[i];
           if (outcome === undefined) {
             void this.completer.complete(job.id); // written in a batch; the slot is free already
-            return undefined;
+            return Promise.resolve();
           }
           return this.completer.fail(job, outcome, logger());
         }),

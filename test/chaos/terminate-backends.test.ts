@@ -43,7 +43,7 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
     const killer = new pg.Client({ connectionString: url });
     await killer.connect();
     let kills = 0;
-    for (const stop = Date.now() + 20_000; Date.now() < stop; ) {
+    for (const stop = Date.now() + 20_000; Date.now() < stop;) {
       const { rowCount } = await killer.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'sms-platform%' AND pid <> pg_backend_pid()",
       );

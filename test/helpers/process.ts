@@ -17,8 +17,8 @@ export function spawnProcess(command: string, args: string[], env: NodeJS.Proces
     out += chunk.toString();
     for (const l of listeners) l();
   };
-  child.stdout!.on("data", onData);
-  child.stderr!.on("data", onData);
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
   const exited = once(child, "exit").then(([code]) => code as number | null);
   return {
     child,

@@ -66,11 +66,9 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
           <>
             <button
               type="button"
-              onClick={async () =>
-                setCopied(
-                  (await copyText(secret, codeRef.current))
-                    ? "Secret copied to the clipboard."
-                    : "Could not copy: select the secret and copy it.",
+              onClick={() =>
+                void copyText(secret, codeRef.current).then((copied) =>
+                  setCopied(copied ? "Secret copied to the clipboard." : "Could not copy: select the secret and copy it."),
                 )
               }
             >
