@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
-import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 
 export type CampaignStatus = "scheduled" | "sending" | "completed" | "cancelled";
 
@@ -67,13 +68,7 @@ export async function listCampaigns(
 ): Promise<(CampaignRow & CursorKey)[]> {
   const query = selectCampaigns(db).select(cursorAtColumn(db, "c.created_at")).where("c.account_id", accountId);
   if (opts.status) query.where("c.status", opts.status);
-  whereAfter(query, opts.after, "c.");
-  return query
-    .orderBy([
-      { column: "c.created_at", order: "desc" },
-      { column: "c.id", order: "desc" },
-    ])
-    .limit(opts.limit);
+  return newestFirstPage(query, opts.after, opts.limit, "c.");
 }
 
 export interface NewCampaign {

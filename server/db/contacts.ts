@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 
 export interface ContactRow {
   id: string;
@@ -56,13 +57,7 @@ export async function listContacts(
     .where({ account_id: accountId })
     .select([...columns, cursorAtColumn(db, "created_at")]);
   if (opts.groupId) query.where({ group_id: opts.groupId });
-  whereAfter(query, opts.after);
-  return query
-    .orderBy([
-      { column: "created_at", order: "desc" },
-      { column: "id", order: "desc" },
-    ])
-    .limit(opts.limit);
+  return newestFirstPage(query, opts.after, opts.limit);
 }
 
 /** Applies the given changes; undefined when there is no such contact in the account. */

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
@@ -110,13 +111,7 @@ export async function listMessages(
   const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
   if (opts.statuses) query.whereIn("status", opts.statuses);
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
-  whereAfter(query, opts.after);
-  return query
-    .orderBy([
-      { column: "created_at", order: "desc" },
-      { column: "id", order: "desc" },
-    ])
-    .limit(opts.limit);
+  return newestFirstPage(query, opts.after, opts.limit);
 }
 
 /**

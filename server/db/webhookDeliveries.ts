@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import { cursorAtColumn, whereAfter, type CursorKey } from "../domain/cursor.js";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { insertJobs, insertJobsSql, notifyWhenSql } from "./jobs/index.js";
 
 export interface AttemptRecord {
@@ -190,11 +191,5 @@ export async function listDeliveries(
     .select(cursorAtColumn(db, "created_at"));
   if (opts.messageId) query.where({ message_id: opts.messageId });
   if (opts.status) query.where({ status: opts.status });
-  whereAfter(query, opts.after);
-  return query
-    .orderBy([
-      { column: "created_at", order: "desc" },
-      { column: "id", order: "desc" },
-    ])
-    .limit(opts.limit);
+  return newestFirstPage(query, opts.after, opts.limit);
 }

@@ -1,12 +1,11 @@
-import type { Knex } from "knex";
 import { invalidField } from "./errors.js";
 
-// Keyset pagination over (created_at DESC, id DESC). The cursor is opaque to clients: base64url JSON of the
+// Keyset pagination over (created_at DESC, id DESC); the SQL half is db/newestFirstPage.ts. The cursor is opaque to clients: base64url JSON of the
 // last item's sort key, so a page stays stable while new rows arrive. The timestamp is kept to the
 // microsecond, as PostgreSQL stores it: a JS Date (milliseconds) would skip rows created in the same
 // millisecond as the page's last one (60 contacts imported in one statement share one now()).
 export interface CursorKey {
-  /** created_at to the microsecond, ISO 8601 in UTC, as selected by cursorAtColumn. */
+  /** created_at to the microsecond, ISO 8601 in UTC, as selected by db/newestFirstPage.ts. */
   cursorAt: string;
   id: string;
 }
@@ -14,16 +13,6 @@ export interface CursorKey {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // Milliseconds too: cursors handed out before the microsecond fix stay valid while a client pages on.
 const EXACT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(\d{3})?Z$/;
-
-/** The select expression giving a row's cursorAt from its created_at column. */
-export function cursorAtColumn(db: Knex, column: string): Knex.Raw {
-  return db.raw(`to_char(?? AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "cursorAt"`, [column]);
-}
-
-/** Restricts a query to the rows after the cursor's key, in (created_at DESC, id DESC) order. */
-export function whereAfter(query: Knex.QueryBuilder, after: CursorKey | undefined, prefix = ""): void {
-  if (after) query.whereRaw(`(${prefix}created_at, ${prefix}id) < (?::timestamptz, ?::uuid)`, [after.cursorAt, after.id]);
-}
 
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify([key.cursorAt, key.id])).toString("base64url");
