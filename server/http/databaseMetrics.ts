@@ -25,39 +25,35 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       .catch(() => undefined)
       .finally(() => setImmediate(() => (pending = undefined))));
 
-  new Gauge({
-    name: "sms_database_up",
-    help: "1 when this process reached PostgreSQL at the last scrape, else 0",
-    registers: [registry],
-    async collect() {
-      this.set((await reading()) ? 1 : 0);
+  // Each gauge reads one field of the shared reading; without a reading (the database did not answer) only
+  // sms_database_up changes, to 0, and the others keep their last value.
+  const gauges: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (r: Reading | undefined) => number | undefined }[] = [
+    { name: "sms_database_up", help: "1 when this process reached PostgreSQL at the last scrape, else 0", value: (r) => (r ? 1 : 0) },
+    {
+      name: "sms_oldest_due_message_seconds",
+      help: "How long the oldest due, unclaimed send job has waited past its time (0 when none)",
+      value: (r) => r?.oldestDueSendSeconds,
     },
-  });
-  new Gauge({
-    name: "sms_oldest_due_message_seconds",
-    help: "How long the oldest due, unclaimed send job has waited past its time (0 when none)",
-    registers: [registry],
-    async collect() {
-      const r = await reading();
-      if (r) this.set(r.oldestDueSendSeconds);
+    {
+      name: "sms_receipt_deliveries_retrying",
+      help: "Delivery receipts whose last attempt failed, waiting for a retry",
+      value: (r) => r?.receiptsRetrying,
     },
-  });
-  new Gauge({
-    name: "sms_receipt_deliveries_retrying",
-    help: "Delivery receipts whose last attempt failed, waiting for a retry",
-    registers: [registry],
-    async collect() {
-      const r = await reading();
-      if (r) this.set(r.receiptsRetrying);
+    {
+      name: "sms_receipt_deliveries_given_up_last_hour",
+      help: "Delivery receipts that failed every attempt, in the last hour",
+      value: (r) => r?.receiptsGivenUpLastHour,
     },
-  });
-  new Gauge({
-    name: "sms_receipt_deliveries_given_up_last_hour",
-    help: "Delivery receipts that failed every attempt, in the last hour",
-    registers: [registry],
-    async collect() {
-      const r = await reading();
-      if (r) this.set(r.receiptsGivenUpLastHour);
-    },
-  });
+  ];
+  for (const { name, help, value } of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const v = value(await reading());
+        if (v !== undefined) this.set(v);
+      },
+    });
+  }
 }
