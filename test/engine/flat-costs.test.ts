@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { deleteExpiredIdempotencyKeys } from "../../server/db/idempotencyKeys.js";
 import { listMessages } from "../../server/db/messages.js";
+import { deleteOldDeliveries, retainAccountMessages } from "../../server/db/retention.js";
 import { listDeliveries, releaseOrphanedParkedDeliveries } from "../../server/db/webhookDeliveries.js";
 import { uuidv7 } from "../../server/domain/uuidv7.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -94,6 +95,21 @@ describe("maintenance sweeps read only what they act on", () => {
   it("expired idempotency keys: by their creation time", async () => {
     const plan = await planOf(() => deleteExpiredIdempotencyKeys(database().db));
     expect(plan).toEqual({ indexes: ["idempotency_keys_created_idx"], sorts: false, seqScans: [] });
+  });
+});
+
+describe("retention walks an index from the oldest row", () => {
+  it.each(["delete", "redact"] as const)("messages (%s): the account's page index, backwards", async (action) => {
+    const before = new Date(Date.now() - 3600_000);
+    const plan = await planOf(() => retainAccountMessages(database().db, action, { accountId, before, limit: 500 }));
+    expect(plan.seqScans).toEqual([]);
+    // (Its one Sort orders the batch's own rows, at most `limit`, to say where the walk stopped.)
+    expect(plan.indexes).toContain("messages_account_page_idx");
+  });
+
+  it("the delivery log: the webhook's page index", async () => {
+    const plan = await planOf(() => deleteOldDeliveries(database().db, webhookId, new Date(Date.now() - 3600_000), 500));
+    expect(plan).toEqual({ indexes: ["webhook_deliveries_webhook_page_idx", "webhook_deliveries_pkey"], sorts: false, seqScans: [] });
   });
 });
 
