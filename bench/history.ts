@@ -6,6 +6,7 @@
 // claim of 20,000 due messages to delivered with receipts (and the WAL it writes), and the API's p99 while
 // the retention job deletes the oldest day. Reports every ratio full/empty (target ≤ 1.3) and the storage per
 // message.
+import type { ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
 import { createKeyForAccount } from "../server/services/keys.js";
 import { applyRetention } from "../server/jobs/maintenance/applyRetention.js";
@@ -25,6 +26,7 @@ import { startReceiver } from "./receiver.js";
 const N = Number(process.env.BENCH_HISTORY_MESSAGES ?? 5_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const DUE = Number(process.env.BENCH_HISTORY_DUE ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const ACCOUNTS = 50;
 const DAYS = 401;
 const BATCH = 250_000;
@@ -141,49 +143,71 @@ async function scheduleLoad(url: string, key: string): Promise<Load> {
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }
 
-/** p50/p99 of `times` sequential GETs of `path` (each path from `paths`, in turn). */
-async function readLatency(url: string, key: string, paths: string[], times = 200): Promise<{ p50: number; p99: number }> {
-  const ms: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const t = performance.now();
-    const res = await fetch(url + paths[i % paths.length], { headers: { authorization: `Bearer ${key}` } });
-    if (res.status !== 200) throw new Error(`GET ${paths[i % paths.length]}: ${res.status}`);
-    await res.arrayBuffer();
-    ms.push(performance.now() - t);
-  }
+type Latency = { p50: number; p99: number };
+const summarise = (ms: number[]): Latency => {
   ms.sort((a, b) => a - b);
   return { p50: Number(percentile(ms, 50).toFixed(2)), p99: Number(percentile(ms, 99).toFixed(2)) };
+};
+
+/**
+ * `times` sequential GETs on each side, alternating full and empty request by request, so both see the same
+ * load from whatever else the machine runs. `paths(side)` gives each side's paths, used in turn.
+ */
+async function readLatency(servers: Served[], paths: (s: Served) => string[], times = 200): Promise<Latency[]> {
+  const ms: number[][] = servers.map(() => []);
+  const lists = servers.map(paths);
+  for (let i = 0; i < times; i++) {
+    for (const [k, s] of servers.entries()) {
+      const path = lists[k]![i % lists[k]!.length]!;
+      const t = performance.now();
+      const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${s.side.key}` } });
+      if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
+      await res.arrayBuffer();
+      ms[k]!.push(performance.now() - t);
+    }
+  }
+  return ms.map(summarise);
 }
 
-async function reads(side: Side, url: string) {
-  const key = side.key;
-  const get = async (path: string) =>
-    (await (await fetch(url + path, { headers: { authorization: `Bearer ${key}` } })).json()) as {
-      data: { messageId?: string; id?: string }[];
+interface Served {
+  side: Side;
+  url: string;
+}
+
+async function reads(servers: Served[]) {
+  const get = async (s: Served, path: string) =>
+    (await (await fetch(s.url + path, { headers: { authorization: `Bearer ${s.side.key}` } })).json()) as {
+      data: { messageId: string }[];
       nextCursor: string | null;
     };
-  // Page 200 of the big account's list: walk the cursor chain once, then read that page.
-  let cursor: string | null = null;
-  for (let page = 1; page < 200; page++) {
-    const body = await get(`/api/v1/messages?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
-    cursor = body.nextCursor;
-    if (!cursor) break;
+  // Page 200 of the big account's list: walk the cursor chain once, then read that page (full side only: the
+  // empty one has fewer pages; its first page stands in).
+  const page200 = new Map<Served, string>();
+  const recent = new Map<Served, string[]>();
+  for (const s of servers) {
+    let cursor: string | null = null;
+    for (let page = 1; page < 200; page++) {
+      const body = await get(s, `/api/v1/messages?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+      if (!body.nextCursor) break;
+      cursor = body.nextCursor;
+    }
+    page200.set(s, `/api/v1/messages?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+    recent.set(
+      s,
+      (await get(s, "/api/v1/messages?limit=100")).data.map((m) => `/api/v1/messages/${m.messageId}`),
+    );
   }
-  const recent = (await get("/api/v1/messages?limit=100")).data.map((m) => m.messageId ?? m.id);
   const m = (p: string) => `/api/v1/messages?limit=50&${p}`;
-  return {
-    firstPage: await readLatency(url, key, ["/api/v1/messages?limit=50"]),
-    page200: cursor ? await readLatency(url, key, [`/api/v1/messages?limit=50&cursor=${cursor}`]) : null,
-    statusScheduled: await readLatency(url, key, [m("status=scheduled")]),
-    statusFailed: await readLatency(url, key, [m("status=failed")]),
-    campaign: await readLatency(url, key, [m(`campaignId=${side.campaignId}`)]),
-    deliveriesFailed: await readLatency(url, key, [`/api/v1/webhooks/${side.webhookId}/deliveries?status=failed&limit=50`]),
-    getById: await readLatency(
-      url,
-      key,
-      recent.map((id) => `/api/v1/messages/${id}`),
-    ),
+  const measured: Record<string, Latency[]> = {
+    firstPage: await readLatency(servers, () => ["/api/v1/messages?limit=50"]),
+    page200: await readLatency(servers, (s) => [page200.get(s)!]),
+    statusScheduled: await readLatency(servers, () => [m("status=scheduled")]),
+    statusFailed: await readLatency(servers, () => [m("status=failed")]),
+    campaign: await readLatency(servers, (s) => [m(`campaignId=${s.side.campaignId}`)]),
+    deliveriesFailed: await readLatency(servers, (s) => [`/api/v1/webhooks/${s.side.webhookId}/deliveries?status=failed&limit=50`]),
+    getById: await readLatency(servers, (s) => recent.get(s)!),
   };
+  return servers.map((_s, k) => Object.fromEntries(Object.entries(measured).map(([name, l]) => [name, l[k]!])));
 }
 
 /** DUE messages due at once, to delivered with receipts, one worker process; messages/s and WAL per message. */
@@ -237,28 +261,49 @@ const stored = await storage(sides[0]!);
 process.stderr.write(`history built in ${buildSeconds} s: ${stored.bytesPerMessage} bytes per message\n`);
 
 const results: Record<string, Record<string, unknown>> = { full: {}, empty: {} };
-for (const side of sides) {
-  const api = await serveProcess("server/main.ts", side.bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
-  process.stderr.write(`${side.name}: schedule, API alone…\n`);
-  results[side.name]!.scheduleApi = await scheduleLoad(api.url, side.key);
-  process.stderr.write(`${side.name}: reads…\n`);
-  results[side.name]!.reads = await reads(side, api.url);
-  api.child.kill("SIGTERM");
-  const all = await serveProcess("server/main.ts", side.bench.url, { ROLE: "all", RATE_LIMIT_PER_SECOND: "0", WEBHOOK_ALLOW_PRIVATE: "1" });
-  process.stderr.write(`${side.name}: schedule, API + worker…\n`);
-  results[side.name]!.scheduleAll = await scheduleLoad(all.url, side.key);
-  all.child.kill("SIGTERM");
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** ROUNDS alternating rounds of the schedule load on each side; medians. */
+async function scheduleRounds(servers: Served[], label: string): Promise<Load[]> {
+  const runs: Load[][] = servers.map(() => []);
+  for (let round = 1; round <= ROUNDS; round++)
+    for (const [k, s] of servers.entries()) {
+      process.stderr.write(`${label}, ${s.side.name}, round ${round}/${ROUNDS}…\n`);
+      runs[k]!.push(await scheduleLoad(s.url, s.side.key));
+    }
+  return runs.map((r) => ({
+    rps: median(r.map((x) => x.rps)),
+    p50: median(r.map((x) => x.p50)),
+    p99: median(r.map((x) => x.p99)),
+    non2xx: r.reduce((a, x) => a + x.non2xx, 0),
+  }));
 }
+const serve = async (role: string) =>
+  Promise.all(
+    sides.map(async (side) => ({
+      side,
+      ...(await serveProcess("server/main.ts", side.bench.url, { ROLE: role, RATE_LIMIT_PER_SECOND: "0", WEBHOOK_ALLOW_PRIVATE: "1" })),
+    })),
+  );
+const stop = (servers: { child: ChildProcess }[]) => servers.forEach((s) => s.child.kill("SIGTERM"));
+
+const apis = await serve("api");
+(await scheduleRounds(apis, "schedule, API alone")).forEach((r, k) => (results[sides[k]!.name]!.scheduleApi = r));
+process.stderr.write("reads, alternating…\n");
+(await reads(apis)).forEach((r, k) => (results[sides[k]!.name]!.reads = r));
+stop(apis);
+const alls = await serve("all");
+(await scheduleRounds(alls, "schedule, API + worker")).forEach((r, k) => (results[sides[k]!.name]!.scheduleAll = r));
+stop(alls);
 for (const side of sides) {
   process.stderr.write(`${side.name}: claim of ${DUE} due messages…\n`);
   results[side.name]!.claim = await claim(side);
 }
-for (const side of sides) {
-  const api = await serveProcess("server/main.ts", side.bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
-  process.stderr.write(`${side.name}: schedule while retention runs…\n`);
-  results[side.name]!.retention = await retentionUnderLoad(side, api.url);
-  api.child.kill("SIGTERM");
+const again = await serve("api");
+for (const s of again) {
+  process.stderr.write(`${s.side.name}: schedule while retention runs…\n`);
+  results[s.side.name]!.retention = await retentionUnderLoad(s.side, s.url);
 }
+stop(again);
 
 // Ratios full/empty: for rates empty/full, for latencies full/empty (so ≤ 1.3 is the target for every one).
 type Rec = Record<string, unknown>;
@@ -290,6 +335,7 @@ writeResult("history", {
   accounts: ACCOUNTS,
   days: DAYS,
   seconds: SECONDS,
+  rounds: ROUNDS,
   due: DUE,
   buildSeconds,
   storage: stored,

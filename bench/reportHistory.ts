@@ -15,6 +15,7 @@ export interface HistoryResult {
   accounts: number;
   days: number;
   seconds: number;
+  rounds: number;
   due: number;
   buildSeconds: number;
   storage: { bytes: Record<string, number>; bytesPerMessage: number };
@@ -60,7 +61,7 @@ export function historySection(h: HistoryResult, machineLine: string): string[] 
     "",
     machineLine,
     "",
-    `Two PostgreSQL clusters side by side, same settings: one holding ${n(h.messages)} messages of ${h.accounts} accounts (one with a fifth of them) over ${h.days} days, each with two history entries and two receipt deliveries to one webhook (built in SQL in ${h.buildSeconds} s), one empty. Schedule loads: autocannon, 32 connections, ${h.seconds} s. Reads: 200 sequential requests. Ratio: full/empty for latencies, empty/full for rates (≤ 1.3 is the target for every one).`,
+    `Two PostgreSQL clusters side by side, same settings: one holding ${n(h.messages)} messages of ${h.accounts} accounts (one with a fifth of them) over ${h.days} days, each with two history entries and two receipt deliveries to one webhook (built in SQL in ${h.buildSeconds} s), one empty. Schedule loads: autocannon, 32 connections, ${h.seconds} s × ${h.rounds} alternating rounds, medians. Reads: 200 sequential requests on each side, alternating full and empty request by request (page 200: the empty side has fewer pages and reads its last). The claim and the retention run go one side after the other. Ratio: full/empty for latencies, empty/full for rates (≤ 1.3 is the target for every one).`,
     "",
     "| | full | empty | ratio |",
     "|---|---|---|---|",
