@@ -64,6 +64,6 @@ async function walk(step: (after: WalkPosition | undefined) => Promise<{ changed
   return total;
 }
 
-/** Retention, hourly: batches of `batchSize`, each its own statement, until nothing past its time is left. */
-export const applyRetentionChore = (db: Db, policy: RetentionPolicy, everyMs = 3_600_000) =>
+/** Retention, every 10 minutes (a frequent restart must not postpone it for ever): batches of `batchSize`, each its own statement, until nothing past its time is left. */
+export const applyRetentionChore = (db: Db, policy: RetentionPolicy, everyMs = 600_000) =>
   chore("apply retention", everyMs, () => applyRetention(db, policy));
