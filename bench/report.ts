@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib.js";
+import { historySection, historyTarget, type HistoryResult } from "./reportHistory.js";
 import { lineChart } from "./svg.js";
 
 // The fields of bench/results/<name>.json this report reads (each benchmark writes them).
@@ -87,6 +88,7 @@ const limit = read<LimitResult>("limit");
 const dispatch = read<DispatchResult>("dispatch");
 const webhooks = read<WebhooksResult>("webhooks");
 const campaign = read<CampaignResult>("campaign");
+const history = read<HistoryResult>("history");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];
@@ -120,6 +122,7 @@ if (campaign) {
     scaled ? met(campaign.secondsUntil.allMessagesCreated <= 3) : "not measured at size",
   ]);
 }
+if (history) targets.push(historyTarget(history));
 if (targets.length) {
   lines.push("## Targets", "", "| target | measured | |", "|---|---|---|", ...targets.map((t) => `| ${t.join(" | ")} |`), "");
 }
@@ -275,6 +278,7 @@ if (campaign) {
         ]),
   );
 }
+if (history) lines.push(...historySection(history, machineLine(history)));
 const notes = join(root, "bench/NOTES.md");
 if (existsSync(notes)) lines.push(readFileSync(notes, "utf8").trimEnd(), "");
 writeFileSync(join(root, "bench/README.md"), lines.join("\n"));

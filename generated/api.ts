@@ -1015,7 +1015,10 @@ export interface components {
             to: components["schemas"]["E164"];
             /** @description Sender ID. */
             from: string;
-            /** @description Message content (personalised, for a campaign message). */
+            /**
+             * @description Message content (personalised, for a campaign message); an empty string once erased by the operator's body
+             *     retention (`MESSAGE_BODY_RETENTION_DAYS`), the rest of the message staying as it was.
+             */
             body: string;
             /** @description Current status. */
             status: components["schemas"]["MessageStatus"];

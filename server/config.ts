@@ -121,6 +121,23 @@ export const SETTINGS = {
       map: (hours) => hours * 3600_000,
     },
   ),
+  // Retention (the maintenance leader applies it in small batches; see docs/OPERATIONS.md)
+  messageRetentionDays: int(
+    "MESSAGE_RETENTION_DAYS",
+    400,
+    "messages in a final status are deleted this many days after creation, with their status history and receipt deliveries; an account's `message_retention_days` overrides it; `0` keeps them for ever",
+  ),
+  deliveryLogRetentionDays: int(
+    "DELIVERY_LOG_RETENTION_DAYS",
+    30,
+    "finished receipt deliveries (the webhooks' delivery log) are deleted after this many days; `0` keeps them for ever",
+  ),
+  messageBodyRetentionDays: int(
+    "MESSAGE_BODY_RETENTION_DAYS",
+    0,
+    "a message's text is erased (the API then shows `body` as an empty string) this many days after creation, once it has been handed to the provider; unset or `0` keeps it",
+    { shownDefault: "unset" },
+  ),
   // Rate limits
   rateLimitPerSecond: int(
     "RATE_LIMIT_PER_SECOND",

@@ -64,7 +64,15 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const maintenance = startMaintenance({
     databaseUrl: opts.databaseUrl,
     log,
-    chores: maintenanceChores(db, { leaseMs: config.jobLeaseMs, jobRetentionMs: config.jobRetentionMs }),
+    chores: maintenanceChores(db, {
+      leaseMs: config.jobLeaseMs,
+      jobRetentionMs: config.jobRetentionMs,
+      retention: {
+        messageRetentionDays: config.messageRetentionDays,
+        deliveryLogRetentionDays: config.deliveryLogRetentionDays,
+        messageBodyRetentionDays: config.messageBodyRetentionDays,
+      },
+    }),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
   });
   return {

@@ -5,7 +5,7 @@
 // Like a real carrier it answers the submit with an id and reports the outcome later, asynchronously: the
 // report is a provider_report job, the same path an SMPP delivery receipt takes. Every submission is recorded
 // in simulator_submissions (the carrier's own books), so tests can count provider calls across processes.
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../domain/uuidv7.js";
 import type { Db } from "../db/knex.js";
 import { recordSimulatorSubmissions, type SimulatedSubmission } from "../db/simulatorSubmissions.js";
 import type { JobPayload } from "../db/jobs/index.js";
@@ -34,7 +34,7 @@ export class SimulatorProvider implements Provider {
     const submissions: SimulatedSubmission[] = [];
     const results = messages.map((message): SubmitResult => {
       const suffix = message.to.slice(-4);
-      const providerMessageId = `sim-${randomUUID()}`;
+      const providerMessageId = `sim-${uuidv7()}`;
       const report: JobPayload<"provider_report"> | undefined =
         suffix === "0001" || suffix === "0003"
           ? undefined

@@ -1,6 +1,6 @@
 // Creating and cancelling a campaign: the request's rules checked, the audience snapshotted and the fan-out
 // job queued in one transaction, so a campaign never exists without its audience and its job.
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import {
@@ -46,7 +46,7 @@ export async function createCampaign(
   ];
 
   return db.transaction(async (tx) => {
-    const id = randomUUID();
+    const id = uuidv7();
     const groupId = body.groupId ?? null;
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
     await insertCampaign(tx, accountId, { id, name: body.name, message: body.message, type: body.type, from, groupId, scheduledAt });

@@ -1,5 +1,5 @@
 // Scheduling and cancelling a message: the rules (domain/) applied to what is stored (db/).
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage } from "../db/messages.js";
@@ -27,8 +27,8 @@ export async function scheduleMessage(
   const from = requireSender(request.from, "/body/from");
   const scheduledAt = new Date(request.scheduledAt);
   checkScheduledAt(scheduledAt, now);
-  const id = randomUUID();
-  const jobId = randomUUID();
+  const id = uuidv7();
+  const jobId = uuidv7();
   await insertScheduledMessage(conn, accountId, { id, jobId, to, from, body: request.body, scheduledAt, ...segmentInfo(request.body) });
   return { messageId: id, jobId, scheduledAt };
 }

@@ -1,5 +1,5 @@
 // Webhook registration and its secrets, and the synchronous test receipt (POST /webhooks/{id}/test).
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { getWebhook, getWebhookSecrets, insertWebhookWithinLimit, rotateWebhookSecret, type WebhookRow } from "../db/webhooks.js";
 import { ApiError, invalidField, notFound } from "../domain/errors.js";
@@ -52,11 +52,11 @@ export async function sendTestReceipt(
   const webhook = await getWebhook(db, accountId, webhookId);
   const secrets = webhook && (await getWebhookSecrets(db, accountId, webhookId));
   if (!webhook || !secrets) throw notFound("Webhook");
-  const deliveryId = randomUUID();
+  const deliveryId = uuidv7();
   const body = JSON.stringify({
     event: "dlr.test",
     timestamp: at.toISOString(),
-    messageId: randomUUID(),
+    messageId: uuidv7(),
     to: "+14155550100",
     status: "delivered",
     providerMessageId: "test",

@@ -8,6 +8,7 @@ import { getStatusHistories } from "../../server/db/messages.js";
 import { migrationSource } from "../../server/db/migrations/index.js";
 
 const name = `m_${randomBytes(6).toString("hex")}`;
+const name008 = `${name}_008`;
 const adminUrl = () => inject("pgAdminUrl");
 async function admin(sql: string) {
   const client = new pg.Client({ connectionString: adminUrl() });
@@ -20,7 +21,7 @@ async function admin(sql: string) {
 }
 let dropOnExit = true;
 afterAll(async () => {
-  if (dropOnExit) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  if (dropOnExit) for (const db of [name, name008]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
 });
 
 describe("migrations over existing data", () => {
@@ -67,6 +68,39 @@ describe("migrations over existing data", () => {
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name} for inspection\n`);
+      throw error;
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("008: messages written with random ids read the same; new ids are version 7; an erased body fits the new CHECK", async () => {
+    await admin(`CREATE DATABASE ${name008}`);
+    const db = createDb(adminUrl().replace(/\/postgres$/, `/${name008}`), 2);
+    try {
+      for (const migration of await migrationSource.getMigrations([])) {
+        if (migration.startsWith("008")) break;
+        await db.migrate.up({ migrationSource });
+      }
+      const [account] = await db("accounts").insert({ name: "upgrade" }).returning("id");
+      const old = { id: randomUUID(), account_id: account.id, job_id: randomUUID(), recipient: "+14155550100", sender: "ACME", body: "hi" };
+      await db("messages").insert({ ...old, scheduled_at: new Date(), segments: 1, encoding: "GSM-7", status: "delivered" });
+
+      await migrateLatest(db);
+      expect(await db("messages").where({ id: old.id }).first(Object.keys(old))).toEqual(old);
+      const [fresh] = await db("messages")
+        .insert({ ...old, id: undefined, scheduled_at: new Date(), segments: 1, encoding: "GSM-7" })
+        .returning("id");
+      expect(fresh.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+      await db("messages").where({ id: old.id }).update({ body: "" });
+      await expect(
+        db("messages")
+          .where({ id: old.id })
+          .update({ body: "x".repeat(1601) }),
+      ).rejects.toThrow(/messages_body_length/);
+    } catch (error) {
+      dropOnExit = false;
+      process.stderr.write(`kept database ${name008} for inspection\n`);
       throw error;
     } finally {
       await db.destroy();

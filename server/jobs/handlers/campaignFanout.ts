@@ -1,7 +1,7 @@
 // Turns a campaign's audience snapshot into ordinary messages, in batches: each batch is one transaction that
 // inserts its messages, their history and their send jobs set-wise and records how far fan-out got, so a
 // retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "../../domain/uuidv7.js";
 import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
@@ -25,8 +25,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
         const messages: NewMessage[] = batch.recipients.map((r) => {
           const body = personalise(campaign.message, r.firstName);
           return {
-            id: randomUUID(),
-            jobId: randomUUID(),
+            id: uuidv7(),
+            jobId: uuidv7(),
             campaignId,
             to: r.phone,
             from: campaign.from,

@@ -1,6 +1,7 @@
 // Maintenance: the chores, each on its own schedule, run only by the leader among the workers.
 import type { Db } from "../../db/knex.js";
 import type { Logger } from "../../logger.js";
+import { applyRetentionChore, type RetentionPolicy } from "./applyRetention.js";
 import type { Chore } from "./chore.js";
 import { completeFinishedCampaignsChore } from "./completeFinishedCampaigns.js";
 import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKeys.js";
@@ -17,7 +18,7 @@ export interface Maintenance {
   stop(): Promise<void>;
 }
 
-export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionMs: number }): Chore[] {
+export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionMs: number; retention: RetentionPolicy }): Chore[] {
   const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
   return [
     rescueExpiredJobsChore(db, rescueEveryMs),
@@ -25,6 +26,7 @@ export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionM
     deleteFinalizedJobsChore(db, opts.jobRetentionMs),
     deleteExpiredIdempotencyKeysChore(db),
     completeFinishedCampaignsChore(db),
+    applyRetentionChore(db, opts.retention),
   ];
 }
 

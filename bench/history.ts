@@ -1,0 +1,348 @@
+// npm run bench:history — do the hot paths cost the same after a long history? Two PostgreSQL clusters side by
+// side, same settings, same accounts and webhooks: one empty, one holding BENCH_HISTORY_MESSAGES messages
+// (default 5,000,000) of 50 accounts (one with a fifth of them) over the last 401 days, written in SQL with
+// their two history entries and two receipt deliveries to one webhook each. Measured on both, alternating:
+// schedule (API alone; API and worker in one process), list pages (first, 200 deep, filtered), get by id, the
+// claim of 20,000 due messages to delivered with receipts (and the WAL it writes), and the API's p99 while
+// the retention job deletes the oldest day. Reports every ratio full/empty (target ≤ 1.3) and the storage per
+// message.
+import type { ChildProcess } from "node:child_process";
+import autocannon from "autocannon";
+import { createKeyForAccount } from "../server/services/keys.js";
+import { applyRetention } from "../server/jobs/maintenance/applyRetention.js";
+import {
+  machine,
+  percentile,
+  progress,
+  scheduleMessages,
+  serveProcess,
+  startBenchDatabase,
+  startWorkers,
+  writeResult,
+  type BenchDb,
+} from "./lib.js";
+import { startReceiver } from "./receiver.js";
+
+const N = Number(process.env.BENCH_HISTORY_MESSAGES ?? 5_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const DUE = Number(process.env.BENCH_HISTORY_DUE ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ACCOUNTS = 50;
+const DAYS = 401;
+const BATCH = 250_000;
+
+interface Side {
+  name: "full" | "empty";
+  bench: BenchDb;
+  key: string;
+  bigAccountId: string;
+  campaignId: string;
+  webhookId: string;
+}
+
+const receiver = await startReceiver();
+
+async function prepare(name: Side["name"]): Promise<Side> {
+  const bench = await startBenchDatabase();
+  const { db } = bench;
+  let big: { key: string; accountId: string } | undefined;
+  for (let a = 0; a < ACCOUNTS; a++) {
+    const created = await createKeyForAccount(db, `history-${a}`);
+    big ??= created;
+    await db("webhooks").insert({ account_id: created.accountId, name: "receipts", url: receiver.url, secret: "whsec_bench" });
+  }
+  const [campaign] = await db("campaigns")
+    .insert({ account_id: big!.accountId, name: "history", message: "x", type: "instant", sender: "ACME", status: "completed" })
+    .returning("id");
+  const webhook = await db("webhooks").where({ account_id: big!.accountId }).first("id");
+  return { name, bench, key: big!.key, bigAccountId: big!.accountId, campaignId: campaign.id, webhookId: webhook.id };
+}
+
+/** The history, in time order as it would have been written: BATCH messages a statement, each its own transaction. */
+async function buildHistory(side: Side): Promise<number> {
+  const { db } = side.bench;
+  const bar = progress(`history (${N.toLocaleString("en")})`, N);
+  const t0 = Date.now();
+  const v7 = (ts: string) =>
+    `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) PLACING substring(int8send(floor(extract(epoch FROM ${ts}) * 1000)::bigint) FROM 3) FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid`;
+  for (let from = 1; from <= N; from += BATCH) {
+    const to = Math.min(N, from + BATCH - 1);
+    await db.raw(
+      `WITH accounts AS (SELECT array_agg(id ORDER BY name) AS ids FROM accounts WHERE name LIKE 'history-%'),
+       src AS (
+         SELECT g, now() - make_interval(days => ${DAYS}) + (g::double precision / ?) * make_interval(days => ${DAYS - 1}) AS at,
+                a.ids[CASE WHEN g % 5 = 0 THEN 1 ELSE 2 + g % ${ACCOUNTS - 1} END] AS account_id
+           FROM generate_series(?::int, ?::int) g, accounts a
+       ), m AS (
+         INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, status, scheduled_at, sent_at,
+                               delivered_at, provider_message_id, segments, encoding, error_code, error_message, created_at)
+         SELECT ${v7("at")}, account_id, CASE WHEN g % 50 = 0 THEN ?::uuid END, gen_random_uuid(),
+                '+1415' || lpad((g % 10000000)::text, 7, '0'), 'ACME', 'Your appointment is tomorrow at 10:00. Reply STOP to opt out.',
+                CASE WHEN g % 100 = 7 THEN 'failed' ELSE 'delivered' END, at, at + interval '1 second',
+                CASE WHEN g % 100 = 7 THEN NULL ELSE at + interval '3 seconds' END, 'sim-' || ${v7("at")},
+                1, 'GSM-7', CASE WHEN g % 100 = 7 THEN 'rejected' END, CASE WHEN g % 100 = 7 THEN 'refused by the carrier' END, at
+           FROM src
+         RETURNING id, account_id, status, created_at, provider_message_id
+       ), h AS (
+         INSERT INTO message_status_history (message_id, status, at)
+         SELECT id, s.status, created_at + s.offs FROM m,
+                LATERAL (VALUES ('sent', interval '1 second', 1), (m.status, interval '3 seconds', 2)) s(status, offs, seq)
+       ), w AS (SELECT account_id, id FROM webhooks)
+       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, status, attempts, created_at, finished_at)
+       SELECT ${v7("m.created_at + s.offs")}, w.id, m.account_id, m.id, 'dlr.' || s.status, s.seq,
+              json_build_object('event', 'dlr.' || s.status, 'timestamp', m.created_at + s.offs, 'messageId', m.id,
+                                'to', '+14155550100', 'status', s.status, 'providerMessageId', m.provider_message_id)::text,
+              'succeeded', jsonb_build_array(jsonb_build_object('at', m.created_at + s.offs, 'responseStatus', 200, 'error', null, 'durationMs', 3)),
+              m.created_at + s.offs, m.created_at + s.offs + interval '5 milliseconds'
+         FROM m JOIN w ON w.account_id = m.account_id,
+              LATERAL (VALUES ('sent', interval '1 second', 1), (m.status, interval '3 seconds', 2)) s(status, offs, seq)`,
+      [N, from, to, side.campaignId],
+    );
+    bar.update(to);
+  }
+  bar.stop();
+  await db.raw("VACUUM ANALYZE");
+  await db.raw("CHECKPOINT");
+  return (Date.now() - t0) / 1000;
+}
+
+async function storage(side: Side) {
+  const { rows } = await side.bench.db.raw(
+    `SELECT relname AS table, pg_total_relation_size(oid)::bigint AS bytes
+       FROM pg_class WHERE relname IN ('messages', 'message_status_history', 'webhook_deliveries')`,
+  );
+  const bytes = Object.fromEntries(rows.map((r: { table: string; bytes: string }) => [r.table, Number(r.bytes)]));
+  const total = Object.values(bytes).reduce((a: number, b) => a + (b as number), 0);
+  return { bytes, bytesPerMessage: Math.round(total / N) };
+}
+
+type Load = { rps: number; p50: number; p99: number; non2xx: number };
+async function scheduleLoad(url: string, key: string): Promise<Load> {
+  let n = 0;
+  const r = await autocannon({
+    url,
+    connections: 32,
+    duration: SECONDS,
+    requests: [
+      {
+        method: "POST",
+        path: "/api/v1/scheduler/schedule",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        setupRequest: (req: { body?: string }) => ({
+          ...req,
+          body: JSON.stringify({
+            to: `+1415559${String(1000 + (n++ % 9000))}`,
+            body: "Your appointment is tomorrow at 10:00.",
+            from: "ACME",
+            scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+          }),
+        }),
+      },
+    ],
+  });
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+}
+
+type Latency = { p50: number; p99: number };
+const summarise = (ms: number[]): Latency => {
+  ms.sort((a, b) => a - b);
+  return { p50: Number(percentile(ms, 50).toFixed(2)), p99: Number(percentile(ms, 99).toFixed(2)) };
+};
+
+/**
+ * `times` sequential GETs on each side, alternating full and empty request by request, so both see the same
+ * load from whatever else the machine runs. `paths(side)` gives each side's paths, used in turn.
+ */
+async function readLatency(servers: Served[], paths: (s: Served) => string[], times = 200): Promise<Latency[]> {
+  const ms: number[][] = servers.map(() => []);
+  const lists = servers.map(paths);
+  for (let i = 0; i < times; i++) {
+    for (const [k, s] of servers.entries()) {
+      const path = lists[k]![i % lists[k]!.length]!;
+      const t = performance.now();
+      const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${s.side.key}` } });
+      if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`);
+      await res.arrayBuffer();
+      ms[k]!.push(performance.now() - t);
+    }
+  }
+  return ms.map(summarise);
+}
+
+interface Served {
+  side: Side;
+  url: string;
+}
+
+async function reads(servers: Served[]) {
+  const get = async (s: Served, path: string) =>
+    (await (await fetch(s.url + path, { headers: { authorization: `Bearer ${s.side.key}` } })).json()) as {
+      data: { messageId: string }[];
+      nextCursor: string | null;
+    };
+  // Page 200 of the big account's list: walk the cursor chain once, then read that page (full side only: the
+  // empty one has fewer pages; its first page stands in).
+  const page200 = new Map<Served, string>();
+  const recent = new Map<Served, string[]>();
+  for (const s of servers) {
+    let cursor: string | null = null;
+    for (let page = 1; page < 200; page++) {
+      const body = await get(s, `/api/v1/messages?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+      if (!body.nextCursor) break;
+      cursor = body.nextCursor;
+    }
+    page200.set(s, `/api/v1/messages?limit=50${cursor ? `&cursor=${cursor}` : ""}`);
+    recent.set(
+      s,
+      (await get(s, "/api/v1/messages?limit=100")).data.map((m) => `/api/v1/messages/${m.messageId}`),
+    );
+  }
+  const m = (p: string) => `/api/v1/messages?limit=50&${p}`;
+  const measured: Record<string, Latency[]> = {
+    firstPage: await readLatency(servers, () => ["/api/v1/messages?limit=50"]),
+    page200: await readLatency(servers, (s) => [page200.get(s)!]),
+    statusScheduled: await readLatency(servers, () => [m("status=scheduled")]),
+    statusFailed: await readLatency(servers, () => [m("status=failed")]),
+    campaign: await readLatency(servers, (s) => [m(`campaignId=${s.side.campaignId}`)]),
+    deliveriesFailed: await readLatency(servers, (s) => [`/api/v1/webhooks/${s.side.webhookId}/deliveries?status=failed&limit=50`]),
+    getById: await readLatency(servers, (s) => recent.get(s)!),
+  };
+  return servers.map((_s, k) => Object.fromEntries(Object.entries(measured).map(([name, l]) => [name, l[k]!])));
+}
+
+/** DUE messages due at once, to delivered with receipts, one worker process; messages/s and WAL per message. */
+async function claim(side: Side) {
+  const { db, url } = side.bench;
+  const [worker] = await startWorkers(1, url, { WEBHOOK_ALLOW_PRIVATE: "1" });
+  try {
+    await db.raw("CHECKPOINT");
+    const [{ lsn: before }] = (await db.raw("SELECT pg_current_wal_lsn() AS lsn")).rows;
+    const dueAt = new Date(Date.now() + 3000);
+    const accountId = (await db("accounts").where({ name: "history-1" }).first("id")).id;
+    await scheduleMessages(db, { n: DUE, dueAt: () => dueAt, accountId });
+    const count = async () =>
+      Number(
+        (
+          await db.raw("SELECT count(*) AS n FROM messages WHERE account_id = ? AND status = 'delivered' AND scheduled_at = ?", [
+            accountId,
+            dueAt,
+          ])
+        ).rows[0].n,
+      );
+    for (;;) {
+      if ((await count()) >= DUE) break;
+      if (Date.now() - dueAt.getTime() > 600_000) throw new Error("claim: not all delivered after 10 min");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (Date.now() - dueAt.getTime()) / 1000;
+    const [{ bytes }] = (await db.raw("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?)::bigint AS bytes", [before])).rows;
+    return { messagesPerSecond: Math.round(DUE / seconds), seconds, walBytesPerMessage: Math.round(Number(bytes) / DUE) };
+  } finally {
+    await worker!.stop();
+  }
+}
+
+/** The API's schedule latency while retention deletes the oldest day (on the empty side it finds nothing). */
+async function retentionUnderLoad(side: Side, url: string) {
+  const t = Date.now();
+  const retention = applyRetention(side.bench.db, {
+    messageRetentionDays: DAYS - 1,
+    deliveryLogRetentionDays: 0,
+    messageBodyRetentionDays: 0,
+  });
+  const load = await scheduleLoad(url, side.key);
+  const deleted = await retention;
+  return { ...load, deleted, retentionSeconds: (Date.now() - t) / 1000 };
+}
+
+const sides = [await prepare("full"), await prepare("empty")];
+const buildSeconds = await buildHistory(sides[0]!);
+const stored = await storage(sides[0]!);
+process.stderr.write(`history built in ${buildSeconds} s: ${stored.bytesPerMessage} bytes per message\n`);
+
+const results: Record<string, Record<string, unknown>> = { full: {}, empty: {} };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** ROUNDS alternating rounds of the schedule load on each side; medians. */
+async function scheduleRounds(servers: Served[], label: string): Promise<Load[]> {
+  const runs: Load[][] = servers.map(() => []);
+  for (let round = 1; round <= ROUNDS; round++)
+    for (const [k, s] of servers.entries()) {
+      process.stderr.write(`${label}, ${s.side.name}, round ${round}/${ROUNDS}…\n`);
+      runs[k]!.push(await scheduleLoad(s.url, s.side.key));
+    }
+  return runs.map((r) => ({
+    rps: median(r.map((x) => x.rps)),
+    p50: median(r.map((x) => x.p50)),
+    p99: median(r.map((x) => x.p99)),
+    non2xx: r.reduce((a, x) => a + x.non2xx, 0),
+  }));
+}
+const serve = async (role: string) =>
+  Promise.all(
+    sides.map(async (side) => ({
+      side,
+      ...(await serveProcess("server/main.ts", side.bench.url, { ROLE: role, RATE_LIMIT_PER_SECOND: "0", WEBHOOK_ALLOW_PRIVATE: "1" })),
+    })),
+  );
+const stop = (servers: { child: ChildProcess }[]) => servers.forEach((s) => s.child.kill("SIGTERM"));
+
+const apis = await serve("api");
+(await scheduleRounds(apis, "schedule, API alone")).forEach((r, k) => (results[sides[k]!.name]!.scheduleApi = r));
+process.stderr.write("reads, alternating…\n");
+(await reads(apis)).forEach((r, k) => (results[sides[k]!.name]!.reads = r));
+stop(apis);
+const alls = await serve("all");
+(await scheduleRounds(alls, "schedule, API + worker")).forEach((r, k) => (results[sides[k]!.name]!.scheduleAll = r));
+stop(alls);
+for (const side of sides) {
+  process.stderr.write(`${side.name}: claim of ${DUE} due messages…\n`);
+  results[side.name]!.claim = await claim(side);
+}
+const again = await serve("api");
+for (const s of again) {
+  process.stderr.write(`${s.side.name}: schedule while retention runs…\n`);
+  results[s.side.name]!.retention = await retentionUnderLoad(s.side, s.url);
+}
+stop(again);
+
+// Ratios full/empty: for rates empty/full, for latencies full/empty (so ≤ 1.3 is the target for every one).
+type Rec = Record<string, unknown>;
+const f = results.full as Rec;
+const e = results.empty as Rec;
+const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
+const ratios: Record<string, number> = {
+  scheduleApiRate: ratio((e.scheduleApi as Load).rps, (f.scheduleApi as Load).rps),
+  scheduleApiP99: ratio((f.scheduleApi as Load).p99, (e.scheduleApi as Load).p99),
+  scheduleAllRate: ratio((e.scheduleAll as Load).rps, (f.scheduleAll as Load).rps),
+  scheduleAllP99: ratio((f.scheduleAll as Load).p99, (e.scheduleAll as Load).p99),
+  claimRate: ratio(
+    (e.claim as { messagesPerSecond: number }).messagesPerSecond,
+    (f.claim as { messagesPerSecond: number }).messagesPerSecond,
+  ),
+  claimWal: ratio(
+    (f.claim as { walBytesPerMessage: number }).walBytesPerMessage,
+    (e.claim as { walBytesPerMessage: number }).walBytesPerMessage,
+  ),
+  retentionP99: ratio((f.retention as Load).p99, (e.retention as Load).p99),
+};
+for (const [name, r] of Object.entries(f.reads as Record<string, { p50: number } | null>)) {
+  const er = (e.reads as Record<string, { p50: number } | null>)[name];
+  if (r && er) ratios[`${name}P50`] = ratio(r.p50, er.p50);
+}
+writeResult("history", {
+  machine: await machine(sides[0]!.bench.db),
+  messages: N,
+  accounts: ACCOUNTS,
+  days: DAYS,
+  seconds: SECONDS,
+  rounds: ROUNDS,
+  due: DUE,
+  buildSeconds,
+  storage: stored,
+  full: results.full,
+  empty: results.empty,
+  ratios,
+  worstRatio: Math.max(...Object.values(ratios)),
+});
+receiver.close();
+for (const side of sides) await side.bench.stop();

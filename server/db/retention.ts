@@ -1,0 +1,95 @@
+// Retention: old messages (with their status history, receipt deliveries and SMPP segments, by ON DELETE
+// CASCADE), old entries of the webhooks' delivery log, and message bodies past their time. Every statement
+// handles one small batch found by an ordered walk of an index (a short transaction, locks on those rows
+// only), so it runs beside live traffic. Only what is listed here is deleted: consent records (the opt-out
+// list, once it exists) live in tables of their own and outlive the messages; see test/engine/retention.test.ts.
+import type { Knex } from "knex";
+import { FINAL_STATUSES } from "../domain/messageStatus.js";
+
+/** A position in an ascending (created_at, id) walk; created_at as text, to the microsecond. */
+export interface WalkPosition {
+  createdAt: string;
+  id: string;
+}
+
+const START: WalkPosition = { createdAt: "-infinity", id: "00000000-0000-0000-0000-000000000000" };
+
+export interface AccountRetention {
+  accountId: string;
+  /** The account's own MESSAGE_RETENTION_DAYS, or null for the default. */
+  messageRetentionDays: number | null;
+  /** Bodies of messages created before this are already erased (null: none yet). */
+  bodiesRedactedBefore: Date | null;
+}
+
+export async function listAccountRetention(db: Knex): Promise<AccountRetention[]> {
+  return db("accounts")
+    .orderBy("id")
+    .select({ accountId: "id", messageRetentionDays: "message_retention_days", bodiesRedactedBefore: "bodies_redacted_before" });
+}
+
+/**
+ * The account's messages created before `before`, `limit` at a time from `after` in (created_at, id) order
+ * (a backward walk of messages_account_page_idx), in one statement: deletes those in a final status (re-checked
+ * on the locked row, so a message whose status moves on concurrently is left alone) or, with `redact`, erases
+ * the body of those no longer waiting to be sent. Returns how many it changed and where the walk stopped
+ * (undefined when it reached the end).
+ */
+export async function retainAccountMessages(
+  db: Knex,
+  action: "delete" | "redact",
+  o: { accountId: string; from?: Date | null; before: Date; after?: WalkPosition; limit: number },
+): Promise<{ changed: number; next: WalkPosition | undefined }> {
+  const after = o.after ?? START;
+  const change =
+    action === "delete"
+      ? `DELETE FROM messages m WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status = ANY(?::text[]) RETURNING m.id`
+      : `UPDATE messages m SET body = ''
+          WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status NOT IN ('scheduled', 'sending') AND m.body <> '' RETURNING m.id`;
+  const { rows } = await db.raw(
+    `WITH batch AS (
+       SELECT id, created_at FROM messages
+        WHERE account_id = ? AND created_at >= ?::timestamptz AND created_at < ? AND (created_at, id) > (?::timestamptz, ?::uuid)
+        ORDER BY created_at, id LIMIT ?
+     ), changed AS (${change}),
+     simulated AS (DELETE FROM simulator_submissions s WHERE ? AND s.message_id = ANY(ARRAY(SELECT id FROM changed)))
+     SELECT (SELECT count(*) FROM changed)::int AS changed, (SELECT count(*) FROM batch)::int AS walked,
+            last.id, to_char(last.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt"
+       FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, created_at FROM batch ORDER BY created_at DESC, id DESC LIMIT 1) last ON true`,
+    [
+      o.accountId,
+      o.from ?? "-infinity",
+      o.before,
+      after.createdAt,
+      after.id,
+      o.limit,
+      ...(action === "delete" ? [FINAL_STATUSES] : []),
+      action === "delete",
+    ],
+  );
+  const row = rows[0] as { changed: number; walked: number; id: string | null; createdAt: string | null };
+  return { changed: row.changed, next: row.walked < o.limit ? undefined : { id: row.id!, createdAt: row.createdAt! } };
+}
+
+/** Records that every body of the account's messages created before `before` has been dealt with. */
+export async function markBodiesRedacted(db: Knex, accountId: string, before: Date): Promise<void> {
+  await db("accounts").where({ id: accountId }).update({ bodies_redacted_before: before });
+}
+
+/**
+ * Deletes up to `limit` finished deliveries of one webhook created before `before` (a backward walk of
+ * webhook_deliveries_webhook_page_idx). A pending one is kept: its retries are still running.
+ */
+export async function deleteOldDeliveries(db: Knex, webhookId: string, before: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.raw(
+    `DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
+       SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND created_at < ? AND status <> 'pending'
+        ORDER BY created_at, id LIMIT ?))`,
+    [webhookId, before, limit],
+  );
+  return rowCount ?? 0;
+}
+
+export async function listWebhookIds(db: Knex): Promise<string[]> {
+  return db("webhooks").orderBy("id").pluck("id");
+}

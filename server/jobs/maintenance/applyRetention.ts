@@ -1,0 +1,69 @@
+import type { Db } from "../../db/knex.js";
+import {
+  deleteOldDeliveries,
+  listAccountRetention,
+  listWebhookIds,
+  markBodiesRedacted,
+  retainAccountMessages,
+  type WalkPosition,
+} from "../../db/retention.js";
+import { chore } from "./chore.js";
+
+export interface RetentionPolicy {
+  /** Default days a final message is kept (0: for ever); an account's message_retention_days overrides it. */
+  messageRetentionDays: number;
+  /** Days a finished receipt delivery is kept (0: for ever). */
+  deliveryLogRetentionDays: number;
+  /** Days a message's text is kept (0: for ever). */
+  messageBodyRetentionDays: number;
+  /** Rows per statement: each batch is its own short transaction. */
+  batchSize?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Applies retention: per account, deletes final messages past their retention and erases bodies past theirs;
+ * per webhook, deletes finished deliveries past the delivery log's. Returns the rows it changed.
+ */
+export async function applyRetention(db: Db, policy: RetentionPolicy, now = new Date()): Promise<number> {
+  const limit = policy.batchSize ?? 500;
+  const ago = (days: number) => new Date(now.getTime() - days * DAY_MS);
+  let total = 0;
+  for (const account of await listAccountRetention(db)) {
+    const days = account.messageRetentionDays ?? policy.messageRetentionDays;
+    if (days > 0)
+      total += await walk((after) =>
+        retainAccountMessages(db, "delete", { accountId: account.accountId, before: ago(days), after, limit }),
+      );
+    if (policy.messageBodyRetentionDays > 0) {
+      const before = ago(policy.messageBodyRetentionDays);
+      // From where the last complete run stopped: a body is erased once, and no run re-reads the erased ones.
+      const from = account.bodiesRedactedBefore;
+      total += await walk((after) => retainAccountMessages(db, "redact", { accountId: account.accountId, from, before, after, limit }));
+      if (!from || before > from) await markBodiesRedacted(db, account.accountId, before);
+    }
+  }
+  if (policy.deliveryLogRetentionDays > 0) {
+    const before = ago(policy.deliveryLogRetentionDays);
+    for (const webhookId of await listWebhookIds(db)) {
+      for (let n = limit; n === limit; total += n) n = await deleteOldDeliveries(db, webhookId, before, limit);
+    }
+  }
+  return total;
+}
+
+async function walk(step: (after: WalkPosition | undefined) => Promise<{ changed: number; next: WalkPosition | undefined }>) {
+  let total = 0;
+  let after: WalkPosition | undefined;
+  do {
+    const batch = await step(after);
+    total += batch.changed;
+    after = batch.next;
+  } while (after);
+  return total;
+}
+
+/** Retention, every 10 minutes (a frequent restart must not postpone it for ever): batches of `batchSize`, each its own statement, until nothing past its time is left. */
+export const applyRetentionChore = (db: Db, policy: RetentionPolicy, everyMs = 600_000) =>
+  chore("apply retention", everyMs, () => applyRetention(db, policy));
