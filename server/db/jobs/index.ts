@@ -1,7 +1,7 @@
 // The jobs table: every statement on it lives in this folder (one small module per operation), and so do the
 // kind map, the insert fragment and the wake-up rule that statements elsewhere embed.
 export { cancelPendingJob } from "./cancelPendingJob.js";
-export { claimJobs, type Claim } from "./claimJobs.js";
+export { claimJobs, type Claim, type JobLane } from "./claimJobs.js";
 export { completeJobs } from "./completeJobs.js";
 export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
