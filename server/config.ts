@@ -110,8 +110,8 @@ export const SETTINGS = {
   ),
   workerReceiptConcurrency: int(
     "WORKER_RECEIPT_CONCURRENCY",
-    50,
-    "receipt deliveries a worker runs at once, in a lane of their own: they never take the slots of sends and other jobs (`WORKER_CONCURRENCY`)",
+    200,
+    "receipt deliveries (POSTs) a worker runs at once, in a lane of their own: they never take the slots of sends and other jobs (`WORKER_CONCURRENCY`); webhooks in a failure run share at most half of them",
     { map: (n) => Math.max(1, n) },
   ),
   jobLeaseMs: int(

@@ -49,7 +49,8 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     // ever waits for the other's slots (docs/ARCHITECTURE.md, "Lanes").
     lanes: [
       { lane: "default", concurrency: config.workerConcurrency, prefetch: config.workerPrefetch || undefined },
-      { lane: "receipts", concurrency: config.workerReceiptConcurrency },
+      // A deep local queue: receipts over their webhook's cap are snoozed at once, many per claim.
+      { lane: "receipts", concurrency: config.workerReceiptConcurrency, prefetch: config.workerReceiptConcurrency * 4 },
     ],
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
@@ -60,6 +61,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       deliver_receipt: deliverReceiptHandler(db, client, {
         retryBaseMs: config.webhookRetryBaseMs,
         maxInFlight: config.webhookMaxInFlight,
+        laneConcurrency: config.workerReceiptConcurrency,
         slowAfterFailures: config.webhookSlowAfterFailures,
         disableAfterFailures: config.webhookDisableAfterFailures,
         disableAfterMs: config.webhookDisableAfterMs,

@@ -51,7 +51,7 @@ describe("lanes", () => {
     // reads only the rows it returns (no sort, no filter over the other lane's rows).
     const { rows } = await db.transaction(async (tx) => {
       await tx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off");
-      return tx.raw(
+      return tx.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
         `EXPLAIN (ANALYZE, FORMAT JSON)
          SELECT id FROM jobs
           WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default'
@@ -59,7 +59,7 @@ describe("lanes", () => {
           ORDER BY (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END), run_at, id LIMIT 10 FOR UPDATE SKIP LOCKED`,
       );
     });
-    const plan = JSON.stringify(rows[0]["QUERY PLAN"]);
+    const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);
     expect(plan).toContain("jobs_lane_claim_idx");
     expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);

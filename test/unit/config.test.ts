@@ -19,7 +19,7 @@ describe("loadConfig", () => {
       validateResponses: false,
       workerConcurrency: 100,
       workerPrefetch: 0,
-      workerReceiptConcurrency: 50,
+      workerReceiptConcurrency: 200,
       jobLeaseMs: 15_000,
       jobRetentionMs: 24 * 3600_000,
       rateLimitPerSecond: 50,
@@ -73,7 +73,7 @@ describe("loadConfig", () => {
       validateResponses: false,
       jobRetentionMs: 2 * 3600_000,
       workerPrefetch: 0,
-      workerReceiptConcurrency: 50,
+      workerReceiptConcurrency: 200,
       smppMaxInFlight: 1,
       smppMaxPerSecond: 1,
     });

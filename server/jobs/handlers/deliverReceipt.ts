@@ -36,6 +36,8 @@ export interface DispatcherOptions {
   retryBaseMs: number;
   /** Deliveries to one webhook at once, per worker. */
   maxInFlight: number;
+  /** The receipts lane's slots: webhooks in a failure run share at most half of them. */
+  laneConcurrency: number;
   slowAfterFailures: number;
   disableAfterFailures: number;
   disableAfterMs: number;
@@ -52,7 +54,7 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
 export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler<"deliver_receipt"> {
   // Each outcome is recorded as soon as its POST ends; outcomes that end together are written together.
   const finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
-  const pacing = new WebhookPacing(opts);
+  const pacing = new WebhookPacing({ ...opts, failingShare: Math.max(1, Math.floor(opts.laneConcurrency / 2)) });
   const recordHealth = webhookHealth(db, opts.log, opts);
   return {
     async batch(jobs, { log, settle }) {
