@@ -80,10 +80,11 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
 
       const work: Promise<void>[] = [];
-      const settled = new Set<number>();
-      const finish = (d: DeliveryForDispatch, run: () => Promise<Error | undefined>) => {
+      const inWork = new Set<number>();
+      /** Runs a delivery's work and settles its job as soon as it ends. */
+      const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Error | undefined>) => {
         const i = indexOf.get(d.id)!;
-        settled.add(i);
+        inWork.add(i);
         work.push(
           run().then(
             (outcome) => settle(i, (outcomes[i] = outcome)),
@@ -93,15 +94,15 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       };
       for (const d of pending.filter((p) => !parked.has(p.id))) {
         if (d.disabledAt) {
-          finish(d, () => recordDisabled(d));
+          runThenSettle(d, () => recordDisabled(d));
           continue;
         }
         const { snoozeUntil } = pacing.acquire(d.webhookId, d.consecutiveFailures);
         if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");
-        else finish(d, () => attempt(d, log));
+        else runThenSettle(d, () => attempt(d, log));
       }
       // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
-      jobs.forEach((_, i) => settled.has(i) || settle(i, outcomes[i]));
+      jobs.forEach((_, i) => inWork.has(i) || settle(i, outcomes[i]));
       await Promise.all(work);
       return outcomes;
     },
