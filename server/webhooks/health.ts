@@ -35,7 +35,13 @@ export function webhookHealth(db: Db, log: Logger, opts: HealthOptions): (webhoo
     for (const w of disabled) {
       webhooksDisabledTotal.inc();
       log.warn(
-        { event: "webhook_disabled", webhookId: w.id, accountId: w.accountId, consecutiveFailures: w.consecutiveFailures, failingSince: w.failingSince },
+        {
+          event: "webhook_disabled",
+          webhookId: w.id,
+          accountId: w.accountId,
+          consecutiveFailures: w.consecutiveFailures,
+          failingSince: w.failingSince,
+        },
         "webhook disabled after a long run of failed deliveries",
       );
     }

@@ -40,10 +40,15 @@ async function measureB(b: TestAccount, rb: Receiver): Promise<{ sendLateMs: num
   );
   const atOf = new Map(scheduled.map((m) => [m.id, m.at]));
   const arrived = await rb.waitFor("B's receipts", (all) => scheduled.every((m) => all.some((r) => r.json.messageId === m.id)), 60_000);
-  const rows: { id: string; sent_at: Date }[] = await server().db("messages").whereIn("id", [...atOf.keys()]).select("id", "sent_at");
+  const rows: { id: string; sent_at: Date }[] = await server()
+    .db("messages")
+    .whereIn("id", [...atOf.keys()])
+    .select("id", "sent_at");
   return {
     sendLateMs: Math.max(...rows.map((r) => r.sent_at.getTime() - atOf.get(r.id)!)),
-    receiptLateMs: Math.max(...arrived.filter((r) => atOf.has(r.json.messageId as string)).map((r) => r.at - atOf.get(r.json.messageId as string)!)),
+    receiptLateMs: Math.max(
+      ...arrived.filter((r) => atOf.has(r.json.messageId as string)).map((r) => r.at - atOf.get(r.json.messageId as string)!),
+    ),
   };
 }
 

@@ -14,7 +14,9 @@ describe.skipIf(!browserAvailable)("dashboard: a disabled webhook", { timeout: 6
     const { key, client } = await account();
     const { data } = await client.POST("/api/v1/webhooks", { body: { name: "dead receiver", url: "http://127.0.0.1:9/dlr" } });
     const reason = "100 consecutive failed delivery attempts since 2026-11-18T10:00:00Z";
-    await db("webhooks").where({ id: data!.webhookId }).update({ disabled_at: db.fn.now(), disabled_reason: reason, consecutive_failures: 100 });
+    await db("webhooks")
+      .where({ id: data!.webhookId })
+      .update({ disabled_at: db.fn.now(), disabled_reason: reason, consecutive_failures: 100 });
 
     const page = await browser().newPage();
     await signIn(page, baseUrl, key, "/dashboard/settings/webhooks");

@@ -39,7 +39,9 @@ async function sendSoon(a: TestAccount, n = 1): Promise<string[]> {
   const scheduledAt = new Date(Date.now() + 1000).toISOString();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const { data } = await a.client.POST("/api/v1/scheduler/schedule", { body: { to: "+14155550003", body: "x", from: "ACME", scheduledAt } });
+    const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550003", body: "x", from: "ACME", scheduledAt },
+    });
     ids.push(data!.messageId);
   }
   return ids;
@@ -111,7 +113,12 @@ describe("fair receipt deliveries", { timeout: 60_000 }, () => {
     // Once the failure run is recorded, one POST at a time (500 ms for a load that read the count just before).
     clearInterval(watch);
     expect(slowSince).toBeDefined();
-    expect(mostOpenAtOnce(r.received.filter((x) => x.at > slowSince! + 500), 300)).toBeLessThanOrEqual(1);
+    expect(
+      mostOpenAtOnce(
+        r.received.filter((x) => x.at > slowSince! + 500),
+        300,
+      ),
+    ).toBeLessThanOrEqual(1);
 
     // Its receipts are not lost: each ends `failed`, the last attempt `webhook_disabled` unless its four
     // attempts ran out first, and nothing more is posted.

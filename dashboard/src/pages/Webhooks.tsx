@@ -274,8 +274,8 @@ function DisabledNotice({ webhook, onEnabled }: { webhook: Webhook; onEnabled: (
   return (
     <div class="notice notice-bad" role="alert" data-testid="webhook-disabled">
       <p>
-        <strong>Disabled {formatTime(webhook.disabledAt)}</strong>: {webhook.disabledReason}. It is sent no receipts; those made
-        meanwhile are in the delivery log as failed (<code>webhook_disabled</code>) and can be redelivered once it is enabled.
+        <strong>Disabled {formatTime(webhook.disabledAt)}</strong>: {webhook.disabledReason}. It is sent no receipts; those made meanwhile
+        are in the delivery log as failed (<code>webhook_disabled</code>) and can be redelivered once it is enabled.
       </p>
       <button type="button" onClick={() => void enable.run()} disabled={enable.busy} aria-label={`Enable webhook ${webhook.name}`}>
         Enable webhook
@@ -380,7 +380,9 @@ export function Webhooks() {
       {hooks.data?.length === 0 && <p class="muted">No webhooks yet.</p>}
       {hooks.data?.some((w) => w.disabledAt) && (
         <p class="notice notice-bad" role="alert">
-          {hooks.data.filter((w) => w.disabledAt).length === 1 ? "One webhook is" : `${hooks.data.filter((w) => w.disabledAt).length} webhooks are`}{" "}
+          {hooks.data.filter((w) => w.disabledAt).length === 1
+            ? "One webhook is"
+            : `${hooks.data.filter((w) => w.disabledAt).length} webhooks are`}{" "}
           disabled after failing for a long time: fix the receiver, then enable it below.
         </p>
       )}
