@@ -108,7 +108,9 @@ describe("fair receipt deliveries", { timeout: 60_000 }, () => {
     });
     expect(disabled.disabledReason).toMatch(/^\d+ consecutive failed delivery attempts since /);
     expect(logLines.find((l) => l.event === "webhook_disabled")).toMatchObject({ webhookId: hook.webhookId, accountId: a.accountId });
-    expect(await (await fetch(`${server().baseUrl}/metrics`)).text()).toMatch(/^webhooks_disabled_total [1-9]/m);
+    const metrics = await (await fetch(`${server().baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^webhooks_disabled_total [1-9]/m);
+    expect(metrics).toMatch(/^sms_webhooks_disabled [1-9]/m);
 
     // Once the failure run is recorded, one POST at a time (500 ms for a load that read the count just before).
     clearInterval(watch);

@@ -46,6 +46,7 @@ export async function up(knex: Knex): Promise<void> {
       ADD COLUMN disabled_at           timestamptz,
       ADD COLUMN disabled_reason       text,
       ADD CONSTRAINT webhooks_disabled_reason CHECK ((disabled_at IS NULL) = (disabled_reason IS NULL));
+    CREATE INDEX webhooks_disabled_idx ON webhooks (disabled_at) WHERE disabled_at IS NOT NULL;
   `);
 }
 
