@@ -383,6 +383,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{webhookId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook
+         * @description Enable a webhook that was disabled after a long run of failed deliveries; its failure run starts again from
+         *     zero. Receipts recorded `failed` with `webhook_disabled` meanwhile are not sent by this: redeliver them. An
+         *     enabled webhook is answered unchanged.
+         */
+        post: operations["Webhooks_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{webhookId}/secret": {
         parameters: {
             query?: never;
@@ -1226,7 +1248,9 @@ export interface components {
          *       "webhookId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
          *       "name": "Production receipts",
          *       "url": "https://example.com/sms/receipts",
-         *       "createdAt": "2026-11-22T10:00:00.000Z"
+         *       "createdAt": "2026-11-22T10:00:00.000Z",
+         *       "disabledAt": null,
+         *       "disabledReason": null
          *     }
          */
         Webhook: {
@@ -1241,6 +1265,15 @@ export interface components {
              * @description When the webhook was registered.
              */
             createdAt: string;
+            /**
+             * @description When the webhook was disabled after a long run of failed delivery attempts (`WEBHOOK_DISABLE_AFTER_FAILURES`
+             *     consecutive failures spanning `WEBHOOK_DISABLE_AFTER_HOURS`), or `null` while it is enabled. A disabled
+             *     webhook is sent nothing: its receipts are recorded `failed` with the error `webhook_disabled` and can be
+             *     redelivered once it is enabled again with the `enable` operation.
+             */
+            disabledAt: string | null;
+            /** @description Why the webhook was disabled, or `null` while it is enabled. */
+            disabledReason: string | null;
         };
         /** @description One delivery receipt to one webhook, with every attempt made. */
         WebhookDelivery: {
@@ -1316,6 +1349,15 @@ export interface components {
              * @description When the webhook was registered.
              */
             createdAt: string;
+            /**
+             * @description When the webhook was disabled after a long run of failed delivery attempts (`WEBHOOK_DISABLE_AFTER_FAILURES`
+             *     consecutive failures spanning `WEBHOOK_DISABLE_AFTER_HOURS`), or `null` while it is enabled. A disabled
+             *     webhook is sent nothing: its receipts are recorded `failed` with the error `webhook_disabled` and can be
+             *     redelivered once it is enabled again with the `enable` operation.
+             */
+            disabledAt: string | null;
+            /** @description Why the webhook was disabled, or `null` while it is enabled. */
+            disabledReason: string | null;
             /** @description Signing secret: `whsec_` and the base64 of 32 random bytes. Keep it private. */
             secret: string;
         };
@@ -3014,7 +3056,9 @@ export interface operations {
                      *           "webhookId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
                      *           "name": "Production receipts",
                      *           "url": "https://example.com/sms/receipts",
-                     *           "createdAt": "2026-11-22T10:00:00.000Z"
+                     *           "createdAt": "2026-11-22T10:00:00.000Z",
+                     *           "disabledAt": null,
+                     *           "disabledReason": null
                      *         }
                      *       ]
                      *     }
@@ -3443,6 +3487,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
+                webhookId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */

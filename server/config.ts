@@ -108,6 +108,12 @@ export const SETTINGS = {
       shownDefault: "`WORKER_CONCURRENCY`",
     },
   ),
+  workerReceiptConcurrency: int(
+    "WORKER_RECEIPT_CONCURRENCY",
+    200,
+    "receipt deliveries (POSTs) a worker runs at once, in a lane of their own: they never take the slots of sends and other jobs (`WORKER_CONCURRENCY`); webhooks in a failure run share at most half of them",
+    { map: (n) => Math.max(1, n) },
+  ),
   jobLeaseMs: int(
     "JOB_LEASE_MS",
     15_000,
@@ -165,6 +171,28 @@ export const SETTINGS = {
   maxWebhooksPerAccount: int("MAX_WEBHOOKS_PER_ACCOUNT", 10, "webhooks an account may register; one more is a 422 `webhook_limit_reached`"),
   webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", 5000, "a receipt delivery must be answered 2xx within this"),
   webhookRetryBaseMs: int("WEBHOOK_RETRY_BASE_MS", 5000, "retry n of a receipt waits base × 5^(n-1) ± 10 %"),
+  webhookMaxInFlight: int(
+    "WEBHOOK_MAX_IN_FLIGHT",
+    5,
+    "receipt deliveries to one webhook at once, per worker; more wait without holding a slot (at least 1)",
+    { map: (n) => Math.max(1, n) },
+  ),
+  webhookSlowAfterFailures: int(
+    "WEBHOOK_SLOW_AFTER_FAILURES",
+    3,
+    "after this many consecutive failed attempts a webhook gets one delivery at a time, until one succeeds",
+  ),
+  webhookDisableAfterFailures: int(
+    "WEBHOOK_DISABLE_AFTER_FAILURES",
+    100,
+    "a webhook is disabled after this many consecutive failed attempts, once they span `WEBHOOK_DISABLE_AFTER_HOURS`; `0` never disables",
+  ),
+  webhookDisableAfterMs: int(
+    "WEBHOOK_DISABLE_AFTER_HOURS",
+    120,
+    "how long a webhook's attempts must have been failing (no success in between) before it is disabled",
+    { map: (hours) => hours * 3600_000 },
+  ),
   // Provider
   provider: oneOf("PROVIDER", ["simulator", "smpp"] as const, "simulator", "`simulator` or `smpp`"),
   simulatorDeliveryDelayMs: int("SIMULATOR_DELIVERY_DELAY_MS", 500, "simulator: time from `sent` to the final status"),

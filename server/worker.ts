@@ -45,15 +45,28 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     db,
     databaseUrl: opts.databaseUrl,
     log,
-    concurrency: config.workerConcurrency,
-    prefetch: config.workerPrefetch || undefined,
+    // Sends and the other short jobs in one lane, receipt deliveries (third-party HTTP) in another: neither
+    // ever waits for the other's slots (docs/ARCHITECTURE.md, "Lanes").
+    lanes: [
+      { lane: "default", concurrency: config.workerConcurrency, prefetch: config.workerPrefetch || undefined },
+      // A deep local queue: receipts over their webhook's cap are snoozed at once, many per claim.
+      { lane: "receipts", concurrency: config.workerReceiptConcurrency, prefetch: config.workerReceiptConcurrency * 4 },
+    ],
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
     handlers: {
       send_message: sendMessageHandler(db, provider),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),
-      deliver_receipt: deliverReceiptHandler(db, client, { retryBaseMs: config.webhookRetryBaseMs }),
+      deliver_receipt: deliverReceiptHandler(db, client, {
+        retryBaseMs: config.webhookRetryBaseMs,
+        maxInFlight: config.webhookMaxInFlight,
+        laneConcurrency: config.workerReceiptConcurrency,
+        slowAfterFailures: config.webhookSlowAfterFailures,
+        disableAfterFailures: config.webhookDisableAfterFailures,
+        disableAfterMs: config.webhookDisableAfterMs,
+        log: log.child({ component: "webhooks" }),
+      }),
       smpp_receipt: smppReceiptHandler(db),
     } satisfies JobHandlers,
   });

@@ -23,6 +23,9 @@ export interface DeliveryForDispatch {
   url: string;
   secret: string;
   previousSecret: string | null;
+  /** The webhook's failure run so far (a slowed-down webhook gets one delivery at a time). */
+  consecutiveFailures: number;
+  disabledAt: Date | null;
 }
 
 /** Deliveries with their webhook's URL and signing secrets (the previous one only while its grace lasts). */
@@ -43,6 +46,8 @@ export async function loadDeliveriesForDispatch(db: Knex, deliveryIds: string[])
       url: "w.url",
       secret: "w.secret",
       previousSecret: db.raw("CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END"),
+      consecutiveFailures: "w.consecutive_failures",
+      disabledAt: "w.disabled_at",
     });
 }
 

@@ -5,6 +5,8 @@ export interface WebhookRow {
   name: string;
   url: string;
   createdAt: Date;
+  disabledAt: Date | null;
+  disabledReason: string | null;
 }
 
 export interface WebhookSecrets {
@@ -13,7 +15,7 @@ export interface WebhookSecrets {
   previousSecretExpiresAt: Date | null;
 }
 
-const columns = ["id", "name", "url", "created_at as createdAt"];
+const columns = ["id", "name", "url", "created_at as createdAt", "disabled_at as disabledAt", "disabled_reason as disabledReason"];
 
 export async function insertWebhook(
   db: Knex,
@@ -81,4 +83,64 @@ export async function rotateWebhookSecret(
 
 export async function deleteWebhook(db: Knex, accountId: string, webhookId: string): Promise<boolean> {
   return (await db("webhooks").where({ account_id: accountId, id: webhookId }).del()) > 0;
+}
+
+/** Re-enables a disabled webhook with a fresh failure run; false when there is no such webhook. */
+export async function enableWebhook(db: Knex, accountId: string, webhookId: string): Promise<boolean> {
+  const count = await db("webhooks")
+    .where({ account_id: accountId, id: webhookId })
+    .update({ disabled_at: null, disabled_reason: null, consecutive_failures: 0, failing_since: null });
+  return count > 0;
+}
+
+/** Attempts of one webhook that ended together: failures after its last success, and whether one succeeded. */
+export interface WebhookAttempts {
+  webhookId: string;
+  failuresSinceSuccess: number;
+  succeeded: boolean;
+}
+
+export interface DisabledWebhook {
+  id: string;
+  accountId: string;
+  consecutiveFailures: number;
+  failingSince: Date;
+  reason: string;
+}
+
+/**
+ * Moves each webhook's failure run on (a success starts it again), then disables those whose run is at least
+ * `afterFailures` attempts long and began at least `afterMs` ago (afterFailures 0: never). Returns the ones
+ * disabled now.
+ */
+export async function recordWebhookAttempts(
+  db: Knex,
+  results: WebhookAttempts[],
+  disable: { afterFailures: number; afterMs: number },
+): Promise<DisabledWebhook[]> {
+  if (results.length === 0) return [];
+  await db.raw(
+    `UPDATE webhooks w
+        SET consecutive_failures = CASE WHEN r.succeeded THEN r.failures ELSE w.consecutive_failures + r.failures END,
+            failing_since = CASE WHEN r.failures = 0 THEN NULL
+                                 WHEN r.succeeded OR w.failing_since IS NULL THEN now()
+                                 ELSE w.failing_since END
+       FROM unnest(?::uuid[], ?::int[], ?::boolean[]) AS r(id, failures, succeeded)
+      WHERE w.id = r.id`,
+    [results.map((r) => r.webhookId), results.map((r) => r.failuresSinceSuccess), results.map((r) => r.succeeded)],
+  );
+  const failing = results.filter((r) => r.failuresSinceSuccess > 0).map((r) => r.webhookId);
+  if (disable.afterFailures <= 0 || failing.length === 0) return [];
+  const { rows } = await db.raw(
+    `UPDATE webhooks
+        SET disabled_at = now(),
+            disabled_reason = consecutive_failures || ' consecutive failed delivery attempts since ' ||
+                              to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+      WHERE id = ANY(?::uuid[]) AND disabled_at IS NULL
+        AND consecutive_failures >= ? AND failing_since <= now() - make_interval(secs => ?)
+      RETURNING id, account_id AS "accountId", consecutive_failures AS "consecutiveFailures",
+                failing_since AS "failingSince", disabled_reason AS reason`,
+    [failing, disable.afterFailures, disable.afterMs / 1000],
+  );
+  return rows as DisabledWebhook[];
 }

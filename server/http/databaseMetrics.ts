@@ -12,13 +12,14 @@ export const DATABASE_METRICS = [
   "sms_oldest_due_message_seconds",
   "sms_receipt_deliveries_retrying",
   "sms_receipt_deliveries_given_up_last_hour",
+  "sms_webhooks_disabled",
 ] as const;
 
 type Reading = QueueHealth;
 const read = (db: Db) => readQueueHealth(db, SCRAPE_TIMEOUT_MS);
 
 export function registerDatabaseMetrics(registry: Registry, db: Db): void {
-  // One query per scrape, shared by the four gauges (prom-client calls each collect() in turn).
+  // One query per scrape, shared by the gauges (prom-client calls each collect() in turn).
   let pending: Promise<Reading | undefined> | undefined;
   const reading = () =>
     (pending ??= read(db)
@@ -43,6 +44,11 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       name: "sms_receipt_deliveries_given_up_last_hour",
       help: "Delivery receipts that failed every attempt, in the last hour",
       value: (r) => r?.receiptsGivenUpLastHour,
+    },
+    {
+      name: "sms_webhooks_disabled",
+      help: "Webhooks disabled after a long run of failed deliveries, not enabled again yet",
+      value: (r) => r?.webhooksDisabled,
     },
   ];
   for (const { name, help, value } of gauges) {

@@ -54,6 +54,8 @@ export const toWebhook = (row: WebhookRow): Schemas["Webhook"] => ({
   name: row.name,
   url: row.url,
   createdAt: iso(row.createdAt),
+  disabledAt: row.disabledAt ? iso(row.disabledAt) : null,
+  disabledReason: row.disabledReason,
 });
 
 export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({

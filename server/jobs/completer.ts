@@ -1,7 +1,7 @@
 // Records how each job ended (River's completer). Successes are batched: one DELETE for many jobs instead of
-// one per job. Failures are rare and written one by one: a snooze, a retry at the handler's time or after a
-// backoff, or a discard.
-import { completeJobs, failJob, snoozeJob, type ClaimedJob } from "../db/jobs/index.js";
+// one per job. Snoozes are batched the same way (a webhook's receipts over its cap are snoozed by the dozen).
+// Failures are rare and written one by one: a retry at the handler's time or after a backoff, or a discard.
+import { completeJobs, failJob, snoozeJobs, type ClaimedJob } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { batcher } from "./batcher.js";
@@ -17,6 +17,7 @@ export function defaultBackoffMs(attempt: number): number {
 
 export class Completer {
   private readonly completions;
+  private readonly snoozes;
 
   constructor(
     private readonly db: Db,
@@ -33,6 +34,10 @@ export class Completer {
       },
       { delayMs: COMPLETION_DELAY_MS, maxBatch: COMPLETION_BATCH },
     );
+    this.snoozes = batcher<{ id: string; runAt: Date }>((jobs) => snoozeJobs(db, workerId, jobs), {
+      delayMs: COMPLETION_DELAY_MS,
+      maxBatch: COMPLETION_BATCH,
+    });
   }
 
   complete(id: string): Promise<void> {
@@ -41,7 +46,7 @@ export class Completer {
 
   async fail(job: ClaimedJob, error: Error, log: Logger): Promise<void> {
     try {
-      if (error instanceof Snooze) return await snoozeJob(this.db, this.workerId, job.id, error.runAt);
+      if (error instanceof Snooze) return await this.snoozes.add({ id: job.id, runAt: error.runAt });
       const retryAt =
         error instanceof PermanentFailure
           ? null
@@ -57,7 +62,7 @@ export class Completer {
   }
 
   /** Writes the completions still waiting (on shutdown). */
-  flush(): Promise<void> {
-    return this.completions.flush();
+  async flush(): Promise<void> {
+    await Promise.all([this.completions.flush(), this.snoozes.flush()]);
   }
 }

@@ -1,11 +1,13 @@
 // The job runner: claims due jobs from the jobs table and runs them, `concurrency` at a time. Its parts:
 // listener.ts (LISTEN for new jobs), producer.ts (when to claim, the local queue), completer.ts (recording
-// outcomes, successes in batches); here, running the jobs and the heartbeat. Each claimed job holds a lease
+// outcomes, successes in batches); here, the lanes, running the jobs and the heartbeat. A lane is a producer
+// with slots of its own that claims only its lane's kinds (db/jobs/claimJobs.ts), so receipt deliveries and
+// sends never wait for each other's slots. Each claimed job holds a lease
 // that the heartbeat extends; a worker that dies stops extending it, and the rescuer (maintenance/) makes its
 // jobs claimable again.
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { claimJobs, extendLeases, releaseJobs, type ClaimedJob } from "../db/jobs/index.js";
+import { claimJobs, extendLeases, releaseJobs, type ClaimedJob, type JobLane } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { Completer } from "./completer.js";
@@ -25,6 +27,7 @@ export interface RunnerOptions {
   log: Logger;
   /** The production map is typed per kind (JobHandlers); benchmarks run kinds of their own. */
   handlers: Partial<JobHandlers> | Record<string, (job: ClaimedJob, ctx: JobContext) => Promise<void>>;
+  /** Slots of a runner without `lanes`, which claims every kind in one lane. */
   concurrency?: number;
   /**
    * Jobs claimed per round trip (default: `concurrency`). Claimed jobs wait in a local queue until a slot is
@@ -32,9 +35,31 @@ export interface RunnerOptions {
    * commit) when the queue is deep, at the price of jobs held by one worker while another may be idle.
    */
   prefetch?: number;
+  /** Lanes, each with slots and a claim of its own; without them, one lane of `concurrency` slots claims all. */
+  lanes?: LaneOptions[];
   leaseMs?: number;
   safetyPollMs?: number;
   workerId?: string;
+}
+
+export interface LaneOptions {
+  lane: JobLane;
+  concurrency: number;
+  /** Jobs claimed per round trip (default and at least: `concurrency`). */
+  prefetch?: number;
+}
+
+interface Lane {
+  name: JobLane | undefined;
+  concurrency: number;
+  producer: Producer;
+  running: number;
+  wakeQueued: boolean;
+}
+
+interface RunningJob {
+  promise: Promise<void>;
+  abort: (reason: Error) => void;
 }
 
 const toError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
@@ -44,12 +69,11 @@ export class JobRunner {
   private readonly db: Db;
   private readonly log: Logger;
   private readonly handlers: Record<string, AnyHandler>;
-  private readonly concurrency: number;
   private readonly leaseMs: number;
-  private readonly producer: Producer;
+  private readonly lanes: Lane[];
   private readonly listener: JobListener;
   private readonly completer: Completer;
-  private readonly running = new Map<string, { promise: Promise<void>; abort: (reason: Error) => void }>();
+  private readonly running = new Map<string, RunningJob>();
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
 
@@ -59,23 +83,32 @@ export class JobRunner {
     // The one place a handler meets an untyped row: claimed rows are matched to handlers by kind, and every row
     // of a kind was inserted with that kind's payload type (db/jobs/kinds.ts).
     this.handlers = opts.handlers as Record<string, AnyHandler>;
-    this.concurrency = opts.concurrency ?? 10;
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.completer = new Completer(this.db, this.workerId, this.log);
-    this.producer = new Producer({
-      concurrency: this.concurrency,
-      prefetch: Math.max(opts.prefetch ?? this.concurrency, this.concurrency),
-      safetyPollMs: opts.safetyPollMs ?? 5_000,
-      claim: (limit) => claimJobs(this.db, this.workerId, limit, this.leaseMs),
-      start: (jobs) => this.dispatch(jobs),
-      running: () => this.running.size,
-      log: this.log,
+    const lanes: (Omit<LaneOptions, "lane"> & { lane: JobLane | undefined })[] = opts.lanes ?? [
+      { lane: undefined, concurrency: opts.concurrency ?? 10, prefetch: opts.prefetch },
+    ];
+    this.lanes = lanes.map(({ lane: name, concurrency, prefetch }) => {
+      const lane: Lane = { name, concurrency, running: 0, wakeQueued: false, producer: undefined as unknown as Producer };
+      lane.producer = new Producer({
+        concurrency,
+        prefetch: Math.max(prefetch ?? concurrency, concurrency),
+        safetyPollMs: opts.safetyPollMs ?? 5_000,
+        claim: (limit) => claimJobs(this.db, this.workerId, limit, this.leaseMs, name),
+        start: (jobs) => this.dispatch(lane, jobs),
+        running: () => lane.running,
+        log: name ? this.log.child({ lane: name }) : this.log,
+      });
+      return lane;
     });
     this.listener = new JobListener({
       databaseUrl: opts.databaseUrl,
       log: this.log,
-      onNotify: (payload) => this.producer.onNotification(payload),
+      // The payload is a time, not a lane: every lane looks.
+      onNotify: (payload) => {
+        for (const lane of this.lanes) lane.producer.onNotification(payload);
+      },
       onReconnect: () => this.wake(),
     });
   }
@@ -83,7 +116,8 @@ export class JobRunner {
   async start(): Promise<void> {
     await this.listener.start();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.leaseMs / 3)));
-    this.log.info({ workerId: this.workerId, concurrency: this.concurrency }, "job runner started");
+    const lanes = Object.fromEntries(this.lanes.map((l) => [l.name ?? "all", l.concurrency]));
+    this.log.info({ workerId: this.workerId, lanes }, "job runner started");
     this.wake();
   }
 
@@ -94,7 +128,7 @@ export class JobRunner {
 
   /** Claims and starts jobs while there is room; when the queue is dry, arms the timer for the next one. */
   wake(): void {
-    this.producer.wake();
+    for (const lane of this.lanes) lane.producer.wake();
   }
 
   /** Stops claiming, waits for running jobs until `deadlineMs`, releases what is left, flushes completions. */
@@ -102,7 +136,7 @@ export class JobRunner {
     if (this.stopping) return;
     this.stopping = true;
     await this.listener.stop();
-    await this.producer.stop(); // a claim in flight commits before we release what we hold
+    await Promise.all(this.lanes.map((l) => l.producer.stop())); // a claim in flight commits before we release what we hold
     const all = Promise.allSettled([...this.running.values()].map((r) => r.promise));
     const timedOut = await Promise.race([
       all.then(() => false),
@@ -120,20 +154,24 @@ export class JobRunner {
   }
 
   /** Starts claimed jobs: those of a batch kind together, the others one by one. */
-  private dispatch(jobs: ClaimedJob[]): void {
+  private dispatch(lane: Lane, jobs: ClaimedJob[]): void {
     const batches = new Map<string, ClaimedJob[]>();
     for (const job of jobs) {
       const handler = this.handlers[job.kind];
       if (handler && "batch" in handler) batches.set(job.kind, [...(batches.get(job.kind) ?? []), job]);
-      else this.execute([job], async (ctx) => [await runOne(handler, job, ctx)]);
+      else this.execute(lane, [job], async (ctx) => [await runOne(handler, job, ctx)]);
     }
     for (const [kind, group] of batches) {
       const handler = this.handlers[kind] as Extract<AnyHandler, { batch: unknown }>;
-      this.execute(group, (ctx) => handler.batch(group, ctx));
+      this.execute(lane, group, (ctx) => handler.batch(group, ctx));
     }
   }
 
-  private execute(jobs: ClaimedJob[], run: (ctx: JobContext) => Promise<(Error | undefined)[]>): void {
+  /**
+   * Runs jobs as one unit, but each job holds its slot only until it is settled: by the handler through
+   * `ctx.settle` as soon as it ends, or with the returned outcomes when the unit ends.
+   */
+  private execute(lane: Lane, jobs: ClaimedJob[], run: (ctx: JobContext) => Promise<(Error | undefined)[]>): void {
     const first = jobs[0]!;
     // The job's logger and abort signal are made on first use: for short jobs that never log, creating them
     // up front was 8 % of a worker's CPU in bench:queue (a pino child serialises its bindings at once).
@@ -144,6 +182,40 @@ export class JobRunner {
       (log ??= this.log.child(
         jobs.length === 1 ? { jobId: first.id, kind: first.kind, attempt: first.attempt } : { kind: first.kind, batch: jobs.length },
       ));
+    const abort = (reason: Error) => {
+      abortReason ??= reason;
+      controller?.abort(reason);
+    };
+    const ends = jobs.map(() => {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      return { promise, resolve, settled: false };
+    });
+    const settle = (index: number, outcome: Error | undefined) => {
+      const job = jobs[index];
+      const end = ends[index];
+      if (!job || !end || end.settled) return;
+      end.settled = true;
+      const recorded =
+        outcome === undefined
+          ? (void this.completer.complete(job.id), undefined) // written in a batch; the slot is free already
+          : this.completer.fail(job, outcome, logger());
+      const free = () => {
+        this.running.delete(job.id);
+        lane.running--;
+        end.resolve();
+        // Once for the jobs freed in this turn: a batch's jobs settled together start the next batch together.
+        if (!lane.wakeQueued) {
+          lane.wakeQueued = true;
+          queueMicrotask(() => {
+            lane.wakeQueued = false;
+            lane.producer.wake();
+          });
+        }
+      };
+      if (recorded) void recorded.finally(free);
+      else free();
+    };
     const ctx: JobContext = {
       workerId: this.workerId,
       get log() {
@@ -156,43 +228,29 @@ export class JobRunner {
         }
         return controller.signal;
       },
+      settle,
     };
-    const abort = (reason: Error) => {
-      abortReason ??= reason;
-      controller?.abort(reason);
-    };
-    const promise = (async () => {
+    lane.running += jobs.length;
+    jobs.forEach((job, i) => this.running.set(job.id, { promise: ends[i]!.promise, abort }));
+    void (async () => {
       let outcomes: (Error | undefined)[];
       try {
         outcomes = await run(ctx);
       } catch (error) {
         outcomes = jobs.map(() => toError(error));
       }
-      await Promise.all(
-        jobs.map((job, i) => {
-          const outcome = outcomes[i];
-          if (outcome === undefined) {
-            void this.completer.complete(job.id); // written in a batch; the slot is free already
-            return Promise.resolve();
-          }
-          return this.completer.fail(job, outcome, logger());
-        }),
-      );
-    })().finally(() => {
-      for (const job of jobs) this.running.delete(job.id);
-      this.wake();
-    });
-    for (const job of jobs) this.running.set(job.id, { promise, abort });
+      jobs.forEach((_, i) => settle(i, outcomes[i]));
+    })();
   }
 
   /** Extends the leases of running and queued jobs; a job whose lease was lost is aborted or dropped. */
   private async beat(): Promise<void> {
-    const ids = [...this.running.keys(), ...this.producer.queued.map((j) => j.id)];
+    const ids = [...this.running.keys(), ...this.lanes.flatMap((l) => l.producer.queued.map((j) => j.id))];
     if (ids.length === 0) return;
     try {
       const held = new Set(await extendLeases(this.db, this.workerId, ids, this.leaseMs));
       const asked = new Set(ids);
-      this.producer.queued = this.producer.queued.filter((j) => held.has(j.id) || !asked.has(j.id));
+      for (const { producer } of this.lanes) producer.queued = producer.queued.filter((j) => held.has(j.id) || !asked.has(j.id));
       for (const id of ids) {
         if (!held.has(id) && this.running.has(id)) {
           this.log.warn({ jobId: id }, "lost the lease of a running job");

@@ -6,6 +6,12 @@ export interface JobContext {
   log: Logger;
   /** Aborted when the worker lost the job's lease or is shutting down past its deadline. */
   signal: AbortSignal;
+  /**
+   * Batch handlers: records how job `index` of the batch ended and frees its slot now, instead of when the
+   * whole batch returns (a slow job then holds up no other). A job settled this way ignores its entry in the
+   * returned outcomes; a second settle of the same job is ignored. Single-job handlers need not call it.
+   */
+  settle: (index: number, outcome: Error | undefined) => void;
 }
 
 /** Runs one job of kind K. */
@@ -14,7 +20,8 @@ export type JobHandler<K extends JobKind = JobKind> = (job: JobRow<K>, ctx: JobC
 /**
  * Runs all claimed jobs of one kind together (one claim of due sends becomes a few set-wise statements
  * instead of a few per message). Returns one outcome per job, in order: undefined for success, or the error
- * that job failed with (RetryLater, Snooze, PermanentFailure or any other).
+ * that job failed with (RetryLater, Snooze, PermanentFailure or any other). A handler whose jobs end at
+ * different times (HTTP calls) settles each as it ends with `ctx.settle`.
  */
 export interface BatchJobHandler<K extends JobKind = JobKind> {
   batch: (jobs: JobRow<K>[], ctx: JobContext) => Promise<(Error | undefined)[]>;

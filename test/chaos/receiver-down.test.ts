@@ -59,16 +59,19 @@ describe("a dead receiver", { timeout: 120_000 }, () => {
       60_000,
     );
     const deliveries = await server().db("webhook_deliveries").whereIn("message_id", aIds).select("event", "attempts");
+    let timedOut = 0;
     for (const { event, attempts } of deliveries) {
       expect(attempts.length).toBeLessThanOrEqual(4);
       if (event === "dlr.sent") {
-        // It timed out against the hanging receiver and was retried on schedule until it was back.
-        expect(attempts.length).toBeGreaterThanOrEqual(2);
-        expect(attempts[0].error).toMatch(/no answer within 1000 ms/);
+        // Either it timed out against the hanging receiver and was retried on schedule until it was back, or
+        // it waited (snoozed, no attempt used) behind the webhook's cap of POSTs in flight and went out once.
+        for (const failed of attempts.slice(0, -1)) expect(failed.error).toMatch(/no answer within 1000 ms/);
+        if (attempts.length >= 2) timedOut++;
       } else {
         // dlr.delivered waited, parked behind dlr.sent, and went out once that one succeeded.
         expect(attempts.length).toBe(1);
       }
     }
+    expect(timedOut).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
-// Settings → Webhooks: add, delete, reveal and copy the secret, rotate it, send a test receipt, and the
-// delivery log with redeliver.
+// Settings → Webhooks: add, delete, reveal and copy the secret, rotate it, send a test receipt, the delivery
+// log with redeliver, and the notice of a webhook disabled after a long failure run, with its Enable button.
 import { useRef, useState } from "preact/hooks";
 import { ok, type Webhook, type WebhookDelivery } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
@@ -263,7 +263,39 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   );
 }
 
-function WebhookCard({ webhook, initialSecret, onDelete }: { webhook: Webhook; initialSecret?: string; onDelete: (w: Webhook) => void }) {
+/** A disabled webhook is sent nothing; its receipts are logged `failed` (webhook_disabled) until it is enabled. */
+function DisabledNotice({ webhook, onEnabled }: { webhook: Webhook; onEnabled: () => Promise<void> }) {
+  const { client } = useSession();
+  const enable = useAction(async () => {
+    await ok(client.POST("/api/v1/webhooks/{webhookId}/enable", { params: { path: { webhookId: webhook.webhookId } } }));
+    await onEnabled();
+  });
+  if (!webhook.disabledAt) return null;
+  return (
+    <div class="notice notice-bad" role="alert" data-testid="webhook-disabled">
+      <p>
+        <strong>Disabled {formatTime(webhook.disabledAt)}</strong>: {webhook.disabledReason}. It is sent no receipts; those made meanwhile
+        are in the delivery log as failed (<code>webhook_disabled</code>) and can be redelivered once it is enabled.
+      </p>
+      <button type="button" onClick={() => void enable.run()} disabled={enable.busy} aria-label={`Enable webhook ${webhook.name}`}>
+        Enable webhook
+      </button>
+      <ProblemMessage error={enable.error} />
+    </div>
+  );
+}
+
+function WebhookCard({
+  webhook,
+  initialSecret,
+  onDelete,
+  onChanged,
+}: {
+  webhook: Webhook;
+  initialSecret?: string;
+  onDelete: (w: Webhook) => void;
+  onChanged: () => Promise<void>;
+}) {
   const [showLog, setShowLog] = useState(false);
   const logId = `log-${webhook.webhookId}`;
   return (
@@ -278,6 +310,7 @@ function WebhookCard({ webhook, initialSecret, onDelete }: { webhook: Webhook; i
         <code>{webhook.url}</code>
       </p>
       <p class="muted">Added {formatTime(webhook.createdAt)}</p>
+      <DisabledNotice webhook={webhook} onEnabled={onChanged} />
       <Secret webhook={webhook} initial={initialSecret} />
       <TestReceipt webhook={webhook} />
       <button type="button" class="link" aria-expanded={showLog} aria-controls={logId} onClick={() => setShowLog(!showLog)}>
@@ -345,6 +378,14 @@ export function Webhooks() {
       <ProblemMessage error={hooks.error} />
       {!hooks.data && hooks.loading && <Loading what="webhooks" />}
       {hooks.data?.length === 0 && <p class="muted">No webhooks yet.</p>}
+      {hooks.data?.some((w) => w.disabledAt) && (
+        <p class="notice notice-bad" role="alert">
+          {hooks.data.filter((w) => w.disabledAt).length === 1
+            ? "One webhook is"
+            : `${hooks.data.filter((w) => w.disabledAt).length} webhooks are`}{" "}
+          disabled after failing for a long time: fix the receiver, then enable it below.
+        </p>
+      )}
       {hooks.data && hooks.data.length > 0 && (
         <ul class="cards" aria-label="Webhooks">
           {hooks.data.map((w) => (
@@ -353,6 +394,7 @@ export function Webhooks() {
               webhook={w}
               initialSecret={fresh?.webhookId === w.webhookId ? fresh.secret : undefined}
               onDelete={setDeleting}
+              onChanged={hooks.reload}
             />
           ))}
         </ul>

@@ -8,14 +8,21 @@ export interface Claim {
   nextDueInMs: number | null;
 }
 
+/** A claim's lanes (migration 009): receipt deliveries in `receipts`, every other kind in `default`. */
+export type JobLane = "default" | "receipts";
+
 /**
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The statement is the
- * function claim_jobs (migration 005), whose SET clause pins the plan to an ordered walk of jobs_claim_idx.
+ * function claim_jobs (migrations 005 and 009), whose SET clause pins the plan to an ordered index walk: of
+ * jobs_lane_claim_idx for one `lane`, of jobs_claim_idx for every lane.
  */
-export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number): Promise<Claim> {
-  const [row] = await queryPrepared<{ jobs: RawJob[]; nextDueInMs: number | null }>(db, claim, [limit, workerId, leaseMs / 1000]);
+export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number, lane?: JobLane): Promise<Claim> {
+  const [row] =
+    lane === undefined
+      ? await queryPrepared<ClaimRow>(db, claimAll, [limit, workerId, leaseMs / 1000])
+      : await queryPrepared<ClaimRow>(db, claimLane, [limit, workerId, leaseMs / 1000, lane]);
   return {
     jobs: row!.jobs.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
     nextDueInMs: row!.nextDueInMs,
@@ -23,8 +30,14 @@ export async function claimJobs(db: Knex, workerId: string, limit: number, lease
 }
 
 type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
+type ClaimRow = { jobs: RawJob[]; nextDueInMs: number | null };
 
-const claim = {
+const claimAll = {
   name: "claim_jobs",
   text: 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs($1, $2, $3)',
+};
+
+const claimLane = {
+  name: "claim_jobs_lane",
+  text: 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs($1, $2, $3, $4::text)',
 };

@@ -17,9 +17,17 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
   );
 }
 
-/** Puts a job back to run at `runAt` without counting the attempt (the job chose to wait, it did not fail). */
-export async function snoozeJob(db: Knex, workerId: string, id: string, runAt: Date): Promise<void> {
-  await db("jobs")
-    .where({ id, state: "running", locked_by: workerId })
-    .update({ state: "available", attempt: db.raw("attempt - 1"), run_at: runAt, locked_by: null, locked_until: null });
+/**
+ * Puts jobs back to run at their `runAt` without counting the attempt (the job chose to wait, it did not
+ * fail), in one statement: receipts over their webhook's cap are snoozed by the dozen (jobs/completer.ts).
+ */
+export async function snoozeJobs(db: Knex, workerId: string, jobs: { id: string; runAt: Date }[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await db.raw(
+    `UPDATE jobs j
+        SET state = 'available', attempt = j.attempt - 1, run_at = s.run_at, locked_by = NULL, locked_until = NULL
+       FROM unnest(?::uuid[], ?::timestamptz[]) AS s(id, run_at)
+      WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?`,
+    [jobs.map((j) => j.id), jobs.map((j) => j.runAt.toISOString()), workerId],
+  );
 }

@@ -1,5 +1,6 @@
 // What the alerting gauges read from the job table: how late the oldest due send is, and how receipt deliveries
-// fare. One statement, each part on an index (the claim index for due jobs, the finalized index for given-up).
+// fare, and how many webhooks are disabled. One statement, each part on an index (the claim index for due jobs,
+// the finalized index for given-up, webhooks_disabled_idx).
 import type { Db } from "../knex.js";
 import type { JobKind } from "./kinds.js";
 
@@ -10,6 +11,8 @@ export interface QueueHealth {
   receiptsRetrying: number;
   /** Receipt deliveries that failed every attempt in the last hour. */
   receiptsGivenUpLastHour: number;
+  /** Webhooks disabled after a long failure run (webhooks/health.ts), not enabled again yet. */
+  webhooksDisabled: number;
 }
 
 const SEND: JobKind = "send_message";
@@ -22,14 +25,16 @@ export async function readQueueHealth(db: Db, timeoutMs: number): Promise<QueueH
        (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(run_at)), 0) FROM jobs
          WHERE state IN ('available', 'retryable') AND kind = ? AND run_at <= now()) AS oldest_due_seconds,
        (SELECT count(*) FROM jobs WHERE state = 'retryable' AND kind = ?) AS retrying,
-       (SELECT count(*) FROM jobs WHERE finalized_at > now() - interval '1 hour' AND kind = ? AND state = 'discarded') AS given_up`,
+       (SELECT count(*) FROM jobs WHERE finalized_at > now() - interval '1 hour' AND kind = ? AND state = 'discarded') AS given_up,
+       (SELECT count(*) FROM webhooks WHERE disabled_at IS NOT NULL) AS webhooks_disabled`,
       [SEND, RECEIPT, RECEIPT],
     )
     .timeout(timeoutMs);
-  const row = rows[0] as { oldest_due_seconds: string | number; retrying: number; given_up: number };
+  const row = rows[0] as { oldest_due_seconds: string | number; retrying: number; given_up: number; webhooks_disabled: number };
   return {
     oldestDueSendSeconds: Number(row.oldest_due_seconds),
     receiptsRetrying: Number(row.retrying),
     receiptsGivenUpLastHour: Number(row.given_up),
+    webhooksDisabled: Number(row.webhooks_disabled),
   };
 }

@@ -1,5 +1,5 @@
 import { getDelivery, listDeliveries, redeliver, type DeliveryRow } from "../../db/webhookDeliveries.js";
-import { deleteWebhook, getWebhook, getWebhookSecrets, listWebhooks } from "../../db/webhooks.js";
+import { deleteWebhook, enableWebhook, getWebhook, getWebhookSecrets, listWebhooks } from "../../db/webhooks.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
 import { createWebhook, rotateSecret, sendTestReceipt } from "../../services/webhooks.js";
@@ -14,6 +14,7 @@ export const webhookHandlers: Pick<
   | "Webhooks_list"
   | "Webhooks_get"
   | "Webhooks_delete"
+  | "Webhooks_enable"
   | "Webhooks_getSecret"
   | "Webhooks_rotateSecret"
   | "Webhooks_listDeliveries"
@@ -42,6 +43,11 @@ export const webhookHandlers: Pick<
   async Webhooks_delete({ db, account, path }) {
     if (!(await deleteWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
     return { status: 204 };
+  },
+
+  async Webhooks_enable({ db, account, path }) {
+    if (!(await enableWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
+    return { status: 200, body: toWebhook((await getWebhook(db, account.id, path.webhookId))!) };
   },
 
   async Webhooks_getSecret({ db, account, path }) {

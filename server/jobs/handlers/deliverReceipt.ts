@@ -1,6 +1,9 @@
 // Delivers receipts from the outbox: one deliver_receipt job per delivery, one HTTP POST per attempt, the
 // claimed jobs handled as a batch (their bookkeeping is set-wise; the POSTs go out concurrently over the
-// keep-alive pool).
+// keep-alive pool). Each job is settled as soon as its own POST is recorded, so its slot is free and its retry
+// due from its own failure, whatever its neighbours in the batch do. Per webhook, webhooks/pacing.ts caps
+// the POSTs in flight (a job over the cap is snoozed, no attempt counted) and webhooks/health.ts keeps the
+// failure run that disables a webhook; a disabled webhook's receipts are recorded `failed` without a POST.
 //
 // Success is a 2xx within WEBHOOK_TIMEOUT_MS. Anything else (3xx — redirects are not followed —, 4xx, 5xx, a
 // timeout, a refused or reset connection) is a failed attempt, retried up to 3 times after
@@ -17,14 +20,28 @@ import {
   type DeliveryForDispatch,
 } from "../../db/webhookDeliveries.js";
 import type { ReceiptClient } from "../../webhooks/client.js";
+import type { Logger } from "../../logger.js";
+import { webhookHealth } from "../../webhooks/health.js";
+import { WebhookPacing } from "../../webhooks/pacing.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
 import { batcher } from "../batcher.js";
-import { RetryLater, type BatchJobHandler } from "../types.js";
+import { RetryLater, Snooze, type BatchJobHandler } from "../types.js";
 
 export const MAX_ATTEMPTS = 4;
 
+/** The error recorded on receipts of a disabled webhook (they can be redelivered once it is enabled). */
+export const WEBHOOK_DISABLED = "webhook_disabled";
+
 export interface DispatcherOptions {
   retryBaseMs: number;
+  /** Deliveries to one webhook at once, per worker. */
+  maxInFlight: number;
+  /** The receipts lane's slots: webhooks in a failure run share at most half of them. */
+  laneConcurrency: number;
+  slowAfterFailures: number;
+  disableAfterFailures: number;
+  disableAfterMs: number;
+  log: Logger;
   /** Jitter source in [0, 1); tests may pin it. */
   random?: () => number;
 }
@@ -37,9 +54,12 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
 export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler<"deliver_receipt"> {
   // Each outcome is recorded as soon as its POST ends; outcomes that end together are written together.
   const finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
+  const pacing = new WebhookPacing({ ...opts, failingShare: Math.max(1, Math.floor(opts.laneConcurrency / 2)) });
+  const recordHealth = webhookHealth(db, opts.log, opts);
   return {
-    async batch(jobs, { log }) {
+    async batch(jobs, { log, settle }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
+      const indexOf = new Map(jobs.map((j, i) => [j.payload.deliveryId, i]));
       const loaded = new Map(
         (
           await loadDeliveriesForDispatch(
@@ -59,33 +79,64 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       const parked = await parkBehindEarlier(db, pending);
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
 
-      // Each delivery is recorded as soon as its POST ends, so a slow receiver holds up no other's
-      // bookkeeping (nor the release of the next receipt of another message); outcomes that end together
-      // are written together (jobs/batcher.ts).
-      await Promise.all(
-        pending
-          .filter((d) => !parked.has(d.id))
-          .map(async (d) => {
-            const at = new Date();
-            const result = await client.post(d.url, d.body, receiptHeaders(d.id, d.body, d, at));
-            const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
-            const n = d.attempts.length + 1;
-            const outcome: AttemptOutcome = { id: d.id, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "succeeded" };
-            if (result.error !== null && n >= MAX_ATTEMPTS) {
-              log.warn({ deliveryId: d.id, webhookId: d.webhookId, error: result.error }, "receipt delivery failed for good");
-              outcome.status = "failed";
-            } else if (result.error !== null) {
-              const delay = Math.max(retryDelayMs(n, opts.retryBaseMs, opts.random), result.retryAfterMs ?? 0);
-              outcomes[jobs.findIndex((j) => j.payload.deliveryId === d.id)] = new RetryLater(
-                new Date(Date.now() + delay),
-                `attempt ${n} failed: ${result.error}`,
-              );
-              outcome.status = "pending";
-            }
-            await finishes.add(outcome);
-          }),
-      );
+      const work: Promise<void>[] = [];
+      const inWork = new Set<number>();
+      /** Runs a delivery's work and settles its job as soon as it ends. */
+      const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Error | undefined>) => {
+        const i = indexOf.get(d.id)!;
+        inWork.add(i);
+        work.push(
+          run().then(
+            (outcome) => settle(i, (outcomes[i] = outcome)),
+            (error: unknown) => settle(i, (outcomes[i] = error instanceof Error ? error : new Error(String(error)))),
+          ),
+        );
+      };
+      for (const d of pending.filter((p) => !parked.has(p.id))) {
+        if (d.disabledAt) {
+          runThenSettle(d, () => recordDisabled(d));
+          continue;
+        }
+        const { snoozeUntil } = pacing.acquire(d.webhookId, d.consecutiveFailures);
+        if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");
+        else runThenSettle(d, () => attempt(d, log));
+      }
+      // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
+      jobs.forEach((_, i) => inWork.has(i) || settle(i, outcomes[i]));
+      await Promise.all(work);
       return outcomes;
     },
   };
+
+  async function recordDisabled(d: DeliveryForDispatch): Promise<undefined> {
+    const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };
+    await finishes.add({ id: d.id, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "failed" });
+    return undefined;
+  }
+
+  async function attempt(d: DeliveryForDispatch, log: Logger): Promise<Error | undefined> {
+    const at = new Date();
+    let result;
+    try {
+      result = await client.post(d.url, d.body, receiptHeaders(d.id, d.body, d, at));
+    } finally {
+      pacing.release(d.webhookId, Date.now() - at.getTime());
+    }
+    recordHealth(d.webhookId, result.error === null);
+    const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
+    const n = d.attempts.length + 1;
+    const outcome: AttemptOutcome = { id: d.id, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "succeeded" };
+    let retry: RetryLater | undefined;
+    if (result.error !== null && n >= MAX_ATTEMPTS) {
+      log.warn({ deliveryId: d.id, webhookId: d.webhookId, error: result.error }, "receipt delivery failed for good");
+      outcome.status = "failed";
+    } else if (result.error !== null) {
+      // Due from this attempt's own failure: the job is settled as soon as the outcome is written.
+      const delay = Math.max(retryDelayMs(n, opts.retryBaseMs, opts.random), result.retryAfterMs ?? 0);
+      retry = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
+      outcome.status = "pending";
+    }
+    await finishes.add(outcome);
+    return retry;
+  }
 }

@@ -1,0 +1,52 @@
+// A webhook's failure run: every attempt's outcome moves it on (a success ends it), batched like the
+// deliveries' own bookkeeping. A run at least WEBHOOK_DISABLE_AFTER_FAILURES attempts long that began at least
+// WEBHOOK_DISABLE_AFTER_HOURS ago disables the webhook (docs/WEBHOOKS.md): an event in the log, the counter
+// below, and `disabledAt` in the API until it is enabled again.
+import { Counter } from "prom-client";
+import type { Db } from "../db/knex.js";
+import { recordWebhookAttempts, type WebhookAttempts } from "../db/webhooks.js";
+import { batcher } from "../jobs/batcher.js";
+import type { Logger } from "../logger.js";
+
+export const webhooksDisabledTotal = new Counter({
+  name: "webhooks_disabled_total",
+  help: "Webhooks disabled after a long run of failed delivery attempts",
+});
+
+export interface HealthOptions {
+  disableAfterFailures: number;
+  disableAfterMs: number;
+}
+
+/** Records attempt outcomes per webhook; returns `record(webhookId, succeeded)`, which never throws. */
+export function webhookHealth(db: Db, log: Logger, opts: HealthOptions): (webhookId: string, succeeded: boolean) => void {
+  const outcomes = batcher<{ webhookId: string; succeeded: boolean }>(async (items) => {
+    const byWebhook = new Map<string, WebhookAttempts>();
+    for (const { webhookId, succeeded } of items) {
+      const w = byWebhook.get(webhookId) ?? { webhookId, failuresSinceSuccess: 0, succeeded: false };
+      if (succeeded) Object.assign(w, { failuresSinceSuccess: 0, succeeded: true });
+      else w.failuresSinceSuccess++;
+      byWebhook.set(webhookId, w);
+    }
+    const disabled = await recordWebhookAttempts(db, [...byWebhook.values()], {
+      afterFailures: opts.disableAfterFailures,
+      afterMs: opts.disableAfterMs,
+    });
+    for (const w of disabled) {
+      webhooksDisabledTotal.inc();
+      log.warn(
+        {
+          event: "webhook_disabled",
+          webhookId: w.id,
+          accountId: w.accountId,
+          consecutiveFailures: w.consecutiveFailures,
+          failingSince: w.failingSince,
+        },
+        "webhook disabled after a long run of failed deliveries",
+      );
+    }
+  });
+  return (webhookId, succeeded) => {
+    outcomes.add({ webhookId, succeeded }).catch((error: unknown) => log.warn({ err: error }, "recording webhook health failed"));
+  };
+}

@@ -1,0 +1,74 @@
+// Fairness between webhooks, per worker. A webhook gets at most `maxInFlight` deliveries at once, one while it
+// is in a failure run (`slowAfterFailures` consecutive failed attempts), and webhooks in a failure run share
+// at most half of the receipts lane (`failingShare`), so healthy ones always have the other half. A delivery
+// over a cap does not wait in a slot: its job is snoozed (no attempt counted) to when the webhook should
+// have room at its own pace: its recent attempt duration (a moving average, or the age of a POST in flight
+// that has lasted longer; a receiver that never answers costs the whole timeout), divided by its cap.
+// Successive snoozes of one webhook queue up behind each other, at most MAX_SNOOZE_MS ahead, so a dead
+// receiver's backlog comes back a few times a minute instead of churning through the claim.
+
+export interface PacingOptions {
+  maxInFlight: number;
+  /** Consecutive failed attempts after which a webhook gets one delivery at a time. */
+  slowAfterFailures: number;
+  /** POSTs in flight to webhooks in a failure run, all of them together. */
+  failingShare: number;
+  random?: () => number;
+}
+
+/** The pace assumed for a webhook not yet timed by this worker. */
+const FIRST_PACE_MS = 100;
+const MAX_SNOOZE_MS = 30_000;
+/** Weight of the newest duration in the moving average. */
+const SMOOTHING = 0.3;
+
+interface WebhookPace {
+  /** When each POST in flight began. */
+  inFlight: number[];
+  failing: boolean;
+  averageMs: number;
+  /** Until when the snoozes given so far reach. */
+  queuedUntil: number;
+}
+
+export class WebhookPacing {
+  private readonly webhooks = new Map<string, WebhookPace>();
+  private failingInFlight = 0;
+
+  constructor(private readonly opts: PacingOptions) {}
+
+  private pace(webhookId: string): WebhookPace {
+    let pace = this.webhooks.get(webhookId);
+    if (!pace) this.webhooks.set(webhookId, (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, queuedUntil: 0 }));
+    return pace;
+  }
+
+  /** Takes one of the webhook's places, or says until when to snooze the delivery (ms since the epoch). */
+  acquire(webhookId: string, consecutiveFailures: number): { snoozeUntil?: number } {
+    const pace = this.pace(webhookId);
+    const failing = consecutiveFailures >= this.opts.slowAfterFailures;
+    const cap = failing ? 1 : this.opts.maxInFlight;
+    const now = Date.now();
+    const shareLeft = !failing || this.failingInFlight < this.opts.failingShare;
+    if (pace.inFlight.length < cap && shareLeft) {
+      pace.inFlight.push(now);
+      if (failing) this.failingInFlight++;
+      pace.failing = failing;
+      return {};
+    }
+    const paceMs = Math.max(pace.averageMs, now - Math.min(now, ...pace.inFlight));
+    const jitter = 0.9 + 0.2 * (this.opts.random ?? Math.random)();
+    pace.queuedUntil = Math.min(Math.max(now, pace.queuedUntil) + (paceMs * jitter) / cap, now + MAX_SNOOZE_MS);
+    return { snoozeUntil: Math.ceil(pace.queuedUntil) };
+  }
+
+  /** Gives the place back, with how long the attempt took. */
+  release(webhookId: string, durationMs: number): void {
+    const pace = this.pace(webhookId);
+    pace.inFlight.shift(); // which one does not matter: only the oldest start is read
+    if (pace.failing) this.failingInFlight = Math.max(0, this.failingInFlight - 1);
+    pace.averageMs = pace.averageMs * (1 - SMOOTHING) + durationMs * SMOOTHING;
+    if (pace.inFlight.length === 0 && pace.queuedUntil < Date.now() && pace.averageMs < FIRST_PACE_MS * 1.01)
+      this.webhooks.delete(webhookId); // nothing to remember about a quick, idle webhook
+  }
+}

@@ -1,0 +1,49 @@
+// Per-webhook pacing (webhooks/pacing.ts): the caps, the failing webhooks' share of the lane, and snoozes that
+// queue up behind each other at the webhook's pace instead of all coming back at once.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { WebhookPacing } from "../../server/webhooks/pacing.js";
+
+const pacing = () => new WebhookPacing({ maxInFlight: 2, slowAfterFailures: 3, failingShare: 2, random: () => 0.5 });
+
+describe("webhook pacing", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(1_000_000);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("caps POSTs per webhook, one for a webhook in a failure run, and frees the place on release", () => {
+    const p = pacing();
+    expect(p.acquire("a", 0)).toEqual({});
+    expect(p.acquire("a", 0)).toEqual({});
+    expect(p.acquire("a", 0).snoozeUntil).toBeGreaterThan(Date.now());
+    expect(p.acquire("b", 0)).toEqual({}); // another webhook is not held up
+    p.release("a", 50);
+    expect(p.acquire("a", 0)).toEqual({});
+    expect(p.acquire("f", 3)).toEqual({});
+    expect(p.acquire("f", 3).snoozeUntil).toBeDefined();
+  });
+
+  it("lets webhooks in a failure run hold at most their share of the lane, whatever their number", () => {
+    const p = pacing();
+    expect(p.acquire("f1", 5)).toEqual({});
+    expect(p.acquire("f2", 5)).toEqual({});
+    expect(p.acquire("f3", 5).snoozeUntil).toBeDefined(); // the share (2) is taken
+    expect(p.acquire("healthy", 0)).toEqual({});
+    p.release("f1", 5000);
+    expect(p.acquire("f3", 5)).toEqual({});
+  });
+
+  it("queues the snoozes of one webhook at its pace: a POST hanging for 3 s spaces them 3 s apart", () => {
+    const p = pacing();
+    p.acquire("dead", 3);
+    vi.advanceTimersByTime(3000);
+    const first = p.acquire("dead", 3).snoozeUntil!;
+    const second = p.acquire("dead", 3).snoozeUntil!;
+    expect(first - Date.now()).toBe(3000);
+    expect(second - first).toBe(3000);
+    // Never further ahead than 30 s, however long the backlog.
+    for (let i = 0; i < 20; i++) p.acquire("dead", 3);
+    expect(p.acquire("dead", 3).snoozeUntil! - Date.now()).toBe(30_000);
+  });
+});
