@@ -173,8 +173,8 @@ export const SETTINGS = {
   webhookRetryBaseMs: int("WEBHOOK_RETRY_BASE_MS", 5000, "retry n of a receipt waits base × 5^(n-1) ± 10 %"),
   webhookMaxInFlight: int(
     "WEBHOOK_MAX_IN_FLIGHT",
-    5,
-    "receipt deliveries to one webhook at once, per worker; more wait without holding a slot (at least 1)",
+    50,
+    "receipt deliveries to one webhook at once, per worker (a quarter of the default receipts lane, so one busy webhook cannot fill it); more wait without holding a slot (at least 1)",
     { map: (n) => Math.max(1, n) },
   ),
   webhookSlowAfterFailures: int(

@@ -34,7 +34,7 @@ describe("loadConfig", () => {
       webhookTimeoutMs: 5000,
       maxWebhooksPerAccount: 10,
       webhookRetryBaseMs: 5000,
-      webhookMaxInFlight: 5,
+      webhookMaxInFlight: 50,
       webhookSlowAfterFailures: 3,
       webhookDisableAfterFailures: 100,
       webhookDisableAfterMs: 120 * 3600_000,
