@@ -1,4 +1,9 @@
-// Fairness between webhooks, per worker. A webhook gets at most `maxInFlight` deliveries at once, one while it
+// Fairness between webhooks, per worker. A webhook gets at most `maxInFlight` deliveries at once once it has
+// shown itself quick (PROVEN_AFTER answers, averaging under QUICK_MS, none in flight for longer), and
+// START_IN_FLIGHT until then: a receiver that never answers is never timed, so however many of them an
+// account registers, each holds at most START_IN_FLIGHT slots until its timeouts count as failures. (With the
+// full cap from the start, 19 hanging webhooks took every slot of the lane for a whole timeout; with 5 for
+// every webhook, one busy healthy webhook got its receipts 2.6x slower in bench:dispatch.) One while it
 // is in a failure run (`slowAfterFailures` consecutive failed attempts), and webhooks in a failure run share
 // at most half of the receipts lane (`failingShare`), so healthy ones always have the other half. A delivery
 // over a cap does not wait in a slot: its job is snoozed (no attempt counted) to when the webhook should
@@ -18,6 +23,11 @@ export interface PacingOptions {
 
 /** The pace assumed for a webhook not yet timed by this worker. */
 const FIRST_PACE_MS = 100;
+/** Places of a webhook not yet shown to be quick. */
+const START_IN_FLIGHT = 5;
+/** Answers it takes to show a webhook quick, and how quick. */
+const PROVEN_AFTER = 5;
+const QUICK_MS = 1000;
 const MAX_SNOOZE_MS = 30_000;
 /** Weight of the newest duration in the moving average. */
 const SMOOTHING = 0.3;
@@ -27,6 +37,8 @@ interface WebhookPace {
   inFlight: number[];
   failing: boolean;
   averageMs: number;
+  /** Attempts timed so far. */
+  answers: number;
   /** Until when the snoozes given so far reach. */
   queuedUntil: number;
 }
@@ -39,7 +51,7 @@ export class WebhookPacing {
 
   private pace(webhookId: string): WebhookPace {
     let pace = this.webhooks.get(webhookId);
-    if (!pace) this.webhooks.set(webhookId, (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, queuedUntil: 0 }));
+    if (!pace) this.webhooks.set(webhookId, (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, answers: 0, queuedUntil: 0 }));
     return pace;
   }
 
@@ -47,8 +59,8 @@ export class WebhookPacing {
   acquire(webhookId: string, consecutiveFailures: number): { snoozeUntil?: number } {
     const pace = this.pace(webhookId);
     const failing = consecutiveFailures >= this.opts.slowAfterFailures;
-    const cap = failing ? 1 : this.opts.maxInFlight;
     const now = Date.now();
+    const cap = failing ? 1 : this.healthyCap(pace, now);
     const shareLeft = !failing || this.failingInFlight < this.opts.failingShare;
     if (pace.inFlight.length < cap && shareLeft) {
       pace.inFlight.push(now);
@@ -62,13 +74,20 @@ export class WebhookPacing {
     return { snoozeUntil: Math.ceil(pace.queuedUntil) };
   }
 
+  /** The full cap for a webhook that answers quickly, START_IN_FLIGHT for one not (or no longer) known to. */
+  private healthyCap(pace: WebhookPace, now: number): number {
+    const quick = pace.answers >= PROVEN_AFTER && pace.averageMs < QUICK_MS && now - Math.min(now, ...pace.inFlight) < QUICK_MS;
+    return quick ? this.opts.maxInFlight : Math.min(START_IN_FLIGHT, this.opts.maxInFlight);
+  }
+
   /** Gives the place back, with how long the attempt took. */
   release(webhookId: string, durationMs: number): void {
     const pace = this.pace(webhookId);
     pace.inFlight.shift(); // which one does not matter: only the oldest start is read
     if (pace.failing) this.failingInFlight = Math.max(0, this.failingInFlight - 1);
     pace.averageMs = pace.averageMs * (1 - SMOOTHING) + durationMs * SMOOTHING;
-    if (pace.inFlight.length === 0 && pace.queuedUntil < Date.now() && pace.averageMs < FIRST_PACE_MS * 1.01)
+    pace.answers++;
+    if (pace.inFlight.length === 0 && pace.queuedUntil < Date.now() && pace.averageMs < FIRST_PACE_MS * 1.01 && pace.answers < PROVEN_AFTER)
       this.webhooks.delete(webhookId); // nothing to remember about a quick, idle webhook
   }
 }

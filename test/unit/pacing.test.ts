@@ -46,4 +46,23 @@ describe("webhook pacing", () => {
     for (let i = 0; i < 20; i++) p.acquire("dead", 3);
     expect(p.acquire("dead", 3).snoozeUntil! - Date.now()).toBe(30_000);
   });
+
+  it("gives a webhook the full cap only once it has answered quickly, and takes it back when a POST hangs", () => {
+    const p = new WebhookPacing({ maxInFlight: 50, slowAfterFailures: 3, failingShare: 100, random: () => 0.5 });
+    const placesNow = (id: string) => {
+      let n = 0;
+      while (p.acquire(id, 0).snoozeUntil === undefined) n++;
+      return n;
+    };
+    // Unknown: 5 places (a receiver that never answers holds no more than that until its timeouts count).
+    expect(placesNow("new")).toBe(5);
+    for (let i = 0; i < 5; i++) p.release("new", 20);
+    // Five quick answers: the full cap.
+    expect(placesNow("new")).toBe(50);
+    // Its oldest POST has now hung for over a second: no more places than START_IN_FLIGHT until it answers.
+    vi.advanceTimersByTime(1500);
+    expect(p.acquire("new", 0).snoozeUntil).toBeDefined();
+    for (let i = 0; i < 50; i++) p.release("new", 20);
+    expect(placesNow("new")).toBe(50);
+  });
 });
