@@ -251,6 +251,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List numbers
+         * @description List the account's numbers, newest first.
+         */
+        get: operations["Numbers_list"];
+        put?: never;
+        /**
+         * Register a number
+         * @description Register a number. A number is owned by at most one account in the whole service: one that another
+         *     account owns is a 409 `number_taken` problem (which account is not revealed), and so is one this account
+         *     already has.
+         */
+        post: operations["Numbers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/numbers/{numberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a number
+         * @description Get one number.
+         */
+        get: operations["Numbers_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Release a number
+         * @description Release a number: inbound messages to it are no longer routed to the account, and any account may register it.
+         */
+        delete: operations["Numbers_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scheduler/cancel/{messageId}": {
         parameters: {
             query?: never;
@@ -715,6 +765,19 @@ export interface components {
             description?: string;
         };
         /**
+         * @description Request to register a phone number the account owns.
+         * @example {
+         *       "phoneNumber": "+14155550199",
+         *       "name": "Support line"
+         *     }
+         */
+        CreateNumberRequest: {
+            /** @description The number in E.164 (spaces, dashes, dots and parentheses are stripped); unique in the whole service. */
+            phoneNumber: components["schemas"]["PhoneNumber"];
+            /** @description Label of the number, 1 to 100 characters. */
+            name?: string | null;
+        };
+        /**
          * @description Request to register a webhook.
          * @example {
          *       "name": "Production receipts",
@@ -1072,6 +1135,35 @@ export interface components {
          */
         PhoneNumber: string;
         /**
+         * @description A phone number of the account: inbound messages to it are routed to the account.
+         * @example {
+         *       "numberId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
+         *       "phoneNumber": "+14155550199",
+         *       "name": "Support line",
+         *       "createdAt": "2026-11-22T10:00:00.000Z"
+         *     }
+         */
+        PhoneNumberResource: {
+            /** @description Identifier of the number. */
+            numberId: components["schemas"]["Uuid"];
+            /** @description The number in E.164. */
+            phoneNumber: components["schemas"]["E164"];
+            /** @description Label of the number, or `null`. */
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description When the number was registered.
+             */
+            createdAt: string;
+        };
+        /** @description One page of a list, newest first. */
+        PhoneNumberResourcePage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["PhoneNumberResource"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /**
          * @description An RFC 9457 problem document, sent with `Content-Type: application/problem+json`.
          * @example {
          *       "type": "urn:sms-platform:problem:validation_failed",
@@ -1111,7 +1203,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
             /**
@@ -2715,6 +2807,351 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Message"];
                 };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Numbers_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "numberId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
+                     *           "phoneNumber": "+14155550199",
+                     *           "name": "Support line",
+                     *           "createdAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PhoneNumberResourcePage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Numbers_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phoneNumber": "+1 415 555 0199",
+                 *       "name": "Support line"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateNumberRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhoneNumberResource"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Numbers_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the number.
+                 * @example 2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d
+                 */
+                numberId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhoneNumberResource"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Numbers_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the number.
+                 * @example 2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d
+                 */
+                numberId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
             400: {

@@ -20,6 +20,7 @@ import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
+import { numberHandlers } from "./routes/numbers.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
@@ -34,6 +35,7 @@ export const handlers: Handlers = {
   ...contactHandlers,
   ...campaignHandlers,
   ...webhookHandlers,
+  ...numberHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -3,6 +3,7 @@ import type { components } from "../../generated/api.js";
 import type { CampaignRow } from "../db/campaigns.js";
 import type { ContactRow } from "../db/contacts.js";
 import type { GroupRow } from "../db/groups.js";
+import type { NumberRow } from "../db/numbers.js";
 import type { MessageRow, StatusChangeRow } from "../db/messages.js";
 import type { WebhookRow } from "../db/webhooks.js";
 import { publicStatus } from "../domain/messageStatus.js";
@@ -66,5 +67,12 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   status: row.status,
   scheduledAt: isoOrNull(row.scheduledAt),
   stats: row.stats,
+  createdAt: iso(row.createdAt),
+});
+
+export const toNumber = (row: NumberRow): Schemas["PhoneNumberResource"] => ({
+  numberId: row.id,
+  phoneNumber: row.phoneNumber,
+  name: row.name,
   createdAt: iso(row.createdAt),
 });

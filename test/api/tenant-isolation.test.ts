@@ -19,6 +19,7 @@ async function snapshot(a: TestAccount, ids: Record<string, string>) {
     webhook: await get(`/api/v1/webhooks/${ids.webhookId}`),
     secret: await get(`/api/v1/webhooks/${ids.webhookId}/secret`),
     campaign: await get(`/api/v1/campaigns/${ids.campaignId}`),
+    number: await get(`/api/v1/numbers/${ids.numberId}`),
   };
 }
 
@@ -31,6 +32,7 @@ describe("tenant isolation", () => {
     const { data: message } = await a.client.POST("/api/v1/scheduler/schedule", {
       body: { to: "+14155550150", body: "private", from: "ACME", scheduledAt: inHours(5) },
     });
+    const { data: number } = await a.client.POST("/api/v1/numbers", { body: { phoneNumber: "+14155550160" } });
     const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "A", url: "http://127.0.0.1:9/a" } });
     // Campaign creation arrives with the delivery engine; until then A's campaign is stored directly.
     const [campaign] = await server()
@@ -51,6 +53,7 @@ describe("tenant isolation", () => {
       contactId: contact!.contactId,
       webhookId: webhook!.webhookId,
       campaignId: campaign.id,
+      numberId: number!.numberId,
       deliveryId: "4f0c7d3e-2b1a-4c5d-8e9f-0a1b2c3d4e5f",
     };
     const before = await snapshot(a, ids);
@@ -77,5 +80,7 @@ describe("tenant isolation", () => {
     expect(bContacts!.data).toEqual([]);
     const { data: bWebhooks } = await b.client.GET("/api/v1/webhooks");
     expect(bWebhooks!.data).toEqual([]);
+    const { data: bNumbers } = await b.client.GET("/api/v1/numbers");
+    expect(bNumbers!.data).toEqual([]);
   });
 });
