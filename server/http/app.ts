@@ -20,6 +20,7 @@ import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
+import { accountHandlers } from "./routes/account.js";
 import { numberHandlers } from "./routes/numbers.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
@@ -36,6 +37,7 @@ export const handlers: Handlers = {
   ...campaignHandlers,
   ...webhookHandlers,
   ...numberHandlers,
+  ...accountHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
