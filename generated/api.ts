@@ -341,6 +341,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/opt-outs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List opt-outs
+         * @description List the account's opt-outs, newest first.
+         */
+        get: operations["OptOuts_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/opt-outs/{phone}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an opt-out
+         * @description Get the opt-out of one number; 404 when the number is not on the list.
+         */
+        get: operations["OptOuts_get"];
+        /**
+         * Add an opt-out
+         * @description Add a number to the list (`source: "api"`): 201 when it is new, 200 with the existing entry when it was there.
+         */
+        put: operations["OptOuts_add"];
+        post?: never;
+        /**
+         * Remove an opt-out
+         * @description Remove a number from the list: it may be sent to again. 404 when it is not on the list.
+         */
+        delete: operations["OptOuts_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scheduler/cancel/{messageId}": {
         parameters: {
             query?: never;
@@ -640,7 +688,8 @@ export interface components {
          *         "delivered": 1,
          *         "failed": 0,
          *         "undelivered": 0,
-         *         "cancelled": 0
+         *         "cancelled": 0,
+         *         "optedOut": 0
          *       },
          *       "createdAt": "2026-11-22T10:00:00.000Z"
          *     }
@@ -714,6 +763,11 @@ export interface components {
              * @description Messages cancelled before sending.
              */
             cancelled: number;
+            /**
+             * Format: int32
+             * @description Recipients skipped at fan-out because they were on the account's opt-out list (no message was made).
+             */
+            optedOut: number;
         };
         /**
          * @description Status of a campaign.
@@ -754,6 +808,7 @@ export interface components {
          *       "phone": "+14155550123",
          *       "firstName": "Ada",
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *       "optedOut": false,
          *       "createdAt": "2026-11-22T10:00:00.000Z",
          *       "updatedAt": "2026-11-22T10:00:00.000Z"
          *     }
@@ -767,6 +822,11 @@ export interface components {
             firstName: string | null;
             /** @description The group the contact is in, or `null` when unassigned. */
             groupId: components["schemas"]["Uuid"] | null;
+            /**
+             * @description Whether the contact's number is on the account's opt-out list (read-only: change it with the opt-out
+             *     operations). Deleting a contact never removes its opt-out.
+             */
+            optedOut: boolean;
             /**
              * Format: date-time
              * @description When the contact was created.
@@ -1056,6 +1116,7 @@ export interface components {
          *           "phone": "+14155550123",
          *           "firstName": "Ada",
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "optedOut": false,
          *           "createdAt": "2026-11-22T10:00:00.000Z",
          *           "updatedAt": "2026-11-22T10:00:00.000Z"
          *         },
@@ -1064,6 +1125,7 @@ export interface components {
          *           "phone": "+14155550124",
          *           "firstName": null,
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "optedOut": false,
          *           "createdAt": "2026-11-22T10:00:00.000Z",
          *           "updatedAt": "2026-11-22T10:00:00.000Z"
          *         }
@@ -1210,6 +1272,40 @@ export interface components {
          * @example Your appointment is tomorrow at 10:00.
          */
         MessageText: string;
+        /**
+         * @description A number on the account's opt-out list: it receives nothing from any number or sender of the account.
+         * @example {
+         *       "phone": "+14155550123",
+         *       "source": "keyword",
+         *       "keyword": "STOP",
+         *       "createdAt": "2026-11-22T10:00:00.000Z"
+         *     }
+         */
+        OptOut: {
+            /** @description The opted-out number in E.164. */
+            phone: components["schemas"]["E164"];
+            /** @description How it came onto the list. */
+            source: components["schemas"]["OptOutSource"];
+            /** @description The keyword the person sent, as matched (upper case), or `null` when added through the API. */
+            keyword: string | null;
+            /**
+             * Format: date-time
+             * @description When it was added.
+             */
+            createdAt: string;
+        };
+        /** @description One page of a list, newest first. */
+        OptOutPage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["OptOut"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description How a number came onto the opt-out list.
+         * @enum {string}
+         */
+        OptOutSource: "keyword" | "api";
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
          *     with `+` and the country code and be a valid number for its country. It is stored and returned in E.164.
@@ -3396,6 +3492,329 @@ export interface operations {
                  * @example 2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d
                  */
                 numberId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OptOuts_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "phone": "+14155550123",
+                     *           "source": "keyword",
+                     *           "keyword": "STOP",
+                     *           "createdAt": "2026-11-22T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OptOutPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OptOuts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The number in E.164, with or without its `+` (percent-encoded `%2B`, or bare digits).
+                 * @example +14155550123
+                 */
+                phone: components["schemas"]["PhoneNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptOut"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OptOuts_add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The number in E.164, with or without its `+` (percent-encoded `%2B`, or bare digits).
+                 * @example 14155550123
+                 */
+                phone: components["schemas"]["PhoneNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptOut"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptOut"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OptOuts_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The number in E.164, with or without its `+` (percent-encoded `%2B`, or bare digits).
+                 * @example +14155550123
+                 */
+                phone: components["schemas"]["PhoneNumber"];
             };
             cookie?: never;
         };

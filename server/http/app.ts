@@ -21,6 +21,7 @@ import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
 import { accountHandlers } from "./routes/account.js";
+import { optOutHandlers } from "./routes/optOuts.js";
 import { numberHandlers } from "./routes/numbers.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
@@ -38,6 +39,7 @@ export const handlers: Handlers = {
   ...webhookHandlers,
   ...numberHandlers,
   ...accountHandlers,
+  ...optOutHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

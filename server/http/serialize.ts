@@ -3,6 +3,7 @@ import type { components } from "../../generated/api.js";
 import type { CampaignRow } from "../db/campaigns.js";
 import type { ContactRow } from "../db/contacts.js";
 import type { GroupRow } from "../db/groups.js";
+import type { OptOutRow } from "../db/optOuts.js";
 import type { NumberRow } from "../db/numbers.js";
 import type { MessageRow, StatusChangeRow } from "../db/messages.js";
 import type { WebhookRow } from "../db/webhooks.js";
@@ -46,6 +47,7 @@ export const toContact = (row: ContactRow): Schemas["Contact"] => ({
   phone: row.phone,
   firstName: row.firstName,
   groupId: row.groupId,
+  optedOut: row.optedOut,
   createdAt: iso(row.createdAt),
   updatedAt: iso(row.updatedAt),
 });
@@ -74,5 +76,12 @@ export const toNumber = (row: NumberRow): Schemas["PhoneNumberResource"] => ({
   numberId: row.id,
   phoneNumber: row.phoneNumber,
   name: row.name,
+  createdAt: iso(row.createdAt),
+});
+
+export const toOptOut = (row: OptOutRow): Schemas["OptOut"] => ({
+  phone: row.phone,
+  source: row.source,
+  keyword: row.keyword,
   createdAt: iso(row.createdAt),
 });
