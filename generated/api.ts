@@ -260,7 +260,8 @@ export interface paths {
         };
         /**
          * List messages
-         * @description List messages, newest first, optionally filtered by status or campaign.
+         * @description List messages of both directions, newest first, optionally filtered by status, campaign or direction.
+         *     `phone` gives the conversation with one person: outbound messages to it and inbound messages from it.
          */
         get: operations["Messages_list"];
         put?: never;
@@ -425,6 +426,27 @@ export interface paths {
          *     same key and body within 24 hours returns the first response and creates nothing.
          */
         post: operations["Scheduler_schedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/simulator/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate an inbound message
+         * @description Inject an inbound message as if the carrier had delivered it: it takes the same path as one from SMPP
+         *     (stored, keywords applied, `message.received` posted). 404 when the server does not run the simulator.
+         */
+        post: operations["Simulator_inbound"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1179,76 +1201,69 @@ export interface components {
             detail: string;
         };
         /**
-         * @description A message and its status history.
+         * @description A message one of the account's numbers received. It has no job, schedule, campaign or receipts.
          * @example {
-         *       "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
-         *       "jobId": "5f0e2f8c-8d1a-4f4c-9a55-2a8d7c1b9e10",
-         *       "campaignId": null,
-         *       "to": "+14155550123",
-         *       "from": "ACME",
-         *       "body": "Your appointment is tomorrow at 10:00.",
-         *       "status": "delivered",
-         *       "scheduledAt": "2026-11-23T09:00:00.000Z",
-         *       "sentAt": "2026-11-23T09:00:00.012Z",
-         *       "deliveredAt": "2026-11-23T09:00:00.530Z",
-         *       "providerMessageId": "sim-7f3a9c0e1b2d",
+         *       "messageId": "8d7c6b5a-4e3f-4a2b-9c1d-0e9f8a7b6c5d",
+         *       "direction": "inbound",
+         *       "from": "+14155550123",
+         *       "to": "+14155550199",
+         *       "body": "STOP",
+         *       "status": "received",
+         *       "receivedAt": "2026-11-22T10:00:00.000Z",
          *       "segments": 1,
          *       "encoding": "GSM-7",
-         *       "error": null,
+         *       "incomplete": false,
          *       "history": [
          *         {
-         *           "status": "scheduled",
+         *           "status": "received",
          *           "at": "2026-11-22T10:00:00.000Z"
-         *         },
-         *         {
-         *           "status": "sent",
-         *           "at": "2026-11-23T09:00:00.012Z"
-         *         },
-         *         {
-         *           "status": "delivered",
-         *           "at": "2026-11-23T09:00:00.530Z"
          *         }
          *       ]
          *     }
          */
-        Message: {
+        InboundMessage: {
             /** @description Identifier of the message. */
             messageId: components["schemas"]["Uuid"];
-            /** @description Identifier of the job that sends it. */
-            jobId: components["schemas"]["Uuid"];
-            /** @description The campaign this message belongs to, or `null`. */
-            campaignId: components["schemas"]["Uuid"] | null;
-            /** @description Recipient in E.164. */
-            to: components["schemas"]["E164"];
-            /** @description Sender ID. */
+            /**
+             * @description Always `inbound`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            direction: "inbound";
+            /** @description The person's number (the sender). */
             from: string;
-            /** @description Message content (personalised, for a campaign message). */
+            /** @description The account's number that received it, in E.164. */
+            to: components["schemas"]["E164"];
+            /** @description Message content. */
             body: string;
-            /** @description Current status. */
-            status: components["schemas"]["MessageStatus"];
+            /**
+             * @description Always `received`.
+             * @enum {string}
+             */
+            status: "received";
             /**
              * Format: date-time
-             * @description When the message is (or was) to be sent.
+             * @description When the service received it.
              */
-            scheduledAt: string;
-            /** @description When the provider accepted it, or `null`. */
-            sentAt: string | null;
-            /** @description When it was confirmed delivered, or `null`. */
-            deliveredAt: string | null;
-            /** @description Identifier the provider assigned on acceptance, or `null` before that. */
-            providerMessageId: string | null;
+            receivedAt: string;
             /**
              * Format: int32
-             * @description Number of SMS segments the body needs.
+             * @description Number of SMS segments it arrived in.
              */
             segments: number;
             /** @description Encoding of the body. */
             encoding: components["schemas"]["MessageEncoding"];
-            /** @description Why the message failed or was undeliverable, else `null`. */
-            error: components["schemas"]["ErrorDetail"] | null;
-            /** @description Every status the message went through, oldest first. */
+            /** @description `true` when parts of a long message were still missing when it was stored. */
+            incomplete: boolean;
+            /** @description One entry: `received`. */
             history: components["schemas"]["StatusChange"][];
         };
+        /** @description A message: `direction` tells an outbound one from an inbound one. */
+        Message: components["schemas"]["OutboundMessage"] | components["schemas"]["InboundMessage"];
+        /**
+         * @description Which way a message went.
+         * @enum {string}
+         */
+        MessageDirection: "outbound" | "inbound";
         /**
          * @description Character encoding of a message: GSM 03.38 7-bit (160 / 153 characters a segment) or UCS-2 (70 / 67).
          * @enum {string}
@@ -1266,7 +1281,7 @@ export interface components {
          *     `sent` → `delivered` | `undelivered` | `failed`. Nothing else.
          * @enum {string}
          */
-        MessageStatus: "scheduled" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled";
+        MessageStatus: "scheduled" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled" | "received";
         /**
          * @description Message text: 1 to 1600 characters.
          * @example Your appointment is tomorrow at 10:00.
@@ -1306,6 +1321,83 @@ export interface components {
          * @enum {string}
          */
         OptOutSource: "keyword" | "api";
+        /**
+         * @description A message the account sent, with its status history.
+         * @example {
+         *       "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *       "direction": "outbound",
+         *       "jobId": "5f0e2f8c-8d1a-4f4c-9a55-2a8d7c1b9e10",
+         *       "campaignId": null,
+         *       "to": "+14155550123",
+         *       "from": "ACME",
+         *       "body": "Your appointment is tomorrow at 10:00.",
+         *       "status": "delivered",
+         *       "scheduledAt": "2026-11-23T09:00:00.000Z",
+         *       "sentAt": "2026-11-23T09:00:00.012Z",
+         *       "deliveredAt": "2026-11-23T09:00:00.530Z",
+         *       "providerMessageId": "sim-7f3a9c0e1b2d",
+         *       "segments": 1,
+         *       "encoding": "GSM-7",
+         *       "error": null,
+         *       "history": [
+         *         {
+         *           "status": "scheduled",
+         *           "at": "2026-11-22T10:00:00.000Z"
+         *         },
+         *         {
+         *           "status": "sent",
+         *           "at": "2026-11-23T09:00:00.012Z"
+         *         },
+         *         {
+         *           "status": "delivered",
+         *           "at": "2026-11-23T09:00:00.530Z"
+         *         }
+         *       ]
+         *     }
+         */
+        OutboundMessage: {
+            /** @description Identifier of the message. */
+            messageId: components["schemas"]["Uuid"];
+            /**
+             * @description Always `outbound`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            direction: "outbound";
+            /** @description Identifier of the job that sends it. */
+            jobId: components["schemas"]["Uuid"];
+            /** @description The campaign this message belongs to, or `null`. */
+            campaignId: components["schemas"]["Uuid"] | null;
+            /** @description Recipient in E.164. */
+            to: components["schemas"]["E164"];
+            /** @description Sender ID. */
+            from: string;
+            /** @description Message content (personalised, for a campaign message). */
+            body: string;
+            /** @description Current status. */
+            status: components["schemas"]["MessageStatus"];
+            /**
+             * Format: date-time
+             * @description When the message is (or was) to be sent.
+             */
+            scheduledAt: string;
+            /** @description When the provider accepted it, or `null`. */
+            sentAt: string | null;
+            /** @description When it was confirmed delivered, or `null`. */
+            deliveredAt: string | null;
+            /** @description Identifier the provider assigned on acceptance, or `null` before that. */
+            providerMessageId: string | null;
+            /**
+             * Format: int32
+             * @description Number of SMS segments the body needs.
+             */
+            segments: number;
+            /** @description Encoding of the body. */
+            encoding: components["schemas"]["MessageEncoding"];
+            /** @description Why the message failed or was undeliverable, else `null`. */
+            error: components["schemas"]["ErrorDetail"] | null;
+            /** @description Every status the message went through, oldest first. */
+            history: components["schemas"]["StatusChange"][];
+        };
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
          *     with `+` and the country code and be a valid number for its country. It is stored and returned in E.164.
@@ -1459,6 +1551,32 @@ export interface components {
          * @example ACME
          */
         SenderId: string;
+        /**
+         * @description A message a person sends to one of the account's numbers, as the simulated carrier would deliver it.
+         * @example {
+         *       "from": "+14155550123",
+         *       "to": "+14155550199",
+         *       "body": "STOP"
+         *     }
+         */
+        SimulatedInboundRequest: {
+            /** @description The person's number. */
+            from: components["schemas"]["PhoneNumber"];
+            /** @description One of the account's numbers (else 422 `number_not_found`). */
+            to: components["schemas"]["PhoneNumber"];
+            /** @description Message content, 1 to 1600 characters. */
+            body: components["schemas"]["MessageText"];
+        };
+        /**
+         * @description The inbound message as stored.
+         * @example {
+         *       "messageId": "8d7c6b5a-4e3f-4a2b-9c1d-0e9f8a7b6c5d"
+         *     }
+         */
+        SimulatedInboundResult: {
+            /** @description Identifier of the stored inbound message. */
+            messageId: components["schemas"]["Uuid"];
+        };
         /** @description One entry of a message's status history. */
         StatusChange: {
             /** @description The status entered. */
@@ -3061,6 +3179,10 @@ export interface operations {
                  * @example delivered
                  */
                 status?: components["schemas"]["MessageStatus"];
+                /** @description Only messages in this direction. */
+                direction?: components["schemas"]["MessageDirection"];
+                /** @description Only the conversation with this number (E.164): outbound messages to it and inbound messages from it. */
+                phone?: components["schemas"]["PhoneNumber"];
                 /** @description Only messages of this campaign. */
                 campaignId?: components["schemas"]["Uuid"];
                 /**
@@ -4040,6 +4162,117 @@ export interface operations {
             };
             /** @description The request conflicts with the current state of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Simulator_inbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "+14155550123",
+                 *       "to": "+14155550199",
+                 *       "body": "STOP"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SimulatedInboundRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulatedInboundResult"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,7 @@ import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
 import { accountHandlers } from "./routes/account.js";
 import { optOutHandlers } from "./routes/optOuts.js";
+import { simulatorHandlers } from "./routes/simulator.js";
 import { numberHandlers } from "./routes/numbers.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
@@ -40,6 +41,7 @@ export const handlers: Handlers = {
   ...numberHandlers,
   ...accountHandlers,
   ...optOutHandlers,
+  ...simulatorHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

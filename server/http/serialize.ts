@@ -15,15 +15,31 @@ export const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas["Message"] {
+  if (row.direction === "inbound") {
+    return {
+      messageId: row.id,
+      direction: "inbound",
+      from: row.from,
+      to: row.to,
+      body: row.body,
+      status: "received",
+      receivedAt: iso(row.receivedAt ?? row.createdAt),
+      segments: row.segments,
+      encoding: row.encoding,
+      incomplete: row.incomplete,
+      history: history.map((h) => ({ status: h.status, at: iso(h.at) })),
+    };
+  }
   return {
     messageId: row.id,
-    jobId: row.jobId,
+    direction: "outbound",
+    jobId: row.jobId!,
     campaignId: row.campaignId,
     to: row.to,
     from: row.from,
     body: row.body,
     status: publicStatus(row.status),
-    scheduledAt: iso(row.scheduledAt),
+    scheduledAt: iso(row.scheduledAt!),
     sentAt: isoOrNull(row.sentAt),
     deliveredAt: isoOrNull(row.deliveredAt),
     providerMessageId: row.providerMessageId,
