@@ -312,3 +312,19 @@ export async function insertInboundMessage(db: Knex, accountId: string, m: NewIn
     encoding: m.encoding,
   });
 }
+
+/**
+ * An automatic reply (a keyword's confirmation or the help text): an ordinary outbound message due now, with its
+ * send job, that the send-time opt-out check lets through.
+ */
+export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m: NewMessage): Promise<void> {
+  await tx.raw(
+    `WITH job AS (
+       ${insertJobsSql("send_message", { id: "?::uuid", payload: "jsonb_build_object('messageId', ?::uuid)", runAt: "?::timestamptz" })}
+     )
+     INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true)`,
+    [m.jobId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
+  );
+  await notifyWorkers(tx, m.scheduledAt);
+}

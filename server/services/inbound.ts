@@ -7,8 +7,10 @@ import { Counter, register } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { insertInboundMessage } from "../db/messages.js";
 import { findNumberOwner } from "../db/numbers.js";
+import { matchKeyword } from "../domain/keywords.js";
 import { segmentInfo, type Encoding } from "../domain/segments.js";
 import type { Logger } from "../logger.js";
+import { applyKeyword } from "./keywords.js";
 
 export interface ReceivedMessage {
   /** The person's number (or whatever sender the carrier gave). */
@@ -57,6 +59,14 @@ export async function receiveInboundMessage(
       receivedAt: message.receivedAt,
       incomplete: message.incomplete ?? false,
     });
+    const keyword = matchKeyword(message.body);
+    if (keyword) {
+      await applyKeyword(
+        tx,
+        { accountId: owner.accountId, messageId, from: message.from, to: message.to, at: message.receivedAt },
+        keyword,
+      );
+    }
   });
   log.info({ messageId, accountId: owner.accountId }, "inbound message stored");
   return { messageId, accountId: owner.accountId };

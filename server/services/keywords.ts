@@ -1,0 +1,65 @@
+// What an inbound keyword does, inside the transaction that stores the inbound message: opt-out puts the sender
+// on the account's list, opt-in takes an opted-out sender off it, help does nothing to the list; each answers
+// with the account's reply text from the number that received the keyword. Replies bypass the list and go out
+// at most once per kind, number and minute, so two auto-responders cannot loop.
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import { getAccountSettings, type AccountSettingsRow } from "../db/accountSettings.js";
+import { claimAutoReply } from "../db/autoReplies.js";
+import { insertAutoReply } from "../db/messages.js";
+import { deleteOptOut, insertOptOut, type OptOutRow } from "../db/optOuts.js";
+import type { Keyword, KeywordKind } from "../domain/keywords.js";
+import { toE164 } from "../domain/phone.js";
+import { segmentInfo } from "../domain/segments.js";
+
+const REPLY_SETTING: Record<KeywordKind, keyof AccountSettingsRow> = { opt_out: "optOutReply", opt_in: "optInReply", help: "helpReply" };
+
+export interface KeywordMessage {
+  accountId: string;
+  messageId: string;
+  /** The person. */
+  from: string;
+  /** The account's number that received it; the reply comes from it. */
+  to: string;
+  at: Date;
+}
+
+/** What the keyword changed on the list: the entry added or removed, if any (for the events). */
+export type ListChange = { kind: "opted_out" | "opted_in"; optOut: OptOutRow } | undefined;
+
+export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage, keyword: Keyword): Promise<ListChange> {
+  const phone = toE164(message.from);
+  if (!phone) return undefined; // an alphanumeric or short-code sender can neither be listed nor answered
+  let change: ListChange;
+  if (keyword.kind === "opt_out") {
+    const { optOut, created } = await insertOptOut(tx, message.accountId, {
+      phone,
+      source: "keyword",
+      keyword: keyword.word,
+      messageId: message.messageId,
+    });
+    if (created) change = { kind: "opted_out", optOut };
+  } else if (keyword.kind === "opt_in") {
+    const removed = await deleteOptOut(tx, message.accountId, phone);
+    // From a number that is not opted out, an opt-in keyword changes nothing and sends nothing.
+    if (!removed) return undefined;
+    change = { kind: "opted_in", optOut: removed };
+  }
+  await sendAutoReply(tx, message, phone, keyword.kind);
+  return change;
+}
+
+async function sendAutoReply(tx: Knex.Transaction, message: KeywordMessage, phone: string, kind: KeywordKind): Promise<void> {
+  const text = (await getAccountSettings(tx, message.accountId))[REPLY_SETTING[kind]];
+  if (text === null) return;
+  if (!(await claimAutoReply(tx, message.accountId, phone, kind))) return;
+  await insertAutoReply(tx, message.accountId, {
+    id: randomUUID(),
+    jobId: randomUUID(),
+    to: phone,
+    from: message.to,
+    body: text,
+    scheduledAt: message.at,
+    ...segmentInfo(text),
+  });
+}
