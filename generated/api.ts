@@ -500,7 +500,11 @@ export interface paths {
         delete: operations["Webhooks_delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a webhook
+         * @description Change a webhook's name, URL or event types.
+         */
+        patch: operations["Webhooks_update"];
         trace?: never;
     };
     "/api/v1/webhooks/{webhookId}/deliveries": {
@@ -860,6 +864,37 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @description Posted to webhooks subscribed to `contact.opted_out` / `contact.opted_in` when the opt-out list changes.
+         * @example {
+         *       "event": "contact.opted_out",
+         *       "timestamp": "2026-11-22T10:00:00.000Z",
+         *       "phone": "+14155550123",
+         *       "source": "keyword",
+         *       "keyword": "STOP",
+         *       "messageId": "8d7c6b5a-4e3f-4a2b-9c1d-0e9f8a7b6c5d"
+         *     }
+         */
+        ContactOptEvent: {
+            /**
+             * @description `contact.opted_out` or `contact.opted_in`.
+             * @enum {string}
+             */
+            event: "contact.opted_out" | "contact.opted_in";
+            /**
+             * Format: date-time
+             * @description When the list changed.
+             */
+            timestamp: string;
+            /** @description The number, in E.164. */
+            phone: components["schemas"]["E164"];
+            /** @description `keyword` (the person sent one) or `api`. */
+            source: components["schemas"]["OptOutSource"];
+            /** @description The keyword as matched (upper case), or `null` from the API. */
+            keyword: string | null;
+            /** @description The inbound message that carried the keyword, or `null` from the API. */
+            messageId: components["schemas"]["Uuid"] | null;
+        };
         /** @description One page of a list, newest first. */
         ContactPage: {
             /** @description The items of this page. */
@@ -957,6 +992,11 @@ export interface components {
              *     `WEBHOOK_ALLOW_PRIVATE=1` also allows `http://` and private addresses, for development).
              */
             url: string;
+            /**
+             * @description The event types it receives, at least one. Absent: the four `dlr.*` receipts, so a receiver written for
+             *     receipts never sees another event.
+             */
+            events?: components["schemas"]["WebhookEventType"][];
         };
         /** @description One HTTP attempt to deliver a receipt. */
         DeliveryAttempt: {
@@ -1275,6 +1315,55 @@ export interface components {
             data: components["schemas"]["Message"][];
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
+        };
+        /**
+         * @description Posted to webhooks subscribed to `message.received` when one of the account's numbers receives a message.
+         * @example {
+         *       "event": "message.received",
+         *       "timestamp": "2026-11-22T10:00:00.000Z",
+         *       "messageId": "8d7c6b5a-4e3f-4a2b-9c1d-0e9f8a7b6c5d",
+         *       "from": "+14155550123",
+         *       "to": "+14155550199",
+         *       "body": "Is my order ready?",
+         *       "segments": 1,
+         *       "encoding": "GSM-7",
+         *       "receivedAt": "2026-11-22T10:00:00.000Z",
+         *       "incomplete": false
+         *     }
+         */
+        MessageReceivedEvent: {
+            /**
+             * @description Always `message.received`.
+             * @enum {string}
+             */
+            event: "message.received";
+            /**
+             * Format: date-time
+             * @description When the message was received.
+             */
+            timestamp: string;
+            /** @description Identifier of the inbound message. */
+            messageId: components["schemas"]["Uuid"];
+            /** @description The person's number. */
+            from: string;
+            /** @description The account's number that received it. */
+            to: components["schemas"]["E164"];
+            /** @description Message content. */
+            body: string;
+            /**
+             * Format: int32
+             * @description Number of SMS segments it arrived in.
+             */
+            segments: number;
+            /** @description Encoding of the body. */
+            encoding: components["schemas"]["MessageEncoding"];
+            /**
+             * Format: date-time
+             * @description When the service received it.
+             */
+            receivedAt: string;
+            /** @description `true` when parts of a long message were missing. */
+            incomplete: boolean;
         };
         /**
          * @description Status of a message. Transitions: `scheduled` → `sent` | `failed` | `cancelled`;
@@ -1616,6 +1705,27 @@ export interface components {
             groupId?: components["schemas"]["Uuid"] | null;
         };
         /**
+         * @description Changes to a webhook; fields left out are unchanged.
+         * @example {
+         *       "events": [
+         *         "dlr.delivered",
+         *         "dlr.failed",
+         *         "message.received"
+         *       ]
+         *     }
+         */
+        UpdateWebhookRequest: {
+            /** @description New label, 1 to 100 characters. */
+            name?: string;
+            /**
+             * Format: uri
+             * @description New URL, checked like on registration.
+             */
+            url?: string;
+            /** @description The event types it receives from now on, at least one. */
+            events?: components["schemas"]["WebhookEventType"][];
+        };
+        /**
          * Format: uuid
          * @description A UUID, lowercase and hyphenated, as used for every identifier of this API.
          * @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21
@@ -1627,6 +1737,12 @@ export interface components {
          *       "webhookId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
          *       "name": "Production receipts",
          *       "url": "https://example.com/sms/receipts",
+         *       "events": [
+         *         "dlr.sent",
+         *         "dlr.delivered",
+         *         "dlr.failed",
+         *         "dlr.undelivered"
+         *       ],
          *       "createdAt": "2026-11-22T10:00:00.000Z"
          *     }
          */
@@ -1637,6 +1753,8 @@ export interface components {
             name: string;
             /** @description URL that receives delivery receipts. */
             url: string;
+            /** @description The event types it receives. */
+            events: components["schemas"]["WebhookEventType"][];
             /**
              * Format: date-time
              * @description When the webhook was registered.
@@ -1647,8 +1765,8 @@ export interface components {
         WebhookDelivery: {
             /** @description Identifier of the delivery; sent as `X-Webhook-Id` and `webhook-id`, the same on every retry. */
             deliveryId: components["schemas"]["Uuid"];
-            /** @description The message the receipt is about. */
-            messageId: components["schemas"]["Uuid"];
+            /** @description The message the event is about, or `null` for an opt-out list change made through the API. */
+            messageId: components["schemas"]["Uuid"] | null;
             /** @description Event name, for example `dlr.delivered`. */
             event: string;
             /** @description Outcome so far. */
@@ -1668,6 +1786,11 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description An event type a webhook can receive.
+         * @enum {string}
+         */
+        WebhookEventType: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered" | "message.received" | "contact.opted_out" | "contact.opted_in";
         /** @description Every webhook of the account. */
         WebhookList: {
             /** @description All webhooks, oldest first. */
@@ -1712,6 +1835,8 @@ export interface components {
             name: string;
             /** @description URL that receives delivery receipts. */
             url: string;
+            /** @description The event types it receives. */
+            events: components["schemas"]["WebhookEventType"][];
             /**
              * Format: date-time
              * @description When the webhook was registered.
@@ -4355,6 +4480,12 @@ export interface operations {
                      *           "webhookId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
                      *           "name": "Production receipts",
                      *           "url": "https://example.com/sms/receipts",
+                     *           "events": [
+                     *             "dlr.sent",
+                     *             "dlr.delivered",
+                     *             "dlr.failed",
+                     *             "dlr.undelivered"
+                     *           ],
                      *           "createdAt": "2026-11-22T10:00:00.000Z"
                      *         }
                      *       ]
@@ -4624,6 +4755,116 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Webhooks_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the webhook.
+                 * @example 1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b
+                 */
+                webhookId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "dlr.delivered",
+                 *         "dlr.failed",
+                 *         "message.received"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -243,7 +243,7 @@ export async function updateStatusesWithReceipts(
        INSERT INTO message_status_history (message_id, status, at) SELECT id, ?, at FROM m
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_random_uuid(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id
+       SELECT gen_random_uuid(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id AND ? = ANY(w.events)
        RETURNING id
      ), j AS (
        ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
@@ -266,6 +266,7 @@ export async function updateStatusesWithReceipts(
       to,
       receipt.event,
       receipt.seq,
+      receipt.event,
     ],
   );
   return rows;

@@ -72,6 +72,7 @@ export const toWebhook = (row: WebhookRow): Schemas["Webhook"] => ({
   webhookId: row.id,
   name: row.name,
   url: row.url,
+  events: row.events,
   createdAt: iso(row.createdAt),
 });
 

@@ -6,6 +6,8 @@ import { randomUUID } from "node:crypto";
 import { Counter, register } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { insertInboundMessage } from "../db/messages.js";
+import { insertEventDeliveries } from "../db/webhookDeliveries.js";
+import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";
 import { matchKeyword } from "../domain/keywords.js";
 import { segmentInfo, type Encoding } from "../domain/segments.js";
@@ -48,16 +50,23 @@ export async function receiveInboundMessage(
   }
   const info = segmentInfo(message.body);
   const messageId = randomUUID();
+  const stored = {
+    messageId,
+    from: message.from,
+    to: message.to,
+    body: message.body,
+    segments: message.segments ?? info.segments,
+    encoding: message.encoding ?? info.encoding,
+    receivedAt: message.receivedAt,
+    incomplete: message.incomplete ?? false,
+  };
   await db.transaction(async (tx) => {
-    await insertInboundMessage(tx, owner.accountId, {
-      id: messageId,
-      from: message.from,
-      to: message.to,
-      body: message.body,
-      segments: message.segments ?? info.segments,
-      encoding: message.encoding ?? info.encoding,
-      receivedAt: message.receivedAt,
-      incomplete: message.incomplete ?? false,
+    await insertInboundMessage(tx, owner.accountId, { ...stored, id: messageId });
+    await insertEventDeliveries(tx, owner.accountId, {
+      event: "message.received",
+      body: messageReceivedBody(stored),
+      messageId,
+      seq: EVENT_SEQ["message.received"],
     });
     const keyword = matchKeyword(message.body);
     if (keyword) {

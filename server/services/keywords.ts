@@ -7,7 +7,9 @@ import type { Knex } from "knex";
 import { getAccountSettings, type AccountSettingsRow } from "../db/accountSettings.js";
 import { claimAutoReply } from "../db/autoReplies.js";
 import { insertAutoReply } from "../db/messages.js";
-import { deleteOptOut, insertOptOut, type OptOutRow } from "../db/optOuts.js";
+import { deleteOptOut, insertOptOut } from "../db/optOuts.js";
+import { insertEventDeliveries } from "../db/webhookDeliveries.js";
+import { contactOptBody, EVENT_SEQ } from "../domain/events.js";
 import type { Keyword, KeywordKind } from "../domain/keywords.js";
 import { toE164 } from "../domain/phone.js";
 import { segmentInfo } from "../domain/segments.js";
@@ -24,29 +26,31 @@ export interface KeywordMessage {
   at: Date;
 }
 
-/** What the keyword changed on the list: the entry added or removed, if any (for the events). */
-export type ListChange = { kind: "opted_out" | "opted_in"; optOut: OptOutRow } | undefined;
-
-export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage, keyword: Keyword): Promise<ListChange> {
+export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage, keyword: Keyword): Promise<void> {
   const phone = toE164(message.from);
-  if (!phone) return undefined; // an alphanumeric or short-code sender can neither be listed nor answered
-  let change: ListChange;
+  if (!phone) return; // an alphanumeric or short-code sender can neither be listed nor answered
+  const listChanged = (event: "contact.opted_out" | "contact.opted_in") =>
+    insertEventDeliveries(tx, message.accountId, {
+      event,
+      body: contactOptBody({ event, at: message.at, phone, source: "keyword", keyword: keyword.word, messageId: message.messageId }),
+      messageId: message.messageId,
+      seq: EVENT_SEQ[event],
+    });
   if (keyword.kind === "opt_out") {
-    const { optOut, created } = await insertOptOut(tx, message.accountId, {
+    const { created } = await insertOptOut(tx, message.accountId, {
       phone,
       source: "keyword",
       keyword: keyword.word,
       messageId: message.messageId,
     });
-    if (created) change = { kind: "opted_out", optOut };
+    if (created) await listChanged("contact.opted_out");
   } else if (keyword.kind === "opt_in") {
     const removed = await deleteOptOut(tx, message.accountId, phone);
     // From a number that is not opted out, an opt-in keyword changes nothing and sends nothing.
-    if (!removed) return undefined;
-    change = { kind: "opted_in", optOut: removed };
+    if (!removed) return;
+    await listChanged("contact.opted_in");
   }
   await sendAutoReply(tx, message, phone, keyword.kind);
-  return change;
 }
 
 async function sendAutoReply(tx: Knex.Transaction, message: KeywordMessage, phone: string, kind: KeywordKind): Promise<void> {

@@ -3,7 +3,9 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.js";
 import { deleteOptOut, insertOptOut, scheduledToOptedOut, type OptOutRow } from "../db/optOuts.js";
+import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { invalidField, notFound } from "../domain/errors.js";
+import { contactOptBody } from "../domain/events.js";
 import { toE164 } from "../domain/phone.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 
@@ -19,12 +21,25 @@ export function phoneFromPath(raw: string): string {
   return e164;
 }
 
+/** A change of the list through the API, with its event in the same transaction. */
+async function apiListEvent(tx: Knex, accountId: string, event: "contact.opted_out" | "contact.opted_in", phone: string): Promise<void> {
+  const body = contactOptBody({ event, at: new Date(), phone, source: "api", keyword: null, messageId: null });
+  await insertEventDeliveries(tx, accountId, { event, body, messageId: null, seq: 1 });
+}
+
 export async function addOptOut(db: Knex, accountId: string, phone: string): Promise<{ optOut: OptOutRow; created: boolean }> {
-  return insertOptOut(db, accountId, { phone, source: "api", keyword: null, messageId: null });
+  return db.transaction(async (tx) => {
+    const added = await insertOptOut(tx, accountId, { phone, source: "api", keyword: null, messageId: null });
+    if (added.created) await apiListEvent(tx, accountId, "contact.opted_out", phone);
+    return added;
+  });
 }
 
 export async function removeOptOut(db: Knex, accountId: string, phone: string): Promise<void> {
-  if (!(await deleteOptOut(db, accountId, phone))) throw notFound("Opt-out");
+  await db.transaction(async (tx) => {
+    if (!(await deleteOptOut(tx, accountId, phone))) throw notFound("Opt-out");
+    await apiListEvent(tx, accountId, "contact.opted_in", phone);
+  });
 }
 
 /**
