@@ -129,10 +129,8 @@ export async function listMessages(
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
   if (opts.direction) query.where({ direction: opts.direction });
   if (opts.phone) {
-    const phone = opts.phone;
-    query.where((q) =>
-      q.where({ direction: "outbound", recipient: phone }).orWhere((i) => i.where({ direction: "inbound", sender: phone })),
-    );
+    // Each side matches one of the partial indexes of migration 008.
+    query.whereRaw("((direction = 'outbound' AND recipient = ?) OR (direction = 'inbound' AND sender = ?))", [opts.phone, opts.phone]);
   }
   return newestFirstPage(query, opts.after, opts.limit);
 }

@@ -88,5 +88,12 @@ describe("tenant isolation", () => {
     expect(bWebhooks!.data).toEqual([]);
     const { data: bNumbers } = await b.client.GET("/api/v1/numbers");
     expect(bNumbers!.data).toEqual([]);
+    // An inbound message to A's number is A's alone.
+    const { data: inbound } = await a.client.POST("/api/v1/simulator/inbound", {
+      body: { from: "+14155550162", to: "+14155550160", body: "hi A" },
+    });
+    expect((await b.request("GET", `/api/v1/messages/${inbound!.messageId}`)).status).toBe(404);
+    expect((await b.client.GET("/api/v1/messages", { params: { query: { phone: "+14155550162" } } })).data!.data).toEqual([]);
+    expect((await b.client.GET("/api/v1/opt-outs")).data!.data.map((o) => o.phone)).toEqual(["+14155550161"]);
   });
 });
