@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { CONFIGURATION_DOC, renderConfigurationDoc } from "./configuration-doc.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -31,8 +31,12 @@ try {
     rmSync(outDir, { recursive: true, force: true });
     process.exit(1);
   }
-  const yamlText = readFileSync(join(outDir, "openapi.yaml"), "utf8");
-  const document = parse(yamlText) as Record<string, unknown>;
+  const emitted = readFileSync(join(outDir, "openapi.yaml"), "utf8");
+  const document = parse(emitted) as Record<string, unknown>;
+  // TypeSpec cannot declare OpenAPI 3.1 webhooks yet: every event we POST is added here, appended to the YAML
+  // so the emitted text stays as it was.
+  document.webhooks = eventWebhooks(document);
+  const yamlText = `${emitted}${stringify({ webhooks: document.webhooks }, { lineWidth: 0 })}`;
 
   writeFileSync(join(root, "generated/openapi.yaml"), `# ${notice}\n${yamlText}`);
   writeFileSync(join(root, "generated/openapi.json"), `${JSON.stringify({ "x-generated": notice, ...document }, null, 2)}\n`);
@@ -42,4 +46,28 @@ try {
   console.log("generated/openapi.yaml, generated/openapi.json, generated/api.ts");
 } finally {
   rmSync(outDir, { recursive: true, force: true });
+}
+
+/** One `webhooks` entry per value of WebhookEventType, with the schema of its body. */
+function eventWebhooks(document: Record<string, unknown>): Record<string, unknown> {
+  const schemas = (document.components as { schemas: Record<string, { enum?: string[]; anyOf?: { const?: string }[] }> }).schemas;
+  const eventType = schemas.WebhookEventType!;
+  const events = eventType.enum ?? (eventType.anyOf ?? []).map((v) => v.const).filter((v): v is string => typeof v === "string");
+  if (events.length === 0) throw new Error("WebhookEventType has no values");
+  const schemaOf = (event: string) =>
+    event.startsWith("dlr.") ? "DeliveryReceipt" : event === "message.received" ? "MessageReceivedEvent" : "ContactOptEvent";
+  return Object.fromEntries(
+    events.map((event) => [
+      event,
+      {
+        post: {
+          summary: `Event ${event}`,
+          description: `Posted to every webhook whose \`events\` include \`${event}\`, signed, retried and ordered as described under Delivery receipts.`,
+          tags: ["Delivery receipts"],
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${schemaOf(event)}` } } } },
+          responses: { "200": { description: "Any 2xx within the timeout acknowledges the event; anything else is retried." } },
+        },
+      },
+    ]),
+  );
 }

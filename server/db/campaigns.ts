@@ -36,7 +36,8 @@ const STATS_SQL = `(SELECT json_build_object(
     'failed', count(*) FILTER (WHERE m.status = 'failed'),
     'undelivered', count(*) FILTER (WHERE m.status = 'undelivered'),
     'cancelled', count(*) FILTER (WHERE m.status = 'cancelled')
-                 + CASE WHEN c.status = 'cancelled' THEN c.audience_size - c.fanout_done ELSE 0 END)
+                 + CASE WHEN c.status = 'cancelled' THEN c.audience_size - c.fanout_done ELSE 0 END,
+    'optedOut', c.opted_out)
   FROM messages m WHERE m.campaign_id = c.id)`;
 
 function selectCampaigns(db: Knex) {
@@ -159,8 +160,10 @@ export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, 
   return { campaign, recipients };
 }
 
-export async function recordFanoutProgress(tx: Knex.Transaction, campaignId: string, lastSeq: number): Promise<void> {
-  await tx("campaigns").where({ id: campaignId }).update({ fanout_done: lastSeq });
+export async function recordFanoutProgress(tx: Knex.Transaction, campaignId: string, lastSeq: number, optedOut = 0): Promise<void> {
+  await tx("campaigns")
+    .where({ id: campaignId })
+    .update({ fanout_done: lastSeq, opted_out: tx.raw("opted_out + ?", [optedOut]) });
 }
 
 /** scheduled → sending when the first of their messages is being sent. */

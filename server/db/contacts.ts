@@ -7,6 +7,8 @@ export interface ContactRow {
   phone: string;
   firstName: string | null;
   groupId: string | null;
+  /** Whether the phone is on the account's opt-out list. */
+  optedOut: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -17,13 +19,22 @@ export interface ContactFields {
   groupId: string | null;
 }
 
-const columns = ["id", "phone", "first_name as firstName", "group_id as groupId", "created_at as createdAt", "updated_at as updatedAt"];
+const OPTED_OUT_SQL = `EXISTS (SELECT 1 FROM opt_outs o WHERE o.account_id = contacts.account_id AND o.phone = contacts.phone) AS "optedOut"`;
+const columns = (db: Knex) => [
+  "id",
+  "phone",
+  "first_name as firstName",
+  "group_id as groupId",
+  db.raw(OPTED_OUT_SQL),
+  "created_at as createdAt",
+  "updated_at as updatedAt",
+];
 
 /** Inserts a contact; throws unique violation `contacts_account_phone_key` on a duplicate phone. */
 export async function insertContact(db: Knex, accountId: string, contact: ContactFields): Promise<ContactRow> {
   const [row] = await db("contacts")
     .insert({ account_id: accountId, phone: contact.phone, first_name: contact.firstName, group_id: contact.groupId })
-    .returning(columns);
+    .returning(columns(db));
   return row as ContactRow;
 }
 
@@ -38,14 +49,14 @@ export async function insertContactsSkippingExisting(db: Knex, accountId: string
     `INSERT INTO contacts (account_id, phone, first_name, group_id)
      SELECT ?, r.phone, r.first_name, r.group_id FROM unnest(?::text[], ?::text[], ?::uuid[]) AS r(phone, first_name, group_id)
      ON CONFLICT (account_id, phone) DO NOTHING
-     RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", created_at AS "createdAt", updated_at AS "updatedAt"`,
+     RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", ${OPTED_OUT_SQL}, created_at AS "createdAt", updated_at AS "updatedAt"`,
     [accountId, contacts.map((c) => c.phone), contacts.map((c) => c.firstName), contacts.map((c) => c.groupId)],
   );
   return rows as ContactRow[];
 }
 
 export async function getContact(db: Knex, accountId: string, contactId: string): Promise<ContactRow | undefined> {
-  return db("contacts").where({ account_id: accountId, id: contactId }).first(columns);
+  return db("contacts").where({ account_id: accountId, id: contactId }).first(columns(db));
 }
 
 export async function listContacts(
@@ -55,7 +66,7 @@ export async function listContacts(
 ): Promise<(ContactRow & CursorKey)[]> {
   const query = db("contacts")
     .where({ account_id: accountId })
-    .select([...columns, cursorAtColumn(db, "created_at")]);
+    .select([...columns(db), cursorAtColumn(db, "created_at")]);
   if (opts.groupId) query.where({ group_id: opts.groupId });
   return newestFirstPage(query, opts.after, opts.limit);
 }
@@ -71,7 +82,7 @@ export async function updateContact(
   if (changes.phone !== undefined) patch.phone = changes.phone;
   if (changes.firstName !== undefined) patch.first_name = changes.firstName;
   if (changes.groupId !== undefined) patch.group_id = changes.groupId;
-  const [row] = await db("contacts").where({ account_id: accountId, id: contactId }).update(patch).returning(columns);
+  const [row] = await db("contacts").where({ account_id: accountId, id: contactId }).update(patch).returning(columns(db));
   return row as ContactRow | undefined;
 }
 

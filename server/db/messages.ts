@@ -9,13 +9,15 @@ export type { StoredStatus };
 
 export interface MessageRow {
   id: string;
-  jobId: string;
+  direction: "outbound" | "inbound";
+  /** null for an inbound message, and so is scheduledAt. */
+  jobId: string | null;
   campaignId: string | null;
   to: string;
   from: string;
   body: string;
   status: StoredStatus;
-  scheduledAt: Date;
+  scheduledAt: Date | null;
   sentAt: Date | null;
   deliveredAt: Date | null;
   cancelledAt: Date | null;
@@ -24,6 +26,9 @@ export interface MessageRow {
   encoding: Encoding;
   errorCode: string | null;
   errorMessage: string | null;
+  /** Inbound only. */
+  receivedAt: Date | null;
+  incomplete: boolean;
   createdAt: Date;
 }
 
@@ -46,6 +51,7 @@ export interface NewMessage {
 
 const columns = {
   id: "id",
+  direction: "direction",
   jobId: "job_id",
   campaignId: "campaign_id",
   to: "recipient",
@@ -61,6 +67,8 @@ const columns = {
   encoding: "encoding",
   errorCode: "error_code",
   errorMessage: "error_message",
+  receivedAt: "received_at",
+  incomplete: "incomplete",
   createdAt: "created_at",
 };
 
@@ -106,11 +114,24 @@ export async function getMessage(db: Knex, accountId: string, messageId: string)
 export async function listMessages(
   db: Knex,
   accountId: string,
-  opts: { statuses?: StoredStatus[]; campaignId?: string; after?: CursorKey; limit: number },
+  opts: {
+    statuses?: StoredStatus[];
+    campaignId?: string;
+    direction?: MessageRow["direction"];
+    /** The conversation with this number: outbound to it, inbound from it. */
+    phone?: string;
+    after?: CursorKey;
+    limit: number;
+  },
 ): Promise<(MessageRow & CursorKey)[]> {
   const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
   if (opts.statuses) query.whereIn("status", opts.statuses);
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
+  if (opts.direction) query.where({ direction: opts.direction });
+  if (opts.phone) {
+    // Each side matches one of the partial indexes of migration 010.
+    query.whereRaw("((direction = 'outbound' AND recipient = ?) OR (direction = 'inbound' AND sender = ?))", [opts.phone, opts.phone]);
+  }
   return newestFirstPage(query, opts.after, opts.limit);
 }
 
@@ -118,7 +139,10 @@ export async function listMessages(
  * Status histories of the given messages, oldest entry first. The first entry, "scheduled", is not stored: it
  * is the message's creation (migration 006), taken from the rows the caller already holds.
  */
-export async function getStatusHistories(db: Knex, messages: { id: string; createdAt: Date }[]): Promise<Map<string, StatusChangeRow[]>> {
+export async function getStatusHistories(
+  db: Knex,
+  messages: { id: string; createdAt: Date; direction?: MessageRow["direction"]; receivedAt?: Date | null }[],
+): Promise<Map<string, StatusChangeRow[]>> {
   const rows = await db("message_status_history")
     .whereIn(
       "message_id",
@@ -126,7 +150,13 @@ export async function getStatusHistories(db: Knex, messages: { id: string; creat
     )
     .orderBy([{ column: "message_id" }, { column: "id" }])
     .select({ messageId: "message_id", status: "status", at: "at" });
-  const histories = new Map<string, StatusChangeRow[]>(messages.map((m) => [m.id, [{ status: "scheduled", at: m.createdAt }]]));
+  // An inbound message's one entry, "received", is its row's received_at, likewise not stored.
+  const histories = new Map<string, StatusChangeRow[]>(
+    messages.map((m) => [
+      m.id,
+      [m.direction === "inbound" ? { status: "received", at: m.receivedAt ?? m.createdAt } : { status: "scheduled", at: m.createdAt }],
+    ]),
+  );
   for (const row of rows) histories.get(row.messageId)?.push({ status: row.status, at: row.at });
   return histories;
 }
@@ -211,7 +241,7 @@ export async function updateStatusesWithReceipts(
        INSERT INTO message_status_history (message_id, status, at) SELECT id, ?, at FROM m
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id
+       SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id AND ? = ANY(w.events)
        RETURNING id
      ), j AS (
        ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
@@ -234,6 +264,7 @@ export async function updateStatusesWithReceipts(
       to,
       receipt.event,
       receipt.seq,
+      receipt.event,
     ],
   );
   return rows;
@@ -251,4 +282,48 @@ export async function claimMessagesForSending(db: Knex, messageIds: string[]): P
 export async function findMessages(db: Knex, where: { ids: string[] } | { providerMessageIds: string[] }): Promise<OwnedMessageRow[]> {
   const query = db("messages").select(returning);
   return "ids" in where ? query.whereIn("id", where.ids) : query.whereIn("provider_message_id", where.providerMessageIds);
+}
+
+export interface NewInboundMessage {
+  id: string;
+  from: string;
+  to: string;
+  body: string;
+  segments: number;
+  encoding: Encoding;
+  receivedAt: Date;
+  incomplete: boolean;
+}
+
+/** Stores an inbound message: recipient is the account's number, sender the person. */
+export async function insertInboundMessage(db: Knex, accountId: string, m: NewInboundMessage): Promise<void> {
+  await db("messages").insert({
+    id: m.id,
+    account_id: accountId,
+    direction: "inbound",
+    recipient: m.to,
+    sender: m.from,
+    body: m.body,
+    status: "received",
+    received_at: m.receivedAt,
+    incomplete: m.incomplete,
+    segments: m.segments,
+    encoding: m.encoding,
+  });
+}
+
+/**
+ * An automatic reply (a keyword's confirmation or the help text): an ordinary outbound message due now, with its
+ * send job, that the send-time opt-out check lets through.
+ */
+export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m: NewMessage): Promise<void> {
+  await tx.raw(
+    `WITH job AS (
+       ${insertJobsSql("send_message", { id: "?::uuid", payload: "jsonb_build_object('messageId', ?::uuid)", runAt: "?::timestamptz" })}
+     )
+     INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true)`,
+    [m.jobId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
+  );
+  await notifyWorkers(tx, m.scheduledAt);
 }

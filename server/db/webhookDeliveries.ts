@@ -198,3 +198,29 @@ export async function listDeliveries(
   if (opts.status) query.where({ status: opts.status });
   return newestFirstPage(query, opts.after, opts.limit);
 }
+
+/**
+ * The outbox for an event that is not a receipt: one delivery (and its deliver_receipt job) for every webhook of
+ * the account subscribed to `event`, in one statement, inside the caller's transaction. `messageId` and `seq`
+ * order the deliveries of one message per webhook, as for receipts.
+ */
+export async function insertEventDeliveries(
+  db: Knex,
+  accountId: string,
+  event: { event: string; body: string; messageId: string | null; seq: number },
+): Promise<number> {
+  const { rows } = await db.raw(
+    `WITH d AS (
+       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
+       SELECT gen_uuid_v7(), w.id, w.account_id, ?::uuid, ?, ?, ? FROM webhooks w
+        WHERE w.account_id = ? AND ? = ANY(w.events)
+       RETURNING id
+     ), j AS (
+       ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,
+    [event.messageId, event.event, event.seq, event.body, accountId, event.event],
+  );
+  return rows[0].n as number;
+}

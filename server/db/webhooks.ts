@@ -1,9 +1,13 @@
 import type { Knex } from "knex";
+import type { components } from "../../generated/api.js";
+
+export type WebhookEventType = components["schemas"]["WebhookEventType"];
 
 export interface WebhookRow {
   id: string;
   name: string;
   url: string;
+  events: WebhookEventType[];
   createdAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
@@ -15,12 +19,12 @@ export interface WebhookSecrets {
   previousSecretExpiresAt: Date | null;
 }
 
-const columns = ["id", "name", "url", "created_at as createdAt", "disabled_at as disabledAt", "disabled_reason as disabledReason"];
+const columns = ["id", "name", "url", "events", "created_at as createdAt", "disabled_at as disabledAt", "disabled_reason as disabledReason"];
 
 export async function insertWebhook(
   db: Knex,
   accountId: string,
-  webhook: { name: string; url: string; secret: string },
+  webhook: { name: string; url: string; secret: string; events?: WebhookEventType[] },
 ): Promise<WebhookRow> {
   const [row] = await db("webhooks")
     .insert({ account_id: accountId, ...webhook })
@@ -35,7 +39,7 @@ export async function insertWebhook(
 export async function insertWebhookWithinLimit(
   db: Knex,
   accountId: string,
-  webhook: { name: string; url: string; secret: string },
+  webhook: { name: string; url: string; secret: string; events?: WebhookEventType[] },
   max: number,
 ): Promise<WebhookRow | undefined> {
   return db.transaction(async (tx) => {
@@ -143,4 +147,20 @@ export async function recordWebhookAttempts(
     [failing, disable.afterFailures, disable.afterMs / 1000],
   );
   return rows as DisabledWebhook[];
+}
+
+/** Changes name, URL or events; undefined when there is no such webhook in the account. */
+export async function updateWebhook(
+  db: Knex,
+  accountId: string,
+  webhookId: string,
+  changes: { name?: string; url?: string; events?: WebhookEventType[] },
+): Promise<WebhookRow | undefined> {
+  const patch: Record<string, unknown> = {};
+  if (changes.name !== undefined) patch.name = changes.name;
+  if (changes.url !== undefined) patch.url = changes.url;
+  if (changes.events !== undefined) patch.events = [...new Set(changes.events)];
+  if (Object.keys(patch).length === 0) return getWebhook(db, accountId, webhookId);
+  const [row] = await db("webhooks").where({ account_id: accountId, id: webhookId }).update(patch).returning(columns);
+  return row as WebhookRow | undefined;
 }

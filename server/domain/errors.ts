@@ -12,6 +12,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   not_cancellable: { status: 409, title: "Not cancellable" },
   contact_exists: { status: 409, title: "Contact exists" },
   group_exists: { status: 409, title: "Group exists" },
+  number_taken: { status: 409, title: "Number taken" },
   idempotency_key_reused: { status: 409, title: "Idempotency key reused" },
   payload_too_large: { status: 413, title: "Payload too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
@@ -19,6 +20,8 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   scheduled_at_too_far: { status: 422, title: "scheduledAt is too far ahead" },
   group_not_found: { status: 422, title: "Group not found" },
   empty_audience: { status: 422, title: "Empty audience" },
+  recipient_opted_out: { status: 422, title: "Recipient opted out" },
+  number_not_found: { status: 422, title: "Number not found" },
   // 422 as GitHub answers a hook over its per-repository limit: the request is valid, the account's state refuses it.
   webhook_limit_reached: { status: 422, title: "Webhook limit reached" },
   rate_limited: { status: 429, title: "Rate limited" },

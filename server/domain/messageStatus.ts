@@ -2,7 +2,7 @@ import type { components } from "../../generated/api.js";
 
 export type MessageStatus = components["schemas"]["MessageStatus"];
 /** A message's status as stored: the public ones plus the internal `sending`. */
-export type StoredStatus = "scheduled" | "sending" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled";
+export type StoredStatus = "scheduled" | "sending" | "sent" | "delivered" | "failed" | "undelivered" | "cancelled" | "received";
 
 /**
  * The message state machine (docs/API.md; the diagram is in docs/ARCHITECTURE.md). Public transitions:
@@ -19,6 +19,8 @@ const TRANSITIONS: Record<StoredStatus, readonly StoredStatus[]> = {
   undelivered: [],
   failed: [],
   cancelled: [],
+  // An inbound message's only status.
+  received: [],
 };
 
 export const FINAL_STATUSES: readonly StoredStatus[] = ["delivered", "undelivered", "failed", "cancelled"];

@@ -20,6 +20,10 @@ import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
+import { accountHandlers } from "./routes/account.js";
+import { optOutHandlers } from "./routes/optOuts.js";
+import { simulatorHandlers } from "./routes/simulator.js";
+import { numberHandlers } from "./routes/numbers.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
@@ -34,6 +38,10 @@ export const handlers: Handlers = {
   ...contactHandlers,
   ...campaignHandlers,
   ...webhookHandlers,
+  ...numberHandlers,
+  ...accountHandlers,
+  ...optOutHandlers,
+  ...simulatorHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

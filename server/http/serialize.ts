@@ -3,6 +3,8 @@ import type { components } from "../../generated/api.js";
 import type { CampaignRow } from "../db/campaigns.js";
 import type { ContactRow } from "../db/contacts.js";
 import type { GroupRow } from "../db/groups.js";
+import type { OptOutRow } from "../db/optOuts.js";
+import type { NumberRow } from "../db/numbers.js";
 import type { MessageRow, StatusChangeRow } from "../db/messages.js";
 import type { WebhookRow } from "../db/webhooks.js";
 import { publicStatus } from "../domain/messageStatus.js";
@@ -13,15 +15,31 @@ export const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas["Message"] {
+  if (row.direction === "inbound") {
+    return {
+      messageId: row.id,
+      direction: "inbound",
+      from: row.from,
+      to: row.to,
+      body: row.body,
+      status: "received",
+      receivedAt: iso(row.receivedAt ?? row.createdAt),
+      segments: row.segments,
+      encoding: row.encoding,
+      incomplete: row.incomplete,
+      history: history.map((h) => ({ status: h.status, at: iso(h.at) })),
+    };
+  }
   return {
     messageId: row.id,
-    jobId: row.jobId,
+    direction: "outbound",
+    jobId: row.jobId!,
     campaignId: row.campaignId,
     to: row.to,
     from: row.from,
     body: row.body,
     status: publicStatus(row.status),
-    scheduledAt: iso(row.scheduledAt),
+    scheduledAt: iso(row.scheduledAt!),
     sentAt: isoOrNull(row.sentAt),
     deliveredAt: isoOrNull(row.deliveredAt),
     providerMessageId: row.providerMessageId,
@@ -45,6 +63,7 @@ export const toContact = (row: ContactRow): Schemas["Contact"] => ({
   phone: row.phone,
   firstName: row.firstName,
   groupId: row.groupId,
+  optedOut: row.optedOut,
   createdAt: iso(row.createdAt),
   updatedAt: iso(row.updatedAt),
 });
@@ -53,6 +72,7 @@ export const toWebhook = (row: WebhookRow): Schemas["Webhook"] => ({
   webhookId: row.id,
   name: row.name,
   url: row.url,
+  events: row.events,
   createdAt: iso(row.createdAt),
   disabledAt: row.disabledAt ? iso(row.disabledAt) : null,
   disabledReason: row.disabledReason,
@@ -68,5 +88,19 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   status: row.status,
   scheduledAt: isoOrNull(row.scheduledAt),
   stats: row.stats,
+  createdAt: iso(row.createdAt),
+});
+
+export const toNumber = (row: NumberRow): Schemas["PhoneNumberResource"] => ({
+  numberId: row.id,
+  phoneNumber: row.phoneNumber,
+  name: row.name,
+  createdAt: iso(row.createdAt),
+});
+
+export const toOptOut = (row: OptOutRow): Schemas["OptOut"] => ({
+  phone: row.phone,
+  source: row.source,
+  keyword: row.keyword,
   createdAt: iso(row.createdAt),
 });

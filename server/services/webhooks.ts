@@ -1,7 +1,15 @@
 // Webhook registration and its secrets, and the synchronous test receipt (POST /webhooks/{id}/test).
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
-import { getWebhook, getWebhookSecrets, insertWebhookWithinLimit, rotateWebhookSecret, type WebhookRow } from "../db/webhooks.js";
+import {
+  getWebhook,
+  getWebhookSecrets,
+  insertWebhookWithinLimit,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookEventType,
+  type WebhookRow,
+} from "../db/webhooks.js";
 import { ApiError, invalidField, notFound } from "../domain/errors.js";
 import { generateWebhookSecret } from "../domain/webhookSecrets.js";
 import type { PostResult, ReceiptClient } from "../webhooks/client.js";
@@ -18,13 +26,14 @@ export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 export async function createWebhook(
   db: Knex,
   accountId: string,
-  input: { name: string; url: string },
+  input: { name: string; url: string; events?: WebhookEventType[] },
   policy: { allowPrivate: boolean; resolver?: Resolver; maxPerAccount: number },
 ): Promise<{ webhook: WebhookRow; secret: string }> {
   const problem = await webhookUrlProblem(input.url, policy.allowPrivate, policy.resolver);
   if (problem) throw invalidField("/body/url", problem);
   const secret = generateWebhookSecret();
-  const webhook = await insertWebhookWithinLimit(db, accountId, { name: input.name, url: input.url, secret }, policy.maxPerAccount);
+  const events = input.events ? [...new Set(input.events)] : undefined;
+  const webhook = await insertWebhookWithinLimit(db, accountId, { name: input.name, url: input.url, secret, events }, policy.maxPerAccount);
   if (!webhook) {
     throw new ApiError(
       "webhook_limit_reached",
@@ -32,6 +41,24 @@ export async function createWebhook(
     );
   }
   return { webhook, secret };
+}
+
+/** Changes a webhook; a new URL passes the same policy as on registration. */
+export async function changeWebhook(
+  db: Knex,
+  accountId: string,
+  webhookId: string,
+  input: { name?: string; url?: string; events?: WebhookEventType[] },
+  policy: { allowPrivate: boolean; resolver?: Resolver },
+): Promise<WebhookRow> {
+  if (!(await getWebhook(db, accountId, webhookId))) throw notFound("Webhook");
+  if (input.url !== undefined) {
+    const problem = await webhookUrlProblem(input.url, policy.allowPrivate, policy.resolver);
+    if (problem) throw invalidField("/body/url", problem);
+  }
+  const webhook = await updateWebhook(db, accountId, webhookId, input);
+  if (!webhook) throw notFound("Webhook");
+  return webhook;
 }
 
 /** A new secret; the previous one keeps signing for SECRET_ROTATION_GRACE_MS. */

@@ -75,6 +75,18 @@ describe("contract", () => {
     expect(Number(asset.headers.get("content-length"))).toBeGreaterThan(100_000);
   });
 
+  it("describes every event we POST in the document's webhooks section, with the schema of its body", () => {
+    const doc = loadDocument() as unknown as {
+      webhooks: Record<string, { post: { requestBody: { content: { "application/json": { schema: { $ref: string } } } } } }>;
+      components: { schemas: { WebhookEventType: { enum: string[] } } };
+    };
+    const bodyOf = (event: string) => doc.webhooks[event]?.post.requestBody.content["application/json"].schema.$ref;
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...doc.components.schemas.WebhookEventType.enum].sort());
+    expect(bodyOf("dlr.delivered")).toBe("#/components/schemas/DeliveryReceipt");
+    expect(bodyOf("message.received")).toBe("#/components/schemas/MessageReceivedEvent");
+    expect(bodyOf("contact.opted_in")).toBe("#/components/schemas/ContactOptEvent");
+  });
+
   it("answers health, readiness and metrics without a key", async () => {
     const { baseUrl } = server();
     expect(await (await fetch(`${baseUrl}/healthz`)).json()).toEqual({ status: "ok" });

@@ -16,7 +16,13 @@ describe("webhooks", () => {
 
     const { data: list } = await a.client.GET("/api/v1/webhooks");
     expect(list!.data).toEqual([
-      { webhookId: created!.webhookId, name: "receipts", url: "http://127.0.0.1:9/dlr", createdAt: created!.createdAt },
+      {
+        webhookId: created!.webhookId,
+        name: "receipts",
+        url: "http://127.0.0.1:9/dlr",
+        events: ["dlr.sent", "dlr.delivered", "dlr.failed", "dlr.undelivered"],
+        createdAt: created!.createdAt,
+      },
     ]);
     const path = { params: { path: { webhookId: created!.webhookId } } };
     const { data: one } = await a.client.GET("/api/v1/webhooks/{webhookId}", path);

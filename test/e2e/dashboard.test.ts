@@ -1,6 +1,7 @@
 // The dashboard in a real browser (Debian's Chromium through playwright-core) against the server on 127.0.0.1
 // with a real database and an in-process worker: sign in; schedule and cancel a message; add a webhook,
 // reveal its secret and send a test receipt that a local receiver verifies with that secret.
+import type { components } from "../../generated/api.js";
 import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
 import { revokeApiKey } from "../../server/db/apiKeys.js";
@@ -86,7 +87,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
 
     const listed = await client.GET("/api/v1/messages");
     expect(listed.data!.data).toHaveLength(1);
-    const message = listed.data!.data[0]!;
+    const message = listed.data!.data[0]! as components["schemas"]["OutboundMessage"];
     expect(message.scheduledAt).toBe(`${year}-07-01T13:30:00.000Z`);
     expect(message.to).toBe("+14155550123");
     const row = page.locator(`[data-message-id="${message.messageId}"]`);

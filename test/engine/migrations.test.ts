@@ -65,6 +65,9 @@ describe("migrations over existing data", () => {
       await expect(db("message_status_history").insert({ message_id: id, status: "scheduled" })).rejects.toThrow(
         /message_status_history_status_check/,
       );
+      // 010: every message before it is outbound; an inbound one cannot have a schedule's shape.
+      expect(await db("messages").where({ id }).first("direction", "incomplete")).toEqual({ direction: "outbound", incomplete: false });
+      await expect(db("messages").where({ id }).update({ direction: "inbound" })).rejects.toThrow(/messages_direction_shape/);
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name} for inspection\n`);

@@ -1,3 +1,4 @@
+import type { components } from "../../generated/api.js";
 import { describe, expect, it } from "vitest";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
@@ -17,7 +18,8 @@ async function scheduleAt(a: TestAccount, to: string, at: Date) {
 }
 
 const getMessage = async (a: TestAccount, messageId: string) =>
-  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })).data!;
+  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } }))
+    .data! as components["schemas"]["OutboundMessage"];
 
 const finalIn = (a: TestAccount, id: string, statuses: string[]) =>
   waitUntil(`message ${id} in ${statuses.join("|")}`, async () => {

@@ -4,6 +4,7 @@
 // one it never got is sent after the reconnect, none twice), the link binds again, and /readyz and /metrics
 // say it is down while it is. Timeouts are short here (RESPONSE_TIMEOUT_MS, ENQUIRE_LINK_MS); the bounds
 // asserted are several times what a quiet machine takes.
+import type { components } from "../../generated/api.js";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,7 +69,8 @@ async function schedule(a: TestAccount, to: string) {
   return data.messageId;
 }
 const message = async (a: TestAccount, id: string) =>
-  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
+  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } }))
+    .data! as components["schemas"]["OutboundMessage"];
 const submitsTo = (to: string) => smsc.submits.filter((p) => p.destination_addr === to.slice(1));
 const metrics = async () => (await fetch(`${base}/metrics`)).text();
 const sessionEnds = async (reason: string) =>

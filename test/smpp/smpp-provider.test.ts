@@ -1,4 +1,5 @@
 // PROVIDER=smpp against an SMSC started here on 127.0.0.1 (the smpp package's server): no mocks of our code.
+import type { components } from "../../generated/api.js";
 import type { PDU } from "smpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Server } from "node:http";
@@ -43,7 +44,8 @@ async function send(a: TestAccount, body: string, to = "+14155550123", from = "A
 }
 
 const message = async (a: TestAccount, id: string) =>
-  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } })).data!;
+  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: id } } }))
+    .data! as components["schemas"]["OutboundMessage"];
 const inStatus = (a: TestAccount, id: string, status: string) =>
   waitUntil(`message ${id} ${status}`, async () => {
     const m = await message(a, id);

@@ -17,10 +17,10 @@ const PARTS = [
 export function CampaignProgress({ campaign, compact = false }: { campaign: Campaign; compact?: boolean }) {
   const { stats } = campaign;
   const total = stats.total;
-  const finished = stats.delivered + stats.failed + stats.undelivered + stats.cancelled;
+  const finished = stats.delivered + stats.failed + stats.undelivered + stats.cancelled + stats.optedOut;
   const summary = `${finished} of ${total} finished: ${stats.sent} sent, ${stats.delivered} delivered, ${stats.failed} failed, ${stats.undelivered} undelivered${
     stats.cancelled ? `, ${stats.cancelled} cancelled` : ""
-  }${stats.scheduled ? `, ${stats.scheduled} waiting` : ""}`;
+  }${stats.optedOut ? `, ${stats.optedOut} opted out (skipped)` : ""}${stats.scheduled ? `, ${stats.scheduled} waiting` : ""}`;
   const pct = (n: number) => (total ? `${(100 * n) / total}%` : "0%");
   return (
     <div class={`progress${compact ? " progress-compact" : ""}`}>

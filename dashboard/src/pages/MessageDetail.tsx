@@ -125,11 +125,22 @@ export function MessageDetail({ messageId }: { messageId: string }) {
               <dd>
                 {m.segments} segment{m.segments === 1 ? "" : "s"}, {m.encoding}
               </dd>
-              <dt>Scheduled for</dt>
-              <dd>
-                <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
-              </dd>
-              {m.campaignId && (
+              {m.direction === "inbound" ? (
+                <>
+                  <dt>Received</dt>
+                  <dd>
+                    <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                  </dd>
+                </>
+              ) : (
+                <>
+                  <dt>Scheduled for</dt>
+                  <dd>
+                    <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
+                  </dd>
+                </>
+              )}
+              {m.direction === "outbound" && m.campaignId && (
                 <>
                   <dt>Campaign</dt>
                   <dd>
@@ -137,7 +148,7 @@ export function MessageDetail({ messageId }: { messageId: string }) {
                   </dd>
                 </>
               )}
-              {m.providerMessageId && (
+              {m.direction === "outbound" && m.providerMessageId && (
                 <>
                   <dt>Provider id</dt>
                   <dd>
@@ -145,7 +156,7 @@ export function MessageDetail({ messageId }: { messageId: string }) {
                   </dd>
                 </>
               )}
-              {m.error && (
+              {m.direction === "outbound" && m.error && (
                 <>
                   <dt>Error</dt>
                   <dd>

@@ -220,9 +220,15 @@ export function Messages() {
                 <p class="row-text">{m.body}</p>
               </div>
               <div class="row-meta">
-                <span>
-                  {m.status === "scheduled" ? "Sends" : "Scheduled"} <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
-                </span>
+                {m.direction === "inbound" ? (
+                  <span>
+                    Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                  </span>
+                ) : (
+                  <span>
+                    {m.status === "scheduled" ? "Sends" : "Scheduled"} <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
+                  </span>
+                )}
                 <span>
                   from {m.from} · {m.segments} segment{m.segments === 1 ? "" : "s"}
                 </span>
@@ -244,7 +250,9 @@ export function Messages() {
         onClose={() => setCancelling(undefined)}
         onCancelled={(m) => {
           setNotice({ text: `Message to ${cancelling?.to ?? ""} cancelled.` });
-          list.update((items) => items.map((x) => (x.messageId === m.messageId ? { ...x, status: "cancelled" } : x)));
+          list.update((items) =>
+            items.map((x) => (x.messageId === m.messageId && x.direction === "outbound" ? { ...x, status: "cancelled" } : x)),
+          );
         }}
       />
     </section>

@@ -222,8 +222,8 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                 <tr key={d.deliveryId}>
                   <td data-label="Event">{d.event}</td>
                   <td data-label="Message">
-                    {d.event === "dlr.test" ? (
-                      <span class="muted">test</span>
+                    {d.event === "dlr.test" || d.messageId === null ? (
+                      <span class="muted">{d.event === "dlr.test" ? "test" : "none"}</span>
                     ) : (
                       <Link to={`/messages/${d.messageId}`}>{d.messageId.slice(0, 8)}…</Link>
                     )}

@@ -1,6 +1,7 @@
 import { getMessage, getStatusHistories, listMessages } from "../../db/messages.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
+import { requirePhone } from "../../domain/phone.js";
 import { storedStatuses } from "../../domain/messageStatus.js";
 import { toMessage } from "../serialize.js";
 import type { Handlers } from "../types.js";
@@ -11,6 +12,8 @@ export const messageHandlers: Pick<Handlers, "Messages_list" | "Messages_get"> =
       listMessages(db, account.id, {
         statuses: query.status ? storedStatuses(query.status) : undefined,
         campaignId: query.campaignId,
+        direction: query.direction,
+        phone: query.phone === undefined ? undefined : requirePhone(query.phone, "/query/phone"),
         ...w,
       }),
     );

@@ -2,7 +2,7 @@ import { getDelivery, listDeliveries, redeliver, type DeliveryRow } from "../../
 import { deleteWebhook, enableWebhook, getWebhook, getWebhookSecrets, listWebhooks } from "../../db/webhooks.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
-import { createWebhook, rotateSecret, sendTestReceipt } from "../../services/webhooks.js";
+import { changeWebhook, createWebhook, rotateSecret, sendTestReceipt } from "../../services/webhooks.js";
 import { iso, toWebhook } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
@@ -13,6 +13,7 @@ export const webhookHandlers: Pick<
   | "Webhooks_create"
   | "Webhooks_list"
   | "Webhooks_get"
+  | "Webhooks_update"
   | "Webhooks_delete"
   | "Webhooks_enable"
   | "Webhooks_getSecret"
@@ -37,6 +38,11 @@ export const webhookHandlers: Pick<
   async Webhooks_get({ db, account, path }) {
     const webhook = await getWebhook(db, account.id, path.webhookId);
     if (!webhook) throw notFound("Webhook");
+    return { status: 200, body: toWebhook(webhook) };
+  },
+
+  async Webhooks_update({ db, account, path, body, config, resolver }) {
+    const webhook = await changeWebhook(db, account.id, path.webhookId, body, { allowPrivate: config.webhookAllowPrivate, resolver });
     return { status: 200, body: toWebhook(webhook) };
   },
 
@@ -95,7 +101,7 @@ export const webhookHandlers: Pick<
 function toDelivery(row: DeliveryRow) {
   return {
     deliveryId: row.id,
-    messageId: row.messageId!,
+    messageId: row.messageId,
     event: row.event,
     status: row.status,
     attempts: row.attempts,

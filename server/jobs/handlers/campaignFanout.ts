@@ -2,9 +2,10 @@
 // inserts its messages, their history and their send jobs set-wise and records how far fan-out got, so a
 // retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
 import { uuidv7 } from "../../domain/uuidv7.js";
-import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
+import { completeCampaignIfDone, nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
+import { optedOutAmong } from "../../db/optOuts.js";
 import { personalise } from "../../domain/personalise.js";
 import { segmentInfo } from "../../domain/segments.js";
 import type { JobHandler } from "../types.js";
@@ -15,6 +16,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
   return async (job, { log, signal }) => {
     const { campaignId } = job.payload;
     let created = 0;
+    let skipped = 0;
     for (;;) {
       signal.throwIfAborted();
       const more = await db.transaction(async (tx) => {
@@ -22,27 +24,38 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
         if (!batch || batch.campaign.status === "cancelled" || batch.recipients.length === 0) return false;
         const { campaign } = batch;
         const runAt = campaign.scheduledAt ?? new Date();
-        const messages: NewMessage[] = batch.recipients.map((r) => {
-          const body = personalise(campaign.message, r.firstName);
-          return {
-            id: uuidv7(),
-            jobId: uuidv7(),
-            campaignId,
-            to: r.phone,
-            from: campaign.from,
-            body,
-            scheduledAt: runAt,
-            ...segmentInfo(body),
-          };
-        });
+        // Opted-out recipients get no message; they are counted in stats.optedOut.
+        const optedOut = await optedOutAmong(
+          tx,
+          campaign.accountId,
+          batch.recipients.map((r) => r.phone),
+        );
+        const messages: NewMessage[] = batch.recipients
+          .filter((r) => !optedOut.has(r.phone))
+          .map((r) => {
+            const body = personalise(campaign.message, r.firstName);
+            return {
+              id: uuidv7(),
+              jobId: uuidv7(),
+              campaignId,
+              to: r.phone,
+              from: campaign.from,
+              body,
+              scheduledAt: runAt,
+              ...segmentInfo(body),
+            };
+          });
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
-        await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq);
+        await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq, optedOut.size);
+        skipped += optedOut.size;
         created += messages.length;
         return batch.recipients.length === batchSize;
       });
       if (!more) break;
       log.info({ campaignId, created }, "campaign fan-out progress");
     }
-    log.info({ campaignId, created }, "campaign fan-out done");
+    // With recipients skipped, the last message may have finished before fan-out did (or there is none).
+    if (skipped > 0) await completeCampaignIfDone(db, campaignId);
+    log.info({ campaignId, created, skipped }, "campaign fan-out done");
   };
 }

@@ -12,6 +12,7 @@
 import { markCampaignsSending } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
 import { claimMessagesForSending, findMessages, returnToScheduled } from "../../db/messages.js";
+import { failMessagesToOptedOut } from "../../services/optOuts.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
 import { Snooze, type BatchJobHandler } from "../types.js";
@@ -27,6 +28,7 @@ export function sendMessageHandler(db: Db, provider: Provider): BatchJobHandler<
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       const ids = [...jobIndex.keys()];
+      await failMessagesToOptedOut(db, ids);
       const claimed = await claimMessagesForSending(db, ids);
       const changes: { message: MessageFacts; change: StatusChange }[] = [];
 

@@ -1,0 +1,79 @@
+import type { Knex } from "knex";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+
+export interface OptOutRow {
+  id: string;
+  phone: string;
+  source: "keyword" | "api";
+  keyword: string | null;
+  messageId: string | null;
+  createdAt: Date;
+}
+
+const columns = ["id", "phone", "source", "keyword", "message_id as messageId", "created_at as createdAt"];
+
+export async function getOptOut(db: Knex, accountId: string, phone: string): Promise<OptOutRow | undefined> {
+  return db("opt_outs").where({ account_id: accountId, phone }).first(columns);
+}
+
+export async function listOptOuts(
+  db: Knex,
+  accountId: string,
+  opts: { after?: CursorKey; limit: number },
+): Promise<(OptOutRow & CursorKey)[]> {
+  const query = db("opt_outs")
+    .where({ account_id: accountId })
+    .select([...columns, cursorAtColumn(db, "created_at")]);
+  return newestFirstPage(query, opts.after, opts.limit);
+}
+
+/** Adds a number unless it is on the list; `created` tells which (the existing entry is returned as it is). */
+export async function insertOptOut(
+  db: Knex,
+  accountId: string,
+  entry: { phone: string; source: OptOutRow["source"]; keyword: string | null; messageId: string | null },
+): Promise<{ optOut: OptOutRow; created: boolean }> {
+  const [row] = await db("opt_outs")
+    .insert({ account_id: accountId, phone: entry.phone, source: entry.source, keyword: entry.keyword, message_id: entry.messageId })
+    .onConflict(["account_id", "phone"])
+    .ignore()
+    .returning(columns);
+  if (row) return { optOut: row as OptOutRow, created: true };
+  return { optOut: (await getOptOut(db, accountId, entry.phone))!, created: false };
+}
+
+/** Removes a number from the list; the removed entry, or undefined when it was not there. */
+export async function deleteOptOut(db: Knex, accountId: string, phone: string): Promise<OptOutRow | undefined> {
+  const [row] = await db("opt_outs").where({ account_id: accountId, phone }).del().returning(columns);
+  return row as OptOutRow | undefined;
+}
+
+export async function isOptedOut(db: Knex, accountId: string, phone: string): Promise<boolean> {
+  return (await db("opt_outs").where({ account_id: accountId, phone }).first(db.raw("1 AS x"))) !== undefined;
+}
+
+/** Which of these numbers are on the account's list (one statement, however many). */
+export async function optedOutAmong(db: Knex, accountId: string, phones: string[]): Promise<Set<string>> {
+  if (phones.length === 0) return new Set();
+  const { rows } = await db.raw(`SELECT phone FROM opt_outs WHERE account_id = ? AND phone = ANY(?::text[])`, [accountId, phones]);
+  return new Set(rows.map((r: { phone: string }) => r.phone));
+}
+
+/**
+ * Of these messages, the scheduled outbound ones whose recipient is on their account's list (keyword
+ * confirmations excepted): one indexed join for a whole send batch.
+ */
+export async function scheduledToOptedOut(
+  db: Knex,
+  messageIds: string[],
+): Promise<{ id: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
+  if (messageIds.length === 0) return [];
+  const { rows } = await db.raw(
+    `SELECT m.id, m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
+       FROM messages m JOIN opt_outs o ON o.account_id = m.account_id AND o.phone = m.recipient
+      WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND NOT m.bypasses_opt_out`,
+    [messageIds],
+  );
+  return rows;
+}

@@ -1,0 +1,82 @@
+// The one way an inbound message enters the service, whatever carried it: the simulator's endpoint calls it
+// today, the SMPP provider calls it with a reassembled deliver_sm. It routes the message to the account that
+// owns the destination number and stores it in one transaction with what it causes (keyword handling,
+// events), so a caller that acknowledges to its carrier after this returns has the message durably stored.
+import { uuidv7 } from "../domain/uuidv7.js";
+import { Counter, register } from "prom-client";
+import type { Db } from "../db/knex.js";
+import { insertInboundMessage } from "../db/messages.js";
+import { insertEventDeliveries } from "../db/webhookDeliveries.js";
+import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
+import { findNumberOwner } from "../db/numbers.js";
+import { matchKeyword } from "../domain/keywords.js";
+import { segmentInfo, type Encoding } from "../domain/segments.js";
+import type { Logger } from "../logger.js";
+import { applyKeyword } from "./keywords.js";
+
+export interface ReceivedMessage {
+  /** The person's number (or whatever sender the carrier gave). */
+  from: string;
+  /** The destination number, E.164. */
+  to: string;
+  body: string;
+  receivedAt: Date;
+  /** What the carrier says; computed from the body when absent. */
+  segments?: number;
+  encoding?: Encoding;
+  /** Parts of a long message were still missing when it was given up on. */
+  incomplete?: boolean;
+}
+
+const UNROUTED = "sms_inbound_unrouted_total";
+const unrouted =
+  (register.getSingleMetric(UNROUTED) as Counter | undefined) ??
+  new Counter({ name: UNROUTED, help: "Inbound messages to a number no account owns (acknowledged, not stored)" });
+
+/**
+ * Stores an inbound message for the owner of its `to` number; returns its id, or undefined when no account owns
+ * the number (then it is logged without its body, counted, and not stored: the caller still acknowledges it).
+ */
+export async function receiveInboundMessage(
+  db: Db,
+  log: Logger,
+  message: ReceivedMessage,
+): Promise<{ messageId: string; accountId: string } | undefined> {
+  const owner = await findNumberOwner(db, message.to);
+  if (!owner) {
+    unrouted.inc();
+    log.warn({ to: message.to, from: message.from }, "inbound message to a number no account owns: acknowledged, not stored");
+    return undefined;
+  }
+  const info = segmentInfo(message.body);
+  const messageId = uuidv7();
+  const stored = {
+    messageId,
+    from: message.from,
+    to: message.to,
+    body: message.body,
+    segments: message.segments ?? info.segments,
+    encoding: message.encoding ?? info.encoding,
+    receivedAt: message.receivedAt,
+    incomplete: message.incomplete ?? false,
+  };
+  await db.transaction(async (tx) => {
+    await insertInboundMessage(tx, owner.accountId, { ...stored, id: messageId });
+    await insertEventDeliveries(tx, owner.accountId, {
+      event: "message.received",
+      body: messageReceivedBody(stored),
+      messageId,
+      seq: EVENT_SEQ["message.received"],
+    });
+    const keyword = matchKeyword(message.body);
+    if (keyword) {
+      await applyKeyword(
+        tx,
+        { accountId: owner.accountId, messageId, from: message.from, to: message.to, at: message.receivedAt },
+        keyword,
+      );
+    }
+  });
+  log.info({ messageId, accountId: owner.accountId }, "inbound message stored");
+  return { messageId, accountId: owner.accountId };
+}

@@ -1,0 +1,57 @@
+// The opt-out list: the path form of a number, adding and removing entries, and the send-time check that keeps
+// a message scheduled before its recipient opted out from reaching the provider.
+import type { Knex } from "knex";
+import type { Db } from "../db/knex.js";
+import { deleteOptOut, insertOptOut, scheduledToOptedOut, type OptOutRow } from "../db/optOuts.js";
+import { insertEventDeliveries } from "../db/webhookDeliveries.js";
+import { invalidField, notFound } from "../domain/errors.js";
+import { contactOptBody } from "../domain/events.js";
+import { toE164 } from "../domain/phone.js";
+import { changeMessageStatuses } from "./statusChanges.js";
+
+export const RECIPIENT_OPTED_OUT = {
+  code: "recipient_opted_out",
+  message: "The recipient opted out of messages from this account; the message was not sent.",
+};
+
+/** `{phone}` of /opt-outs/{phone}: E.164 with its `+` (sent as %2B) or bare digits. */
+export function phoneFromPath(raw: string): string {
+  const e164 = toE164(raw.startsWith("+") ? raw : `+${raw}`);
+  if (!e164) throw invalidField("/path/phone", "must be a phone number in E.164, with or without its +, e.g. 14155550123");
+  return e164;
+}
+
+/** A change of the list through the API, with its event in the same transaction. */
+async function apiListEvent(tx: Knex, accountId: string, event: "contact.opted_out" | "contact.opted_in", phone: string): Promise<void> {
+  const body = contactOptBody({ event, at: new Date(), phone, source: "api", keyword: null, messageId: null });
+  await insertEventDeliveries(tx, accountId, { event, body, messageId: null, seq: 1 });
+}
+
+export async function addOptOut(db: Knex, accountId: string, phone: string): Promise<{ optOut: OptOutRow; created: boolean }> {
+  return db.transaction(async (tx) => {
+    const added = await insertOptOut(tx, accountId, { phone, source: "api", keyword: null, messageId: null });
+    if (added.created) await apiListEvent(tx, accountId, "contact.opted_out", phone);
+    return added;
+  });
+}
+
+export async function removeOptOut(db: Knex, accountId: string, phone: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await deleteOptOut(tx, accountId, phone))) throw notFound("Opt-out");
+    await apiListEvent(tx, accountId, "contact.opted_in", phone);
+  });
+}
+
+/**
+ * Called at the start of a send batch: the batch's messages whose recipient is now on the opt-out list become
+ * `failed` (`recipient_opted_out`, with their dlr.failed receipts) and so are not claimed for the provider.
+ */
+export async function failMessagesToOptedOut(db: Db, messageIds: string[]): Promise<void> {
+  const blocked = await scheduledToOptedOut(db, messageIds);
+  if (blocked.length === 0) return;
+  const at = new Date();
+  await changeMessageStatuses(
+    db,
+    blocked.map((message) => ({ message, change: { status: "failed" as const, at, error: RECIPIENT_OPTED_OUT } })),
+  );
+}

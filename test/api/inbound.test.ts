@@ -1,0 +1,122 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../server/logger.js";
+import { receiveInboundMessage } from "../../server/services/inbound.js";
+import { inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
+
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    lines.push(chunk.toString());
+    done();
+  },
+});
+const server = useTestServer({}, { log: createLogger("info", sink) });
+const withSmpp = useTestServer({ provider: "smpp" });
+
+async function ownNumber(a: TestAccount, phoneNumber: string) {
+  expect((await a.request("POST", "/api/v1/numbers", { phoneNumber })).status).toBe(201);
+}
+
+async function inbound(a: TestAccount, body: { from: string; to: string; body: string }) {
+  const res = await a.request("POST", "/api/v1/simulator/inbound", body);
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { messageId: string }).messageId;
+}
+
+async function unroutedCount(): Promise<number> {
+  const text = await (await fetch(`${server().baseUrl}/metrics`)).text();
+  return Number(/^sms_inbound_unrouted_total (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+describe("inbound messages through the simulator", () => {
+  it("stores an inbound message with the contract's shape and answers 202 with its id", async () => {
+    const a = await server().account();
+    await ownNumber(a, "+14155550200");
+    const messageId = await inbound(a, { from: "+1 415 555 0201", to: "+14155550200", body: "Is my order ready?" });
+    const res = await a.request("GET", `/api/v1/messages/${messageId}`);
+    const m = (await res.json()) as Record<string, unknown>;
+    expect(m).toEqual({
+      messageId,
+      direction: "inbound",
+      from: "+14155550201",
+      to: "+14155550200",
+      body: "Is my order ready?",
+      status: "received",
+      receivedAt: expect.any(String),
+      segments: 1,
+      encoding: "GSM-7",
+      incomplete: false,
+      history: [{ status: "received", at: m.receivedAt }],
+    });
+  });
+
+  it("answers 422 number_not_found for a number the caller does not own, also one another account owns", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    await ownNumber(b, "+14155550202");
+    for (const to of ["+14155550202", "+14155550203"]) {
+      const res = await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550204", to, body: "hi" });
+      expect(res.status, to).toBe(422);
+      expect((await problemOf(res)).code).toBe("number_not_found");
+    }
+    expect((await b.client.GET("/api/v1/messages")).data!.data).toEqual([]);
+    expect((await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550204", to: "+14155550202" })).status).toBe(400);
+  });
+
+  it("lists both directions newest first; direction= and phone= (a conversation) filter", async () => {
+    const a = await server().account();
+    await ownNumber(a, "+14155550210");
+    const { data: out1 } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550211", body: "Your table is ready", from: "+14155550210", scheduledAt: inHours(1) },
+    });
+    const in1 = await inbound(a, { from: "+14155550211", to: "+14155550210", body: "Thanks!" });
+    const in2 = await inbound(a, { from: "+14155550212", to: "+14155550210", body: "Who is this?" });
+    const { data: out2 } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550212", body: "ACME restaurant", from: "+14155550210", scheduledAt: inHours(1) },
+    });
+
+    const ids = async (query: Record<string, string>) => {
+      const qs = Object.entries(query).map(([k, v]) => `${k}=${encodeURIComponent(v)}`);
+      const res = await a.request("GET", `/api/v1/messages?${qs.join("&")}`);
+      expect(res.status, `${JSON.stringify(query)}: ${res.status === 200 ? "" : await res.text()}`).toBe(200);
+      return ((await res.json()) as { data: { messageId: string; direction: string }[] }).data.map((m) => m.messageId);
+    };
+    expect(await ids({})).toEqual([out2!.messageId, in2, in1, out1!.messageId]);
+    expect(await ids({ direction: "inbound" })).toEqual([in2, in1]);
+    expect(await ids({ direction: "outbound" })).toEqual([out2!.messageId, out1!.messageId]);
+    expect(await ids({ phone: "+14155550211" })).toEqual([in1, out1!.messageId]);
+    expect(await ids({ phone: "+1 415 555 0212", direction: "inbound" })).toEqual([in2]);
+    expect(await ids({ status: "received" })).toEqual([in2, in1]);
+    const { data: outbound } = await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: out1!.messageId } } });
+    expect(outbound!.direction).toBe("outbound");
+    expect((await a.request("GET", "/api/v1/messages?phone=nope")).status).toBe(400);
+    expect((await a.request("GET", "/api/v1/messages?direction=sideways")).status).toBe(400);
+  });
+
+  it("an inbound message to a number nobody owns is acknowledged, logged without its body, counted, not stored", async () => {
+    const before = await unroutedCount();
+    const lineCount = lines.length;
+    const result = await receiveInboundMessage(server().db, createLogger("info", sink), {
+      from: "+14155550220",
+      to: "+14155550221",
+      body: "secret words 5519",
+      receivedAt: new Date(),
+    });
+    expect(result).toBeUndefined();
+    expect(await unroutedCount()).toBe(before + 1);
+    const logged = lines.slice(lineCount).join("");
+    expect(logged).toContain("+14155550221");
+    expect(logged).not.toContain("secret words 5519");
+    const stored = await server().db("messages").where({ direction: "inbound", recipient: "+14155550221" });
+    expect(stored).toEqual([]);
+  });
+
+  it("does not exist unless the server runs the simulator (404)", async () => {
+    const a = await withSmpp().account();
+    await ownNumber(a, "+14155550230");
+    const res = await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550231", to: "+14155550230", body: "hi" });
+    expect(res.status).toBe(404);
+    expect((await problemOf(res)).code).toBe("not_found");
+  });
+});
