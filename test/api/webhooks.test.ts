@@ -22,6 +22,8 @@ describe("webhooks", () => {
         url: "http://127.0.0.1:9/dlr",
         events: ["dlr.sent", "dlr.delivered", "dlr.failed", "dlr.undelivered"],
         createdAt: created!.createdAt,
+        disabledAt: null,
+        disabledReason: null,
       },
     ]);
     const path = { params: { path: { webhookId: created!.webhookId } } };
