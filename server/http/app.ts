@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type RequestHandler } from "express";
+import express, { type Express, type Request, type RequestHandler, type Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import helmet from "helmet";
 import { randomUUID, timingSafeEqual } from "node:crypto";
@@ -138,21 +138,26 @@ export function createApp(services: Services): Express {
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);
   app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(document) as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses
-        ? {
-            onError: (error) => {
-              throw error;
-            },
-          }
-        : false,
-      validateSecurity: false,
-      // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
-      formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
-      ignorePaths: /^\/(healthz|readyz)$/,
-    }),
+    deferredValidator(() =>
+      OpenApiValidator.middleware({
+        apiSpec: structuredClone(document) as never,
+        validateRequests: { allowUnknownQueryParameters: false },
+        validateResponses: config.validateResponses
+          ? {
+              onError: (error) => {
+                throw error;
+              },
+            }
+          : false,
+        validateSecurity: false,
+        // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
+        formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+        ignorePaths: /^\/(healthz|readyz)$/,
+        // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
+        // test run; a production start skips checking it again.
+        validateApiSpec: config.nodeEnv !== "production",
+      }),
+    ),
   );
 
   const apiServices: ApiServices = {
@@ -194,6 +199,19 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? "")?.[1] ?? "");
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * express-openapi-validator compiles the OpenAPI meta-schema and preprocesses the document as soon as it is
+ * created: about half a second of CPU, more than everything else a start does. It is created on the event
+ * loop's next turn instead, once the server listens; a request that comes sooner waits for it, so every request
+ * is validated all the same (docs/OPERATIONS.md has the figures).
+ */
+function deferredValidator(create: () => RequestHandler[]): RequestHandler {
+  let validator: Router | undefined;
+  const ensure = () => (validator ??= express.Router().use(create()));
+  setImmediate(ensure);
+  return (req, res, next) => ensure()(req, res, next);
 }
 
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */
