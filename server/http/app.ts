@@ -1,5 +1,5 @@
 import express, { type Express, type Request, type RequestHandler, type Router } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
+import type { middleware as openApiValidator } from "express-openapi-validator";
 import helmet from "helmet";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -138,26 +138,24 @@ export function createApp(services: Services): Express {
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);
   app.use(
-    deferredValidator(() =>
-      OpenApiValidator.middleware({
-        apiSpec: structuredClone(document) as never,
-        validateRequests: { allowUnknownQueryParameters: false },
-        validateResponses: config.validateResponses
-          ? {
-              onError: (error) => {
-                throw error;
-              },
-            }
-          : false,
-        validateSecurity: false,
-        // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
-        formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
-        ignorePaths: /^\/(healthz|readyz)$/,
-        // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
-        // test run; a production start skips checking it again.
-        validateApiSpec: config.nodeEnv !== "production",
-      }),
-    ),
+    deferredValidator(app, {
+      apiSpec: structuredClone(document) as never,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses
+        ? {
+            onError: (error) => {
+              throw error;
+            },
+          }
+        : false,
+      validateSecurity: false,
+      // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
+      formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+      ignorePaths: /^\/(healthz|readyz)$/,
+      // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
+      // test run; a production start skips checking it again.
+      validateApiSpec: config.nodeEnv !== "production",
+    }),
   );
 
   const apiServices: ApiServices = {
@@ -191,6 +189,7 @@ export function createHttpServer(app: Express, config: Config): import("node:htt
     app,
   );
   server.keepAliveTimeout = 65_000;
+  server.once("listening", () => setImmediate(() => validatorWarmUps.get(app)?.()));
   return server;
 }
 
@@ -201,17 +200,21 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** Per app, what creates its request validator now (createHttpServer calls it once the server listens). */
+const validatorWarmUps = new WeakMap<Express, () => void>();
+
 /**
  * express-openapi-validator compiles the OpenAPI meta-schema and preprocesses the document as soon as it is
- * created: about half a second of CPU, more than everything else a start does. It is created on the event
- * loop's next turn instead, once the server listens; a request that comes sooner waits for it, so every request
- * is validated all the same (docs/OPERATIONS.md has the figures).
+ * created: about half a second of CPU, more than everything else a start does. So it is loaded and created
+ * once the server listens (or by the first request, whichever comes first); a request that comes before it is
+ * ready waits for it, so every request is validated all the same (docs/OPERATIONS.md has the figures).
  */
-function deferredValidator(create: () => RequestHandler[]): RequestHandler {
-  let validator: Router | undefined;
-  const ensure = () => (validator ??= express.Router().use(create()));
-  setImmediate(ensure);
-  return (req, res, next) => ensure()(req, res, next);
+function deferredValidator(app: Express, options: Parameters<typeof openApiValidator>[0]): RequestHandler {
+  let validator: Promise<Router> | undefined;
+  const ensure = () =>
+    (validator ??= import("express-openapi-validator").then(({ default: library }) => express.Router().use(library.middleware(options))));
+  validatorWarmUps.set(app, () => void ensure());
+  return (req, res, next) => void ensure().then((router) => router(req, res, next), next);
 }
 
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */
