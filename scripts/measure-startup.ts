@@ -35,7 +35,9 @@ const runs = Number(values.runs);
 const roles = values.roles.split(",");
 
 const log = createLogger("warn");
-const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: join(root, ".scratch/measure-db"), log, announce: false });
+const embedded = process.env.DATABASE_URL
+  ? undefined
+  : await startEmbeddedPostgres({ dataDir: join(root, ".scratch/measure-db"), log, announce: false });
 const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
 const db = createDb(databaseUrl, 2);
 await migrateLatest(db);
@@ -71,7 +73,16 @@ async function timedGet(url: string): Promise<number> {
 
 async function startOnce(main: string, role: string): Promise<Sample> {
   const port = await freePort();
-  const env = { ...process.env, NODE_OPTIONS: "", NODE_ENV: "production", LOG_LEVEL: "info", DATABASE_URL: databaseUrl, ROLE: role, PORT: String(port), HOST: "127.0.0.1" };
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: "",
+    NODE_ENV: "production",
+    LOG_LEVEL: "info",
+    DATABASE_URL: databaseUrl,
+    ROLE: role,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+  };
   const t0 = performance.now();
   const child = spawn(process.execPath, [main], { env, stdio: ["ignore", "pipe", "inherit"] });
   // A worker logs "started" with startupMs; an older build's worker only "job runner started", without it.

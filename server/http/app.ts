@@ -211,8 +211,11 @@ const validatorWarmUps = new WeakMap<Express, () => void>();
  */
 function deferredValidator(app: Express, options: Parameters<typeof openApiValidator>[0]): RequestHandler {
   let validator: Promise<Router> | undefined;
+  // A CommonJS module: its exports come as `default` from Node and from the bundle, by name from tsx.
   const ensure = () =>
-    (validator ??= import("express-openapi-validator").then(({ default: library }) => express.Router().use(library.middleware(options))));
+    (validator ??= import("express-openapi-validator").then((module) =>
+      express.Router().use((module.default ?? module).middleware(options)),
+    ));
   validatorWarmUps.set(app, () => void ensure());
   return (req, res, next) => void ensure().then((router) => router(req, res, next), next);
 }
