@@ -54,6 +54,37 @@ const sourceDirname: Plugin = {
   },
 };
 
+/**
+ * express-openapi-validator 5.6 builds its OpenAPI-schema validator (compiling the OpenAPI 3.1 meta-schema with
+ * ajv: about 0.4 s of CPU, the largest single cost of a start) even when told not to check the document
+ * (`validateApiSpec: false`, as a production start runs), and then never uses it. In the bundle it is built
+ * only when it is used. The build fails if the code it changes is not there (e.g. after an upgrade).
+ */
+const skipUnusedSpecValidator: Plugin = {
+  name: "skip-unused-spec-validator",
+  setup(builder) {
+    builder.onLoad({ filter: /express-openapi-validator[\\/]dist[\\/]framework[\\/]index\.js$/ }, (args) => {
+      const contents = readFileSync(args.path, "utf8");
+      const construction = "const validator = new openapi_schema_validator_1.OpenAPISchemaValidator(";
+      const usesOnlyWhenChecking = "if (validateApiSpec) {\n            const apiDocValidation = validator.validate(apiDoc);";
+      if (
+        contents.split(construction).length !== 2 ||
+        contents.split("validator.").length !== 2 ||
+        !contents.includes(usesOnlyWhenChecking)
+      ) {
+        throw new Error(`${args.path} changed: review the skip-unused-spec-validator plugin in scripts/build.ts`);
+      }
+      return {
+        contents: contents.replace(
+          construction,
+          `const validator = validateApiSpec && new openapi_schema_validator_1.OpenAPISchemaValidator(`,
+        ),
+        loader: "js",
+      };
+    });
+  },
+};
+
 rmSync(out, { recursive: true, force: true });
 // Types are checked by `npm run typecheck`; this is a second line of defence so a build never ships code
 // that does not type-check.
@@ -74,7 +105,7 @@ await build({
   target: "node20",
   sourcemap: true,
   external,
-  plugins: [sourceDirname],
+  plugins: [sourceDirname, skipUnusedSpecValidator],
   // The bundled CommonJS packages call require() and read __dirname/__filename, which ES modules lack.
   banner: {
     js: [

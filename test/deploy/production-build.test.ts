@@ -73,6 +73,14 @@ describe("the production build on production dependencies alone", { timeout: 120
         ).toBe(0);
         for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"])
           expect((await fetch(base + page)).status, page).toBe(200);
+        // The bundled validator (created after listening, without the unused spec check) refuses bad input.
+        const invalid = await fetch(`${base}/api/v1/scheduler/schedule`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ to: "+14155550123", from: "ACME" }),
+        });
+        expect(invalid.status).toBe(400);
+        expect(((await invalid.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/body/body");
         const scheduled = await fetch(`${base}/api/v1/scheduler/schedule`, {
           method: "POST",
           headers,
