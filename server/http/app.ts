@@ -71,6 +71,24 @@ export function createApp(services: Services): Express {
   const metrics = createHttpMetrics();
   registerDatabaseMetrics(metrics.registry, db);
   const app = express();
+  const validator = deferredValidator(app, {
+    apiSpec: structuredClone(document) as never,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses
+      ? {
+          onError: (error) => {
+            throw error;
+          },
+        }
+      : false,
+    validateSecurity: false,
+    // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
+    formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+    ignorePaths: /^\/(healthz|readyz)$/,
+    // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
+    // test run; a production start skips checking it again.
+    validateApiSpec: config.nodeEnv !== "production",
+  });
   app.disable("x-powered-by");
   app.set("trust proxy", false);
   app.set("etag", false);
@@ -94,6 +112,12 @@ export function createApp(services: Services): Express {
   // Unauthenticated infrastructure endpoints.
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
+    // Ready means validating requests without making them wait: the validator is created after listening.
+    try {
+      await validator.ready();
+    } catch {
+      return sendProblem(res, new ApiError("service_unavailable", "The request validator could not be created."));
+    }
     let schema: SchemaState;
     try {
       schema = await schemaState(db);
@@ -137,26 +161,7 @@ export function createApp(services: Services): Express {
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);
-  app.use(
-    deferredValidator(app, {
-      apiSpec: structuredClone(document) as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses
-        ? {
-            onError: (error) => {
-              throw error;
-            },
-          }
-        : false,
-      validateSecurity: false,
-      // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
-      formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
-      ignorePaths: /^\/(healthz|readyz)$/,
-      // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
-      // test run; a production start skips checking it again.
-      validateApiSpec: config.nodeEnv !== "production",
-    }),
-  );
+  app.use(validator.middleware);
 
   const apiServices: ApiServices = {
     ...services,
@@ -209,17 +214,19 @@ const validatorWarmUps = new WeakMap<Express, () => void>();
  * once the server listens (or by the first request, whichever comes first); a request that comes before it is
  * ready waits for it, so every request is validated all the same (docs/OPERATIONS.md has the figures).
  */
-function deferredValidator(app: Express, options: Parameters<typeof openApiValidator>[0]): RequestHandler {
+function deferredValidator(
+  app: Express,
+  options: Parameters<typeof openApiValidator>[0],
+): { middleware: RequestHandler; ready: () => Promise<Router> } {
   let validator: Promise<Router> | undefined;
   // A CommonJS module: its exports come as `default` from Node and from the bundle, by name from tsx.
-  const ensure = () =>
+  const ready = () =>
     (validator ??= import("express-openapi-validator").then((module) =>
       express.Router().use((module.default ?? module).middleware(options)),
     ));
-  validatorWarmUps.set(app, () => void ensure());
-  return (req, res, next) => void ensure().then((router) => router(req, res, next), next);
+  validatorWarmUps.set(app, () => void ready().catch(() => undefined));
+  return { ready, middleware: (req, res, next) => void ready().then((router) => router(req, res, next), next) };
 }
-
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */
 const MAX_BODY_DEPTH = 64;
 

@@ -66,4 +66,15 @@ describe("the request validator, created once the server listens", () => {
     });
     expectValidated(await requestsAtOnce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, key));
   });
+
+  it("/readyz answers once the validator is ready, creating it if nothing did yet", async () => {
+    const { key } = await createKeyForAccount(database().db, "warm-up-readyz");
+    const { app } = appFor({ validateResponses: true });
+    server = await new Promise<Server>((resolve) => {
+      const plain = createServer(app).listen(0, "127.0.0.1", () => resolve(plain));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
+    expectValidated(await requestsAtOnce(baseUrl, key));
+  });
 });
