@@ -3,6 +3,7 @@ import type { middleware as openApiValidator } from "express-openapi-validator";
 import helmet from "helmet";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
@@ -221,12 +222,43 @@ function deferredValidator(
   let validator: Promise<Router> | undefined;
   // A CommonJS module: its exports come as `default` from Node and from the bundle, by name from tsx.
   const ready = () =>
-    (validator ??= import("express-openapi-validator").then((module) =>
-      express.Router().use((module.default ?? module).middleware(options)),
-    ));
+    (validator ??= import("express-openapi-validator").then((module) => {
+      if (options.validateApiSpec === false) buildSpecValidatorOnlyWhenUsed();
+      return express.Router().use((module.default ?? module).middleware(options));
+    }));
   validatorWarmUps.set(app, () => void ready().catch(() => undefined));
   return { ready, middleware: (req, res, next) => void ready().then((router) => router(req, res, next), next) };
 }
+interface SpecValidatorOptions {
+  validateApiSpec: boolean;
+}
+type SpecValidatorClass = new (opts: SpecValidatorOptions) => object;
+
+/**
+ * express-openapi-validator 5.6 builds its OpenAPI-schema validator (compiling the OpenAPI 3.1 meta-schema with
+ * ajv: about 0.4 s of CPU) even with `validateApiSpec: false`, and then never uses it. Replaced by one that
+ * builds it only when it is asked to check the document. If the library moves it, this fails loudly.
+ */
+function buildSpecValidatorOnlyWhenUsed(): void {
+  const internal = createRequire(import.meta.url)("express-openapi-validator/dist/framework/openapi.schema.validator.js") as {
+    OpenAPISchemaValidator: SpecValidatorClass & { builtOnlyWhenUsed?: true };
+  };
+  const original = internal.OpenAPISchemaValidator;
+  if (typeof original !== "function") throw new Error("express-openapi-validator changed: review buildSpecValidatorOnlyWhenUsed");
+  if (original.builtOnlyWhenUsed) return;
+  function OpenAPISchemaValidator(opts: SpecValidatorOptions): object {
+    if (opts.validateApiSpec) return new original(opts);
+    return {
+      validate: () => {
+        throw new Error("the OpenAPI document is not checked (validateApiSpec: false)");
+      },
+    };
+  }
+  internal.OpenAPISchemaValidator = Object.assign(OpenAPISchemaValidator as unknown as SpecValidatorClass, {
+    builtOnlyWhenUsed: true as const,
+  });
+}
+
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */
 const MAX_BODY_DEPTH = 64;
 
