@@ -1,13 +1,14 @@
 // `npm start`: API, scheduler and dispatcher in one process (ROLE=api|worker|all splits them).
+//
+// The API (./http/app.js) and the worker (./worker.js) are imported only by the roles that run them: a
+// process loads and compiles no more than it needs, which is much of its start-up time (docs/OPERATIONS.md).
 import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
 import { createFirstStartKey } from "./services/keys.js";
-import { createApp, createHttpServer } from "./http/app.js";
 import { createLogger } from "./logger.js";
-import { SmppProvider } from "./providers/smpp/provider.js";
-import { startWorker, type Worker } from "./worker.js";
+import type { Worker } from "./worker.js";
 
 // SIGTERM must end the process within 10 s: in-flight requests and jobs get 7 s, then jobs are released.
 const SHUTDOWN_DEADLINE_MS = 9_500;
@@ -36,20 +37,27 @@ if (firstKey) {
 }
 
 let worker: Worker | undefined;
+let providerReady: (() => boolean) | undefined;
 if (config.role === "worker" || config.role === "all") {
+  const [{ startWorker }, { SmppProvider }] = await Promise.all([import("./worker.js"), import("./providers/smpp/provider.js")]);
   worker = await startWorker({ db, databaseUrl: database.url, log, config });
+  const smpp = worker.provider instanceof SmppProvider ? worker.provider.connection : undefined;
+  if (smpp) providerReady = () => smpp.state === "bound";
 }
-const smpp = worker?.provider instanceof SmppProvider ? worker.provider.connection : undefined;
 
+// startupMs: from the process's start (performance's time origin) to serving, database included.
 let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
-  const app = createApp({ db, log, config, now: () => new Date(), providerReady: smpp && (() => smpp.state === "bound") });
+  const { createApp, createHttpServer } = await import("./http/app.js");
+  const app = createApp({ db, log, config, now: () => new Date(), providerReady });
   server = createHttpServer(app, config).listen(config.port, config.host, () => {
     log.info(
       { port: config.port, role: config.role, startupMs: Math.round(performance.now()) },
       `listening on http://localhost:${config.port} (docs at /docs)`,
     );
   });
+} else {
+  log.info({ role: config.role, startupMs: Math.round(performance.now()) }, "started");
 }
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,8 +1,9 @@
-import express, { type Express, type Request, type RequestHandler } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
+import express, { type Express, type Request, type RequestHandler, type Router } from "express";
+import type { middleware as openApiValidator } from "express-openapi-validator";
 import helmet from "helmet";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
@@ -79,6 +80,24 @@ export function createApp(services: Services): Express {
   const metrics = createHttpMetrics();
   registerDatabaseMetrics(metrics.registry, db);
   const app = express();
+  const validator = deferredValidator(app, {
+    apiSpec: structuredClone(document) as never,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses
+      ? {
+          onError: (error) => {
+            throw error;
+          },
+        }
+      : false,
+    validateSecurity: false,
+    // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
+    formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+    ignorePaths: /^\/(healthz|readyz)$/,
+    // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
+    // test run; a production start skips checking it again.
+    validateApiSpec: config.nodeEnv !== "production",
+  });
   app.disable("x-powered-by");
   app.set("trust proxy", false);
   app.set("etag", false);
@@ -102,6 +121,12 @@ export function createApp(services: Services): Express {
   // Unauthenticated infrastructure endpoints.
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
+    // Ready means validating requests without making them wait: the validator is created after listening.
+    try {
+      await validator.ready();
+    } catch {
+      return sendProblem(res, new ApiError("service_unavailable", "The request validator could not be created."));
+    }
     let schema: SchemaState;
     try {
       schema = await schemaState(db);
@@ -145,23 +170,7 @@ export function createApp(services: Services): Express {
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(document) as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: config.validateResponses
-        ? {
-            onError: (error) => {
-              throw error;
-            },
-          }
-        : false,
-      validateSecurity: false,
-      // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
-      formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
-      ignorePaths: /^\/(healthz|readyz)$/,
-    }),
-  );
+  app.use(validator.middleware);
 
   const apiServices: ApiServices = {
     ...services,
@@ -194,6 +203,7 @@ export function createHttpServer(app: Express, config: Config): import("node:htt
     app,
   );
   server.keepAliveTimeout = 65_000;
+  server.once("listening", () => setImmediate(() => validatorWarmUps.get(app)?.()));
   return server;
 }
 
@@ -202,6 +212,59 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? "")?.[1] ?? "");
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Per app, what creates its request validator now (createHttpServer calls it once the server listens). */
+const validatorWarmUps = new WeakMap<Express, () => void>();
+
+/**
+ * express-openapi-validator compiles the OpenAPI meta-schema and preprocesses the document as soon as it is
+ * created: about half a second of CPU, more than everything else a start does. So it is loaded and created
+ * once the server listens (or by the first request, whichever comes first); a request that comes before it is
+ * ready waits for it, so every request is validated all the same (docs/OPERATIONS.md has the figures).
+ */
+function deferredValidator(
+  app: Express,
+  options: Parameters<typeof openApiValidator>[0],
+): { middleware: RequestHandler; ready: () => Promise<Router> } {
+  let validator: Promise<Router> | undefined;
+  // A CommonJS module: its exports come as `default` from Node and from the bundle, by name from tsx.
+  const ready = () =>
+    (validator ??= import("express-openapi-validator").then((module) => {
+      if (options.validateApiSpec === false) buildSpecValidatorOnlyWhenUsed();
+      return express.Router().use((module.default ?? module).middleware(options));
+    }));
+  validatorWarmUps.set(app, () => void ready().catch(() => undefined));
+  return { ready, middleware: (req, res, next) => void ready().then((router) => router(req, res, next), next) };
+}
+interface SpecValidatorOptions {
+  validateApiSpec: boolean;
+}
+type SpecValidatorClass = new (opts: SpecValidatorOptions) => object;
+
+/**
+ * express-openapi-validator 5.6 builds its OpenAPI-schema validator (compiling the OpenAPI 3.1 meta-schema with
+ * ajv: about 0.4 s of CPU) even with `validateApiSpec: false`, and then never uses it. Replaced by one that
+ * builds it only when it is asked to check the document. If the library moves it, this fails loudly.
+ */
+function buildSpecValidatorOnlyWhenUsed(): void {
+  const internal = createRequire(import.meta.url)("express-openapi-validator/dist/framework/openapi.schema.validator.js") as {
+    OpenAPISchemaValidator: SpecValidatorClass & { builtOnlyWhenUsed?: true };
+  };
+  const original = internal.OpenAPISchemaValidator;
+  if (typeof original !== "function") throw new Error("express-openapi-validator changed: review buildSpecValidatorOnlyWhenUsed");
+  if (original.builtOnlyWhenUsed) return;
+  function OpenAPISchemaValidator(opts: SpecValidatorOptions): object {
+    if (opts.validateApiSpec) return new original(opts);
+    return {
+      validate: () => {
+        throw new Error("the OpenAPI document is not checked (validateApiSpec: false)");
+      },
+    };
+  }
+  internal.OpenAPISchemaValidator = Object.assign(OpenAPISchemaValidator as unknown as SpecValidatorClass, {
+    builtOnlyWhenUsed: true as const,
+  });
 }
 
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */

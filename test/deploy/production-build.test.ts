@@ -73,6 +73,14 @@ describe("the production build on production dependencies alone", { timeout: 120
         ).toBe(0);
         for (const page of ["/docs", "/openapi.json", "/openapi.yaml", "/dashboard/"])
           expect((await fetch(base + page)).status, page).toBe(200);
+        // The validator, created once the server listens, refuses bad input from the first request on.
+        const invalid = await fetch(`${base}/api/v1/scheduler/schedule`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ to: "+14155550123", from: "ACME" }),
+        });
+        expect(invalid.status).toBe(400);
+        expect(((await invalid.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toContain("/body/body");
         const scheduled = await fetch(`${base}/api/v1/scheduler/schedule`, {
           method: "POST",
           headers,
@@ -99,6 +107,8 @@ describe("the production build on production dependencies alone", { timeout: 120
     for (const proc of all) {
       expect(await proc.exited, proc.output()).toBe(0);
       expect(proc.output()).toMatch(/"msg":"stopped"/);
+      // Nothing on stderr such as Node's deprecation warnings (url.parse() is one outside node_modules).
+      expect(proc.output()).not.toMatch(/Warning/);
     }
     // With nothing listening, the HEALTHCHECK fails.
     expect(
