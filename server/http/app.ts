@@ -1,9 +1,7 @@
-import express, { type Express, type Request, type RequestHandler, type Router } from "express";
-import type { middleware as openApiValidator } from "express-openapi-validator";
+import express, { type Express, type Request, type RequestHandler } from "express";
 import helmet from "helmet";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { pinoHttp } from "pino-http";
@@ -18,6 +16,7 @@ import { documentOperations, expressPath, generatedDir, loadDocument } from "./d
 import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
 import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
+import { deferredValidator, warmUpValidator } from "./validator.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
@@ -203,7 +202,7 @@ export function createHttpServer(app: Express, config: Config): import("node:htt
     app,
   );
   server.keepAliveTimeout = 65_000;
-  server.once("listening", () => setImmediate(() => validatorWarmUps.get(app)?.()));
+  server.once("listening", () => setImmediate(() => warmUpValidator(app)));
   return server;
 }
 
@@ -212,59 +211,6 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? "")?.[1] ?? "");
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-/** Per app, what creates its request validator now (createHttpServer calls it once the server listens). */
-const validatorWarmUps = new WeakMap<Express, () => void>();
-
-/**
- * express-openapi-validator compiles the OpenAPI meta-schema and preprocesses the document as soon as it is
- * created: about half a second of CPU, more than everything else a start does. So it is loaded and created
- * once the server listens (or by the first request, whichever comes first); a request that comes before it is
- * ready waits for it, so every request is validated all the same (docs/OPERATIONS.md has the figures).
- */
-function deferredValidator(
-  app: Express,
-  options: Parameters<typeof openApiValidator>[0],
-): { middleware: RequestHandler; ready: () => Promise<Router> } {
-  let validator: Promise<Router> | undefined;
-  // A CommonJS module: its exports come as `default` from Node and from the bundle, by name from tsx.
-  const ready = () =>
-    (validator ??= import("express-openapi-validator").then((module) => {
-      if (options.validateApiSpec === false) buildSpecValidatorOnlyWhenUsed();
-      return express.Router().use((module.default ?? module).middleware(options));
-    }));
-  validatorWarmUps.set(app, () => void ready().catch(() => undefined));
-  return { ready, middleware: (req, res, next) => void ready().then((router) => router(req, res, next), next) };
-}
-interface SpecValidatorOptions {
-  validateApiSpec: boolean;
-}
-type SpecValidatorClass = new (opts: SpecValidatorOptions) => object;
-
-/**
- * express-openapi-validator 5.6 builds its OpenAPI-schema validator (compiling the OpenAPI 3.1 meta-schema with
- * ajv: about 0.4 s of CPU) even with `validateApiSpec: false`, and then never uses it. Replaced by one that
- * builds it only when it is asked to check the document. If the library moves it, this fails loudly.
- */
-function buildSpecValidatorOnlyWhenUsed(): void {
-  const internal = createRequire(import.meta.url)("express-openapi-validator/dist/framework/openapi.schema.validator.js") as {
-    OpenAPISchemaValidator: SpecValidatorClass & { builtOnlyWhenUsed?: true };
-  };
-  const original = internal.OpenAPISchemaValidator;
-  if (typeof original !== "function") throw new Error("express-openapi-validator changed: review buildSpecValidatorOnlyWhenUsed");
-  if (original.builtOnlyWhenUsed) return;
-  function OpenAPISchemaValidator(opts: SpecValidatorOptions): object {
-    if (opts.validateApiSpec) return new original(opts);
-    return {
-      validate: () => {
-        throw new Error("the OpenAPI document is not checked (validateApiSpec: false)");
-      },
-    };
-  }
-  internal.OpenAPISchemaValidator = Object.assign(OpenAPISchemaValidator as unknown as SpecValidatorClass, {
-    builtOnlyWhenUsed: true as const,
-  });
 }
 
 /** No request schema nests anywhere near this deep; deeper JSON is refused before anything recurses into it. */

@@ -1,0 +1,63 @@
+// The request validator (express-openapi-validator), created after the server listens instead of at start-up.
+import { createRequire } from "node:module";
+import express, { type Express, type RequestHandler, type Router } from "express";
+import type { middleware as openApiValidator } from "express-openapi-validator";
+
+/** Per app, what creates its request validator now (createHttpServer calls it once the server listens). */
+const validatorWarmUps = new WeakMap<Express, () => void>();
+
+/**
+ * express-openapi-validator compiles the OpenAPI meta-schema and preprocesses the document as soon as it is
+ * created: about half a second of CPU, more than everything else a start does. So it is loaded and created
+ * once the server listens (or by the first request, whichever comes first); a request that comes before it is
+ * ready waits for it, so every request is validated all the same (docs/OPERATIONS.md has the figures).
+ */
+export function deferredValidator(
+  app: Express,
+  options: Parameters<typeof openApiValidator>[0],
+): { middleware: RequestHandler; ready: () => Promise<Router> } {
+  let validator: Promise<Router> | undefined;
+  // A CommonJS module: its exports come as `default` from Node and from the bundle, by name from tsx.
+  const ready = () =>
+    (validator ??= import("express-openapi-validator").then((module) => {
+      if (options.validateApiSpec === false) buildSpecValidatorOnlyWhenUsed();
+      return express.Router().use((module.default ?? module).middleware(options));
+    }));
+  validatorWarmUps.set(app, () => void ready().catch(() => undefined));
+  return { ready, middleware: (req, res, next) => void ready().then((router) => router(req, res, next), next) };
+}
+
+/** Creates the app's request validator now (createHttpServer calls it once the server listens). */
+export function warmUpValidator(app: Express): void {
+  validatorWarmUps.get(app)?.();
+}
+
+interface SpecValidatorOptions {
+  validateApiSpec: boolean;
+}
+type SpecValidatorClass = new (opts: SpecValidatorOptions) => object;
+
+/**
+ * express-openapi-validator 5.6 builds its OpenAPI-schema validator (compiling the OpenAPI 3.1 meta-schema with
+ * ajv: about 0.4 s of CPU) even with `validateApiSpec: false`, and then never uses it. Replaced by one that
+ * builds it only when it is asked to check the document. If the library moves it, this fails loudly.
+ */
+function buildSpecValidatorOnlyWhenUsed(): void {
+  const internal = createRequire(import.meta.url)("express-openapi-validator/dist/framework/openapi.schema.validator.js") as {
+    OpenAPISchemaValidator: SpecValidatorClass & { builtOnlyWhenUsed?: true };
+  };
+  const original = internal.OpenAPISchemaValidator;
+  if (typeof original !== "function") throw new Error("express-openapi-validator changed: review buildSpecValidatorOnlyWhenUsed");
+  if (original.builtOnlyWhenUsed) return;
+  function OpenAPISchemaValidator(opts: SpecValidatorOptions): object {
+    if (opts.validateApiSpec) return new original(opts);
+    return {
+      validate: () => {
+        throw new Error("the OpenAPI document is not checked (validateApiSpec: false)");
+      },
+    };
+  }
+  internal.OpenAPISchemaValidator = Object.assign(OpenAPISchemaValidator as unknown as SpecValidatorClass, {
+    builtOnlyWhenUsed: true as const,
+  });
+}
