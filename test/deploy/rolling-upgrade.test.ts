@@ -29,7 +29,9 @@ const running: Spawned[] = [];
 beforeAll(async () => {
   newest = (await migrationSource.getMigrations([])).at(-1)!;
   const git = (cmd: string) => execSync(`git ${cmd}`, { cwd: root, encoding: "utf8" }).trim();
-  const added = git(`log --diff-filter=A --format=%H -1 -- server/db/migrations/${newest}.ts`);
+  // -m --first-parent: a migration that came with a merge counts as added by the merge, so `added^` is main
+  // just before it (without them, git skips merges and finds nothing, or the branch commit).
+  const added = git(`log -m --first-parent --diff-filter=A --format=%H -1 -- server/db/migrations/${newest}.ts`);
   if (!added) throw new Error(`no commit adds ${newest} in this checkout's history: this test needs the git history (not a shallow clone)`);
   execSync(`git archive ${added}^ server generated package.json | tar -x -C ${oldTree}`, { cwd: root });
   symlinkSync(join(root, "node_modules"), join(oldTree, "node_modules"));
