@@ -50,7 +50,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
     handlers: {
-      send_message: sendMessageHandler(db, provider),
+      send_message: sendMessageHandler(db, provider, { resolveMs: config.sendOutcomeResolveMs }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),
       deliver_receipt: deliverReceiptHandler(db, client, { retryBaseMs: config.webhookRetryBaseMs }),
@@ -64,7 +64,11 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const maintenance = startMaintenance({
     databaseUrl: opts.databaseUrl,
     log,
-    chores: maintenanceChores(db, { leaseMs: config.jobLeaseMs, jobRetentionMs: config.jobRetentionMs }),
+    chores: maintenanceChores(db, {
+      leaseMs: config.jobLeaseMs,
+      jobRetentionMs: config.jobRetentionMs,
+      sendOutcomeResolveMs: config.sendOutcomeResolveMs,
+    }),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
   });
   return {

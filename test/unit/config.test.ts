@@ -20,6 +20,7 @@ describe("loadConfig", () => {
       workerConcurrency: 100,
       workerPrefetch: 0,
       jobLeaseMs: 15_000,
+      sendOutcomeResolveMs: 600_000,
       jobRetentionMs: 24 * 3600_000,
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,

@@ -6,6 +6,7 @@ import * as m004 from "./004_smpp_segments.js";
 import * as m005 from "./005_claim_jobs_function.js";
 import * as m006 from "./006_implicit_scheduled_history.js";
 import * as m007 from "./007_smpp_ids_reused.js";
+import * as m008 from "./008_wire_unknown_outcomes.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -17,6 +18,7 @@ const migrations: Record<string, Knex.Migration> = {
   "005_claim_jobs_function": m005,
   "006_implicit_scheduled_history": m006,
   "007_smpp_ids_reused": m007,
+  "008_wire_unknown_outcomes": m008,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

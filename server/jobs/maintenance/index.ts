@@ -3,6 +3,7 @@ import type { Db } from "../../db/knex.js";
 import type { Logger } from "../../logger.js";
 import type { Chore } from "./chore.js";
 import { completeFinishedCampaignsChore } from "./completeFinishedCampaigns.js";
+import { deleteExpiredUnmatchedReceiptsChore } from "./deleteExpiredUnmatchedReceipts.js";
 import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKeys.js";
 import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
 import { Leader } from "./leader.js";
@@ -17,7 +18,7 @@ export interface Maintenance {
   stop(): Promise<void>;
 }
 
-export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionMs: number }): Chore[] {
+export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionMs: number; sendOutcomeResolveMs: number }): Chore[] {
   const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
   return [
     rescueExpiredJobsChore(db, rescueEveryMs),
@@ -25,6 +26,7 @@ export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionM
     deleteFinalizedJobsChore(db, opts.jobRetentionMs),
     deleteExpiredIdempotencyKeysChore(db),
     completeFinishedCampaignsChore(db),
+    deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
   ];
 }
 
