@@ -36,7 +36,6 @@ export class SimulatorProvider implements Provider {
   }
 
   async submitBatch(messages: OutboundMessage[]): Promise<SubmitResult[]> {
-    if (this.submitDelayMs > 0) await new Promise((r) => setTimeout(r, this.submitDelayMs));
     const reportAt = new Date(Date.now() + this.deliveryDelayMs);
     // Like an SMSC's receipt, the report names the destination, the submit time and the text's start.
     const facts = (m: OutboundMessage) => ({ destination: m.to, submittedAt: new Date().toISOString(), text: m.body.slice(0, 20) });
@@ -54,7 +53,10 @@ export class SimulatorProvider implements Provider {
       submissions.push({ messageId: message.messageId, providerMessageId, recipient: message.to, outcome, report });
       return suffix === "0001" ? { accepted: false, ...REJECTED } : { accepted: true, providerMessageId };
     });
+    // The carrier has it once recorded; its answer takes the latency (a worker dying meanwhile leaves an unknown
+    // outcome that the report resolves, as with SMPP).
     await recordSimulatorSubmissions(this.db, submissions, reportAt);
+    if (this.submitDelayMs > 0) await new Promise((r) => setTimeout(r, this.submitDelayMs));
     return results;
   }
 }
