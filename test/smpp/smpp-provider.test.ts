@@ -15,7 +15,9 @@ import { fastWorkerConfig } from "../helpers/worker.js";
 let smsc: Smsc;
 let worker: Worker;
 let stopped = false;
-const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 3, smppMaxPerSecond: 200 });
+// An unknown outcome (the link dropped with submits in flight) waits this long for a receipt, then fails.
+const RESOLVE_MS = 1500;
+const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 3, smppMaxPerSecond: 200, sendOutcomeResolveMs: RESOLVE_MS });
 
 beforeAll(async () => {
   smsc = await startSmsc();
