@@ -52,6 +52,12 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
     // By the segment's message, not by provider id: another message may carry the same id (SMSCs reuse them).
     const { messageId, providerMessageId } = segments[0]!;
     const message = await findMessage(db, { id: messageId });
+    if (message?.status === "sending" && message.outcomeUnknownAt) {
+      // The submit's answer was recorded (its segments) but not the message's status: the worker died between
+      // the two. Its outcome was declared unknown; the receipt says it was sent, and what became of it.
+      await changeMessageStatus(db, message, { status: "sent", at: message.submittedAt ?? new Date(r.at), providerMessageId });
+      message.providerMessageId = providerMessageId;
+    }
     if (message?.providerMessageId !== providerMessageId) return retry(`message of ${providerMessageId} not recorded as sent yet`);
     const changed = await changeMessageStatus(db, message, { status, at: new Date(r.at), error });
     if (changed && message.sentAt) receiptLag.observe((new Date(r.at).getTime() - message.sentAt.getTime()) / 1000);
