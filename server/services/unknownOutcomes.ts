@@ -9,7 +9,6 @@ import { deleteUnmatchedReceipts, findUnambiguousMatches, insertUnmatchedReceipt
 import type { ReceiptFacts } from "../providers/types.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 
-
 /**
  * A receipt's id is looked up this many times (the submit's answer may not be recorded yet) before the
  * receipt is kept as unmatched.

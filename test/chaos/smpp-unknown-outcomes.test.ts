@@ -78,7 +78,10 @@ async function campaign(first: number): Promise<{ ids: string[]; to: Map<string,
 
 async function checkAgainstThePeer(ids: string[], to: Map<string, string>, incidents: number) {
   await waitUntilSettled(database().db, ids, 180_000);
-  const rows = await database().db("messages").whereIn("id", ids).select("id", "status", "error_code", "outcome_unknown_at", "provider_message_id");
+  const rows = await database()
+    .db("messages")
+    .whereIn("id", ids)
+    .select("id", "status", "error_code", "outcome_unknown_at", "provider_message_id");
   const { submits, receipts } = peerBooks();
   const mine = new Set(to.values());
   const submittedTo = new Map<string, number>();

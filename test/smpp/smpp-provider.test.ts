@@ -17,7 +17,13 @@ let worker: Worker;
 let stopped = false;
 // An unknown outcome (the link dropped with submits in flight) waits this long for a receipt, then fails.
 const RESOLVE_MS = 10_000;
-const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 3, smppMaxPerSecond: 200, sendOutcomeResolveMs: RESOLVE_MS });
+const server = useTestServer({
+  ...fastWorkerConfig,
+  provider: "smpp",
+  smppMaxInFlight: 3,
+  smppMaxPerSecond: 200,
+  sendOutcomeResolveMs: RESOLVE_MS,
+});
 
 beforeAll(async () => {
   smsc = await startSmsc();
@@ -223,7 +229,9 @@ describe("SMPP provider", () => {
     smsc.answer = () => 0;
     for (const s of smsc.sessions()) s.close();
     await waitUntil("outcomes declared unknown", async () =>
-      Number((await server().db("messages").whereIn("id", ids).whereNotNull("outcome_unknown_at").count({ n: "*" }))[0]!.n) === 3 ? true : undefined,
+      Number((await server().db("messages").whereIn("id", ids).whereNotNull("outcome_unknown_at").count({ n: "*" }))[0]!.n) === 3
+        ? true
+        : undefined,
     );
     const connection = (worker.provider as SmppProvider).connection;
     await waitUntil("bound again", async () => connection.state === "bound", 10_000);
@@ -232,7 +240,11 @@ describe("SMPP provider", () => {
       await smsc.receipt(`late-${i}`, "DELIVRD", { source: n.slice(1), submitDate: minute, text: `resolved later ${i}`.slice(0, 12) });
     }
     for (const [i, id] of ids.entries()) {
-      const m = await waitUntil(`message ${i} delivered`, async () => ((m) => m.status === "delivered" && m)(await message(a, id)), RESOLVE_MS);
+      const m = await waitUntil(
+        `message ${i} delivered`,
+        async () => ((m) => m.status === "delivered" && m)(await message(a, id)),
+        RESOLVE_MS,
+      );
       expect(m.providerMessageId).toBe(`late-${i}`);
       expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
     }

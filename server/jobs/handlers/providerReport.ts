@@ -41,7 +41,10 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
       });
       await changeMessageStatuses(db, changes);
       for (const r of unmatched) {
-        log.info({ providerMessageId: r.providerMessageId }, "report for an unknown provider message id kept to resolve an unknown outcome");
+        log.info(
+          { providerMessageId: r.providerMessageId },
+          "report for an unknown provider message id kept to resolve an unknown outcome",
+        );
         await keepUnmatchedReceipt(db, {
           link: "simulator",
           providerMessageId: r.providerMessageId,
