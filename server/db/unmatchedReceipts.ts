@@ -8,18 +8,22 @@ export interface UnmatchedReceipt extends ReceiptFacts {
   id: string;
 }
 
+/** Keeps a receipt; a copy of one already kept (same link, destination, id and status) is ignored. */
 export async function insertUnmatchedReceipt(db: Knex, r: ReceiptFacts): Promise<void> {
-  await db("unmatched_receipts").insert({
-    link: r.link,
-    provider_message_id: r.providerMessageId,
-    status: r.status,
-    error_code: r.error?.code ?? null,
-    error_message: r.error?.message ?? null,
-    destination: r.destination,
-    submitted_minute: r.submittedMinute,
-    text_prefix: r.textPrefix,
-    at: r.at,
-  });
+  await db("unmatched_receipts")
+    .insert({
+      link: r.link,
+      provider_message_id: r.providerMessageId,
+      status: r.status,
+      error_code: r.error?.code ?? null,
+      error_message: r.error?.message ?? null,
+      destination: r.destination,
+      submitted_minute: r.submittedMinute,
+      text_prefix: r.textPrefix,
+      at: r.at,
+    })
+    .onConflict(["link", "destination", "provider_message_id", "status"])
+    .ignore();
 }
 
 /**

@@ -43,7 +43,7 @@ describe("workers SIGKILLed under load", { timeout: 240_000 }, () => {
         SIMULATOR_SUBMIT_DELAY_MS: "20",
         WEBHOOK_RETRY_BASE_MS: "200",
         // An outcome nothing resolves (killed between the claim and the simulator's record) fails after this.
-        SEND_OUTCOME_RESOLVE_MS: "20000",
+        SEND_OUTCOME_RESOLVE_MS: "60000",
       });
       workers.push(w);
       return w;

@@ -27,7 +27,9 @@ export async function up(knex: Knex): Promise<void> {
       at timestamptz NOT NULL,
       received_at timestamptz NOT NULL DEFAULT now()
     );
-    CREATE INDEX unmatched_receipts_link_destination_idx ON unmatched_receipts (link, destination);
+    -- A receipt is kept once however often it arrives (an SMSC resends, a receipt job re-runs after a crash):
+    -- two copies would make their message look ambiguous.
+    CREATE UNIQUE INDEX unmatched_receipts_once_idx ON unmatched_receipts (link, destination, provider_message_id, status);
     CREATE INDEX unmatched_receipts_received_idx ON unmatched_receipts (received_at);
   `);
 }
