@@ -61,6 +61,8 @@ export interface Provider {
   submit(message: OutboundMessage): Promise<SubmitResult>;
   /** Many at once, one result (or the error `submit` would have thrown) per message, in order. */
   submitBatch?(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]>;
+  /** Waits until `n` messages could be written at once (a rate limit), so a claimed window is not kept waiting. */
+  beforeClaim?(n: number): Promise<void>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // costs at most what was on the wire").
 //
 // Per window of at most `provider.window.size` messages:
-// 1. Take the window's slots, then claim: scheduled → sending with the on-the-wire mark, ONE statement,
+// 1. Take the window's slots (and the provider's rate for them), then claim: scheduled → sending with the on-the-wire mark, ONE statement,
 //    committed just before the PDUs are written. Cancel is the same conditional UPDATE on the same row, so
 //    exactly one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
@@ -46,6 +46,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         const window = ids.slice(start, start + provider.window.size);
         const release = await provider.window.acquire(window.length);
         try {
+          await provider.beforeClaim?.(window.length);
           const claimed = await claimMessagesForSending(db, window, provider.link);
           const claimedIds = new Set(claimed.map((m) => m.id));
           unclaimed.push(...window.filter((id) => !claimedIds.has(id)));

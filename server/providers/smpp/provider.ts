@@ -57,6 +57,11 @@ export class SmppProvider implements Provider {
     await this.connection.stop();
   }
 
+  /** Waits until a window of `n` messages may be written at once (the rate), before it is claimed. */
+  async beforeClaim(n: number): Promise<void> {
+    await this.connection.reserveRate(n);
+  }
+
   async submit(message: OutboundMessage): Promise<SubmitResult> {
     this.reference = (this.reference + 1) & 0xff;
     const pdus = submitPdus(message, this.reference);
