@@ -4,27 +4,37 @@
 // whole window of messages before claiming them (one claim statement per window, not per message).
 export class SendWindow {
   private free: number;
-  private readonly waiting: { n: number; resolve: () => void }[] = [];
+  private readonly waiting: { n: number; resolve: (count: number) => void }[] = [];
 
   constructor(readonly size: number) {
     this.free = size;
   }
 
-  /** Waits (first come, first served) for `n` ≤ size slots; resolves with their release. */
-  async acquire(n: number): Promise<() => void> {
-    if (n > this.size) throw new Error(`window of ${this.size} cannot hold ${n} messages`);
-    if (this.waiting.length > 0 || this.free < n) await new Promise<void>((resolve) => this.waiting.push({ n, resolve }));
-    else this.free -= n;
+  /**
+   * Waits (first come, first served) until a slot is free, then takes as many as are free, up to `n`: a window
+   * half taken by another batch is filled rather than left idle. Resolves with how many and their release.
+   */
+  async acquire(n: number): Promise<{ count: number; release: () => void }> {
+    const wanted = Math.min(n, this.size);
+    let count: number;
+    if (this.waiting.length > 0 || this.free === 0)
+      count = await new Promise<number>((resolve) => this.waiting.push({ n: wanted, resolve }));
+    else {
+      count = Math.min(wanted, this.free);
+      this.free -= count;
+    }
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
-      this.free += n;
-      while (this.waiting.length > 0 && this.waiting[0]!.n <= this.free) {
+      this.free += count;
+      while (this.waiting.length > 0 && this.free > 0) {
         const next = this.waiting.shift()!;
-        this.free -= next.n;
-        next.resolve();
+        const taken = Math.min(next.n, this.free);
+        this.free -= taken;
+        next.resolve(taken);
       }
     };
+    return { count, release };
   }
 }

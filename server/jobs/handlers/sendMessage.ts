@@ -42,9 +42,10 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
       const unknown = new Set<string>();
       const unclaimed: string[] = [];
 
-      for (let start = 0; start < ids.length; start += provider.window.size) {
-        const window = ids.slice(start, start + provider.window.size);
-        const release = await provider.window.acquire(window.length);
+      for (let rest = ids; rest.length > 0;) {
+        const { count, release } = await provider.window.acquire(rest.length);
+        const window = rest.slice(0, count);
+        rest = rest.slice(count);
         try {
           await provider.beforeClaim?.(window.length);
           const claimed = await claimMessagesForSending(db, window, provider.link);
