@@ -1,7 +1,7 @@
 // The send window: how many messages one worker may have on the wire to its provider at once. A message is on
 // the wire from the statement that claims it (its on-the-wire mark) until its answer is recorded, so after a
-// crash or a dropped link at most `size` messages per worker are of unknown outcome. Handlers take slots for a
-// whole window of messages before claiming them (one claim statement per window, not per message).
+// crash or a dropped link at most `size` messages per worker are of unknown outcome. Handlers take the free
+// slots (up to a window) before claiming those messages: one claim statement per window, not per message.
 export class SendWindow {
   private free: number;
   private readonly waiting: { n: number; resolve: (count: number) => void }[] = [];
