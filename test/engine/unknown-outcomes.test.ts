@@ -84,22 +84,27 @@ describe("unknown send outcomes", () => {
     provider.hold = new Promise<void>((r) => (release = r));
     const callsBefore = provider.calls;
     const ids = await Promise.all(numbers.map((n) => schedule(a, n)));
-    const rows = await waitUntil("a full window handed to the provider", async () => {
-      const all = await server().db("messages").whereIn("id", ids).select("id", "status", "submitted_at");
-      return provider.calls > callsBefore && all.some((r) => r.status !== "scheduled") && all;
-    });
-    // Held: the window's slots are taken by what is on the wire (a batch takes slots for up to a whole window).
-    const onWire = rows.filter((r) => r.status !== "scheduled");
-    expect(onWire.length).toBeLessThanOrEqual(WINDOW);
-    for (const r of onWire) expect(r.status).toBe("sending");
-    for (const r of onWire) expect(r.submitted_at).not.toBeNull();
-    expect(rows.filter((r) => r.status === "scheduled").length).toBeGreaterThanOrEqual(numbers.length - WINDOW);
-    const waiting = rows.find((r) => r.status === "scheduled")!;
-    expect(waiting.submitted_at).toBeNull();
-    const cancel = await a.client.DELETE("/api/v1/scheduler/cancel/{messageId}", { params: { path: { messageId: waiting.id } } });
-    expect(cancel.response.status).toBe(200);
-    provider.hold = undefined;
-    release();
+    let waiting!: { id: string; submitted_at: Date | null };
+    try {
+      // Held: the window fills (batches take the free slots) and stays full; nothing more is claimed.
+      const rows = await waitUntil("a full window handed to the provider", async () => {
+        const all = await server().db("messages").whereIn("id", ids).select("id", "status", "submitted_at");
+        return provider.calls > callsBefore && all.filter((r) => r.status !== "scheduled").length === WINDOW && all;
+      });
+      for (const r of rows.filter((r) => r.status !== "scheduled")) {
+        expect(r.status).toBe("sending");
+        expect(r.submitted_at).not.toBeNull();
+      }
+      const waitingRows = rows.filter((r) => r.status === "scheduled");
+      expect(waitingRows).toHaveLength(numbers.length - WINDOW);
+      waiting = waitingRows[0]!;
+      expect(waiting.submitted_at).toBeNull();
+      const cancel = await a.client.DELETE("/api/v1/scheduler/cancel/{messageId}", { params: { path: { messageId: waiting.id } } });
+      expect(cancel.response.status).toBe(200);
+    } finally {
+      provider.hold = undefined;
+      release();
+    }
     for (const id of ids) await inStatus(a, id, id === waiting.id ? "cancelled" : "delivered");
     const submissions = await server().db("simulator_submissions").whereIn("message_id", ids).select("message_id");
     expect(submissions.map((s) => s.message_id).sort()).toEqual(ids.filter((id) => id !== waiting.id).sort());

@@ -33,6 +33,7 @@ my $bound_order = 0;
 
 $SIG{USR1} = sub { $silent{$_} = 1 for keys %session; print "SILENCED " . scalar(keys %session) . "\n" };
 $SIG{TERM} = sub { exit 0 };
+$SIG{PIPE} = 'IGNORE';    # a write to a session whose worker was killed fails; the read then drops it
 
 print "LISTENING " . $listen->sockport . "\n";
 
