@@ -119,6 +119,12 @@ export const SETTINGS = {
     15_000,
     "a claimed job's lease: a heartbeat renews it; a dead worker's jobs are claimable again once it runs out",
   ),
+  sendOutcomeResolveMs: int(
+    "SEND_OUTCOME_RESOLVE_MS",
+    600_000,
+    "a message whose submit was on the wire when its worker died or its link dropped waits this long (shown as `scheduled`) for a carrier receipt to say what became of it, then becomes `failed` / `send_outcome_unknown`; receipts mostly arrive within seconds to a few minutes (at least 1)",
+    { map: (n) => Math.max(1, n) },
+  ),
   jobRetentionMs: int(
     "JOB_RETENTION_HOURS",
     24,

@@ -55,7 +55,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
     handlers: {
-      send_message: sendMessageHandler(db, provider),
+      send_message: sendMessageHandler(db, provider, { resolveMs: config.sendOutcomeResolveMs }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),
       deliver_receipt: deliverReceiptHandler(db, client, {
@@ -85,6 +85,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
         deliveryLogRetentionDays: config.deliveryLogRetentionDays,
         messageBodyRetentionDays: config.messageBodyRetentionDays,
       },
+      sendOutcomeResolveMs: config.sendOutcomeResolveMs,
     }),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
   });

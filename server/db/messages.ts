@@ -180,12 +180,35 @@ export async function cancelScheduledMessage(
   return row;
 }
 
-const returning = [...Object.entries(columns).map(([alias, col]) => `${col} as ${alias}`), "account_id as accountId"];
-export type OwnedMessageRow = MessageRow & { accountId: string };
+const returning = [
+  ...Object.entries(columns).map(([alias, col]) => `${col} as ${alias}`),
+  "account_id as accountId",
+  "submitted_at as submittedAt",
+  "outcome_unknown_at as outcomeUnknownAt",
+];
+export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Date | null; outcomeUnknownAt: Date | null };
 
-/** sending → scheduled, when the provider certainly did not take the messages (retried later). */
+/** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
 export async function returnToScheduled(db: Knex, messageIds: string[]): Promise<number> {
-  return db("messages").whereIn("id", messageIds).where({ status: "sending" }).update({ status: "scheduled" });
+  return db("messages")
+    .whereIn("id", messageIds)
+    .where({ status: "sending" })
+    .update({ status: "scheduled", submitted_at: null, submitted_via: null });
+}
+
+/**
+ * Declares the outcome of messages left on the wire unknown (a dropped link, or found in `sending` after a
+ * crash); the first declaration's time stays. They stay `sending` until a receipt resolves them or the
+ * resolution time runs out. Returns each message's declaration time.
+ */
+export async function markOutcomesUnknown(db: Knex, messageIds: string[]): Promise<Map<string, Date>> {
+  if (messageIds.length === 0) return new Map();
+  const rows: { id: string; at: Date }[] = await db("messages")
+    .whereIn("id", messageIds)
+    .where({ status: "sending" })
+    .update({ outcome_unknown_at: db.raw("coalesce(outcome_unknown_at, now())") })
+    .returning(["id", "outcome_unknown_at as at"]);
+  return new Map(rows.map((r) => [r.id, r.at]));
 }
 
 export async function findMessage(db: Knex, where: { id: string } | { providerMessageId: string }): Promise<OwnedMessageRow | undefined> {
@@ -271,12 +294,17 @@ export async function updateStatusesWithReceipts(
 }
 
 /**
- * scheduled → sending for a batch, committed before the provider is called. Cancel is the same kind of
- * conditional UPDATE on the same row: exactly one of them wins, so a cancelled message is never handed to the
- * provider. Returns the messages this call claimed.
+ * scheduled → sending for one window of messages, committed just before their PDUs are written: the same
+ * statement sets the on-the-wire mark (submitted_at, and the link), so `sending` always means "maybe at the
+ * provider". Cancel is the same kind of conditional UPDATE on the same row: exactly one of them wins, so a
+ * cancelled message is never handed to the provider. Returns the messages this call claimed.
  */
-export async function claimMessagesForSending(db: Knex, messageIds: string[]): Promise<OwnedMessageRow[]> {
-  return db("messages").whereIn("id", messageIds).where({ status: "scheduled" }).update({ status: "sending" }).returning(returning);
+export async function claimMessagesForSending(db: Knex, messageIds: string[], link: string): Promise<OwnedMessageRow[]> {
+  return db("messages")
+    .whereIn("id", messageIds)
+    .where({ status: "scheduled" })
+    .update({ status: "sending", submitted_at: db.fn.now(), submitted_via: link })
+    .returning(returning);
 }
 
 export async function findMessages(db: Knex, where: { ids: string[] } | { providerMessageIds: string[] }): Promise<OwnedMessageRow[]> {

@@ -4,7 +4,10 @@
 // only), so it runs beside live traffic. Only what is listed here is deleted: consent records (the opt-out
 // list, once it exists) live in tables of their own and outlive the messages; see test/engine/retention.test.ts.
 import type { Knex } from "knex";
-import { FINAL_STATUSES } from "../domain/messageStatus.js";
+import { FINAL_STATUSES, type StoredStatus } from "../domain/messageStatus.js";
+
+/** What retention may delete: final outbound messages, and inbound ones (`received` is final from the start). */
+const RETIRABLE_STATUSES: readonly StoredStatus[] = [...FINAL_STATUSES, "received"];
 
 /** A position in an ascending (created_at, id) walk; created_at as text, to the microsecond. */
 export interface WalkPosition {
@@ -63,7 +66,7 @@ export async function retainAccountMessages(
       after.createdAt,
       after.id,
       o.limit,
-      ...(action === "delete" ? [FINAL_STATUSES] : []),
+      ...(action === "delete" ? [RETIRABLE_STATUSES] : []),
       action === "delete",
     ],
   );

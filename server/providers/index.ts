@@ -3,7 +3,7 @@ import { insertJobs } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
-import { SmppProvider } from "./smpp/provider.js";
+import { SmppProvider, smppLink } from "./smpp/provider.js";
 import { isDeliveryReceipt, parseReceipt } from "./smpp/receipts.js";
 import type { Provider } from "./types.js";
 
@@ -26,7 +26,16 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
           if (!isDeliveryReceipt(pdu)) return log.info("SMPP deliver_sm that is not a receipt (mobile-originated) ignored");
           const receipt = parseReceipt(pdu);
           if (!receipt) return log.warn("SMPP receipt without id or stat acknowledged and ignored");
-          const payload = { segmentId: receipt.messageId, stat: receipt.stat, err: receipt.err, at: new Date().toISOString() };
+          const payload = {
+            segmentId: receipt.messageId,
+            stat: receipt.stat,
+            err: receipt.err,
+            at: new Date().toISOString(),
+            link: smppLink(config.smppUrl!),
+            destination: receipt.destination,
+            submittedMinute: receipt.submittedMinute?.toISOString() ?? null,
+            text: receipt.text,
+          };
           await db.transaction((tx) => insertJobs(tx, [{ kind: "smpp_receipt", payload }]));
         },
       });

@@ -10,27 +10,35 @@ import type { Db } from "../db/knex.js";
 import { recordSimulatorSubmissions, type SimulatedSubmission } from "../db/simulatorSubmissions.js";
 import type { JobPayload } from "../db/jobs/index.js";
 import type { OutboundMessage, Provider, SubmitResult } from "./types.js";
+import { SendWindow } from "./window.js";
 
 const REJECTED = { code: "rejected", message: "The carrier rejected the message (simulated for numbers ending in 0001)." };
 const INACTIVE = { code: "number_inactive", message: "The number is inactive (simulated for numbers ending in 0002)." };
 
 export class SimulatorProvider implements Provider {
   readonly name = "simulator";
+  readonly link = "simulator";
+  readonly window: SendWindow;
 
   constructor(
     private readonly db: Db,
     private readonly deliveryDelayMs: number,
     /** Simulated carrier latency of the submit itself (a real submit_sm_resp takes tens of ms). */
     private readonly submitDelayMs = 0,
-  ) {}
+    /** Messages on the wire at once (SMPP's is SMPP_MAX_IN_FLIGHT); wide, as the simulator takes a window in one statement. */
+    windowSize = 100,
+  ) {
+    this.window = new SendWindow(windowSize);
+  }
 
   async submit(message: OutboundMessage): Promise<SubmitResult> {
     return (await this.submitBatch([message]))[0]!;
   }
 
   async submitBatch(messages: OutboundMessage[]): Promise<SubmitResult[]> {
-    if (this.submitDelayMs > 0) await new Promise((r) => setTimeout(r, this.submitDelayMs));
     const reportAt = new Date(Date.now() + this.deliveryDelayMs);
+    // Like an SMSC's receipt, the report names the destination, the submit time and the text's start.
+    const facts = (m: OutboundMessage) => ({ destination: m.to, submittedAt: new Date().toISOString(), text: m.body.slice(0, 20) });
     const submissions: SimulatedSubmission[] = [];
     const results = messages.map((message): SubmitResult => {
       const suffix = message.to.slice(-4);
@@ -39,13 +47,16 @@ export class SimulatorProvider implements Provider {
         suffix === "0001" || suffix === "0003"
           ? undefined
           : suffix === "0002"
-            ? { providerMessageId, status: "undelivered", error: INACTIVE }
-            : { providerMessageId, status: "delivered" };
+            ? { providerMessageId, status: "undelivered", error: INACTIVE, ...facts(message) }
+            : { providerMessageId, status: "delivered", ...facts(message) };
       const outcome = suffix === "0001" ? "rejected" : (report?.status ?? "no_report");
       submissions.push({ messageId: message.messageId, providerMessageId, recipient: message.to, outcome, report });
       return suffix === "0001" ? { accepted: false, ...REJECTED } : { accepted: true, providerMessageId };
     });
+    // The carrier has it once recorded; its answer takes the latency (a worker dying meanwhile leaves an unknown
+    // outcome that the report resolves, as with SMPP).
     await recordSimulatorSubmissions(this.db, submissions, reportAt);
+    if (this.submitDelayMs > 0) await new Promise((r) => setTimeout(r, this.submitDelayMs));
     return results;
   }
 }

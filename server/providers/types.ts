@@ -1,5 +1,6 @@
 // What a provider (the simulator, an SMPP carrier connection) offers the delivery engine.
 import type { Encoding } from "../domain/segments.js";
+import type { SendWindow } from "./window.js";
 
 export interface OutboundMessage {
   messageId: string;
@@ -36,11 +37,32 @@ export interface ProviderReport {
   error?: { code: string; message: string };
 }
 
+/** What a receipt says besides its id, used to match it when the id is unknown (the submit's answer was lost). */
+export interface ReceiptFacts {
+  link: string;
+  providerMessageId: string;
+  status: "delivered" | "undelivered" | "failed";
+  error: { code: string; message: string } | null;
+  at: Date;
+  /** E.164 with "+", the receipt's source address. */
+  destination: string;
+  /** The receipt's `submit date`, to the minute (UTC). */
+  submittedMinute: Date | null;
+  /** The receipt's `text:` field: the first characters of the message. */
+  textPrefix: string | null;
+}
+
 export interface Provider {
   readonly name: string;
+  /** The link messages go out on (receipts that match no id are matched to unknown outcomes of the same link). */
+  readonly link: string;
+  /** Messages on the wire at once per worker: the bound on unknown outcomes after a crash or a dropped link. */
+  readonly window: SendWindow;
   submit(message: OutboundMessage): Promise<SubmitResult>;
   /** Many at once, one result (or the error `submit` would have thrown) per message, in order. */
   submitBatch?(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]>;
+  /** Waits until `n` messages could be written at once (a rate limit), so a claimed window is not kept waiting. */
+  beforeClaim?(n: number): Promise<void>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

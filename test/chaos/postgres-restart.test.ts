@@ -41,6 +41,8 @@ describe("PostgreSQL restarted mid-run", { timeout: 180_000 }, () => {
       LOG_LEVEL: "warn",
       SIMULATOR_DELIVERY_DELAY_MS: "50",
       RATE_LIMIT_PER_SECOND: "0",
+      // A send whose outcome the outage made unknown and no report resolves fails after this (default 10 min).
+      SEND_OUTCOME_RESOLVE_MS: "10000",
     });
     const base = `http://127.0.0.1:${port}`;
     await waitUntil(

@@ -37,6 +37,8 @@ describe("connections killed under load", { timeout: 180_000 }, () => {
       SIMULATOR_DELIVERY_DELAY_MS: "50",
       WEBHOOK_RETRY_BASE_MS: "200",
       SIMULATOR_SUBMIT_DELAY_MS: "5",
+      // An unknown outcome no report resolves fails after this (the default, 10 min, outlasts the test).
+      SEND_OUTCOME_RESOLVE_MS: "10000",
     });
     await worker.waitFor(/job runner started/, 60_000);
     // Kill every backend of the service in this test's database (pool and LISTEN) every second for 20 s.

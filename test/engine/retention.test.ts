@@ -65,10 +65,32 @@ describe("message retention", () => {
     }
     expect(await count("messages", { id: recent })).toBe(1);
     expect(await count("message_status_history", { message_id: recent })).toBe(1);
-    // What is not a message's stays: the account, its webhook, its contacts. Consent records (the opt-out list,
-    // not built yet) will live in tables of their own; add them here when they exist.
+    // What is not a message's stays: the account, its webhook, its contacts.
     expect(await count("accounts", { id: accountId })).toBe(1);
     expect(await count("webhooks", { id: webhookId })).toBe(1);
+  });
+
+  it("deletes old inbound messages too, and never an opt-out, however old (consent records outlive the messages)", async () => {
+    const { accountId } = await accountWithWebhook();
+    const { rows } = await db().raw(
+      `INSERT INTO messages (account_id, direction, recipient, sender, body, status, received_at, segments, encoding, created_at)
+       VALUES (?, 'inbound', '+14155550100', '+14155550199', 'STOP', 'received', now() - interval '401 days', 1, 'GSM-7',
+               now() - interval '401 days')
+       RETURNING id`,
+      [accountId],
+    );
+    await db()("opt_outs").insert({
+      account_id: accountId,
+      phone: "+14155550199",
+      source: "keyword",
+      keyword: "STOP",
+      created_at: db().raw("now() - interval '900 days'"),
+    });
+
+    await applyRetention(db(), policy);
+
+    expect(await count("messages", { id: rows[0].id })).toBe(0);
+    expect(await count("opt_outs", { account_id: accountId, phone: "+14155550199" })).toBe(1);
   });
 
   it("works in batches of batchSize, each statement on at most that many messages, past non-final ones in between", async () => {

@@ -35,7 +35,15 @@ export interface Smsc {
   releaseHeld: () => void;
   /** Max unanswered submit_sm seen at once on one session. */
   maxUnanswered: number;
-  receipt: (messageId: string, stat: string, opts?: { err?: string; tlv?: boolean }) => Promise<PDU>;
+  /**
+   * Sends a delivery receipt on a bound session; `source` (the message's destination, digits), `submitDate`
+   * (YYMMDDhhmm) and `text` fill the receipt's fields as a carrier does.
+   */
+  receipt: (
+    messageId: string,
+    stat: string,
+    opts?: { err?: string; tlv?: boolean; source?: string; submitDate?: string; text?: string },
+  ) => Promise<PDU>;
   idOf: (pdu: PDU) => string;
   close: () => Promise<void>;
 }
@@ -73,9 +81,9 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
         session.deliver_sm(
           {
             esm_class: 0x04,
-            source_addr: "14155550123",
+            source_addr: opts.source ?? "14155550123",
             destination_addr: "ACME",
-            short_message: `id:${messageId} sub:001 dlvrd:001 submit date:2611221000 done date:2611221001 stat:${stat} err:${opts.err ?? "000"} text:`,
+            short_message: `id:${messageId} sub:001 dlvrd:001 submit date:${opts.submitDate ?? "2611221000"} done date:2611221001 stat:${stat} err:${opts.err ?? "000"} text:${opts.text ?? ""}`,
             ...(opts.tlv ? { receipted_message_id: messageId, message_state: { DELIVRD: 2, UNDELIV: 5, REJECTD: 8 }[stat] } : {}),
           },
           resolve,

@@ -35,6 +35,8 @@ const server = useTestServer({
   smppMaxPerSecond: 200,
   smppResponseTimeoutMs: RESPONSE_TIMEOUT_MS,
   smppEnquireLinkMs: ENQUIRE_LINK_MS,
+  // A submit the SMSC got is of unknown outcome; no receipt comes here, so it fails after this.
+  sendOutcomeResolveMs: 1000,
 });
 
 beforeAll(async () => {

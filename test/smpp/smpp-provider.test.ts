@@ -16,7 +16,15 @@ import { fastWorkerConfig } from "../helpers/worker.js";
 let smsc: Smsc;
 let worker: Worker;
 let stopped = false;
-const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 3, smppMaxPerSecond: 200 });
+// An unknown outcome (the link dropped with submits in flight) waits this long for a receipt, then fails.
+const RESOLVE_MS = 10_000;
+const server = useTestServer({
+  ...fastWorkerConfig,
+  provider: "smpp",
+  smppMaxInFlight: 3,
+  smppMaxPerSecond: 200,
+  sendOutcomeResolveMs: RESOLVE_MS,
+});
 
 beforeAll(async () => {
   smsc = await startSmsc();
@@ -212,6 +220,37 @@ describe("SMPP provider", () => {
     for (const m of failed) expect(m.error?.code).toBe("send_outcome_unknown");
     expect(final.filter((m) => m.status === "sent")).toHaveLength(2);
     for (const n of numbers) expect(submitsTo(n.slice(1)).length).toBe(1);
+  });
+
+  it("after a drop mid-stream, the SMSC's later receipts resolve the unknown outcomes: sent with their ids, then delivered", async () => {
+    const a = await server().account();
+    smsc.answer = () => "hold";
+    const numbers = Array.from({ length: 3 }, (_v, i) => `+1415555019${i}`);
+    const ids = await Promise.all(numbers.map((n, i) => send(a, `resolved later ${i}`, n)));
+    await waitUntil("window full of unanswered submits", async () => numbers.every((n) => submitsTo(n.slice(1)).length === 1));
+    smsc.answer = () => 0;
+    for (const s of smsc.sessions()) s.close();
+    await waitUntil("outcomes declared unknown", async () =>
+      Number((await server().db("messages").whereIn("id", ids).whereNotNull("outcome_unknown_at").count({ n: "*" }))[0]!.n) === 3
+        ? true
+        : undefined,
+    );
+    const connection = (worker.provider as SmppProvider).connection;
+    await waitUntil("bound again", async () => connection.state === "bound", 10_000);
+    const minute = new Date().toISOString().replace(/^\d\d(\d\d)-(\d\d)-(\d\d)T(\d\d):(\d\d).*$/, "$1$2$3$4$5");
+    for (const [i, n] of numbers.entries()) {
+      await smsc.receipt(`late-${i}`, "DELIVRD", { source: n.slice(1), submitDate: minute, text: `resolved later ${i}`.slice(0, 12) });
+    }
+    for (const [i, id] of ids.entries()) {
+      const m = await waitUntil(
+        `message ${i} delivered`,
+        async () => ((m) => m.status === "delivered" && m)(await message(a, id)),
+        RESOLVE_MS,
+      );
+      expect(m.providerMessageId).toBe(`late-${i}`);
+      expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
+    }
+    for (const n of numbers) expect(submitsTo(n.slice(1))).toHaveLength(1);
   });
 
   it("reports the bind on /readyz and /metrics", async () => {

@@ -21,6 +21,7 @@ describe("loadConfig", () => {
       workerPrefetch: 0,
       workerReceiptConcurrency: 200,
       jobLeaseMs: 15_000,
+      sendOutcomeResolveMs: 600_000,
       jobRetentionMs: 24 * 3600_000,
       messageRetentionDays: 400,
       deliveryLogRetentionDays: 30,

@@ -13,13 +13,27 @@ export interface JobKinds {
     error?: { code: string; message: string };
     /** When the provider saw the status; defaults to when the report is applied. */
     at?: string;
+    /** What the report says besides the id (to match it when the id is unknown): E.164 destination, submit time, text prefix. */
+    destination?: string;
+    submittedAt?: string;
+    text?: string;
   };
   /** Turn a campaign's audience snapshot into messages. */
   campaign_fanout: { campaignId: string };
   /** POST one receipt of the outbox (webhook_deliveries) to its webhook. */
   deliver_receipt: { deliveryId: string };
   /** An SMPP deliver_sm receipt for one segment, stored before it was acknowledged. */
-  smpp_receipt: { segmentId: string; stat: string; err: string | null; at: string };
+  smpp_receipt: {
+    segmentId: string;
+    stat: string;
+    err: string | null;
+    at: string;
+    /** The link it came on and what it says besides the id (to match it when the id is unknown). */
+    link?: string;
+    destination?: string | null;
+    submittedMinute?: string | null;
+    text?: string | null;
+  };
 }
 
 export type JobKind = keyof JobKinds;

@@ -9,6 +9,7 @@ import * as m007 from "./007_smpp_ids_reused.js";
 import * as m008 from "./008_lifecycle_flat_costs.js";
 import * as m009 from "./009_lanes_claim_by_lane.js";
 import * as m010 from "./010_consent_two_way.js";
+import * as m011 from "./011_wire_unknown_outcomes.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -23,6 +24,7 @@ const migrations: Record<string, Knex.Migration> = {
   "008_lifecycle_flat_costs": m008,
   "009_lanes_claim_by_lane": m009,
   "010_consent_two_way": m010,
+  "011_wire_unknown_outcomes": m011,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -5,6 +5,7 @@ import type { Db } from "../../db/knex.js";
 import { findMessages } from "../../db/messages.js";
 import { canTransition } from "../../domain/messageStatus.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
+import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";
 import { RetryLater, type BatchJobHandler } from "../types.js";
 
 export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"> {
@@ -15,15 +16,17 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
         (await findMessages(db, { providerMessageIds: reports.map((r) => r.providerMessageId) })).map((m) => [m.providerMessageId, m]),
       );
       const changes: { message: MessageFacts; change: StatusChange }[] = [];
+      const unmatched: typeof reports = [];
       const outcomes = jobs.map((job, i): Error | undefined => {
         const report = reports[i]!;
         const message = known.get(report.providerMessageId);
         if (!message) {
           // The report can overtake the recording of the submit's answer (the id is stored after the
-          // provider answers): wait for it, a few times, before giving up on an id we never issued.
-          if (job.attempt < job.maxAttempts)
+          // provider answers): wait for it, a few times; then keep it to resolve an unknown outcome.
+          if (job.attempt < LOOKUPS_BEFORE_UNMATCHED)
             return new RetryLater(new Date(Date.now() + 200 * job.attempt), `unknown provider message id ${report.providerMessageId}`);
-          log.warn({ providerMessageId: report.providerMessageId }, "report for an unknown provider message id dropped");
+          if (report.destination) unmatched.push(report);
+          else log.warn({ providerMessageId: report.providerMessageId }, "report for an unknown provider message id dropped");
           return undefined;
         }
         if (!canTransition(message.status, report.status)) {
@@ -37,6 +40,22 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
         return undefined;
       });
       await changeMessageStatuses(db, changes);
+      for (const r of unmatched) {
+        log.info(
+          { providerMessageId: r.providerMessageId },
+          "report for an unknown provider message id kept to resolve an unknown outcome",
+        );
+        await keepUnmatchedReceipt(db, {
+          link: "simulator",
+          providerMessageId: r.providerMessageId,
+          status: r.status,
+          error: r.error ?? null,
+          at: r.at ? new Date(r.at) : new Date(),
+          destination: r.destination!,
+          submittedMinute: r.submittedAt ? new Date(Math.floor(Date.parse(r.submittedAt) / 60_000) * 60_000) : null,
+          textPrefix: r.text || null,
+        });
+      }
       return outcomes;
     },
   };

@@ -1,71 +1,114 @@
-// Sends scheduled messages at their time, a claimed batch at once.
+// Sends scheduled messages at their time, a claimed batch one window at a time (docs/RELIABILITY.md, "A crash
+// costs at most what was on the wire").
 //
-// 1. Claim: scheduled → sending, committed before the provider call. Cancel is the same conditional UPDATE
-//    on the same row, so exactly one wins; a cancelled message is never handed to the provider.
+// Per window of at most `provider.window.size` messages:
+// 1. Take the window's slots (and the provider's rate for them), then claim: scheduled → sending with the on-the-wire mark, ONE statement,
+//    committed just before the PDUs are written. Cancel is the same conditional UPDATE on the same row, so
+//    exactly one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
-// 3. Record the answers: sending → sent (with the provider's id) or → failed, with receipts, set-wise.
+// 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots.
+// So a worker has at most the window's messages in `sending` at any time.
 //
-// If the worker dies between 2 and 3, the job is rescued and runs again, and finds the message in `sending`:
-// whether the provider got it cannot be known, and sending it again could deliver it twice. The message
-// becomes `failed` with error code `send_outcome_unknown` (and a dlr.failed receipt), an explicit answer
-// instead of a silent double send or a guess.
+// Unknown outcomes: the link dropped after a PDU was written, or the job was rescued after a crash and finds
+// its message in `sending`. Sending again could deliver it twice, so it is not sent again: its outcome is
+// declared unknown and it stays `sending` (shown as `scheduled`) for SEND_OUTCOME_RESOLVE_MS, the job snoozed
+// until then. A later receipt that matches it resolves it (services/unknownOutcomes.ts); otherwise it becomes
+// `failed` with error code `send_outcome_unknown` (and a dlr.failed receipt).
 import { markCampaignsSending } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
-import { claimMessagesForSending, findMessages, returnToScheduled } from "../../db/messages.js";
+import { claimMessagesForSending, findMessages, markOutcomesUnknown, returnToScheduled, type OwnedMessageRow } from "../../db/messages.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
+import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
 import { Snooze, type BatchJobHandler } from "../types.js";
 
 export const OUTCOME_UNKNOWN = {
   code: "send_outcome_unknown",
-  message: "The worker stopped while the provider was being called; the message may or may not have been sent, so it was not sent again.",
+  message:
+    "The worker stopped or the link dropped while the message was with the provider, and no receipt told what became of it; it was not sent again.",
 };
 
-export function sendMessageHandler(db: Db, provider: Provider): BatchJobHandler<"send_message"> {
+export interface SendOptions {
+  /** How long an unknown outcome waits for a matching receipt before it becomes failed. */
+  resolveMs: number;
+}
+
+export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
   return {
     async batch(jobs, { log }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       const ids = [...jobIndex.keys()];
       await failMessagesToOptedOut(db, ids);
-      const claimed = await claimMessagesForSending(db, ids);
-      const changes: { message: MessageFacts; change: StatusChange }[] = [];
+      const unknown = new Set<string>();
+      const unclaimed: string[] = [];
 
-      // Not claimed: cancelled, already handled, or left in `sending` by a worker that died mid-call.
-      const claimedIds = new Set(claimed.map((m) => m.id));
-      const unclaimed = ids.filter((id) => !claimedIds.has(id));
-      if (unclaimed.length > 0) {
-        for (const m of (await findMessages(db, { ids: unclaimed })).filter((x) => x.status === "sending")) {
-          log.warn({ messageId: m.id }, "message found in sending after a crash; marking failed (outcome unknown)");
-          changes.push({ message: m, change: { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN } });
+      for (let rest = ids; rest.length > 0;) {
+        const { count, release } = await provider.window.acquire(rest.length);
+        const window = rest.slice(0, count);
+        rest = rest.slice(count);
+        try {
+          await provider.beforeClaim?.(window.length);
+          const claimed = await claimMessagesForSending(db, window, provider.link);
+          const claimedIds = new Set(claimed.map((m) => m.id));
+          unclaimed.push(...window.filter((id) => !claimedIds.has(id)));
+          if (claimed.length > 0) await sendWindow(claimed);
+        } finally {
+          release();
         }
       }
-      await markCampaignsSending(db, [...new Set(claimed.map((m) => m.campaignId).filter((c): c is string => c !== null))]);
 
-      const results = await submitAll(
-        provider,
-        claimed.map((m) => ({ messageId: m.id, to: m.to, from: m.from, body: m.body, encoding: m.encoding, segments: m.segments })),
-      );
-      const at = new Date();
-      const notTaken: string[] = [];
-      results.forEach((result, i) => {
-        const message = claimed[i]!;
-        if (result instanceof ProviderUnavailable) {
-          // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
-          notTaken.push(message.id);
-          outcomes[jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + result.retryAfterMs), result.message);
-        } else if (result instanceof Error) {
-          log.error({ err: result, messageId: message.id }, "provider call failed with an unknown outcome");
-          changes.push({ message, change: { status: "failed", at, error: OUTCOME_UNKNOWN } });
-        } else if (result.accepted) {
-          changes.push({ message, change: { status: "sent", at, providerMessageId: result.providerMessageId } });
-        } else {
-          changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
-        }
-      });
-      if (notTaken.length > 0) await returnToScheduled(db, notTaken);
-      await changeMessageStatuses(db, changes);
+      async function sendWindow(claimed: OwnedMessageRow[]): Promise<void> {
+        const results = await submitAll(
+          provider,
+          claimed.map((m) => ({ messageId: m.id, to: m.to, from: m.from, body: m.body, encoding: m.encoding, segments: m.segments })),
+        );
+        const at = new Date();
+        const notTaken: string[] = [];
+        const changes: { message: MessageFacts; change: StatusChange }[] = [];
+        results.forEach((result, i) => {
+          const message = claimed[i]!;
+          if (result instanceof ProviderUnavailable) {
+            // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
+            notTaken.push(message.id);
+            outcomes[jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + result.retryAfterMs), result.message);
+          } else if (result instanceof Error) {
+            log.warn({ err: result, messageId: message.id }, "provider call ended with an unknown outcome");
+            unknown.add(message.id);
+          } else if (result.accepted) {
+            changes.push({ message, change: { status: "sent", at, providerMessageId: result.providerMessageId } });
+          } else {
+            changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
+          }
+        });
+        if (notTaken.length > 0) await returnToScheduled(db, notTaken);
+        await changeMessageStatuses(db, changes);
+        await markCampaignsSending(db, [...new Set(claimed.map((m) => m.campaignId).filter((c): c is string => c !== null))]);
+      }
+
+      // Not claimed: cancelled, already handled, or left in `sending` (on the wire) by a worker that died.
+      const found = unclaimed.length > 0 ? await findMessages(db, { ids: unclaimed }) : [];
+      for (const m of found) if (m.status === "sending") unknown.add(m.id);
+      if (unknown.size === 0) return outcomes;
+
+      const declaredAt = await markOutcomesUnknown(db, [...unknown]);
+      const due = [...declaredAt].filter(([, at]) => at.getTime() + opts.resolveMs <= Date.now()).map(([id]) => id);
+      await resolveUnknownOutcomes(db);
+      if (due.length > 0) {
+        // Nothing resolved them in time: failed, if still unresolved.
+        const still = (await findMessages(db, { ids: due })).filter((m) => m.status === "sending");
+        for (const m of still) log.warn({ messageId: m.id }, "send outcome still unknown after the resolution time; marking failed");
+        await changeMessageStatuses(
+          db,
+          still.map((message) => ({ message, change: { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN } })),
+        );
+      }
+      for (const [id, at] of declaredAt) {
+        if (due.includes(id)) continue;
+        const until = new Date(at.getTime() + opts.resolveMs);
+        outcomes[jobIndex.get(id)!] = new Snooze(until, "send outcome unknown; waiting for a receipt to resolve it");
+      }
       return outcomes;
     },
   };

@@ -5,6 +5,7 @@ import type { Db } from "../../db/knex.js";
 import { findMessage } from "../../db/messages.js";
 import { recordSegmentReceipt } from "../../db/smppSegments.js";
 import { changeMessageStatus } from "../../services/statusChanges.js";
+import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";
 import { receiptLag } from "../../providers/smpp/metrics.js";
 import { outcomeOf } from "../../providers/smpp/receipts.js";
 import { RetryLater, type JobHandler } from "../types.js";
@@ -18,7 +19,25 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
       log.warn({ segmentId: r.segmentId }, `SMPP receipt dropped: ${why}`);
     };
     const segments = await recordSegmentReceipt(db, r.segmentId, r.stat, r.err);
-    if (!segments) return retry(`unknown SMPP message id ${r.segmentId}`);
+    if (!segments) {
+      // An id no submit_sm_resp recorded: after a few looks, the answer was lost (a crash or a dropped link while
+      // the message was on the wire). A final receipt is kept to resolve that unknown outcome.
+      const outcome = outcomeOf(r.stat);
+      if (job.attempt < LOOKUPS_BEFORE_UNMATCHED || !outcome || !r.link || !r.destination)
+        return retry(`unknown SMPP message id ${r.segmentId}`);
+      log.info({ segmentId: r.segmentId }, "SMPP receipt for an unknown id kept to resolve an unknown outcome");
+      await keepUnmatchedReceipt(db, {
+        link: r.link,
+        providerMessageId: r.segmentId,
+        status: outcome,
+        error: outcome === "delivered" ? null : { code: `SMPP_${r.stat}`, message: `${r.stat}${r.err ? ` (err ${r.err})` : ""}.` },
+        at: new Date(r.at),
+        destination: r.destination,
+        submittedMinute: r.submittedMinute ? new Date(r.submittedMinute) : null,
+        textPrefix: r.text ?? null,
+      });
+      return;
+    }
     const outcomes = segments.map((s) => (s.stat ? outcomeOf(s.stat) : undefined));
     const failedAt = outcomes.findIndex((o) => o === "undelivered" || o === "failed");
     const status = failedAt >= 0 ? outcomes[failedAt]! : outcomes.every((o) => o === "delivered") ? "delivered" : undefined;
@@ -33,6 +52,12 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
     // By the segment's message, not by provider id: another message may carry the same id (SMSCs reuse them).
     const { messageId, providerMessageId } = segments[0]!;
     const message = await findMessage(db, { id: messageId });
+    if (message?.status === "sending" && message.outcomeUnknownAt) {
+      // The submit's answer was recorded (its segments) but not the message's status: the worker died between
+      // the two. Its outcome was declared unknown; the receipt says it was sent, and what became of it.
+      await changeMessageStatus(db, message, { status: "sent", at: message.submittedAt ?? new Date(r.at), providerMessageId });
+      message.providerMessageId = providerMessageId;
+    }
     if (message?.providerMessageId !== providerMessageId) return retry(`message of ${providerMessageId} not recorded as sent yet`);
     const changed = await changeMessageStatus(db, message, { status, at: new Date(r.at), error });
     if (changed && message.sentAt) receiptLag.observe((new Date(r.at).getTime() - message.sentAt.getTime()) / 1000);

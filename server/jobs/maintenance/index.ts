@@ -4,6 +4,7 @@ import type { Logger } from "../../logger.js";
 import { applyRetentionChore, type RetentionPolicy } from "./applyRetention.js";
 import type { Chore } from "./chore.js";
 import { completeFinishedCampaignsChore } from "./completeFinishedCampaigns.js";
+import { deleteExpiredUnmatchedReceiptsChore } from "./deleteExpiredUnmatchedReceipts.js";
 import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKeys.js";
 import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
 import { Leader } from "./leader.js";
@@ -18,7 +19,10 @@ export interface Maintenance {
   stop(): Promise<void>;
 }
 
-export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionMs: number; retention: RetentionPolicy }): Chore[] {
+export function maintenanceChores(
+  db: Db,
+  opts: { leaseMs: number; jobRetentionMs: number; retention: RetentionPolicy; sendOutcomeResolveMs: number },
+): Chore[] {
   const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
   return [
     rescueExpiredJobsChore(db, rescueEveryMs),
@@ -27,6 +31,7 @@ export function maintenanceChores(db: Db, opts: { leaseMs: number; jobRetentionM
     deleteExpiredIdempotencyKeysChore(db),
     completeFinishedCampaignsChore(db),
     applyRetentionChore(db, opts.retention),
+    deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
   ];
 }
 

@@ -53,6 +53,8 @@ export class SmppConnection {
   private readonly waiting: (() => void)[] = [];
   private readonly requests = new Set<InFlight>();
   private nextSlotAt = 0;
+  /** Submits whose rate slot reserveRate already took. */
+  private prepaid = 0;
   private readonly responseTimeoutMs: number;
   private readonly enquireLinkMs: number;
 
@@ -193,10 +195,27 @@ export class SmppConnection {
     });
   }
 
+  /**
+   * Takes `n` submits' worth of the rate now, resolving when all of them may go: a window of messages claimed
+   * after this is written at once, not paced one by one while it already counts as on the wire.
+   */
+  async reserveRate(n: number): Promise<void> {
+    const interval = 1000 / this.opts.maxPerSecond;
+    const now = Date.now();
+    const last = Math.max(now, this.nextSlotAt) + (n - 1) * interval;
+    this.nextSlotAt = last + interval;
+    this.prepaid += n;
+    if (last > now) await new Promise((r) => setTimeout(r, last - now));
+  }
+
   private async acquire(): Promise<void> {
     while (this.inFlight >= this.opts.maxInFlight) await new Promise<void>((r) => this.waiting.push(r));
     this.inFlight++;
     this.maxObservedInFlight = Math.max(this.maxObservedInFlight, this.inFlight);
+    if (this.prepaid > 0) {
+      this.prepaid--;
+      return;
+    }
     const now = Date.now();
     const at = Math.max(now, this.nextSlotAt);
     this.nextSlotAt = at + 1000 / this.opts.maxPerSecond;

@@ -14,6 +14,7 @@ import { ProviderUnavailable, type OutboundMessage, type Provider, type SubmitRe
 import { NotBound, SmppConnection } from "./connection.js";
 import { registerSmppMetrics, submitsTotal } from "./metrics.js";
 import { submitPdus } from "./pdus.js";
+import { SendWindow } from "../window.js";
 
 const THROTTLED = new Set([smpp.errors.ESME_RTHROTTLED, smpp.errors.ESME_RMSGQFUL]);
 const ERROR_NAMES = new Map(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
@@ -33,6 +34,9 @@ export interface SmppOptions {
 export class SmppProvider implements Provider {
   readonly name = "smpp";
   readonly connection: SmppConnection;
+  readonly link: string;
+  /** The SMPP window in messages: a message is on the wire from its claim until its answer is recorded. */
+  readonly window: SendWindow;
   private reference = randomInt(256);
 
   constructor(
@@ -40,6 +44,8 @@ export class SmppProvider implements Provider {
     opts: SmppOptions,
   ) {
     this.connection = new SmppConnection({ ...opts, onReceipt: opts.storeReceipt });
+    this.link = smppLink(opts.url);
+    this.window = new SendWindow(opts.maxInFlight);
   }
 
   async start(): Promise<void> {
@@ -49,6 +55,11 @@ export class SmppProvider implements Provider {
 
   async stop(): Promise<void> {
     await this.connection.stop();
+  }
+
+  /** Waits until a window of `n` messages may be written at once (the rate), before it is claimed. */
+  async beforeClaim(n: number): Promise<void> {
+    await this.connection.reserveRate(n);
   }
 
   async submit(message: OutboundMessage): Promise<SubmitResult> {
@@ -85,4 +96,10 @@ export class SmppProvider implements Provider {
     await insertSegments(this.db, message.messageId, ids);
     return { accepted: true, providerMessageId: ids[0]! };
   }
+}
+
+/** The link's name: the SMSC and the system_id bound as (never the password). */
+export function smppLink(url: string): string {
+  const u = new URL(url);
+  return `smpp://${decodeURIComponent(u.username)}@${u.host}`;
 }

@@ -7,6 +7,12 @@ export interface SmppReceipt {
   messageId: string;
   stat: string;
   err: string | null;
+  /** The receipt's source address (the message's destination), E.164 with "+", when it has one. */
+  destination: string | null;
+  /** `submit date:YYMMDDhhmm`, read as UTC, when present and valid. */
+  submittedMinute: Date | null;
+  /** `text:`, the first characters of the message, when present and not empty. */
+  text: string | null;
 }
 
 const MESSAGE_STATES: Record<number, string> = {
@@ -32,7 +38,22 @@ export function parseReceipt(pdu: PDU): SmppReceipt | undefined {
   const stat =
     (pdu.message_state ? MESSAGE_STATES[pdu.message_state as number] : undefined) ?? /\bstat:(\w+)/i.exec(text)?.[1]?.toUpperCase();
   if (!id || !stat) return undefined;
-  return { messageId: id, stat, err: /\berr:(\w+)/i.exec(text)?.[1] ?? null };
+  const source = typeof pdu.source_addr === "string" ? pdu.source_addr.replace(/^\+/, "") : "";
+  return {
+    messageId: id,
+    stat,
+    err: /\berr:(\w+)/i.exec(text)?.[1] ?? null,
+    destination: /^[1-9]\d{6,14}$/.test(source) ? `+${source}` : null,
+    submittedMinute: submitMinute(/\bsubmit date:(\d{10})\b/i.exec(text)?.[1]),
+    text: /\btext:(.+)$/is.exec(text)?.[1] ?? null,
+  };
+}
+
+function submitMinute(yymmddhhmm: string | undefined): Date | null {
+  if (!yymmddhhmm) return null;
+  const [yy, mo, dd, hh, mi] = yymmddhhmm.match(/\d\d/g)!.map(Number) as [number, number, number, number, number];
+  const at = new Date(Date.UTC(2000 + yy, mo - 1, dd, hh, mi));
+  return at.getUTCMonth() === mo - 1 && at.getUTCDate() === dd && hh < 24 && mi < 60 ? at : null;
 }
 
 /** Final outcome of a receipt status, or undefined for an intermediate one (ENROUTE, ACCEPTD). */
