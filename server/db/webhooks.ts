@@ -19,7 +19,15 @@ export interface WebhookSecrets {
   previousSecretExpiresAt: Date | null;
 }
 
-const columns = ["id", "name", "url", "events", "created_at as createdAt", "disabled_at as disabledAt", "disabled_reason as disabledReason"];
+const columns = [
+  "id",
+  "name",
+  "url",
+  "events",
+  "created_at as createdAt",
+  "disabled_at as disabledAt",
+  "disabled_reason as disabledReason",
+];
 
 export async function insertWebhook(
   db: Knex,

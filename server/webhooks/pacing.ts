@@ -51,7 +51,8 @@ export class WebhookPacing {
 
   private pace(webhookId: string): WebhookPace {
     let pace = this.webhooks.get(webhookId);
-    if (!pace) this.webhooks.set(webhookId, (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, answers: 0, queuedUntil: 0 }));
+    if (!pace)
+      this.webhooks.set(webhookId, (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, answers: 0, queuedUntil: 0 }));
     return pace;
   }
 

@@ -68,7 +68,8 @@ async function schedule(a: TestAccount, to: string, body = "the table is ready")
   return data.messageId;
 }
 const message = async (a: TestAccount, messageId: string) =>
-  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })).data! as components["schemas"]["OutboundMessage"];
+  (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } }))
+    .data! as components["schemas"]["OutboundMessage"];
 const inStatus = (a: TestAccount, id: string, status: string, timeoutMs = 20_000) =>
   waitUntil(`message ${id} ${status}`, async () => ((m) => m.status === status && m)(await message(a, id)), timeoutMs);
 const declaredUnknown = (id: string) =>
