@@ -2,7 +2,21 @@
 // dropped while the message was on the wire). Kept for a bounded time and matched to a message of unknown
 // outcome on the same link by destination, submit minute and text prefix.
 import type { Knex } from "knex";
-import type { ReceiptFacts } from "../providers/types.js";
+
+/** What a receipt says besides its id, used to match it when the id is unknown (the submit's answer was lost). */
+export interface ReceiptFacts {
+  link: string;
+  providerMessageId: string;
+  status: "delivered" | "undelivered" | "failed";
+  error: { code: string; message: string } | null;
+  at: Date;
+  /** E.164 with "+", the receipt's source address. */
+  destination: string;
+  /** The receipt's `submit date`, to the minute (UTC). */
+  submittedMinute: Date | null;
+  /** The receipt's `text:` field: the first characters of the message. */
+  textPrefix: string | null;
+}
 
 export interface UnmatchedReceipt extends ReceiptFacts {
   id: string;

@@ -37,20 +37,8 @@ export interface ProviderReport {
   error?: { code: string; message: string };
 }
 
-/** What a receipt says besides its id, used to match it when the id is unknown (the submit's answer was lost). */
-export interface ReceiptFacts {
-  link: string;
-  providerMessageId: string;
-  status: "delivered" | "undelivered" | "failed";
-  error: { code: string; message: string } | null;
-  at: Date;
-  /** E.164 with "+", the receipt's source address. */
-  destination: string;
-  /** The receipt's `submit date`, to the minute (UTC). */
-  submittedMinute: Date | null;
-  /** The receipt's `text:` field: the first characters of the message. */
-  textPrefix: string | null;
-}
+// Defined beside the table that keeps unmatched receipts (db/ is below providers/).
+export type { ReceiptFacts } from "../db/unmatchedReceipts.js";
 
 export interface Provider {
   readonly name: string;

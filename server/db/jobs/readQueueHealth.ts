@@ -11,7 +11,7 @@ export interface QueueHealth {
   receiptsRetrying: number;
   /** Receipt deliveries that failed every attempt in the last hour. */
   receiptsGivenUpLastHour: number;
-  /** Webhooks disabled after a long failure run (webhooks/health.ts), not enabled again yet. */
+  /** Webhooks disabled after a long failure run (jobs/webhookHealth.ts), not enabled again yet. */
   webhooksDisabled: number;
 }
 

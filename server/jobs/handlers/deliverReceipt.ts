@@ -2,7 +2,7 @@
 // claimed jobs handled as a batch (their bookkeeping is set-wise; the POSTs go out concurrently over the
 // keep-alive pool). Each job is settled as soon as its own POST is recorded, so its slot is free and its retry
 // due from its own failure, whatever its neighbours in the batch do. Per webhook, webhooks/pacing.ts caps
-// the POSTs in flight (a job over the cap is snoozed, no attempt counted) and webhooks/health.ts keeps the
+// the POSTs in flight (a job over the cap is snoozed, no attempt counted) and jobs/webhookHealth.ts keeps the
 // failure run that disables a webhook; a disabled webhook's receipts are recorded `failed` without a POST.
 //
 // Success is a 2xx within WEBHOOK_TIMEOUT_MS. Anything else (3xx — redirects are not followed —, 4xx, 5xx, a
@@ -21,7 +21,7 @@ import {
 } from "../../db/webhookDeliveries.js";
 import type { ReceiptClient } from "../../webhooks/client.js";
 import type { Logger } from "../../logger.js";
-import { webhookHealth } from "../../webhooks/health.js";
+import { webhookHealth } from "../webhookHealth.js";
 import { WebhookPacing } from "../../webhooks/pacing.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
 import { batcher } from "../batcher.js";
