@@ -49,10 +49,6 @@ export async function deleteOptOut(db: Knex, accountId: string, phone: string): 
   return row as OptOutRow | undefined;
 }
 
-export async function isOptedOut(db: Knex, accountId: string, phone: string): Promise<boolean> {
-  return (await db("opt_outs").where({ account_id: accountId, phone }).first(db.raw("1 AS x"))) !== undefined;
-}
-
 /** Which of these numbers are on the account's list (one statement, however many). */
 export async function optedOutAmong(db: Knex, accountId: string, phones: string[]): Promise<Set<string>> {
   if (phones.length === 0) return new Set();

@@ -3,7 +3,6 @@ import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage } from "../db/messages.js";
-import { isOptedOut } from "../db/optOuts.js";
 import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage.js";
 import { ApiError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
@@ -28,14 +27,22 @@ export async function scheduleMessage(
   const from = requireSender(request.from, "/body/from");
   const scheduledAt = new Date(request.scheduledAt);
   checkScheduledAt(scheduledAt, now);
-  if (await isOptedOut(conn, accountId, to)) {
+  const id = uuidv7();
+  const jobId = uuidv7();
+  const stored = await insertScheduledMessage(conn, accountId, {
+    id,
+    jobId,
+    to,
+    from,
+    body: request.body,
+    scheduledAt,
+    ...segmentInfo(request.body),
+  });
+  if (!stored) {
     throw new ApiError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
       errors: [{ path: "/body/to", message: "opted out" }],
     });
   }
-  const id = uuidv7();
-  const jobId = uuidv7();
-  await insertScheduledMessage(conn, accountId, { id, jobId, to, from, body: request.body, scheduledAt, ...segmentInfo(request.body) });
   return { messageId: id, jobId, scheduledAt };
 }
 
