@@ -4,7 +4,7 @@
 import autocannon from "autocannon";
 import { ensureAccount } from "../server/db/accounts.js";
 import { createKeyForAccount } from "../server/services/keys.js";
-import { machine, printTopStatements, serveProcess, startBenchDatabase, writeResult } from "./lib.js";
+import { machine, printTopStatements, scheduleRequest, serveProcess, startBenchDatabase, writeResult } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -16,21 +16,7 @@ const { key } = await createKeyForAccount(db, "bench-api");
 const ours = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
 const baseline = await serveProcess("bench/baseline-api.ts", bench.url, { BASELINE_ACCOUNT_ID: account.id });
 
-let n = 0;
-const request = {
-  method: "POST",
-  path: "/api/v1/scheduler/schedule",
-  headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-  setupRequest: (req: { body?: string }) => ({
-    ...req,
-    body: JSON.stringify({
-      to: `+1415559${String(1000 + (n++ % 9000))}`,
-      body: "Your appointment is tomorrow at 10:00.",
-      from: "ACME",
-      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-    }),
-  }),
-};
+const request = scheduleRequest(key);
 
 const runs: Record<"ours" | "baseline", { rps: number; p50: number; p99: number; non2xx: number }[]> = { ours: [], baseline: [] };
 for (let round = 1; round <= ROUNDS; round++) {

@@ -118,27 +118,11 @@ async function storage(side: Side) {
 
 type Load = { rps: number; p50: number; p99: number; non2xx: number };
 async function scheduleLoad(url: string, key: string): Promise<Load> {
-  let n = 0;
   const r = await autocannon({
     url,
     connections: 32,
     duration: SECONDS,
-    requests: [
-      {
-        method: "POST",
-        path: "/api/v1/scheduler/schedule",
-        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-        setupRequest: (req: { body?: string }) => ({
-          ...req,
-          body: JSON.stringify({
-            to: `+1415559${String(1000 + (n++ % 9000))}`,
-            body: "Your appointment is tomorrow at 10:00.",
-            from: "ACME",
-            scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-          }),
-        }),
-      },
-    ],
+    requests: [scheduleRequest(key)],
   });
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }

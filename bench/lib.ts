@@ -213,3 +213,25 @@ export async function serveProcess(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * An autocannon request that schedules one message an hour ahead, to a new number each time (bench:api and
+ * bench:history load the same request).
+ */
+export function scheduleRequest(key: string) {
+  let n = 0;
+  return {
+    method: "POST" as const,
+    path: "/api/v1/scheduler/schedule",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    setupRequest: (req: { body?: string }) => ({
+      ...req,
+      body: JSON.stringify({
+        to: `+1415559${String(1000 + (n++ % 9000))}`,
+        body: "Your appointment is tomorrow at 10:00.",
+        from: "ACME",
+        scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+      }),
+    }),
+  };
+}
