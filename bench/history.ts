@@ -15,6 +15,7 @@ import {
   percentile,
   progress,
   scheduleMessages,
+  scheduleRequest,
   serveProcess,
   startBenchDatabase,
   startWorkers,
