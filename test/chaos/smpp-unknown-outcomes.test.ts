@@ -2,8 +2,9 @@
 // (Net::SMPP, test/helpers/smsc-peer.pl), which logs every submit_sm it accepts and receipts each a little later.
 // 1. Workers SIGKILLed while they send (each replaced at once). 2. The link drops: the SMSC's sessions go
 // silent, the workers' response timeout ends them, and they reconnect. Either way, by the peer's own log:
-// no destination submitted twice, no message failed that the peer never received, at most a window of
-// unknown outcomes per kill (per dropped session), and every message the peer receipted has its real status.
+// no destination submitted twice, at most a window of unknown outcomes per kill (per dropped session), every
+// message the peer received has its real status, and what it never received is only what a killed worker had
+// claimed but not yet written (failed / send_outcome_unknown; mostly none).
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
@@ -88,15 +89,23 @@ async function checkAgainstThePeer(ids: string[], to: Map<string, string>, incid
   for (const s of submits) if (mine.has(s.to)) submittedTo.set(s.to, (submittedTo.get(s.to) ?? 0) + 1);
   // Nothing sent twice, by the peer's own count.
   expect([...submittedTo].filter(([, n]) => n > 1)).toEqual([]);
-  // Nothing failed that the peer never received; everything it received (and so receipted) has its real status.
+  // Everything the peer received (and so receipted) has its real status and the peer's id.
+  const received = new Set(submits.map((sub) => sub.to));
   const wrong = rows.filter((r) => {
-    const receipt = receipts.get(to.get(r.id)!);
-    if (!receipt) return true; // every message was due: the peer must have received each (once)
-    return r.status !== (receipt.stat === "DELIVRD" ? "delivered" : "undelivered") || r.provider_message_id !== receipt.id;
+    const dest = to.get(r.id)!;
+    if (!received.has(dest)) return false;
+    const receipt = receipts.get(dest);
+    return !receipt || r.status !== (receipt.stat === "DELIVRD" ? "delivered" : "undelivered") || r.provider_message_id !== receipt.id;
   });
   expect(wrong).toEqual([]);
+  // What the peer never received: only a window claimed (and marked on the wire) by a worker killed before it
+  // wrote the PDUs can be that, and it ends failed / send_outcome_unknown: not sent again, as it might have
+  // been sent. This is the claim-to-write gap docs/RELIABILITY.md describes; it counts within the bound below.
+  const neverReceived = rows.filter((r) => !received.has(to.get(r.id)!));
+  expect(neverReceived.filter((r) => r.status !== "failed" || r.error_code !== "send_outcome_unknown")).toEqual([]);
   const unknown = rows.filter((r) => r.outcome_unknown_at !== null).length;
   expect(unknown).toBeLessThanOrEqual(WINDOW * incidents);
+  if (neverReceived.length > 0) process.stderr.write(`smpp chaos: ${neverReceived.length} claimed, never written (killed in between)\n`);
   return unknown;
 }
 
