@@ -2,6 +2,7 @@
 // dropped while the message was on the wire). Kept for a bounded time and matched to a message of unknown
 // outcome on the same link by destination, submit minute and text prefix.
 import type { Knex } from "knex";
+import { insertJobs, type NewJob } from "./jobs/insertJobs.js";
 
 /** What a receipt says besides its id, used to match it when the id is unknown (the submit's answer was lost). */
 export interface ReceiptFacts {
@@ -16,6 +17,8 @@ export interface ReceiptFacts {
   submittedMinute: Date | null;
   /** The receipt's `text:` field: the first characters of the message. */
   textPrefix: string | null;
+  /** The job it came as, applied again if its id becomes known (requeueReceiptsNowKnown). */
+  job?: { kind: NewJob["kind"]; payload: NewJob["payload"] };
 }
 
 export interface UnmatchedReceipt extends ReceiptFacts {
@@ -35,6 +38,8 @@ export async function insertUnmatchedReceipt(db: Knex, r: ReceiptFacts): Promise
       submitted_minute: r.submittedMinute,
       text_prefix: r.textPrefix,
       at: r.at,
+      job_kind: r.job?.kind ?? null,
+      job_payload: r.job ? JSON.stringify(r.job.payload) : null,
     })
     .onConflict(["link", "destination", "provider_message_id", "status"])
     .ignore();
@@ -84,6 +89,29 @@ export async function findUnambiguousMatches(db: Knex): Promise<{ receipt: Unmat
 
 export async function deleteUnmatchedReceipts(db: Knex, ids: string[]): Promise<void> {
   if (ids.length > 0) await db("unmatched_receipts").whereIn("id", ids).delete();
+}
+
+/**
+ * Kept receipts whose id a submit has recorded since (an SMPP segment, or a message's provider id) are known
+ * receipts after all: each goes back to the queue as the job it came as, and is no longer kept. Returns how many.
+ */
+export async function requeueReceiptsNowKnown(db: Knex): Promise<number> {
+  return db.transaction(async (tx) => {
+    const rows: { job_kind: NewJob["kind"]; job_payload: NewJob["payload"] }[] = await tx("unmatched_receipts as r")
+      .whereNotNull("r.job_kind")
+      .where((known) =>
+        known
+          .whereExists((q) => q.select(tx.raw("1")).from("smpp_segments as s").whereRaw("s.segment_id = r.provider_message_id"))
+          .orWhereExists((q) => q.select(tx.raw("1")).from("messages as m").whereRaw("m.provider_message_id = r.provider_message_id")),
+      )
+      .delete()
+      .returning(["job_kind", "job_payload"]);
+    await insertJobs(
+      tx,
+      rows.map((r) => ({ kind: r.job_kind, payload: r.job_payload }) as NewJob),
+    );
+    return rows.length;
+  });
 }
 
 /** Deletes receipts kept longer than `retentionMs`; returns how many. */

@@ -77,8 +77,28 @@ async function campaign(first: number): Promise<{ ids: string[]; to: Map<string,
   return { ids, to: new Map(ids.map((id, i) => [id, to(i)])) };
 }
 
+/** What a timed-out wait could not see: the unsettled messages, their jobs and what the peer logged for them. */
+async function describeUnsettled(ids: string[], to: Map<string, string>): Promise<string> {
+  const { db } = database();
+  const stuck = await db("messages")
+    .whereIn("id", ids)
+    .whereIn("status", ["scheduled", "sending", "sent"])
+    .select("id", "status", "submitted_at", "submitted_via", "outcome_unknown_at", "provider_message_id");
+  const jobs = await db("jobs")
+    .whereRaw("payload->>'messageId' = any(?)", [stuck.map((m) => m.id)])
+    .orWhereRaw("payload->>'segmentId' = any(?)", [stuck.map((m) => m.provider_message_id).filter(Boolean)])
+    .select("kind", "state", "attempt", "run_at", "errors", "payload");
+  const peerLines = (dest: string) => peerLog.split("\n").filter((l) => l.endsWith(` ${dest.slice(1)}`) || l.includes(` ${dest.slice(1)} `));
+  const sample = stuck.slice(0, 8).map((m) => ({ ...m, peer: peerLines(to.get(m.id)!) }));
+  return JSON.stringify({ stuck: stuck.length, sample, jobs: jobs.slice(0, 8), peerTail: peerLog.split("\n").slice(-15) }, null, 1);
+}
+
 async function checkAgainstThePeer(ids: string[], to: Map<string, string>, incidents: number) {
-  await waitUntilSettled(database().db, ids, 180_000);
+  try {
+    await waitUntilSettled(database().db, ids, 180_000);
+  } catch (error) {
+    throw new Error(`${String(error)}\n${await describeUnsettled(ids, to)}\nworkers:\n${workers.map((w) => w.output().slice(-3000)).join("\n---\n")}`);
+  }
   const rows = await database()
     .db("messages")
     .whereIn("id", ids)

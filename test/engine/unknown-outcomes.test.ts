@@ -12,6 +12,7 @@ import type { components } from "../../generated/api.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { deleteExpiredUnmatchedReceiptsChore } from "../../server/jobs/maintenance/deleteExpiredUnmatchedReceipts.js";
+import { requeueReceiptsNowKnownChore } from "../../server/jobs/maintenance/requeueReceiptsNowKnown.js";
 import { SimulatorProvider } from "../../server/providers/simulator.js";
 import type { OutboundMessage, Provider, SubmitResult } from "../../server/providers/types.js";
 import { SendWindow } from "../../server/providers/window.js";
@@ -31,6 +32,8 @@ class LosingProvider implements Provider {
   readonly losing = new Set<string>();
   /** While set, submits wait for it: the window stays on the wire. */
   hold: Promise<void> | undefined;
+  /** While set, answers wait for it after the carrier got the messages (a worker stalled before its write). */
+  holdAnswers: Promise<void> | undefined;
   calls = 0;
   constructor(private readonly simulator: SimulatorProvider) {}
   async submit(m: OutboundMessage): Promise<SubmitResult> {
@@ -42,6 +45,7 @@ class LosingProvider implements Provider {
     this.calls++;
     await this.hold;
     const results = await this.simulator.submitBatch(messages);
+    await this.holdAnswers;
     return results.map((r, i) => (this.losing.has(messages[i]!.to) ? new Error("connection lost after the PDU was written (test)") : r));
   }
 }
@@ -154,6 +158,35 @@ describe("unknown send outcomes", () => {
     }
     const failedAt = await server().db("message_status_history").where({ message_id: silentId, status: "failed" }).first("at");
     expect(failedAt.at.getTime() - declared.outcome_unknown_at.getTime()).toBeGreaterThanOrEqual(RESOLVE_MS - 1000);
+  });
+
+  it("a report kept because its id was unknown still reaches its message when the answer is recorded later", async () => {
+    const a = await server().account();
+    const to = freshNumber();
+    const kept = async () => Number((await server().db("unmatched_receipts").where({ destination: to }).count({ n: "*" }))[0]!.n);
+    let release!: () => void;
+    provider.holdAnswers = new Promise<void>((r) => (release = r));
+    let id: string;
+    try {
+      id = await schedule(a, to);
+      // The carrier got it and reported at once; the answer (its id) is not recorded yet, so after a few lookups
+      // the report is kept as unmatched. It matches no unknown outcome: the message is still simply on the wire.
+      await waitUntil("the report kept as unmatched", async () => (await kept()) === 1, 20_000);
+    } finally {
+      provider.holdAnswers = undefined;
+      release();
+    }
+    await inStatus(a, id, "sent");
+    // The chore (run here directly; the leader runs it every 2 s) sees the id is known now and queues the
+    // report again, which delivers the message.
+    const chore = requeueReceiptsNowKnownChore(server().db);
+    const delivered = await waitUntil(`message ${id} delivered`, async () => {
+      await chore.runOnce();
+      const m = await message(a, id);
+      return m.status === "delivered" && m;
+    });
+    expect(delivered.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
+    expect(await kept()).toBe(0);
   });
 
   it("deletes receipts kept longer than twice the resolution time", async () => {

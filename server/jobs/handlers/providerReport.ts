@@ -54,6 +54,7 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
           destination: r.destination!,
           submittedMinute: r.submittedAt ? new Date(Math.floor(Date.parse(r.submittedAt) / 60_000) * 60_000) : null,
           textPrefix: r.text || null,
+          job: { kind: "provider_report", payload: r },
         });
       }
       return outcomes;

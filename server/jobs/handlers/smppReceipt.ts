@@ -35,6 +35,7 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
         destination: r.destination,
         submittedMinute: r.submittedMinute ? new Date(r.submittedMinute) : null,
         textPrefix: r.text ?? null,
+        job: { kind: "smpp_receipt", payload: r },
       });
       return;
     }

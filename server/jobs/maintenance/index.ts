@@ -9,6 +9,7 @@ import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKey
 import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
 import { Leader } from "./leader.js";
 import { releaseOrphanedReceiptsChore } from "./releaseOrphanedReceipts.js";
+import { requeueReceiptsNowKnownChore } from "./requeueReceiptsNowKnown.js";
 import { rescueExpiredJobsChore } from "./rescueExpiredJobs.js";
 
 export { chore, type Chore } from "./chore.js";
@@ -32,6 +33,7 @@ export function maintenanceChores(
     completeFinishedCampaignsChore(db),
     applyRetentionChore(db, opts.retention),
     deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
+    requeueReceiptsNowKnownChore(db),
   ];
 }
 
