@@ -97,15 +97,13 @@ export async function deleteUnmatchedReceipts(db: Knex, ids: string[]): Promise<
  */
 export async function requeueReceiptsNowKnown(db: Knex): Promise<number> {
   return db.transaction(async (tx) => {
-    const rows: { job_kind: NewJob["kind"]; job_payload: NewJob["payload"] }[] = await tx("unmatched_receipts as r")
-      .whereNotNull("r.job_kind")
-      .where((known) =>
-        known
-          .whereExists((q) => q.select(tx.raw("1")).from("smpp_segments as s").whereRaw("s.segment_id = r.provider_message_id"))
-          .orWhereExists((q) => q.select(tx.raw("1")).from("messages as m").whereRaw("m.provider_message_id = r.provider_message_id")),
-      )
-      .delete()
-      .returning(["job_kind", "job_payload"]);
+    const { rows }: { rows: { job_kind: NewJob["kind"]; job_payload: NewJob["payload"] }[] } = await tx.raw(
+      `DELETE FROM unmatched_receipts r
+       WHERE r.job_kind IS NOT NULL
+         AND (EXISTS (SELECT 1 FROM smpp_segments s WHERE s.segment_id = r.provider_message_id)
+              OR EXISTS (SELECT 1 FROM messages m WHERE m.provider_message_id = r.provider_message_id))
+       RETURNING r.job_kind, r.job_payload`,
+    );
     await insertJobs(
       tx,
       rows.map((r) => ({ kind: r.job_kind, payload: r.job_payload }) as NewJob),

@@ -88,7 +88,8 @@ async function describeUnsettled(ids: string[], to: Map<string, string>): Promis
     .whereRaw("payload->>'messageId' = any(?)", [stuck.map((m) => m.id)])
     .orWhereRaw("payload->>'segmentId' = any(?)", [stuck.map((m) => m.provider_message_id).filter(Boolean)])
     .select("kind", "state", "attempt", "run_at", "errors", "payload");
-  const peerLines = (dest: string) => peerLog.split("\n").filter((l) => l.endsWith(` ${dest.slice(1)}`) || l.includes(` ${dest.slice(1)} `));
+  const peerLines = (dest: string) =>
+    peerLog.split("\n").filter((l) => l.endsWith(` ${dest.slice(1)}`) || l.includes(` ${dest.slice(1)} `));
   const sample = stuck.slice(0, 8).map((m) => ({ ...m, peer: peerLines(to.get(m.id)!) }));
   return JSON.stringify({ stuck: stuck.length, sample, jobs: jobs.slice(0, 8), peerTail: peerLog.split("\n").slice(-15) }, null, 1);
 }
@@ -97,7 +98,12 @@ async function checkAgainstThePeer(ids: string[], to: Map<string, string>, incid
   try {
     await waitUntilSettled(database().db, ids, 180_000);
   } catch (error) {
-    throw new Error(`${String(error)}\n${await describeUnsettled(ids, to)}\nworkers:\n${workers.map((w) => w.output().slice(-3000)).join("\n---\n")}`);
+    throw new Error(
+      `${String(error)}\n${await describeUnsettled(ids, to)}\nworkers:\n${workers.map((w) => w.output().slice(-3000)).join("\n---\n")}`,
+      {
+        cause: error,
+      },
+    );
   }
   const rows = await database()
     .db("messages")
