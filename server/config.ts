@@ -125,6 +125,12 @@ export const SETTINGS = {
     "a message whose submit was on the wire when its worker died or its link dropped waits this long (shown as `scheduled`) for a carrier receipt to say what became of it, then becomes `failed` / `send_outcome_unknown`; receipts mostly arrive within seconds to a few minutes (at least 1)",
     { map: (n) => Math.max(1, n) },
   ),
+  sendOutcomeUnresolved: oneOf(
+    "SEND_OUTCOME_UNRESOLVED",
+    ["fail", "resend"] as const,
+    "fail",
+    "what becomes of an unknown send outcome no receipt resolved within `SEND_OUTCOME_RESOLVE_MS`: `fail` (`failed` / `send_outcome_unknown`; never a duplicate) or `resend` (taken as never received and sent again, once; only for a link that receipts every message it accepts, else a recipient may get it twice)",
+  ),
   jobRetentionMs: int(
     "JOB_RETENTION_HOURS",
     24,

@@ -55,7 +55,10 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
     handlers: {
-      send_message: sendMessageHandler(db, provider, { resolveMs: config.sendOutcomeResolveMs }),
+      send_message: sendMessageHandler(db, provider, {
+        resolveMs: config.sendOutcomeResolveMs,
+        unresolved: config.sendOutcomeUnresolved,
+      }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),
       deliver_receipt: deliverReceiptHandler(db, client, {

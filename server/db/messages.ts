@@ -197,6 +197,22 @@ export async function returnToScheduled(db: Knex, messageIds: string[]): Promise
 }
 
 /**
+ * sending → scheduled for an unknown outcome nothing resolved, taken as never received (SEND_OUTCOME_UNRESOLVED
+ * =resend): off the wire, its unknown outcome cleared, and marked so that it is sent again for this reason once
+ * only. Returns the ids it applied to (those still unresolved and never resent).
+ */
+export async function returnUnresolvedToScheduled(db: Knex, messageIds: string[]): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db("messages")
+    .whereIn("id", messageIds)
+    .where({ status: "sending" })
+    .whereNull("unknown_resent_at")
+    .update({ status: "scheduled", submitted_at: null, submitted_via: null, outcome_unknown_at: null, unknown_resent_at: db.fn.now() })
+    .returning("id");
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/**
  * Declares the outcome of messages left on the wire unknown (a dropped link, or found in `sending` after a
  * crash); the first declaration's time stays. They stay `sending` until a receipt resolves them or the
  * resolution time runs out. Returns each message's declaration time.

@@ -14,8 +14,7 @@ import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { deleteExpiredUnmatchedReceiptsChore } from "../../server/jobs/maintenance/deleteExpiredUnmatchedReceipts.js";
 import { requeueReceiptsNowKnownChore } from "../../server/jobs/maintenance/requeueReceiptsNowKnown.js";
 import { SimulatorProvider } from "../../server/providers/simulator.js";
-import type { OutboundMessage, Provider, SubmitResult } from "../../server/providers/types.js";
-import { SendWindow } from "../../server/providers/window.js";
+import { LosingProvider } from "../helpers/losingProvider.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -24,37 +23,11 @@ import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 const RESOLVE_MS = 8000;
 const WINDOW = 2;
 
-/** The simulator, but the answers for `losing` recipients are lost after the carrier got the message. */
-class LosingProvider implements Provider {
-  readonly name = "simulator";
-  readonly link = "simulator";
-  readonly window = new SendWindow(WINDOW);
-  readonly losing = new Set<string>();
-  /** While set, submits wait for it: the window stays on the wire. */
-  hold: Promise<void> | undefined;
-  /** While set, answers wait for it after the carrier got the messages (a worker stalled before its write). */
-  holdAnswers: Promise<void> | undefined;
-  calls = 0;
-  constructor(private readonly simulator: SimulatorProvider) {}
-  async submit(m: OutboundMessage): Promise<SubmitResult> {
-    const [r] = await this.submitBatch([m]);
-    if (r instanceof Error) throw r;
-    return r!;
-  }
-  async submitBatch(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]> {
-    this.calls++;
-    await this.hold;
-    const results = await this.simulator.submitBatch(messages);
-    await this.holdAnswers;
-    return results.map((r, i) => (this.losing.has(messages[i]!.to) ? new Error("connection lost after the PDU was written (test)") : r));
-  }
-}
-
 const server = useTestServer({ ...fastWorkerConfig, sendOutcomeResolveMs: RESOLVE_MS, simulatorDeliveryDelayMs: 50 });
 let provider: LosingProvider;
 useTestWorker(server, {
   get provider() {
-    provider ??= new LosingProvider(new SimulatorProvider(server().db, 50));
+    provider ??= new LosingProvider(new SimulatorProvider(server().db, 50), WINDOW);
     return provider;
   },
 });

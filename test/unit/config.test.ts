@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       workerReceiptConcurrency: 200,
       jobLeaseMs: 15_000,
       sendOutcomeResolveMs: 600_000,
+      sendOutcomeUnresolved: "fail",
       jobRetentionMs: 24 * 3600_000,
       messageRetentionDays: 400,
       deliveryLogRetentionDays: 30,

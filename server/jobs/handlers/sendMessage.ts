@@ -16,7 +16,14 @@
 // `failed` with error code `send_outcome_unknown` (and a dlr.failed receipt).
 import { markCampaignsSending } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
-import { claimMessagesForSending, findMessages, markOutcomesUnknown, returnToScheduled, type OwnedMessageRow } from "../../db/messages.js";
+import {
+  claimMessagesForSending,
+  findMessages,
+  markOutcomesUnknown,
+  returnToScheduled,
+  returnUnresolvedToScheduled,
+  type OwnedMessageRow,
+} from "../../db/messages.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
@@ -32,6 +39,11 @@ export const OUTCOME_UNKNOWN = {
 export interface SendOptions {
   /** How long an unknown outcome waits for a matching receipt before it becomes failed. */
   resolveMs: number;
+  /**
+   * An unknown outcome still unresolved then: failed, or (for a link that receipts everything it accepts)
+   * taken as never received and sent again, once.
+   */
+  unresolved?: "fail" | "resend";
 }
 
 export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
@@ -96,8 +108,14 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
       const due = [...declaredAt].filter(([, at]) => at.getTime() + opts.resolveMs <= Date.now()).map(([id]) => id);
       await resolveUnknownOutcomes(db);
       if (due.length > 0) {
-        // Nothing resolved them in time: failed, if still unresolved.
-        const still = (await findMessages(db, { ids: due })).filter((m) => m.status === "sending");
+        // Nothing resolved them in time. With `resend`, no receipt means the carrier never got it (the worker
+        // died between the claim and the write): sent again, once. Otherwise, or the second time, failed.
+        const resent = opts.unresolved === "resend" ? new Set(await returnUnresolvedToScheduled(db, due)) : new Set<string>();
+        for (const id of resent) {
+          log.warn({ messageId: id }, "send outcome unknown and no receipt came: taken as never received; sending it again");
+          outcomes[jobIndex.get(id)!] = new Snooze(new Date(), "unknown outcome unresolved: sending again");
+        }
+        const still = (await findMessages(db, { ids: due.filter((id) => !resent.has(id)) })).filter((m) => m.status === "sending");
         for (const m of still) log.warn({ messageId: m.id }, "send outcome still unknown after the resolution time; marking failed");
         await changeMessageStatuses(
           db,
@@ -105,7 +123,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         );
       }
       for (const [id, at] of declaredAt) {
-        if (due.includes(id)) continue;
+        if (due.includes(id)) continue; // resolved, failed or sent again above
         const until = new Date(at.getTime() + opts.resolveMs);
         outcomes[jobIndex.get(id)!] = new Snooze(until, "send outcome unknown; waiting for a receipt to resolve it");
       }
