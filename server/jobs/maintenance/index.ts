@@ -10,6 +10,7 @@ import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
 import { Leader } from "./leader.js";
 import { releaseOrphanedReceiptsChore } from "./releaseOrphanedReceipts.js";
 import { rescueExpiredJobsChore } from "./rescueExpiredJobs.js";
+import { storeIncompleteInboundMessagesChore } from "./storeIncompleteInboundMessages.js";
 
 export { chore, type Chore } from "./chore.js";
 export { Leader } from "./leader.js";
@@ -21,7 +22,14 @@ export interface Maintenance {
 
 export function maintenanceChores(
   db: Db,
-  opts: { leaseMs: number; jobRetentionMs: number; retention: RetentionPolicy; sendOutcomeResolveMs: number },
+  opts: {
+    leaseMs: number;
+    jobRetentionMs: number;
+    retention: RetentionPolicy;
+    sendOutcomeResolveMs: number;
+    inboundReassemblyTimeoutMs: number;
+    log: Logger;
+  },
 ): Chore[] {
   const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
   return [
@@ -32,6 +40,7 @@ export function maintenanceChores(
     completeFinishedCampaignsChore(db),
     applyRetentionChore(db, opts.retention),
     deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
+    storeIncompleteInboundMessagesChore(db, opts.log.child({ component: "inbound" }), opts.inboundReassemblyTimeoutMs),
   ];
 }
 
