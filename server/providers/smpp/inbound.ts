@@ -72,19 +72,12 @@ function valid(reference: number, total: number, seq: number): SmppInbound["part
   return total >= 2 && seq >= 1 && seq <= total ? { reference, total, seq } : undefined;
 }
 
-/** Stores a whole inbound message, or a part of a long one; resolves once it is durably stored. */
-export async function storeSmppInbound(db: Db, log: Logger, pdu: PDU): Promise<void> {
-  const inbound = parseInbound(pdu);
-  if (!inbound.part) {
-    await receiveInboundMessage(db, log, {
-      from: inbound.from,
-      to: inbound.to,
-      body: inbound.text,
-      receivedAt: new Date(),
-      segments: 1,
-      encoding: inbound.encoding,
-    });
-    return;
-  }
-  await receiveInboundPart(db, log, { from: inbound.from, to: inbound.to, ...inbound.part, body: inbound.text, encoding: inbound.encoding });
+/**
+ * Stores a whole inbound message, or a part of a long one; resolves once it is durably stored. `timeoutMs`:
+ * INBOUND_REASSEMBLY_TIMEOUT_MS.
+ */
+export async function storeSmppInbound(db: Db, log: Logger, pdu: PDU, timeoutMs: number): Promise<void> {
+  const { from, to, text, encoding, part } = parseInbound(pdu);
+  if (part) return receiveInboundPart(db, log, { from, to, ...part, body: text, encoding }, timeoutMs);
+  await receiveInboundMessage(db, log, { from, to, body: text, encoding, receivedAt: new Date() });
 }
