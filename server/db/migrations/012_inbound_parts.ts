@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 //
 // An inbound body is whatever the person sent: up to 255 parts (or one message_payload of up to 64 KiB), so the
 // 1600-character limit on bodies now binds outbound messages only. Swapped without a long exclusive lock (the
-// new CHECK is added NOT VALID, then validated).
+// new CHECK is added NOT VALID, then validated) and keeping its name, messages_body_length.
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE TABLE inbound_parts (
@@ -31,6 +31,7 @@ export async function up(knex: Knex): Promise<void> {
       CHECK (direction = 'inbound' OR length(body) <= 1600) NOT VALID;
     ALTER TABLE messages VALIDATE CONSTRAINT messages_outbound_body_length;
     ALTER TABLE messages DROP CONSTRAINT messages_body_length;
+    ALTER TABLE messages RENAME CONSTRAINT messages_outbound_body_length TO messages_body_length;
   `);
 }
 
