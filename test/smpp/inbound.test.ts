@@ -3,6 +3,7 @@
 // from UDH, SAR or message_payload, repeats dropped, stored before the deliver_sm_resp, and refused (so the
 // SMSC retries) when the database cannot store them.
 import { spawn, type ChildProcess } from "node:child_process";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { storeIncompleteInboundMessagesChore } from "../../server/jobs/maintenance/storeIncompleteInboundMessages.js";
@@ -28,6 +29,13 @@ const ESME_RSYSERR = 0x08;
 const UDHI = 64;
 
 const server = useTestServer({ ...fastWorkerConfig, provider: "smpp" });
+const logLines: string[] = [];
+const logSink = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(chunk.toString());
+    done();
+  },
+});
 let peer: ChildProcess | undefined;
 let peerLog = "";
 let worker: Worker | undefined;
@@ -44,7 +52,7 @@ beforeAll(async () => {
   worker = await startWorker({
     db: s.db,
     databaseUrl: s.url,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+    log: createLogger("info", logSink),
     config: { ...s.config, smppUrl: `smpp://inbound:secret@127.0.0.1:${port}` },
   });
   const connection = (worker.provider as SmppProvider).connection;
@@ -129,9 +137,13 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
       Number(/^sms_inbound_unrouted_total (\d+)/m.exec(await (await fetch(`${server().baseUrl}/metrics`)).text())?.[1] ?? 0);
     const before = await count();
     const tag = `mo${++tags}`;
-    peer!.stdin!.write(`MO ${tag} 14155550609 14155550699 0 ${gsm("6869").toString("hex")}\n`);
+    const logged = logLines.length;
+    peer!.stdin!.write(`MO ${tag} 14155550609 14155550699 3 ${latin1("private words 4411").toString("hex")}\n`);
     expect(await acks(tag)).toEqual([0]);
     expect(await count()).toBe(before + 1);
+    const lines = logLines.slice(logged).join("");
+    expect(lines).toContain("+14155550699");
+    expect(lines).not.toContain("private words 4411");
     expect(await server().db("messages").where({ sender: "+14155550609" })).toEqual([]);
   });
 
@@ -210,6 +222,10 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
       await db.raw("ALTER TABLE messages DROP CONSTRAINT IF EXISTS test_refuse_sender");
     }
     expect((await conversation(from)).map((m) => m.body)).toEqual(["please store me"]);
+    // The refusal is logged, without the message's text (a constraint error's detail would quote it).
+    const lines = logLines.join("");
+    expect(lines).toContain("asking the SMSC to retry");
+    expect(lines).not.toContain("please store me");
   });
 
   it("STOP over SMPP opts the sender out and the confirmation goes back to it over SMPP", async () => {
