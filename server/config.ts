@@ -235,6 +235,12 @@ export const SETTINGS = {
     },
   ),
   smppMaxPerSecond: int("SMPP_MAX_PER_SECOND", 50, "`submit_sm` a second, per worker (at least 1)", { map: (n) => Math.max(1, n) }),
+  inboundReassemblyTimeoutMs: int(
+    "INBOUND_REASSEMBLY_TIMEOUT_MS",
+    60_000,
+    "a long inbound message whose parts are still missing this long after its first part arrived is stored with what arrived, `incomplete: true` (at least 1)",
+    { map: (n) => Math.max(1, n) },
+  ),
 };
 
 type Settings = typeof SETTINGS;

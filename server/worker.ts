@@ -89,6 +89,8 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
         messageBodyRetentionDays: config.messageBodyRetentionDays,
       },
       sendOutcomeResolveMs: config.sendOutcomeResolveMs,
+      inboundReassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
+      log,
     }),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
   });

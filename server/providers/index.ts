@@ -5,6 +5,7 @@ import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
 import { SmppProvider, smppLink } from "./smpp/provider.js";
 import { isDeliveryReceipt, parseReceipt } from "./smpp/receipts.js";
+import { isInboundMessage, storeSmppInbound } from "./smpp/inbound.js";
 import type { Provider } from "./types.js";
 
 export function createProvider(config: Config, db: Db, log: Logger): Provider {
@@ -12,6 +13,7 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
     case "simulator":
       return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);
     case "smpp": {
+      const inboundLog = log.child({ component: "smpp-inbound" });
       if (!config.smppUrl) throw new Error("PROVIDER=smpp needs SMPP_URL=smpp://system_id:password@host:port");
       return new SmppProvider(db, {
         url: config.smppUrl,
@@ -21,9 +23,11 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
         responseTimeoutMs: config.smppResponseTimeoutMs,
         enquireLinkMs: config.smppEnquireLinkMs,
         log: log.child({ component: "smpp" }),
-        // The receipt becomes a job before the deliver_sm is acknowledged: an acknowledged receipt is stored.
-        storeReceipt: async (pdu) => {
-          if (!isDeliveryReceipt(pdu)) return log.info("SMPP deliver_sm that is not a receipt (mobile-originated) ignored");
+        // Stored before the deliver_sm is acknowledged: a receipt as a job, an inbound message (or a part of one)
+        // as itself. Other message types (e.g. intermediate notifications) are acknowledged and ignored.
+        storeDelivered: async (pdu) => {
+          if (isInboundMessage(pdu)) return storeSmppInbound(db, inboundLog, pdu, config.inboundReassemblyTimeoutMs);
+          if (!isDeliveryReceipt(pdu)) return log.info({ esmClass: pdu.esm_class }, "SMPP deliver_sm of another message type ignored");
           const receipt = parseReceipt(pdu);
           if (!receipt) return log.warn("SMPP receipt without id or stat acknowledged and ignored");
           const payload = {

@@ -68,6 +68,19 @@ describe("migrations over existing data", () => {
       // 010: every message before it is outbound; an inbound one cannot have a schedule's shape.
       expect(await db("messages").where({ id }).first("direction", "incomplete")).toEqual({ direction: "outbound", incomplete: false });
       await expect(db("messages").where({ id }).update({ direction: "inbound" })).rejects.toThrow(/messages_direction_shape/);
+      // 012: an inbound body (a long message, reassembled) may pass 1600 characters; an outbound one still may not.
+      await db("messages").insert({
+        account_id: account.id,
+        direction: "inbound",
+        recipient: "+14155550100",
+        sender: "+14155550101",
+        body: "x".repeat(2000),
+        status: "received",
+        received_at: new Date(),
+        segments: 14,
+        encoding: "GSM-7",
+      });
+      await expect(db("messages").where({ id }).update({ body: "x".repeat(1601) })).rejects.toThrow(/messages_body_length/);
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name} for inspection\n`);

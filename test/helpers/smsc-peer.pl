@@ -12,6 +12,13 @@
 #   A receipt not acknowledged (the session died first, or it was refused) is sent again later.
 # - SIGUSR1: the sessions open now go silent for good (they still read and log submit_sm, but answer nothing),
 #   as a link that drops; sessions opened later answer as usual.
+# - Mobile-originated messages on command, one line on stdin each:
+#     MO <tag> <source_addr> <destination_addr> <data_coding> <short_message as hex, or -> [option ...]
+#   options: esm=<esm_class> (default 0), sar=<ref>,<total>,<seqnum> (the SAR TLVs), payload=<hex>
+#   (message_payload TLV), data_sm (send a data_sm instead of a deliver_sm). Sent on the same session as
+#   receipts; logged as MOSENT <tag> <sequence_number>, and its response as MOACK <tag> <command_status>.
+#   One refused (status not 0) or not answered before its session died is sent again RECEIPT_DELAY_MS later,
+#   as an SMSC retries.
 # Usage: perl smsc-peer.pl RECEIPT_DELAY_MS   (listens on a free port of 127.0.0.1, printed as LISTENING <port>)
 use strict;
 use warnings;
@@ -28,6 +35,8 @@ my $listen = Net::SMPP->new_listen('127.0.0.1', port => 0, smpp_version => 0x34)
 my $select = IO::Select->new($listen);
 my (%session, %bound, %silent, %unacked);    # by fileno; %unacked: fileno => { seq => receipt }
 my @pending;                                 # receipts to send: [due, id, destination, submit_date, text]
+my (@mo, %mo_unacked);                       # MOs to send: [due, tag, command, fields]; %mo_unacked like %unacked
+my $stdin_buffer = '';
 my $next_id = 0;
 my $bound_order = 0;
 
@@ -44,6 +53,8 @@ sub drop {
   push @pending, map { [time, @$_[1 .. 4]] } values %{ $unacked{$fd} || {} };
   @pending = sort { $a->[0] <=> $b->[0] } @pending;
   delete $unacked{$fd};
+  unshift @mo, map { [time, @$_[1 .. 3]] } values %{ $mo_unacked{$fd} || {} };
+  delete $mo_unacked{$fd};
   delete $session{$fd};
   delete $bound{$fd};
   delete $silent{$fd};
@@ -75,11 +86,64 @@ sub send_due_receipts {
   }
 }
 
+# MO <tag> <from> <to> <data_coding> <hex|-> [esm=N] [sar=ref,total,seq] [payload=hex] [data_sm]
+sub parse_mo {
+  my ($line) = @_;
+  my (undef, $tag, $from, $to, $coding, $hex, @options) = split ' ', $line;
+  my %fields = (
+    source_addr_ton => 1, source_addr_npi => 1, source_addr => $from,
+    dest_addr_ton => 1, dest_addr_npi => 1, destination_addr => $to,
+    esm_class => 0, data_coding => $coding,
+  );
+  my $command = 'deliver_sm';
+  my @tlvs;
+  for (@options) {
+    if (/^esm=(\d+)$/) { $fields{esm_class} = $1 }
+    elsif (/^sar=(\d+),(\d+),(\d+)$/) {
+      push @tlvs, sar_msg_ref_num => pack('n', $1), sar_total_segments => pack('C', $2), sar_segment_seqnum => pack('C', $3);
+    }
+    elsif (/^payload=([0-9a-fA-F]*)$/) { push @tlvs, message_payload => pack('H*', $1) }
+    elsif ($_ eq 'data_sm') { $command = 'data_sm' }
+    else { print "MOERROR $tag unknown option $_\n"; return }
+  }
+  $fields{short_message} = $hex eq '-' ? '' : pack('H*', $hex) if $command eq 'deliver_sm';
+  push @mo, [time, $tag, $command, [%fields, @tlvs]];
+}
+
+sub read_stdin {
+  my $n = sysread(STDIN, my $chunk, 65536);
+  if (!$n) { $select->remove(\*STDIN); return }    # end of input: no more commands
+  $stdin_buffer .= $chunk;
+  while ($stdin_buffer =~ s/^([^\n]*)\n//) {
+    my $line = $1;
+    parse_mo($line) if $line =~ /^MO /;
+  }
+}
+
+sub send_due_mos {
+  while (@mo && $mo[0][0] <= time) {
+    my $to = target() or return;
+    my $m = shift @mo;
+    my (undef, $tag, $command, $fields) = @$m;
+    my $seq = $command eq 'data_sm' ? $to->data_sm(async => 1, @$fields) : $to->deliver_sm(async => 1, @$fields);
+    $mo_unacked{ fileno($to) }{$seq} = $m;
+    print "MOSENT $tag $seq\n";
+  }
+}
+
+$select->add(\*STDIN);
+
 while (1) {
   send_due_receipts();
+  send_due_mos();
   my $wait = @pending ? ($pending[0][0] - time) : 0.5;
+  $wait = $mo[0][0] - time if @mo && $mo[0][0] - time < $wait;
   $wait = 0.05 if $wait < 0.05;
   for my $fh ($select->can_read($wait)) {
+    if (fileno($fh) == fileno(STDIN)) {
+      read_stdin();
+      next;
+    }
     if ($fh == $listen) {
       my $c = $listen->accept or next;
       $select->add($c);
@@ -108,6 +172,12 @@ while (1) {
     } elsif ($cmd == 0x00000006) {    # unbind
       $fh->unbind_resp(seq => $pdu->{seq}) unless $quiet;
       drop($fh);
+    } elsif (($cmd == 0x80000005 || $cmd == 0x80000103) && (my $m = delete $mo_unacked{$fd}{ $pdu->{seq} })) {
+      print "MOACK $m->[1] $pdu->{status}\n";    # the response to an MO: deliver_sm_resp or data_sm_resp
+      if ($pdu->{status} != 0) {
+        push @mo, [time + $delay_ms / 1000, @$m[1 .. 3]];
+        @mo = sort { $a->[0] <=> $b->[0] } @mo;
+      }
     } elsif ($cmd == 0x80000005) {    # deliver_sm_resp
       my $r = delete $unacked{$fd}{ $pdu->{seq} };
       if ($r && $pdu->{status} != 0) {

@@ -44,6 +44,8 @@ export interface Smsc {
     stat: string,
     opts?: { err?: string; tlv?: boolean; source?: string; submitDate?: string; text?: string },
   ) => Promise<PDU>;
+  /** Sends a deliver_sm (or data_sm) with exactly these fields on a bound session; resolves with its response. */
+  deliver: (fields: Record<string, unknown>, command?: "deliver_sm" | "data_sm") => Promise<PDU>;
   idOf: (pdu: PDU) => string;
   close: () => Promise<void>;
 }
@@ -88,6 +90,11 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
           },
           resolve,
         );
+      }),
+    deliver: (fields, command = "deliver_sm") =>
+      new Promise((resolve) => {
+        const session = server.sessions.find((s) => (s as Session & { bound?: boolean }).bound)!;
+        session.send(new smpp.PDU(command, fields), resolve);
       }),
     close: () =>
       new Promise<void>((resolve) => {

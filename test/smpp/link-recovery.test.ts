@@ -289,7 +289,7 @@ describe("SMPP submits that never left the process", () => {
       responseTimeoutMs: RESPONSE_TIMEOUT_MS,
       enquireLinkMs: 60_000,
       log,
-      onReceipt: async () => undefined,
+      onDeliver: async () => undefined,
     });
     try {
       link.start();

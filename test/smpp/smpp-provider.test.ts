@@ -300,6 +300,24 @@ describe("SMPP provider", () => {
     expect(submitsTo("14155550138")).toHaveLength(1);
   });
 
+  it("inbound: message type 0 is an inbound message even when its text reads like a receipt; 0x04 never is; data_sm too", async () => {
+    const a = await server().account();
+    expect((await a.request("POST", "/api/v1/numbers", { phoneNumber: "+14155550190" })).status).toBe(201);
+    const receiptLike = "id:X1 sub:001 dlvrd:001 submit date:2611221000 done date:2611221001 stat:DELIVRD err:000 text:hi";
+    const addresses = { source_addr_ton: 1, source_addr: "14155550191", dest_addr_ton: 1, destination_addr: "14155550190" };
+    const short = Buffer.from(receiptLike, "latin1");
+    expect((await smsc.deliver({ ...addresses, esm_class: 0, data_coding: 3, short_message: short })).command_status).toBe(0);
+    expect((await smsc.deliver({ ...addresses, esm_class: 0x04, data_coding: 3, short_message: short })).command_status).toBe(0);
+    const payload = Buffer.from("¡hola! 😀", "utf16le").swap16();
+    const resp = await smsc.deliver({ ...addresses, esm_class: 0, data_coding: 8, message_payload: payload }, "data_sm");
+    expect([resp.command, resp.command_status]).toEqual(["data_sm_resp", 0]);
+    const { data } = await a.client.GET("/api/v1/messages", { params: { query: { phone: "+14155550191" } } });
+    expect(data!.data.map((m) => [m.direction, m.body])).toEqual([
+      ["inbound", "¡hola! 😀"],
+      ["inbound", receiptLike],
+    ]);
+  });
+
   it("unbinds cleanly when the worker stops", async () => {
     await worker.stop(1000);
     stopped = true;

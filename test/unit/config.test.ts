@@ -49,6 +49,7 @@ describe("loadConfig", () => {
       smppMaxPerSecond: 50,
       smppResponseTimeoutMs: 10000,
       smppEnquireLinkMs: 30000,
+      inboundReassemblyTimeoutMs: 60000,
     });
   });
 

@@ -11,6 +11,7 @@ import { Leader } from "./leader.js";
 import { releaseOrphanedReceiptsChore } from "./releaseOrphanedReceipts.js";
 import { requeueReceiptsNowKnownChore } from "./requeueReceiptsNowKnown.js";
 import { rescueExpiredJobsChore } from "./rescueExpiredJobs.js";
+import { storeIncompleteInboundMessagesChore } from "./storeIncompleteInboundMessages.js";
 
 export { chore, type Chore } from "./chore.js";
 export { Leader } from "./leader.js";
@@ -22,7 +23,14 @@ export interface Maintenance {
 
 export function maintenanceChores(
   db: Db,
-  opts: { leaseMs: number; jobRetentionMs: number; retention: RetentionPolicy; sendOutcomeResolveMs: number },
+  opts: {
+    leaseMs: number;
+    jobRetentionMs: number;
+    retention: RetentionPolicy;
+    sendOutcomeResolveMs: number;
+    inboundReassemblyTimeoutMs: number;
+    log: Logger;
+  },
 ): Chore[] {
   const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
   return [
@@ -34,6 +42,7 @@ export function maintenanceChores(
     applyRetentionChore(db, opts.retention),
     deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
     requeueReceiptsNowKnownChore(db),
+    storeIncompleteInboundMessagesChore(db, opts.log.child({ component: "inbound" }), opts.inboundReassemblyTimeoutMs),
   ];
 }
 

@@ -30,8 +30,11 @@ export interface ConnectionOptions {
   /** Period of enquire_link on a bound session. */
   enquireLinkMs?: number;
   log: Logger;
-  /** Persist a receipt durably; the deliver_sm is acknowledged only after this resolves. */
-  onReceipt: (pdu: PDU) => Promise<void>;
+  /**
+   * Persist a deliver_sm or data_sm (a receipt or an inbound message) durably; it is acknowledged OK only after
+   * this resolves, and with ESME_RSYSERR if it rejects, so the SMSC sends it again.
+   */
+  onDeliver: (pdu: PDU) => Promise<void>;
 }
 
 const MIN_BACKOFF_MS = 1000;
@@ -99,15 +102,19 @@ export class SmppConnection {
         },
       );
     });
-    session.on("deliver_sm", (pdu: PDU) => {
-      this.opts.onReceipt(pdu).then(
+    const deliver = (pdu: PDU) => {
+      this.opts.onDeliver(pdu).then(
         () => session.send(pdu.response()),
         (error: unknown) => {
-          this.opts.log.error({ err: error }, "could not store an SMPP receipt; asking the SMSC to retry");
+          // Not the error object: a database error's detail quotes the row, and so the message's text.
+          const { message, code } = error as { message?: string; code?: string };
+          this.opts.log.error({ error: message, code, command: pdu.command }, "could not store an SMPP deliver_sm/data_sm; asking the SMSC to retry");
           session.send(pdu.response({ command_status: smpp.errors.ESME_RSYSERR }));
         },
       );
-    });
+    };
+    session.on("deliver_sm", deliver);
+    session.on("data_sm", deliver);
     session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
     session.on("unknown", (pdu: PDU) => session.send(pdu.response())); // generic_nack, ESME_RINVCMDID
     session.on("unbind", (pdu: PDU) => {

@@ -27,8 +27,8 @@ export interface SmppOptions {
   responseTimeoutMs?: number;
   enquireLinkMs?: number;
   log: Logger;
-  /** Stores a receipt durably (a job); the PDU is acknowledged after. */
-  storeReceipt: (pdu: import("smpp").PDU) => Promise<void>;
+  /** Stores a deliver_sm/data_sm durably (a receipt as a job, an inbound message or part); acknowledged after. */
+  storeDelivered: (pdu: import("smpp").PDU) => Promise<void>;
 }
 
 export class SmppProvider implements Provider {
@@ -43,7 +43,7 @@ export class SmppProvider implements Provider {
     private readonly db: Db,
     opts: SmppOptions,
   ) {
-    this.connection = new SmppConnection({ ...opts, onReceipt: opts.storeReceipt });
+    this.connection = new SmppConnection({ ...opts, onDeliver: opts.storeDelivered });
     this.link = smppLink(opts.url);
     this.window = new SendWindow(opts.maxInFlight);
   }
