@@ -1243,6 +1243,12 @@ export interface components {
              * @description For `type: scheduled`: when to send; later than now and at most 365 days ahead.
              */
             scheduledAt?: string;
+            /**
+             * @description Seconds (1 to 604800) each message of the campaign has to be handed to the provider, counted from
+             *     `scheduledAt` (for an instant campaign, from its creation); a message not handed over by then is never sent
+             *     and becomes `failed` with error code `validity_expired`. Absent: no limit.
+             */
+            validityPeriod?: components["schemas"]["ValidityPeriod"];
         };
         /**
          * @description Request to create a contact.
@@ -1732,6 +1738,7 @@ export interface components {
          *       "body": "Your appointment is tomorrow at 10:00.",
          *       "status": "delivered",
          *       "scheduledAt": "2026-11-23T09:00:00.000Z",
+         *       "validUntil": null,
          *       "sentAt": "2026-11-23T09:00:00.012Z",
          *       "deliveredAt": "2026-11-23T09:00:00.530Z",
          *       "providerMessageId": "sim-7f3a9c0e1b2d",
@@ -1782,6 +1789,11 @@ export interface components {
              * @description When the message is (or was) to be sent.
              */
             scheduledAt: string;
+            /**
+             * @description The end of its validity (`scheduledAt` plus the `validityPeriod` it was given), or `null` when it has none.
+             *     Not handed to the provider by then, it is never sent: `failed` with error code `validity_expired`.
+             */
+            validUntil: string | null;
             /** @description When the provider accepted it, or `null`. */
             sentAt: string | null;
             /** @description When it was confirmed delivered, or `null`. */
@@ -1922,6 +1934,11 @@ export interface components {
              * @description When to send. Must be later than the time of the request and at most 365 days ahead.
              */
             scheduledAt: string;
+            /**
+             * @description Seconds after `scheduledAt` (1 to 604800) by which the message must be handed to the provider, or it is
+             *     never sent and becomes `failed` with error code `validity_expired`. Absent: no limit.
+             */
+            validityPeriod?: components["schemas"]["ValidityPeriod"];
         };
         /**
          * @description The message as accepted for sending.
@@ -2044,6 +2061,14 @@ export interface components {
          * @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21
          */
         Uuid: string;
+        /**
+         * Format: int32
+         * @description How long a message may wait to be handed to the provider, in seconds (1 to 604800, seven days), counted from
+         *     its `scheduledAt`. A message not handed over by then is never sent: it becomes `failed` with error code
+         *     `validity_expired`. Over SMPP the time still left goes with the message as its `validity_period`.
+         * @example 600
+         */
+        ValidityPeriod: number;
         /**
          * @description A registered webhook. Its secret is read with the `secret` operation or in the dashboard.
          * @example {

@@ -80,6 +80,8 @@ export interface NewCampaign {
   from: string;
   groupId: string | null;
   scheduledAt: Date | null;
+  /** Seconds each message has to be handed to the provider, from scheduledAt (instant: creation); null: no limit. */
+  validityPeriod?: number | null;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -92,6 +94,7 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     sender: c.from,
     group_id: c.groupId,
     scheduled_at: c.scheduledAt,
+    validity_period: c.validityPeriod ?? null,
     status: c.type === "scheduled" ? "scheduled" : "sending",
   });
 }
@@ -131,6 +134,7 @@ export interface FanoutBatch {
     status: CampaignStatus;
     scheduledAt: Date | null;
     createdAt: Date;
+    validityPeriod: number | null;
   };
   recipients: { seq: number; phone: string; firstName: string | null }[];
 }
@@ -148,6 +152,7 @@ export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, 
     status: "status",
     scheduledAt: "scheduled_at",
     createdAt: "created_at",
+    validityPeriod: "validity_period",
     fanoutDone: "fanout_done",
   });
   if (!campaign) return undefined;

@@ -19,8 +19,8 @@ export const scheduleMessageStatement = {
          ), job AS (
            ${insertJobsSql("send_message", { id: "$2::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz", from: "allowed" })}
          ), message AS (
-           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
-           SELECT $1, $10, $2, $3, $4, $5, $7, $8, $9 FROM allowed
+           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until)
+           SELECT $1, $10, $2, $3, $4, $5, $7, $8, $9, $11::timestamptz FROM allowed
          )
          SELECT NOT EXISTS (SELECT FROM allowed) AS "optedOut", ${notifyWhenSql("$6 <> '' AND EXISTS (SELECT FROM allowed)", "$6")}`,
 };
@@ -38,6 +38,7 @@ export async function scheduleMessage(db: Knex, accountId: string, m: NewMessage
     m.segments,
     m.encoding,
     accountId,
+    m.validUntil ?? null,
   ]);
   return !row!.optedOut;
 }

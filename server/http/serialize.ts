@@ -40,6 +40,7 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     body: row.body,
     status: publicStatus(row.status),
     scheduledAt: iso(row.scheduledAt!),
+    validUntil: isoOrNull(row.validUntil),
     sentAt: isoOrNull(row.sentAt),
     deliveredAt: isoOrNull(row.deliveredAt),
     providerMessageId: row.providerMessageId,
