@@ -1249,6 +1249,10 @@ export interface components {
              *     and becomes `failed` with error code `validity_expired`. Absent: no limit.
              */
             validityPeriod?: components["schemas"]["ValidityPeriod"];
+            /** @description Category of every message of the campaign: `marketing` (default) or `transactional`. */
+            category?: components["schemas"]["MessageCategory"];
+            /** @description Priority of every message of the campaign: `low` (default), `normal` or `high`. */
+            priority?: components["schemas"]["MessagePriority"];
         };
         /**
          * @description Request to create a contact.
@@ -1616,6 +1620,11 @@ export interface components {
         /** @description A message: `direction` tells an outbound one from an inbound one. */
         Message: components["schemas"]["OutboundMessage"] | components["schemas"]["InboundMessage"];
         /**
+         * @description What a message is for: it decides the sending rules that apply to it.
+         * @enum {string}
+         */
+        MessageCategory: "transactional" | "marketing";
+        /**
          * @description Which way a message went.
          * @enum {string}
          */
@@ -1632,6 +1641,12 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description The order in which due messages go to the provider: `high` before `normal` before `low`, then by
+         *     `scheduledAt`, so a one-time code due now is not stuck behind a large campaign.
+         * @enum {string}
+         */
+        MessagePriority: "high" | "normal" | "low";
         /**
          * @description Posted to webhooks subscribed to `message.received` when one of the account's numbers receives a message.
          * @example {
@@ -1739,6 +1754,8 @@ export interface components {
          *       "status": "delivered",
          *       "scheduledAt": "2026-11-23T09:00:00.000Z",
          *       "validUntil": null,
+         *       "category": "transactional",
+         *       "priority": "normal",
          *       "sentAt": "2026-11-23T09:00:00.012Z",
          *       "deliveredAt": "2026-11-23T09:00:00.530Z",
          *       "providerMessageId": "sim-7f3a9c0e1b2d",
@@ -1794,6 +1811,10 @@ export interface components {
              *     Not handed to the provider by then, it is never sent: `failed` with error code `validity_expired`.
              */
             validUntil: string | null;
+            /** @description What the message is for: `transactional` or `marketing`. */
+            category: components["schemas"]["MessageCategory"];
+            /** @description `high`, `normal` or `low`: among due messages, the order they go to the provider. */
+            priority: components["schemas"]["MessagePriority"];
             /** @description When the provider accepted it, or `null`. */
             sentAt: string | null;
             /** @description When it was confirmed delivered, or `null`. */
@@ -1939,6 +1960,10 @@ export interface components {
              *     never sent and becomes `failed` with error code `validity_expired`. Absent: no limit.
              */
             validityPeriod?: components["schemas"]["ValidityPeriod"];
+            /** @description `transactional` (default) or `marketing` (held back by the account's quiet hours, when set). */
+            category?: components["schemas"]["MessageCategory"];
+            /** @description `high`, `normal` (default) or `low`: among due messages, the order they go to the provider. */
+            priority?: components["schemas"]["MessagePriority"];
         };
         /**
          * @description The message as accepted for sending.

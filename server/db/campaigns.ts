@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
 export type CampaignStatus = "scheduled" | "sending" | "completed" | "cancelled";
 
@@ -82,6 +83,9 @@ export interface NewCampaign {
   scheduledAt: Date | null;
   /** Seconds each message has to be handed to the provider, from scheduledAt (instant: creation); null: no limit. */
   validityPeriod?: number | null;
+  /** Defaults: marketing, low. */
+  category?: Category;
+  priority?: Priority;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -95,6 +99,8 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     group_id: c.groupId,
     scheduled_at: c.scheduledAt,
     validity_period: c.validityPeriod ?? null,
+    category: c.category ?? CAMPAIGN_DEFAULTS.category,
+    priority: c.priority ?? CAMPAIGN_DEFAULTS.priority,
     status: c.type === "scheduled" ? "scheduled" : "sending",
   });
 }
@@ -135,6 +141,8 @@ export interface FanoutBatch {
     scheduledAt: Date | null;
     createdAt: Date;
     validityPeriod: number | null;
+    category: Category;
+    priority: Priority;
   };
   recipients: { seq: number; phone: string; firstName: string | null }[];
 }
@@ -153,6 +161,8 @@ export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, 
     scheduledAt: "scheduled_at",
     createdAt: "created_at",
     validityPeriod: "validity_period",
+    category: "category",
+    priority: "priority",
     fanoutDone: "fanout_done",
   });
   if (!campaign) return undefined;

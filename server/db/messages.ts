@@ -4,6 +4,7 @@ import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
+import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
 export type { StoredStatus };
 
@@ -20,6 +21,8 @@ export interface MessageRow {
   scheduledAt: Date | null;
   /** The end of its validity, or null: not handed to the provider by then, it is never sent. */
   validUntil: Date | null;
+  category: Category;
+  priority: Priority;
   sentAt: Date | null;
   deliveredAt: Date | null;
   cancelledAt: Date | null;
@@ -49,6 +52,9 @@ export interface NewMessage {
   scheduledAt: Date;
   /** null: no validity limit. */
   validUntil?: Date | null;
+  /** Defaults: transactional, normal. */
+  category?: Category;
+  priority?: Priority;
   segments: number;
   encoding: Encoding;
 }
@@ -64,6 +70,8 @@ const columns = {
   status: "status",
   scheduledAt: "scheduled_at",
   validUntil: "valid_until",
+  category: "category",
+  priority: "priority",
   sentAt: "sent_at",
   deliveredAt: "delivered_at",
   cancelledAt: "cancelled_at",
@@ -89,13 +97,13 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
   const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
   await tx.raw(
     `WITH rows AS (
-       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[])
-         AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until)
+       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[], ?::text[], ?::text[])
+         AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
      ), jobs AS (
-       ${insertJobsSql("send_message", { id: "job_id", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", from: "rows" })}
+       ${insertJobsSql("send_message", { id: "job_id", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", priority: jobPrioritySql("priority"), from: "rows" })}
      )
-     INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until)
-     SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until FROM rows`,
+     INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+     SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
     [
       col("id"),
       col("jobId"),
@@ -107,6 +115,8 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
       col("segments"),
       col("encoding"),
       messages.map((m) => m.validUntil?.toISOString() ?? null),
+      messages.map((m) => m.category ?? SCHEDULE_DEFAULTS.category),
+      messages.map((m) => m.priority ?? SCHEDULE_DEFAULTS.priority),
       accountId,
     ],
   );

@@ -41,6 +41,8 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     status: publicStatus(row.status),
     scheduledAt: iso(row.scheduledAt!),
     validUntil: isoOrNull(row.validUntil),
+    category: row.category,
+    priority: row.priority,
     sentAt: isoOrNull(row.sentAt),
     deliveredAt: isoOrNull(row.deliveredAt),
     providerMessageId: row.providerMessageId,

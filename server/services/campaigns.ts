@@ -58,6 +58,8 @@ export async function createCampaign(
       groupId,
       scheduledAt,
       validityPeriod: body.validityPeriod ?? null,
+      category: body.category,
+      priority: body.priority,
     });
     const size = groupId ? await snapshotGroupAudience(tx, accountId, id, groupId) : await snapshotListAudience(tx, id, recipients!);
     if (size === 0)

@@ -8,6 +8,7 @@ import { ApiError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { validUntil } from "../domain/validity.js";
+import type { Category, Priority } from "../domain/sendingPolicy.js";
 import { segmentInfo } from "../domain/segments.js";
 
 export interface ScheduleRequest {
@@ -17,6 +18,8 @@ export interface ScheduleRequest {
   scheduledAt: string;
   /** Seconds after scheduledAt by which it must be handed to the provider. */
   validityPeriod?: number;
+  category?: Category;
+  priority?: Priority;
 }
 
 /** Checks and stores a message with its send job (one statement); `now` is the time of the request. */
@@ -40,6 +43,8 @@ export async function scheduleMessage(
     body: request.body,
     scheduledAt,
     validUntil: validUntil(scheduledAt, request.validityPeriod),
+    category: request.category,
+    priority: request.priority,
     ...segmentInfo(request.body),
   });
   if (!stored) {

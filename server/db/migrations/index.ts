@@ -11,6 +11,7 @@ import * as m009 from "./009_lanes_claim_by_lane.js";
 import * as m010 from "./010_consent_two_way.js";
 import * as m011 from "./011_wire_unknown_outcomes.js";
 import * as m012 from "./012_policy_validity.js";
+import * as m013 from "./013_policy_priority.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -27,6 +28,7 @@ const migrations: Record<string, Knex.Migration> = {
   "010_consent_two_way": m010,
   "011_wire_unknown_outcomes": m011,
   "012_policy_validity": m012,
+  "013_policy_priority": m013,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -46,6 +46,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
               body,
               scheduledAt: runAt,
               validUntil: expiresAt,
+              category: campaign.category,
+              priority: campaign.priority,
               ...segmentInfo(body),
             };
           });
