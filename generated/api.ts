@@ -1017,6 +1017,9 @@ export interface components {
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
          *       "status": "sending",
          *       "scheduledAt": null,
+         *       "validityPeriod": null,
+         *       "category": "marketing",
+         *       "priority": "low",
          *       "stats": {
          *         "total": 3,
          *         "scheduled": 1,
@@ -1047,6 +1050,12 @@ export interface components {
             status: components["schemas"]["CampaignStatus"];
             /** @description When a scheduled campaign is sent, or `null` for an instant one. */
             scheduledAt: string | null;
+            /** @description Seconds each of its messages has to be handed to the provider (see `validUntil` on them), or `null`. */
+            validityPeriod: components["schemas"]["ValidityPeriod"] | null;
+            /** @description Category of its messages. */
+            category: components["schemas"]["MessageCategory"];
+            /** @description Priority of its messages among due messages. */
+            priority: components["schemas"]["MessagePriority"];
             /** @description Counts of its messages by status. */
             stats: components["schemas"]["CampaignStats"];
             /**

@@ -19,6 +19,9 @@ export interface CampaignRow {
   groupId: string | null;
   status: CampaignStatus;
   scheduledAt: Date | null;
+  validityPeriod: number | null;
+  category: Category;
+  priority: Priority;
   createdAt: Date;
   audienceSize: number;
   fanoutDone: number;
@@ -52,6 +55,9 @@ function selectCampaigns(db: Knex) {
     groupId: "c.group_id",
     status: "c.status",
     scheduledAt: "c.scheduled_at",
+    validityPeriod: "c.validity_period",
+    category: "c.category",
+    priority: "c.priority",
     createdAt: "c.created_at",
     audienceSize: "c.audience_size",
     fanoutDone: "c.fanout_done",

@@ -90,6 +90,9 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   groupId: row.groupId,
   status: row.status,
   scheduledAt: isoOrNull(row.scheduledAt),
+  validityPeriod: row.validityPeriod,
+  category: row.category,
+  priority: row.priority,
   stats: row.stats,
   createdAt: iso(row.createdAt),
 });

@@ -74,6 +74,10 @@ describe("priority", () => {
         priority: "high",
       },
     });
+    expect(byDefault).toMatchObject({ category: "marketing", priority: "low", validityPeriod: null });
+    expect(given).toMatchObject({ category: "transactional", priority: "high" });
+    const { data: read } = await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: given!.campaignId } } });
+    expect(read).toMatchObject({ category: "transactional", priority: "high" });
     await fanOut(byDefault!.campaignId);
     await fanOut(given!.campaignId);
     const only = async (campaignId: string) =>

@@ -137,6 +137,7 @@ describe("validity", () => {
         validityPeriod: 3600,
       },
     });
+    expect(later).toMatchObject({ validityPeriod: 3600 });
     const messagesOf = async (campaignId: string, n: number) =>
       waitUntil(`${n} messages of the campaign`, async () => {
         const { data } = await a.client.GET("/api/v1/messages", { params: { query: { campaignId } } });
