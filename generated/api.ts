@@ -1017,6 +1017,9 @@ export interface components {
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
          *       "status": "sending",
          *       "scheduledAt": null,
+         *       "validityPeriod": null,
+         *       "category": "marketing",
+         *       "priority": "low",
          *       "stats": {
          *         "total": 3,
          *         "scheduled": 1,
@@ -1047,6 +1050,12 @@ export interface components {
             status: components["schemas"]["CampaignStatus"];
             /** @description When a scheduled campaign is sent, or `null` for an instant one. */
             scheduledAt: string | null;
+            /** @description Seconds each of its messages has to be handed to the provider (see `validUntil` on them), or `null`. */
+            validityPeriod: components["schemas"]["ValidityPeriod"] | null;
+            /** @description Category of its messages. */
+            category: components["schemas"]["MessageCategory"];
+            /** @description Priority of its messages among due messages. */
+            priority: components["schemas"]["MessagePriority"];
             /** @description Counts of its messages by status. */
             stats: components["schemas"]["CampaignStats"];
             /**
@@ -1243,6 +1252,16 @@ export interface components {
              * @description For `type: scheduled`: when to send; later than now and at most 365 days ahead.
              */
             scheduledAt?: string;
+            /**
+             * @description Seconds (1 to 604800) each message of the campaign has to be handed to the provider, counted from
+             *     `scheduledAt` (for an instant campaign, from its creation); a message not handed over by then is never sent
+             *     and becomes `failed` with error code `validity_expired`. Absent: no limit.
+             */
+            validityPeriod?: components["schemas"]["ValidityPeriod"];
+            /** @description Category of every message of the campaign: `marketing` (default) or `transactional`. */
+            category?: components["schemas"]["MessageCategory"];
+            /** @description Priority of every message of the campaign: `low` (default), `normal` or `high`. */
+            priority?: components["schemas"]["MessagePriority"];
         };
         /**
          * @description Request to create a contact.
@@ -1610,6 +1629,11 @@ export interface components {
         /** @description A message: `direction` tells an outbound one from an inbound one. */
         Message: components["schemas"]["OutboundMessage"] | components["schemas"]["InboundMessage"];
         /**
+         * @description What a message is for: it decides the sending rules that apply to it.
+         * @enum {string}
+         */
+        MessageCategory: "transactional" | "marketing";
+        /**
          * @description Which way a message went.
          * @enum {string}
          */
@@ -1626,6 +1650,12 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description The order in which due messages go to the provider: `high` before `normal` before `low`, then by
+         *     `scheduledAt`, so a one-time code due now is not stuck behind a large campaign.
+         * @enum {string}
+         */
+        MessagePriority: "high" | "normal" | "low";
         /**
          * @description Posted to webhooks subscribed to `message.received` when one of the account's numbers receives a message.
          * @example {
@@ -1732,6 +1762,9 @@ export interface components {
          *       "body": "Your appointment is tomorrow at 10:00.",
          *       "status": "delivered",
          *       "scheduledAt": "2026-11-23T09:00:00.000Z",
+         *       "validUntil": null,
+         *       "category": "transactional",
+         *       "priority": "normal",
          *       "sentAt": "2026-11-23T09:00:00.012Z",
          *       "deliveredAt": "2026-11-23T09:00:00.530Z",
          *       "providerMessageId": "sim-7f3a9c0e1b2d",
@@ -1782,6 +1815,15 @@ export interface components {
              * @description When the message is (or was) to be sent.
              */
             scheduledAt: string;
+            /**
+             * @description The end of its validity (`scheduledAt` plus the `validityPeriod` it was given), or `null` when it has none.
+             *     Not handed to the provider by then, it is never sent: `failed` with error code `validity_expired`.
+             */
+            validUntil: string | null;
+            /** @description What the message is for: `transactional` or `marketing`. */
+            category: components["schemas"]["MessageCategory"];
+            /** @description `high`, `normal` or `low`: among due messages, the order they go to the provider. */
+            priority: components["schemas"]["MessagePriority"];
             /** @description When the provider accepted it, or `null`. */
             sentAt: string | null;
             /** @description When it was confirmed delivered, or `null`. */
@@ -1922,6 +1964,15 @@ export interface components {
              * @description When to send. Must be later than the time of the request and at most 365 days ahead.
              */
             scheduledAt: string;
+            /**
+             * @description Seconds after `scheduledAt` (1 to 604800) by which the message must be handed to the provider, or it is
+             *     never sent and becomes `failed` with error code `validity_expired`. Absent: no limit.
+             */
+            validityPeriod?: components["schemas"]["ValidityPeriod"];
+            /** @description `transactional` (default) or `marketing` (held back by the account's quiet hours, when set). */
+            category?: components["schemas"]["MessageCategory"];
+            /** @description `high`, `normal` (default) or `low`: among due messages, the order they go to the provider. */
+            priority?: components["schemas"]["MessagePriority"];
         };
         /**
          * @description The message as accepted for sending.
@@ -2044,6 +2095,14 @@ export interface components {
          * @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21
          */
         Uuid: string;
+        /**
+         * Format: int32
+         * @description How long a message may wait to be handed to the provider, in seconds (1 to 604800, seven days), counted from
+         *     its `scheduledAt`. A message not handed over by then is never sent: it becomes `failed` with error code
+         *     `validity_expired`. Over SMPP the time still left goes with the message as its `validity_period`.
+         * @example 600
+         */
+        ValidityPeriod: number;
         /**
          * @description A registered webhook. Its secret is read with the `secret` operation or in the dashboard.
          * @example {

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
 export type CampaignStatus = "scheduled" | "sending" | "completed" | "cancelled";
 
@@ -18,6 +19,9 @@ export interface CampaignRow {
   groupId: string | null;
   status: CampaignStatus;
   scheduledAt: Date | null;
+  validityPeriod: number | null;
+  category: Category;
+  priority: Priority;
   createdAt: Date;
   audienceSize: number;
   fanoutDone: number;
@@ -51,6 +55,9 @@ function selectCampaigns(db: Knex) {
     groupId: "c.group_id",
     status: "c.status",
     scheduledAt: "c.scheduled_at",
+    validityPeriod: "c.validity_period",
+    category: "c.category",
+    priority: "c.priority",
     createdAt: "c.created_at",
     audienceSize: "c.audience_size",
     fanoutDone: "c.fanout_done",
@@ -80,6 +87,11 @@ export interface NewCampaign {
   from: string;
   groupId: string | null;
   scheduledAt: Date | null;
+  /** Seconds each message has to be handed to the provider, from scheduledAt (instant: creation); null: no limit. */
+  validityPeriod?: number | null;
+  /** Defaults: marketing, low. */
+  category?: Category;
+  priority?: Priority;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -92,6 +104,9 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     sender: c.from,
     group_id: c.groupId,
     scheduled_at: c.scheduledAt,
+    validity_period: c.validityPeriod ?? null,
+    category: c.category ?? CAMPAIGN_DEFAULTS.category,
+    priority: c.priority ?? CAMPAIGN_DEFAULTS.priority,
     status: c.type === "scheduled" ? "scheduled" : "sending",
   });
 }
@@ -131,6 +146,9 @@ export interface FanoutBatch {
     status: CampaignStatus;
     scheduledAt: Date | null;
     createdAt: Date;
+    validityPeriod: number | null;
+    category: Category;
+    priority: Priority;
   };
   recipients: { seq: number; phone: string; firstName: string | null }[];
 }
@@ -148,6 +166,9 @@ export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, 
     status: "status",
     scheduledAt: "scheduled_at",
     createdAt: "created_at",
+    validityPeriod: "validity_period",
+    category: "category",
+    priority: "priority",
     fanoutDone: "fanout_done",
   });
   if (!campaign) return undefined;

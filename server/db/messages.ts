@@ -4,6 +4,7 @@ import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
+import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
 export type { StoredStatus };
 
@@ -18,6 +19,10 @@ export interface MessageRow {
   body: string;
   status: StoredStatus;
   scheduledAt: Date | null;
+  /** The end of its validity, or null: not handed to the provider by then, it is never sent. */
+  validUntil: Date | null;
+  category: Category;
+  priority: Priority;
   sentAt: Date | null;
   deliveredAt: Date | null;
   cancelledAt: Date | null;
@@ -45,6 +50,11 @@ export interface NewMessage {
   from: string;
   body: string;
   scheduledAt: Date;
+  /** null: no validity limit. */
+  validUntil?: Date | null;
+  /** Defaults: transactional, normal. */
+  category?: Category;
+  priority?: Priority;
   segments: number;
   encoding: Encoding;
 }
@@ -59,6 +69,9 @@ const columns = {
   body: "body",
   status: "status",
   scheduledAt: "scheduled_at",
+  validUntil: "valid_until",
+  category: "category",
+  priority: "priority",
   sentAt: "sent_at",
   deliveredAt: "delivered_at",
   cancelledAt: "cancelled_at",
@@ -84,13 +97,13 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
   const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
   await tx.raw(
     `WITH rows AS (
-       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[])
-         AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding)
+       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[], ?::text[], ?::text[])
+         AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
      ), jobs AS (
-       ${insertJobsSql("send_message", { id: "job_id", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", from: "rows" })}
+       ${insertJobsSql("send_message", { id: "job_id", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", priority: jobPrioritySql("priority"), from: "rows" })}
      )
-     INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
-     SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding FROM rows`,
+     INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+     SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
     [
       col("id"),
       col("jobId"),
@@ -101,6 +114,9 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
       messages.map((m) => m.scheduledAt.toISOString()),
       col("segments"),
       col("encoding"),
+      messages.map((m) => m.validUntil?.toISOString() ?? null),
+      messages.map((m) => m.category ?? SCHEDULE_DEFAULTS.category),
+      messages.map((m) => m.priority ?? SCHEDULE_DEFAULTS.priority),
       accountId,
     ],
   );
@@ -313,12 +329,15 @@ export async function updateStatusesWithReceipts(
  * scheduled → sending for one window of messages, committed just before their PDUs are written: the same
  * statement sets the on-the-wire mark (submitted_at, and the link), so `sending` always means "maybe at the
  * provider". Cancel is the same kind of conditional UPDATE on the same row: exactly one of them wins, so a
- * cancelled message is never handed to the provider. Returns the messages this call claimed.
+ * cancelled message is never handed to the provider. A message past its validity is not claimed (it is failed
+ * as validity_expired instead), checked on the database's clock in the same statement. Returns the messages
+ * this call claimed.
  */
 export async function claimMessagesForSending(db: Knex, messageIds: string[], link: string): Promise<OwnedMessageRow[]> {
   return db("messages")
     .whereIn("id", messageIds)
     .where({ status: "scheduled" })
+    .whereRaw("(valid_until IS NULL OR valid_until > now())")
     .update({ status: "sending", submitted_at: db.fn.now(), submitted_via: link })
     .returning(returning);
 }
@@ -370,4 +389,18 @@ export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m
     [m.jobId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
   );
   await notifyWorkers(tx, m.scheduledAt);
+}
+
+/** Of the given messages, those still `scheduled` whose validity has ended (on the database's clock). */
+export async function scheduledPastValidity(
+  db: Knex,
+  messageIds: string[],
+): Promise<{ id: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
+  if (messageIds.length === 0) return [];
+  const { rows } = await db.raw(
+    `SELECT id, recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
+       FROM messages WHERE id = ANY(?::uuid[]) AND status = 'scheduled' AND valid_until <= now()`,
+    [messageIds],
+  );
+  return rows;
 }

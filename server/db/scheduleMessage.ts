@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { NewMessage } from "./messages.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "./jobs/index.js";
 import { queryPrepared } from "./prepared.js";
+import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";
 
 /**
  * POST /scheduler/schedule in ONE statement: the opt-out check, the send job, the message (its "scheduled"
@@ -17,10 +18,10 @@ export const scheduleMessageStatement = {
   text: `WITH allowed AS (
            SELECT WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = $10::uuid AND phone = $3::text)
          ), job AS (
-           ${insertJobsSql("send_message", { id: "$2::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz", from: "allowed" })}
+           ${insertJobsSql("send_message", { id: "$2::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz", priority: jobPrioritySql("$13::text"), from: "allowed" })}
          ), message AS (
-           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
-           SELECT $1, $10, $2, $3, $4, $5, $7, $8, $9 FROM allowed
+           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+           SELECT $1, $10, $2, $3, $4, $5, $7, $8, $9, $11::timestamptz, $12, $13 FROM allowed
          )
          SELECT NOT EXISTS (SELECT FROM allowed) AS "optedOut", ${notifyWhenSql("$6 <> '' AND EXISTS (SELECT FROM allowed)", "$6")}`,
 };
@@ -38,6 +39,9 @@ export async function scheduleMessage(db: Knex, accountId: string, m: NewMessage
     m.segments,
     m.encoding,
     accountId,
+    m.validUntil ?? null,
+    m.category ?? SCHEDULE_DEFAULTS.category,
+    m.priority ?? SCHEDULE_DEFAULTS.priority,
   ]);
   return !row!.optedOut;
 }

@@ -9,6 +9,8 @@ export interface OutboundMessage {
   body: string;
   encoding: Encoding;
   segments: number;
+  /** The end of its validity, if it has one: a carrier that supports it drops the message after that. */
+  validUntil?: Date | null;
 }
 
 export type SubmitResult =

@@ -49,7 +49,18 @@ export async function createCampaign(
     const id = uuidv7();
     const groupId = body.groupId ?? null;
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
-    await insertCampaign(tx, accountId, { id, name: body.name, message: body.message, type: body.type, from, groupId, scheduledAt });
+    await insertCampaign(tx, accountId, {
+      id,
+      name: body.name,
+      message: body.message,
+      type: body.type,
+      from,
+      groupId,
+      scheduledAt,
+      validityPeriod: body.validityPeriod ?? null,
+      category: body.category,
+      priority: body.priority,
+    });
     const size = groupId ? await snapshotGroupAudience(tx, accountId, id, groupId) : await snapshotListAudience(tx, id, recipients!);
     if (size === 0)
       throw new ApiError("empty_audience", "The group has no contacts.", {

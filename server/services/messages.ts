@@ -7,6 +7,8 @@ import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage
 import { ApiError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
+import { validUntil } from "../domain/validity.js";
+import type { Category, Priority } from "../domain/sendingPolicy.js";
 import { segmentInfo } from "../domain/segments.js";
 
 export interface ScheduleRequest {
@@ -14,6 +16,10 @@ export interface ScheduleRequest {
   from: string;
   body: string;
   scheduledAt: string;
+  /** Seconds after scheduledAt by which it must be handed to the provider. */
+  validityPeriod?: number;
+  category?: Category;
+  priority?: Priority;
 }
 
 /** Checks and stores a message with its send job (one statement); `now` is the time of the request. */
@@ -36,6 +42,9 @@ export async function scheduleMessage(
     from,
     body: request.body,
     scheduledAt,
+    validUntil: validUntil(scheduledAt, request.validityPeriod),
+    category: request.category,
+    priority: request.priority,
     ...segmentInfo(request.body),
   });
   if (!stored) {

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimJobs, insertUntypedJobs, type ClaimedJob } from "../../server/db/jobs/index.js";
+import { PRIORITY_CLAIM_SELECT } from "../../server/db/migrations/015_policy_priority.js";
 import { JobRunner, type RunnerOptions } from "../../server/jobs/runner.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -52,15 +53,11 @@ describe("lanes", () => {
     const { rows } = await db.transaction(async (tx) => {
       await tx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off");
       return tx.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON)
-         SELECT id FROM jobs
-          WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default'
-            AND run_at <= now()
-          ORDER BY (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END), run_at, id LIMIT 10 FOR UPDATE SKIP LOCKED`,
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${PRIORITY_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
       );
     });
     const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);
-    expect(plan).toContain("jobs_lane_claim_idx");
+    expect(plan).toContain("jobs_lane_priority_claim_idx");
     expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);
   });

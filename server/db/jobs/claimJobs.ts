@@ -15,8 +15,9 @@ export type JobLane = "default" | "receipts";
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The statement is the
- * function claim_jobs (migrations 005 and 009), whose SET clause pins the plan to an ordered index walk: of
- * jobs_lane_claim_idx for one `lane`, of jobs_claim_idx for every lane.
+ * function claim_jobs (migrations 005, 009 and 013), whose SET clause pins the plan to ordered index walks: for
+ * one `lane`, of jobs_lane_priority_claim_idx once per priority (high, normal, low; jobs returned in that order,
+ * then by run_at); for every lane, of jobs_claim_idx in run_at order.
  */
 export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number, lane?: JobLane): Promise<Claim> {
   const [row] =

@@ -38,7 +38,10 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
  * `id`, `runAt` when given) are SQL expressions over the rows of `from`. The kind is one of the map's fixed
  * names, so writing it into the text is safe; the statement's text is the same for every call.
  */
-export function insertJobsSql<K extends JobKind>(kind: K, sql: { payload: string; id?: string; runAt?: string; from?: string }): string {
+export function insertJobsSql<K extends JobKind>(
+  kind: K,
+  sql: { payload: string; id?: string; runAt?: string; priority?: string; from?: string },
+): string {
   const columns: [string, string][] = [
     ["kind", `'${kind}'`],
     ["payload", sql.payload],
@@ -46,5 +49,6 @@ export function insertJobsSql<K extends JobKind>(kind: K, sql: { payload: string
   ];
   if (sql.id) columns.unshift(["id", sql.id]);
   if (sql.runAt) columns.push(["run_at", sql.runAt]);
+  if (sql.priority) columns.push(["priority", sql.priority]);
   return `INSERT INTO jobs (${columns.map((c) => c[0]).join(", ")}) SELECT ${columns.map((c) => c[1]).join(", ")}${sql.from ? ` FROM ${sql.from}` : ""}`;
 }

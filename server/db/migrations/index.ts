@@ -12,6 +12,8 @@ import * as m010 from "./010_consent_two_way.js";
 import * as m011 from "./011_wire_unknown_outcomes.js";
 import * as m012 from "./012_kept_receipts_by_id.js";
 import * as m013 from "./013_inbound_parts.js";
+import * as m014 from "./014_policy_validity.js";
+import * as m015 from "./015_policy_priority.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -29,6 +31,8 @@ const migrations: Record<string, Knex.Migration> = {
   "011_wire_unknown_outcomes": m011,
   "012_kept_receipts_by_id": m012,
   "013_inbound_parts": m013,
+  "014_policy_validity": m014,
+  "015_policy_priority": m015,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

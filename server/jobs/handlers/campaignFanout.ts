@@ -8,6 +8,7 @@ import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
 import { optedOutAmong } from "../../db/optOuts.js";
 import { personalise } from "../../domain/personalise.js";
 import { segmentInfo } from "../../domain/segments.js";
+import { validUntil } from "../../domain/validity.js";
 import type { JobHandler } from "../types.js";
 
 export const FANOUT_BATCH = 5000;
@@ -24,6 +25,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
         if (!batch || batch.campaign.status === "cancelled" || batch.recipients.length === 0) return false;
         const { campaign } = batch;
         const runAt = campaign.scheduledAt ?? new Date();
+        // Validity counts from the campaign's time: its scheduledAt, or its creation for an instant one.
+        const expiresAt = validUntil(campaign.scheduledAt ?? campaign.createdAt, campaign.validityPeriod ?? undefined);
         // Opted-out recipients get no message; they are counted in stats.optedOut.
         const optedOut = await optedOutAmong(
           tx,
@@ -42,6 +45,9 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
               from: campaign.from,
               body,
               scheduledAt: runAt,
+              validUntil: expiresAt,
+              category: campaign.category,
+              priority: campaign.priority,
               ...segmentInfo(body),
             };
           });

@@ -25,6 +25,7 @@ import {
   type OwnedMessageRow,
 } from "../../db/messages.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
+import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
@@ -74,7 +75,15 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
       async function sendWindow(claimed: OwnedMessageRow[]): Promise<void> {
         const results = await submitAll(
           provider,
-          claimed.map((m) => ({ messageId: m.id, to: m.to, from: m.from, body: m.body, encoding: m.encoding, segments: m.segments })),
+          claimed.map((m) => ({
+            messageId: m.id,
+            to: m.to,
+            from: m.from,
+            body: m.body,
+            encoding: m.encoding,
+            segments: m.segments,
+            validUntil: m.validUntil,
+          })),
         );
         const at = new Date();
         const notTaken: string[] = [];
@@ -99,8 +108,11 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         await markCampaignsSending(db, [...new Set(claimed.map((m) => m.campaignId).filter((c): c is string => c !== null))]);
       }
 
-      // Not claimed: cancelled, already handled, or left in `sending` (on the wire) by a worker that died.
-      const found = unclaimed.length > 0 ? await findMessages(db, { ids: unclaimed }) : [];
+      // Not claimed: past its validity (failed now), cancelled, already handled, or left in `sending` (on the
+      // wire) by a worker that died.
+      const expired = unclaimed.length > 0 ? await failMessagesPastValidity(db, unclaimed) : new Set<string>();
+      const rest = unclaimed.filter((id) => !expired.has(id));
+      const found = rest.length > 0 ? await findMessages(db, { ids: rest }) : [];
       for (const m of found) if (m.status === "sending") unknown.add(m.id);
       if (unknown.size === 0) return outcomes;
 

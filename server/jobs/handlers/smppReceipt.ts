@@ -7,7 +7,7 @@ import { recordSegmentReceipt } from "../../db/smppSegments.js";
 import { changeMessageStatus } from "../../services/statusChanges.js";
 import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";
 import { receiptLag } from "../../providers/smpp/metrics.js";
-import { outcomeOf } from "../../providers/smpp/receipts.js";
+import { outcomeOf, receiptError } from "../../providers/smpp/receipts.js";
 import { RetryLater, type JobHandler } from "../types.js";
 
 export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
@@ -30,7 +30,7 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
         link: r.link,
         providerMessageId: r.segmentId,
         status: outcome,
-        error: outcome === "delivered" ? null : { code: `SMPP_${r.stat}`, message: `${r.stat}${r.err ? ` (err ${r.err})` : ""}.` },
+        error: outcome === "delivered" ? null : receiptError(r.stat, r.err),
         at: new Date(r.at),
         destination: r.destination,
         submittedMinute: r.submittedMinute ? new Date(r.submittedMinute) : null,
@@ -44,12 +44,7 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
     const status = failedAt >= 0 ? outcomes[failedAt]! : outcomes.every((o) => o === "delivered") ? "delivered" : undefined;
     if (!status) return; // more segments to hear from, or an intermediate state
     const failed = failedAt >= 0 ? segments[failedAt]! : undefined;
-    const error = failed
-      ? {
-          code: `SMPP_${failed.stat}`,
-          message: `Segment ${failed.seq} of ${failed.total}: ${failed.stat}${failed.err ? ` (err ${failed.err})` : ""}.`,
-        }
-      : null;
+    const error = failed ? receiptError(failed.stat!, failed.err, `Segment ${failed.seq} of ${failed.total}: `) : null;
     // By the segment's message, not by provider id: another message may carry the same id (SMSCs reuse them).
     const { messageId, providerMessageId } = segments[0]!;
     const message = await findMessage(db, { id: messageId });

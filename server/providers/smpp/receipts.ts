@@ -63,3 +63,14 @@ export function outcomeOf(stat: string): "delivered" | "undelivered" | "failed" 
   if (stat === "REJECTD" || stat === "UNKNOWN") return "failed";
   return undefined;
 }
+
+/**
+ * The error a failed or undeliverable receipt status gives its message: EXPIRED (the SMSC dropped it when the
+ * validity_period we sent ran out) is `expired`; any other is `SMPP_<stat>`.
+ */
+export function receiptError(stat: string, err: string | null, prefix = ""): { code: string; message: string } {
+  const detail = `${prefix}${stat}${err ? ` (err ${err})` : ""}.`;
+  if (stat === "EXPIRED")
+    return { code: "expired", message: `The carrier's validity period for the message ended before delivery: ${detail}` };
+  return { code: `SMPP_${stat}`, message: detail };
+}
