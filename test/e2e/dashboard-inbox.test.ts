@@ -65,7 +65,10 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await screenshot(page, "dashboard-conversation");
 
     // The inbound message's own page: its direction, when it arrived, and that it is complete.
-    await page.locator('[data-direction="inbound"]').getByRole("link", { name: /Details/ }).click();
+    await page
+      .locator('[data-direction="inbound"]')
+      .getByRole("link", { name: /Details/ })
+      .click();
     await page.getByRole("heading", { name: `Message from ${person}`, level: 1 }).waitFor();
     await page.getByTestId("message-direction").getByText("inbound").waitFor();
     await page.getByTestId("message-incomplete").getByText("every part arrived").waitFor();

@@ -176,7 +176,7 @@ export function Conversation({ phone }: { phone: string }) {
             {ordered.map((m) => (
               <li key={m.messageId} class={`turn turn-${m.direction}`} data-direction={m.direction}>
                 <p class="turn-head">
-                  <span class={`chip chip-${m.direction}`}>{m.direction === "inbound" ? "received" : "sent"}</span>{" "}
+                  <span class={`chip chip-${m.direction}`}>{m.direction}</span>{" "}
                   {m.direction === "outbound" && <StatusChip status={m.status} />}{" "}
                   <time dateTime={sentOrReceived(m)}>{formatTime(sentOrReceived(m))}</time>{" "}
                   <span class="muted">{m.direction === "inbound" ? `to ${m.to}` : `from ${m.from}`}</span>
