@@ -175,4 +175,29 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     expect(page.problems).toEqual([]);
     await page.context().close();
   });
+
+  it("fits a phone screen: no page of two-way messaging scrolls sideways at 375 px", async () => {
+    const { baseUrl } = server();
+    const a = await withNumber("+14155550441");
+    const person = "+14155550442";
+    await inbound(a, person, "+14155550441", "A rather long question about the delivery window of my order, please?");
+    await inbound(a, "+14155550443", "+14155550441", "STOP");
+    const page = await browser().newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    await signIn(page, baseUrl, a.key, "/dashboard/inbox");
+    for (const [path, heading, shown] of [
+      ["/inbox", "Inbox", "A rather long question"],
+      [`/conversations/${encodeURIComponent(person)}`, `Conversation with ${person}`, "A rather long question"],
+      ["/settings/numbers", "Settings → Numbers", "Support line"],
+      ["/settings/opt-outs", "Settings → Opt-outs", "+14155550443"],
+      ["/settings/replies", "Settings → Replies", "Save replies"],
+    ] as const) {
+      await page.goto(`${baseUrl}/dashboard${path}`);
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await page.getByText(shown).first().waitFor();
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
+      await screenshot(page, `dashboard-phone${path.replace(/[^a-z-]+/g, "-")}`);
+    }
+    expect(unexpected(page.problems, 404)).toEqual([]);
+    await page.context().close();
+  });
 });
