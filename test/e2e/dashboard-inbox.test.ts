@@ -55,7 +55,8 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.getByText("Reply sent").waitFor();
     const reply = page.locator('[data-direction="outbound"]');
     await reply.getByText("Yes, it ships today.").waitFor();
-    await reply.locator(".chip-delivered").waitFor();
+    // Sent by the worker, then delivered by the simulator: more than the default wait on a busy machine.
+    await reply.locator(".chip-delivered").waitFor({ timeout: 45_000 });
     // Both directions, oldest first.
     expect(await page.locator("ol.conversation > li").evaluateAll((items) => items.map((li) => li.getAttribute("data-direction")))).toEqual(
       ["inbound", "outbound"],
@@ -103,6 +104,17 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.getByRole("button", { name: "Remove the opt-out" }).click();
     await page.getByTestId("opt-out-state").getByText("Not opted out").waitFor();
     expect((await a.request("GET", `/api/v1/opt-outs/${encodeURIComponent(person)}`)).status).toBe(404);
+
+    // The person texts STOP while the page is open: the card is stale until a reply is refused, which refreshes it.
+    await inbound(a, person, "+14155550411", "stop");
+    await page.getByLabel("Message", { exact: true }).fill("One more thing");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByTestId("reply-opted-out").getByText(`Not sent: ${person} has opted out.`).waitFor();
+    await page.getByTestId("opt-out-state").getByText("by sending STOP").waitFor();
+    const { data: after } = await a.client.GET("/api/v1/messages", { params: { query: { direction: "outbound", phone: person } } });
+    expect(after!.data.map((m) => m.body)).toEqual([
+      "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
+    ]);
     expect(unexpected(page.problems, 404, 422)).toEqual([]);
     await page.context().close();
   });

@@ -60,7 +60,17 @@ function OptOutState({ phone, version }: { phone: string; version: number }) {
   );
 }
 
-function ReplyForm({ phone, defaultFrom, onSent }: { phone: string; defaultFrom: string | undefined; onSent: () => void }) {
+function ReplyForm({
+  phone,
+  defaultFrom,
+  onSent,
+  onRefused,
+}: {
+  phone: string;
+  defaultFrom: string | undefined;
+  onSent: () => void;
+  onRefused: () => void;
+}) {
   const { client } = useSession();
   const [body, setBody] = useState("");
   const [chosenFrom, setFrom] = useState<string | undefined>();
@@ -73,7 +83,13 @@ function ReplyForm({ phone, defaultFrom, onSent }: { phone: string; defaultFrom:
   const send = useAction(async () => {
     setNotice(undefined);
     const scheduledAt = new Date(Date.now() + REPLY_LEAD_MS).toISOString();
-    await ok(client.POST("/api/v1/scheduler/schedule", { body: { to: phone, from, body, scheduledAt } }));
+    try {
+      await ok(client.POST("/api/v1/scheduler/schedule", { body: { to: phone, from, body, scheduledAt } }));
+    } catch (error) {
+      // Opted out meanwhile (a STOP, another tab): the consent card shows it too.
+      if (error instanceof ApiProblem && error.problem.code === "recipient_opted_out") onRefused();
+      throw error;
+    }
     setBody("");
     setNotice("Reply sent: it goes out within a few seconds.");
     onSent();
@@ -193,10 +209,8 @@ export function Conversation({ phone }: { phone: string }) {
       <ReplyForm
         phone={phone}
         defaultFrom={latestInbound?.direction === "inbound" ? latestInbound.to : undefined}
-        onSent={() => {
-          void list.reload();
-          setOptOutVersion((v) => v + 1);
-        }}
+        onSent={() => void list.reload()}
+        onRefused={() => setOptOutVersion((v) => v + 1)}
       />
     </section>
   );
