@@ -1,7 +1,8 @@
 // Two-way messaging in the dashboard, in a real browser against a real server, database and worker: the inbox
 // and a conversation (both directions, a reply sent at once), opting a number out from the conversation (a
-// reply then shows the recipient_opted_out problem), the message page of an inbound message, Settings → Numbers
-// (add, the 409 of a taken number, delete) and Settings → Opt-outs (add, a keyword entry, remove).
+// reply then shows the recipient_opted_out problem), the message page of an inbound message (complete or not),
+// Settings → Numbers (add, the 409 of a taken number, delete), Settings → Opt-outs (add, a keyword entry,
+// remove) and every one of these pages at phone width.
 import { describe, expect, it } from "vitest";
 import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
@@ -73,6 +74,27 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.getByRole("heading", { name: `Message from ${person}`, level: 1 }).waitFor();
     await page.getByTestId("message-direction").getByText("inbound").waitFor();
     await page.getByTestId("message-incomplete").getByText("every part arrived").waitFor();
+    expect(unexpected(page.problems, 404)).toEqual([]);
+    await page.context().close();
+  });
+
+  it("marks an inbound message whose parts did not all arrive as incomplete, in the inbox and on its page", async () => {
+    const { baseUrl, db } = server();
+    const a = await withNumber("+14155550451");
+    const person = "+14155550452";
+    const id = await inbound(a, person, "+14155550451", "The first part of a long");
+    // As the SMPP reassembly leaves a long message whose missing parts never came before the timeout.
+    await db("messages").where({ id }).update({ incomplete: true });
+
+    const page = await browser().newPage();
+    await signIn(page, baseUrl, a.key, "/dashboard/inbox");
+    const row = page.locator(`[data-message-id="${id}"]`);
+    await row.getByText("incomplete").waitFor();
+    await row.getByRole("link", { name: /Details/ }).click();
+    await page.getByRole("heading", { name: `Message from ${person}`, level: 1 }).waitFor();
+    await page.getByTestId("message-incomplete").getByText("parts of this long message never arrived").waitFor();
+    await page.getByRole("link", { name: `With ${person}` }).click();
+    await page.getByRole("heading", { name: `Conversation with ${person}`, level: 1 }).waitFor();
     expect(unexpected(page.problems, 404)).toEqual([]);
     await page.context().close();
   });
