@@ -1,7 +1,7 @@
 // The conversation with one number: both directions in time order, whether the number opted out (and the button
 // to change that), and a reply sent at once from one of the account's numbers.
 import { useState } from "preact/hooks";
-import { ApiProblem, ok, type Message, type PhoneNumber } from "../api.js";
+import { ApiProblem, ok, type Message } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { SegmentCount } from "../segments.js";
@@ -75,10 +75,8 @@ function ReplyForm({
   const [body, setBody] = useState("");
   const [chosenFrom, setFrom] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
-  const numbers = useAsync(
-    async () => (await ok(client.GET("/api/v1/numbers", { params: { query: { limit: 100 } } }))).data as PhoneNumber[],
-    [],
-  );
+  // The first 100 numbers are offered (an account with more can still reply from the one the person wrote to).
+  const numbers = useAsync(async () => (await ok(client.GET("/api/v1/numbers", { params: { query: { limit: 100 } } }))).data, []);
   const from = chosenFrom ?? defaultFrom ?? numbers.data?.[0]?.phoneNumber ?? "";
   const send = useAction(async () => {
     setNotice(undefined);
