@@ -11,6 +11,24 @@ export type Campaign = Schemas["Campaign"];
 export type Webhook = Schemas["Webhook"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type Problem = Schemas["Problem"];
+export type InboundMessage = Schemas["InboundMessage"];
+export type PhoneNumber = Schemas["PhoneNumberResource"];
+export type OptOut = Schemas["OptOut"];
+export type AccountSettings = Schemas["AccountSettings"];
+export type WebhookEventType = Schemas["WebhookEventType"];
+
+/** Every event a webhook can subscribe to, with what it is for (the create and edit forms offer these). */
+export const WEBHOOK_EVENTS: { event: WebhookEventType; label: string }[] = [
+  { event: "dlr.sent", label: "Sent" },
+  { event: "dlr.delivered", label: "Delivered" },
+  { event: "dlr.failed", label: "Failed" },
+  { event: "dlr.undelivered", label: "Undelivered" },
+  { event: "message.received", label: "Message received" },
+  { event: "contact.opted_out", label: "Contact opted out" },
+  { event: "contact.opted_in", label: "Contact opted in" },
+];
+/** What a webhook gets when none are chosen: the four receipts. */
+export const RECEIPT_EVENTS: WebhookEventType[] = ["dlr.sent", "dlr.delivered", "dlr.failed", "dlr.undelivered"];
 
 export const MESSAGE_STATUSES: MessageStatus[] = ["scheduled", "sent", "delivered", "failed", "undelivered", "cancelled"];
 

@@ -4,8 +4,13 @@ import { type ApiProblem, createClient, ok, setUnauthorizedHandler } from "./api
 import { CampaignDetail } from "./pages/CampaignDetail.js";
 import { Campaigns } from "./pages/Campaigns.js";
 import { Contacts } from "./pages/Contacts.js";
+import { Conversation } from "./pages/Conversation.js";
+import { Inbox } from "./pages/Inbox.js";
 import { MessageDetail } from "./pages/MessageDetail.js";
 import { Messages } from "./pages/Messages.js";
+import { Numbers } from "./pages/Numbers.js";
+import { OptOuts } from "./pages/OptOuts.js";
+import { Replies } from "./pages/Replies.js";
 import { Webhooks } from "./pages/Webhooks.js";
 import { Link, navigate, useLocation } from "./router.js";
 import { KEY_FORMAT, storedKey, storeKey } from "./session.js";
@@ -14,9 +19,13 @@ import { Field, SessionContext, type Session } from "./ui.js";
 
 const NAV = [
   { to: "/messages", label: "Messages" },
+  { to: "/inbox", label: "Inbox" },
   { to: "/contacts", label: "Contacts & groups" },
   { to: "/campaigns", label: "Campaigns" },
   { to: "/settings/webhooks", label: "Settings → Webhooks" },
+  { to: "/settings/numbers", label: "Settings → Numbers" },
+  { to: "/settings/opt-outs", label: "Settings → Opt-outs" },
+  { to: "/settings/replies", label: "Settings → Replies" },
 ];
 
 function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: string) => void }) {
@@ -82,6 +91,15 @@ function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: s
   );
 }
 
+/** A path segment as typed or linked (a phone's "+" arrives as %2B); a malformed escape stays as it is. */
+function decodePathPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function Page({ path }: { path: string }) {
   const parts = path.split("/").filter(Boolean);
   if (parts[0] === "messages" && parts[1]) return <MessageDetail messageId={parts[1]} />;
@@ -89,6 +107,11 @@ function Page({ path }: { path: string }) {
   if (parts[0] === "contacts") return <Contacts />;
   if (parts[0] === "campaigns" && parts[1]) return <CampaignDetail campaignId={parts[1]} />;
   if (parts[0] === "campaigns") return <Campaigns />;
+  if (parts[0] === "inbox") return <Inbox />;
+  if (parts[0] === "conversations" && parts[1]) return <Conversation phone={decodePathPart(parts[1])} />;
+  if (parts[0] === "settings" && parts[1] === "numbers") return <Numbers />;
+  if (parts[0] === "settings" && parts[1] === "opt-outs") return <OptOuts />;
+  if (parts[0] === "settings" && parts[1] === "replies") return <Replies />;
   if (parts[0] === "settings") return <Webhooks />;
   return (
     <section>

@@ -109,4 +109,52 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
       await receiver.close();
     }
   });
+
+  // Nine audits of a few seconds each on a busy machine: more time than the describe's default.
+  it("has none on the two-way messaging pages either, with their data, problems and forms shown", { timeout: 180_000 }, async () => {
+    const { baseUrl, account } = server();
+    const a = await account();
+    const person = "+14155550502";
+    expect((await a.request("POST", "/api/v1/numbers", { phoneNumber: "+14155550501", name: "Support" })).status).toBe(201);
+    expect((await a.request("POST", "/api/v1/simulator/inbound", { from: person, to: "+14155550501", body: "Hi there" })).status).toBe(202);
+    const { data: inbound } = await a.client.GET("/api/v1/messages", { params: { query: { direction: "inbound" } } });
+    expect((await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550503", to: "+14155550501", body: "STOP" })).status).toBe(
+      202,
+    );
+    await a.client.POST("/api/v1/webhooks", { body: { name: "events", url: "http://127.0.0.1:9/events", events: ["message.received"] } });
+
+    const page = await browser().newPage();
+    const found: string[] = [];
+    await signIn(page, baseUrl, a.key, "/dashboard/inbox");
+    const pages: [string, string, string][] = [
+      ["inbox", "/dashboard/inbox", "Inbox"],
+      ["conversation", `/dashboard/conversations/${encodeURIComponent(person)}`, `Conversation with ${person}`],
+      ["inbound message", `/dashboard/messages/${inbound!.data[0]!.messageId}`, `Message from ${person}`],
+      ["numbers", "/dashboard/settings/numbers", "Settings → Numbers"],
+      ["opt-outs", "/dashboard/settings/opt-outs", "Settings → Opt-outs"],
+      ["replies", "/dashboard/settings/replies", "Settings → Replies"],
+    ];
+    for (const [name, path, heading] of pages) {
+      await page.goto(baseUrl + path);
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await page.waitForLoadState("networkidle");
+      found.push(...(await audit(page, name)));
+    }
+    // The problems these pages show: a reply to an opted-out number, a taken number.
+    await page.goto(`${baseUrl}/dashboard/conversations/${encodeURIComponent("+14155550503")}`);
+    await page.getByLabel("Message", { exact: true }).fill("Hello?");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByTestId("reply-opted-out").waitFor();
+    found.push(...(await audit(page, "conversation with an opted-out number")));
+    await page.goto(`${baseUrl}/dashboard/settings/numbers`);
+    await page.getByLabel("Phone number").fill("+14155550501");
+    await page.getByRole("button", { name: "Add number" }).click();
+    await page.getByTestId("number-taken").waitFor();
+    found.push(...(await audit(page, "numbers with a taken number")));
+    await page.goto(`${baseUrl}/dashboard/settings/webhooks`);
+    await page.getByRole("button", { name: "Change events" }).click();
+    await page.getByRole("form", { name: "Events of events" }).waitFor();
+    found.push(...(await audit(page, "webhook events being changed")));
+    expect(found).toEqual([]);
+  });
 });

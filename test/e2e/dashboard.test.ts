@@ -209,6 +209,8 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     expect(await focused()).toBe("A Skip to content");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A Inbox");
+    await page.keyboard.press("Tab");
     expect(await focused()).toBe("A Contacts & groups");
     await page.keyboard.press("Enter");
     // After navigating, the focus is on the new page's heading.

@@ -5,6 +5,7 @@ import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
+import { conversationPath } from "./Inbox.js";
 import { CancelMessageDialog } from "./Messages.js";
 
 const FINAL = new Set(["delivered", "failed", "undelivered", "cancelled"]);
@@ -97,7 +98,7 @@ export function MessageDetail({ messageId }: { messageId: string }) {
       <p>
         <Link to="/messages">← Messages</Link>
       </p>
-      <h1 tabIndex={-1}>Message {m ? `to ${m.to}` : ""}</h1>
+      <h1 tabIndex={-1}>Message {m ? (m.direction === "inbound" ? `from ${m.from}` : `to ${m.to}`) : ""}</h1>
       <ProblemMessage error={message.error} />
       {!m && message.loading && <Loading what="the message" />}
       {notice && <Notice>{notice}</Notice>}
@@ -117,8 +118,18 @@ export function MessageDetail({ messageId }: { messageId: string }) {
               <dd>
                 <code>{m.messageId}</code>
               </dd>
+              <dt>Direction</dt>
+              <dd data-testid="message-direction">{m.direction === "inbound" ? "inbound (received from a person)" : "outbound (sent)"}</dd>
               <dt>From</dt>
               <dd>{m.from}</dd>
+              <dt>To</dt>
+              <dd>{m.to}</dd>
+              <dt>Conversation</dt>
+              <dd>
+                <Link to={conversationPath(m.direction === "inbound" ? m.from : m.to)}>
+                  With {m.direction === "inbound" ? m.from : m.to}
+                </Link>
+              </dd>
               <dt>Text</dt>
               <dd class="pre">{m.body}</dd>
               <dt>Size</dt>
@@ -130,6 +141,10 @@ export function MessageDetail({ messageId }: { messageId: string }) {
                   <dt>Received</dt>
                   <dd>
                     <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                  </dd>
+                  <dt>Complete</dt>
+                  <dd data-testid="message-incomplete">
+                    {m.incomplete ? "No: parts of this long message never arrived; the text has what did." : "Yes, every part arrived."}
                   </dd>
                 </>
               ) : (

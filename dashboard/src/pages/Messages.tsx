@@ -214,8 +214,9 @@ export function Messages() {
             <li key={m.messageId} class="row" data-message-id={m.messageId}>
               <div class="row-main">
                 <Link to={`/messages/${m.messageId}`} class="row-title">
-                  {m.to}
+                  {m.direction === "inbound" ? m.from : m.to}
                 </Link>
+                {m.direction === "inbound" && <span class="chip chip-inbound">inbound</span>}
                 <StatusChip status={m.status} />
                 <p class="row-text">{m.body}</p>
               </div>
@@ -230,7 +231,7 @@ export function Messages() {
                   </span>
                 )}
                 <span>
-                  from {m.from} · {m.segments} segment{m.segments === 1 ? "" : "s"}
+                  {m.direction === "inbound" ? `to ${m.to}` : `from ${m.from}`} · {m.segments} segment{m.segments === 1 ? "" : "s"}
                 </span>
               </div>
               <div class="row-actions">

@@ -1,10 +1,11 @@
 // Settings → Webhooks: add, delete, reveal and copy the secret, rotate it, send a test receipt, the delivery
 // log with redeliver, and the notice of a webhook disabled after a long failure run, with its Enable button.
 import { useRef, useState } from "preact/hooks";
-import { ok, type Webhook, type WebhookDelivery } from "../api.js";
+import { ok, RECEIPT_EVENTS, type Webhook, type WebhookDelivery, type WebhookEventType } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
+import { EditEvents, EventChoice } from "./WebhookEvents.js";
 import {
   ConfirmDialog,
   Field,
@@ -297,7 +298,9 @@ function WebhookCard({
   onChanged: () => Promise<void>;
 }) {
   const [showLog, setShowLog] = useState(false);
+  const [editing, setEditing] = useState(false);
   const logId = `log-${webhook.webhookId}`;
+  const eventsId = `edit-events-${webhook.webhookId}`;
   return (
     <li class="card webhook" data-webhook={webhook.name}>
       <div class="card-head">
@@ -310,6 +313,19 @@ function WebhookCard({
         <code>{webhook.url}</code>
       </p>
       <p class="muted">Added {formatTime(webhook.createdAt)}</p>
+      <p data-testid="webhook-events">
+        Receives:{" "}
+        {webhook.events.map((event, i) => (
+          <span key={event}>
+            {i > 0 && ", "}
+            <code>{event}</code>
+          </span>
+        ))}
+      </p>
+      <button type="button" class="link" aria-expanded={editing} aria-controls={eventsId} onClick={() => setEditing(!editing)}>
+        {editing ? "Close events" : "Change events"}
+      </button>
+      <div id={eventsId}>{editing && <EditEvents webhook={webhook} onSaved={onChanged} />}</div>
       <DisabledNotice webhook={webhook} onEnabled={onChanged} />
       <Secret webhook={webhook} initial={initialSecret} />
       <TestReceipt webhook={webhook} />
@@ -325,14 +341,16 @@ export function Webhooks() {
   const { client } = useSession();
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<WebhookEventType[]>(RECEIPT_EVENTS);
   const [notice, setNotice] = useState<string | undefined>();
   const [fresh, setFresh] = useState<{ webhookId: string; secret: string } | undefined>();
   const [deleting, setDeleting] = useState<Webhook | undefined>();
   const hooks = useAsync(async () => (await ok(client.GET("/api/v1/webhooks"))).data, []);
   const add = useAction(async () => {
-    const created = await ok(client.POST("/api/v1/webhooks", { body: { name, url } }));
+    const created = await ok(client.POST("/api/v1/webhooks", { body: { name, url, events } }));
     setName("");
     setUrl("");
+    setEvents(RECEIPT_EVENTS);
     setFresh({ webhookId: created.webhookId, secret: created.secret });
     setNotice(`Webhook “${created.name}” added. Its signing secret is shown below; you can reveal it again at any time.`);
     await hooks.reload();
@@ -341,7 +359,8 @@ export function Webhooks() {
     <section>
       <h1 tabIndex={-1}>Settings → Webhooks</h1>
       <p class="muted">
-        Every status change of a message (sent, delivered, failed, undelivered) is posted as a signed receipt to each webhook.
+        Each webhook is posted the events it subscribes to, signed: the receipts of a message's status changes (sent, delivered, failed,
+        undelivered), messages received, and opt-outs and opt-ins.
       </p>
       <form
         class="card"
@@ -367,9 +386,10 @@ export function Webhooks() {
             />
           </Field>
         </div>
+        <EventChoice id="webhook-events" events={events} onChange={setEvents} />
         <ProblemMessage error={add.error} prefix="Webhook not added" />
         <div class="actions">
-          <button type="submit" class="primary" disabled={add.busy}>
+          <button type="submit" class="primary" disabled={add.busy || events.length === 0}>
             Add webhook
           </button>
         </div>

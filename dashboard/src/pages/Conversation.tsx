@@ -1,0 +1,215 @@
+// The conversation with one number: both directions in time order, whether the number opted out (and the button
+// to change that), and a reply sent at once from one of the account's numbers.
+import { useState } from "preact/hooks";
+import { ApiProblem, ok, type Message } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
+import { Link } from "../router.js";
+import { SegmentCount } from "../segments.js";
+import { formatTime } from "../time.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+
+const LIMIT = 50;
+/** A reply is scheduled this far ahead: the API takes only future times, and the browser's clock may lag a little. */
+const REPLY_LEAD_MS = 5_000;
+
+const sentOrReceived = (m: Message) => (m.direction === "inbound" ? m.receivedAt : (m.sentAt ?? m.scheduledAt));
+
+function OptOutState({ phone, version }: { phone: string; version: number }) {
+  const { client } = useSession();
+  const [notice, setNotice] = useState<string | undefined>();
+  const state = useAsync(async () => {
+    try {
+      return await ok(client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone } } }));
+    } catch (error) {
+      if (error instanceof ApiProblem && error.status === 404) return null; // not on the list
+      throw error;
+    }
+  }, [phone, version]);
+  const change = useAction(async (optOut: boolean) => {
+    const params = { params: { path: { phone } } };
+    if (optOut) state.setData(await ok(client.PUT("/api/v1/opt-outs/{phone}", params)));
+    else {
+      await ok(client.DELETE("/api/v1/opt-outs/{phone}", params));
+      state.setData(null);
+    }
+    setNotice(optOut ? `${phone} opted out: it is sent nothing more.` : `${phone} removed from the opt-out list: it may be sent to again.`);
+  });
+  const entry = state.data;
+  return (
+    <section class="card" aria-labelledby="consent-title">
+      <h2 id="consent-title">Consent</h2>
+      <ProblemMessage error={state.error ?? change.error} />
+      {entry === undefined && state.loading && <Loading what="the opt-out state" />}
+      {entry === null && <p data-testid="opt-out-state">Not opted out: messages to this number are sent.</p>}
+      {entry && (
+        <p data-testid="opt-out-state">
+          <strong>Opted out</strong> {formatTime(entry.createdAt)}{" "}
+          {entry.source === "keyword" ? `by sending ${entry.keyword ?? "a keyword"}` : "through the API or the dashboard"}: nothing is sent
+          to this number.
+        </p>
+      )}
+      {entry !== undefined && (
+        <div class="actions">
+          <button type="button" class={entry ? "" : "danger"} disabled={change.busy} onClick={() => void change.run(!entry)}>
+            {entry ? "Remove the opt-out" : "Opt out this number"}
+          </button>
+        </div>
+      )}
+      {notice && <Notice>{notice}</Notice>}
+    </section>
+  );
+}
+
+function ReplyForm({
+  phone,
+  defaultFrom,
+  onSent,
+  onRefused,
+}: {
+  phone: string;
+  defaultFrom: string | undefined;
+  onSent: () => void;
+  onRefused: () => void;
+}) {
+  const { client } = useSession();
+  const [body, setBody] = useState("");
+  const [chosenFrom, setFrom] = useState<string | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  // The first 100 numbers are offered (an account with more can still reply from the one the person wrote to).
+  const numbers = useAsync(async () => (await ok(client.GET("/api/v1/numbers", { params: { query: { limit: 100 } } }))).data, []);
+  const from = chosenFrom ?? defaultFrom ?? numbers.data?.[0]?.phoneNumber ?? "";
+  const send = useAction(async () => {
+    setNotice(undefined);
+    const scheduledAt = new Date(Date.now() + REPLY_LEAD_MS).toISOString();
+    try {
+      await ok(client.POST("/api/v1/scheduler/schedule", { body: { to: phone, from, body, scheduledAt } }));
+    } catch (error) {
+      // Opted out meanwhile (a STOP, another tab): the consent card shows it too.
+      if (error instanceof ApiProblem && error.problem.code === "recipient_opted_out") onRefused();
+      throw error;
+    }
+    setBody("");
+    setNotice("Reply sent: it goes out within a few seconds.");
+    onSent();
+  });
+  const optedOut = send.error?.problem.code === "recipient_opted_out";
+  return (
+    <form
+      class="card"
+      aria-labelledby="reply-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send.run();
+      }}
+    >
+      <h2 id="reply-title">Reply</h2>
+      {numbers.data?.length === 0 && (
+        <p class="muted">
+          The account has no numbers to reply from. Add one in <Link to="/settings/numbers">Settings → Numbers</Link>.
+        </p>
+      )}
+      <ProblemMessage error={numbers.error} prefix="Could not load the account's numbers" />
+      <Field id="reply-from" label="From" error={fieldError(send.error, "/body/from")}>
+        <select id="reply-from" required value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
+          {from && !numbers.data?.some((n) => n.phoneNumber === from) && <option value={from}>{from}</option>}
+          {numbers.data?.map((n) => (
+            <option key={n.numberId} value={n.phoneNumber}>
+              {n.phoneNumber}
+              {n.name ? ` (${n.name})` : ""}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="reply-body" label="Message" error={fieldError(send.error, "/body/body")}>
+        <textarea
+          id="reply-body"
+          required
+          rows={3}
+          maxLength={1600}
+          value={body}
+          onInput={(e) => setBody(e.currentTarget.value)}
+          aria-describedby="reply-body-count"
+        />
+        <SegmentCount text={body} id="reply-body-count" />
+      </Field>
+      {optedOut ? (
+        <div class="problem" role="alert" data-testid="reply-opted-out">
+          <p>
+            <strong>Not sent: {phone} has opted out.</strong> {send.error?.problem.detail} Remove the opt-out above only if the person asked
+            to receive messages again.
+          </p>
+        </div>
+      ) : (
+        <ProblemMessage error={send.error} prefix="Reply not sent" />
+      )}
+      {notice && <Notice>{notice}</Notice>}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={send.busy || !from}>
+          {send.busy ? "Sending…" : "Send reply"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Conversation({ phone }: { phone: string }) {
+  const { client } = useSession();
+  const list = usePagedList<Message>(
+    async (page) => ok(client.GET("/api/v1/messages", { params: { query: { ...page, phone } } })),
+    [phone],
+    LIMIT,
+  );
+  const [optOutVersion, setOptOutVersion] = useState(0);
+  const items = list.items ?? [];
+  // Oldest first, as a conversation reads; the API pages newest first, so "Load more" brings older ones (above).
+  const ordered = [...items].sort((a, b) => Date.parse(sentOrReceived(a)) - Date.parse(sentOrReceived(b)));
+  const latestInbound = items.find((m) => m.direction === "inbound");
+  const changing = items.some((m) => m.direction === "outbound" && (m.status === "scheduled" || m.status === "sent"));
+  usePolling(list.reload, 2000, changing && items.length <= 2 * LIMIT);
+
+  return (
+    <section>
+      <p>
+        <Link to="/inbox">← Inbox</Link>
+      </p>
+      <h1 tabIndex={-1}>Conversation with {phone}</h1>
+      <OptOutState phone={phone} version={optOutVersion} />
+      <section class="card" aria-labelledby="conversation-title">
+        <div class="card-head">
+          <h2 id="conversation-title">Messages</h2>
+          <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
+            Refresh
+          </button>
+        </div>
+        <LoadMore list={list} noun="messages" one="message" />
+        <ProblemMessage error={list.error} prefix="Could not load the conversation" />
+        {!list.items && list.loading && <Loading what="the conversation" />}
+        {list.items?.length === 0 && <p class="muted">No messages with this number yet.</p>}
+        {ordered.length > 0 && (
+          <ol class="conversation" aria-label={`Messages with ${phone}, oldest first`}>
+            {ordered.map((m) => (
+              <li key={m.messageId} class={`turn turn-${m.direction}`} data-direction={m.direction}>
+                <p class="turn-head">
+                  <span class={`chip chip-${m.direction}`}>{m.direction}</span>{" "}
+                  {m.direction === "outbound" && <StatusChip status={m.status} />}{" "}
+                  <time dateTime={sentOrReceived(m)}>{formatTime(sentOrReceived(m))}</time>{" "}
+                  <span class="muted">{m.direction === "inbound" ? `to ${m.to}` : `from ${m.from}`}</span>
+                </p>
+                <p class="pre">{m.body}</p>
+                <Link to={`/messages/${m.messageId}`} aria-label={`Details of the message of ${formatTime(sentOrReceived(m))}`}>
+                  Details
+                </Link>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <ReplyForm
+        phone={phone}
+        defaultFrom={latestInbound?.direction === "inbound" ? latestInbound.to : undefined}
+        onSent={() => void list.reload()}
+        onRefused={() => setOptOutVersion((v) => v + 1)}
+      />
+    </section>
+  );
+}

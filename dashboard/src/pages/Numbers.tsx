@@ -1,0 +1,125 @@
+// Settings → Numbers: the phone numbers of the account (inbound messages to them come to its inbox), add, delete.
+import { useState } from "preact/hooks";
+import { ok, type PhoneNumber } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
+import { formatTime } from "../time.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+
+export function Numbers() {
+  const { client } = useSession();
+  const [phoneNumber, setPhoneNumber] = useState("");
+  const [name, setName] = useState("");
+  const [notice, setNotice] = useState<string | undefined>();
+  const [deleting, setDeleting] = useState<PhoneNumber | undefined>();
+  const list = usePagedList<PhoneNumber>(async (page) => ok(client.GET("/api/v1/numbers", { params: { query: page } })), [], 50);
+  const add = useAction(async () => {
+    const created = await ok(client.POST("/api/v1/numbers", { body: { phoneNumber, ...(name.trim() ? { name: name.trim() } : {}) } }));
+    setPhoneNumber("");
+    setName("");
+    setNotice(`Number ${created.phoneNumber} added: messages sent to it now arrive in the inbox.`);
+    await list.reload();
+  });
+  const taken = add.error?.problem.code === "number_taken";
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → Numbers</h1>
+      <p class="muted">
+        The phone numbers this account owns. Messages people send to them arrive in the inbox; replies go out from them. A number belongs to
+        one account in the whole service.
+      </p>
+      <form
+        class="card"
+        aria-labelledby="new-number-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void add.run();
+        }}
+      >
+        <h2 id="new-number-title">Add a number</h2>
+        <div class="grid-2">
+          <Field
+            id="number-phone"
+            label="Phone number"
+            hint="With its +country prefix, e.g. +14155550199"
+            error={fieldError(add.error, "/body/phoneNumber")}
+          >
+            <input
+              id="number-phone"
+              type="tel"
+              required
+              autoComplete="off"
+              value={phoneNumber}
+              onInput={(e) => setPhoneNumber(e.currentTarget.value)}
+              aria-describedby="number-phone-hint"
+            />
+          </Field>
+          <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
+            <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+        </div>
+        {taken ? (
+          <div class="problem" role="alert" data-testid="number-taken">
+            <p>
+              <strong>Number not added: it is already registered.</strong> {add.error?.problem.detail} A number can belong to one account
+              only; if it is yours, delete it from the account that holds it first.
+            </p>
+          </div>
+        ) : (
+          <ProblemMessage error={add.error} prefix="Number not added" />
+        )}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={add.busy}>
+            Add number
+          </button>
+        </div>
+      </form>
+      {notice && <Notice>{notice}</Notice>}
+      <ProblemMessage error={list.error} prefix="Could not load the numbers" />
+      {!list.items && list.loading && <Loading what="numbers" />}
+      {list.items?.length === 0 && <p class="muted">No numbers yet: the account can send, but nothing can reach it.</p>}
+      {list.items && list.items.length > 0 && (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Number</th>
+              <th scope="col">Name</th>
+              <th scope="col">Added</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody ref={list.rowsRef}>
+            {list.items.map((n) => (
+              <tr key={n.numberId} data-number={n.phoneNumber}>
+                <td data-label="Number">{n.phoneNumber}</td>
+                <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
+                <td data-label="Added">{formatTime(n.createdAt)}</td>
+                <td>
+                  <button type="button" class="danger small" onClick={() => setDeleting(n)} aria-label={`Delete number ${n.phoneNumber}`}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore list={list} noun="numbers" one="number" />
+      <ConfirmDialog
+        open={!!deleting}
+        title={`Delete number ${deleting?.phoneNumber ?? ""}?`}
+        confirmLabel="Delete number"
+        danger
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/numbers/{numberId}", { params: { path: { numberId: deleting!.numberId } } }));
+          setNotice(`Number ${deleting!.phoneNumber} deleted.`);
+          list.update((items) => items.filter((n) => n.numberId !== deleting!.numberId));
+        }}
+      >
+        <p>Messages sent to {deleting?.phoneNumber} no longer reach this account. Messages already received stay.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+// Settings → Opt-outs: the numbers the account sends nothing to, how each got there (a keyword or by hand), add
+// one, remove one.
+import { useState } from "preact/hooks";
+import { ok, type OptOut } from "../api.js";
+import { LoadMore, usePagedList } from "../paging.js";
+import { Link } from "../router.js";
+import { formatTime } from "../time.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { conversationPath } from "./Inbox.js";
+
+export function OptOuts() {
+  const { client } = useSession();
+  const [phone, setPhone] = useState("");
+  const [notice, setNotice] = useState<string | undefined>();
+  const [removing, setRemoving] = useState<OptOut | undefined>();
+  const list = usePagedList<OptOut>(async (page) => ok(client.GET("/api/v1/opt-outs", { params: { query: page } })), [], 50);
+  const add = useAction(async () => {
+    const entry = await ok(client.PUT("/api/v1/opt-outs/{phone}", { params: { path: { phone } } }));
+    setPhone("");
+    setNotice(`${entry.phone} is on the opt-out list: it is sent nothing more.`);
+    await list.reload();
+  });
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → Opt-outs</h1>
+      <p class="muted">
+        Numbers on this list receive nothing from the account: scheduling to them is refused, campaigns skip them, and messages scheduled
+        before are not sent. A person joins it by texting STOP (or a similar keyword) to one of the account's numbers and leaves it by
+        texting START.
+      </p>
+      <form
+        class="card"
+        aria-labelledby="new-opt-out-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void add.run();
+        }}
+      >
+        <h2 id="new-opt-out-title">Add a number</h2>
+        <Field
+          id="opt-out-phone"
+          label="Phone number"
+          hint="With its +country prefix; for someone who asked by other means (a call, an email)"
+          error={fieldError(add.error, "/path/phone")}
+        >
+          <input
+            id="opt-out-phone"
+            type="tel"
+            required
+            autoComplete="off"
+            value={phone}
+            onInput={(e) => setPhone(e.currentTarget.value)}
+            aria-describedby="opt-out-phone-hint"
+          />
+        </Field>
+        <ProblemMessage error={add.error} prefix="Not added" />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={add.busy}>
+            Add to the opt-out list
+          </button>
+        </div>
+      </form>
+      {notice && <Notice>{notice}</Notice>}
+      <ProblemMessage error={list.error} prefix="Could not load the opt-out list" />
+      {!list.items && list.loading && <Loading what="opt-outs" />}
+      {list.items?.length === 0 && <p class="muted">Nobody has opted out.</p>}
+      {list.items && list.items.length > 0 && (
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Number</th>
+              <th scope="col">Source</th>
+              <th scope="col">Keyword</th>
+              <th scope="col">Since</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody ref={list.rowsRef}>
+            {list.items.map((o) => (
+              <tr key={o.phone} data-phone={o.phone}>
+                <td data-label="Number">
+                  <Link to={conversationPath(o.phone)} aria-label={`Conversation with ${o.phone}`}>
+                    {o.phone}
+                  </Link>
+                </td>
+                <td data-label="Source">{o.source === "keyword" ? "keyword" : "added by hand (API)"}</td>
+                <td data-label="Keyword">{o.keyword ?? <span class="muted">—</span>}</td>
+                <td data-label="Since">{formatTime(o.createdAt)}</td>
+                <td>
+                  <button type="button" class="danger small" onClick={() => setRemoving(o)} aria-label={`Remove ${o.phone} from the list`}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore list={list} noun="opt-outs" one="opt-out" />
+      <ConfirmDialog
+        open={!!removing}
+        title={`Remove ${removing?.phone ?? ""} from the opt-out list?`}
+        confirmLabel="Remove opt-out"
+        danger
+        onClose={() => setRemoving(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/opt-outs/{phone}", { params: { path: { phone: removing!.phone } } }));
+          setNotice(`${removing!.phone} removed from the opt-out list: it may be sent to again.`);
+          list.update((items) => items.filter((o) => o.phone !== removing!.phone));
+        }}
+      >
+        <p>Only if the person asked to receive messages again: the account may then send to {removing?.phone}.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+// Settings → Replies: the texts sent back to STOP, START and HELP. An empty box sends no reply (null in the API).
+import { useState } from "preact/hooks";
+import { ok, type AccountSettings } from "../api.js";
+import { SegmentCount } from "../segments.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../ui.js";
+
+// Named, not keyof: the settings hold more than replies (the sending policy adds its own).
+type ReplyKey = "optOutReply" | "optInReply" | "helpReply";
+
+const REPLIES: { key: ReplyKey; label: string; hint: string }[] = [
+  { key: "optOutReply", label: "Opt-out reply", hint: "Sent to STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT." },
+  { key: "optInReply", label: "Opt-in reply", hint: "Sent to START, UNSTOP, YES from a number on the opt-out list." },
+  { key: "helpReply", label: "Help reply", hint: "Sent to HELP, INFO." },
+];
+
+function RepliesForm({ settings, onSaved }: { settings: AccountSettings; onSaved: (s: AccountSettings) => void }) {
+  const { client } = useSession();
+  const [texts, setTexts] = useState<Record<ReplyKey, string>>({
+    optOutReply: settings.optOutReply ?? "",
+    optInReply: settings.optInReply ?? "",
+    helpReply: settings.helpReply ?? "",
+  });
+  const [notice, setNotice] = useState<string | undefined>();
+  const save = useAction(async () => {
+    setNotice(undefined);
+    const orNull = (text: string) => (text.trim() ? text : null);
+    const saved = await ok(
+      client.PATCH("/api/v1/account/settings", {
+        body: { optOutReply: orNull(texts.optOutReply), optInReply: orNull(texts.optInReply), helpReply: orNull(texts.helpReply) },
+      }),
+    );
+    onSaved(saved);
+    setNotice("Replies saved.");
+  });
+  return (
+    <form
+      class="card"
+      aria-labelledby="replies-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <h2 id="replies-title">Automatic replies</h2>
+      {REPLIES.map(({ key, label, hint }) => (
+        <Field key={key} id={`reply-${key}`} label={label} hint={hint} error={fieldError(save.error, `/body/${key}`)}>
+          <textarea
+            id={`reply-${key}`}
+            rows={2}
+            maxLength={320}
+            value={texts[key]}
+            onInput={(e) => setTexts({ ...texts, [key]: e.currentTarget.value })}
+            aria-describedby={`reply-${key}-hint reply-${key}-count`}
+          />
+          <SegmentCount text={texts[key]} id={`reply-${key}-count`} />
+        </Field>
+      ))}
+      <ProblemMessage error={save.error} prefix="Not saved" />
+      {notice && <Notice>{notice}</Notice>}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save replies"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Replies() {
+  const { client } = useSession();
+  const account = useAsync(() => ok(client.GET("/api/v1/account")), []);
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → Replies</h1>
+      <p class="muted">
+        When a person texts a keyword to one of the account's numbers, the number answers with these texts (up to 320 characters). Leave a
+        box empty to send no reply to that keyword; the opt-out itself still happens.
+      </p>
+      <ProblemMessage error={account.error} prefix="Could not load the settings" />
+      {!account.data && account.loading && <Loading what="the settings" />}
+      {account.data && (
+        <RepliesForm
+          key={account.data.accountId}
+          settings={account.data.settings}
+          onSaved={(settings) => account.setData({ ...account.data!, settings })}
+        />
+      )}
+    </section>
+  );
+}
