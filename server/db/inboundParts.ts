@@ -66,7 +66,7 @@ export async function storePart(
 /** Marks a message's waiting parts assembled and returns them in order (none when another transaction took them). */
 export async function takeParts(tx: Knex.Transaction, key: PartKey): Promise<StoredPart[]> {
   await lockMessage(tx, key);
-  const { rows } = (await tx.raw(
+  const { rows } = await tx.raw<{ rows: { seq: number; body: string; encoding: Encoding; received_at: Date }[] }>(
     `WITH taken AS (
        SELECT seq, body FROM inbound_parts
         WHERE sender = ? AND recipient = ? AND reference = ? AND total = ? AND assembled_at IS NULL
@@ -75,7 +75,7 @@ export async function takeParts(tx: Knex.Transaction, key: PartKey): Promise<Sto
        FROM taken WHERE p.sender = ? AND p.recipient = ? AND p.reference = ? AND p.total = ? AND p.seq = taken.seq
      RETURNING p.seq, taken.body, p.encoding, p.received_at`,
     [key.from, key.to, key.reference, key.total, key.from, key.to, key.reference, key.total],
-  )) as { rows: { seq: number; body: string; encoding: Encoding; received_at: Date }[] };
+  );
   return rows.sort((a, b) => a.seq - b.seq).map((r) => ({ seq: r.seq, body: r.body, encoding: r.encoding, receivedAt: r.received_at }));
 }
 
@@ -92,5 +92,7 @@ export async function expiredPartKeys(db: Knex, timeoutMs: number, limit = 1000)
 
 /** Forgets the keys of messages stored more than `keepMs` ago; returns how many parts. */
 export async function deleteAssembledParts(db: Knex, keepMs: number): Promise<number> {
-  return db("inbound_parts").whereRaw(...olderThan("assembled_at", keepMs)).delete();
+  return db("inbound_parts")
+    .whereRaw(...olderThan("assembled_at", keepMs))
+    .delete();
 }

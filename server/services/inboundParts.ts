@@ -3,7 +3,15 @@
 // Parts still missing after the reassembly timeout: what arrived is stored as one message, `incomplete: true`;
 // a part arriving after that becomes a message of its own (incomplete too).
 import type { Db } from "../db/knex.js";
-import { deleteAssembledParts, expiredPartKeys, storePart, takeParts, type InboundPart, type PartKey, type StoredPart } from "../db/inboundParts.js";
+import {
+  deleteAssembledParts,
+  expiredPartKeys,
+  storePart,
+  takeParts,
+  type InboundPart,
+  type PartKey,
+  type StoredPart,
+} from "../db/inboundParts.js";
 import type { Logger } from "../logger.js";
 import { receiveInboundMessage } from "./inbound.js";
 

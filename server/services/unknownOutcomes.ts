@@ -6,7 +6,7 @@
 import type { Db } from "../db/knex.js";
 import { findMessages } from "../db/messages.js";
 import { deleteUnmatchedReceipts, findUnambiguousMatches, insertUnmatchedReceipt } from "../db/unmatchedReceipts.js";
-import type { ReceiptFacts } from "../providers/types.js";
+import type { ReceiptFacts } from "../db/unmatchedReceipts.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 
 /**

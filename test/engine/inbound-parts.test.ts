@@ -40,9 +40,7 @@ describe("reassembling inbound parts", () => {
       ]).flat(),
     );
     const stored = await db("messages").where({ account_id: account.id, direction: "inbound" }).select("body", "incomplete", "segments");
-    expect(stored.map((m) => m.body as string).sort()).toEqual(
-      Array.from({ length: MESSAGES }, (_, ref) => `<${ref}.1><${ref}.2>`).sort(),
-    );
+    expect(stored.map((m) => m.body as string).sort()).toEqual(Array.from({ length: MESSAGES }, (_, ref) => `<${ref}.1><${ref}.2>`).sort());
     expect(stored.every((m) => m.incomplete === false && m.segments === 2)).toBe(true);
     expect(await db("inbound_parts").whereNull("assembled_at")).toEqual([]);
   });
@@ -61,7 +59,8 @@ describe("reassembling inbound parts", () => {
       body: text,
       encoding: "GSM-7" as const,
     });
-    const bodies = async () => (await db("messages").where({ account_id: account.id }).orderBy("created_at").select("body")).map((m) => m.body);
+    const bodies = async () =>
+      (await db("messages").where({ account_id: account.id }).orderBy("created_at").select("body")).map((m) => m.body);
     await receiveInboundPart(db, log, part(1, "first "), 60_000);
     await receiveInboundPart(db, log, part(2, "message"), 60_000);
     await receiveInboundPart(db, log, part(1, "first "), 60_000); // the SMSC resends: our ack was lost

@@ -80,7 +80,11 @@ describe("migrations over existing data", () => {
         segments: 14,
         encoding: "GSM-7",
       });
-      await expect(db("messages").where({ id }).update({ body: "x".repeat(1601) })).rejects.toThrow(/messages_body_length/);
+      await expect(
+        db("messages")
+          .where({ id })
+          .update({ body: "x".repeat(1601) }),
+      ).rejects.toThrow(/messages_body_length/);
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name} for inspection\n`);

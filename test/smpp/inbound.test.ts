@@ -95,7 +95,9 @@ async function conversation(from: string): Promise<InboundMessage[]> {
 }
 
 const received = (from: string) =>
-  receiver.waitFor(`message.received from +${from}`, (all) => all.some((r) => r.json.event === "message.received" && r.json.from === `+${from}`));
+  receiver.waitFor(`message.received from +${from}`, (all) =>
+    all.some((r) => r.json.event === "message.received" && r.json.from === `+${from}`),
+  );
 
 const gsm = (hex: string) => Buffer.from(hex.replace(/ /g, ""), "hex");
 const latin1 = (text: string) => Buffer.from(text, "latin1");
@@ -153,7 +155,9 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
     const part = (seq: number) => Buffer.concat([udh8(0xa7, 3, seq), latin1(parts[seq - 1]!)]);
     const sent = [3, 1, 3, 2, 1].map((seq) => mo(from, 0, part(seq), `esm=${UDHI}`));
     for (const tag of sent) expect(await acks(tag)).toEqual([0]);
-    const long = [1, 2].map((seq) => mo(from, 8, Buffer.concat([udh16(0x1234, 2, seq), ucs2(["Ünïcode ", "twö 👋"][seq - 1]!)]), `esm=${UDHI}`));
+    const long = [1, 2].map((seq) =>
+      mo(from, 8, Buffer.concat([udh16(0x1234, 2, seq), ucs2(["Ünïcode ", "twö 👋"][seq - 1]!)]), `esm=${UDHI}`),
+    );
     for (const tag of long) expect(await acks(tag)).toEqual([0]);
 
     const messages = await conversation(from);
@@ -162,7 +166,12 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
       [parts.join(""), 3, "GSM-7", false],
     ]);
     // Every part was acknowledged after it was stored; none waits any longer.
-    expect(await server().db("inbound_parts").where({ sender: `+${from}` }).whereNull("assembled_at")).toEqual([]);
+    expect(
+      await server()
+        .db("inbound_parts")
+        .where({ sender: `+${from}` })
+        .whereNull("assembled_at"),
+    ).toEqual([]);
   });
 
   it("a 2-part message in SAR TLVs, second part first and repeated, is one message", async () => {
@@ -233,7 +242,9 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
     expect(await acks(mo(from, 0, latin1("Stop!")))).toEqual([0]);
     const { data: entry } = await account.client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone: `+${from}` } } });
     expect(entry).toMatchObject({ phone: `+${from}`, source: "keyword", keyword: "STOP" });
-    await receiver.waitFor("contact.opted_out", (all) => all.some((r) => r.json.event === "contact.opted_out" && r.json.phone === `+${from}`));
+    await receiver.waitFor("contact.opted_out", (all) =>
+      all.some((r) => r.json.event === "contact.opted_out" && r.json.phone === `+${from}`),
+    );
     await waitUntil("the confirmation submitted to the peer", async () => new RegExp(`^SUBMIT \\S+ ${from}$`, "m").test(peerLog));
   });
 });

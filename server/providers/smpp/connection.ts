@@ -108,7 +108,10 @@ export class SmppConnection {
         (error: unknown) => {
           // Not the error object: a database error's detail quotes the row, and so the message's text.
           const { message, code } = error as { message?: string; code?: string };
-          this.opts.log.error({ error: message, code, command: pdu.command }, "could not store an SMPP deliver_sm/data_sm; asking the SMSC to retry");
+          this.opts.log.error(
+            { error: message, code, command: pdu.command },
+            "could not store an SMPP deliver_sm/data_sm; asking the SMSC to retry",
+          );
           session.send(pdu.response({ command_status: smpp.errors.ESME_RSYSERR }));
         },
       );
