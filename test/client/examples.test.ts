@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { groupCampaign } from "../../client/examples/campaign.js";
 import { importContacts } from "../../client/examples/import.js";
 import { receiptReceiver, type DeliveryReceipt } from "../../client/examples/receiver.js";
+import { replyingReceiver, type MessageReceived } from "../../client/examples/replies.js";
 import { scheduleAndCancel } from "../../client/examples/schedule-and-cancel.js";
 import { loadDocument } from "../../server/http/document.js";
 import { useTestServer } from "../helpers/server.js";
@@ -32,7 +33,7 @@ describe("client examples", () => {
     const examples = readdirSync(examplesDir)
       .filter((f) => f.endsWith(".ts"))
       .map((f) => resolve(examplesDir, f));
-    expect(examples.length).toBeGreaterThanOrEqual(5);
+    expect(examples.length).toBeGreaterThanOrEqual(6);
     for (const file of examples) expect(fileNames.map((f) => resolve(f))).toContain(file);
   });
 
@@ -53,6 +54,7 @@ describe("client examples", () => {
       "campaign.ts",
       "import.ts",
       "receiver.ts",
+      "replies.ts",
     ]);
     expect(sources["docs/WEBHOOKS.md"].map((b) => b.file)).toEqual(["receiver.ts"]);
     expect(sources["/docs"].map((b) => b.file)).toEqual(["receiver.ts"]);
@@ -141,6 +143,41 @@ describe("client examples", () => {
       expect(forged.status).toBe(401);
       const noBody = await fetch(url, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" });
       expect(noBody.status).toBe(401);
+    } finally {
+      await new Promise((done) => receiver.close(done));
+    }
+  });
+
+  it("the replying receiver gets message.received, verified, and answers from the number written to", async () => {
+    const a = await server().account();
+    const got: MessageReceived[] = [];
+    const receiver = createServer();
+    await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/sms/inbound`;
+      const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "inbox", url, events: ["message.received"] } });
+      receiver.on(
+        "request",
+        replyingReceiver(a.client, webhook!.secret, (m) => {
+          got.push(m);
+          return `Thanks, we got "${m.body}".`;
+        }),
+      );
+      const { data: number } = await a.client.POST("/api/v1/numbers", { body: { phoneNumber: "+14155550171" } });
+      const { data: inbound } = await a.client.POST("/api/v1/simulator/inbound", {
+        body: { from: "+14155550172", to: number!.phoneNumber, body: "Is my order shipped?" },
+      });
+      const reply = await waitUntil("the reply scheduled", async () => {
+        const { data } = await a.client.GET("/api/v1/messages", { params: { query: { phone: "+14155550172", direction: "outbound" } } });
+        return data!.data[0];
+      });
+      expect(got.map((m) => [m.messageId, m.from, m.body])).toEqual([[inbound!.messageId, "+14155550172", "Is my order shipped?"]]);
+      expect(reply).toMatchObject({
+        direction: "outbound",
+        to: "+14155550172",
+        from: "+14155550171",
+        body: 'Thanks, we got "Is my order shipped?".',
+      });
     } finally {
       await new Promise((done) => receiver.close(done));
     }
