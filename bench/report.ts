@@ -40,6 +40,11 @@ interface DispatchResult extends Result {
   throughput: Record<string, { messagesPerSecond: number; seconds: number; receiptsDoneSeconds: number }>;
   precision: Record<string, Latencies>;
 }
+interface InboundResult extends Result {
+  messages: number;
+  window: number;
+  throughput: Record<string, { messagesPerSecond: number; storedSeconds: number; postedSeconds: number }>;
+}
 interface WebhooksResult extends Result {
   receipts: number;
   receiptsPerSecond: number;
@@ -87,6 +92,7 @@ const queue = read<QueueResult>("queue");
 const limit = read<LimitResult>("limit");
 const dispatch = read<DispatchResult>("dispatch");
 const webhooks = read<WebhooksResult>("webhooks");
+const inbound = read<InboundResult>("inbound");
 const campaign = read<CampaignResult>("campaign");
 const history = read<HistoryResult>("history");
 
@@ -253,6 +259,22 @@ if (webhooks) {
     "| receipts/s | status changes/s | latency p50 | p99 | max |",
     "|---|---|---|---|---|",
     `| ${n(webhooks.receiptsPerSecond)} | ${n(webhooks.statusChangesPerSecond)} | ${webhooks.latencyMs.p50} ms | ${webhooks.latencyMs.p99} ms | ${webhooks.latencyMs.max} ms |`,
+    "",
+  );
+}
+if (inbound) {
+  lines.push(
+    "## inbound (`npm run bench:inbound`)",
+    "",
+    machineLine(inbound),
+    "",
+    `${n(inbound.messages)} mobile-originated messages from the Net::SMPP peer (round-robin over the bound sessions, at most ${inbound.window} unacknowledged per session), each acknowledged once stored, then posted as \`message.received\` to a local keep-alive receiver. Times from the peer being told to send them.`,
+    "",
+    "| workers | stored in | posted in | messages/s (posted) |",
+    "|---|---|---|---|",
+    ...Object.entries(inbound.throughput).map(
+      ([k, v]) => `| ${k.replace("workers", "")} | ${v.storedSeconds} s | ${v.postedSeconds} s | ${n(v.messagesPerSecond)} |`,
+    ),
     "",
   );
 }

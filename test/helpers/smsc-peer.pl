@@ -19,6 +19,9 @@
 #   receipts; logged as MOSENT <tag> <sequence_number>, and its response as MOACK <tag> <command_status>.
 #   One refused (status not 0) or not answered before its session died is sent again RECEIPT_DELAY_MS later,
 #   as an SMSC retries.
+# - For bench:inbound: PEER_MO_SPREAD=1 sends MOs round-robin over the live sessions (receipts still go to the
+#   newest), PEER_MO_WINDOW=N keeps at most N MOs unacknowledged per session, as a carrier's window does; each
+#   bind is logged as BOUND <n>.
 # Usage: perl smsc-peer.pl RECEIPT_DELAY_MS   (listens on a free port of 127.0.0.1, printed as LISTENING <port>)
 use strict;
 use warnings;
@@ -65,6 +68,17 @@ sub drop {
 sub target {
   my @live = sort { $bound{$b} <=> $bound{$a} } grep { !$silent{$_} } keys %bound;
   return @live ? $session{ $live[0] } : undef;
+}
+
+my $mo_window = $ENV{PEER_MO_WINDOW} || 0;    # 0: no limit
+my $mo_spread = $ENV{PEER_MO_SPREAD} || 0;
+my $mo_turn = 0;
+
+sub mo_target {
+  my @live = sort { $bound{$b} <=> $bound{$a} } grep { !$silent{$_} } keys %bound;
+  @live = ($live[0]) if @live && !$mo_spread;
+  @live = grep { scalar(keys %{ $mo_unacked{$_} || {} }) < $mo_window } @live if $mo_window;
+  return @live ? $session{ $live[ $mo_turn++ % @live ] } : undef;
 }
 
 sub send_due_receipts {
@@ -122,7 +136,7 @@ sub read_stdin {
 
 sub send_due_mos {
   while (@mo && $mo[0][0] <= time) {
-    my $to = target() or return;
+    my $to = mo_target() or return;
     my $m = shift @mo;
     my (undef, $tag, $command, $fields) = @$m;
     my $seq = $command eq 'data_sm' ? $to->data_sm(async => 1, @$fields) : $to->deliver_sm(async => 1, @$fields);
@@ -160,6 +174,7 @@ while (1) {
       $fh->set_version(0x34);
       $fh->bind_transceiver_resp(system_id => 'PEER', seq => $pdu->{seq});
       $bound{$fd} = ++$bound_order;
+      print "BOUND $bound_order\n";
     } elsif ($cmd == 0x00000004) {    # submit_sm
       my $id = sprintf('P%06d', ++$next_id);
       my $text = substr($pdu->{short_message} // '', 0, 20);
