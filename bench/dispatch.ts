@@ -7,6 +7,8 @@
 //   precision:  200 and 1,000 messages/s due over BENCH_PRECISION_SECONDS (10) s, 1 worker: p50/p99/max of
 //               sentAt − scheduledAt; and graphile-worker 0.17.3's add→start latency for no-op jobs due at the
 //               same rates, measured the same way (its own clock reading at start minus run_at).
+//   BENCH_OPT_OUTS (0): that many opt-out entries in the sending account (none of them a recipient), so the
+//               send-time opt-out check is measured against a big list.
 import { ensureAccount } from "../server/db/accounts.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
@@ -27,6 +29,7 @@ import { startReceiver } from "./receiver.js";
 
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const PRECISION_SECONDS = Number(process.env.BENCH_PRECISION_SECONDS ?? 10);
+const OPT_OUTS = Number(process.env.BENCH_OPT_OUTS ?? 0);
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").filter(Boolean).map(Number); // "" = precision only
 const bench = await startBenchDatabase();
 const { db } = bench;
@@ -53,6 +56,12 @@ try {
     const receiver = await startReceiver();
     const { id: accountId } = await ensureAccount(db, `bench-dispatch-${workers}`);
     await insertWebhook(db, accountId, { name: "bench", url: receiver.url, secret: generateWebhookSecret() });
+    if (OPT_OUTS > 0)
+      await db.raw(
+        `INSERT INTO opt_outs (account_id, phone, source) SELECT ?, '+4479' || lpad(i::text, 8, '0'), 'api' FROM generate_series(1, ?) i
+         ON CONFLICT DO NOTHING`,
+        [accountId, OPT_OUTS],
+      );
     const procs = await startWorkers(workers, bench.url, { WEBHOOK_ALLOW_PRIVATE: "1" });
     const due = new Date(Date.now() + 3000);
     await scheduleMessages(db, { n: N, dueAt: () => due, accountId });
@@ -100,6 +109,7 @@ try {
   writeResult("dispatch", {
     machine: await machine(db),
     messages: N,
+    optOuts: OPT_OUTS,
     ceilingMessagesPerSecond: ceiling,
     throughput,
     fractionOfCeiling: ceiling ? Number((best / ceiling).toFixed(2)) : null,
