@@ -38,11 +38,13 @@ describe("a dead receiver", { timeout: 120_000 }, () => {
     const [aIds, bIds] = await Promise.all([scheduleMany(a, 30, "31"), scheduleMany(b, 30, "32")]);
 
     // Every one of B's receipts (sent and delivered) arrives while A's receiver still hangs.
-    await rb.waitFor("all of B's receipts", (all) => all.length >= bIds.length * 2, 30_000);
+    // Receipts are delivered at least once: a POST that B answered after the 1 s timeout (a loaded machine) is
+    // sent again with the same webhook-id. Each receipt is counted once, by that id.
+    const distinct = (all: typeof rb.received) => new Set(all.map((r) => r.headers["webhook-id"])).size;
+    await rb.waitFor("all of B's receipts", (all) => distinct(all) >= bIds.length * 2, 30_000);
     const aSucceeded = await server().db("webhook_deliveries").whereIn("message_id", aIds).where({ status: "succeeded" }).count({ n: "*" });
     expect(Number(aSucceeded[0]!.n)).toBe(0);
-    const latencies = rb.received.map((r) => r.at - Date.parse(r.json.timestamp as string)).sort((x, y) => x - y);
-    expect(latencies.length).toBe(bIds.length * 2);
+    expect(distinct(rb.received)).toBe(bIds.length * 2);
 
     aUp = true;
     await waitUntil(
