@@ -30,7 +30,7 @@ async function startPeer(): Promise<{ child: ChildProcess; port: number; log: ()
     stdio: ["pipe", "pipe", "inherit"],
   });
   let log = "";
-  child.stdout!.on("data", (c: Buffer) => (log += c.toString()));
+  child.stdout.on("data", (c: Buffer) => (log += c.toString()));
   for (;;) {
     const m = /LISTENING (\d+)/.exec(log);
     if (m) return { child, port: Number(m[1]), log: () => log };
