@@ -255,3 +255,32 @@ export function Field({
     </div>
   );
 }
+
+/** A phone number field (E.164 with its + prefix), labelled "Phone number", with its hint and error. */
+export function PhoneField({
+  id,
+  hint,
+  error,
+  value,
+  onValue,
+}: {
+  id: string;
+  hint: string;
+  error?: string;
+  value: string;
+  onValue: (v: string) => void;
+}) {
+  return (
+    <Field id={id} label="Phone number" hint={hint} error={error}>
+      <input
+        id={id}
+        type="tel"
+        required
+        autoComplete="off"
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-describedby={`${id}-hint`}
+      />
+    </Field>
+  );
+}

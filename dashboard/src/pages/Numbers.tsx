@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 
 export function Numbers() {
   const { client } = useSession();
@@ -37,22 +37,13 @@ export function Numbers() {
       >
         <h2 id="new-number-title">Add a number</h2>
         <div class="grid-2">
-          <Field
+          <PhoneField
             id="number-phone"
-            label="Phone number"
             hint="With its +country prefix, e.g. +14155550199"
             error={fieldError(add.error, "/body/phoneNumber")}
-          >
-            <input
-              id="number-phone"
-              type="tel"
-              required
-              autoComplete="off"
-              value={phoneNumber}
-              onInput={(e) => setPhoneNumber(e.currentTarget.value)}
-              aria-describedby="number-phone-hint"
-            />
-          </Field>
+            value={phoneNumber}
+            onValue={setPhoneNumber}
+          />
           <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
             <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>

@@ -5,7 +5,7 @@ import { ok, type OptOut } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { ConfirmDialog, fieldError, Loading, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 
 export function OptOuts() {
@@ -37,22 +37,13 @@ export function OptOuts() {
         }}
       >
         <h2 id="new-opt-out-title">Add a number</h2>
-        <Field
+        <PhoneField
           id="opt-out-phone"
-          label="Phone number"
           hint="With its +country prefix; for someone who asked by other means (a call, an email)"
           error={fieldError(add.error, "/path/phone")}
-        >
-          <input
-            id="opt-out-phone"
-            type="tel"
-            required
-            autoComplete="off"
-            value={phone}
-            onInput={(e) => setPhone(e.currentTarget.value)}
-            aria-describedby="opt-out-phone-hint"
-          />
-        </Field>
+          value={phone}
+          onValue={setPhone}
+        />
         <ProblemMessage error={add.error} prefix="Not added" />
         <div class="actions">
           <button type="submit" class="primary" disabled={add.busy}>
