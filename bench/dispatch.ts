@@ -7,6 +7,7 @@
 //   precision:  200 and 1,000 messages/s due over BENCH_PRECISION_SECONDS (10) s, 1 worker: p50/p99/max of
 //               sentAt − scheduledAt; and graphile-worker 0.17.3's add→start latency for no-op jobs due at the
 //               same rates, measured the same way (its own clock reading at start minus run_at).
+//   BENCH_NO_WEBHOOK (unset): set, the account has no webhook, so the run measures the send path alone.
 //   BENCH_OPT_OUTS (0): that many opt-out entries in the sending account (none of them a recipient), so the
 //               send-time opt-out check is measured against a big list.
 import { ensureAccount } from "../server/db/accounts.js";
@@ -30,6 +31,7 @@ import { startReceiver } from "./receiver.js";
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const PRECISION_SECONDS = Number(process.env.BENCH_PRECISION_SECONDS ?? 10);
 const OPT_OUTS = Number(process.env.BENCH_OPT_OUTS ?? 0);
+const NO_WEBHOOK = Boolean(process.env.BENCH_NO_WEBHOOK);
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").filter(Boolean).map(Number); // "" = precision only
 const bench = await startBenchDatabase();
 const { db } = bench;
@@ -55,7 +57,7 @@ try {
     await db("webhooks").del();
     const receiver = await startReceiver();
     const { id: accountId } = await ensureAccount(db, `bench-dispatch-${workers}`);
-    await insertWebhook(db, accountId, { name: "bench", url: receiver.url, secret: generateWebhookSecret() });
+    if (!NO_WEBHOOK) await insertWebhook(db, accountId, { name: "bench", url: receiver.url, secret: generateWebhookSecret() });
     if (OPT_OUTS > 0)
       await db.raw(
         `INSERT INTO opt_outs (account_id, phone, source) SELECT ?, '+4479' || lpad(i::text, 8, '0'), 'api' FROM generate_series(1, ?) i
@@ -69,12 +71,12 @@ try {
     const delivered = Number(
       (await db.raw("SELECT EXTRACT(EPOCH FROM max(delivered_at) - ?::timestamptz) AS s FROM messages", [due])).rows[0].s,
     );
-    await waitForCount(`receipts, ${workers} worker(s)`, 2 * N, async () => receiver.received);
+    if (!NO_WEBHOOK) await waitForCount(`receipts, ${workers} worker(s)`, 2 * N, async () => receiver.received);
     await printTopStatements(db, `dispatch, ${workers} worker(s)`);
     throughput[`workers${workers}`] = {
       messagesPerSecond: Math.round(N / delivered),
       seconds: Number(delivered.toFixed(2)),
-      receiptsDoneSeconds: Number(((receiver.lastArrival - due.getTime()) / 1000).toFixed(2)),
+      receiptsDoneSeconds: NO_WEBHOOK ? NaN : Number(((receiver.lastArrival - due.getTime()) / 1000).toFixed(2)),
     };
     await Promise.all(procs.map((p) => p.stop()));
     receiver.close();

@@ -172,13 +172,22 @@ export function writeResult(name: string, result: unknown): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** With BENCH_PG_STATS=1: the statements that took the most database time, to stderr. */
+/** With BENCH_PG_STATS=1: the statement count and time, the most called statements and those that took the most database time, to stderr. */
 export async function printTopStatements(db: Db, label: string): Promise<void> {
   if (!process.env.BENCH_PG_STATS) return;
   const { rows } = await db.raw(
     `SELECT calls, round(total_exec_time) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12`,
   );
+  const total = (await db.raw("SELECT sum(calls) AS calls, round(sum(total_exec_time)) AS ms FROM pg_stat_statements")).rows[0];
+  const byCalls = (
+    await db.raw(
+      `SELECT calls, round(total_exec_time) AS total_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+         FROM pg_stat_statements ORDER BY calls DESC LIMIT 12`,
+    )
+  ).rows;
+  process.stderr.write(`\nall statements (${label}): ${total.calls} calls, ${total.ms} ms\nmost called:\n`);
+  for (const r of byCalls) process.stderr.write(`${String(r.calls).padStart(7)} ${String(r.total_ms).padStart(7)} ms  ${r.query}\n`);
   process.stderr.write(`\ntop statements (${label}):\n`);
   for (const r of rows)
     process.stderr.write(

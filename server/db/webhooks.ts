@@ -138,7 +138,11 @@ export async function recordWebhookAttempts(
                                  WHEN r.succeeded OR w.failing_since IS NULL THEN now()
                                  ELSE w.failing_since END
        FROM unnest(?::uuid[], ?::int[], ?::boolean[]) AS r(id, failures, succeeded)
-      WHERE w.id = r.id`,
+      WHERE w.id = r.id
+        -- A healthy webhook's row is not written again: every receipt insert takes a key-share lock on it
+        -- (the foreign key), and rewriting it after each batch of POSTs made that one row a hot spot that
+        -- slowed every status change of the account (bench/NOTES.md, 2026-11-24).
+        AND NOT (r.succeeded AND r.failures = 0 AND w.consecutive_failures = 0 AND w.failing_since IS NULL)`,
     [results.map((r) => r.webhookId), results.map((r) => r.failuresSinceSuccess), results.map((r) => r.succeeded)],
   );
   const failing = results.filter((r) => r.failuresSinceSuccess > 0).map((r) => r.webhookId);

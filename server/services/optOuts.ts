@@ -43,15 +43,17 @@ export async function removeOptOut(db: Knex, accountId: string, phone: string): 
 }
 
 /**
- * Called at the start of a send batch: the batch's messages whose recipient is now on the opt-out list become
- * `failed` (`recipient_opted_out`, with their dlr.failed receipts) and so are not claimed for the provider.
+ * Messages the send claim left alone because their recipient is on the opt-out list (db/messages.ts
+ * claimMessagesForSending) become `failed` (`recipient_opted_out`, with their dlr.failed receipts). Returns
+ * the ids it failed.
  */
-export async function failMessagesToOptedOut(db: Db, messageIds: string[]): Promise<void> {
+export async function failMessagesToOptedOut(db: Db, messageIds: string[]): Promise<Set<string>> {
   const blocked = await scheduledToOptedOut(db, messageIds);
-  if (blocked.length === 0) return;
+  if (blocked.length === 0) return new Set();
   const at = new Date();
   await changeMessageStatuses(
     db,
     blocked.map((message) => ({ message, change: { status: "failed" as const, at, error: RECIPIENT_OPTED_OUT } })),
   );
+  return new Set(blocked.map((m) => m.id));
 }

@@ -11,6 +11,12 @@
 // that has lasted longer; a receiver that never answers costs the whole timeout), divided by its cap.
 // Successive snoozes of one webhook queue up behind each other, at most MAX_SNOOZE_MS ahead, so a dead
 // receiver's backlog comes back a few times a minute instead of churning through the claim.
+//
+// Except for a quick webhook at its cap: its next place comes within milliseconds, so up to its cap of
+// deliveries wait for one in memory (`waitForPlace`, keeping their slots, for at most QUICK_MS) instead of
+// being snoozed and claimed again. With a snooze for each, a busy healthy webhook had most of its receipts
+// claimed two or more times: bench:dispatch spent 919 snooze statements and as many extra claims on 40,000
+// receipts (bench/NOTES.md, 2026-11-24).
 
 export interface PacingOptions {
   maxInFlight: number;
@@ -41,6 +47,8 @@ interface WebhookPace {
   answers: number;
   /** Until when the snoozes given so far reach. */
   queuedUntil: number;
+  /** Deliveries waiting in memory for a place, first come first served. */
+  waiters: ((placed: boolean) => void)[];
 }
 
 export class WebhookPacing {
@@ -52,16 +60,24 @@ export class WebhookPacing {
   private pace(webhookId: string): WebhookPace {
     let pace = this.webhooks.get(webhookId);
     if (!pace)
-      this.webhooks.set(webhookId, (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, answers: 0, queuedUntil: 0 }));
+      this.webhooks.set(
+        webhookId,
+        (pace = { inFlight: [], failing: false, averageMs: FIRST_PACE_MS, answers: 0, queuedUntil: 0, waiters: [] }),
+      );
     return pace;
   }
 
-  /** Takes one of the webhook's places, or says until when to snooze the delivery (ms since the epoch). */
-  acquire(webhookId: string, consecutiveFailures: number): { snoozeUntil?: number } {
+  /**
+   * Takes one of the webhook's places; or, for a quick webhook at its cap, says the delivery may wait for one
+   * (`waitForPlace`); or says until when to snooze it (ms since the epoch). `mayWait: false` asks for a place
+   * or a snooze only.
+   */
+  acquire(webhookId: string, consecutiveFailures: number, mayWait = false): { snoozeUntil?: number; wait?: true } {
     const pace = this.pace(webhookId);
     const failing = consecutiveFailures >= this.opts.slowAfterFailures;
     const now = Date.now();
-    const cap = failing ? 1 : this.healthyCap(pace, now);
+    const quick = !failing && this.isQuick(pace, now);
+    const cap = failing ? 1 : quick ? this.opts.maxInFlight : Math.min(START_IN_FLIGHT, this.opts.maxInFlight);
     const shareLeft = !failing || this.failingInFlight < this.opts.failingShare;
     if (pace.inFlight.length < cap && shareLeft) {
       pace.inFlight.push(now);
@@ -69,25 +85,50 @@ export class WebhookPacing {
       pace.failing = failing;
       return {};
     }
+    if (mayWait && quick && pace.waiters.length < cap) return { wait: true };
     const paceMs = Math.max(pace.averageMs, now - Math.min(now, ...pace.inFlight));
     const jitter = 0.9 + 0.2 * (this.opts.random ?? Math.random)();
     pace.queuedUntil = Math.min(Math.max(now, pace.queuedUntil) + (paceMs * jitter) / cap, now + MAX_SNOOZE_MS);
     return { snoozeUntil: Math.ceil(pace.queuedUntil) };
   }
 
-  /** The full cap for a webhook that answers quickly, START_IN_FLIGHT for one not (or no longer) known to. */
-  private healthyCap(pace: WebhookPace, now: number): number {
-    const quick = pace.answers >= PROVEN_AFTER && pace.averageMs < QUICK_MS && now - Math.min(now, ...pace.inFlight) < QUICK_MS;
-    return quick ? this.opts.maxInFlight : Math.min(START_IN_FLIGHT, this.opts.maxInFlight);
+  /** Whether the webhook has answered quickly (the full cap), rather than not yet or no longer (START_IN_FLIGHT). */
+  private isQuick(pace: WebhookPace, now: number): boolean {
+    return pace.answers >= PROVEN_AFTER && pace.averageMs < QUICK_MS && now - Math.min(now, ...pace.inFlight) < QUICK_MS;
   }
 
-  /** Gives the place back, with how long the attempt took. */
+  /**
+   * Waits, after `acquire` said `wait`, until a place of the webhook is handed over (true: it is taken) or
+   * QUICK_MS pass (false: snooze instead).
+   */
+  waitForPlace(webhookId: string): Promise<boolean> {
+    const pace = this.pace(webhookId);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        pace.waiters.splice(pace.waiters.indexOf(waiter), 1);
+        resolve(false);
+      }, QUICK_MS);
+      const waiter = (placed: boolean) => {
+        clearTimeout(timer);
+        resolve(placed);
+      };
+      pace.waiters.push(waiter);
+    });
+  }
+
+  /** Gives the place back, with how long the attempt took; a delivery waiting for one takes it at once. */
   release(webhookId: string, durationMs: number): void {
     const pace = this.pace(webhookId);
     pace.inFlight.shift(); // which one does not matter: only the oldest start is read
     if (pace.failing) this.failingInFlight = Math.max(0, this.failingInFlight - 1);
     pace.averageMs = pace.averageMs * (1 - SMOOTHING) + durationMs * SMOOTHING;
     pace.answers++;
+    const next = pace.waiters.shift();
+    if (next) {
+      pace.inFlight.push(Date.now());
+      next(true);
+      return;
+    }
     if (pace.inFlight.length === 0 && pace.queuedUntil < Date.now() && pace.averageMs < FIRST_PACE_MS * 1.01 && pace.answers < PROVEN_AFTER)
       this.webhooks.delete(webhookId); // nothing to remember about a quick, idle webhook
   }

@@ -62,6 +62,23 @@ describe("lanes", () => {
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);
   });
 
+  it("the claim tells when the lane's next job is due, whatever its priority, not counting the other lane", async () => {
+    const { db } = database();
+    const inMs = (ms: number) => new Date(Date.now() + ms);
+    await addJobs("deliver_receipt", 1, inMs(5_000)); // the other lane: not this lane's next job
+    const [low] = await addJobs("send_message", 1, inMs(60_000));
+    await db("jobs").where({ id: low }).update({ priority: 2 });
+    const empty = await claimJobs(db, "W", 10, 10_000, "default");
+    expect(empty.jobs).toEqual([]);
+    expect(empty.nextDueInMs).toBeGreaterThan(50_000);
+    const [high] = await addJobs("send_message", 1, inMs(30_000));
+    await db("jobs").where({ id: high }).update({ priority: 0 });
+    const next = await claimJobs(db, "W", 10, 10_000, "default");
+    expect(next.nextDueInMs).toBeGreaterThan(20_000);
+    expect(next.nextDueInMs).toBeLessThanOrEqual(30_000);
+    expect((await claimJobs(db, "W", 10, 10_000, "receipts")).nextDueInMs).toBeLessThanOrEqual(5_000);
+  });
+
   it("receipt deliveries that hang do not take the slots of sends", async () => {
     const sent: string[] = [];
     await startRunner({

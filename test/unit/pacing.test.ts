@@ -47,6 +47,27 @@ describe("webhook pacing", () => {
     expect(p.acquire("dead", 3).snoozeUntil! - Date.now()).toBe(30_000);
   });
 
+  it("lets a delivery over a quick webhook's cap wait for its next place in memory, up to a second, instead of a snooze", async () => {
+    const p = new WebhookPacing({ maxInFlight: 6, slowAfterFailures: 3, failingShare: 2, random: () => 0.5 });
+    for (let i = 0; i < 5; i++) p.acquire("quick", 0);
+    for (let i = 0; i < 5; i++) p.release("quick", 20); // five quick answers: the full cap
+    for (let i = 0; i < 6; i++) expect(p.acquire("quick", 0, true)).toEqual({});
+    expect(p.acquire("quick", 0, true)).toEqual({ wait: true });
+    expect(p.acquire("quick", 0)).toHaveProperty("snoozeUntil"); // without mayWait: a snooze
+    const first = p.waitForPlace("quick");
+    const second = p.waitForPlace("quick");
+    p.release("quick", 20);
+    await expect(first).resolves.toBe(true); // the freed place went to the first waiter...
+    expect(p.acquire("quick", 0)).toHaveProperty("snoozeUntil"); // ...so the cap still holds
+    vi.advanceTimersByTime(1000);
+    await expect(second).resolves.toBe(false); // no place within a second: snooze after all
+    // A webhook not shown quick, or in a failure run, never waits: it is snoozed.
+    for (let i = 0; i < 5; i++) expect(p.acquire("new", 0, true)).toEqual({});
+    expect(p.acquire("new", 0, true)).toHaveProperty("snoozeUntil");
+    p.acquire("f", 3, true);
+    expect(p.acquire("f", 3, true)).toHaveProperty("snoozeUntil");
+  });
+
   it("gives a webhook the full cap only once it has answered quickly, and takes it back when a POST hangs", () => {
     const p = new WebhookPacing({ maxInFlight: 50, slowAfterFailures: 3, failingShare: 100, random: () => 0.5 });
     const placesNow = (id: string) => {

@@ -158,10 +158,30 @@ describe("the producer", () => {
     t.producer.onNotification(String(Date.now() + 3_000)); // later than the timer: no change
     expect(t.producer.nextWakeAt).toBe(Date.now() + 1_000);
     t.due.push(job("now"));
+    vi.advanceTimersByTime(10); // past the dry-claim gap of the first claim
     t.producer.onNotification(String(Date.now()));
     await vi.advanceTimersByTimeAsync(0);
     expect(t.claims.length).toBe(2);
     expect(t.running.has("now")).toBe(true);
+  });
+
+  it("after a claim that found the lane dry, waits 10 ms before the next however many slots free meanwhile", async () => {
+    const t = setup({ concurrency: 4 });
+    t.due.push(job("a"), job("b"));
+    t.producer.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.claims).toEqual([4]); // dry: 2 of 4
+    // Jobs become due and slots free one by one: no claim for each.
+    t.due.push(job("c"), job("d"), job("e"));
+    t.finish("a");
+    t.producer.onNotification(String(Date.now()));
+    t.finish("b");
+    await vi.advanceTimersByTimeAsync(9);
+    expect(t.claims).toEqual([4]);
+    // Then one claim takes all three.
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.claims).toEqual([4, 4]);
+    expect([...t.running].sort()).toEqual(["c", "d", "e"]);
   });
 
   it("stop(): waits for the claim in flight, drops the queue, and neither timer nor NOTIFY claims again", async () => {

@@ -3,6 +3,7 @@
 // a few failures) without the waiting ones holding slots or using attempts, and a long failure run disables
 // the webhook until it is enabled again.
 import { afterAll, describe, expect, it } from "vitest";
+import { recordWebhookAttempts } from "../../server/db/webhooks.js";
 import { createLogger } from "../../server/logger.js";
 import { startReceiver, type Received, type Receiver } from "../helpers/receiver.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
@@ -144,6 +145,27 @@ describe("fair receipt deliveries", { timeout: 60_000 }, () => {
     await waitUntil("the redelivery succeeded", async () => {
       const d = await server().db("webhook_deliveries").where({ id: disabledOnes[0]!.id }).first();
       return d.status === "succeeded";
+    });
+  });
+
+  it("does not rewrite a healthy webhook's row for its successes (every receipt insert locks it for its foreign key)", async () => {
+    const a = await server().account();
+    const hook = await webhook(a, "https://example.com/receipts");
+    const db = server().db;
+    const version = async () => (await db.raw("SELECT xmin::text AS v FROM webhooks WHERE id = ?", [hook.webhookId])).rows[0].v as string;
+    const disable = { afterFailures: 0, afterMs: 0 };
+    const healthy = await version();
+    await recordWebhookAttempts(db, [{ webhookId: hook.webhookId, failuresSinceSuccess: 0, succeeded: true }], disable);
+    expect(await version()).toBe(healthy);
+    await recordWebhookAttempts(db, [{ webhookId: hook.webhookId, failuresSinceSuccess: 2, succeeded: false }], disable);
+    const failing = await version();
+    expect(failing).not.toBe(healthy);
+    // The success that ends a failure run is written.
+    await recordWebhookAttempts(db, [{ webhookId: hook.webhookId, failuresSinceSuccess: 0, succeeded: true }], disable);
+    expect(await version()).not.toBe(failing);
+    expect(await db("webhooks").where({ id: hook.webhookId }).first("consecutive_failures", "failing_since")).toEqual({
+      consecutive_failures: 0,
+      failing_since: null,
     });
   });
 

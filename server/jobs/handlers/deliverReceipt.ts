@@ -2,7 +2,7 @@
 // claimed jobs handled as a batch (their bookkeeping is set-wise; the POSTs go out concurrently over the
 // keep-alive pool). Each job is settled as soon as its own POST is recorded, so its slot is free and its retry
 // due from its own failure, whatever its neighbours in the batch do. Per webhook, webhooks/pacing.ts caps
-// the POSTs in flight (a job over the cap is snoozed, no attempt counted) and jobs/webhookHealth.ts keeps the
+// the POSTs in flight (a job over the cap waits briefly for a quick webhook, else is snoozed, no attempt counted) and jobs/webhookHealth.ts keeps the
 // failure run that disables a webhook; a disabled webhook's receipts are recorded `failed` without a POST.
 //
 // Success is a 2xx within WEBHOOK_TIMEOUT_MS. Anything else (3xx — redirects are not followed —, 4xx, 5xx, a
@@ -97,8 +97,9 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
           runThenSettle(d, () => recordDisabled(d));
           continue;
         }
-        const { snoozeUntil } = pacing.acquire(d.webhookId, d.consecutiveFailures);
-        if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");
+        const { snoozeUntil, wait } = pacing.acquire(d.webhookId, d.consecutiveFailures, true);
+        if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = atCap(snoozeUntil);
+        else if (wait) runThenSettle(d, () => attemptWhenPlaced(d, log));
         else runThenSettle(d, () => attempt(d, log));
       }
       // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
@@ -107,6 +108,17 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       return outcomes;
     },
   };
+
+  function atCap(snoozeUntil: number): Snooze {
+    return new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");
+  }
+
+  /** A quick webhook at its cap: a place comes within milliseconds, so wait for it rather than snooze. */
+  async function attemptWhenPlaced(d: DeliveryForDispatch, log: Logger): Promise<Error | undefined> {
+    if (await pacing.waitForPlace(d.webhookId)) return attempt(d, log);
+    const { snoozeUntil } = pacing.acquire(d.webhookId, d.consecutiveFailures);
+    return snoozeUntil === undefined ? attempt(d, log) : atCap(snoozeUntil);
+  }
 
   async function recordDisabled(d: DeliveryForDispatch): Promise<undefined> {
     const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };

@@ -53,7 +53,6 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       const ids = [...jobIndex.keys()];
-      await failMessagesToOptedOut(db, ids);
       const unknown = new Set<string>();
       const unclaimed: string[] = [];
 
@@ -108,10 +107,12 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         await markCampaignsSending(db, [...new Set(claimed.map((m) => m.campaignId).filter((c): c is string => c !== null))]);
       }
 
-      // Not claimed: past its validity (failed now), cancelled, already handled, or left in `sending` (on the
-      // wire) by a worker that died.
-      const expired = unclaimed.length > 0 ? await failMessagesPastValidity(db, unclaimed) : new Set<string>();
-      const rest = unclaimed.filter((id) => !expired.has(id));
+      // Not claimed: its recipient opted out or its validity ended (failed now), cancelled, already handled, or
+      // left in `sending` (on the wire) by a worker that died.
+      const optedOut = unclaimed.length > 0 ? await failMessagesToOptedOut(db, unclaimed) : new Set<string>();
+      const notOptedOut = unclaimed.filter((id) => !optedOut.has(id));
+      const expired = notOptedOut.length > 0 ? await failMessagesPastValidity(db, notOptedOut) : new Set<string>();
+      const rest = notOptedOut.filter((id) => !expired.has(id));
       const found = rest.length > 0 ? await findMessages(db, { ids: rest }) : [];
       for (const m of found) if (m.status === "sending") unknown.add(m.id);
       if (unknown.size === 0) return outcomes;
