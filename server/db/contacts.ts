@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+import { isOptedOutSql } from "./optOuts.js";
 
 export interface ContactRow {
   id: string;
@@ -19,7 +20,7 @@ export interface ContactFields {
   groupId: string | null;
 }
 
-const OPTED_OUT_SQL = `EXISTS (SELECT 1 FROM opt_outs o WHERE o.account_id = contacts.account_id AND o.phone = contacts.phone) AS "optedOut"`;
+const OPTED_OUT_SQL = `${isOptedOutSql("contacts.account_id", "contacts.phone")} AS "optedOut"`;
 const columns = (db: Knex) => [
   "id",
   "phone",

@@ -4,6 +4,7 @@ import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
+import { isOptedOutSql } from "./optOuts.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
 export type { StoredStatus };
@@ -350,8 +351,7 @@ export async function claimMessagesForSending(db: Knex, messageIds: string[], li
   const { rows } = await db.raw(
     `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?
       WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
-        AND (m.bypasses_opt_out OR NOT EXISTS (
-              SELECT 1 FROM opt_outs o WHERE o.account_id = m.account_id AND o.phone = m.recipient))
+        AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
       RETURNING ${returningSql}`,
     [link, messageIds],
   );

@@ -56,9 +56,14 @@ export async function optedOutAmong(db: Knex, accountId: string, phones: string[
   return new Set(rows.map((r: { phone: string }) => r.phone));
 }
 
+/** The one opt-out test, for a statement whose row has the account and phone in these columns. */
+export function isOptedOutSql(accountColumn: string, phoneColumn: string): string {
+  return `EXISTS (SELECT 1 FROM opt_outs o WHERE o.account_id = ${accountColumn} AND o.phone = ${phoneColumn})`;
+}
+
 /**
  * Of these messages, the scheduled outbound ones whose recipient is on their account's list (keyword
- * confirmations excepted): one indexed join for a whole send batch.
+ * confirmations excepted): one indexed probe per message.
  */
 export async function scheduledToOptedOut(
   db: Knex,
@@ -67,8 +72,9 @@ export async function scheduledToOptedOut(
   if (messageIds.length === 0) return [];
   const { rows } = await db.raw(
     `SELECT m.id, m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
-       FROM messages m JOIN opt_outs o ON o.account_id = m.account_id AND o.phone = m.recipient
-      WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND NOT m.bypasses_opt_out`,
+       FROM messages m
+      WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND NOT m.bypasses_opt_out
+        AND ${isOptedOutSql("m.account_id", "m.recipient")}`,
     [messageIds],
   );
   return rows;
