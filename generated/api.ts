@@ -36,7 +36,10 @@ export interface paths {
         head?: never;
         /**
          * Update settings
-         * @description Change any of the settings; the answer is every setting after the change.
+         * @description Change any of the settings; the answer is every setting after the change. 422 `invalid_time_zone` for a
+         *     `defaultTimeZone` that is not a known IANA name, 422 `invalid_quiet_hours` when `start` equals `end`.
+         *     Changing `quietHours` or `defaultTimeZone` makes messages held by the old window due again, to be judged by
+         *     the new one.
          */
         patch: operations["Accounts_updateSettings"];
         trace?: never;
@@ -972,7 +975,10 @@ export interface components {
          *       "settings": {
          *         "optOutReply": "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
          *         "optInReply": "You have been resubscribed. Reply STOP to unsubscribe.",
-         *         "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply."
+         *         "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply.",
+         *         "quietHours": null,
+         *         "defaultTimeZone": "UTC",
+         *         "maxSegmentsPerSecond": null
          *       }
          *     }
          */
@@ -989,7 +995,13 @@ export interface components {
          * @example {
          *       "optOutReply": "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
          *       "optInReply": "You have been resubscribed. Reply STOP to unsubscribe.",
-         *       "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply."
+         *       "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply.",
+         *       "quietHours": {
+         *         "start": "21:00",
+         *         "end": "08:00"
+         *       },
+         *       "defaultTimeZone": "America/New_York",
+         *       "maxSegmentsPerSecond": null
          *     }
          */
         AccountSettings: {
@@ -1005,6 +1017,24 @@ export interface components {
             optInReply: components["schemas"]["ReplyText"] | null;
             /** @description Reply sent to a help keyword (HELP, INFO), or `null` to send none. Default: "Reply STOP to unsubscribe. Msg & data rates may apply." */
             helpReply: components["schemas"]["ReplyText"] | null;
+            /**
+             * @description The hours in which `marketing` messages are not sent, in each RECIPIENT's local time, or `null` (the default)
+             *     for none. A marketing message due inside the window stays `scheduled`, shows `deferredUntil` (the window's
+             *     end in the recipient's zone) and is sent then, unless its validity ends first. `transactional` messages are
+             *     never held.
+             */
+            quietHours: components["schemas"]["QuietHours"] | null;
+            /**
+             * @description The time zone of recipients whose zone is not otherwise known: a contact without `timeZone` whose number
+             *     does not tell its zone. Default `UTC`.
+             */
+            defaultTimeZone: components["schemas"]["TimeZone"];
+            /**
+             * @description The most SMS segments per second the account hands to the provider, across every worker process, or `null`
+             *     (the default) for no cap. A long message counts each of its parts. Over the cap, messages wait their turn
+             *     in order of `priority`, then `scheduledAt`; they never fail for rate alone (unless their validity ends).
+             */
+            maxSegmentsPerSecond: components["schemas"]["SegmentsPerSecond"] | null;
         };
         /**
          * @description A campaign and its live statistics.
@@ -1023,6 +1053,7 @@ export interface components {
          *       "stats": {
          *         "total": 3,
          *         "scheduled": 1,
+         *         "deferred": 0,
          *         "sent": 1,
          *         "delivered": 1,
          *         "failed": 0,
@@ -1030,6 +1061,7 @@ export interface components {
          *         "cancelled": 0,
          *         "optedOut": 0
          *       },
+         *       "deferredUntil": null,
          *       "createdAt": "2026-11-22T10:00:00.000Z"
          *     }
          */
@@ -1059,6 +1091,11 @@ export interface components {
             /** @description Counts of its messages by status. */
             stats: components["schemas"]["CampaignStats"];
             /**
+             * @description While some of its messages are held back by quiet hours: the latest of their `deferredUntil`, when the last
+             *     of them is due to go; otherwise `null`.
+             */
+            deferredUntil: string | null;
+            /**
              * Format: date-time
              * @description When the campaign was created.
              */
@@ -1083,6 +1120,11 @@ export interface components {
              * @description Messages waiting to be sent.
              */
             scheduled: number;
+            /**
+             * Format: int32
+             * @description Of the `scheduled` messages, those held back by the account's quiet hours (each shows `deferredUntil`).
+             */
+            deferred: number;
             /**
              * Format: int32
              * @description Messages accepted by the provider, without a final status yet.
@@ -1153,6 +1195,7 @@ export interface components {
          *       "phone": "+14155550123",
          *       "firstName": "Ada",
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *       "timeZone": "America/Los_Angeles",
          *       "optedOut": false,
          *       "createdAt": "2026-11-22T10:00:00.000Z",
          *       "updatedAt": "2026-11-22T10:00:00.000Z"
@@ -1167,6 +1210,8 @@ export interface components {
             firstName: string | null;
             /** @description The group the contact is in, or `null` when unassigned. */
             groupId: components["schemas"]["Uuid"] | null;
+            /** @description The contact's IANA time zone for quiet hours, or `null` (then the number's zone or the account's default). */
+            timeZone: components["schemas"]["TimeZone"] | null;
             /**
              * @description Whether the contact's number is on the account's opt-out list (read-only: change it with the opt-out
              *     operations). Deleting a contact never removes its opt-out.
@@ -1278,6 +1323,11 @@ export interface components {
             firstName?: string | null;
             /** @description Optional group to place the contact in (422 `group_not_found` if there is no such group). */
             groupId?: components["schemas"]["Uuid"] | null;
+            /**
+             * @description The contact's IANA time zone, used for quiet hours (422 `invalid_time_zone` for an unknown name). Without
+             *     one, the zone of the number decides, else the account's `defaultTimeZone`.
+             */
+            timeZone?: components["schemas"]["TimeZone"] | null;
         };
         /**
          * @description Request to create a group.
@@ -1468,6 +1518,8 @@ export interface components {
              *     `groupId`. `null`, absent or empty: no group. An unknown group is this row's `group_not_found` error.
              */
             group?: string | null;
+            /** @description IANA time zone of the contact; an unknown name is this row's `invalid_time_zone` error. */
+            timeZone?: string | null;
         };
         /**
          * @description Request to create many contacts at once, for example from a CSV file.
@@ -1507,6 +1559,7 @@ export interface components {
          *           "phone": "+14155550123",
          *           "firstName": "Ada",
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "timeZone": null,
          *           "optedOut": false,
          *           "createdAt": "2026-11-22T10:00:00.000Z",
          *           "updatedAt": "2026-11-22T10:00:00.000Z"
@@ -1516,6 +1569,7 @@ export interface components {
          *           "phone": "+14155550124",
          *           "firstName": null,
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "timeZone": null,
          *           "optedOut": false,
          *           "createdAt": "2026-11-22T10:00:00.000Z",
          *           "updatedAt": "2026-11-22T10:00:00.000Z"
@@ -1558,12 +1612,13 @@ export interface components {
              * @description The field of the row the error is about.
              * @enum {string}
              */
-            field: "phone" | "firstName" | "group";
+            field: "phone" | "firstName" | "group" | "timeZone";
             /**
              * @description Stable machine-readable code: `invalid_phone` (not a valid number with its `+country` prefix),
              *     `contact_exists` (the account already has a contact with this phone), `duplicate_in_import` (the same
              *     normalised phone is in an earlier row of the request), `group_not_found` (no group of the account has
-             *     this name or `groupId`), `first_name_too_long` (more than 100 characters).
+             *     this name or `groupId`), `first_name_too_long` (more than 100 characters), `invalid_time_zone` (not a
+             *     known IANA time zone name).
              */
             code: string;
             /** @description Human-readable explanation. */
@@ -1763,6 +1818,7 @@ export interface components {
          *       "status": "delivered",
          *       "scheduledAt": "2026-11-23T09:00:00.000Z",
          *       "validUntil": null,
+         *       "deferredUntil": null,
          *       "category": "transactional",
          *       "priority": "normal",
          *       "sentAt": "2026-11-23T09:00:00.012Z",
@@ -1820,6 +1876,12 @@ export interface components {
              *     Not handed to the provider by then, it is never sent: `failed` with error code `validity_expired`.
              */
             validUntil: string | null;
+            /**
+             * @description While a `marketing` message is held back by the account's quiet hours: when the window ends in the
+             *     recipient's local time (as UTC), the time it will be sent (unless its validity ends first). `null` for every
+             *     message that is not held back.
+             */
+            deferredUntil: string | null;
             /** @description What the message is for: `transactional` or `marketing`. */
             category: components["schemas"]["MessageCategory"];
             /** @description `high`, `normal` or `low`: among due messages, the order they go to the provider. */
@@ -1917,7 +1979,22 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        /**
+         * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
+         *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
+         *     wall-clock time on every day.
+         * @example {
+         *       "start": "21:00",
+         *       "end": "08:00"
+         *     }
+         */
+        QuietHours: {
+            /** @description Local time the window opens (messages are held from this minute on). */
+            start: components["schemas"]["TimeOfDay"];
+            /** @description Local time the window closes (held messages are sent from this minute on). */
+            end: components["schemas"]["TimeOfDay"];
+        };
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
             /**
@@ -2000,6 +2077,12 @@ export interface components {
             status: "scheduled";
         };
         /**
+         * Format: int32
+         * @description A throughput cap in SMS segments per second: an integer, at least 1.
+         * @example 10
+         */
+        SegmentsPerSecond: number;
+        /**
          * @description Sender: an E.164 phone number or an alphanumeric sender ID of 1 to 11 characters.
          * @example ACME
          */
@@ -2041,9 +2124,25 @@ export interface components {
             at: string;
         };
         /**
+         * @description A local time of day on a 24-hour clock, `HH:MM` (`00:00` to `23:59`).
+         * @example 21:00
+         */
+        TimeOfDay: string;
+        /**
+         * @description An IANA time zone name, such as `America/Los_Angeles` or `Europe/Berlin`. A name the server's time zone
+         *     database does not know is a 422 `invalid_time_zone` problem.
+         * @example America/Los_Angeles
+         */
+        TimeZone: string;
+        /**
          * @description Changes to the account's settings; fields left out are unchanged, `null` turns a reply off.
          * @example {
-         *       "helpReply": "ACME support: call +1 415 555 0100. Reply STOP to unsubscribe."
+         *       "quietHours": {
+         *         "start": "21:00",
+         *         "end": "08:00"
+         *       },
+         *       "defaultTimeZone": "America/New_York",
+         *       "maxSegmentsPerSecond": 10
          *     }
          */
         UpdateAccountSettingsRequest: {
@@ -2053,6 +2152,12 @@ export interface components {
             optInReply?: components["schemas"]["ReplyText"] | null;
             /** @description New help text, or `null` to send none. */
             helpReply?: components["schemas"]["ReplyText"] | null;
+            /** @description New quiet hours for marketing messages, or `null` to turn them off. */
+            quietHours?: components["schemas"]["QuietHours"] | null;
+            /** @description New default time zone of recipients whose zone is not otherwise known. */
+            defaultTimeZone?: components["schemas"]["TimeZone"];
+            /** @description New cap in segments per second, or `null` for none. */
+            maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
         };
         /**
          * @description Changes to a contact; fields left out are unchanged.
@@ -2067,6 +2172,8 @@ export interface components {
             firstName?: string | null;
             /** @description Group to move the contact to, or `null` to unassign it. */
             groupId?: components["schemas"]["Uuid"] | null;
+            /** @description New IANA time zone, or `null` to clear it (422 `invalid_time_zone` for an unknown name). */
+            timeZone?: components["schemas"]["TimeZone"] | null;
         };
         /**
          * @description Changes to a webhook; fields left out are unchanged.
@@ -2279,7 +2386,10 @@ export interface operations {
                      *       "settings": {
                      *         "optOutReply": "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
                      *         "optInReply": "You have been resubscribed. Reply STOP to unsubscribe.",
-                     *         "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply."
+                     *         "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply.",
+                     *         "quietHours": null,
+                     *         "defaultTimeZone": "UTC",
+                     *         "maxSegmentsPerSecond": null
                      *       }
                      *     }
                      */
@@ -2381,6 +2491,15 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -26,15 +26,21 @@ export interface CampaignRow {
   audienceSize: number;
   fanoutDone: number;
   stats: CampaignStats;
+  /** The latest deferredUntil of its messages held by quiet hours, or null. */
+  deferredUntil: Date | null;
 }
 
 // Live stats from the messages (one indexed aggregate), plus the recipients fan-out has not turned into
 // messages yet: they count as scheduled, or as cancelled once the campaign is cancelled. 'sending' is
 // internal and counts as scheduled, as the API shows it.
+// The same aggregate says how many are held by quiet hours and until when (deferred_until is set only while a
+// message is scheduled).
 const STATS_SQL = `(SELECT json_build_object(
     'total', c.audience_size,
     'scheduled', count(*) FILTER (WHERE m.status IN ('scheduled', 'sending'))
                  + CASE WHEN c.status = 'cancelled' THEN 0 ELSE c.audience_size - c.fanout_done END,
+    'deferred', count(*) FILTER (WHERE m.status = 'scheduled' AND m.deferred_until IS NOT NULL),
+    'deferredUntil', max(m.deferred_until) FILTER (WHERE m.status = 'scheduled'),
     'sent', count(*) FILTER (WHERE m.status = 'sent'),
     'delivered', count(*) FILTER (WHERE m.status = 'delivered'),
     'failed', count(*) FILTER (WHERE m.status = 'failed'),
@@ -65,8 +71,16 @@ function selectCampaigns(db: Knex) {
   });
 }
 
+type SelectedRow = Omit<CampaignRow, "deferredUntil" | "stats"> & { stats: CampaignStats & { deferredUntil: string | null } };
+
+/** Moves the aggregate's deferredUntil out of the contract's stats. */
+function fromSelected({ stats: { deferredUntil, ...stats }, ...row }: SelectedRow): CampaignRow {
+  return { ...row, stats, deferredUntil: deferredUntil === null ? null : new Date(deferredUntil) };
+}
+
 export async function getCampaign(db: Knex, accountId: string, campaignId: string): Promise<CampaignRow | undefined> {
-  return selectCampaigns(db).where({ "c.account_id": accountId, "c.id": campaignId }).first();
+  const row = (await selectCampaigns(db).where({ "c.account_id": accountId, "c.id": campaignId }).first()) as SelectedRow | undefined;
+  return row && fromSelected(row);
 }
 
 export async function listCampaigns(
@@ -76,7 +90,8 @@ export async function listCampaigns(
 ): Promise<(CampaignRow & CursorKey)[]> {
   const query = selectCampaigns(db).select(cursorAtColumn(db, "c.created_at")).where("c.account_id", accountId);
   if (opts.status) query.where("c.status", opts.status);
-  return newestFirstPage(query, opts.after, opts.limit, "c.");
+  const rows = (await newestFirstPage(query, opts.after, opts.limit, "c.")) as unknown as (SelectedRow & CursorKey)[];
+  return rows.map((row) => ({ ...fromSelected(row), cursorAt: row.cursorAt }));
 }
 
 export interface NewCampaign {

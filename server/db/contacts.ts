@@ -8,6 +8,8 @@ export interface ContactRow {
   phone: string;
   firstName: string | null;
   groupId: string | null;
+  /** IANA time zone for quiet hours, or null. */
+  timeZone: string | null;
   /** Whether the phone is on the account's opt-out list. */
   optedOut: boolean;
   createdAt: Date;
@@ -18,6 +20,7 @@ export interface ContactFields {
   phone: string;
   firstName: string | null;
   groupId: string | null;
+  timeZone: string | null;
 }
 
 const OPTED_OUT_SQL = `${isOptedOutSql("contacts.account_id", "contacts.phone")} AS "optedOut"`;
@@ -26,6 +29,7 @@ const columns = (db: Knex) => [
   "phone",
   "first_name as firstName",
   "group_id as groupId",
+  "time_zone as timeZone",
   db.raw(OPTED_OUT_SQL),
   "created_at as createdAt",
   "updated_at as updatedAt",
@@ -34,7 +38,13 @@ const columns = (db: Knex) => [
 /** Inserts a contact; throws unique violation `contacts_account_phone_key` on a duplicate phone. */
 export async function insertContact(db: Knex, accountId: string, contact: ContactFields): Promise<ContactRow> {
   const [row] = await db("contacts")
-    .insert({ account_id: accountId, phone: contact.phone, first_name: contact.firstName, group_id: contact.groupId })
+    .insert({
+      account_id: accountId,
+      phone: contact.phone,
+      first_name: contact.firstName,
+      group_id: contact.groupId,
+      time_zone: contact.timeZone,
+    })
     .returning(columns(db));
   return row as ContactRow;
 }
@@ -45,13 +55,21 @@ export async function insertContact(db: Knex, accountId: string, contact: Contac
  */
 export async function insertContactsSkippingExisting(db: Knex, accountId: string, contacts: ContactFields[]): Promise<ContactRow[]> {
   if (contacts.length === 0) return [];
-  // unnest keeps the statement at four parameters however many rows there are.
+  // unnest keeps the statement at five parameters however many rows there are.
   const { rows } = await db.raw(
-    `INSERT INTO contacts (account_id, phone, first_name, group_id)
-     SELECT ?, r.phone, r.first_name, r.group_id FROM unnest(?::text[], ?::text[], ?::uuid[]) AS r(phone, first_name, group_id)
+    `INSERT INTO contacts (account_id, phone, first_name, group_id, time_zone)
+     SELECT ?, r.phone, r.first_name, r.group_id, r.time_zone
+       FROM unnest(?::text[], ?::text[], ?::uuid[], ?::text[]) AS r(phone, first_name, group_id, time_zone)
      ON CONFLICT (account_id, phone) DO NOTHING
-     RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", ${OPTED_OUT_SQL}, created_at AS "createdAt", updated_at AS "updatedAt"`,
-    [accountId, contacts.map((c) => c.phone), contacts.map((c) => c.firstName), contacts.map((c) => c.groupId)],
+     RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", time_zone AS "timeZone", ${OPTED_OUT_SQL},
+               created_at AS "createdAt", updated_at AS "updatedAt"`,
+    [
+      accountId,
+      contacts.map((c) => c.phone),
+      contacts.map((c) => c.firstName),
+      contacts.map((c) => c.groupId),
+      contacts.map((c) => c.timeZone),
+    ],
   );
   return rows as ContactRow[];
 }
@@ -83,6 +101,7 @@ export async function updateContact(
   if (changes.phone !== undefined) patch.phone = changes.phone;
   if (changes.firstName !== undefined) patch.first_name = changes.firstName;
   if (changes.groupId !== undefined) patch.group_id = changes.groupId;
+  if (changes.timeZone !== undefined) patch.time_zone = changes.timeZone;
   const [row] = await db("contacts").where({ account_id: accountId, id: contactId }).update(patch).returning(columns(db));
   return row as ContactRow | undefined;
 }

@@ -22,6 +22,8 @@ export interface MessageRow {
   scheduledAt: Date | null;
   /** The end of its validity, or null: not handed to the provider by then, it is never sent. */
   validUntil: Date | null;
+  /** While held by quiet hours: when the window ends in the recipient's zone; else null. */
+  deferredUntil: Date | null;
   category: Category;
   priority: Priority;
   sentAt: Date | null;
@@ -71,6 +73,7 @@ const columns = {
   status: "status",
   scheduledAt: "scheduled_at",
   validUntil: "valid_until",
+  deferredUntil: "deferred_until",
   category: "category",
   priority: "priority",
   sentAt: "sent_at",

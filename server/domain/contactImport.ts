@@ -2,6 +2,7 @@
 // rows are stored even when others fail, so one typo does not reject a whole spreadsheet.
 import type { components } from "../../generated/api.js";
 import { toE164 } from "./phone.js";
+import { isKnownTimeZone } from "./timeZones.js";
 
 type Schemas = components["schemas"];
 export type ImportRow = Schemas["ImportContactRow"];
@@ -16,6 +17,7 @@ export interface ImportCandidate {
   phone: string;
   firstName: string | null;
   groupId: string | null;
+  timeZone: string | null;
 }
 
 /** A row's group reference, or undefined for none (`null`, absent or empty). */
@@ -75,7 +77,16 @@ export function checkImportRows(
     if (groupId === undefined) {
       errors.push({ row, field: "group", code: "group_not_found", detail: "No group of this account has this name or groupId." });
     }
-    if (errors.length === before) candidates.push({ index, phone: phone!, firstName, groupId: groupId ?? null });
+    const timeZone = r.timeZone ? r.timeZone : null;
+    if (timeZone !== null && !isKnownTimeZone(timeZone)) {
+      errors.push({
+        row,
+        field: "timeZone",
+        code: "invalid_time_zone",
+        detail: `${JSON.stringify(timeZone)} is not a known IANA time zone name.`,
+      });
+    }
+    if (errors.length === before) candidates.push({ index, phone: phone!, firstName, groupId: groupId ?? null, timeZone });
   });
   return { candidates, errors };
 }

@@ -41,6 +41,7 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     status: publicStatus(row.status),
     scheduledAt: iso(row.scheduledAt!),
     validUntil: isoOrNull(row.validUntil),
+    deferredUntil: isoOrNull(row.deferredUntil),
     category: row.category,
     priority: row.priority,
     sentAt: isoOrNull(row.sentAt),
@@ -66,6 +67,7 @@ export const toContact = (row: ContactRow): Schemas["Contact"] => ({
   phone: row.phone,
   firstName: row.firstName,
   groupId: row.groupId,
+  timeZone: row.timeZone,
   optedOut: row.optedOut,
   createdAt: iso(row.createdAt),
   updatedAt: iso(row.updatedAt),
@@ -94,6 +96,7 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   category: row.category,
   priority: row.priority,
   stats: row.stats,
+  deferredUntil: isoOrNull(row.deferredUntil),
   createdAt: iso(row.createdAt),
 });
 

@@ -8,6 +8,7 @@ import { groupExists, resolveGroupRefs } from "../db/groups.js";
 import { checkImportRows, contactExists, groupReferences, type ImportRow, type ImportRowError } from "../domain/contactImport.js";
 import { ApiError, groupNotFound, notFound } from "../domain/errors.js";
 import { requirePhone, toE164 } from "../domain/phone.js";
+import { requireTimeZone } from "../domain/timeZones.js";
 import { mapYielding } from "./yieldingMap.js";
 
 export async function importContacts(
@@ -44,13 +45,18 @@ export interface ContactInput {
   phone: string;
   firstName?: string | null;
   groupId?: string | null;
+  timeZone?: string | null;
 }
+
+const checkedTimeZone = (timeZone: string | null | undefined) =>
+  timeZone === undefined || timeZone === null ? timeZone : requireTimeZone(timeZone, "/body/timeZone");
 
 export async function createContact(db: Knex, accountId: string, input: ContactInput): Promise<ContactRow> {
   const phone = requirePhone(input.phone, "/body/phone");
+  const timeZone = checkedTimeZone(input.timeZone) ?? null;
   await requireGroup(db, accountId, input.groupId);
   try {
-    return await insertContact(db, accountId, { phone, firstName: input.firstName ?? null, groupId: input.groupId ?? null });
+    return await insertContact(db, accountId, { phone, firstName: input.firstName ?? null, groupId: input.groupId ?? null, timeZone });
   } catch (error) {
     throw contactWriteError(error, phone);
   }
@@ -60,9 +66,10 @@ export async function changeContact(db: Knex, accountId: string, contactId: stri
   const phone = input.phone === undefined ? undefined : requirePhone(input.phone, "/body/phone");
   // 404 before anything about the body: another account's contact must look like no contact at all.
   if (!(await getContact(db, accountId, contactId))) throw notFound("Contact");
+  const timeZone = checkedTimeZone(input.timeZone);
   await requireGroup(db, accountId, input.groupId);
   try {
-    const contact = await updateContact(db, accountId, contactId, { phone, firstName: input.firstName, groupId: input.groupId });
+    const contact = await updateContact(db, accountId, contactId, { phone, firstName: input.firstName, groupId: input.groupId, timeZone });
     if (!contact) throw notFound("Contact");
     return contact;
   } catch (error) {

@@ -4,7 +4,7 @@
 // at most once per kind, number and minute, so two auto-responders cannot loop.
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
-import { getAccountSettings, type AccountSettingsRow } from "../db/accountSettings.js";
+import { getAccountSettings } from "../db/accountSettings.js";
 import { claimAutoReply } from "../db/autoReplies.js";
 import { insertAutoReply } from "../db/messages.js";
 import { deleteOptOut, insertOptOut } from "../db/optOuts.js";
@@ -14,7 +14,11 @@ import type { Keyword, KeywordKind } from "../domain/keywords.js";
 import { toE164 } from "../domain/phone.js";
 import { segmentInfo } from "../domain/segments.js";
 
-const REPLY_SETTING: Record<KeywordKind, keyof AccountSettingsRow> = { opt_out: "optOutReply", opt_in: "optInReply", help: "helpReply" };
+const REPLY_SETTING: Record<KeywordKind, "optOutReply" | "optInReply" | "helpReply"> = {
+  opt_out: "optOutReply",
+  opt_in: "optInReply",
+  help: "helpReply",
+};
 
 export interface KeywordMessage {
   accountId: string;

@@ -7,6 +7,9 @@ const DEFAULTS = {
   optOutReply: "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
   optInReply: "You have been resubscribed. Reply STOP to unsubscribe.",
   helpReply: "Reply STOP to unsubscribe. Msg & data rates may apply.",
+  quietHours: null,
+  defaultTimeZone: "UTC",
+  maxSegmentsPerSecond: null,
 };
 
 describe("account settings", () => {
@@ -37,5 +40,39 @@ describe("account settings", () => {
     expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "" })).status).toBe(400);
     expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "x".repeat(321) })).status).toBe(400);
     expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "x".repeat(320) })).status).toBe(200);
+  });
+
+  it("stores the sending policy: quiet hours (across midnight), a default time zone and a throughput cap; null turns them off", async () => {
+    const a = await server().account();
+    const policy = { quietHours: { start: "21:00", end: "08:00" }, defaultTimeZone: "America/Los_Angeles", maxSegmentsPerSecond: 25 };
+    const res = await a.request("PATCH", "/api/v1/account/settings", policy);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ...DEFAULTS, ...policy });
+    const off = await a.request("PATCH", "/api/v1/account/settings", { quietHours: null, maxSegmentsPerSecond: null });
+    expect(await off.json()).toEqual({ ...DEFAULTS, defaultTimeZone: "America/Los_Angeles" });
+  });
+
+  it("refuses an unknown time zone and an empty quiet window with 422, malformed times and a cap below 1 with 400, and keeps what was stored", async () => {
+    const a = await server().account();
+    await a.request("PATCH", "/api/v1/account/settings", {
+      defaultTimeZone: "Europe/Berlin",
+      quietHours: { start: "22:00", end: "07:30" },
+    });
+    const zone = await a.request("PATCH", "/api/v1/account/settings", { defaultTimeZone: "Mars/Olympus_Mons" });
+    expect(zone.status).toBe(422);
+    expect(await problemOf(zone)).toMatchObject({ code: "invalid_time_zone", errors: [{ path: "/body/defaultTimeZone" }] });
+    const empty = await a.request("PATCH", "/api/v1/account/settings", { quietHours: { start: "09:00", end: "09:00" } });
+    expect(empty.status).toBe(422);
+    expect((await problemOf(empty)).code).toBe("invalid_quiet_hours");
+    for (const quietHours of [{ start: "24:00", end: "08:00" }, { start: "9:00", end: "10:00" }, { start: "21:00" }]) {
+      expect((await a.request("PATCH", "/api/v1/account/settings", { quietHours })).status).toBe(400);
+    }
+    expect((await a.request("PATCH", "/api/v1/account/settings", { maxSegmentsPerSecond: 0 })).status).toBe(400);
+    expect((await a.request("PATCH", "/api/v1/account/settings", { maxSegmentsPerSecond: 1.5 })).status).toBe(400);
+    expect((await a.client.GET("/api/v1/account")).data!.settings).toEqual({
+      ...DEFAULTS,
+      defaultTimeZone: "Europe/Berlin",
+      quietHours: { start: "22:00", end: "07:30" },
+    });
   });
 });

@@ -35,18 +35,19 @@ describe("POST /contacts/import", () => {
           /* 7 */ { phone: "not a phone", firstName: "y".repeat(101), group: "missing" },
           /* 8 */ { phone: "+14155550200", firstName: "Exists" },
           /* 9 */ { phone: "+14155550209", firstName: "z".repeat(100), group: "" },
-          /* 10 */ { phone: "+14155550210", firstName: null, group: null },
+          /* 10 */ { phone: "+14155550210", firstName: null, group: null, timeZone: "America/Chicago" },
+          /* 11 */ { phone: "+14155550211", timeZone: "Chicago" },
         ],
       },
     });
     expect(response.status).toBe(200);
     expect(data!.imported).toBe(4);
-    expect(data!.failed).toBe(6);
-    expect(data!.contacts.map((c) => [c.phone, c.firstName, c.groupId])).toEqual([
-      ["+14155550201", "Ada", vip.groupId],
-      ["+14155550202", null, staff.groupId],
-      ["+14155550209", "z".repeat(100), null],
-      ["+14155550210", null, null],
+    expect(data!.failed).toBe(7);
+    expect(data!.contacts.map((c) => [c.phone, c.firstName, c.groupId, c.timeZone])).toEqual([
+      ["+14155550201", "Ada", vip.groupId, null],
+      ["+14155550202", null, staff.groupId, null],
+      ["+14155550209", "z".repeat(100), null, null],
+      ["+14155550210", null, null, "America/Chicago"],
     ]);
     expect(data!.errors.map(({ row, field, code }) => ({ row, field, code }))).toEqual([
       { row: 3, field: "phone", code: "invalid_phone" },
@@ -57,6 +58,7 @@ describe("POST /contacts/import", () => {
       { row: 7, field: "firstName", code: "first_name_too_long" },
       { row: 7, field: "group", code: "group_not_found" },
       { row: 8, field: "phone", code: "contact_exists" },
+      { row: 11, field: "timeZone", code: "invalid_time_zone" },
     ]);
     expect(data!.errors[3]!.detail).toContain("row 1");
     for (const e of data!.errors) expect(e.detail.length).toBeGreaterThan(0);

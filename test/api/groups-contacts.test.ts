@@ -69,6 +69,22 @@ describe("contacts", () => {
     expect((await b.request("POST", "/api/v1/contacts", { phone: "+14155550110" })).status).toBe(201);
   });
 
+  it("keeps a contact's time zone, clears it with null, and refuses an unknown zone with 422 invalid_time_zone", async () => {
+    const a = await server().account();
+    const { data: c } = await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550120", timeZone: "America/Los_Angeles" } });
+    expect(c).toMatchObject({ timeZone: "America/Los_Angeles" });
+    const bad = await a.request("POST", "/api/v1/contacts", { phone: "+14155550121", timeZone: "America/Springfield" });
+    expect(bad.status).toBe(422);
+    expect(await problemOf(bad)).toMatchObject({ code: "invalid_time_zone", errors: [{ path: "/body/timeZone" }] });
+    const path = `/api/v1/contacts/${c!.contactId}`;
+    const badPatch = await a.request("PATCH", path, { timeZone: "Nowhere/Else" });
+    expect(badPatch.status).toBe(422);
+    expect(await (await a.request("GET", path)).json()).toMatchObject({ timeZone: "America/Los_Angeles" });
+    expect(await (await a.request("PATCH", path, { timeZone: "Europe/Berlin" })).json()).toMatchObject({ timeZone: "Europe/Berlin" });
+    expect(await (await a.request("PATCH", path, { timeZone: null })).json()).toMatchObject({ timeZone: null });
+    expect((await a.client.GET("/api/v1/contacts")).data!.data.map((x) => x.timeZone)).toEqual([null]);
+  });
+
   it("answers 422 group_not_found for an unknown or foreign group", async () => {
     const a = await server().account();
     const b = await server().account();

@@ -1,4 +1,5 @@
-import { getAccountSettings, updateAccountSettings } from "../../db/accountSettings.js";
+import { getAccountSettings } from "../../db/accountSettings.js";
+import { changeAccountSettings } from "../../services/accountSettings.js";
 import type { Handlers } from "../types.js";
 
 export const accountHandlers: Pick<Handlers, "Accounts_get" | "Accounts_updateSettings"> = {
@@ -7,6 +8,6 @@ export const accountHandlers: Pick<Handlers, "Accounts_get" | "Accounts_updateSe
   },
 
   async Accounts_updateSettings({ db, account, body }) {
-    return { status: 200, body: await updateAccountSettings(db, account.id, body) };
+    return { status: 200, body: await changeAccountSettings(db, account.id, body) };
   },
 };

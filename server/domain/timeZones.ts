@@ -1,0 +1,16 @@
+// IANA time zone names, as the API accepts them (a contact's timeZone, the account's defaultTimeZone). Luxon
+// answers from the runtime's own zone database (ICU), the same one that later turns quiet hours into instants.
+import { IANAZone } from "luxon";
+import { ApiError } from "./errors.js";
+
+export function isKnownTimeZone(name: string): boolean {
+  return IANAZone.isValidZone(name);
+}
+
+/** The name, or a 422 `invalid_time_zone` problem pointing at `path`. */
+export function requireTimeZone(name: string, path: string): string {
+  if (isKnownTimeZone(name)) return name;
+  throw new ApiError("invalid_time_zone", `${JSON.stringify(name)} is not a known IANA time zone name, e.g. America/Los_Angeles.`, {
+    errors: [{ path, message: "not a known IANA time zone" }],
+  });
+}
