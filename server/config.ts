@@ -43,6 +43,22 @@ function optional(name: string, description: string): Setting<string | undefined
   return { name, shownDefault: "unset", description, read: (env) => env[name] || undefined };
 }
 
+/** A positive integer that may be absent (null); empty counts as unset. */
+function optionalPositiveInt(name: string, description: string): Setting<number | null> {
+  return {
+    name,
+    shownDefault: "unset",
+    description,
+    read(env) {
+      const raw = env[name];
+      if (raw === undefined || raw === "") return null;
+      const value = readInt(env, name, 0);
+      if (value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+      return value;
+    },
+  };
+}
+
 /** On only when set to `1`. */
 function flag(name: string, description: string): Setting<boolean> {
   return { name, shownDefault: "unset", description, read: (env) => env[name] === "1" };
@@ -235,6 +251,10 @@ export const SETTINGS = {
     },
   ),
   smppMaxPerSecond: int("SMPP_MAX_PER_SECOND", 50, "`submit_sm` a second, per worker (at least 1)", { map: (n) => Math.max(1, n) }),
+  providerMaxSegmentsPerSecond: optionalPositiveInt(
+    "PROVIDER_MAX_SEGMENTS_PER_SECOND",
+    "the most SMS segments a second the whole service hands to the provider, across every worker process (a long message counts each part); over it messages wait their turn by priority, then `scheduledAt`; unset: no cap",
+  ),
   inboundReassemblyTimeoutMs: int(
     "INBOUND_REASSEMBLY_TIMEOUT_MS",
     60_000,

@@ -58,6 +58,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       send_message: sendMessageHandler(db, provider, {
         resolveMs: config.sendOutcomeResolveMs,
         unresolved: config.sendOutcomeUnresolved,
+        policy: { linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond },
       }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),

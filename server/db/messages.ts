@@ -4,6 +4,7 @@ import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
 import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
+import { NEEDS_SENDING_POLICY_SQL } from "./sendingPolicy.js";
 import { isOptedOutSql } from "./optOuts.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
@@ -349,14 +350,23 @@ export async function updateStatusesWithReceipts(
  * a knex whereIn of 100 placeholders, took the send path alone (bench:dispatch with BENCH_NO_WEBHOOK) from
  * 1,601 to 1,972 messages/s with one worker (bench/NOTES.md, 2026-11-24).
  */
-export async function claimMessagesForSending(db: Knex, messageIds: string[], link: string): Promise<OwnedMessageRow[]> {
+export async function claimMessagesForSending(
+  db: Knex,
+  messageIds: string[],
+  link: string,
+  opts: { policyChecked?: boolean } = {},
+): Promise<OwnedMessageRow[]> {
   if (messageIds.length === 0) return [];
+  // Without `policyChecked` (the fast path) a message the sending policy applies to is left for the policy to
+  // decide (services/sendingPolicy.ts), which claims it again with `policyChecked` once it may go. Sending ends
+  // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await db.raw(
-    `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?
+    `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL
       WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
+        AND (?::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
       RETURNING ${returningSql}`,
-    [link, messageIds],
+    [link, messageIds, opts.policyChecked === true],
   );
   return rows as OwnedMessageRow[];
 }

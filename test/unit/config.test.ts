@@ -47,6 +47,7 @@ describe("loadConfig", () => {
       smppSystemType: "",
       smppMaxInFlight: 10,
       smppMaxPerSecond: 50,
+      providerMaxSegmentsPerSecond: null,
       smppResponseTimeoutMs: 10000,
       smppEnquireLinkMs: 30000,
       inboundReassemblyTimeoutMs: 60000,
@@ -67,6 +68,7 @@ describe("loadConfig", () => {
       WORKER_PREFETCH: "",
       SMPP_MAX_IN_FLIGHT: "0",
       SMPP_MAX_PER_SECOND: "0",
+      PROVIDER_MAX_SEGMENTS_PER_SECOND: "40",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -82,6 +84,7 @@ describe("loadConfig", () => {
       workerReceiptConcurrency: 200,
       smppMaxInFlight: 1,
       smppMaxPerSecond: 1,
+      providerMaxSegmentsPerSecond: 40,
     });
   });
 
@@ -91,5 +94,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ROLE: "both" })).toThrow("ROLE must be one of api, worker, all");
     expect(() => loadConfig({ ROLE: "" })).toThrow("ROLE must be one of api, worker, all");
     expect(() => loadConfig({ PROVIDER: "twilio" })).toThrow("PROVIDER must be one of simulator, smpp");
+    expect(() => loadConfig({ PROVIDER_MAX_SEGMENTS_PER_SECOND: "0" })).toThrow(
+      'PROVIDER_MAX_SEGMENTS_PER_SECOND must be a positive integer, got "0"',
+    );
   });
 });

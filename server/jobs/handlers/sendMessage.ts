@@ -25,6 +25,7 @@ import {
   type OwnedMessageRow,
 } from "../../db/messages.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
+import { applySendingPolicy, type SendingPolicyOptions } from "../../services/sendingPolicy.js";
 import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
@@ -45,6 +46,8 @@ export interface SendOptions {
    * taken as never received and sent again, once.
    */
   unresolved?: "fail" | "resend";
+  /** The sending policy's service-wide settings. */
+  policy: SendingPolicyOptions;
 }
 
 export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
@@ -64,7 +67,16 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
           await provider.beforeClaim?.(window.length);
           const claimed = await claimMessagesForSending(db, window, provider.link);
           const claimedIds = new Set(claimed.map((m) => m.id));
-          unclaimed.push(...window.filter((id) => !claimedIds.has(id)));
+          const left = window.filter((id) => !claimedIds.has(id));
+          if (left.length > 0) {
+            // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
+            const { admitted, held } = await applySendingPolicy(db, left, opts.policy);
+            for (const [id, hold] of held) outcomes[jobIndex.get(id)!] = new Snooze(hold.until, hold.reason);
+            const cleared = await claimMessagesForSending(db, admitted, provider.link, { policyChecked: true });
+            for (const m of cleared) claimedIds.add(m.id);
+            claimed.push(...cleared);
+            unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !held.has(id)));
+          }
           if (claimed.length > 0) await sendWindow(claimed);
         } finally {
           release();

@@ -1,0 +1,40 @@
+// The sending policy at send time (docs/API.md, "Sending policy"), for the messages of a send window that the
+// claim's fast path left alone because the policy applies to them (db/sendingPolicy.ts):
+// 1. quiet hours: a marketing message due inside its recipient's quiet window is held until the window ends;
+// 2. throughput: over the account's (or the link's) cap in segments per second, a message waits its turn.
+// Each message is either admitted (claimed and sent now, in this window) or held (its job waits, the message
+// stays `scheduled` and cancellable).
+import type { Db } from "../db/knex.js";
+import { policyFacts, type PolicyFacts } from "../db/sendingPolicy.js";
+
+export interface Hold {
+  /** When the message's send job is due again. */
+  until: Date;
+  /** Why, for the job's log. */
+  reason: string;
+}
+
+export interface PolicyDecision {
+  /** Cleared to go now, in the order they are to go. */
+  admitted: string[];
+  /** Not now; every other message of the call was not for the policy (not scheduled any more, or past its validity). */
+  held: Map<string, Hold>;
+}
+
+export interface SendingPolicyOptions {
+  /** PROVIDER_MAX_SEGMENTS_PER_SECOND: a cap on the whole link, or null for none. */
+  linkMaxSegmentsPerSecond: number | null;
+}
+
+/** A stage of the policy: decides some of the messages (holds them) and passes the others on. */
+export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>) => Promise<PolicyFacts[]>;
+
+export async function applySendingPolicy(db: Db, messageIds: string[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
+  const held = new Map<string, Hold>();
+  let passing = await policyFacts(db, messageIds, opts.linkMaxSegmentsPerSecond !== null);
+  for (const stage of STAGES) passing = await stage(db, passing, held);
+  return { admitted: passing.map((m) => m.id), held };
+}
+
+// Quiet hours, then throughput: a message held by quiet hours takes no share of the cap.
+const STAGES: PolicyStage[] = [];
