@@ -41,7 +41,12 @@ export function localProblem(row: ContactRow): LineError | undefined {
   return undefined;
 }
 
-export const toImportRow = (row: ContactRow): ImportRow => ({ phone: row.phone, firstName: row.firstName, group: row.group });
+export const toImportRow = (row: ContactRow): ImportRow => ({
+  phone: row.phone,
+  firstName: row.firstName,
+  group: row.group,
+  ...(row.timeZone ? { timeZone: row.timeZone } : {}),
+});
 
 const encoder = new TextEncoder();
 /** Bytes the row adds to the request body, with its separating comma. */

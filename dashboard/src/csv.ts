@@ -83,6 +83,7 @@ export interface ContactRow {
   phone: string;
   firstName: string | null;
   group: string | null;
+  timeZone: string | null;
 }
 
 export interface ContactCsv {
@@ -98,6 +99,7 @@ const COLUMNS: Record<string, keyof Omit<ContactRow, "line">> = {
   group: "group",
   groupid: "group",
   groupname: "group",
+  timezone: "timeZone",
 };
 
 const columnName = (cell: string) =>
@@ -108,23 +110,23 @@ const columnName = (cell: string) =>
       .replace(/[\s_-]/g, "")
   ];
 
-/** `phone,firstName[,group]`, with or without a header line; a header may order the columns any way. */
+/** `phone,firstName[,group[,timeZone]]`, with or without a header line; a header may order the columns any way. */
 export function contactsFromCsv(text: string): ContactCsv {
   const records = parseCsv(text);
   const first = records[0];
   const header = !!first && first.fields.some((cell) => columnName(cell) === "phone");
-  let order: (keyof Omit<ContactRow, "line"> | undefined)[] = ["phone", "firstName", "group"];
+  let order: (keyof Omit<ContactRow, "line"> | undefined)[] = ["phone", "firstName", "group", "timeZone"];
   if (header) {
     order = first.fields.map(columnName);
     const unknown = first.fields.filter((cell) => cell.trim() && !columnName(cell));
     if (unknown.length)
       throw new CsvError(
         first.line,
-        `unknown column ${unknown.map((c) => `"${c.trim()}"`).join(", ")}; the columns are phone, firstName and group`,
+        `unknown column ${unknown.map((c) => `"${c.trim()}"`).join(", ")}; the columns are phone, firstName, group and timeZone`,
       );
   }
   const rows = (header ? records.slice(1) : records).map(({ line, fields }) => {
-    const row: ContactRow = { line, phone: "", firstName: null, group: null };
+    const row: ContactRow = { line, phone: "", firstName: null, group: null, timeZone: null };
     fields.forEach((value, i) => {
       const column = order[i];
       const v = value.trim();

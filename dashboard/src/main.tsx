@@ -11,6 +11,7 @@ import { Messages } from "./pages/Messages.js";
 import { Numbers } from "./pages/Numbers.js";
 import { OptOuts } from "./pages/OptOuts.js";
 import { Replies } from "./pages/Replies.js";
+import { Sending } from "./pages/Sending.js";
 import { Webhooks } from "./pages/Webhooks.js";
 import { Link, navigate, useLocation } from "./router.js";
 import { KEY_FORMAT, storedKey, storeKey } from "./session.js";
@@ -26,6 +27,7 @@ const NAV = [
   { to: "/settings/numbers", label: "Settings → Numbers" },
   { to: "/settings/opt-outs", label: "Settings → Opt-outs" },
   { to: "/settings/replies", label: "Settings → Replies" },
+  { to: "/settings/sending", label: "Settings → Sending" },
 ];
 
 function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: string) => void }) {
@@ -112,6 +114,7 @@ function Page({ path }: { path: string }) {
   if (parts[0] === "settings" && parts[1] === "numbers") return <Numbers />;
   if (parts[0] === "settings" && parts[1] === "opt-outs") return <OptOuts />;
   if (parts[0] === "settings" && parts[1] === "replies") return <Replies />;
+  if (parts[0] === "settings" && parts[1] === "sending") return <Sending />;
   if (parts[0] === "settings") return <Webhooks />;
   return (
     <section>

@@ -133,6 +133,7 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
       ["numbers", "/dashboard/settings/numbers", "Settings → Numbers"],
       ["opt-outs", "/dashboard/settings/opt-outs", "Settings → Opt-outs"],
       ["replies", "/dashboard/settings/replies", "Settings → Replies"],
+      ["sending", "/dashboard/settings/sending", "Settings → Sending"],
     ];
     for (const [name, path, heading] of pages) {
       await page.goto(baseUrl + path);

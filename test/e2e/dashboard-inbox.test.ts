@@ -4,17 +4,13 @@
 // Settings → Numbers (add, the 409 of a taken number, delete), Settings → Opt-outs (add, a keyword entry,
 // remove) and every one of these pages at phone width.
 import { describe, expect, it } from "vitest";
-import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, unexpectedProblems, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
 const server = useTestServer(fastWorkerConfig);
 useTestWorker(server);
 const browser = useBrowser();
-
-/** Chromium logs every 4xx answer as a console error; these are the ones a test provokes on purpose. */
-const unexpected = (problems: string[], ...statuses: number[]) =>
-  problems.filter((p) => !statuses.some((s) => p.includes(`status of ${s}`)));
 
 async function withNumber(number: string): Promise<TestAccount> {
   const a = await server().account();
@@ -74,7 +70,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.getByRole("heading", { name: `Message from ${person}`, level: 1 }).waitFor();
     await page.getByTestId("message-direction").getByText("inbound").waitFor();
     await page.getByTestId("message-incomplete").getByText("every part arrived").waitFor();
-    expect(unexpected(page.problems, 404)).toEqual([]);
+    expect(unexpectedProblems(page.problems, 404)).toEqual([]);
     await page.context().close();
   });
 
@@ -95,7 +91,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.getByTestId("message-incomplete").getByText("parts of this long message never arrived").waitFor();
     await page.getByRole("link", { name: `With ${person}` }).click();
     await page.getByRole("heading", { name: `Conversation with ${person}`, level: 1 }).waitFor();
-    expect(unexpected(page.problems, 404)).toEqual([]);
+    expect(unexpectedProblems(page.problems, 404)).toEqual([]);
     await page.context().close();
   });
 
@@ -137,7 +133,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     expect(after!.data.map((m) => m.body)).toEqual([
       "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
     ]);
-    expect(unexpected(page.problems, 404, 422)).toEqual([]);
+    expect(unexpectedProblems(page.problems, 404, 422)).toEqual([]);
     await page.context().close();
   });
 
@@ -174,7 +170,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await row.waitFor({ state: "detached" });
     const { data: after } = await a.client.GET("/api/v1/numbers");
     expect(after!.data).toEqual([]);
-    expect(unexpected(page.problems, 409)).toEqual([]);
+    expect(unexpectedProblems(page.problems, 409)).toEqual([]);
     await page.context().close();
   });
 
@@ -231,7 +227,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       await screenshot(page, `dashboard-phone${path.replace(/[^a-z-]+/g, "-")}`);
     }
-    expect(unexpected(page.problems, 404)).toEqual([]);
+    expect(unexpectedProblems(page.problems, 404)).toEqual([]);
     await page.context().close();
   });
 });

@@ -61,6 +61,13 @@ export function useBrowser(): () => TestBrowser {
   };
 }
 
+/**
+ * The page's problems but the console errors of responses with the given statuses: Chromium logs every 4xx
+ * answer as a console error, and these are the ones a test provokes on purpose.
+ */
+export const unexpectedProblems = (problems: string[], ...statuses: number[]) =>
+  problems.filter((p) => !statuses.some((s) => p.includes(`status of ${s}`)));
+
 /** Saves a screenshot (the full page unless told otherwise) as test-results/<name>.png and returns its path. */
 export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
   mkdirSync(resultsDir, { recursive: true });

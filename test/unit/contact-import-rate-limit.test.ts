@@ -28,6 +28,7 @@ describe("the CSV import under the key's rate limit", () => {
       phone: `+1415555${String(3000 + i)}`,
       firstName: `P${i}`,
       group: null,
+      timeZone: null,
     }));
     const waits: { seconds: number; fromLine: number }[] = [];
     const outcome = await importContactRows(rows, (contacts) => send(client, contacts), {
@@ -58,6 +59,7 @@ describe("the CSV import under the key's rate limit", () => {
       phone: `+1415555${String(3100 + i)}`,
       firstName: null,
       group: null,
+      timeZone: null,
     }));
     const refused = Object.assign(new Error("Too many requests."), { status: 429, retryAfterSeconds: 3600 });
     let calls = 0;

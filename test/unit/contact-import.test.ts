@@ -28,6 +28,7 @@ const row = (line: number, phone: string, extra: Partial<ContactRow> = {}): Cont
   phone,
   firstName: null,
   group: null,
+  timeZone: null,
   ...extra,
 });
 const rows = (n: number, extra: Partial<ContactRow> = {}) =>

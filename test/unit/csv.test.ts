@@ -28,9 +28,9 @@ describe("contactsFromCsv", () => {
     expect(contactsFromCsv("+14155550101,Ada,VIP\n+14155550102,,\n+14155550103")).toEqual({
       header: false,
       rows: [
-        { line: 1, phone: "+14155550101", firstName: "Ada", group: "VIP" },
-        { line: 2, phone: "+14155550102", firstName: null, group: null },
-        { line: 3, phone: "+14155550103", firstName: null, group: null },
+        { line: 1, phone: "+14155550101", firstName: "Ada", group: "VIP", timeZone: null },
+        { line: 2, phone: "+14155550102", firstName: null, group: null, timeZone: null },
+        { line: 3, phone: "+14155550103", firstName: null, group: null, timeZone: null },
       ],
     });
   });
@@ -38,8 +38,15 @@ describe("contactsFromCsv", () => {
   it("takes the columns from a header in any order and case", () => {
     expect(contactsFromCsv("Group,Phone,First Name\nVIP, +1 415 555 0101 ,Ada\n")).toEqual({
       header: true,
-      rows: [{ line: 2, phone: "+1 415 555 0101", firstName: "Ada", group: "VIP" }],
+      rows: [{ line: 2, phone: "+1 415 555 0101", firstName: "Ada", group: "VIP", timeZone: null }],
     });
+  });
+
+  it("reads a timeZone column, by position or by its header", () => {
+    expect(contactsFromCsv("+14155550101,Ada,VIP,America/Chicago").rows[0]).toMatchObject({ timeZone: "America/Chicago" });
+    expect(contactsFromCsv("time_zone,phone\nEurope/Berlin,+4915112345678").rows).toEqual([
+      { line: 2, phone: "+4915112345678", firstName: null, group: null, timeZone: "Europe/Berlin" },
+    ]);
   });
 
   it("refuses a header with an unknown column", () => {

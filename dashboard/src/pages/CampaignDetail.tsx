@@ -51,6 +51,12 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
             </dt>
             <dd data-stat="scheduled">{stats.scheduled}</dd>
           </div>
+          {stats.deferred > 0 && (
+            <div>
+              <dt>Held by quiet hours</dt>
+              <dd data-stat="deferred">{stats.deferred}</dd>
+            </div>
+          )}
           {PARTS.map((p) => (
             <div key={p.key}>
               <dt>
@@ -104,6 +110,12 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               )}
             </p>
             <CampaignProgress campaign={c} />
+            {c.stats.deferred > 0 && c.deferredUntil && (
+              <p class="notice-info" data-testid="campaign-deferred">
+                {c.stats.deferred} message{c.stats.deferred === 1 ? " is" : "s are"} held by the account's quiet hours (marketing messages
+                wait for the end of the window in each recipient's local time); the last goes at {formatTime(c.deferredUntil)}.
+              </p>
+            )}
             <p aria-live="polite" class="muted" id="campaign-state">
               {c.status === "completed"
                 ? "Completed: every message has its final status."
@@ -122,6 +134,12 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               <dd>{c.groupId ? <GroupName groupId={c.groupId} /> : "pasted numbers"}</dd>
               <dt>{c.type === "scheduled" ? "Scheduled for" : "Created"}</dt>
               <dd>{formatTime(c.scheduledAt ?? c.createdAt)}</dd>
+              <dt>Category</dt>
+              <dd>{c.category}</dd>
+              <dt>Priority</dt>
+              <dd>{c.priority}</dd>
+              <dt>Valid for</dt>
+              <dd>{c.validityPeriod === null ? "no limit" : `${c.validityPeriod} s after each message is due`}</dd>
             </dl>
             <p>
               <Link to={`/messages?campaignId=${c.campaignId}`}>See its messages</Link>

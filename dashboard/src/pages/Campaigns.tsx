@@ -5,6 +5,7 @@ import { personalise } from "../../../server/domain/personalise.js";
 import { ok, type Campaign } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";
+import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { segmentSummary } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
 import { Field, fieldError, Loading, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
@@ -32,6 +33,8 @@ function CreateCampaign() {
   const [pasted, setPasted] = useState("");
   const [type, setType] = useState<"instant" | "scheduled">("instant");
   const [when, setWhen] = useState(() => toLocalInput(new Date(Date.now() + 3600_000)));
+  // The API's defaults for a campaign.
+  const [policy, setPolicy] = usePolicy({ category: "marketing", priority: "low" });
 
   const groups = useAsync(async () => (await ok(client.GET("/api/v1/contacts/groups/all"))).data, []);
   const sample = useAsync(async () => {
@@ -57,6 +60,7 @@ function CreateCampaign() {
           ...(from ? { from } : {}),
           ...(audience === "group" ? { groupId } : { recipients }),
           ...(type === "scheduled" ? { scheduledAt: utc ?? when } : {}),
+          ...policyBody(policy),
         },
       }),
     );
@@ -174,6 +178,8 @@ function CreateCampaign() {
           </Field>
         )}
       </fieldset>
+
+      <PolicyFields id="campaign" policy={policy} onChange={setPolicy} error={err} />
 
       <section class="preview" aria-labelledby="preview-title">
         <h3 id="preview-title">Preview</h3>

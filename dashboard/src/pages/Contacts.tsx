@@ -5,6 +5,7 @@ import { importContactRows, type ImportOutcome } from "../contactImport.js";
 import { contactsFromCsv, CsvError, type ContactRow } from "../csv.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { navigate, useLocation } from "../router.js";
+import { TimeZoneInput } from "../timeZoneInput.js";
 import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession, type Async } from "../ui.js";
 
 const LIMIT = 50;
@@ -150,12 +151,18 @@ function CreateContactForm({
   const { client } = useSession();
   const [phone, setPhone] = useState("");
   const [firstName, setFirstName] = useState("");
+  const [zone, setZone] = useState("");
   const [groupId, setGroupId] = useState(defaultGroup);
   useEffect(() => setGroupId(defaultGroup), [defaultGroup]);
   const action = useAction(async () => {
-    const contact = await ok(client.POST("/api/v1/contacts", { body: { phone, firstName: firstName || null, groupId: groupId || null } }));
+    const contact = await ok(
+      client.POST("/api/v1/contacts", {
+        body: { phone, firstName: firstName || null, groupId: groupId || null, timeZone: zone.trim() || null },
+      }),
+    );
     setPhone("");
     setFirstName("");
+    setZone("");
     onCreated(contact);
   });
   return (
@@ -179,6 +186,14 @@ function CreateContactForm({
           <GroupSelect id="contact-group" groups={groups} value={groupId} onChange={setGroupId} />
         </Field>
       </div>
+      <Field
+        id="contact-zone"
+        label="Time zone (optional)"
+        hint="For quiet hours; without it the number's zone, else the account's default, is used."
+        error={fieldError(action.error, "/body/timeZone")}
+      >
+        <TimeZoneInput id="contact-zone" value={zone} onInput={setZone} describedBy="contact-zone-hint" />
+      </Field>
       <ProblemMessage error={action.error} prefix="Contact not added" />
       <div class="actions">
         <button type="submit" class="primary" disabled={action.busy}>
@@ -333,8 +348,12 @@ function ContactItem({
   const [editing, setEditing] = useState(false);
   const [phone, setPhone] = useState(contact.phone);
   const [firstName, setFirstName] = useState(contact.firstName ?? "");
+  const [zone, setZone] = useState(contact.timeZone ?? "");
   const save = useAction(
-    async (changes: { phone?: string; firstName?: string | null; groupId?: string | null }, note: (c: Contact) => string) => {
+    async (
+      changes: { phone?: string; firstName?: string | null; groupId?: string | null; timeZone?: string | null },
+      note: (c: Contact) => string,
+    ) => {
       const updated = await ok(
         client.PATCH("/api/v1/contacts/{contactId}", { params: { path: { contactId: contact.contactId } }, body: changes }),
       );
@@ -361,7 +380,7 @@ function ContactItem({
           }}
           onSubmit={(e) => {
             e.preventDefault();
-            void save.run({ phone, firstName: firstName || null }, (c) => `Saved ${c.phone}.`);
+            void save.run({ phone, firstName: firstName || null, timeZone: zone.trim() || null }, (c) => `Saved ${c.phone}.`);
           }}
         >
           <Field id={`${editId}-phone`} label="Phone" error={fieldError(save.error, "/body/phone")}>
@@ -376,6 +395,9 @@ function ContactItem({
           </Field>
           <Field id={`${editId}-first`} label="First name" error={fieldError(save.error, "/body/firstName")}>
             <input id={`${editId}-first`} maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
+          </Field>
+          <Field id={`${editId}-zone`} label="Time zone" error={fieldError(save.error, "/body/timeZone")}>
+            <TimeZoneInput id={`${editId}-zone`} value={zone} onInput={setZone} />
           </Field>
           <ProblemMessage error={save.error} prefix="Not saved" />
           <div class="actions">
@@ -395,6 +417,7 @@ function ContactItem({
       <div class="row-main">
         <span class="row-title">{contact.phone}</span>
         <span>{contact.firstName ?? <span class="muted">no first name</span>}</span>
+        {contact.timeZone && <small class="muted">{contact.timeZone}</small>}
       </div>
       <div class="row-meta">
         <label class="inline" for={`group-of-${contact.contactId}`}>
@@ -419,6 +442,7 @@ function ContactItem({
           onClick={() => {
             setPhone(contact.phone);
             setFirstName(contact.firstName ?? "");
+            setZone(contact.timeZone ?? "");
             save.clearError();
             setEditing(true);
           }}

@@ -153,6 +153,30 @@ export function MessageDetail({ messageId }: { messageId: string }) {
                   <dd>
                     <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
                   </dd>
+                  <dt>Category and priority</dt>
+                  <dd>
+                    {m.category}, {m.priority}
+                  </dd>
+                  <dt>Valid until</dt>
+                  <dd data-testid="valid-until">
+                    {m.validUntil ? (
+                      <>
+                        <time dateTime={m.validUntil}>{formatTime(m.validUntil)}</time>{" "}
+                        <small class="muted">(not handed to the carrier by then, it is never sent)</small>
+                      </>
+                    ) : (
+                      "no limit"
+                    )}
+                  </dd>
+                  {m.deferredUntil && (
+                    <>
+                      <dt>Held until</dt>
+                      <dd data-testid="deferred-until">
+                        <time dateTime={m.deferredUntil}>{formatTime(m.deferredUntil)}</time>{" "}
+                        <small class="muted">(a marketing message held by the account's quiet hours in the recipient's local time)</small>
+                      </dd>
+                    </>
+                  )}
                 </>
               )}
               {m.direction === "outbound" && m.campaignId && (

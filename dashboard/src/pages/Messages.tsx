@@ -4,6 +4,7 @@ import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { SegmentCount } from "../segments.js";
+import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
 import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, usePolling, useSession } from "../ui.js";
 
@@ -15,9 +16,13 @@ function ScheduleForm({ onScheduled }: { onScheduled: (messageId: string, schedu
   const [from, setFrom] = useState("");
   const [body, setBody] = useState("");
   const [when, setWhen] = useState(() => toLocalInput(new Date(Date.now() + 3600_000)));
+  // The API's defaults for a single message.
+  const [policy, setPolicy] = usePolicy({ category: "transactional", priority: "normal" });
   const utc = localInputToUtc(when);
   const action = useAction(async () => {
-    const scheduled = await ok(client.POST("/api/v1/scheduler/schedule", { body: { to, from, body, scheduledAt: utc ?? when } }));
+    const scheduled = await ok(
+      client.POST("/api/v1/scheduler/schedule", { body: { to, from, body, scheduledAt: utc ?? when, ...policyBody(policy) } }),
+    );
     setBody("");
     onScheduled(scheduled.messageId, scheduled.scheduledAt);
   });
@@ -80,6 +85,7 @@ function ScheduleForm({ onScheduled }: { onScheduled: (messageId: string, schedu
           aria-describedby="msg-when-hint"
         />
       </Field>
+      <PolicyFields id="msg" policy={policy} onChange={setPolicy} error={err} />
       <ProblemMessage error={action.error} prefix="Not scheduled" />
       <div class="actions">
         <button type="submit" class="primary" disabled={action.busy}>

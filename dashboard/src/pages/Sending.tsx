@@ -1,0 +1,119 @@
+// Settings → Sending: the account's sending policy. Quiet hours hold marketing messages in each recipient's
+// local time, the default time zone is for recipients whose zone is not known, the cap limits segments a second.
+import { useState } from "preact/hooks";
+import { ok, type AccountSettings } from "../api.js";
+import { TimeZoneInput } from "../timeZoneInput.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../ui.js";
+
+function SendingForm({ settings, onSaved }: { settings: AccountSettings; onSaved: (s: AccountSettings) => void }) {
+  const { client } = useSession();
+  const [quiet, setQuiet] = useState(settings.quietHours !== null);
+  const [start, setStart] = useState(settings.quietHours?.start ?? "21:00");
+  const [end, setEnd] = useState(settings.quietHours?.end ?? "08:00");
+  const [zone, setZone] = useState(settings.defaultTimeZone);
+  const [cap, setCap] = useState(settings.maxSegmentsPerSecond === null ? "" : String(settings.maxSegmentsPerSecond));
+  const [notice, setNotice] = useState<string | undefined>();
+  const save = useAction(async () => {
+    setNotice(undefined);
+    const saved = await ok(
+      client.PATCH("/api/v1/account/settings", {
+        body: {
+          quietHours: quiet ? { start, end } : null,
+          defaultTimeZone: zone.trim(),
+          maxSegmentsPerSecond: cap.trim() ? Number(cap) : null,
+        },
+      }),
+    );
+    onSaved(saved);
+    setNotice("Sending settings saved.");
+  });
+  const err = (path: string) => fieldError(save.error, path);
+  return (
+    <form
+      class="card"
+      aria-labelledby="sending-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <h2 id="sending-title">Sending policy</h2>
+      <fieldset>
+        <legend>Quiet hours</legend>
+        <label class="inline">
+          <input type="checkbox" checked={quiet} onChange={(e) => setQuiet(e.currentTarget.checked)} /> Hold marketing messages during quiet
+          hours
+        </label>
+        <p class="muted" id="quiet-hint">
+          In each recipient's local time: the contact's time zone, else the one its number tells, else the default below. A marketing
+          message due inside the window waits until it ends (its page shows until when); transactional messages are never held. The window
+          may cross midnight.
+        </p>
+        {quiet && (
+          <div class="grid-2">
+            <Field id="quiet-start" label="From" error={err("/body/quietHours/start")}>
+              <input id="quiet-start" type="time" required value={start} onInput={(e) => setStart(e.currentTarget.value)} />
+            </Field>
+            <Field id="quiet-end" label="Until" error={err("/body/quietHours/end")}>
+              <input id="quiet-end" type="time" required value={end} onInput={(e) => setEnd(e.currentTarget.value)} />
+            </Field>
+          </div>
+        )}
+      </fieldset>
+      <Field
+        id="default-zone"
+        label="Default time zone"
+        hint="An IANA name such as America/New_York: the zone of recipients whose own zone is not known."
+        error={err("/body/defaultTimeZone")}
+      >
+        <TimeZoneInput id="default-zone" required value={zone} onInput={setZone} describedBy="default-zone-hint" />
+      </Field>
+      <Field
+        id="segments-cap"
+        label="Throughput cap (segments a second)"
+        hint="The most SMS segments a second this account hands to the carrier, across every worker (a long message counts each part). Over it, messages wait their turn by priority; none fails for it. Empty: no cap."
+        error={err("/body/maxSegmentsPerSecond")}
+      >
+        <input
+          id="segments-cap"
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          value={cap}
+          onInput={(e) => setCap(e.currentTarget.value)}
+          aria-describedby="segments-cap-hint"
+        />
+      </Field>
+      <ProblemMessage error={save.error} prefix="Not saved" />
+      {notice && <Notice>{notice}</Notice>}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save sending settings"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function Sending() {
+  const { client } = useSession();
+  const account = useAsync(() => ok(client.GET("/api/v1/account")), []);
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → Sending</h1>
+      <p class="muted">
+        When and how fast the account's messages go out. Changing the quiet hours or the default time zone re-judges held messages at once.
+      </p>
+      <ProblemMessage error={account.error} prefix="Could not load the settings" />
+      {!account.data && account.loading && <Loading what="the settings" />}
+      {account.data && (
+        <SendingForm
+          key={account.data.accountId}
+          settings={account.data.settings}
+          onSaved={(settings) => account.setData({ ...account.data!, settings })}
+        />
+      )}
+    </section>
+  );
+}
