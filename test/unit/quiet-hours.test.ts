@@ -2,6 +2,7 @@
 // not, their ends on DST days (gap and overlap, also in zones whose clocks change at midnight: Santiago and
 // Havana in 2026), the strictest of several zones, and the fallback to the account's zone when zones share
 // no open hour. Expected instants are written out in UTC, never computed with the code under test.
+import { Settings } from "luxon";
 import { describe, expect, it } from "vitest";
 import { timeZonesOfNumber } from "../../server/domain/numberTimeZones.js";
 import { firstOpenInstant, isInQuietHours, quietHoursDecision, quietHoursEnd } from "../../server/domain/quietHours.js";
@@ -64,11 +65,19 @@ describe("quietHoursEnd", () => {
   it("an end that happens twice (fall-back overlap) is its first occurrence still ahead", () => {
     const la = "America/Los_Angeles"; // 2026-11-01: 02:00 PDT → 01:00 PST, 01:00–01:59 twice
     const window = { start: "00:30", end: "01:30" };
-    // At 01:00 PDT: the first 01:30 (PDT, 08:30Z), whatever the season the code runs in (luxon's fromObject
-    // alone would pick PST, 09:30Z, when run in winter).
-    expect(endOf("2026-11-01T08:00:00Z", window, la)).toBe("2026-11-01T08:30:00.000Z");
-    // At 01:10 PST the wall clock is inside the window again, and its first 01:30 is past: the second, PST.
-    expect(endOf("2026-11-01T09:10:00Z", window, la)).toBe("2026-11-01T09:30:00.000Z");
+    // luxon's fromObject alone resolves an ambiguous time by the offset in force when the code runs: the
+    // answer must not depend on it, so both seasons are tried.
+    try {
+      for (const runningOn of ["2026-01-15T12:00:00Z", "2026-07-15T12:00:00Z"]) {
+        Settings.now = () => Date.parse(runningOn);
+        // At 01:00 PDT: the first 01:30, PDT (08:30Z).
+        expect(endOf("2026-11-01T08:00:00Z", window, la), runningOn).toBe("2026-11-01T08:30:00.000Z");
+        // At 01:10 PST the wall clock is inside the window again, and its first 01:30 is past: the second, PST.
+        expect(endOf("2026-11-01T09:10:00Z", window, la), runningOn).toBe("2026-11-01T09:30:00.000Z");
+      }
+    } finally {
+      Settings.now = () => Date.now();
+    }
     // Berlin 2026-10-25: 03:00 CEST → 02:00 CET; 02:30 comes first in CEST (00:30Z).
     expect(endOf("2026-10-24T21:00:00Z", { start: "22:00", end: "02:30" }, "Europe/Berlin")).toBe("2026-10-25T00:30:00.000Z");
     // Havana 2026-11-01 changes at 01:00 -04 → 00:00 -05: 00:30 comes first in -04 (04:30Z).
