@@ -13,8 +13,9 @@ export interface QuietWindow {
 
 /**
  * How far ahead `firstOpenInstant` looks for an instant open in every zone: a day for the daily pattern, a
- * second day for DST days and windows that cross midnight. Zones whose open hours never overlap (a `+1` number
- * whose area code is unknown spans Pago Pago to Guam, 21 hours apart) have no such instant at all.
+ * second day for DST days and windows that cross midnight. Zones whose open hours never overlap have no such
+ * instant at all: a `+1` number whose area code is unknown is in every NANP zone, Pago Pago to Guam, which
+ * cover 11.5 hours of the clock, so a window leaving fewer open hours (19:00–09:00) is never open in all.
  */
 export const OPEN_INSTANT_HORIZON_MS = 48 * 3600_000;
 
@@ -65,8 +66,9 @@ export function quietHoursEnd(at: Date, window: QuietWindow, zone: string): Date
  */
 export function firstOpenInstant(now: Date, window: QuietWindow, zones: readonly string[]): Date | null {
   let t = now;
-  // Each step moves t to a window end strictly later; a zone has at most three ends within the horizon.
-  for (let step = 0; step <= 3 * zones.length + 1; step++) {
+  // Each step moves t to a window end strictly later; a zone has at most three ends within the horizon (a
+  // fourth on a fall-back day whose overlap enters the window twice). The horizon ends the search first.
+  for (let step = 0; step <= 4 * zones.length + 1; step++) {
     const holding = zones.find((zone) => isInQuietHours(t, window, zone));
     if (holding === undefined) return t;
     t = quietHoursEnd(t, window, holding);
