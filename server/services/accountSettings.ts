@@ -1,6 +1,9 @@
-// PATCH /account/settings: the policy settings checked beyond what the schema can say, then stored.
+// PATCH /account/settings: the policy settings checked beyond what the schema can say, then stored. A change
+// of quietHours or defaultTimeZone releases the messages held by the old rule: their jobs are due at once and
+// judged by the new one (turning quiet hours off sends them now).
 import type { Knex } from "knex";
 import { updateAccountSettings, type AccountSettingsRow } from "../db/accountSettings.js";
+import { releaseQuietHoursHolds } from "../db/quietHours.js";
 import { ApiError } from "../domain/errors.js";
 import { requireTimeZone } from "../domain/timeZones.js";
 
@@ -19,5 +22,11 @@ export async function changeAccountSettings(
       },
     );
   }
-  return updateAccountSettings(db, accountId, changes);
+  if (changes.quietHours === undefined && changes.defaultTimeZone === undefined) return updateAccountSettings(db, accountId, changes);
+  // One transaction: the released jobs are due (and the workers woken) at the commit that stores the new rule.
+  return db.transaction(async (tx) => {
+    const settings = await updateAccountSettings(tx, accountId, changes);
+    await releaseQuietHoursHolds(tx, accountId);
+    return settings;
+  });
 }

@@ -6,6 +6,7 @@
 // stays `scheduled` and cancellable).
 import type { Db } from "../db/knex.js";
 import { policyFacts, type PolicyFacts } from "../db/sendingPolicy.js";
+import { quietHoursStage } from "./quietHours.js";
 
 export interface Hold {
   /** When the message's send job is due again. */
@@ -24,17 +25,33 @@ export interface PolicyDecision {
 export interface SendingPolicyOptions {
   /** PROVIDER_MAX_SEGMENTS_PER_SECOND: a cap on the whole link, or null for none. */
   linkMaxSegmentsPerSecond: number | null;
+  /**
+   * The clock whose local wall-clock time the rules read (quiet hours); the real clock unless a test pins it
+   * (`clock` of server/worker.ts). Job times (a hold's `until`) are always real time.
+   */
+  clock?: () => Date;
+}
+
+/** What every stage of one call sees. */
+export interface PolicyContext {
+  /** The policy clock's time, read once per call. */
+  now: Date;
+  /** An instant of the policy clock as real time, for a job's run_at: the same instant unless a test shifted the clock. */
+  toJobTime: (at: Date) => Date;
 }
 
 /** A stage of the policy: decides some of the messages (holds them) and passes the others on. */
-export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>) => Promise<PolicyFacts[]>;
+export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>, ctx: PolicyContext) => Promise<PolicyFacts[]>;
 
 export async function applySendingPolicy(db: Db, messageIds: string[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
   const held = new Map<string, Hold>();
   let passing = await policyFacts(db, messageIds, opts.linkMaxSegmentsPerSecond !== null);
-  for (const stage of STAGES) passing = await stage(db, passing, held);
+  const now = opts.clock?.() ?? new Date();
+  const offsetMs = now.getTime() - Date.now();
+  const ctx: PolicyContext = { now, toJobTime: (at) => new Date(at.getTime() - offsetMs) };
+  for (const stage of STAGES) passing = await stage(db, passing, held, ctx);
   return { admitted: passing.map((m) => m.id), held };
 }
 
 // Quiet hours, then throughput: a message held by quiet hours takes no share of the cap.
-const STAGES: PolicyStage[] = [];
+const STAGES: PolicyStage[] = [quietHoursStage];

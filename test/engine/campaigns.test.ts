@@ -37,7 +37,17 @@ describe("campaigns", () => {
       const c = await campaign(a, created!.campaignId);
       return c.status === "completed" && c;
     });
-    expect(done.stats).toEqual({ total: 3, scheduled: 0, sent: 0, delivered: 3, failed: 0, undelivered: 0, cancelled: 0, optedOut: 0 });
+    expect(done.stats).toEqual({
+      total: 3,
+      scheduled: 0,
+      deferred: 0,
+      sent: 0,
+      delivered: 3,
+      failed: 0,
+      undelivered: 0,
+      cancelled: 0,
+      optedOut: 0,
+    });
     const messages = await campaignMessages(a, created!.campaignId);
     expect(messages.map((m) => m.body).sort()).toEqual(["Hi , 30% off!", "Hi Ada, 30% off!", "Hi Grace, 30% off!"]);
     expect(new Set(messages.map((m) => m.messageId)).size).toBe(3);
