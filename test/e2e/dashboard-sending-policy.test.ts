@@ -1,13 +1,20 @@
 // The sending policy in a real browser against a real server and database: Settings → Sending (quiet hours,
 // default time zone, throughput cap, with the server's 422 shown at its field), the category, priority and
 // validity of the schedule form (a single message's defaults) and of the campaign form (a campaign's), and
-// the message page showing validUntil.
+// the message page showing validUntil; a campaign held by quiet hours shows how many and until when, and its
+// message shows deferredUntil.
 import { describe, expect, it } from "vitest";
 import { browserAvailable, unexpectedProblems, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
+import { waitUntil } from "../helpers/wait.js";
+import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
-const server = useTestServer();
+const server = useTestServer(fastWorkerConfig);
+useTestWorker(server);
 const browser = useBrowser();
+
+/** `HH:MM` in UTC, `minutes` from now. */
+const utcClock = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString().slice(11, 16);
 
 describe.skipIf(!browserAvailable)("dashboard: sending policy", { timeout: 60_000 }, () => {
   it("saves quiet hours, a default time zone and a cap; shows an unknown zone at its field; turns quiet hours off", async () => {
@@ -102,6 +109,35 @@ describe.skipIf(!browserAvailable)("dashboard: sending policy", { timeout: 60_00
     expect(c).toMatchObject({ category: "transactional", priority: "low", validityPeriod: 3600 });
     await page.getByText("3600 s after each message is due").waitFor();
     expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows a campaign's messages held by quiet hours, and deferredUntil on the message's page", async () => {
+    const { baseUrl, account } = server();
+    const a = await account();
+    // A window around now in UTC, the zone of a number that tells none (Inmarsat) with the default zone UTC.
+    await a.client.PATCH("/api/v1/account/settings", { body: { quietHours: { start: utcClock(-60), end: utcClock(60) } } });
+    const { data: created } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Night promo", message: "20% off", type: "instant", recipients: ["+870773111632"] },
+    });
+    const campaignId = created!.campaignId;
+    const get = async () => (await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })).data!;
+    await waitUntil("the campaign's message held by quiet hours", async () => (await get()).stats.deferred === 1);
+    const campaign = await get();
+    const message = (await a.client.GET("/api/v1/messages", { params: { query: { campaignId } } })).data!.data[0]!;
+    if (message.direction !== "outbound") throw new Error("expected an outbound message");
+    expect(message.deferredUntil).toBe(campaign.deferredUntil);
+
+    const page = await browser().newPage();
+    await signIn(page, baseUrl, a.key, `/dashboard/campaigns/${campaignId}`);
+    await page.getByTestId("campaign-deferred").getByText("1 message is held by the account's quiet hours").waitFor();
+    expect(await page.locator('[data-stat="deferred"]').textContent()).toBe("1");
+    await screenshot(page, "dashboard-campaign-held");
+    await page.goto(`${baseUrl}/dashboard/messages/${message.messageId}`);
+    await page.getByTestId("deferred-until").waitFor();
+    expect(await page.getByTestId("deferred-until").locator("time").getAttribute("datetime")).toBe(message.deferredUntil);
+    expect(page.problems).toEqual([]);
+    await a.client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId } } });
     await page.context().close();
   });
 });

@@ -111,7 +111,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
             </p>
             <CampaignProgress campaign={c} />
             {c.stats.deferred > 0 && c.deferredUntil && (
-              <p class="notice-info" data-testid="campaign-deferred">
+              <p class="notice notice-info" data-testid="campaign-deferred">
                 {c.stats.deferred} message{c.stats.deferred === 1 ? " is" : "s are"} held by the account's quiet hours (marketing messages
                 wait for the end of the window in each recipient's local time); the last goes at {formatTime(c.deferredUntil)}.
               </p>
