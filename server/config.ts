@@ -253,7 +253,7 @@ export const SETTINGS = {
   smppMaxPerSecond: int(
     "SMPP_MAX_PER_SECOND",
     50,
-    "`submit_sm` a second, per worker (at least 1); while the SMSC throttles, less (docs/SMPP.md, \"Throttling\")",
+    '`submit_sm` a second, per worker (at least 1); while the SMSC throttles, less (docs/SMPP.md, "Throttling")',
     { map: (n) => Math.max(1, n) },
   ),
   smppThrottlePauseMs: int(

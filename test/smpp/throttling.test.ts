@@ -89,10 +89,9 @@ async function dueAtOnce(a: TestAccount, numbers: string[], high: string[] = [],
     }),
   );
   const { db } = server();
-  await db.raw(
-    `UPDATE jobs SET run_at = run_at - interval '2 hours' WHERE id IN (SELECT job_id FROM messages WHERE id = ANY(?::uuid[]))`,
-    [created.map((m) => m.id)],
-  );
+  await db.raw(`UPDATE jobs SET run_at = run_at - interval '2 hours' WHERE id IN (SELECT job_id FROM messages WHERE id = ANY(?::uuid[]))`, [
+    created.map((m) => m.id),
+  ]);
   await notifyWorkers(db);
   return created.sort((x, y) => x.rank - y.rank || x.scheduledAt.localeCompare(y.scheduledAt));
 }
@@ -195,7 +194,7 @@ describe("SMPP throttling", () => {
     const { log } = script([to!], () => THROTTLED);
     const [m] = await dueAtOnce(a, [to!]);
     const { db } = server();
-    const status = async () => ((await db("messages").where({ id: m!.id }).first("status")) as { status: string }).status;
+    const status = async () => (await db<{ id: string; status: string }>("messages").where({ id: m!.id }).first("status"))?.status;
     await waitUntil("throttled, then back to scheduled", async () => log.length > 0 && (await status()) === "scheduled", 10_000);
     // It goes round (claimed, throttled until the bound, back) until the cancel lands while it is scheduled.
     await waitUntil("cancelled", async () => (await a.request("DELETE", `/api/v1/scheduler/cancel/${m!.id}`)).status === 200, 10_000);

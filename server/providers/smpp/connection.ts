@@ -437,7 +437,9 @@ export class SmppConnection {
 
   private waitedTooLong(submit: Submit, reason?: string): WaitedTooLong {
     const last = reason ? `; the SMSC's last answer was ${reason}` : "";
-    return new WaitedTooLong(`submit_sm waited for the throttled SMPP link until its deadline (${submit.throttles} throttle answers${last})`);
+    return new WaitedTooLong(
+      `submit_sm waited for the throttled SMPP link until its deadline (${submit.throttles} throttle answers${last})`,
+    );
   }
 
   private settle(submit: Submit, error: Error | undefined, response?: PDU): void {
