@@ -331,7 +331,9 @@ export class SmppConnection {
   // with a later ticket is written (one submit probes the SMSC at a time). So it is accepted before any submit
   // that was not yet written when its throttle answer was read; only those written while it was on the wire the
   // first time (at most the window, SMPP_MAX_IN_FLIGHT - 1) can get in before it. The cost is throughput while
-  // the SMSC throttles: retries go one at a time, which the lowered rate mostly asks for anyway.
+  // the SMSC throttles: retries go one at a time, which the lowered rate mostly asks for anyway; and a submit the
+  // SMSC keeps refusing holds the line behind it until its deadline (an ESME_RMSGQFUL that really means one
+  // handset's queue is full slows every message: the contract reads both codes as "too fast").
   // The wait is bounded: a submit with a deadline (a message's first segment) still throttled then leaves with
   // WaitedTooLong, and its message goes back to `scheduled`. A later segment has none: its message is half
   // sent, and sending it again from the start or failing it would both be worse than waiting for the SMSC.
