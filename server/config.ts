@@ -250,7 +250,23 @@ export const SETTINGS = {
       map: (n) => Math.max(1, n),
     },
   ),
-  smppMaxPerSecond: int("SMPP_MAX_PER_SECOND", 50, "`submit_sm` a second, per worker (at least 1)", { map: (n) => Math.max(1, n) }),
+  smppMaxPerSecond: int(
+    "SMPP_MAX_PER_SECOND",
+    50,
+    '`submit_sm` a second, per worker (at least 1); while the SMSC throttles, less (docs/SMPP.md, "Throttling")',
+    { map: (n) => Math.max(1, n) },
+  ),
+  smppThrottlePauseMs: int(
+    "SMPP_THROTTLE_PAUSE_MS",
+    1000,
+    "after an `ESME_RTHROTTLED` or `ESME_RMSGQFUL` answer nothing is submitted on the SMPP session for this long; the rate halves too (down to 1 a second) and comes back up as submits succeed",
+  ),
+  smppThrottleMaxWaitMs: int(
+    "SMPP_THROTTLE_MAX_WAIT_MS",
+    60_000,
+    "the longest a claimed message (`sending`, not cancellable) waits for a throttled SMPP link before it goes back to `scheduled`, certainly not handed over (sooner at its `validUntil`); a message half sent keeps waiting (at least 1)",
+    { map: (n) => Math.max(1, n) },
+  ),
   providerMaxSegmentsPerSecond: optionalPositiveInt(
     "PROVIDER_MAX_SEGMENTS_PER_SECOND",
     "the most SMS segments a second the whole service hands to the provider, across every worker process (a long message counts each part); over it messages wait their turn by priority, then `scheduledAt`; unset: no cap",

@@ -22,6 +22,8 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
         maxPerSecond: config.smppMaxPerSecond,
         responseTimeoutMs: config.smppResponseTimeoutMs,
         enquireLinkMs: config.smppEnquireLinkMs,
+        throttlePauseMs: config.smppThrottlePauseMs,
+        throttleMaxWaitMs: config.smppThrottleMaxWaitMs,
         log: log.child({ component: "smpp" }),
         // Stored before the deliver_sm is acknowledged: a receipt as a job, an inbound message (or a part of one)
         // as itself. Other message types (e.g. intermediate notifications) are acknowledged and ignored.

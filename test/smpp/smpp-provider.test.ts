@@ -23,6 +23,7 @@ const server = useTestServer({
   provider: "smpp",
   smppMaxInFlight: 3,
   smppMaxPerSecond: 200,
+  smppThrottlePauseMs: 50,
   sendOutcomeResolveMs: RESOLVE_MS,
 });
 
@@ -143,12 +144,13 @@ describe("SMPP provider", () => {
     smsc.answer = () => 0;
   });
 
-  it("on ESME_RTHROTTLED the message stays queued and goes out later", async () => {
+  it("on ESME_RTHROTTLED the message is submitted again after a pause and sent, not failed (test/smpp/throttling.test.ts has more)", async () => {
     const a = await server().account();
     let throttled = 0;
     smsc.answer = (pdu) => (pdu.destination_addr === "14155550137" && throttled++ < 2 ? 0x58 : 0);
     const id = await send(a, "slow down", "+14155550137");
-    await inStatus(a, id, "sent");
+    const m = await inStatus(a, id, "sent");
+    expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent"]);
     expect(submitsTo("14155550137")).toHaveLength(3);
     smsc.answer = () => 0;
   });

@@ -50,6 +50,8 @@ describe("loadConfig", () => {
       providerMaxSegmentsPerSecond: null,
       smppResponseTimeoutMs: 10000,
       smppEnquireLinkMs: 30000,
+      smppThrottlePauseMs: 1000,
+      smppThrottleMaxWaitMs: 60000,
       inboundReassemblyTimeoutMs: 60000,
     });
   });
@@ -68,6 +70,8 @@ describe("loadConfig", () => {
       WORKER_PREFETCH: "",
       SMPP_MAX_IN_FLIGHT: "0",
       SMPP_MAX_PER_SECOND: "0",
+      SMPP_THROTTLE_PAUSE_MS: "0",
+      SMPP_THROTTLE_MAX_WAIT_MS: "0",
       PROVIDER_MAX_SEGMENTS_PER_SECOND: "40",
     });
     expect(config).toMatchObject({
@@ -84,6 +88,8 @@ describe("loadConfig", () => {
       workerReceiptConcurrency: 200,
       smppMaxInFlight: 1,
       smppMaxPerSecond: 1,
+      smppThrottlePauseMs: 0,
+      smppThrottleMaxWaitMs: 1,
       providerMaxSegmentsPerSecond: 40,
     });
   });

@@ -77,6 +77,10 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
             claimed.push(...cleared);
             unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !held.has(id)));
           }
+          // In claim order (priority, then due time: the jobs' order), not RETURNING's: the provider writes them
+          // in the order given, and over SMPP a throttled one keeps that place (docs/SMPP.md, "Throttling").
+          const place = new Map(window.map((id, i) => [id, i]));
+          claimed.sort((x, y) => place.get(x.id)! - place.get(y.id)!);
           if (claimed.length > 0) await sendWindow(claimed);
         } finally {
           release();

@@ -4,8 +4,14 @@ import type { SmppConnection } from "./connection.js";
 
 export const submitsTotal = new Counter({
   name: "smpp_submits_total",
-  help: "submit_sm answered, by status",
+  help: "submit_sm answered, by status: ok, or the SMPP error it was refused with (throttle answers are not here: smpp_throttled_total)",
   labelNames: ["status"] as const,
+});
+// Not a failure: the submit is written again later, in its place (connection.ts, "Throttling").
+export const throttledTotal = new Counter({
+  name: "smpp_throttled_total",
+  help: "submit_sm answered ESME_RTHROTTLED or ESME_RMSGQFUL (by reason): the link slowed down and the submit is written again later",
+  labelNames: ["reason"] as const,
 });
 export const sessionEnds = new Counter({
   name: "smpp_session_ends_total",
@@ -35,6 +41,21 @@ export function registerSmppMetrics(c: SmppConnection): void {
     help: "submit_sm awaiting submit_sm_resp",
     collect() {
       this.set(connection?.inFlight ?? 0);
+    },
+  });
+  new Gauge({
+    name: "smpp_submit_rate_limit",
+    help: "submit_sm a second allowed now: SMPP_MAX_PER_SECOND, halved by each throttle burst (down to 1), raised again by successful submits",
+    collect() {
+      const rate = connection?.rate?.current;
+      if (rate !== undefined) this.set(rate);
+    },
+  });
+  new Gauge({
+    name: "smpp_submits_waiting",
+    help: "submit_sm of claimed messages waiting to be written: for the rate, the pause after a throttle, or to be written again after one",
+    collect() {
+      this.set(connection?.waiting ?? 0);
     },
   });
 }

@@ -1,22 +1,24 @@
 // PROVIDER=smpp: messages go to a carrier over SMPP 3.4 (see connection.ts for the session).
 //
 // submit: every segment is a submit_sm; the first segment's message_id is the message's providerMessageId.
-// Not bound, or the first segment throttled (ESME_RTHROTTLED / ESME_RMSGQFUL): the message was certainly
-// not handed over and stays queued (ProviderUnavailable). A later segment throttled is retried after a pause,
-// so a message is never half sent and then resent. A permanent error fails the message with the SMPP error
-// name as error.code. The connection dropping while a submit_sm_resp is awaited is an unknown outcome.
+// A segment answered ESME_RTHROTTLED / ESME_RMSGQFUL is not a failure: the connection slows down and writes it
+// again later, in its place (connection.ts, "Throttling"), never counted as a failure. Not bound, or the first
+// segment still throttled at its deadline (SMPP_THROTTLE_MAX_WAIT_MS, or the message's validUntil if sooner):
+// the message was certainly not handed over and goes back to be sent (ProviderUnavailable). A later segment
+// waits for the SMSC however long it throttles, so a message is never half sent and then resent. A permanent
+// error fails the message with the SMPP error name as error.code. The connection dropping while a
+// submit_sm_resp is awaited is an unknown outcome.
 import smpp, { type PDU } from "smpp";
 import { randomInt } from "node:crypto";
 import type { Db } from "../../db/knex.js";
 import { insertSegments } from "../../db/smppSegments.js";
 import type { Logger } from "../../logger.js";
 import { ProviderUnavailable, type OutboundMessage, type Provider, type SubmitResult } from "../types.js";
-import { NotBound, SmppConnection } from "./connection.js";
+import { NotBound, SmppConnection, WaitedTooLong } from "./connection.js";
 import { registerSmppMetrics, submitsTotal } from "./metrics.js";
-import { submitPdus } from "./pdus.js";
+import { relativeValidity, submitPdus } from "./pdus.js";
 import { SendWindow } from "../window.js";
 
-const THROTTLED = new Set([smpp.errors.ESME_RTHROTTLED, smpp.errors.ESME_RMSGQFUL]);
 const ERROR_NAMES = new Map(Object.entries(smpp.errors).map(([name, code]) => [code, name]));
 
 export interface SmppOptions {
@@ -26,6 +28,10 @@ export interface SmppOptions {
   maxPerSecond: number;
   responseTimeoutMs?: number;
   enquireLinkMs?: number;
+  /** After a throttle answer nothing is written for this long. */
+  throttlePauseMs: number;
+  /** The longest a message's first segment waits for a throttled link before it goes back to `scheduled`. */
+  throttleMaxWaitMs: number;
   log: Logger;
   /** Stores a deliver_sm/data_sm durably (a receipt as a job, an inbound message or part); acknowledged after. */
   storeDelivered: (pdu: import("smpp").PDU) => Promise<void>;
@@ -38,11 +44,15 @@ export class SmppProvider implements Provider {
   /** The SMPP window in messages: a message is on the wire from its claim until its answer is recorded. */
   readonly window: SendWindow;
   private reference = randomInt(256);
+  private readonly throttleMaxWaitMs: number;
+  private readonly throttlePauseMs: number;
 
   constructor(
     private readonly db: Db,
     opts: SmppOptions,
   ) {
+    this.throttleMaxWaitMs = opts.throttleMaxWaitMs;
+    this.throttlePauseMs = opts.throttlePauseMs;
     this.connection = new SmppConnection({ ...opts, onDeliver: opts.storeDelivered });
     this.link = smppLink(opts.url);
     this.window = new SendWindow(opts.maxInFlight);
@@ -65,33 +75,28 @@ export class SmppProvider implements Provider {
   async submit(message: OutboundMessage): Promise<SubmitResult> {
     this.reference = (this.reference + 1) & 0xff;
     const pdus = submitPdus(message, this.reference);
+    // The first segment waits for a throttled link until this; then the message goes back to `scheduled`. Past
+    // its validUntil the claim will not take it again: it fails with validity_expired (services/validity.ts).
+    const deadline = Math.min(Date.now() + this.throttleMaxWaitMs, message.validUntil?.getTime() ?? Infinity);
     const ids: string[] = [];
     for (const [i, pdu] of pdus.entries()) {
-      for (let attempt = 1; ; attempt++) {
-        let resp: PDU;
-        try {
-          resp = await this.connection.submit(pdu);
-        } catch (error) {
-          if (error instanceof NotBound && i === 0) throw new ProviderUnavailable(error.message, 1000);
-          throw error;
-        }
-        submitsTotal.inc({
-          status: resp.command_status === 0 ? "ok" : (ERROR_NAMES.get(resp.command_status) ?? String(resp.command_status)),
-        });
-        if (resp.command_status === 0) {
-          ids.push(resp.message_id as string);
-          break;
-        }
-        if (THROTTLED.has(resp.command_status)) {
-          if (i === 0) throw new ProviderUnavailable(`SMSC throttled (${ERROR_NAMES.get(resp.command_status)})`, 1000 * attempt);
-          if (attempt < 10) {
-            await new Promise((r) => setTimeout(r, 500 * attempt));
-            continue;
-          }
-        }
-        const code = ERROR_NAMES.get(resp.command_status) ?? `SMPP_0x${resp.command_status.toString(16)}`;
+      // The validity left is counted when the PDU is written (again, after a throttle), not when it was made.
+      const fields = message.validUntil ? () => ({ ...pdu, validity_period: relativeValidity(message.validUntil!) }) : pdu;
+      let resp: PDU;
+      try {
+        resp = await this.connection.submit(fields, i === 0 ? { deadline } : {});
+      } catch (error) {
+        if (error instanceof NotBound && i === 0)
+          throw new ProviderUnavailable(error.message, error instanceof WaitedTooLong ? this.throttlePauseMs : 1000);
+        throw error;
+      }
+      const status = resp.command_status;
+      submitsTotal.inc({ status: status === 0 ? "ok" : (ERROR_NAMES.get(status) ?? String(status)) });
+      if (status !== 0) {
+        const code = ERROR_NAMES.get(status) ?? `SMPP_0x${status.toString(16)}`;
         return { accepted: false, code, message: `The SMSC refused segment ${i + 1} of ${pdus.length} with ${code}.` };
       }
+      ids.push(resp.message_id as string);
     }
     await insertSegments(this.db, message.messageId, ids);
     return { accepted: true, providerMessageId: ids[0]! };
