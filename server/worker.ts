@@ -91,6 +91,8 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       },
       sendOutcomeResolveMs: config.sendOutcomeResolveMs,
       inboundReassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
+      throughputPacerMs: config.throughputPacerMs,
+      linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
       log,
     }),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),

@@ -6,6 +6,7 @@
 // stays `scheduled` and cancellable).
 import type { Db } from "../db/knex.js";
 import { policyFacts, type PolicyFacts } from "../db/sendingPolicy.js";
+import { throughputStage } from "./throughput.js";
 
 export interface Hold {
   /** When the message's send job is due again. */
@@ -26,15 +27,18 @@ export interface SendingPolicyOptions {
   linkMaxSegmentsPerSecond: number | null;
 }
 
-/** A stage of the policy: decides some of the messages (holds them) and passes the others on. */
-export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>) => Promise<PolicyFacts[]>;
+/**
+ * A stage of the policy: decides some of the messages (holds them) and passes the others on. `held` holds what
+ * earlier stages held.
+ */
+export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>, opts: SendingPolicyOptions) => Promise<PolicyFacts[]>;
 
 export async function applySendingPolicy(db: Db, messageIds: string[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
   const held = new Map<string, Hold>();
   let passing = await policyFacts(db, messageIds, opts.linkMaxSegmentsPerSecond !== null);
-  for (const stage of STAGES) passing = await stage(db, passing, held);
+  for (const stage of STAGES) passing = await stage(db, passing, held, opts);
   return { admitted: passing.map((m) => m.id), held };
 }
 
 // Quiet hours, then throughput: a message held by quiet hours takes no share of the cap.
-const STAGES: PolicyStage[] = [];
+const STAGES: PolicyStage[] = [throughputStage];

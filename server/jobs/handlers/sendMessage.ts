@@ -52,12 +52,13 @@ export interface SendOptions {
 
 export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
   return {
-    async batch(jobs, { log }) {
+    async batch(jobs, { log, settle }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       const ids = [...jobIndex.keys()];
       const unknown = new Set<string>();
       const unclaimed: string[] = [];
+      const linkCapped = opts.policy.linkMaxSegmentsPerSecond !== null;
 
       for (let rest = ids; rest.length > 0;) {
         const { count, release } = await provider.window.acquire(rest.length);
@@ -65,13 +66,19 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         rest = rest.slice(count);
         try {
           await provider.beforeClaim?.(window.length);
-          const claimed = await claimMessagesForSending(db, window, provider.link);
+          // With a cap on the whole link every message is the policy's: nothing goes by the fast path unchecked.
+          const claimed = linkCapped ? [] : await claimMessagesForSending(db, window, provider.link);
           const claimedIds = new Set(claimed.map((m) => m.id));
           const left = window.filter((id) => !claimedIds.has(id));
           if (left.length > 0) {
             // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
+            // A held job is settled at once: its slot is free, and the throughput pacer does not wait for its snooze.
             const { admitted, held } = await applySendingPolicy(db, left, opts.policy);
-            for (const [id, hold] of held) outcomes[jobIndex.get(id)!] = new Snooze(hold.until, hold.reason);
+            for (const [id, hold] of held) {
+              const i = jobIndex.get(id)!;
+              outcomes[i] = new Snooze(hold.until, hold.reason);
+              settle(i, outcomes[i]);
+            }
             const cleared = await claimMessagesForSending(db, admitted, provider.link, { policyChecked: true });
             for (const m of cleared) claimedIds.add(m.id);
             claimed.push(...cleared);

@@ -1,0 +1,222 @@
+// The messages waiting for throughput (migration 018): one row each while it waits its turn (released_at null),
+// then paid (released_at, send_at: the pacer took its tokens and made its job due at send_at) until the send
+// path sends it and deletes the row. Release order: priority (0 high … 2 low), scheduled_at, message_id.
+// Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
+import type { Knex } from "knex";
+import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
+
+const PRIORITIES: Priority[] = ["high", "normal", "low"];
+
+export interface ThrottledSend {
+  messageId: string;
+  accountId: string;
+  priority: Priority;
+  scheduledAt: Date;
+  segments: number;
+  validUntil: Date | null;
+}
+
+/**
+ * Puts messages in the queue. One already there keeps its place (held_at); one already paid is put back to
+ * waiting (its tokens are lost, never spent twice): its job is about to be snoozed far ahead by the caller, so a
+ * payment left on it would only be found at the job's next safety wake.
+ */
+export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.raw(
+    `INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until)
+     SELECT r.message_id, r.account_id, ${jobPrioritySql("r.priority")}, r.scheduled_at, r.segments, r.valid_until
+       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::int[], ?::timestamptz[])
+         AS r(message_id, account_id, priority, scheduled_at, segments, valid_until)
+     ON CONFLICT (message_id) DO UPDATE SET released_at = NULL, send_at = NULL WHERE throttled_sends.released_at IS NOT NULL`,
+    [
+      rows.map((r) => r.messageId),
+      rows.map((r) => r.accountId),
+      rows.map((r) => r.priority),
+      rows.map((r) => r.scheduledAt.toISOString()),
+      rows.map((r) => r.segments),
+      rows.map((r) => r.validUntil?.toISOString() ?? null),
+    ],
+  );
+}
+
+/** Of `messageIds`, those the pacer paid for: their rows are deleted (the payment is used once) and returned. */
+export async function consumeReleasedSends(db: Knex, messageIds: string[]): Promise<Set<string>> {
+  if (messageIds.length === 0) return new Set();
+  const { rows } = await db.raw(
+    "DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[]) AND released_at IS NOT NULL RETURNING message_id AS id",
+    [messageIds],
+  );
+  return new Set((rows as { id: string }[]).map((r) => r.id));
+}
+
+/** Takes messages out of the queue, waiting or paid (sent directly, cancelled, held by quiet hours instead). */
+export async function deleteThrottledSends(db: Knex, messageIds: string[]): Promise<number> {
+  if (messageIds.length === 0) return 0;
+  const { rowCount } = await db.raw("DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[])", [messageIds]);
+  return rowCount ?? 0;
+}
+
+/** Takes a cancelled campaign's messages out of the queue. */
+export async function deleteThrottledSendsOfCampaign(tx: Knex, campaignId: string): Promise<number> {
+  const { rowCount } = await tx.raw(
+    "DELETE FROM throttled_sends t USING messages m WHERE m.campaign_id = ? AND m.status = 'cancelled' AND t.message_id = m.id",
+    [campaignId],
+  );
+  return rowCount ?? 0;
+}
+
+export interface WaitingAhead {
+  /** A message of its account waits ahead of it (in release order). */
+  account: boolean;
+  /** A message of any account waits ahead of it. */
+  link: boolean;
+  /** It is in the queue itself (its job looked again before its turn, or at the head of the queue). */
+  queued: boolean;
+}
+
+/**
+ * For each of `messageIds` (scheduled messages about to be sent), whether the queue holds a message ahead of it
+ * that is not one of them: of its own account, and (when `link`) of any account. Each is one probe of a release
+ * order index. A message whose validity has ended waits for nothing and blocks nothing.
+ */
+export async function findWaitingAhead(db: Knex, messageIds: string[], link: boolean): Promise<Map<string, WaitingAhead>> {
+  if (messageIds.length === 0) return new Map();
+  const ahead = (sameAccount: boolean) => `EXISTS (
+    SELECT 1 FROM throttled_sends t
+     WHERE ${sameAccount ? "t.account_id = m.account_id AND " : ""}t.released_at IS NULL
+       AND (t.priority, t.scheduled_at, t.message_id) < (${jobPrioritySql("m.priority")}, m.scheduled_at, m.id)
+       AND t.message_id <> ALL(?::uuid[]) AND (t.valid_until IS NULL OR t.valid_until > now()))`;
+  const { rows } = await db.raw(
+    `SELECT m.id, ${ahead(true)} AS account, (?::boolean AND ${ahead(false)}) AS link,
+            EXISTS (SELECT 1 FROM throttled_sends t WHERE t.message_id = m.id) AS queued
+       FROM messages m WHERE m.id = ANY(?::uuid[])`,
+    [messageIds, link, messageIds, messageIds],
+  );
+  return new Map((rows as ({ id: string } & WaitingAhead)[]).map(({ id, ...a }) => [id, a]));
+}
+
+/** Whether anything at all is in the queue (the pacer's idle check: one probe). */
+export async function anyThrottledSends(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw("SELECT EXISTS (SELECT 1 FROM throttled_sends) AS any");
+  return rows[0].any as boolean;
+}
+
+/** The accounts with a cap of their own and messages waiting, with the cap. */
+export async function listCappedAccountsWaiting(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number }[]> {
+  const { rows } = await db.raw(
+    `SELECT s.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
+       FROM account_settings s
+      WHERE s.max_segments_per_second IS NOT NULL
+        AND EXISTS (SELECT 1 FROM throttled_sends t WHERE t.account_id = s.account_id AND t.released_at IS NULL)`,
+  );
+  return rows;
+}
+
+export interface ReleaseCandidate {
+  messageId: string;
+  accountId: string;
+  segments: number;
+  /** Seconds since the epoch. */
+  validUntil: number | null;
+  /** The message's send job, and its state; null when the message or job is gone. */
+  jobId: string | null;
+  jobState: string | null;
+  /** The message's status; null when it is gone. */
+  status: string | null;
+  /** Seconds since it joined the queue. */
+  waitedSeconds: number;
+}
+
+/**
+ * The next waiting messages, in release order: the first `limit` of each capped account listed, and the first
+ * `othersLimit` of every other account together (those wait for the link's cap, or for nothing any more).
+ * Each part is an ordered walk of a release-order index; with each the message's status and its job's state.
+ */
+export async function listReleaseCandidates(
+  tx: Knex,
+  capped: { accountId: string; limit: number }[],
+  othersLimit: number,
+): Promise<ReleaseCandidate[]> {
+  const { rows } = await tx.raw(
+    `WITH c AS (
+       SELECT t.* FROM unnest(?::uuid[], ?::int[]) AS a(account_id, n)
+        CROSS JOIN LATERAL (
+          SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
+           ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) t
+       UNION ALL
+       (SELECT * FROM throttled_sends t WHERE t.released_at IS NULL AND t.account_id <> ALL(?::uuid[])
+         ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT ?)
+     )
+     SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
+            EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil", m.status,
+            EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds", m.job_id AS "jobId", j.state AS "jobState"
+       FROM c LEFT JOIN messages m ON m.id = c.message_id LEFT JOIN jobs j ON j.id = m.job_id
+      ORDER BY c.priority, c.scheduled_at, c.message_id`,
+    [capped.map((a) => a.accountId), capped.map((a) => a.limit), capped.map((a) => a.accountId), othersLimit],
+  );
+  return rows;
+}
+
+/** Marks messages paid, each with the slot its tokens were taken for (seconds since the epoch). */
+export async function markThrottledSendsReleased(tx: Knex, releases: { messageId: string; sendAt: number }[]): Promise<void> {
+  if (releases.length === 0) return;
+  await tx.raw(
+    `UPDATE throttled_sends t SET released_at = now(), send_at = to_timestamp(r.send_at)
+       FROM unnest(?::uuid[], ?::float8[]) AS r(message_id, send_at) WHERE t.message_id = r.message_id`,
+    [releases.map((r) => r.messageId), releases.map((r) => r.sendAt)],
+  );
+}
+
+/**
+ * The queue's upkeep, for rows that would otherwise linger: a message whose validity has ended (its job fails it
+ * then) leaves the queue; a row paid more than `paidForSeconds` ago and never sent is deleted when its message is
+ * no longer scheduled (sent by the fast path after its account's cap was removed, say), and otherwise put back
+ * to waiting (its job was not woken: it will be released again). Returns the rows changed.
+ */
+export async function sweepThrottledSends(db: Knex, paidForSeconds: number): Promise<number> {
+  const { rows } = await db.raw(
+    `WITH expired AS (
+       DELETE FROM throttled_sends WHERE valid_until <= now() RETURNING 1
+     ), old AS (
+       SELECT t.message_id, EXISTS (SELECT 1 FROM messages m WHERE m.id = t.message_id AND m.status = 'scheduled') AS scheduled
+         FROM throttled_sends t
+        WHERE t.released_at < now() - make_interval(secs => ?) AND (t.valid_until IS NULL OR t.valid_until > now())
+     ), gone AS (
+       DELETE FROM throttled_sends t USING old WHERE t.message_id = old.message_id AND NOT old.scheduled RETURNING 1
+     ), unpaid AS (
+       UPDATE throttled_sends t SET released_at = NULL, send_at = NULL FROM old WHERE t.message_id = old.message_id AND old.scheduled
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM expired) + (SELECT count(*) FROM gone) + (SELECT count(*) FROM unpaid) AS n`,
+    [paidForSeconds],
+  );
+  return Number(rows[0].n);
+}
+
+export interface ThroughputBacklog {
+  priority: Priority;
+  /** Messages waiting for throughput (not paid yet). */
+  waiting: number;
+  /** How long the oldest of them has waited past its scheduledAt, in seconds (0 when none). */
+  oldestSeconds: number;
+}
+
+/**
+ * The waiting messages per priority, every priority listed (for /metrics): a walk of the release-order index.
+ * A message whose validity ended a moment ago counts until the pacer's next sweep (within a second).
+ */
+export async function readThroughputBacklog(db: Knex, timeoutMs: number): Promise<ThroughputBacklog[]> {
+  const { rows } = await db
+    .raw(
+      `SELECT priority, count(*)::int AS waiting, EXTRACT(EPOCH FROM now() - min(scheduled_at))::float8 AS oldest
+         FROM throttled_sends WHERE released_at IS NULL GROUP BY priority`,
+    )
+    .timeout(timeoutMs);
+  const found = new Map((rows as { priority: number; waiting: number; oldest: number }[]).map((r) => [r.priority, r]));
+  return PRIORITIES.map((priority, i) => ({
+    priority,
+    waiting: found.get(i)?.waiting ?? 0,
+    oldestSeconds: Math.max(0, found.get(i)?.oldest ?? 0),
+  }));
+}
