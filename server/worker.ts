@@ -12,6 +12,7 @@ import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
 import { createProvider } from "./providers/index.js";
+import { throughputLookaheadMs } from "./services/throughput.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
 import type { Resolver } from "./webhooks/urlPolicy.js";
@@ -58,7 +59,10 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       send_message: sendMessageHandler(db, provider, {
         resolveMs: config.sendOutcomeResolveMs,
         unresolved: config.sendOutcomeUnresolved,
-        policy: { linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond },
+        policy: {
+          linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+          throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
+        },
       }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),

@@ -14,21 +14,26 @@ export interface ThrottledSend {
   scheduledAt: Date;
   segments: number;
   validUntil: Date | null;
+  /** Already paid for a slot ahead (seconds since the epoch): its job is snoozed until then. */
+  sendAt?: number;
 }
 
 /**
- * Puts messages in the queue. One already there keeps its place (held_at); one already paid is put back to
- * waiting (its tokens are lost, never spent twice): its job is about to be snoozed far ahead by the caller, so a
- * payment left on it would only be found at the job's next safety wake.
+ * Puts messages in the queue, waiting or already paid for a slot. One already waiting keeps its place; one
+ * already paid and now held again waiting is put back to waiting (its tokens are lost, never spent twice): its
+ * job is about to be snoozed far ahead by the caller, so a payment left on it would only be found at the job's
+ * next safety wake.
  */
 export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.raw(
-    `INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until)
-     SELECT r.message_id, r.account_id, ${jobPrioritySql("r.priority")}, r.scheduled_at, r.segments, r.valid_until
-       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::int[], ?::timestamptz[])
-         AS r(message_id, account_id, priority, scheduled_at, segments, valid_until)
-     ON CONFLICT (message_id) DO UPDATE SET released_at = NULL, send_at = NULL WHERE throttled_sends.released_at IS NOT NULL`,
+    `INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until, released_at, send_at)
+     SELECT r.message_id, r.account_id, ${jobPrioritySql("r.priority")}, r.scheduled_at, r.segments, r.valid_until,
+            CASE WHEN r.send_at IS NOT NULL THEN now() END, to_timestamp(r.send_at)
+       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::int[], ?::timestamptz[], ?::float8[])
+         AS r(message_id, account_id, priority, scheduled_at, segments, valid_until, send_at)
+     ON CONFLICT (message_id) DO UPDATE SET released_at = EXCLUDED.released_at, send_at = EXCLUDED.send_at, held_at = now()
+      WHERE throttled_sends.released_at IS NOT NULL OR EXCLUDED.released_at IS NOT NULL`,
     [
       rows.map((r) => r.messageId),
       rows.map((r) => r.accountId),
@@ -36,6 +41,7 @@ export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promi
       rows.map((r) => r.scheduledAt.toISOString()),
       rows.map((r) => r.segments),
       rows.map((r) => r.validUntil?.toISOString() ?? null),
+      rows.map((r) => r.sendAt ?? null),
     ],
   );
 }

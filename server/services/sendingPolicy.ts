@@ -13,6 +13,8 @@ export interface Hold {
   until: Date;
   /** Why, for the job's log. */
   reason: string;
+  /** Due shortly and on time (a throughput slot just ahead): the workers are woken for it. */
+  wake?: boolean;
 }
 
 export interface PolicyDecision {
@@ -25,6 +27,11 @@ export interface PolicyDecision {
 export interface SendingPolicyOptions {
   /** PROVIDER_MAX_SEGMENTS_PER_SECOND: a cap on the whole link, or null for none. */
   linkMaxSegmentsPerSecond: number | null;
+  /**
+   * How far ahead a capped message with nothing waiting ahead of it may take a slot (its job then waits for the
+   * slot): the throughput pacer's lookahead, twice THROUGHPUT_PACER_MS. Default 0: now or never.
+   */
+  throughputLookaheadMs?: number;
 }
 
 /**

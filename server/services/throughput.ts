@@ -75,7 +75,7 @@ export const throughputStage: PolicyStage = async (db, messages, held, opts) => 
   for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
   if (link !== null) rates.set(LINK_BUCKET_KEY, link);
 
-  const { now, refused } = await db.transaction(async (tx) => {
+  const { now, later } = await db.transaction(async (tx) => {
     const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
     const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
     const candidates = unpaid.map((m) => {
@@ -84,32 +84,38 @@ export const throughputStage: PolicyStage = async (db, messages, held, opts) => 
         ...(a?.account && m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
         ...(a?.link && link !== null ? [LINK_BUCKET_KEY] : []),
       ];
-      return { id: m.id, segments: m.segments, keys: keysOf(m), behind };
+      return { id: m.id, segments: m.segments, keys: keysOf(m), behind, validUntil: m.validUntil ? m.validUntil.getTime() / 1000 : null };
     });
-    // Horizon = now: a message goes in this window or joins the queue; it never waits in a worker.
-    const decision = admitInOrder(candidates, buckets, now, now);
+    // A slot now: sent in this window. A slot within the lookahead (as the pacer hands them out): paid, its job
+    // snoozed until then. None: it joins the queue, its job snoozed far ahead, and the pacer releases it.
+    const decision = admitInOrder(candidates, buckets, now, now + (opts.throughputLookaheadMs ?? 0) / 1000);
     await updateThroughputBuckets(tx, writeBack(buckets, decision));
-    const refused = unpaid.filter((m) => !decision.slots.has(m.id));
+    const later = unpaid.filter((m) => (decision.slots.get(m.id) ?? Infinity) > now);
     await holdThrottledSends(
       tx,
-      refused.map((m) => ({
+      later.map((m) => ({
         messageId: m.id,
         accountId: m.accountId,
         priority: m.priority,
         scheduledAt: m.scheduledAt,
         segments: m.segments,
         validUntil: m.validUntil,
+        sendAt: decision.slots.get(m.id),
       })),
     );
     // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
-    const queuedAndSent = unpaid.filter((m) => decision.slots.has(m.id) && ahead.get(m.id)?.queued).map((m) => m.id);
+    const queuedAndSent = unpaid.filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued).map((m) => m.id);
     await deleteThrottledSends(tx, queuedAndSent);
-    return { now, refused };
+    return { now, later: later.map((m) => ({ m, slot: decision.slots.get(m.id) })) };
   });
 
-  for (const m of refused) {
-    const until = Math.min(now * 1000 + HOLD_SAFETY_MS, m.validUntil?.getTime() ?? Infinity);
-    held.set(m.id, { until: new Date(until), reason: waitingReason(m, link) } satisfies Hold);
+  for (const { m, slot } of later) {
+    const until = slot ?? Math.min(now + HOLD_SAFETY_MS / 1000, (m.validUntil?.getTime() ?? Infinity) / 1000);
+    held.set(m.id, {
+      until: new Date(until * 1000),
+      reason: slot === undefined ? waitingReason(m, link) : "throughput: paid for a slot just ahead",
+      wake: slot !== undefined,
+    } satisfies Hold);
   }
   return messages.filter((m) => !held.has(m.id));
 };
@@ -121,6 +127,12 @@ function waitingReason(m: PolicyFacts, link: number | null): string {
   ];
   return `waiting its turn for throughput (${caps.join(", ")})`;
 }
+
+/**
+ * How far ahead slots are handed out, by the pacer and by the send path: two pacer periods, so a tick that comes
+ * up to a period late leaves no gap in the cap's use.
+ */
+export const throughputLookaheadMs = (pacerMs: number) => 2 * pacerMs;
 
 export interface PacerOptions {
   /** PROVIDER_MAX_SEGMENTS_PER_SECOND, or null. */

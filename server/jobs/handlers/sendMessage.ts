@@ -76,7 +76,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
             const { admitted, held } = await applySendingPolicy(db, left, opts.policy);
             for (const [id, hold] of held) {
               const i = jobIndex.get(id)!;
-              outcomes[i] = new Snooze(hold.until, hold.reason);
+              outcomes[i] = new Snooze(hold.until, hold.reason, hold.wake);
               settle(i, outcomes[i]);
             }
             const cleared = await claimMessagesForSending(db, admitted, provider.link, { policyChecked: true });

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/knex.js";
-import { throughputPacer } from "../../services/throughput.js";
+import { throughputLookaheadMs, throughputPacer } from "../../services/throughput.js";
 import { chore } from "./chore.js";
 
 /**
@@ -11,6 +11,6 @@ export const releaseThrottledSendsChore = (db: Db, opts: { linkMaxSegmentsPerSec
   chore(
     "release throttled sends",
     opts.everyMs,
-    throughputPacer(db, { linkMaxSegmentsPerSecond: opts.linkMaxSegmentsPerSecond, lookaheadMs: 2 * opts.everyMs }),
+    throughputPacer(db, { linkMaxSegmentsPerSecond: opts.linkMaxSegmentsPerSecond, lookaheadMs: throughputLookaheadMs(opts.everyMs) }),
     { frequent: true },
   );
