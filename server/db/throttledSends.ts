@@ -46,14 +46,20 @@ export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promi
   );
 }
 
-/** Of `messageIds`, those the pacer paid for: their rows are deleted (the payment is used once) and returned. */
-export async function consumeReleasedSends(db: Knex, messageIds: string[]): Promise<Set<string>> {
+/**
+ * Of `messageIds`, those paid for a slot no more than `graceSeconds` ago (or still ahead): their rows are deleted
+ * (a payment is used once) and they are returned. A payment older than that is deleted too but not returned: a
+ * message that comes that late (its workers overloaded, or down) pays again at its turn, so slots paid long ago
+ * are never spent together in one burst.
+ */
+export async function consumeReleasedSends(db: Knex, messageIds: string[], graceSeconds: number): Promise<Set<string>> {
   if (messageIds.length === 0) return new Set();
   const { rows } = await db.raw(
-    "DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[]) AND released_at IS NOT NULL RETURNING message_id AS id",
-    [messageIds],
+    `DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[]) AND released_at IS NOT NULL
+     RETURNING message_id AS id, send_at > now() - make_interval(secs => ?) AS fresh`,
+    [messageIds, graceSeconds],
   );
-  return new Set((rows as { id: string }[]).map((r) => r.id));
+  return new Set((rows as { id: string; fresh: boolean }[]).filter((r) => r.fresh).map((r) => r.id));
 }
 
 /** Takes messages out of the queue, waiting or paid (sent directly, cancelled, held by quiet hours instead). */
@@ -82,22 +88,55 @@ export interface WaitingAhead {
 }
 
 /**
+ * SQL: the CTE `waiting_accounts(account_id)`, the accounts with messages waiting, by a loose walk of
+ * throttled_sends_account_order_idx (one probe per account, however long their queues). Needs WITH RECURSIVE.
+ */
+const WAITING_ACCOUNTS_CTE = `waiting_accounts AS (
+  (SELECT account_id FROM throttled_sends WHERE released_at IS NULL ORDER BY account_id LIMIT 1)
+  UNION ALL
+  SELECT (SELECT t.account_id FROM throttled_sends t WHERE t.released_at IS NULL AND t.account_id > a.account_id
+           ORDER BY t.account_id LIMIT 1)
+    FROM waiting_accounts a WHERE a.account_id IS NOT NULL
+)`;
+
+/**
+ * SQL: the first waiting message of account `account` (an SQL expression) that is not one of the uuid[] parameter
+ * and whose validity has not ended: an ordered walk of throttled_sends_account_order_idx, the only index in
+ * release order, so the planner cannot walk another one filtering by account through a big account's backlog.
+ */
+const headOf = (account: string) => `
+  SELECT t.account_id, t.priority, t.scheduled_at, t.message_id FROM throttled_sends t
+   WHERE t.account_id = ${account} AND t.released_at IS NULL AND t.message_id <> ALL(?::uuid[])
+     AND (t.valid_until IS NULL OR t.valid_until > now())
+   ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT 1`;
+
+/**
  * For each of `messageIds` (scheduled messages about to be sent), whether the queue holds a message ahead of it
- * that is not one of them: of its own account, and (when `link`) of any account. Each is one probe of a release
- * order index. A message whose validity has ended waits for nothing and blocks nothing.
+ * that is not one of them: of its own account, and (when `link`) of any account; and whether it is in the queue
+ * itself. Each account's head is read once (one probe); the whole queue's head, for the link, is the first of
+ * every waiting account's head.
  */
 export async function findWaitingAhead(db: Knex, messageIds: string[], link: boolean): Promise<Map<string, WaitingAhead>> {
   if (messageIds.length === 0) return new Map();
-  const ahead = (sameAccount: boolean) => `EXISTS (
-    SELECT 1 FROM throttled_sends t
-     WHERE ${sameAccount ? "t.account_id = m.account_id AND " : ""}t.released_at IS NULL
-       AND (t.priority, t.scheduled_at, t.message_id) < (${jobPrioritySql("m.priority")}, m.scheduled_at, m.id)
-       AND t.message_id <> ALL(?::uuid[]) AND (t.valid_until IS NULL OR t.valid_until > now()))`;
+  const linkHead = link
+    ? `, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
+         SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
+          WHERE a.account_id IS NOT NULL ORDER BY h.priority, h.scheduled_at, h.message_id LIMIT 1)`
+    : "";
   const { rows } = await db.raw(
-    `SELECT m.id, ${ahead(true)} AS account, (?::boolean AND ${ahead(false)}) AS link,
-            EXISTS (SELECT 1 FROM throttled_sends t WHERE t.message_id = m.id) AS queued
-       FROM messages m WHERE m.id = ANY(?::uuid[])`,
-    [messageIds, link, messageIds, messageIds],
+    `WITH RECURSIVE w AS (
+       SELECT m.id, m.account_id, ${jobPrioritySql("m.priority")} AS priority, m.scheduled_at FROM messages m WHERE m.id = ANY(?::uuid[])
+     ), account_heads AS (
+       SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
+     ), queued AS (
+       SELECT message_id FROM throttled_sends WHERE message_id = ANY(?::uuid[])
+     )${linkHead}
+     SELECT w.id,
+            coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false) AS account,
+            ${link ? "coalesce((SELECT (l.priority, l.scheduled_at, l.message_id) < (w.priority, w.scheduled_at, w.id) FROM link_head l), false)" : "false"} AS link,
+            EXISTS (SELECT 1 FROM queued q WHERE q.message_id = w.id) AS queued
+       FROM w LEFT JOIN account_heads h ON h.account_id = w.account_id`,
+    link ? [messageIds, messageIds, messageIds, messageIds] : [messageIds, messageIds, messageIds],
   );
   return new Map((rows as ({ id: string } & WaitingAhead)[]).map(({ id, ...a }) => [id, a]));
 }
@@ -108,13 +147,16 @@ export async function anyThrottledSends(db: Knex): Promise<boolean> {
   return rows[0].any as boolean;
 }
 
-/** The accounts with a cap of their own and messages waiting, with the cap. */
-export async function listCappedAccountsWaiting(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number }[]> {
+/**
+ * The accounts with messages waiting, each with its cap (null: none of its own, it waits for the link's, or for
+ * nothing any more). One probe of the release-order index per account.
+ */
+export async function listWaitingAccounts(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number | null }[]> {
   const { rows } = await db.raw(
-    `SELECT s.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
-       FROM account_settings s
-      WHERE s.max_segments_per_second IS NOT NULL
-        AND EXISTS (SELECT 1 FROM throttled_sends t WHERE t.account_id = s.account_id AND t.released_at IS NULL)`,
+    `WITH RECURSIVE ${WAITING_ACCOUNTS_CTE}
+     SELECT a.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
+       FROM waiting_accounts a LEFT JOIN account_settings s ON s.account_id = a.account_id
+      WHERE a.account_id IS NOT NULL`,
   );
   return rows;
 }
@@ -135,31 +177,25 @@ export interface ReleaseCandidate {
 }
 
 /**
- * The next waiting messages, in release order: the first `limit` of each capped account listed, and the first
- * `othersLimit` of every other account together (those wait for the link's cap, or for nothing any more).
- * Each part is an ordered walk of a release-order index; with each the message's status and its job's state.
+ * The next waiting messages, in release order: the first `limit` of each account listed, each an ordered walk of
+ * the per-account release-order index, with the message's status and its job's state (each an index probe).
  */
-export async function listReleaseCandidates(
-  tx: Knex,
-  capped: { accountId: string; limit: number }[],
-  othersLimit: number,
-): Promise<ReleaseCandidate[]> {
+export async function listReleaseCandidates(tx: Knex, accounts: { accountId: string; limit: number }[]): Promise<ReleaseCandidate[]> {
+  if (accounts.length === 0) return [];
+  // LATERAL … LIMIT keeps each lookup a probe of its primary key, whatever the planner guesses of the walks.
   const { rows } = await tx.raw(
-    `WITH c AS (
-       SELECT t.* FROM unnest(?::uuid[], ?::int[]) AS a(account_id, n)
-        CROSS JOIN LATERAL (
-          SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
-           ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) t
-       UNION ALL
-       (SELECT * FROM throttled_sends t WHERE t.released_at IS NULL AND t.account_id <> ALL(?::uuid[])
-         ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT ?)
-     )
-     SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
-            EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil", m.status,
-            EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds", m.job_id AS "jobId", j.state AS "jobState"
-       FROM c LEFT JOIN messages m ON m.id = c.message_id LEFT JOIN jobs j ON j.id = m.job_id
+    `SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
+            EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil",
+            EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds",
+            x.status, x.job_id AS "jobId", x.state AS "jobState"
+       FROM unnest(?::uuid[], ?::int[]) AS a(account_id, n)
+      CROSS JOIN LATERAL (
+        SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
+         ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) c
+       LEFT JOIN LATERAL (
+        SELECT m.status, m.job_id, j.state FROM messages m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = c.message_id LIMIT 1) x ON true
       ORDER BY c.priority, c.scheduled_at, c.message_id`,
-    [capped.map((a) => a.accountId), capped.map((a) => a.limit), capped.map((a) => a.accountId), othersLimit],
+    [accounts.map((a) => a.accountId), accounts.map((a) => a.limit)],
   );
   return rows;
 }
@@ -209,8 +245,9 @@ export interface ThroughputBacklog {
 }
 
 /**
- * The waiting messages per priority, every priority listed (for /metrics): a walk of the release-order index.
- * A message whose validity ended a moment ago counts until the pacer's next sweep (within a second).
+ * The waiting messages per priority, every priority listed (for /metrics): a scan of the queue at scrape time
+ * (milliseconds for 100,000 waiting). A message whose validity ended a moment ago counts until the pacer's next
+ * sweep (within a second).
  */
 export async function readThroughputBacklog(db: Knex, timeoutMs: number): Promise<ThroughputBacklog[]> {
   const { rows } = await db

@@ -1,7 +1,7 @@
 // Gauges read from the database at scrape time. Workers serve no HTTP, so what they do is measured where it
 // lands, in the job table: every API process reports the same cluster-wide values, whichever one is scraped.
-// Each is one indexed query (the job table's claim and finalized indexes, the throughput queue's release-order
-// index); ops/alerts.yml alerts on some of them.
+// Each is one query: the job table's on its claim and finalized indexes, the throughput queue's a scan of the
+// (narrow) queue; ops/alerts.yml alerts on some of them.
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";

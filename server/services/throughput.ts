@@ -18,13 +18,22 @@ import {
   deleteThrottledSends,
   findWaitingAhead,
   holdThrottledSends,
-  listCappedAccountsWaiting,
+  listWaitingAccounts,
   listReleaseCandidates,
   markThrottledSendsReleased,
   sweepThrottledSends,
+  type ThrottledSend,
 } from "../db/throttledSends.js";
 import { lockThroughputBuckets, updateThroughputBuckets } from "../db/throughputBuckets.js";
-import { accountBucketKey, admitInOrder, LINK_BUCKET_KEY, messagesThatMayFit, type Bucket, type Decision } from "../domain/throughput.js";
+import {
+  accountBucketKey,
+  admitInOrder,
+  LINK_BUCKET_KEY,
+  messagesThatMayFit,
+  type Bucket,
+  type Candidate,
+  type Decision,
+} from "../domain/throughput.js";
 import type { Hold, PolicyStage } from "./sendingPolicy.js";
 
 /**
@@ -40,6 +49,12 @@ const RELEASE_BATCH = 1000;
 const SWEEP_EVERY_MS = 1000;
 /** A paid row whose message was not sent this long after its payment is looked at again (the sweep). */
 const PAID_FOR_SECONDS = 60;
+/**
+ * A paid message sent more than this after its slot pays again (at its turn): the bound on how far late, bunched
+ * sends can take a second over the cap when workers fall behind. Paid jobs are claimed first once due (timed
+ * jobs, db/jobs/rescheduleJobs.ts), so they are late only by their claim and run, tens of ms.
+ */
+const PAYMENT_GRACE_SECONDS = 0.5;
 /** How long after joining the queue a message's job may still be running because its snooze is being written. */
 const SETTLING_SECONDS = 5;
 
@@ -62,6 +77,7 @@ export const throughputStage: PolicyStage = async (db, messages, held, opts) => 
   const paid = await consumeReleasedSends(
     db,
     capped.map((m) => m.id),
+    PAYMENT_GRACE_SECONDS,
   );
   const unpaid = capped.filter((m) => !paid.has(m.id));
   if (unpaid.length === 0) return messages;
@@ -71,48 +87,61 @@ export const throughputStage: PolicyStage = async (db, messages, held, opts) => 
     unpaid.map((m) => m.id),
     link !== null,
   );
-  const rates = new Map<string, number>();
-  for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
-  if (link !== null) rates.set(LINK_BUCKET_KEY, link);
-
-  const { now, later } = await db.transaction(async (tx) => {
-    const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
-    const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
-    const candidates = unpaid.map((m) => {
-      const a = ahead.get(m.id);
-      const behind = [
-        ...(a?.account && m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
-        ...(a?.link && link !== null ? [LINK_BUCKET_KEY] : []),
-      ];
-      return { id: m.id, segments: m.segments, keys: keysOf(m), behind, validUntil: m.validUntil ? m.validUntil.getTime() / 1000 : null };
-    });
-    // A slot now: sent in this window. A slot within the lookahead (as the pacer hands them out): paid, its job
-    // snoozed until then. None: it joins the queue, its job snoozed far ahead, and the pacer releases it.
-    const decision = admitInOrder(candidates, buckets, now, now + (opts.throughputLookaheadMs ?? 0) / 1000);
-    await updateThroughputBuckets(tx, writeBack(buckets, decision));
-    const later = unpaid.filter((m) => (decision.slots.get(m.id) ?? Infinity) > now);
-    await holdThrottledSends(
-      tx,
-      later.map((m) => ({
-        messageId: m.id,
-        accountId: m.accountId,
-        priority: m.priority,
-        scheduledAt: m.scheduledAt,
-        segments: m.segments,
-        validUntil: m.validUntil,
-        sendAt: decision.slots.get(m.id),
-      })),
-    );
-    // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
-    const queuedAndSent = unpaid.filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued).map((m) => m.id);
-    await deleteThrottledSends(tx, queuedAndSent);
-    return { now, later: later.map((m) => ({ m, slot: decision.slots.get(m.id) })) };
+  const candidates: Candidate[] = unpaid.map((m) => {
+    const a = ahead.get(m.id);
+    const behind = [
+      ...(a?.account && m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
+      ...(a?.link && link !== null ? [LINK_BUCKET_KEY] : []),
+    ];
+    return { id: m.id, segments: m.segments, keys: keysOf(m), behind, validUntil: m.validUntil ? m.validUntil.getTime() / 1000 : null };
   });
+  const toQueue = (slots: Map<string, number>): ThrottledSend[] =>
+    unpaid.map((m) => ({
+      messageId: m.id,
+      accountId: m.accountId,
+      priority: m.priority,
+      scheduledAt: m.scheduledAt,
+      segments: m.segments,
+      validUntil: m.validUntil,
+      sendAt: slots.get(m.id),
+    }));
 
-  for (const { m, slot } of later) {
-    const until = slot ?? Math.min(now + HOLD_SAFETY_MS / 1000, (m.validUntil?.getTime() ?? Infinity) / 1000);
+  let now: number;
+  let slots: Map<string, number>;
+  if (candidates.every((c) => c.behind!.length > 0)) {
+    // Every one waits behind the queue (the usual case while a backlog is held): no tokens to take, no lock.
+    now = Date.now() / 1000;
+    slots = new Map();
+    await holdThrottledSends(db, toQueue(slots));
+  } else {
+    ({ now, slots } = await db.transaction(async (tx) => {
+      const rates = new Map<string, number>();
+      for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
+      if (link !== null) rates.set(LINK_BUCKET_KEY, link);
+      const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
+      const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
+      // A slot now: sent in this window. A slot within the lookahead (as the pacer hands them out): paid, its job
+      // snoozed until then. None: it joins the queue, its job snoozed far ahead, and the pacer releases it.
+      const decision = admitInOrder(candidates, buckets, now, now + (opts.throughputLookaheadMs ?? 0) / 1000);
+      await updateThroughputBuckets(tx, writeBack(buckets, decision));
+      await holdThrottledSends(
+        tx,
+        toQueue(decision.slots).filter((q) => q.sendAt !== now),
+      );
+      // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
+      await deleteThrottledSends(
+        tx,
+        unpaid.filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued).map((m) => m.id),
+      );
+      return { now, slots: decision.slots };
+    }));
+  }
+
+  for (const m of unpaid) {
+    const slot = slots.get(m.id);
+    if (slot === now) continue;
     held.set(m.id, {
-      until: new Date(until * 1000),
+      until: new Date(1000 * (slot ?? Math.min(now + HOLD_SAFETY_MS / 1000, (m.validUntil?.getTime() ?? Infinity) / 1000))),
       reason: slot === undefined ? waitingReason(m, link) : "throughput: paid for a slot just ahead",
       wake: slot !== undefined,
     } satisfies Hold);
@@ -160,27 +189,31 @@ export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<numbe
       handled += await sweepThrottledSends(db, PAID_FOR_SECONDS);
     }
     const link = opts.linkMaxSegmentsPerSecond;
-    const capped = await listCappedAccountsWaiting(db);
-    const cappedIds = new Set(capped.map((a) => a.accountId));
+    const accounts = await listWaitingAccounts(db);
     return (
       handled +
       (await db.transaction(async (tx) => {
-        const { now, tats } = await lockThroughputBuckets(tx, [
-          ...capped.map((a) => accountBucketKey(a.accountId)),
+        const capOf = new Map(accounts.map((a) => [a.accountId, a.maxSegmentsPerSecond]));
+        const keysOf = (accountId: string) => [
+          ...(capOf.get(accountId) != null ? [accountBucketKey(accountId)] : []),
           ...(link !== null ? [LINK_BUCKET_KEY] : []),
-        ]);
+        ];
+        const { now, tats } = await lockThroughputBuckets(tx, [...new Set(accounts.flatMap((a) => keysOf(a.accountId)))]);
         const horizon = now + opts.lookaheadMs / 1000;
-        const bucket = (key: string, rate: number) => ({ rate, tat: tats.get(key) ?? now });
-        const buckets = new Map<string, Bucket>(
-          capped.map((a) => [accountBucketKey(a.accountId), bucket(accountBucketKey(a.accountId), a.maxSegmentsPerSecond)]),
-        );
-        if (link !== null) buckets.set(LINK_BUCKET_KEY, bucket(LINK_BUCKET_KEY, link));
-        const linkFits = link !== null ? messagesThatMayFit(buckets.get(LINK_BUCKET_KEY)!, now, horizon) : RELEASE_BATCH;
-        const limits = capped.map((a) => ({
-          accountId: a.accountId,
-          limit: Math.min(messagesThatMayFit(buckets.get(accountBucketKey(a.accountId))!, now, horizon), linkFits, RELEASE_BATCH),
-        }));
-        const candidates = await listReleaseCandidates(tx, limits, Math.min(linkFits, RELEASE_BATCH));
+        const buckets = new Map<string, Bucket>();
+        for (const a of accounts) {
+          if (a.maxSegmentsPerSecond !== null) {
+            const key = accountBucketKey(a.accountId);
+            buckets.set(key, { rate: a.maxSegmentsPerSecond, tat: tats.get(key) ?? now });
+          }
+        }
+        if (link !== null) buckets.set(LINK_BUCKET_KEY, { rate: link, tat: tats.get(LINK_BUCKET_KEY) ?? now });
+        // At most what could fit before the horizon, per account (and for the link, in all): each message has a
+        // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
+        const fits = (accountId: string) =>
+          Math.min(RELEASE_BATCH, ...keysOf(accountId).map((k) => messagesThatMayFit(buckets.get(k)!, now, horizon)));
+        const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId) })).filter((a) => a.limit > 0);
+        const candidates = await listReleaseCandidates(tx, limits);
 
         const stale = candidates.filter(
           (c) =>
@@ -199,7 +232,7 @@ export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<numbe
           live.map((c) => ({
             id: c.messageId,
             segments: c.segments,
-            keys: [...(cappedIds.has(c.accountId) ? [accountBucketKey(c.accountId)] : []), ...(link !== null ? [LINK_BUCKET_KEY] : [])],
+            keys: keysOf(c.accountId),
             // Its job is still running: the worker that just queued it has not written its snooze yet. Its turn
             // waits for the next tick, and so does everything after it on its buckets.
             unsettled: c.jobState === "running",

@@ -34,11 +34,12 @@ export async function up(knex: Knex): Promise<void> {
       send_at       timestamptz,
       CONSTRAINT throttled_sends_paid CHECK ((released_at IS NULL) = (send_at IS NULL))
     );
-    -- Release order per account (the pacer's walk of a capped account, the send path's "anything ahead?").
+    -- Release order per account: the pacer's walk of each account's queue, the send path's "anything ahead?", and
+    -- (by a loose walk over the accounts) the whole queue's head for the link's cap. The only index in release
+    -- order on purpose: with a second one across accounts, the planner could walk that one filtering by account,
+    -- reading a big account's backlog to find a small account's next message.
     CREATE INDEX throttled_sends_account_order_idx ON throttled_sends (account_id, priority, scheduled_at, message_id)
       WHERE released_at IS NULL;
-    -- Release order across accounts (the link cap's walk; the /metrics backlog per priority).
-    CREATE INDEX throttled_sends_order_idx ON throttled_sends (priority, scheduled_at, message_id) WHERE released_at IS NULL;
     -- Rows whose message's validity has ended (its job fails it then) and paid rows never sent: the pacer's sweep.
     CREATE INDEX throttled_sends_valid_until_idx ON throttled_sends (valid_until) WHERE valid_until IS NOT NULL;
     CREATE INDEX throttled_sends_released_idx ON throttled_sends (released_at) WHERE released_at IS NOT NULL;
