@@ -48,6 +48,7 @@ describe("loadConfig", () => {
       smppMaxInFlight: 10,
       smppMaxPerSecond: 50,
       providerMaxSegmentsPerSecond: null,
+      throughputPacerMs: 100,
       smppResponseTimeoutMs: 10000,
       smppEnquireLinkMs: 30000,
       inboundReassemblyTimeoutMs: 60000,
@@ -69,6 +70,7 @@ describe("loadConfig", () => {
       SMPP_MAX_IN_FLIGHT: "0",
       SMPP_MAX_PER_SECOND: "0",
       PROVIDER_MAX_SEGMENTS_PER_SECOND: "40",
+      THROUGHPUT_PACER_MS: "1",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -85,6 +87,7 @@ describe("loadConfig", () => {
       smppMaxInFlight: 1,
       smppMaxPerSecond: 1,
       providerMaxSegmentsPerSecond: 40,
+      throughputPacerMs: 10,
     });
   });
 
