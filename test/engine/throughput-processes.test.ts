@@ -1,6 +1,6 @@
 // Throughput caps across real worker processes (ROLE=worker npm start's entry point) sharing one database: the
 // caps live in PostgreSQL, not in a process, so two workers together stay under them. Counted at the simulator,
-// whose books record every submission with its time. Tolerance as in throughput.test.ts.
+// whose books record every submission with its time. The tolerance (JITTER) is explained in throughput.test.ts.
 import { describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { updateAccountSettings } from "../../server/db/accountSettings.js";
@@ -10,7 +10,7 @@ import { busiestSecond, insertMessages, submissionsOf, type Submission } from ".
 import { waitUntil } from "../helpers/wait.js";
 
 const database = useTestDatabase();
-const JITTER = 0.2;
+const JITTER = 0.6;
 
 function startWorker(env: Record<string, string>) {
   const proc = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {

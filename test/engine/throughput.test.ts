@@ -4,8 +4,10 @@
 //
 // Rates are asserted over several seconds with a stated tolerance. The buckets hand out slots exactly at the cap
 // (at most the cap plus one message in any second; test/unit/throughput.test.ts); a message reaches the simulator
-// its claim-and-submit latency after its slot, and that latency varies on a loaded 2-core machine, so the
-// busiest second seen at the simulator may hold a little more: JITTER of the cap is allowed on top.
+// its claim-and-submit latency after its slot, and that latency varies on a loaded 2-core machine. A paid message
+// is handed over at most 0.5 s after its slot (later, it pays again), so slots from 0.5 s before a second can
+// land in it: JITTER (0.5 s and the claim-and-submit) of the cap is allowed on top. Seen on an idle machine: the
+// cap plus one message exactly. Twice the cap (two workers each applying it) fails every check.
 import { afterEach, describe, expect, it } from "vitest";
 import type { Config } from "../../server/config.js";
 import { updateAccountSettings } from "../../server/db/accountSettings.js";
@@ -17,8 +19,8 @@ import { busiestSecond, insertMessages, submissionsOf, type Submission } from ".
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
-/** What the busiest second at the simulator may hold beyond cap + one message, as a share of the cap. */
-const JITTER = 0.2;
+/** What the busiest second at the simulator may hold beyond cap + one message, in seconds of the cap. */
+const JITTER = 0.6;
 const server = useTestServer({ ...fastWorkerConfig, throughputPacerMs: 50 });
 let workers: Worker[] = [];
 afterEach(async () => {
@@ -216,6 +218,7 @@ describe("throughput caps", () => {
     await db.raw("UPDATE messages SET status = 'cancelled', cancelled_at = now() WHERE id = ANY(?::uuid[]) AND status = 'scheduled'", [
       backlog,
     ]);
+    await db("throttled_sends").where({ account_id: capped.accountId }).del();
   });
 
   it("PROVIDER_MAX_SEGMENTS_PER_SECOND caps the link across accounts, in priority order across them", async () => {
