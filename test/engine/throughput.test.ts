@@ -13,6 +13,7 @@ import type { Config } from "../../server/config.js";
 import { updateAccountSettings } from "../../server/db/accountSettings.js";
 import type { Db } from "../../server/db/knex.js";
 import { createLogger } from "../../server/logger.js";
+import { throughputPacer, throughputStage } from "../../server/services/throughput.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer } from "../helpers/server.js";
 import { busiestSecond, insertMessages, submissionsOf, type Submission } from "../helpers/throughput.js";
@@ -219,6 +220,68 @@ describe("throughput caps", () => {
       backlog,
     ]);
     await db("throttled_sends").where({ account_id: capped.accountId }).del();
+  });
+
+  it("removing the cap releases the messages waiting for it at the pacer's next tick", async () => {
+    const { db } = server();
+    const a = await server().account();
+    await updateAccountSettings(db, a.accountId, { maxSegmentsPerSecond: 1 });
+    const ids = await insertMessages(
+      db,
+      a.accountId,
+      Array.from({ length: 20 }, () => ({})),
+    );
+    await startOne();
+    await waitUntil("the backlog queued", async () => (await waiting(db, a.accountId)) >= 18);
+    const removedAt = Date.now();
+    await a.client.PATCH("/api/v1/account/settings", { body: { maxSegmentsPerSecond: null } });
+    await allSubmitted(db, ids);
+    // At 1 a second the last would have gone 19 s after the first.
+    expect(Date.now() - removedAt).toBeLessThan(3_000);
+    await waitUntil("the paid rows swept or consumed", async () => (await waiting(db, a.accountId)) === 0);
+  });
+
+  it("the pacer deletes stale queue rows it meets and releases what waits behind them; a message held by an earlier stage leaves the queue", async () => {
+    const { db } = server();
+    const a = await server().account();
+    await updateAccountSettings(db, a.accountId, { maxSegmentsPerSecond: 10 });
+    const t = Date.now() - 10_000;
+    const [cancelled, gone, next, quiet] = await insertMessages(db, a.accountId, [
+      { dueAt: new Date(t) },
+      { dueAt: new Date(t + 1) },
+      { dueAt: new Date(t + 2) },
+      { dueAt: new Date(t + 3) },
+    ]);
+    // As if queued: jobs snoozed an hour ahead, rows in the queue. One message was cancelled without its row
+    // being deleted, another's message row is gone; neither may block the next one.
+    await db.raw("UPDATE jobs SET run_at = now() + interval '1 hour' WHERE id IN (SELECT job_id FROM messages WHERE account_id = ?)", [
+      a.accountId,
+    ]);
+    await db.raw(
+      `INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments)
+       SELECT id, account_id, 1, scheduled_at, 1 FROM messages WHERE account_id = ?`,
+      [a.accountId],
+    );
+    await db("messages").where({ id: cancelled }).update({ status: "cancelled", cancelled_at: new Date() });
+    await db("message_status_history").where({ message_id: gone }).del();
+    await db("messages").where({ id: gone }).del();
+
+    const release = throughputPacer(db, { linkMaxSegmentsPerSecond: null, lookaheadMs: 200 });
+    expect(await release()).toBeGreaterThanOrEqual(3); // two stale rows deleted, one or more released
+    const rows = await db("throttled_sends").where({ account_id: a.accountId }).orderBy("scheduled_at").select("message_id", "released_at");
+    expect(rows.map((r) => r.message_id)).toEqual([next, quiet]);
+    expect(rows[0]!.released_at).not.toBeNull();
+    const job = await db("jobs")
+      .join("messages", "messages.job_id", "jobs.id")
+      .where("messages.id", next)
+      .first("jobs.run_at", "jobs.priority");
+    expect(job!.run_at.getTime()).toBeLessThan(Date.now() + 1_000);
+    expect(job!.priority).toBe(0); // a timed job: claimed first once due
+
+    // Quiet hours (an earlier stage) held `quiet`: it waits for that now, not in the throughput queue.
+    const held = new Map([[quiet!, { until: new Date(Date.now() + 3_600_000), reason: "quiet hours" }]]);
+    await throughputStage(db, [], held, { linkMaxSegmentsPerSecond: null });
+    expect(await db("throttled_sends").where({ message_id: quiet }).count({ n: "*" })).toEqual([{ n: 0 }]);
   });
 
   it("PROVIDER_MAX_SEGMENTS_PER_SECOND caps the link across accounts, in priority order across them", async () => {
