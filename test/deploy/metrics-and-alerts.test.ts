@@ -78,7 +78,7 @@ describe("alerting rules and the metrics they use", () => {
 
   it("the throughput gauges count the messages waiting for a cap, per priority, and the oldest one's wait", async () => {
     const { db } = server();
-    const waiting = (text: string, name: string, priority: string) => gauge(text, `${name}\{priority="${priority}"\}`);
+    const waiting = (text: string, name: string, priority: string) => gauge(text, `${name}\\{priority="${priority}"\\}`);
     const before = await scrape();
     for (const p of ["high", "normal", "low"]) {
       expect(waiting(before, "sms_throughput_waiting_messages", p)).toBe(0);

@@ -42,7 +42,7 @@ async function startOne(config: Partial<Config> = {}): Promise<Worker> {
 }
 
 const statuses = async (db: Db, ids: string[]) =>
-  (await db("messages").whereIn("id", ids).select("status", "error_code as errorCode")) as { status: string; errorCode: string | null }[];
+  db("messages").whereIn("id", ids).select<{ status: string; errorCode: string | null }[]>("status", "error_code as errorCode");
 const waiting = async (db: Db, accountId: string) =>
   Number((await db("throttled_sends").where({ account_id: accountId }).whereNull("released_at").count({ n: "*" }))[0]!.n);
 const allSubmitted = (db: Db, ids: string[], timeoutMs = 30_000) =>
