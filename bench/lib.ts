@@ -10,6 +10,7 @@ import { ensureAccount } from "../server/db/accounts.js";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
 import { insertMessagesWithJobs } from "../server/db/messages.js";
+import type { Priority } from "../server/domain/sendingPolicy.js";
 import { createLogger } from "../server/logger.js";
 
 export const root = resolve(import.meta.dirname, "..");
@@ -100,6 +101,9 @@ export interface ScheduleOptions {
   /** Recipient of message i; by default numbers the simulator delivers. */
   to?: (i: number) => string;
   accountId?: string;
+  /** Segments of message i (1 by default) and its priority (normal by default). */
+  segments?: (i: number) => number;
+  priority?: (i: number) => Priority;
 }
 
 /** Stores messages and their send jobs as campaign fan-out does, 1,000 a statement. */
@@ -114,7 +118,8 @@ export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<stri
       from: "BENCH",
       body: "benchmark message",
       scheduledAt: o.dueAt(i + j),
-      segments: 1,
+      segments: o.segments?.(i + j) ?? 1,
+      priority: o.priority?.(i + j),
       encoding: "GSM-7" as const,
     }));
     await db.transaction((tx) => insertMessagesWithJobs(tx, accountId, batch));

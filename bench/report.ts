@@ -51,6 +51,33 @@ interface WebhooksResult extends Result {
   statusChangesPerSecond: number;
   latencyMs: { p50: number; p99: number; max: number };
 }
+interface ThrottleResult extends Result {
+  cap: number;
+  pacerMs: number;
+  precision: Record<
+    string,
+    {
+      messages: number;
+      segments: number;
+      achievedSegmentsPerSecond: number;
+      ofCap: number;
+      busiestSecond: number;
+      firstSubmittedMs: number;
+      jobUpdatesPerMessage: number;
+      queueWritesPerMessage: number;
+    }
+  >;
+  highPriority: {
+    campaign: number;
+    campaignQueuedSeconds: number;
+    messages: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    segmentsPerSecondMeanwhile: number;
+    busiestSecondMeanwhile: number;
+  };
+}
 interface CampaignResult extends Result {
   contacts: number;
   workers: number;
@@ -94,6 +121,7 @@ const dispatch = read<DispatchResult>("dispatch");
 const webhooks = read<WebhooksResult>("webhooks");
 const inbound = read<InboundResult>("inbound");
 const campaign = read<CampaignResult>("campaign");
+const throttle = read<ThrottleResult>("throttle");
 const history = read<HistoryResult>("history");
 
 // Targets of the benchmark issue, as ratios measured in one run.
@@ -275,6 +303,26 @@ if (inbound) {
     ...Object.entries(inbound.throughput).map(
       ([k, v]) => `| ${k.replace("workers", "")} | ${v.storedSeconds} s | ${v.postedSeconds} s | ${n(v.messagesPerSecond)} |`,
     ),
+    "",
+  );
+}
+if (throttle) {
+  const h = throttle.highPriority;
+  lines.push(
+    "## throttle (`npm run bench:throttle`)",
+    "",
+    machineLine(throttle),
+    "",
+    `An account capped at ${n(throttle.cap)} segments/s (\`maxSegmentsPerSecond\`), messages of 1, 2 and 3 segments due at one instant, simulator without delay, pacer every ${throttle.pacerMs} ms. Achieved: segments/s from the first submission the simulator recorded to the last; busiest second: the most segments in any one-second window (the cap allows the cap plus one message). Costs from \`pg_stat_user_tables\`: job row updates per message (an uncapped message costs 2: its send job's claim and its provider report's) and writes of its queue row.`,
+    "",
+    "| worker processes | messages | achieved segments/s | of the cap | busiest second | job updates / message | queue writes / message |",
+    "|---|---|---|---|---|---|---|",
+    ...Object.entries(throttle.precision).map(
+      ([k, v]) =>
+        `| ${k.replace("workers", "")} | ${n(v.messages)} | ${v.achievedSegmentsPerSecond} | ${v.ofCap} | ${v.busiestSecond} | ${v.jobUpdatesPerMessage} | ${v.queueWritesPerMessage} |`,
+    ),
+    "",
+    `High priority during a capped campaign: ${n(h.campaign)} low messages of the same account (queued in ${h.campaignQueuedSeconds} s), one worker; then ${h.messages} \`high\` messages due 5 a second. Submitted after their \`scheduledAt\`: p50 **${h.p50Ms} ms**, p99 **${h.p99Ms} ms**, max ${h.maxMs} ms; meanwhile the account was handed ${h.segmentsPerSecondMeanwhile} segments/s (busiest second ${h.busiestSecondMeanwhile}).`,
     "",
   );
 }

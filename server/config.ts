@@ -271,6 +271,12 @@ export const SETTINGS = {
     "PROVIDER_MAX_SEGMENTS_PER_SECOND",
     "the most SMS segments a second the whole service hands to the provider, across every worker process (a long message counts each part); over it messages wait their turn by priority, then `scheduledAt`; unset: no cap",
   ),
+  throughputPacerMs: int(
+    "THROUGHPUT_PACER_MS",
+    100,
+    "how often the maintenance leader releases messages waiting for a throughput cap (an account's `maxSegmentsPerSecond` or `PROVIDER_MAX_SEGMENTS_PER_SECOND`), handing out send slots up to twice this ahead; a `high` message due now waits at most about three periods behind a capped backlog (at least 10)",
+    { map: (n) => Math.max(10, n) },
+  ),
   inboundReassemblyTimeoutMs: int(
     "INBOUND_REASSEMBLY_TIMEOUT_MS",
     60_000,

@@ -12,6 +12,7 @@ import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
 import { createProvider } from "./providers/index.js";
+import { throughputLookaheadMs } from "./services/throughput.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
 import type { Resolver } from "./webhooks/urlPolicy.js";
@@ -64,7 +65,11 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       send_message: sendMessageHandler(db, provider, {
         resolveMs: config.sendOutcomeResolveMs,
         unresolved: config.sendOutcomeUnresolved,
-        policy: { linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond, clock: opts.clock },
+        policy: {
+          linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+          throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
+          clock: opts.clock,
+        },
       }),
       provider_report: providerReportHandler(db),
       campaign_fanout: campaignFanoutHandler(db),
@@ -97,6 +102,8 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       },
       sendOutcomeResolveMs: config.sendOutcomeResolveMs,
       inboundReassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
+      throughputPacerMs: config.throughputPacerMs,
+      linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
       log,
     }),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),

@@ -1,9 +1,11 @@
 // Gauges read from the database at scrape time. Workers serve no HTTP, so what they do is measured where it
 // lands, in the job table: every API process reports the same cluster-wide values, whichever one is scraped.
-// Each is one indexed query (the job table's claim and finalized indexes); ops/alerts.yml alerts on them.
+// Each is one query: the job table's on its claim and finalized indexes, the throughput queue's a scan of the
+// (narrow) queue; ops/alerts.yml alerts on some of them.
 import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";
+import { readThroughputBacklog, type ThroughputBacklog } from "../db/throttledSends.js";
 
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -13,10 +15,15 @@ export const DATABASE_METRICS = [
   "sms_receipt_deliveries_retrying",
   "sms_receipt_deliveries_given_up_last_hour",
   "sms_webhooks_disabled",
+  "sms_throughput_waiting_messages",
+  "sms_throughput_oldest_waiting_seconds",
 ] as const;
 
-type Reading = QueueHealth;
-const read = (db: Db) => readQueueHealth(db, SCRAPE_TIMEOUT_MS);
+type Reading = QueueHealth & { throughput: ThroughputBacklog[] };
+const read = async (db: Db): Promise<Reading> => {
+  const [health, throughput] = await Promise.all([readQueueHealth(db, SCRAPE_TIMEOUT_MS), readThroughputBacklog(db, SCRAPE_TIMEOUT_MS)]);
+  return { ...health, throughput };
+};
 
 export function registerDatabaseMetrics(registry: Registry, db: Db): void {
   // One query per scrape, shared by the gauges (prom-client calls each collect() in turn).
@@ -59,6 +66,31 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       async collect() {
         const v = value(await reading());
         if (v !== undefined) this.set(v);
+      },
+    });
+  }
+
+  // The throughput queue (services/throughput.ts), one series per priority.
+  const perPriority: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (b: ThroughputBacklog) => number }[] = [
+    {
+      name: "sms_throughput_waiting_messages",
+      help: "Messages waiting their turn for a throughput cap (an account's maxSegmentsPerSecond or the link's), by priority",
+      value: (b) => b.waiting,
+    },
+    {
+      name: "sms_throughput_oldest_waiting_seconds",
+      help: "How long the oldest message waiting for a throughput cap has waited past its scheduledAt (0 when none), by priority",
+      value: (b) => b.oldestSeconds,
+    },
+  ];
+  for (const { name, help, value } of perPriority) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["priority"] as const,
+      registers: [registry],
+      async collect() {
+        for (const b of (await reading())?.throughput ?? []) this.set({ priority: b.priority }, value(b));
       },
     });
   }

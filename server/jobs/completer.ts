@@ -34,7 +34,7 @@ export class Completer {
       },
       { delayMs: COMPLETION_DELAY_MS, maxBatch: COMPLETION_BATCH },
     );
-    this.snoozes = batcher<{ id: string; runAt: Date }>((jobs) => snoozeJobs(db, workerId, jobs), {
+    this.snoozes = batcher<{ id: string; runAt: Date; wake: boolean }>((jobs) => snoozeJobs(db, workerId, jobs), {
       delayMs: COMPLETION_DELAY_MS,
       maxBatch: COMPLETION_BATCH,
     });
@@ -46,7 +46,7 @@ export class Completer {
 
   async fail(job: ClaimedJob, error: Error, log: Logger): Promise<void> {
     try {
-      if (error instanceof Snooze) return await this.snoozes.add({ id: job.id, runAt: error.runAt });
+      if (error instanceof Snooze) return await this.snoozes.add({ id: job.id, runAt: error.runAt, wake: error.wake });
       const retryAt =
         error instanceof PermanentFailure
           ? null

@@ -47,6 +47,11 @@ export class Snooze extends Error {
   constructor(
     readonly runAt: Date,
     reason: string,
+    /**
+     * Wake the workers for `runAt` once the snooze is written (a NOTIFY), for a job that must start on time
+     * shortly: otherwise a worker with nothing to do finds it at its safety poll.
+     */
+    readonly wake = false,
   ) {
     super(reason);
   }

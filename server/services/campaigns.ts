@@ -13,6 +13,7 @@ import {
 } from "../db/campaigns.js";
 import { groupExists } from "../db/groups.js";
 import { insertJobs } from "../db/jobs/index.js";
+import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { ApiError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
 import { personalisationProblem } from "../domain/personalise.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
@@ -84,5 +85,7 @@ export async function cancelCampaign(db: Knex, accountId: string, campaignId: st
       throw new ApiError("not_cancellable", "The campaign is completed: every message reached a final status.");
     }
     await cancelCampaignRows(tx, campaignId);
+    // Its messages waiting for throughput leave the queue (after their jobs: the pacer's lock order).
+    await deleteThrottledSendsOfCampaign(tx, campaignId);
   });
 }

@@ -3,6 +3,7 @@ import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage } from "../db/messages.js";
+import { deleteThrottledSends } from "../db/throttledSends.js";
 import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage.js";
 import { ApiError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
@@ -64,6 +65,8 @@ export async function cancelMessage(db: Knex, accountId: string, messageId: stri
     const cancelled = await cancelScheduledMessage(tx, accountId, messageId);
     if (cancelled) {
       await cancelPendingJob(tx, cancelled.jobId);
+      // Out of the throughput queue if it was waiting there (after the job: the pacer's lock order).
+      await deleteThrottledSends(tx, [messageId]);
       return { cancelledAt: cancelled.cancelledAt };
     }
     const message = await getMessage(tx, accountId, messageId);

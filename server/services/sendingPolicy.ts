@@ -7,12 +7,15 @@
 import type { Db } from "../db/knex.js";
 import { policyFacts, type PolicyFacts } from "../db/sendingPolicy.js";
 import { quietHoursStage } from "./quietHours.js";
+import { throughputStage } from "./throughput.js";
 
 export interface Hold {
   /** When the message's send job is due again. */
   until: Date;
   /** Why, for the job's log. */
   reason: string;
+  /** Due shortly and on time (a throughput slot just ahead): the workers are woken for it. */
+  wake?: boolean;
 }
 
 export interface PolicyDecision {
@@ -30,6 +33,11 @@ export interface SendingPolicyOptions {
    * (`clock` of server/worker.ts). Job times (a hold's `until`) are always real time.
    */
   clock?: () => Date;
+  /**
+   * How far ahead a capped message with nothing waiting ahead of it may take a slot (its job then waits for the
+   * slot): the throughput pacer's lookahead, twice THROUGHPUT_PACER_MS. Default 0: now or never.
+   */
+  throughputLookaheadMs?: number;
 }
 
 /** What every stage of one call sees. */
@@ -38,9 +46,14 @@ export interface PolicyContext {
   now: Date;
   /** An instant of the policy clock as real time, for a job's run_at: the same instant unless a test shifted the clock. */
   toJobTime: (at: Date) => Date;
+  /** The service-wide settings. */
+  opts: SendingPolicyOptions;
 }
 
-/** A stage of the policy: decides some of the messages (holds them) and passes the others on. */
+/**
+ * A stage of the policy: decides some of the messages (holds them) and passes the others on. `held` holds what
+ * earlier stages held.
+ */
 export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>, ctx: PolicyContext) => Promise<PolicyFacts[]>;
 
 export async function applySendingPolicy(db: Db, messageIds: string[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
@@ -48,10 +61,10 @@ export async function applySendingPolicy(db: Db, messageIds: string[], opts: Sen
   let passing = await policyFacts(db, messageIds, opts.linkMaxSegmentsPerSecond !== null);
   const now = opts.clock?.() ?? new Date();
   const offsetMs = now.getTime() - Date.now();
-  const ctx: PolicyContext = { now, toJobTime: (at) => new Date(at.getTime() - offsetMs) };
+  const ctx: PolicyContext = { now, toJobTime: (at) => new Date(at.getTime() - offsetMs), opts };
   for (const stage of STAGES) passing = await stage(db, passing, held, ctx);
   return { admitted: passing.map((m) => m.id), held };
 }
 
 // Quiet hours, then throughput: a message held by quiet hours takes no share of the cap.
-const STAGES: PolicyStage[] = [quietHoursStage];
+const STAGES: PolicyStage[] = [quietHoursStage, throughputStage];

@@ -44,6 +44,7 @@ describe("alerting rules and the metrics they use", () => {
       "sms_oldest_due_message_seconds",
       "sms_receipt_deliveries_given_up_last_hour",
       "sms_receipt_deliveries_retrying",
+      "sms_throughput_oldest_waiting_seconds",
     ]);
     // smpp_bound exists in a process whose provider is SMPP (test/smpp/smpp-provider.test.ts scrapes it over a
     // real bind); here only its registration is needed, so a connection-shaped value stands in.
@@ -73,5 +74,32 @@ describe("alerting rules and the metrics they use", () => {
     expect(gauge(after, "sms_oldest_due_message_seconds")).toBeGreaterThanOrEqual(120);
     expect(gauge(after, "sms_receipt_deliveries_retrying")).toBe(1);
     expect(gauge(after, "sms_receipt_deliveries_given_up_last_hour")).toBe(1);
+  });
+
+  it("the throughput gauges count the messages waiting for a cap, per priority, and the oldest one's wait", async () => {
+    const { db } = server();
+    const waiting = (text: string, name: string, priority: string) => gauge(text, `${name}\\{priority="${priority}"\\}`);
+    const before = await scrape();
+    for (const p of ["high", "normal", "low"]) {
+      expect(waiting(before, "sms_throughput_waiting_messages", p)).toBe(0);
+      expect(waiting(before, "sms_throughput_oldest_waiting_seconds", p)).toBe(0);
+    }
+    // Two high messages waiting (one due 90 s ago), one low already paid for its slot (not waiting any more).
+    const accountId = randomUUID();
+    const row = (priority: number, secondsAgo: number, paid = false) => ({
+      message_id: randomUUID(),
+      account_id: accountId,
+      priority,
+      scheduled_at: new Date(Date.now() - secondsAgo * 1000),
+      segments: 1,
+      released_at: paid ? new Date() : null,
+      send_at: paid ? new Date() : null,
+    });
+    await db("throttled_sends").insert([row(0, 90), row(0, 5), row(2, 30, true)]);
+    const after = await scrape();
+    expect(waiting(after, "sms_throughput_waiting_messages", "high")).toBe(2);
+    expect(waiting(after, "sms_throughput_oldest_waiting_seconds", "high")).toBeGreaterThanOrEqual(90);
+    expect(waiting(after, "sms_throughput_waiting_messages", "low")).toBe(0);
+    expect(waiting(after, "sms_throughput_oldest_waiting_seconds", "normal")).toBe(0);
   });
 });

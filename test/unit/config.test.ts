@@ -48,6 +48,7 @@ describe("loadConfig", () => {
       smppMaxInFlight: 10,
       smppMaxPerSecond: 50,
       providerMaxSegmentsPerSecond: null,
+      throughputPacerMs: 100,
       smppResponseTimeoutMs: 10000,
       smppEnquireLinkMs: 30000,
       smppThrottlePauseMs: 1000,
@@ -73,6 +74,7 @@ describe("loadConfig", () => {
       SMPP_THROTTLE_PAUSE_MS: "0",
       SMPP_THROTTLE_MAX_WAIT_MS: "0",
       PROVIDER_MAX_SEGMENTS_PER_SECOND: "40",
+      THROUGHPUT_PACER_MS: "1",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -91,6 +93,7 @@ describe("loadConfig", () => {
       smppThrottlePauseMs: 0,
       smppThrottleMaxWaitMs: 1,
       providerMaxSegmentsPerSecond: 40,
+      throughputPacerMs: 10,
     });
   });
 

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
 
 /**
  * Records a failed attempt: the job runs again at `retryAt`, or, with no attempts left (or `retryAt` null),
@@ -20,14 +21,39 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
 /**
  * Puts jobs back to run at their `runAt` without counting the attempt (the job chose to wait, it did not
  * fail), in one statement: receipts over their webhook's cap are snoozed by the dozen (jobs/completer.ts).
+ * Jobs marked `wake` (due shortly, to start on time) become timed jobs, as with rescheduleJobs (priority 0:
+ * claimed first once due), and wake the workers for the earliest of them, at commit.
  */
-export async function snoozeJobs(db: Knex, workerId: string, jobs: { id: string; runAt: Date }[]): Promise<void> {
+export async function snoozeJobs(db: Knex, workerId: string, jobs: { id: string; runAt: Date; wake?: boolean }[]): Promise<void> {
   if (jobs.length === 0) return;
+  const woken = jobs.filter((j) => j.wake).map((j) => j.runAt.getTime());
+  if (woken.length === 0) {
+    await db.raw(
+      `UPDATE jobs j
+          SET state = 'available', attempt = j.attempt - 1, run_at = s.run_at, locked_by = NULL, locked_until = NULL
+         FROM unnest(?::uuid[], ?::timestamptz[]) AS s(id, run_at)
+        WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?`,
+      [jobs.map((j) => j.id), jobs.map((j) => j.runAt.toISOString()), workerId],
+    );
+    return;
+  }
   await db.raw(
-    `UPDATE jobs j
-        SET state = 'available', attempt = j.attempt - 1, run_at = s.run_at, locked_by = NULL, locked_until = NULL
-       FROM unnest(?::uuid[], ?::timestamptz[]) AS s(id, run_at)
-      WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?`,
-    [jobs.map((j) => j.id), jobs.map((j) => j.runAt.toISOString()), workerId],
+    `WITH s AS (
+       UPDATE jobs j
+          SET state = 'available', attempt = j.attempt - 1, run_at = s.run_at, locked_by = NULL, locked_until = NULL,
+              priority = CASE WHEN s.wake THEN 0 ELSE j.priority END
+         FROM unnest(?::uuid[], ?::timestamptz[], ?::boolean[]) AS s(id, run_at, wake)
+        WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?
+       RETURNING 1
+     )
+     SELECT ${notifyWhenSql("? AND EXISTS (SELECT 1 FROM s)", "?")}`,
+    [
+      jobs.map((j) => j.id),
+      jobs.map((j) => j.runAt.toISOString()),
+      jobs.map((j) => j.wake === true),
+      workerId,
+      wakeUpPayload(new Date(Math.min(...woken))) !== undefined,
+      wakeUpPayload(new Date(Math.min(...woken))) ?? "",
+    ],
   );
 }

@@ -10,6 +10,7 @@ export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUnty
 export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
 export { readQueueHealth, type QueueHealth } from "./readQueueHealth.js";
 export { releaseJobs } from "./releaseJobs.js";
+export { rescheduleJobs } from "./rescheduleJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";
 export type { ClaimedJob, JobRow, JobState } from "./types.js";
 export { JOBS_CHANNEL, NOTIFY_HORIZON_MS, notifyWhenSql, notifyWorkers, wakeUpPayload } from "./wakeUp.js";

@@ -16,6 +16,7 @@ import * as m014 from "./014_policy_validity.js";
 import * as m015 from "./015_policy_priority.js";
 import * as m016 from "./016_one_claim_index.js";
 import * as m017 from "./017_policy_settings_columns.js";
+import * as m018 from "./018_throughput_caps.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -37,6 +38,7 @@ const migrations: Record<string, Knex.Migration> = {
   "015_policy_priority": m015,
   "016_one_claim_index": m016,
   "017_policy_settings_columns": m017,
+  "018_throughput_caps": m018,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -25,7 +25,7 @@ import {
   type OwnedMessageRow,
 } from "../../db/messages.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
-import { applySendingPolicy, type SendingPolicyOptions } from "../../services/sendingPolicy.js";
+import { applySendingPolicy, type PolicyDecision, type SendingPolicyOptions } from "../../services/sendingPolicy.js";
 import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
@@ -52,30 +52,37 @@ export interface SendOptions {
 
 export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
   return {
-    async batch(jobs, { log }) {
+    async batch(jobs, { log, settle }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       const ids = [...jobIndex.keys()];
       const unknown = new Set<string>();
       const unclaimed: string[] = [];
+      const linkCapped = opts.policy.linkMaxSegmentsPerSecond !== null;
 
       for (let rest = ids; rest.length > 0;) {
         const { count, release } = await provider.window.acquire(rest.length);
         const window = rest.slice(0, count);
         rest = rest.slice(count);
         try {
-          await provider.beforeClaim?.(window.length);
-          const claimed = await claimMessagesForSending(db, window, provider.link);
+          // The policy decides first where a message it holds must take no share of anything: over a paced link
+          // (SMPP's beforeClaim waits for the window's share of the link's rate before the claim) and with a cap
+          // on the whole link (nothing goes by the fast path unchecked). Elsewhere the fast path claims first and
+          // the policy sees only what it left, so no policy costs no extra round trip.
+          const policyFirst = linkCapped || provider.beforeClaim !== undefined;
+          let decision = policyFirst ? await decide(window) : undefined;
+          const toClaim = decision ? window.filter((id) => !decision!.held.has(id)) : window;
+          await provider.beforeClaim?.(toClaim.length);
+          const claimed = linkCapped ? [] : await claimMessagesForSending(db, toClaim, provider.link);
           const claimedIds = new Set(claimed.map((m) => m.id));
-          const left = window.filter((id) => !claimedIds.has(id));
+          const left = toClaim.filter((id) => !claimedIds.has(id));
           if (left.length > 0) {
             // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
-            const { admitted, held } = await applySendingPolicy(db, left, opts.policy);
-            for (const [id, hold] of held) outcomes[jobIndex.get(id)!] = new Snooze(hold.until, hold.reason);
-            const cleared = await claimMessagesForSending(db, admitted, provider.link, { policyChecked: true });
+            decision ??= await decide(left);
+            const cleared = await claimMessagesForSending(db, decision.admitted, provider.link, { policyChecked: true });
             for (const m of cleared) claimedIds.add(m.id);
             claimed.push(...cleared);
-            unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !held.has(id)));
+            unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !decision!.held.has(id)));
           }
           // In claim order (priority, then due time: the jobs' order), not RETURNING's: the provider writes them
           // in the order given, and over SMPP a throttled one keeps that place (docs/SMPP.md, "Throttling").
@@ -85,6 +92,20 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         } finally {
           release();
         }
+      }
+
+      /**
+       * The sending policy's decision on messages the fast path does not take. A held job is settled at once:
+       * its slot is free, and the throughput pacer does not wait for its snooze.
+       */
+      async function decide(messageIds: string[]): Promise<PolicyDecision> {
+        const decision = await applySendingPolicy(db, messageIds, opts.policy);
+        for (const [id, hold] of decision.held) {
+          const i = jobIndex.get(id)!;
+          outcomes[i] = new Snooze(hold.until, hold.reason, hold.wake);
+          settle(i, outcomes[i]);
+        }
+        return decision;
       }
 
       async function sendWindow(claimed: OwnedMessageRow[]): Promise<void> {

@@ -4,15 +4,18 @@
 export interface Chore {
   readonly name: string;
   readonly everyMs: number;
+  /** A chore that runs many times a second logs what it handled at debug level only. */
+  readonly frequent?: boolean;
   /** Runs the chore (or joins the run in progress); resolves to how many rows it handled. */
   runOnce(): Promise<number>;
 }
 
-export function chore(name: string, everyMs: number, run: () => Promise<number>): Chore {
+export function chore(name: string, everyMs: number, run: () => Promise<number>, opts: { frequent?: boolean } = {}): Chore {
   let inProgress: Promise<number> | undefined;
   return {
     name,
     everyMs,
+    frequent: opts.frequent,
     runOnce() {
       inProgress ??= run().finally(() => (inProgress = undefined));
       return inProgress;

@@ -9,6 +9,7 @@ import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKey
 import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
 import { Leader } from "./leader.js";
 import { releaseOrphanedReceiptsChore } from "./releaseOrphanedReceipts.js";
+import { releaseThrottledSendsChore } from "./releaseThrottledSends.js";
 import { requeueReceiptsNowKnownChore } from "./requeueReceiptsNowKnown.js";
 import { rescueExpiredJobsChore } from "./rescueExpiredJobs.js";
 import { storeIncompleteInboundMessagesChore } from "./storeIncompleteInboundMessages.js";
@@ -29,6 +30,9 @@ export function maintenanceChores(
     retention: RetentionPolicy;
     sendOutcomeResolveMs: number;
     inboundReassemblyTimeoutMs: number;
+    /** The throughput pacer's period (THROUGHPUT_PACER_MS) and the link's cap (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
+    throughputPacerMs: number;
+    linkMaxSegmentsPerSecond: number | null;
     log: Logger;
   },
 ): Chore[] {
@@ -43,6 +47,7 @@ export function maintenanceChores(
     deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
     requeueReceiptsNowKnownChore(db),
     storeIncompleteInboundMessagesChore(db, opts.log.child({ component: "inbound" }), opts.inboundReassemblyTimeoutMs),
+    releaseThrottledSendsChore(db, { linkMaxSegmentsPerSecond: opts.linkMaxSegmentsPerSecond, everyMs: opts.throughputPacerMs }),
   ];
 }
 
@@ -55,7 +60,7 @@ export function startMaintenance(opts: { databaseUrl: string; log: Logger; chore
     const timer = setInterval(() => {
       if (!leader.isLeader) return;
       c.runOnce().then(
-        (n) => n && log.info({ chore: c.name, count: n }, `${c.name}: ${n}`),
+        (n) => n && log[c.frequent ? "debug" : "info"]({ chore: c.name, count: n }, `${c.name}: ${n}`),
         (error: unknown) => log.warn({ err: error, chore: c.name }, `${c.name} failed`),
       );
     }, c.everyMs);

@@ -1,0 +1,23 @@
+import type { Knex } from "knex";
+import { notifyWorkers } from "./wakeUp.js";
+
+/**
+ * Moves waiting jobs (available or retryable) to run at new times (seconds since the epoch, the database's
+ * clock), without counting an attempt, and wakes the workers for the earliest. They become timed jobs: priority
+ * 0, so once due they are claimed before everything that is merely due (a backlog of their own kind among it).
+ * A job running or final is left alone. The throughput pacer makes a paid message's snoozed send job due at its
+ * slot this way: it must start at its slot, or its segments would go out later, bunched with the next slots'.
+ * Returns the ids it moved.
+ */
+export async function rescheduleJobs(tx: Knex, jobs: { id: string; runAt: number }[]): Promise<string[]> {
+  if (jobs.length === 0) return [];
+  const { rows } = await tx.raw(
+    `UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = 0
+       FROM unnest(?::uuid[], ?::float8[]) AS r(id, run_at)
+      WHERE j.id = r.id AND j.state IN ('available', 'retryable')
+      RETURNING j.id`,
+    [jobs.map((j) => j.id), jobs.map((j) => j.runAt)],
+  );
+  await notifyWorkers(tx, new Date(Math.min(...jobs.map((j) => j.runAt)) * 1000));
+  return (rows as { id: string }[]).map((r) => r.id);
+}

@@ -1,0 +1,265 @@
+// The messages waiting for throughput (migration 018): one row each while it waits its turn (released_at null),
+// then paid (released_at, send_at: the pacer took its tokens and made its job due at send_at) until the send
+// path sends it and deletes the row. Release order: priority (0 high … 2 low), scheduled_at, message_id.
+// Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
+import type { Knex } from "knex";
+import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
+
+const PRIORITIES: Priority[] = ["high", "normal", "low"];
+
+export interface ThrottledSend {
+  messageId: string;
+  accountId: string;
+  priority: Priority;
+  scheduledAt: Date;
+  segments: number;
+  validUntil: Date | null;
+  /** Already paid for a slot ahead (seconds since the epoch): its job is snoozed until then. */
+  sendAt?: number;
+}
+
+/**
+ * Puts messages in the queue, waiting or already paid for a slot. One already waiting keeps its place; one
+ * already paid and now held again waiting is put back to waiting (its tokens are lost, never spent twice): its
+ * job is about to be snoozed far ahead by the caller, so a payment left on it would only be found at the job's
+ * next safety wake.
+ */
+export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.raw(
+    `INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until, released_at, send_at)
+     SELECT r.message_id, r.account_id, ${jobPrioritySql("r.priority")}, r.scheduled_at, r.segments, r.valid_until,
+            CASE WHEN r.send_at IS NOT NULL THEN now() END, to_timestamp(r.send_at)
+       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::int[], ?::timestamptz[], ?::float8[])
+         AS r(message_id, account_id, priority, scheduled_at, segments, valid_until, send_at)
+     ON CONFLICT (message_id) DO UPDATE SET released_at = EXCLUDED.released_at, send_at = EXCLUDED.send_at, held_at = now()
+      WHERE throttled_sends.released_at IS NOT NULL OR EXCLUDED.released_at IS NOT NULL`,
+    [
+      rows.map((r) => r.messageId),
+      rows.map((r) => r.accountId),
+      rows.map((r) => r.priority),
+      rows.map((r) => r.scheduledAt.toISOString()),
+      rows.map((r) => r.segments),
+      rows.map((r) => r.validUntil?.toISOString() ?? null),
+      rows.map((r) => r.sendAt ?? null),
+    ],
+  );
+}
+
+/**
+ * Of `messageIds`, those paid for a slot no more than `graceSeconds` ago (or still ahead): their rows are deleted
+ * (a payment is used once) and they are returned. A payment older than that is deleted too but not returned: a
+ * message that comes that late (its workers overloaded, or down) pays again at its turn, so slots paid long ago
+ * are never spent together in one burst.
+ */
+export async function consumeReleasedSends(db: Knex, messageIds: string[], graceSeconds: number): Promise<Set<string>> {
+  if (messageIds.length === 0) return new Set();
+  const { rows } = await db.raw(
+    `DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[]) AND released_at IS NOT NULL
+     RETURNING message_id AS id, send_at > now() - make_interval(secs => ?) AS fresh`,
+    [messageIds, graceSeconds],
+  );
+  return new Set((rows as { id: string; fresh: boolean }[]).filter((r) => r.fresh).map((r) => r.id));
+}
+
+/** Takes messages out of the queue, waiting or paid (sent directly, cancelled, held by quiet hours instead). */
+export async function deleteThrottledSends(db: Knex, messageIds: string[]): Promise<number> {
+  if (messageIds.length === 0) return 0;
+  const { rowCount } = await db.raw("DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[])", [messageIds]);
+  return rowCount ?? 0;
+}
+
+/** Takes a cancelled campaign's messages out of the queue. */
+export async function deleteThrottledSendsOfCampaign(tx: Knex, campaignId: string): Promise<number> {
+  const { rowCount } = await tx.raw(
+    "DELETE FROM throttled_sends t USING messages m WHERE m.campaign_id = ? AND m.status = 'cancelled' AND t.message_id = m.id",
+    [campaignId],
+  );
+  return rowCount ?? 0;
+}
+
+export interface WaitingAhead {
+  /** A message of its account waits ahead of it (in release order). */
+  account: boolean;
+  /** A message of any account waits ahead of it. */
+  link: boolean;
+  /** It is in the queue itself (its job looked again before its turn, or at the head of the queue). */
+  queued: boolean;
+}
+
+/**
+ * SQL: the CTE `waiting_accounts(account_id)`, the accounts with messages waiting, by a loose walk of
+ * throttled_sends_account_order_idx (one probe per account, however long their queues). Needs WITH RECURSIVE.
+ */
+const WAITING_ACCOUNTS_CTE = `waiting_accounts AS (
+  (SELECT account_id FROM throttled_sends WHERE released_at IS NULL ORDER BY account_id LIMIT 1)
+  UNION ALL
+  SELECT (SELECT t.account_id FROM throttled_sends t WHERE t.released_at IS NULL AND t.account_id > a.account_id
+           ORDER BY t.account_id LIMIT 1)
+    FROM waiting_accounts a WHERE a.account_id IS NOT NULL
+)`;
+
+/**
+ * SQL: the first waiting message of account `account` (an SQL expression) that is not one of the uuid[] parameter
+ * and whose validity has not ended: an ordered walk of throttled_sends_account_order_idx, the only index in
+ * release order, so the planner cannot walk another one filtering by account through a big account's backlog.
+ */
+const headOf = (account: string) => `
+  SELECT t.account_id, t.priority, t.scheduled_at, t.message_id FROM throttled_sends t
+   WHERE t.account_id = ${account} AND t.released_at IS NULL AND t.message_id <> ALL(?::uuid[])
+     AND (t.valid_until IS NULL OR t.valid_until > now())
+   ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT 1`;
+
+/**
+ * For each of `messageIds` (scheduled messages about to be sent), whether the queue holds a message ahead of it
+ * that is not one of them: of its own account, and (when `link`) of any account; and whether it is in the queue
+ * itself. Each account's head is read once (one probe); the whole queue's head, for the link, is the first of
+ * every waiting account's head.
+ */
+export async function findWaitingAhead(db: Knex, messageIds: string[], link: boolean): Promise<Map<string, WaitingAhead>> {
+  if (messageIds.length === 0) return new Map();
+  const linkHead = link
+    ? `, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
+         SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
+          WHERE a.account_id IS NOT NULL ORDER BY h.priority, h.scheduled_at, h.message_id LIMIT 1)`
+    : "";
+  const { rows } = await db.raw(
+    `WITH RECURSIVE w AS (
+       SELECT m.id, m.account_id, ${jobPrioritySql("m.priority")} AS priority, m.scheduled_at FROM messages m WHERE m.id = ANY(?::uuid[])
+     ), account_heads AS (
+       SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
+     ), queued AS (
+       SELECT message_id FROM throttled_sends WHERE message_id = ANY(?::uuid[])
+     )${linkHead}
+     SELECT w.id,
+            coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false) AS account,
+            ${link ? "coalesce((SELECT (l.priority, l.scheduled_at, l.message_id) < (w.priority, w.scheduled_at, w.id) FROM link_head l), false)" : "false"} AS link,
+            EXISTS (SELECT 1 FROM queued q WHERE q.message_id = w.id) AS queued
+       FROM w LEFT JOIN account_heads h ON h.account_id = w.account_id`,
+    link ? [messageIds, messageIds, messageIds, messageIds] : [messageIds, messageIds, messageIds],
+  );
+  return new Map((rows as ({ id: string } & WaitingAhead)[]).map(({ id, ...a }) => [id, a]));
+}
+
+/** Whether anything at all is in the queue (the pacer's idle check: one probe). */
+export async function anyThrottledSends(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw("SELECT EXISTS (SELECT 1 FROM throttled_sends) AS any");
+  return rows[0].any as boolean;
+}
+
+/**
+ * The accounts with messages waiting, each with its cap (null: none of its own, it waits for the link's, or for
+ * nothing any more). One probe of the release-order index per account.
+ */
+export async function listWaitingAccounts(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number | null }[]> {
+  const { rows } = await db.raw(
+    `WITH RECURSIVE ${WAITING_ACCOUNTS_CTE}
+     SELECT a.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
+       FROM waiting_accounts a LEFT JOIN account_settings s ON s.account_id = a.account_id
+      WHERE a.account_id IS NOT NULL`,
+  );
+  return rows;
+}
+
+export interface ReleaseCandidate {
+  messageId: string;
+  accountId: string;
+  segments: number;
+  /** Seconds since the epoch. */
+  validUntil: number | null;
+  /** The message's send job, and its state; null when the message or job is gone. */
+  jobId: string | null;
+  jobState: string | null;
+  /** The message's status; null when it is gone. */
+  status: string | null;
+  /** Seconds since it joined the queue. */
+  waitedSeconds: number;
+}
+
+/**
+ * The next waiting messages, in release order: the first `limit` of each account listed, each an ordered walk of
+ * the per-account release-order index, with the message's status and its job's state (each an index probe).
+ */
+export async function listReleaseCandidates(tx: Knex, accounts: { accountId: string; limit: number }[]): Promise<ReleaseCandidate[]> {
+  if (accounts.length === 0) return [];
+  // LATERAL … LIMIT keeps each lookup a probe of its primary key, whatever the planner guesses of the walks.
+  const { rows } = await tx.raw(
+    `SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
+            EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil",
+            EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds",
+            x.status, x.job_id AS "jobId", x.state AS "jobState"
+       FROM unnest(?::uuid[], ?::int[]) AS a(account_id, n)
+      CROSS JOIN LATERAL (
+        SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
+         ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) c
+       LEFT JOIN LATERAL (
+        SELECT m.status, m.job_id, j.state FROM messages m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = c.message_id LIMIT 1) x ON true
+      ORDER BY c.priority, c.scheduled_at, c.message_id`,
+    [accounts.map((a) => a.accountId), accounts.map((a) => a.limit)],
+  );
+  return rows;
+}
+
+/** Marks messages paid, each with the slot its tokens were taken for (seconds since the epoch). */
+export async function markThrottledSendsReleased(tx: Knex, releases: { messageId: string; sendAt: number }[]): Promise<void> {
+  if (releases.length === 0) return;
+  await tx.raw(
+    `UPDATE throttled_sends t SET released_at = now(), send_at = to_timestamp(r.send_at)
+       FROM unnest(?::uuid[], ?::float8[]) AS r(message_id, send_at) WHERE t.message_id = r.message_id`,
+    [releases.map((r) => r.messageId), releases.map((r) => r.sendAt)],
+  );
+}
+
+/**
+ * The queue's upkeep, for rows that would otherwise linger: a message whose validity has ended (its job fails it
+ * then) leaves the queue; a row paid more than `paidForSeconds` ago and never sent is deleted when its message is
+ * no longer scheduled (sent by the fast path after its account's cap was removed, say), and otherwise put back
+ * to waiting (its job was not woken: it will be released again). Returns the rows changed.
+ */
+export async function sweepThrottledSends(db: Knex, paidForSeconds: number): Promise<number> {
+  const { rows } = await db.raw(
+    `WITH expired AS (
+       DELETE FROM throttled_sends WHERE valid_until <= now() RETURNING 1
+     ), old AS (
+       SELECT t.message_id, EXISTS (SELECT 1 FROM messages m WHERE m.id = t.message_id AND m.status = 'scheduled') AS scheduled
+         FROM throttled_sends t
+        WHERE t.released_at < now() - make_interval(secs => ?) AND (t.valid_until IS NULL OR t.valid_until > now())
+     ), gone AS (
+       DELETE FROM throttled_sends t USING old WHERE t.message_id = old.message_id AND NOT old.scheduled RETURNING 1
+     ), unpaid AS (
+       UPDATE throttled_sends t SET released_at = NULL, send_at = NULL FROM old WHERE t.message_id = old.message_id AND old.scheduled
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM expired) + (SELECT count(*) FROM gone) + (SELECT count(*) FROM unpaid) AS n`,
+    [paidForSeconds],
+  );
+  return Number(rows[0].n);
+}
+
+export interface ThroughputBacklog {
+  priority: Priority;
+  /** Messages waiting for throughput (not paid yet). */
+  waiting: number;
+  /** How long the oldest of them has waited past its scheduledAt, in seconds (0 when none). */
+  oldestSeconds: number;
+}
+
+/**
+ * The waiting messages per priority, every priority listed (for /metrics): a scan of the queue at scrape time
+ * (milliseconds for 100,000 waiting). A message whose validity ended a moment ago counts until the pacer's next
+ * sweep (within a second).
+ */
+export async function readThroughputBacklog(db: Knex, timeoutMs: number): Promise<ThroughputBacklog[]> {
+  const { rows } = await db
+    .raw(
+      `SELECT priority, count(*)::int AS waiting, EXTRACT(EPOCH FROM now() - min(scheduled_at))::float8 AS oldest
+         FROM throttled_sends WHERE released_at IS NULL GROUP BY priority`,
+    )
+    .timeout(timeoutMs);
+  const found = new Map((rows as { priority: number; waiting: number; oldest: number }[]).map((r) => [r.priority, r]));
+  return PRIORITIES.map((priority, i) => ({
+    priority,
+    waiting: found.get(i)?.waiting ?? 0,
+    oldestSeconds: Math.max(0, found.get(i)?.oldest ?? 0),
+  }));
+}

@@ -1,0 +1,49 @@
+// The throughput caps' GCRA buckets (migration 018), shared by every worker process. Times cross this module as
+// seconds since the epoch (float8), not Dates: a cap of a few thousand segments a second moves tat by less
+// than a millisecond per message, and timestamptz keeps microseconds.
+import type { Knex } from "knex";
+
+export interface LockedBuckets {
+  /** The database's clock when the locks were held (seconds since the epoch). */
+  now: number;
+  /** Each key's tat (seconds since the epoch). */
+  tats: Map<string, number>;
+}
+
+/**
+ * Locks the buckets of `keys` for the transaction (creating those that do not exist yet, empty), in key order —
+ * every caller locks in that order, so two transactions never wait on each other crosswise — and reads them.
+ */
+export async function lockThroughputBuckets(tx: Knex.Transaction, keys: string[]): Promise<LockedBuckets> {
+  const sorted = [...new Set(keys)].sort();
+  const read = async () =>
+    (
+      await tx.raw(
+        `SELECT key, EXTRACT(EPOCH FROM tat)::float8 AS tat, EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now
+           FROM throughput_buckets WHERE key = ANY(?::text[]) ORDER BY key FOR UPDATE`,
+        [sorted],
+      )
+    ).rows as { key: string; tat: number; now: number }[];
+  let rows = await read();
+  if (rows.length < sorted.length) {
+    // Once per key ever. A concurrent creator's row is kept (DO NOTHING waits for its commit).
+    await tx.raw(
+      `INSERT INTO throughput_buckets (key, tat) SELECT k, now() FROM unnest(?::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`,
+      [sorted],
+    );
+    rows = await read();
+  }
+  const now =
+    rows.length > 0 ? rows[0]!.now : Number((await tx.raw("SELECT EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now")).rows[0].now);
+  return { now: Math.max(now, ...rows.map((r) => r.now)), tats: new Map(rows.map((r) => [r.key, r.tat])) };
+}
+
+/** Writes the buckets' new tats (seconds since the epoch); the caller holds their locks. */
+export async function updateThroughputBuckets(tx: Knex.Transaction, tats: Map<string, number>): Promise<void> {
+  if (tats.size === 0) return;
+  await tx.raw(
+    `UPDATE throughput_buckets b SET tat = to_timestamp(u.tat)
+       FROM unnest(?::text[], ?::float8[]) AS u(key, tat) WHERE b.key = u.key`,
+    [[...tats.keys()], [...tats.values()]],
+  );
+}

@@ -1,0 +1,98 @@
+// Throughput caps as GCRA buckets (docs/ARCHITECTURE.md, "Throughput caps"): the decision alone, on numbers,
+// for messages taken in release order. The buckets' state lives in PostgreSQL (db/throughputBuckets.ts); the
+// send path and the pacer lock it, call admitInOrder, and write back what it changed.
+//
+// A bucket of `rate` segments a second keeps `tat`, the time at which everything admitted so far is paid off.
+// A message of n segments may start at max(tat, now) — its slot — and moves tat to slot + n / rate. It is
+// admitted when its slot is no later than `horizon`: the send path passes horizon = now (a message goes at once
+// or waits), the pacer now + its lookahead (it releases messages for slots in the next few tens of ms). So a
+// bucket never admits more than `rate` segments in a second plus the message that starts last: no burst
+// beyond one message.
+
+/** The key of an account's bucket. */
+export const accountBucketKey = (accountId: string) => `account:${accountId}`;
+/** The key of the whole link's bucket (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
+export const LINK_BUCKET_KEY = "link";
+
+export interface Bucket {
+  /** Segments a second. */
+  rate: number;
+  /** Theoretical arrival time, seconds since the epoch (the database's clock). */
+  tat: number;
+}
+
+export interface Candidate {
+  id: string;
+  segments: number;
+  /** The buckets it is charged to (its account's, the link's); none: admitted at once. */
+  keys: string[];
+  /** Keys whose queue holds a message ahead of this one: it may not take their tokens before that one. */
+  behind?: string[];
+  /** Not decidable yet (its job is still running): nothing after it on its keys goes before it. */
+  unsettled?: boolean;
+  /** End of its validity (seconds since the epoch): a slot at or after it would be wasted, so it gets none. */
+  validUntil?: number | null;
+}
+
+export interface Decision {
+  /** Admitted messages and their slots (seconds since the epoch), in release order. */
+  slots: Map<string, number>;
+  /** Keys whose tat moved: the buckets to write back. */
+  changed: Set<string>;
+}
+
+/**
+ * Admits `candidates` (in release order: priority, then scheduledAt, then id) into `buckets` (changed in place)
+ * while their slots fit before `horizon`. Order holds per key: once a message is refused on a key, no later
+ * message takes that key's tokens in this call; a message refused for another reason (a key of its own that is
+ * full, a validity ending before its slot) does not stop messages that do not share that key.
+ */
+export function admitInOrder(candidates: Candidate[], buckets: Map<string, Bucket>, now: number, horizon: number): Decision {
+  const slots = new Map<string, number>();
+  const changed = new Set<string>();
+  const closed = new Set<string>();
+  for (const c of candidates) {
+    if (c.keys.some((k) => closed.has(k))) continue;
+    if (c.unsettled) {
+      for (const k of c.keys) closed.add(k);
+      continue;
+    }
+    if (c.behind && c.behind.length > 0) {
+      for (const k of c.behind) closed.add(k);
+      continue;
+    }
+    let slot = now;
+    const late: string[] = [];
+    for (const k of c.keys) {
+      const start = Math.max(bucketOf(buckets, k).tat, now);
+      if (start > horizon) late.push(k);
+      slot = Math.max(slot, start);
+    }
+    if (late.length > 0) {
+      for (const k of late) closed.add(k);
+      continue;
+    }
+    if (c.validUntil !== undefined && c.validUntil !== null && c.validUntil <= slot) continue;
+    for (const k of c.keys) {
+      const bucket = bucketOf(buckets, k);
+      bucket.tat = slot + c.segments / bucket.rate;
+      changed.add(k);
+    }
+    slots.set(c.id, slot);
+  }
+  return { slots, changed };
+}
+
+function bucketOf(buckets: Map<string, Bucket>, key: string): Bucket {
+  const bucket = buckets.get(key);
+  if (!bucket) throw new Error(`no throughput bucket ${key}`);
+  return bucket;
+}
+
+/** Segments that still fit in a bucket before `horizon`, as a bound on the messages worth reading for it. */
+export function messagesThatMayFit(bucket: Bucket, now: number, horizon: number): number {
+  const start = Math.max(bucket.tat, now);
+  if (start > horizon) return 0;
+  // Every message has at least one segment, and the last one may start right at the horizon.
+  return Math.floor((horizon - start) * bucket.rate) + 1;
+}

@@ -1,0 +1,260 @@
+// Throughput caps (docs/API.md, "Sending policy"; docs/ARCHITECTURE.md, "Throughput caps"): an account's
+// maxSegmentsPerSecond and the link's PROVIDER_MAX_SEGMENTS_PER_SECOND, shared by every worker process through
+// PostgreSQL — GCRA buckets (db/throughputBuckets.ts) and a queue of the messages waiting their turn
+// (db/throttledSends.ts). Two parts:
+// - the send path's stage: a capped message goes at once when nothing of its account (for the link: of any
+//   account) waits ahead of it and its buckets have room now; otherwise it joins the queue and its job is
+//   snoozed far ahead. A message the pacer paid for goes without paying again.
+// - the pacer (a maintenance chore, on the leader): every tick it takes the tokens for the next queued messages,
+//   in release order, whose slots fall within its lookahead, and makes each one's job due at its slot.
+// So a waiting message is handled three times (held, released, sent), however long the backlog; and a high
+// message due now waits at most for the slots already handed out (the lookahead), never behind the backlog.
+import type { Db } from "../db/knex.js";
+import { rescheduleJobs } from "../db/jobs/index.js";
+import type { PolicyFacts } from "../db/sendingPolicy.js";
+import {
+  anyThrottledSends,
+  consumeReleasedSends,
+  deleteThrottledSends,
+  findWaitingAhead,
+  holdThrottledSends,
+  listWaitingAccounts,
+  listReleaseCandidates,
+  markThrottledSendsReleased,
+  sweepThrottledSends,
+  type ThrottledSend,
+} from "../db/throttledSends.js";
+import { lockThroughputBuckets, updateThroughputBuckets } from "../db/throughputBuckets.js";
+import {
+  accountBucketKey,
+  admitInOrder,
+  LINK_BUCKET_KEY,
+  messagesThatMayFit,
+  type Bucket,
+  type Candidate,
+  type Decision,
+} from "../domain/throughput.js";
+import type { Hold, PolicyStage } from "./sendingPolicy.js";
+
+/**
+ * How far ahead a waiting message's job is snoozed (or to the end of its validity, if sooner). The queue, not the
+ * job, decides when it goes; this bounds only how long a message whose queue row was lost waits before its job
+ * looks again. A job that looks again while its turn has not come is snoozed again (one cheap run an hour).
+ */
+export const HOLD_SAFETY_MS = 3_600_000;
+
+/** Messages released per tick for accounts that have no cap of their own (any more) while the link has none. */
+const RELEASE_BATCH = 1000;
+/** The queue's upkeep (expired and never-sent paid rows) runs at most this often. */
+const SWEEP_EVERY_MS = 1000;
+/** A paid row whose message was not sent this long after its payment is looked at again (the sweep). */
+const PAID_FOR_SECONDS = 60;
+/**
+ * A paid message sent more than this after its slot pays again (at its turn): the bound on how far late, bunched
+ * sends can take a second over the cap when workers fall behind. Paid jobs are claimed first once due (timed
+ * jobs, db/jobs/rescheduleJobs.ts), so they are late only by their claim and run, tens of ms.
+ */
+const PAYMENT_GRACE_SECONDS = 0.5;
+/** How long after joining the queue a message's job may still be running because its snooze is being written. */
+const SETTLING_SECONDS = 5;
+
+function writeBack(buckets: Map<string, Bucket>, decision: Decision): Map<string, number> {
+  return new Map([...decision.changed].map((k) => [k, buckets.get(k)!.tat]));
+}
+
+/** The send path's throughput stage (after quiet hours: a message held by quiet hours takes no share of a cap). */
+export const throughputStage: PolicyStage = async (db, messages, held, { opts }) => {
+  // Held by an earlier stage: it waits for that now, not for throughput (a payment it had is dropped).
+  if (held.size > 0) await deleteThrottledSends(db, [...held.keys()]);
+  const link = opts.linkMaxSegmentsPerSecond;
+  const keysOf = (m: PolicyFacts) => [
+    ...(m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
+    ...(link !== null ? [LINK_BUCKET_KEY] : []),
+  ];
+  const capped = messages.filter((m) => keysOf(m).length > 0);
+  if (capped.length === 0) return messages;
+
+  const paid = await consumeReleasedSends(
+    db,
+    capped.map((m) => m.id),
+    PAYMENT_GRACE_SECONDS,
+  );
+  const unpaid = capped.filter((m) => !paid.has(m.id));
+  if (unpaid.length === 0) return messages;
+
+  const ahead = await findWaitingAhead(
+    db,
+    unpaid.map((m) => m.id),
+    link !== null,
+  );
+  const candidates: Candidate[] = unpaid.map((m) => {
+    const a = ahead.get(m.id);
+    const behind = [
+      ...(a?.account && m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
+      ...(a?.link && link !== null ? [LINK_BUCKET_KEY] : []),
+    ];
+    return { id: m.id, segments: m.segments, keys: keysOf(m), behind, validUntil: m.validUntil ? m.validUntil.getTime() / 1000 : null };
+  });
+  const toQueue = (slots: Map<string, number>): ThrottledSend[] =>
+    unpaid.map((m) => ({
+      messageId: m.id,
+      accountId: m.accountId,
+      priority: m.priority,
+      scheduledAt: m.scheduledAt,
+      segments: m.segments,
+      validUntil: m.validUntil,
+      sendAt: slots.get(m.id),
+    }));
+
+  let now: number;
+  let slots: Map<string, number>;
+  if (candidates.every((c) => c.behind!.length > 0)) {
+    // Every one waits behind the queue (the usual case while a backlog is held): no tokens to take, no lock.
+    now = Date.now() / 1000;
+    slots = new Map();
+    await holdThrottledSends(db, toQueue(slots));
+  } else {
+    ({ now, slots } = await db.transaction(async (tx) => {
+      const rates = new Map<string, number>();
+      for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
+      if (link !== null) rates.set(LINK_BUCKET_KEY, link);
+      const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
+      const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
+      // A slot now: sent in this window. A slot within the lookahead (as the pacer hands them out): paid, its job
+      // snoozed until then. None: it joins the queue, its job snoozed far ahead, and the pacer releases it.
+      const decision = admitInOrder(candidates, buckets, now, now + (opts.throughputLookaheadMs ?? 0) / 1000);
+      await updateThroughputBuckets(tx, writeBack(buckets, decision));
+      await holdThrottledSends(
+        tx,
+        toQueue(decision.slots).filter((q) => q.sendAt !== now),
+      );
+      // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
+      await deleteThrottledSends(
+        tx,
+        unpaid.filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued).map((m) => m.id),
+      );
+      return { now, slots: decision.slots };
+    }));
+  }
+
+  for (const m of unpaid) {
+    const slot = slots.get(m.id);
+    if (slot === now) continue;
+    held.set(m.id, {
+      until: new Date(1000 * (slot ?? Math.min(now + HOLD_SAFETY_MS / 1000, (m.validUntil?.getTime() ?? Infinity) / 1000))),
+      reason: slot === undefined ? waitingReason(m, link) : "throughput: paid for a slot just ahead",
+      wake: slot !== undefined,
+    } satisfies Hold);
+  }
+  return messages.filter((m) => !held.has(m.id));
+};
+
+function waitingReason(m: PolicyFacts, link: number | null): string {
+  const caps = [
+    ...(m.maxSegmentsPerSecond !== null ? [`the account's ${m.maxSegmentsPerSecond} segments/s`] : []),
+    ...(link !== null ? [`the link's ${link} segments/s`] : []),
+  ];
+  return `waiting its turn for throughput (${caps.join(", ")})`;
+}
+
+/**
+ * How far ahead slots are handed out, by the pacer and by the send path: two pacer periods, so a tick that comes
+ * up to a period late leaves no gap in the cap's use.
+ */
+export const throughputLookaheadMs = (pacerMs: number) => 2 * pacerMs;
+
+export interface PacerOptions {
+  /** PROVIDER_MAX_SEGMENTS_PER_SECOND, or null. */
+  linkMaxSegmentsPerSecond: number | null;
+  /**
+   * How far ahead a tick hands out slots: at least the period between ticks, so the cap is used in full when a
+   * tick comes late, and what a high message due now may wait behind (the slots already handed out).
+   */
+  lookaheadMs: number;
+}
+
+/**
+ * The pacer's tick: releases the queue's next messages in release order at the caps, each with a slot within
+ * the lookahead, and deletes the stale rows it meets (message no longer scheduled, validity ended, job gone).
+ * Returns the rows it handled. Runs on one worker at a time (the maintenance leader); the buckets' locks would
+ * keep two pacers correct, only slower.
+ */
+export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<number> {
+  let sweptAt = 0;
+  return async () => {
+    if (!(await anyThrottledSends(db))) return 0;
+    let handled = 0;
+    if (Date.now() - sweptAt >= SWEEP_EVERY_MS) {
+      sweptAt = Date.now();
+      handled += await sweepThrottledSends(db, PAID_FOR_SECONDS);
+    }
+    const link = opts.linkMaxSegmentsPerSecond;
+    const accounts = await listWaitingAccounts(db);
+    return (
+      handled +
+      (await db.transaction(async (tx) => {
+        const capOf = new Map(accounts.map((a) => [a.accountId, a.maxSegmentsPerSecond]));
+        const keysOf = (accountId: string) => [
+          ...(capOf.get(accountId) != null ? [accountBucketKey(accountId)] : []),
+          ...(link !== null ? [LINK_BUCKET_KEY] : []),
+        ];
+        const { now, tats } = await lockThroughputBuckets(tx, [...new Set(accounts.flatMap((a) => keysOf(a.accountId)))]);
+        const horizon = now + opts.lookaheadMs / 1000;
+        const buckets = new Map<string, Bucket>();
+        for (const a of accounts) {
+          if (a.maxSegmentsPerSecond !== null) {
+            const key = accountBucketKey(a.accountId);
+            buckets.set(key, { rate: a.maxSegmentsPerSecond, tat: tats.get(key) ?? now });
+          }
+        }
+        if (link !== null) buckets.set(LINK_BUCKET_KEY, { rate: link, tat: tats.get(LINK_BUCKET_KEY) ?? now });
+        // At most what could fit before the horizon, per account (and for the link, in all): each message has a
+        // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
+        const fits = (accountId: string) =>
+          Math.min(RELEASE_BATCH, ...keysOf(accountId).map((k) => messagesThatMayFit(buckets.get(k)!, now, horizon)));
+        const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId) })).filter((a) => a.limit > 0);
+        const candidates = await listReleaseCandidates(tx, limits);
+
+        const stale = candidates.filter(
+          (c) =>
+            c.status !== "scheduled" ||
+            c.jobState === null ||
+            !["available", "retryable", "running"].includes(c.jobState) ||
+            (c.validUntil !== null && c.validUntil <= now),
+        );
+        const staleIds = new Set(stale.map((c) => c.messageId));
+        // A job running long after its message joined the queue is looking at it again (its safety wake, or a
+        // worker that died holding it): it re-queues or sends the message itself; the queue does not wait for it.
+        const live = candidates.filter(
+          (c) => !staleIds.has(c.messageId) && !(c.jobState === "running" && c.waitedSeconds > SETTLING_SECONDS),
+        );
+        const decision = admitInOrder(
+          live.map((c) => ({
+            id: c.messageId,
+            segments: c.segments,
+            keys: keysOf(c.accountId),
+            // Its job is still running: the worker that just queued it has not written its snooze yet. Its turn
+            // waits for the next tick, and so does everything after it on its buckets.
+            unsettled: c.jobState === "running",
+            validUntil: c.validUntil,
+          })),
+          buckets,
+          now,
+          horizon,
+        );
+        const releases = live
+          .filter((c) => decision.slots.has(c.messageId))
+          .map((c) => ({ ...c, sendAt: decision.slots.get(c.messageId)! }));
+        // The jobs first, then the queue rows: the order a cancel takes them in (messages, jobs, throttled_sends).
+        await rescheduleJobs(
+          tx,
+          releases.map((r) => ({ id: r.jobId!, runAt: r.sendAt })),
+        );
+        await markThrottledSendsReleased(tx, releases);
+        await deleteThrottledSends(tx, [...staleIds]);
+        await updateThroughputBuckets(tx, writeBack(buckets, decision));
+        return releases.length + stale.length;
+      }))
+    );
+  };
+}
