@@ -2,15 +2,13 @@
 // the campaign. The worker's policy clock is pinned to a wall-clock situation (21:30 in Los Angeles) with the
 // `clock` option of startWorker; jobs run on real time, so a hold's end is converted back to it. Each test
 // has its own account; recipients are fixed numbers the simulator delivers.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { notifyWorkers } from "../../server/db/jobs/index.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
-import { createLogger } from "../../server/logger.js";
-import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
-import { fastWorkerConfig } from "../helpers/worker.js";
+import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
 type Outbound = components["schemas"]["OutboundMessage"];
 const server = useTestServer(fastWorkerConfig);
@@ -20,20 +18,7 @@ let clockOffsetMs = 0;
 const pinClock = (iso: string) => {
   clockOffsetMs = Date.parse(iso) - Date.now();
 };
-let worker: Worker | undefined;
-beforeAll(async () => {
-  const s = server();
-  worker = await startWorker({
-    db: s.db,
-    databaseUrl: s.url,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    config: s.config,
-    clock: () => new Date(Date.now() + clockOffsetMs),
-  });
-});
-afterAll(async () => {
-  await worker?.stop(2_000);
-});
+useTestWorker(server, { clock: () => new Date(Date.now() + clockOffsetMs) });
 
 const NIGHT = { start: "21:00", end: "08:00" };
 const soon = () => new Date(Date.now() + 300).toISOString();

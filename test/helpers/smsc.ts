@@ -3,6 +3,12 @@
 // carrier does: send bytes that are no valid PDU, or stop answering altogether.
 import smpp, { type PDU, type Session } from "smpp";
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
+import { createLogger } from "../../server/logger.js";
+import type { SmppProvider } from "../../server/providers/smpp/provider.js";
+import { startWorker, type Worker } from "../../server/worker.js";
+import type { TestServer } from "./server.js";
+import { waitUntil } from "./wait.js";
 
 export interface Smsc {
   url: string;
@@ -143,4 +149,30 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   smsc.url = `smpp://${credentials.systemId}:${credentials.password}@127.0.0.1:${(server.address() as AddressInfo).port}`;
   return smsc;
+}
+
+/**
+ * For a test file: an SMSC on 127.0.0.1 and a worker of the file's server bound to it over SMPP (the server's
+ * config with `smppUrl` pointing at the SMSC), both stopped after the file.
+ */
+export function useSmppWorker(server: () => TestServer): { smsc: () => Smsc; worker: () => Worker } {
+  let smsc: Smsc | undefined;
+  let worker: Worker | undefined;
+  beforeAll(async () => {
+    smsc = await startSmsc();
+    const s = server();
+    worker = await startWorker({
+      db: s.db,
+      databaseUrl: s.url,
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+      config: { ...s.config, smppUrl: smsc.url },
+    });
+    const connection = (worker.provider as SmppProvider).connection;
+    await waitUntil("SMPP bound", async () => connection.state === "bound");
+  });
+  afterAll(async () => {
+    await worker?.stop(1000);
+    await smsc?.close();
+  });
+  return { smsc: () => smsc!, worker: () => worker! };
 }

@@ -4,14 +4,11 @@
 // messages that may go. Without it, 20 held messages at 2 submits a second would hold the transactional message
 // behind them for about 10 s; the bound below is half of that, far above the sub-second it takes.
 import { DateTime } from "luxon";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { notifyWorkers } from "../../server/db/jobs/index.js";
-import { createLogger } from "../../server/logger.js";
-import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer } from "../helpers/server.js";
-import { startSmsc, type Smsc } from "../helpers/smsc.js";
+import { useSmppWorker } from "../helpers/smsc.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
@@ -19,26 +16,8 @@ type Outbound = components["schemas"]["OutboundMessage"];
 const MAX_PER_SECOND = 2;
 const HELD = 20;
 
-let smsc: Smsc;
-let worker: Worker | undefined;
 const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxInFlight: 10, smppMaxPerSecond: MAX_PER_SECOND });
-
-beforeAll(async () => {
-  smsc = await startSmsc();
-  const s = server();
-  worker = await startWorker({
-    db: s.db,
-    databaseUrl: s.url,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    config: { ...s.config, smppUrl: smsc.url },
-  });
-  const provider = worker.provider as SmppProvider;
-  await waitUntil("SMPP bound", async () => provider.connection.state === "bound");
-});
-afterAll(async () => {
-  await worker?.stop(1000);
-  await smsc?.close();
-});
+useSmppWorker(server);
 
 describe("the sending policy over a paced link", () => {
   it("messages held by quiet hours take no share of the link's rate: a transactional message behind 20 of them goes at once", async () => {

@@ -1,36 +1,15 @@
 // Validity over SMPP against an SMSC started here on 127.0.0.1: the time left travels as submit_sm's
 // validity_period (relative format), and a stat:EXPIRED receipt makes the message undelivered / expired.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
-import { createLogger } from "../../server/logger.js";
 import { relativeValidity } from "../../server/providers/smpp/pdus.js";
-import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
-import { startSmsc, type Smsc } from "../helpers/smsc.js";
+import { useSmppWorker } from "../helpers/smsc.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
-let smsc: Smsc;
-let worker: Worker;
 const server = useTestServer({ ...fastWorkerConfig, provider: "smpp", smppMaxPerSecond: 200 });
-
-beforeAll(async () => {
-  smsc = await startSmsc();
-  const s = server();
-  worker = await startWorker({
-    db: s.db,
-    databaseUrl: s.url,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    config: { ...s.config, smppUrl: smsc.url },
-  });
-  const connection = (worker.provider as SmppProvider).connection;
-  await waitUntil("SMPP bound", async () => connection.state === "bound");
-});
-afterAll(async () => {
-  await worker?.stop(1000);
-  await smsc?.close();
-});
+const { smsc } = useSmppWorker(server);
 
 async function send(a: TestAccount, to: string, validityPeriod?: number) {
   const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
@@ -64,13 +43,13 @@ describe("SMPP validity", () => {
     const open = await send(a, "+14155550162");
     const sent = await inStatus(a, limited, "sent");
     await inStatus(a, open, "sent");
-    const [pdu] = smsc.submits.filter((p) => p.destination_addr === "14155550161");
+    const [pdu] = smsc().submits.filter((p) => p.destination_addr === "14155550161");
     // The smpp package decodes a relative time (…R) into now + the period: it lands on validUntil, give or take
     // the rounding up to a second and the time on the wire.
     const decoded = pdu!.validity_period as Date;
     expect(decoded).toBeInstanceOf(Date);
     expect(Math.abs(decoded.getTime() - new Date(sent.validUntil!).getTime())).toBeLessThan(3000);
-    const [plain] = smsc.submits.filter((p) => p.destination_addr === "14155550162");
+    const [plain] = smsc().submits.filter((p) => p.destination_addr === "14155550162");
     expect(plain!.validity_period || undefined).toBeUndefined();
   });
 
@@ -78,7 +57,7 @@ describe("SMPP validity", () => {
     const a = await server().account();
     const id = await send(a, "+14155550163", 60);
     const sent = await inStatus(a, id, "sent");
-    await smsc.receipt(sent.providerMessageId!, "EXPIRED");
+    await smsc().receipt(sent.providerMessageId!, "EXPIRED");
     const m = await inStatus(a, id, "undelivered");
     expect(m.error).toEqual({ code: "expired", message: expect.stringContaining("EXPIRED") });
     expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent", "undelivered"]);

@@ -1,8 +1,9 @@
 // Settings → Replies: the texts sent back to STOP, START and HELP. An empty box sends no reply (null in the API).
 import { useState } from "preact/hooks";
-import { ok, type AccountSettings } from "../api.js";
+import { ok } from "../api.js";
+import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { SegmentCount } from "../segments.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
 
 // Named, not keyof: the settings hold more than replies (the sending policy adds its own).
 type ReplyKey = "optOutReply" | "optInReply" | "helpReply";
@@ -13,7 +14,7 @@ const REPLIES: { key: ReplyKey; label: string; hint: string }[] = [
   { key: "helpReply", label: "Help reply", hint: "Sent to HELP, INFO." },
 ];
 
-function RepliesForm({ settings, onSaved }: { settings: AccountSettings; onSaved: (s: AccountSettings) => void }) {
+function RepliesForm({ settings, onSaved }: SettingsFormProps) {
   const { client } = useSession();
   const [texts, setTexts] = useState<Record<ReplyKey, string>>({
     optOutReply: settings.optOutReply ?? "",
@@ -67,24 +68,16 @@ function RepliesForm({ settings, onSaved }: { settings: AccountSettings; onSaved
 }
 
 export function Replies() {
-  const { client } = useSession();
-  const account = useAsync(() => ok(client.GET("/api/v1/account")), []);
   return (
-    <section>
-      <h1 tabIndex={-1}>Settings → Replies</h1>
-      <p class="muted">
-        When a person texts a keyword to one of the account's numbers, the number answers with these texts (up to 320 characters). Leave a
-        box empty to send no reply to that keyword; the opt-out itself still happens.
-      </p>
-      <ProblemMessage error={account.error} prefix="Could not load the settings" />
-      {!account.data && account.loading && <Loading what="the settings" />}
-      {account.data && (
-        <RepliesForm
-          key={account.data.accountId}
-          settings={account.data.settings}
-          onSaved={(settings) => account.setData({ ...account.data!, settings })}
-        />
-      )}
-    </section>
+    <SettingsPage
+      title="Settings → Replies"
+      form={RepliesForm}
+      intro={
+        <>
+          When a person texts a keyword to one of the account's numbers, the number answers with these texts (up to 320 characters). Leave a
+          box empty to send no reply to that keyword; the opt-out itself still happens.
+        </>
+      }
+    />
   );
 }

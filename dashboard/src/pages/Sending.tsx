@@ -1,11 +1,12 @@
 // Settings → Sending: the account's sending policy. Quiet hours hold marketing messages in each recipient's
 // local time, the default time zone is for recipients whose zone is not known, the cap limits segments a second.
 import { useState } from "preact/hooks";
-import { ok, type AccountSettings } from "../api.js";
+import { ok } from "../api.js";
+import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { TimeZoneInput } from "../timeZoneInput.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
 
-function SendingForm({ settings, onSaved }: { settings: AccountSettings; onSaved: (s: AccountSettings) => void }) {
+function SendingForm({ settings, onSaved }: SettingsFormProps) {
   const { client } = useSession();
   const [quiet, setQuiet] = useState(settings.quietHours !== null);
   const [start, setStart] = useState(settings.quietHours?.start ?? "21:00");
@@ -97,23 +98,16 @@ function SendingForm({ settings, onSaved }: { settings: AccountSettings; onSaved
 }
 
 export function Sending() {
-  const { client } = useSession();
-  const account = useAsync(() => ok(client.GET("/api/v1/account")), []);
   return (
-    <section>
-      <h1 tabIndex={-1}>Settings → Sending</h1>
-      <p class="muted">
-        When and how fast the account's messages go out. Changing the quiet hours or the default time zone re-judges held messages at once.
-      </p>
-      <ProblemMessage error={account.error} prefix="Could not load the settings" />
-      {!account.data && account.loading && <Loading what="the settings" />}
-      {account.data && (
-        <SendingForm
-          key={account.data.accountId}
-          settings={account.data.settings}
-          onSaved={(settings) => account.setData({ ...account.data!, settings })}
-        />
-      )}
-    </section>
+    <SettingsPage
+      title="Settings → Sending"
+      form={SendingForm}
+      intro={
+        <>
+          When and how fast the account's messages go out. Changing the quiet hours or the default time zone re-judges held messages at
+          once.
+        </>
+      }
+    />
   );
 }
