@@ -77,6 +77,7 @@ try {
       type: "instant",
       groupId: group.id,
       from: "ACME",
+      ...(process.env.BENCH_CAMPAIGN_PRIORITY ? { priority: process.env.BENCH_CAMPAIGN_PRIORITY } : {}),
     }),
   });
   const answerMs = Date.now() - t0;

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { jobPriority, type Priority } from "../domain/sendingPolicy.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload, type JobPayload } from "./jobs/index.js";
 
 export interface SimulatedSubmission {
@@ -8,11 +9,15 @@ export interface SimulatedSubmission {
   outcome: string;
   /** The report the simulated carrier will send later, if any. */
   report?: JobPayload<"provider_report">;
+  /** The message's priority: its report's job runs at it (see below). */
+  priority: Priority;
 }
 
 /**
  * Records submissions and schedules the simulated carrier's later reports as jobs: one statement, so both or
- * neither happen.
+ * neither happen. A report's job runs at its message's priority: at the default normal, the reports of a large
+ * low-priority campaign came before its due sends in every claim and cut them into windows of two or three
+ * messages (bench:campaign: 20,000 sends in 50-60 s instead of 11-13 s, bench/NOTES.md 2026-11-24).
  */
 export async function recordSimulatorSubmissions(db: Knex, submissions: SimulatedSubmission[], reportsAt: Date): Promise<void> {
   if (submissions.length === 0) return;
@@ -22,7 +27,12 @@ export async function recordSimulatorSubmissions(db: Knex, submissions: Simulate
        INSERT INTO simulator_submissions (message_id, provider_message_id, recipient, outcome)
        SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[])
      ), j AS (
-       ${insertJobsSql("provider_report", { payload: "p", runAt: "?::timestamptz", from: "unnest(?::jsonb[]) AS p" })}
+       ${insertJobsSql("provider_report", {
+         payload: "r.p",
+         runAt: "?::timestamptz",
+         priority: "r.priority",
+         from: "unnest(?::jsonb[], ?::smallint[]) AS r(p, priority)",
+       })}
      )
      SELECT ${notifyWhenSql("?", "?")}`,
     [
@@ -32,6 +42,7 @@ export async function recordSimulatorSubmissions(db: Knex, submissions: Simulate
       submissions.map((s) => s.outcome),
       reportsAt,
       withReport.map((s) => JSON.stringify(s.report)),
+      withReport.map((s) => jobPriority(s.priority)),
       withReport.length > 0 && wakeUpPayload(reportsAt) !== undefined,
       wakeUpPayload(reportsAt) ?? "",
     ],

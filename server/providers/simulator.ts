@@ -50,7 +50,14 @@ export class SimulatorProvider implements Provider {
             ? { providerMessageId, status: "undelivered", error: INACTIVE, ...facts(message) }
             : { providerMessageId, status: "delivered", ...facts(message) };
       const outcome = suffix === "0001" ? "rejected" : (report?.status ?? "no_report");
-      submissions.push({ messageId: message.messageId, providerMessageId, recipient: message.to, outcome, report });
+      submissions.push({
+        messageId: message.messageId,
+        providerMessageId,
+        recipient: message.to,
+        outcome,
+        report,
+        priority: message.priority ?? "normal",
+      });
       return suffix === "0001" ? { accepted: false, ...REJECTED } : { accepted: true, providerMessageId };
     });
     // The carrier has it once recorded; its answer takes the latency (a worker dying meanwhile leaves an unknown

@@ -1,5 +1,6 @@
 // What a provider (the simulator, an SMPP carrier connection) offers the delivery engine.
 import type { Encoding } from "../domain/segments.js";
+import type { Priority } from "../domain/sendingPolicy.js";
 import type { SendWindow } from "./window.js";
 
 export interface OutboundMessage {
@@ -11,6 +12,8 @@ export interface OutboundMessage {
   segments: number;
   /** The end of its validity, if it has one: a carrier that supports it drops the message after that. */
   validUntil?: Date | null;
+  /** Its priority (the simulator's report of it runs at it); normal when not given. */
+  priority?: Priority;
 }
 
 export type SubmitResult =

@@ -47,6 +47,7 @@ describe("job kinds", () => {
           recipient: single.to,
           outcome: "delivered",
           report: { providerMessageId: "p1", status: "delivered" },
+          priority: "normal",
         },
       ],
       later,
@@ -65,5 +66,25 @@ describe("job kinds", () => {
     expect([...kinds].sort()).toEqual(Object.keys(MAX_ATTEMPTS).sort());
     for (const row of rows) expect(row.max_attempts, row.kind).toBe(MAX_ATTEMPTS[row.kind]);
     expect(rows.filter((r) => r.kind === "deliver_receipt")).toHaveLength(2);
+  });
+
+  it("the simulator's report of a message runs at the message's priority (a low campaign's reports do not cut its sends into tiny windows)", async () => {
+    const { db } = database();
+    const later = new Date(Date.now() + 3_600_000);
+    const submissions = (["high", "normal", "low"] as const).map((priority, i) => ({
+      messageId: randomUUID(),
+      providerMessageId: `prio-${i}`,
+      recipient: "+14155550100",
+      outcome: "delivered",
+      report: { providerMessageId: `prio-${i}`, status: "delivered" as const },
+      priority,
+    }));
+    await recordSimulatorSubmissions(db, submissions, later);
+    const rows: { id: string; priority: number }[] = await db("jobs")
+      .where({ kind: "provider_report" })
+      .whereRaw("payload->>'providerMessageId' LIKE 'prio-%'")
+      .orderByRaw("payload->>'providerMessageId'")
+      .select("priority");
+    expect(rows.map((r) => r.priority)).toEqual([0, 1, 2]);
   });
 });

@@ -119,6 +119,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
             encoding: m.encoding,
             segments: m.segments,
             validUntil: m.validUntil,
+            priority: m.priority,
           })),
         );
         const at = new Date();
