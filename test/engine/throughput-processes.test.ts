@@ -5,24 +5,14 @@ import { describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { updateAccountSettings } from "../../server/db/accountSettings.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { spawnProcess } from "../helpers/process.js";
+import { spawnWorkerProcess } from "../helpers/process.js";
 import { busiestSecond, insertMessages, submissionsOf, type Submission } from "../helpers/throughput.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const database = useTestDatabase();
 const JITTER = 0.6;
 
-function startWorker(env: Record<string, string>) {
-  const proc = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
-    ROLE: "worker",
-    DATABASE_URL: database().url,
-    LOG_LEVEL: "info",
-    SIMULATOR_DELIVERY_DELAY_MS: "20",
-    WORKER_CONCURRENCY: "20",
-    ...env,
-  });
-  return { proc, ready: proc.waitFor(/job runner started/, 30_000) };
-}
+const startWorker = (env: Record<string, string> = {}) => spawnWorkerProcess(database().url, env);
 
 function expectWithinCap(subs: Submission[], cap: number) {
   const largest = Math.max(...subs.map((s) => s.segments));

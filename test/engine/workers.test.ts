@@ -6,22 +6,12 @@ import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.
 import { useTestDatabase } from "../helpers/database.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
-import { spawnProcess } from "../helpers/process.js";
+import { spawnWorkerProcess } from "../helpers/process.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const database = useTestDatabase();
 
-function startWorker(env: Record<string, string> = {}) {
-  const proc = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
-    ROLE: "worker",
-    DATABASE_URL: database().url,
-    LOG_LEVEL: "info",
-    SIMULATOR_DELIVERY_DELAY_MS: "20",
-    WORKER_CONCURRENCY: "20",
-    ...env,
-  });
-  return { proc, ready: proc.waitFor(/job runner started/, 30_000) };
-}
+const startWorker = (env: Record<string, string> = {}) => spawnWorkerProcess(database().url, env);
 
 /** `n` messages due at `at` for a fresh account. */
 async function scheduleMany(n: number, at: Date): Promise<string[]> {

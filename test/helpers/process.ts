@@ -59,3 +59,19 @@ export async function run(
   const [code] = await once(child, "exit");
   return { code: code as number | null, stdout, stderr };
 }
+
+/** A worker process (`ROLE=worker`, `server/main.ts` through tsx) on `databaseUrl`; `ready` once its job runner runs. */
+export function spawnWorkerProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): { proc: Spawned; ready: Promise<RegExpMatchArray> } {
+  const proc = spawnProcess("node", ["--import", "tsx", "server/main.ts"], {
+    ROLE: "worker",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "info",
+    SIMULATOR_DELIVERY_DELAY_MS: "20",
+    WORKER_CONCURRENCY: "20",
+    ...env,
+  });
+  return { proc, ready: proc.waitFor(/job runner started/, 30_000) };
+}

@@ -153,9 +153,14 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
 
 /**
  * For a test file: an SMSC on 127.0.0.1 and a worker of the file's server bound to it over SMPP (the server's
- * config with `smppUrl` pointing at the SMSC), both stopped after the file.
+ * config with `smppUrl` pointing at the SMSC), both stopped after the file. `stop` stops the worker once, whoever
+ * calls it first (a test that stops it itself, or the file's end).
  */
-export function useSmppWorker(server: () => TestServer): { smsc: () => Smsc; worker: () => Worker } {
+export function useSmppWorker(server: () => TestServer): {
+  smsc: () => Smsc;
+  worker: () => Worker;
+  stop: (deadlineMs?: number) => Promise<void>;
+} {
   let smsc: Smsc | undefined;
   let worker: Worker | undefined;
   beforeAll(async () => {
@@ -170,9 +175,11 @@ export function useSmppWorker(server: () => TestServer): { smsc: () => Smsc; wor
     const connection = (worker.provider as SmppProvider).connection;
     await waitUntil("SMPP bound", async () => connection.state === "bound");
   });
+  let stopping: Promise<void> | undefined;
+  const stop = (deadlineMs = 1000) => (stopping ??= worker ? worker.stop(deadlineMs) : Promise.resolve());
   afterAll(async () => {
-    await worker?.stop(1000);
+    await stop();
     await smsc?.close();
   });
-  return { smsc: () => smsc!, worker: () => worker! };
+  return { smsc: () => smsc!, worker: () => worker!, stop };
 }

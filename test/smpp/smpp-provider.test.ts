@@ -1,21 +1,17 @@
 // PROVIDER=smpp against an SMSC started here on 127.0.0.1 (the smpp package's server): no mocks of our code.
 import type { components } from "../../generated/api.js";
 import type { PDU } from "smpp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
-import { startSmsc, type Smsc } from "../helpers/smsc.js";
+import { useSmppWorker } from "../helpers/smsc.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
-let smsc: Smsc;
-let worker: Worker;
-let stopped = false;
 // An unknown outcome (the link dropped with submits in flight) waits this long for a receipt, then fails.
 const RESOLVE_MS = 10_000;
 const server = useTestServer({
@@ -26,23 +22,7 @@ const server = useTestServer({
   smppThrottlePauseMs: 50,
   sendOutcomeResolveMs: RESOLVE_MS,
 });
-
-beforeAll(async () => {
-  smsc = await startSmsc();
-  const s = server();
-  worker = await startWorker({
-    db: s.db,
-    databaseUrl: s.url,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    config: { ...s.config, smppUrl: smsc.url },
-  });
-  const connection = (worker.provider as SmppProvider).connection;
-  await waitUntil("SMPP bound", async () => connection.state === "bound");
-});
-afterAll(async () => {
-  if (!stopped) await worker?.stop(1000);
-  await smsc?.close();
-});
+const { smsc, worker, stop } = useSmppWorker(server);
 
 async function send(a: TestAccount, body: string, to = "+14155550123", from = "ACME") {
   const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
@@ -60,13 +40,13 @@ const inStatus = (a: TestAccount, id: string, status: string) =>
     const m = await message(a, id);
     return m.status === status && m;
   });
-const submitsTo = (number: string) => smsc.submits.filter((p) => p.destination_addr === number);
+const submitsTo = (number: string) => smsc().submits.filter((p) => p.destination_addr === number);
 const udhOf = (pdu: PDU) => (pdu.short_message as { udh?: Buffer[] }).udh?.[0];
 const textOf = (pdu: PDU) => (pdu.short_message as { message: string }).message;
 
 describe("SMPP provider", () => {
   it("binds as transceiver with the URL's credentials and submits GSM-7 with a receipt requested", async () => {
-    expect(smsc.binds[0]).toMatchObject({ command: "bind_transceiver", system_id: "test", password: "secret" });
+    expect(smsc().binds[0]).toMatchObject({ command: "bind_transceiver", system_id: "test", password: "secret" });
     const a = await server().account();
     const id = await send(a, "Hello {world} €", "+14155550131");
     const sent = await inStatus(a, id, "sent");
@@ -80,8 +60,8 @@ describe("SMPP provider", () => {
       esm_class: 0,
     });
     expect(textOf(pdu!)).toBe("Hello {world} €");
-    expect(sent.providerMessageId).toBe(smsc.idOf(pdu!));
-    await smsc.receipt(sent.providerMessageId!, "DELIVRD");
+    expect(sent.providerMessageId).toBe(smsc().idOf(pdu!));
+    await smsc().receipt(sent.providerMessageId!, "DELIVRD");
     const delivered = await inStatus(a, id, "delivered");
     expect(delivered.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
   });
@@ -111,11 +91,11 @@ describe("SMPP provider", () => {
       expect((pdus[i]!.esm_class as number) & 0x40).toBe(0x40);
     }
     expect(pdus.map(textOf).join("")).toBe(text);
-    await smsc.receipt(smsc.idOf(pdus[0]!), "DELIVRD");
-    await smsc.receipt(smsc.idOf(pdus[1]!), "DELIVRD");
+    await smsc().receipt(smsc().idOf(pdus[0]!), "DELIVRD");
+    await smsc().receipt(smsc().idOf(pdus[1]!), "DELIVRD");
     // Still sent until the last segment is confirmed.
     expect((await message(a, id)).status).toBe("sent");
-    await smsc.receipt(smsc.idOf(pdus[2]!), "DELIVRD", { tlv: true });
+    await smsc().receipt(smsc().idOf(pdus[2]!), "DELIVRD", { tlv: true });
     await inStatus(a, id, "delivered");
   });
 
@@ -124,10 +104,10 @@ describe("SMPP provider", () => {
     const id = await send(a, "x".repeat(200), "+14155550134");
     await inStatus(a, id, "sent");
     const pdus = submitsTo("14155550134");
-    await smsc.receipt(smsc.idOf(pdus[1]!), "UNDELIV", { err: "001" });
+    await smsc().receipt(smsc().idOf(pdus[1]!), "UNDELIV", { err: "001" });
     const m = await inStatus(a, id, "undelivered");
     expect(m.error).toMatchObject({ code: "SMPP_UNDELIV" });
-    await smsc.receipt(smsc.idOf(pdus[0]!), "DELIVRD");
+    await smsc().receipt(smsc().idOf(pdus[0]!), "DELIVRD");
     expect((await message(a, id)).status).toBe("undelivered");
   });
 
@@ -135,83 +115,83 @@ describe("SMPP provider", () => {
     const a = await server().account();
     const id = await send(a, "rejected later", "+14155550135");
     const sent = await inStatus(a, id, "sent");
-    await smsc.receipt(sent.providerMessageId!, "REJECTD");
+    await smsc().receipt(sent.providerMessageId!, "REJECTD");
     await inStatus(a, id, "failed");
-    smsc.answer = (pdu) => (pdu.destination_addr === "14155550136" ? 0x0b : 0); // ESME_RINVDSTADR
+    smsc().answer = (pdu) => (pdu.destination_addr === "14155550136" ? 0x0b : 0); // ESME_RINVDSTADR
     const refused = await send(a, "bad number", "+14155550136");
     const m = await inStatus(a, refused, "failed");
     expect(m.error).toMatchObject({ code: "ESME_RINVDSTADR" });
-    smsc.answer = () => 0;
+    smsc().answer = () => 0;
   });
 
   it("on ESME_RTHROTTLED the message is submitted again after a pause and sent, not failed (test/smpp/throttling.test.ts has more)", async () => {
     const a = await server().account();
     let throttled = 0;
-    smsc.answer = (pdu) => (pdu.destination_addr === "14155550137" && throttled++ < 2 ? 0x58 : 0);
+    smsc().answer = (pdu) => (pdu.destination_addr === "14155550137" && throttled++ < 2 ? 0x58 : 0);
     const id = await send(a, "slow down", "+14155550137");
     const m = await inStatus(a, id, "sent");
     expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent"]);
     expect(submitsTo("14155550137")).toHaveLength(3);
-    smsc.answer = () => 0;
+    smsc().answer = () => 0;
   });
 
   it("never has more than SMPP_MAX_IN_FLIGHT submits unanswered", async () => {
     const a = await server().account();
-    smsc.maxUnanswered = 0;
-    smsc.answer = () => "hold";
+    smsc().maxUnanswered = 0;
+    smsc().answer = () => "hold";
     const ids = await Promise.all(Array.from({ length: 8 }, (_v, i) => send(a, `window ${i}`, `+1415555014${i}`)));
-    await waitUntil("window full", async () => smsc.maxUnanswered >= 3);
+    await waitUntil("window full", async () => smsc().maxUnanswered >= 3);
     // Release in rounds; the window refills but never goes past 3.
     for (let i = 0; i < 4; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      smsc.releaseHeld();
+      smsc().releaseHeld();
     }
-    smsc.answer = () => 0;
-    smsc.releaseHeld();
+    smsc().answer = () => 0;
+    smsc().releaseHeld();
     for (const id of ids) await inStatus(a, id, "sent");
-    expect(smsc.maxUnanswered).toBe(3);
+    expect(smsc().maxUnanswered).toBe(3);
   });
 
   it("does not lose a receipt that arrives before the submit_sm_resp is recorded", async () => {
     const a = await server().account();
     // The SMSC sends the receipt in the same breath as the submit_sm_resp.
-    smsc.afterAnswer = (id) => void smsc.receipt(id, "DELIVRD");
+    smsc().afterAnswer = (id) => void smsc().receipt(id, "DELIVRD");
     const id = await send(a, "fast carrier", "+14155550139");
     const m = await inStatus(a, id, "delivered");
     expect(m.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
-    smsc.afterAnswer = undefined;
+    smsc().afterAnswer = undefined;
   });
 
   it("records a second submit answered with an id seen before; a receipt goes to the most recent message with it", async () => {
     const a = await server().account();
-    smsc.messageIdFor = (pdu) => (["14155550144", "14155550145"].includes(pdu.destination_addr as string) ? "reused-id-1" : undefined);
+    smsc().messageIdFor = (pdu) => (["14155550144", "14155550145"].includes(pdu.destination_addr as string) ? "reused-id-1" : undefined);
     try {
       const first = await send(a, "first", "+14155550144");
       expect((await inStatus(a, first, "sent")).providerMessageId).toBe("reused-id-1");
       const second = await send(a, "second", "+14155550145");
       expect((await inStatus(a, second, "sent")).providerMessageId).toBe("reused-id-1");
-      await smsc.receipt("reused-id-1", "DELIVRD");
+      await smsc().receipt("reused-id-1", "DELIVRD");
       await inStatus(a, second, "delivered");
       expect((await message(a, first)).status).toBe("sent");
     } finally {
-      smsc.messageIdFor = undefined;
+      smsc().messageIdFor = undefined;
     }
   });
 
   it("acknowledges a receipt for an unknown id without an error loop", async () => {
-    const resp = await smsc.receipt("no-such-id", "DELIVRD");
+    const resp = await smsc().receipt("no-such-id", "DELIVRD");
     expect(resp.command_status).toBe(0);
   });
 
   it("when the SMSC drops the connection mid-stream: in-flight messages fail as unknown, queued ones go out after the reconnect, none twice", async () => {
     const a = await server().account();
-    const connection = (worker.provider as SmppProvider).connection;
-    smsc.answer = () => "hold";
+    const connection = (worker().provider as SmppProvider).connection;
+    smsc().answer = () => "hold";
     const numbers = Array.from({ length: 5 }, (_v, i) => `+1415555018${i}`);
     const ids = await Promise.all(numbers.map((n, i) => send(a, `mid-stream ${i}`, n)));
     await waitUntil("window full of unanswered submits", async () => numbers.filter((n) => submitsTo(n.slice(1)).length > 0).length === 3);
-    smsc.answer = () => 0;
-    for (const s of smsc.sessions()) s.close();
+    smsc().answer = () => 0;
+    for (const s of smsc().sessions()) s.close();
     await waitUntil("bound again", async () => connection.state === "bound", 10_000);
     const final = await waitUntil("all settled", async () => {
       const all = await Promise.all(ids.map((id) => message(a, id)));
@@ -226,22 +206,22 @@ describe("SMPP provider", () => {
 
   it("after a drop mid-stream, the SMSC's later receipts resolve the unknown outcomes: sent with their ids, then delivered", async () => {
     const a = await server().account();
-    smsc.answer = () => "hold";
+    smsc().answer = () => "hold";
     const numbers = Array.from({ length: 3 }, (_v, i) => `+1415555019${i}`);
     const ids = await Promise.all(numbers.map((n, i) => send(a, `resolved later ${i}`, n)));
     await waitUntil("window full of unanswered submits", async () => numbers.every((n) => submitsTo(n.slice(1)).length === 1));
-    smsc.answer = () => 0;
-    for (const s of smsc.sessions()) s.close();
+    smsc().answer = () => 0;
+    for (const s of smsc().sessions()) s.close();
     await waitUntil("outcomes declared unknown", async () =>
       Number((await server().db("messages").whereIn("id", ids).whereNotNull("outcome_unknown_at").count({ n: "*" }))[0]!.n) === 3
         ? true
         : undefined,
     );
-    const connection = (worker.provider as SmppProvider).connection;
+    const connection = (worker().provider as SmppProvider).connection;
     await waitUntil("bound again", async () => connection.state === "bound", 10_000);
     const minute = new Date().toISOString().replace(/^\d\d(\d\d)-(\d\d)-(\d\d)T(\d\d):(\d\d).*$/, "$1$2$3$4$5");
     for (const [i, n] of numbers.entries()) {
-      await smsc.receipt(`late-${i}`, "DELIVRD", { source: n.slice(1), submitDate: minute, text: `resolved later ${i}`.slice(0, 12) });
+      await smsc().receipt(`late-${i}`, "DELIVRD", { source: n.slice(1), submitDate: minute, text: `resolved later ${i}`.slice(0, 12) });
     }
     for (const [i, id] of ids.entries()) {
       const m = await waitUntil(
@@ -256,7 +236,7 @@ describe("SMPP provider", () => {
   });
 
   it("reports the bind on /readyz and /metrics", async () => {
-    const connection = (worker.provider as SmppProvider).connection;
+    const connection = (worker().provider as SmppProvider).connection;
     const app = createApp({
       db: server().db,
       log: createLogger("silent"),
@@ -278,7 +258,7 @@ describe("SMPP provider", () => {
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/^smpp_bound 1$/m);
       expect(metrics).toMatch(/^smpp_submits_total\{status="ok"\} \d+$/m);
-      for (const s of smsc.sessions()) s.close();
+      for (const s of smsc().sessions()) s.close();
       await waitUntil("unbound", async () => connection.state !== "bound");
       const down = await fetch(`${base}/readyz`);
       expect(down.status).toBe(503);
@@ -291,13 +271,13 @@ describe("SMPP provider", () => {
 
   it("reconnects after the SMSC closes the connection; nothing lost, nothing sent twice", async () => {
     const a = await server().account();
-    const before = smsc.binds.length;
-    for (const s of smsc.sessions()) s.close();
-    const connection = (worker.provider as SmppProvider).connection;
+    const before = smsc().binds.length;
+    for (const s of smsc().sessions()) s.close();
+    const connection = (worker().provider as SmppProvider).connection;
     await waitUntil("disconnected", async () => connection.state !== "bound");
     const id = await send(a, "after the drop", "+14155550138");
     await waitUntil("bound again", async () => connection.state === "bound", 10_000);
-    expect(smsc.binds.length).toBe(before + 1);
+    expect(smsc().binds.length).toBe(before + 1);
     await inStatus(a, id, "sent");
     expect(submitsTo("14155550138")).toHaveLength(1);
   });
@@ -308,10 +288,10 @@ describe("SMPP provider", () => {
     const receiptLike = "id:X1 sub:001 dlvrd:001 submit date:2611221000 done date:2611221001 stat:DELIVRD err:000 text:hi";
     const addresses = { source_addr_ton: 1, source_addr: "14155550191", dest_addr_ton: 1, destination_addr: "14155550190" };
     const short = Buffer.from(receiptLike, "latin1");
-    expect((await smsc.deliver({ ...addresses, esm_class: 0, data_coding: 3, short_message: short })).command_status).toBe(0);
-    expect((await smsc.deliver({ ...addresses, esm_class: 0x04, data_coding: 3, short_message: short })).command_status).toBe(0);
+    expect((await smsc().deliver({ ...addresses, esm_class: 0, data_coding: 3, short_message: short })).command_status).toBe(0);
+    expect((await smsc().deliver({ ...addresses, esm_class: 0x04, data_coding: 3, short_message: short })).command_status).toBe(0);
     const payload = Buffer.from("¡hola! 😀", "utf16le").swap16();
-    const resp = await smsc.deliver({ ...addresses, esm_class: 0, data_coding: 8, message_payload: payload }, "data_sm");
+    const resp = await smsc().deliver({ ...addresses, esm_class: 0, data_coding: 8, message_payload: payload }, "data_sm");
     expect([resp.command, resp.command_status]).toEqual(["data_sm_resp", 0]);
     const { data } = await a.client.GET("/api/v1/messages", { params: { query: { phone: "+14155550191" } } });
     expect(data!.data.map((m) => [m.direction, m.body])).toEqual([
@@ -321,8 +301,7 @@ describe("SMPP provider", () => {
   });
 
   it("unbinds cleanly when the worker stops", async () => {
-    await worker.stop(1000);
-    stopped = true;
-    expect(smsc.unbinds.length).toBeGreaterThanOrEqual(1);
+    await stop(1000);
+    expect(smsc().unbinds.length).toBeGreaterThanOrEqual(1);
   });
 });
