@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { cpus, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SingleBar, Presets } from "cli-progress";
+import pino from "pino";
 import { ensureAccount } from "../server/db/accounts.js";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
@@ -25,13 +26,24 @@ export interface BenchDb {
 export async function startBenchDatabase(): Promise<BenchDb> {
   const dir = mkdtempSync(join(tmpdir(), "sms-bench-"));
   chmodSync(dir, 0o755);
+  // Diagnosis: BENCH_PG_STATS loads pg_stat_statements; BENCH_PG_EXPLAIN_MS=N has auto_explain log the plan (with
+  // actual rows) of every statement slower than N ms to stderr, as the server's debug log.
+  const explainMs = process.env.BENCH_PG_EXPLAIN_MS;
+  const preload = [process.env.BENCH_PG_STATS && "pg_stat_statements", explainMs && "auto_explain"].filter(Boolean).join(",");
   const pg = await startEmbeddedPostgres({
     dataDir: dir,
-    log: createLogger("warn"),
+    log: explainMs ? createLogger("debug", pino.destination(2)) : createLogger("warn"),
     announce: false,
     settings: {
       max_connections: "200",
-      ...(process.env.BENCH_PG_STATS ? { shared_preload_libraries: "pg_stat_statements" } : {}),
+      ...(preload ? { shared_preload_libraries: preload } : {}),
+      ...(explainMs
+        ? {
+            "auto_explain.log_min_duration": `${explainMs}ms`,
+            "auto_explain.log_analyze": "on",
+            "auto_explain.log_nested_statements": "on",
+          }
+        : {}),
     },
   });
   const db = createDb(pg.url, 20);
@@ -129,7 +141,14 @@ export async function scheduleMessages(db: Db, o: ScheduleOptions): Promise<stri
 
 export function progress(label: string, total: number): SingleBar {
   const bar = new SingleBar(
-    { format: `${label.padEnd(28)} [{bar}] {percentage}% | {value}/{total} | {duration}s`, stream: process.stderr, hideCursor: true },
+    {
+      format: `${label.padEnd(28)} [{bar}] {percentage}% | {value}/{total} | {duration}s`,
+      stream: process.stderr,
+      hideCursor: true,
+      // Piped to a log file (CI, nohup), a line every 10 s instead of nothing.
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
+    },
     Presets.shades_classic,
   );
   bar.start(total, 0);
@@ -187,12 +206,13 @@ export async function printTopStatements(db: Db, label: string): Promise<void> {
   const total = (await db.raw("SELECT sum(calls) AS calls, round(sum(total_exec_time)) AS ms FROM pg_stat_statements")).rows[0];
   const byCalls = (
     await db.raw(
-      `SELECT calls, round(total_exec_time) AS total_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
-         FROM pg_stat_statements ORDER BY calls DESC LIMIT 12`,
+      `SELECT calls, rows, round(total_exec_time) AS total_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+         FROM pg_stat_statements ORDER BY calls DESC LIMIT 16`,
     )
   ).rows;
-  process.stderr.write(`\nall statements (${label}): ${total.calls} calls, ${total.ms} ms\nmost called:\n`);
-  for (const r of byCalls) process.stderr.write(`${String(r.calls).padStart(7)} ${String(r.total_ms).padStart(7)} ms  ${r.query}\n`);
+  process.stderr.write(`\nall statements (${label}): ${total.calls} calls, ${total.ms} ms\nmost called (calls, rows, time):\n`);
+  for (const r of byCalls)
+    process.stderr.write(`${String(r.calls).padStart(7)} ${String(r.rows).padStart(8)} ${String(r.total_ms).padStart(7)} ms  ${r.query}\n`);
   process.stderr.write(`\ntop statements (${label}):\n`);
   for (const r of rows)
     process.stderr.write(

@@ -1,3 +1,4 @@
+import { statusByKey } from "./byIdFilters.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
@@ -219,7 +220,7 @@ export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Dat
 export async function returnToScheduled(db: Knex, messageIds: string[]): Promise<number> {
   return db("messages")
     .whereIn("id", messageIds)
-    .where({ status: "sending" })
+    .whereRaw(`${statusByKey()} = 'sending'`)
     .update({ status: "scheduled", submitted_at: null, submitted_via: null });
 }
 
@@ -232,7 +233,7 @@ export async function returnUnresolvedToScheduled(db: Knex, messageIds: string[]
   if (messageIds.length === 0) return [];
   const rows = await db("messages")
     .whereIn("id", messageIds)
-    .where({ status: "sending" })
+    .whereRaw(`${statusByKey()} = 'sending'`)
     .whereNull("unknown_resent_at")
     .update({ status: "scheduled", submitted_at: null, submitted_via: null, outcome_unknown_at: null, unknown_resent_at: db.fn.now() })
     .returning("id");
@@ -248,7 +249,7 @@ export async function markOutcomesUnknown(db: Knex, messageIds: string[]): Promi
   if (messageIds.length === 0) return new Map();
   const rows: { id: string; at: Date }[] = await db("messages")
     .whereIn("id", messageIds)
-    .where({ status: "sending" })
+    .whereRaw(`${statusByKey()} = 'sending'`)
     .update({ outcome_unknown_at: db.raw("coalesce(outcome_unknown_at, now())") })
     .returning(["id", "outcome_unknown_at as at"]);
   return new Map(rows.map((r) => [r.id, r.at]));
@@ -302,7 +303,7 @@ export async function updateStatusesWithReceipts(
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),
          error_code = coalesce(i.error_code, messages.error_code),
          error_message = coalesce(i.error_message, messages.error_message)
-       FROM i WHERE messages.id = i.id AND messages.status = ANY(?::text[])
+       FROM i WHERE messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
        RETURNING messages.id, messages.account_id, messages.campaign_id, i.at, i.body
      ), h AS (
        INSERT INTO message_status_history (message_id, status, at) SELECT id, ?, at FROM m
@@ -363,7 +364,7 @@ export async function claimMessagesForSending(
   // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await db.raw(
     `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL
-      WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
+      WHERE m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
         AND (?::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
       RETURNING ${returningSql}`,
@@ -429,7 +430,7 @@ export async function scheduledPastValidity(
   if (messageIds.length === 0) return [];
   const { rows } = await db.raw(
     `SELECT id, recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
-       FROM messages WHERE id = ANY(?::uuid[]) AND status = 'scheduled' AND valid_until <= now()`,
+       FROM messages WHERE id = ANY(?::uuid[]) AND ${statusByKey()} = 'scheduled' AND valid_until <= now()`,
     [messageIds],
   );
   return rows;

@@ -1,3 +1,4 @@
+import { statusByKey } from "./byIdFilters.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
@@ -73,7 +74,7 @@ export async function scheduledToOptedOut(
   const { rows } = await db.raw(
     `SELECT m.id, m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
        FROM messages m
-      WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND NOT m.bypasses_opt_out
+      WHERE m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND NOT m.bypasses_opt_out
         AND ${isOptedOutSql("m.account_id", "m.recipient")}`,
     [messageIds],
   );

@@ -2,6 +2,7 @@
 // the messages it applies to. The send claim's fast path (claimMessagesForSending) leaves those messages alone,
 // so an account without quiet hours or a cap pays one index probe of account_settings per message and nothing
 // more.
+import { statusByKey } from "./byIdFilters.js";
 import type { Knex } from "knex";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
 
@@ -49,7 +50,7 @@ export async function policyFacts(db: Knex, messageIds: string[], everyMessage =
        FROM messages m
        LEFT JOIN account_settings s ON s.account_id = m.account_id
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
-      WHERE m.id = ANY(?::uuid[]) AND m.status = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
+      WHERE m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (?::boolean OR ${NEEDS_SENDING_POLICY_SQL})
       ORDER BY array_position(ARRAY['high', 'normal', 'low'], m.priority), m.scheduled_at, m.id`,
     [messageIds, everyMessage],

@@ -51,6 +51,16 @@ export async function loadDeliveriesForDispatch(db: Knex, deliveryIds: string[])
     });
 }
 
+/*
+ * "Still pending" is written `finished_at IS NULL` in the lookups of receipts by id or by message (the same
+ * thing: a CHECK ties the two). Written `status = 'pending'`, it let the planner walk
+ * webhook_deliveries_status_page_idx (webhook_id, status, …) WHERE status <> 'succeeded' instead of the key or
+ * the (message_id, webhook_id, seq) index whenever the statistics said few receipts were pending — the normal
+ * state of a long-lived table — and a burst then read every pending receipt of the webhook per candidate:
+ * 288 ms instead of 1.4 ms for 100 candidates with 20,000 pending (EXPLAIN ANALYZE), while holding FOR SHARE
+ * locks. server/db/byIdFilters.ts does the same for messages.
+ */
+
 /**
  * Per message and webhook, receipts go out in seq order. A receipt with an earlier one still pending is
  * parked (its job ends without an attempt) and released when that one finishes. FOR SHARE on the earlier row
@@ -66,9 +76,9 @@ export async function parkBehindEarlier(
   const { rows } = await db.raw(
     `UPDATE webhook_deliveries d SET parked = true
        FROM unnest(?::uuid[]) AS p(id)
-      WHERE d.id = p.id AND d.status = 'pending'
+      WHERE d.id = p.id AND d.finished_at IS NULL
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
-                     WHERE e.message_id = d.message_id AND e.webhook_id = d.webhook_id AND e.seq < d.seq AND e.status = 'pending'
+                     WHERE e.message_id = d.message_id AND e.webhook_id = d.webhook_id AND e.seq < d.seq AND e.finished_at IS NULL
                      FOR SHARE)
      RETURNING d.id`,
     [candidates],
@@ -125,10 +135,10 @@ export async function releaseNextParked(db: Knex, pairs: { messageId: string; we
           SELECT x.id FROM unnest(?::uuid[], ?::uuid[]) AS p(message_id, webhook_id)
           CROSS JOIN LATERAL (
             SELECT x.id FROM webhook_deliveries x
-             WHERE x.message_id = p.message_id AND x.webhook_id = p.webhook_id AND x.status = 'pending' AND x.parked
+             WHERE x.message_id = p.message_id AND x.webhook_id = p.webhook_id AND x.finished_at IS NULL AND x.parked
                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                                 WHERE e.message_id = x.message_id AND e.webhook_id = x.webhook_id
-                                  AND e.seq < x.seq AND e.status = 'pending')
+                                  AND e.seq < x.seq AND e.finished_at IS NULL)
              ORDER BY x.seq LIMIT 1) x)
        RETURNING n.id
      ), j AS (
@@ -147,7 +157,7 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
     .where({ "x.parked": true, "x.status": "pending" })
     .whereNotExists(
       db("webhook_deliveries as e")
-        .whereRaw("e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.status = 'pending'")
+        .whereRaw("e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.finished_at IS NULL")
         .select(db.raw("1")),
     )
     .andWhere("x.created_at", "<", db.raw("now() - interval '10 seconds'"))
