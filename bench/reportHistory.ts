@@ -12,6 +12,8 @@ export interface HistoryResult {
   machine: { cores: number; memoryGiB: number; node: string; postgres: string };
   at: string;
   messages: number;
+  /** Messages of the "empty" side's small history (absent in runs before it had one). */
+  emptyMessages?: number;
   accounts: number;
   days: number;
   seconds: number;
@@ -61,7 +63,7 @@ export function historySection(h: HistoryResult, machineLine: string): string[] 
     "",
     machineLine,
     "",
-    `Two PostgreSQL clusters side by side, same settings: one holding ${n(h.messages)} messages of ${h.accounts} accounts (one with a fifth of them) over ${h.days} days, each with two history entries and two receipt deliveries to one webhook (built in SQL in ${h.buildSeconds} s), one empty. Schedule loads: autocannon, 32 connections, ${h.seconds} s × ${h.rounds} alternating rounds, medians. Reads: 200 sequential requests on each side, alternating full and empty request by request (page 200: the empty side has fewer pages and reads its last). The claim and the retention run go one side after the other. Ratio: full/empty for latencies, empty/full for rates (≤ 1.3 is the target for every one).`,
+    `Two PostgreSQL clusters side by side, same settings: one holding ${n(h.messages)} messages of ${h.accounts} accounts (one with a fifth of them) over ${h.days} days, each with two history entries and two receipt deliveries to one webhook (built in SQL in ${h.buildSeconds} s), one ${h.emptyMessages ? `all but empty: ${n(h.emptyMessages)} messages built the same way, so that its lists return full pages as the full side's do` : "empty"}. Schedule loads: autocannon, 32 connections, ${h.seconds} s × ${h.rounds} alternating rounds, medians. Reads: 200 sequential requests on each side, alternating full and empty request by request (page 200: the empty side has fewer pages and reads its last). The claim and the retention run go one side after the other. Ratio: full/empty for latencies, empty/full for rates (≤ 1.3 is the target for every one).`,
     "",
     "| | full | empty | ratio |",
     "|---|---|---|---|",

@@ -303,7 +303,7 @@ export async function updateStatusesWithReceipts(
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),
          error_code = coalesce(i.error_code, messages.error_code),
          error_message = coalesce(i.error_message, messages.error_message)
-       FROM i WHERE messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
+       FROM i WHERE messages.id = ANY(?::uuid[]) AND messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
        RETURNING messages.id, messages.account_id, messages.campaign_id, i.at, i.body
      ), h AS (
        INSERT INTO message_status_history (message_id, status, at) SELECT id, ?, at FROM m
@@ -328,6 +328,7 @@ export async function updateStatusesWithReceipts(
       to,
       to,
       to,
+      updates.map((u) => u.messageId), // again, as `id = ANY`: the key's index condition even on a young table
       from,
       to,
       receipt.event,
