@@ -111,6 +111,43 @@ describe("message retention", () => {
     expect(changedPerStatement.length).toBeGreaterThanOrEqual(4);
   });
 
+  it("paces itself: every batch is followed by a pause of three times what the batch took", async () => {
+    const { accountId, webhookId } = await accountWithWebhook();
+    for (let i = 0; i < 10; i++) await storedMessage(accountId, webhookId, "delivered", 500 - i);
+    const events: string[] = [];
+    const ratios: number[] = [];
+    let batchStart = 0;
+    const onQuery = (q: { sql: string }) => {
+      if (q.sql.includes("WITH batch AS") || q.sql.startsWith("DELETE FROM webhook_deliveries")) {
+        events.push("batch");
+        batchStart = performance.now();
+      }
+    };
+    db().on("query", onQuery);
+    try {
+      await applyRetention(db(), {
+        ...policy,
+        pause: async (ms) => {
+          events.push("pause");
+          ratios.push(ms / (performance.now() - batchStart));
+        },
+      });
+    } finally {
+      db().off("query", onQuery);
+    }
+    expect(await count("messages", { account_id: accountId })).toBe(0);
+    expect(events.filter((e) => e === "batch").length).toBeGreaterThanOrEqual(4); // 10 messages, 3 a batch
+    expect(`${events.join(",")},`).toMatch(/^(batch,pause,)+$/);
+    // Three times the batch as the job timed it (from before it took a connection, so a little more than the
+    // test saw from the statement's start; never nothing).
+    for (const r of ratios) expect(r).toBeGreaterThan(1);
+    const unpaced: number[] = [];
+    await storedMessage(accountId, webhookId, "delivered", 500);
+    await applyRetention(db(), { ...policy, pauseFactor: 0, pause: async (ms) => void unpaced.push(ms) });
+    expect(await count("messages", { account_id: accountId })).toBe(0);
+    expect(unpaced).toEqual([]);
+  });
+
   it("an account's message_retention_days overrides the default", async () => {
     const a = await accountWithWebhook();
     const b = await accountWithWebhook();
