@@ -1,6 +1,6 @@
 // Small shared pieces: status chips, problem messages, dialogs, data loading and polling hooks.
 import { createContext, type ComponentChildren } from "preact";
-import { useCallback, useContext, useEffect, useId, useRef, useState } from "preact/hooks";
+import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SmsClient } from "../../client/http.js";
 import { ApiProblem } from "./api.js";
 
@@ -154,7 +154,10 @@ export function Dialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  useEffect(() => {
+  // A layout effect, in the same task as the render: with useEffect (after paint) the `close` of an Escape could
+  // come between a button reopening the dialog and showModal(), find it still closed, and close the state again
+  // (the keyboard test failed so once under load, 2026-11-24).
+  useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
     if (open && !dialog.open) dialog.showModal();
