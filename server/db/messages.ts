@@ -1,4 +1,3 @@
-import { statusByKey } from "./byIdFilters.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
@@ -8,6 +7,7 @@ import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
 import { NEEDS_SENDING_POLICY_SQL } from "./sendingPolicy.js";
 import { isOptedOutSql } from "./optOuts.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
+import { statusByKey } from "./byIdFilters.js";
 
 export type { StoredStatus };
 

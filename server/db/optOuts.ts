@@ -1,7 +1,7 @@
-import { statusByKey } from "./byIdFilters.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+import { statusByKey } from "./byIdFilters.js";
 
 export interface OptOutRow {
   id: string;

@@ -2,9 +2,9 @@
 // the messages it applies to. The send claim's fast path (claimMessagesForSending) leaves those messages alone,
 // so an account without quiet hours or a cap pays one index probe of account_settings per message and nothing
 // more.
-import { statusByKey } from "./byIdFilters.js";
 import type { Knex } from "knex";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
+import { statusByKey } from "./byIdFilters.js";
 
 /**
  * SQL, true when the policy must look at message `m` before it is sent: its account has a throughput cap, or
