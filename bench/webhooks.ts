@@ -40,7 +40,7 @@ try {
         const m = messages[next++]!;
         await changeMessageStatus(
           db,
-          { id: m.id, to: m.to, campaignId: null, providerMessageId: null },
+          { id: m.id, accountId, to: m.to, campaignId: null, providerMessageId: null },
           { status: "sent", at: new Date(), providerMessageId: `bench-${m.id}` },
         );
       }

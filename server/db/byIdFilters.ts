@@ -11,3 +11,10 @@
 
 /** The status column of `alias` as an expression no partial index's predicate can be proved from. */
 export const statusByKey = (alias?: string): string => `(${alias ? `${alias}.` : ""}status || '')`;
+
+// Every statement of an account's work names the account (docs/SCALING.md, "Past one server: Citus"): rows picked
+// by a list of ids are picked as `account_id = ANY(accounts) AND id = ANY(ids)`, so a sharded deployment routes
+// the statement to those accounts' shards only, and one account's job can never touch another's rows.
+
+/** The distinct accounts of rows picked by key, for `account_id = ANY(?)`. */
+export const accountsOf = (rows: { accountId: string }[]): string[] => [...new Set(rows.map((r) => r.accountId))];

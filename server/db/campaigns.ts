@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
+import { accountsOf } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
@@ -48,7 +49,7 @@ const STATS_SQL = `(SELECT json_build_object(
     'cancelled', count(*) FILTER (WHERE m.status = 'cancelled')
                  + CASE WHEN c.status = 'cancelled' THEN c.audience_size - c.fanout_done ELSE 0 END,
     'optedOut', c.opted_out)
-  FROM messages m WHERE m.campaign_id = c.id)`;
+  FROM messages m WHERE m.account_id = c.account_id AND m.campaign_id = c.id)`;
 
 function selectCampaigns(db: Knex) {
   return db("campaigns as c").select({
@@ -132,23 +133,23 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
  */
 export async function snapshotGroupAudience(tx: Knex.Transaction, accountId: string, campaignId: string, groupId: string): Promise<number> {
   const { rowCount } = await tx.raw(
-    `INSERT INTO campaign_recipients (campaign_id, seq, phone, first_name)
-     SELECT ?, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
+    `INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name)
+     SELECT c.account_id, ?, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
        FROM contacts c WHERE c.account_id = ? AND c.group_id = ?`,
     [campaignId, accountId, groupId],
   );
-  await tx("campaigns").where({ id: campaignId }).update({ audience_size: rowCount });
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
   return rowCount ?? 0;
 }
 
 /** Snapshots a recipients list (already normalised and de-duplicated). */
-export async function snapshotListAudience(tx: Knex.Transaction, campaignId: string, phones: string[]): Promise<number> {
+export async function snapshotListAudience(tx: Knex.Transaction, accountId: string, campaignId: string, phones: string[]): Promise<number> {
   await tx.raw(
-    `INSERT INTO campaign_recipients (campaign_id, seq, phone)
-     SELECT ?, r.seq, r.phone FROM unnest(?::text[]) WITH ORDINALITY AS r(phone, seq)`,
-    [campaignId, phones],
+    `INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone)
+     SELECT ?::uuid, ?, r.seq, r.phone FROM unnest(?::text[]) WITH ORDINALITY AS r(phone, seq)`,
+    [accountId, campaignId, phones],
   );
-  await tx("campaigns").where({ id: campaignId }).update({ audience_size: phones.length });
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: phones.length });
   return phones.length;
 }
 
@@ -172,8 +173,13 @@ export interface FanoutBatch {
  * Locks the campaign and reads the next `size` recipients not yet turned into messages. The row lock
  * serialises fan-out with cancel: a cancelled campaign gets no further messages.
  */
-export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, size: number): Promise<FanoutBatch | undefined> {
-  const campaign = await tx("campaigns").where({ id: campaignId }).forUpdate().first({
+export async function nextFanoutBatch(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  size: number,
+): Promise<FanoutBatch | undefined> {
+  const campaign = await tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first({
     id: "id",
     accountId: "account_id",
     message: "message",
@@ -188,7 +194,7 @@ export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, 
   });
   if (!campaign) return undefined;
   const recipients = await tx("campaign_recipients")
-    .where({ campaign_id: campaignId })
+    .where({ account_id: accountId, campaign_id: campaignId })
     .andWhere("seq", ">", campaign.fanoutDone)
     .orderBy("seq")
     .limit(size)
@@ -196,26 +202,42 @@ export async function nextFanoutBatch(tx: Knex.Transaction, campaignId: string, 
   return { campaign, recipients };
 }
 
-export async function recordFanoutProgress(tx: Knex.Transaction, campaignId: string, lastSeq: number, optedOut = 0): Promise<void> {
+export async function recordFanoutProgress(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  lastSeq: number,
+  optedOut = 0,
+): Promise<void> {
   await tx("campaigns")
-    .where({ id: campaignId })
+    .where({ account_id: accountId, id: campaignId })
     .update({ fanout_done: lastSeq, opted_out: tx.raw("opted_out + ?", [optedOut]) });
 }
 
 /** scheduled → sending when the first of their messages is being sent. */
-export async function markCampaignsSending(db: Knex, campaignIds: string[]): Promise<void> {
-  if (campaignIds.length === 0) return;
-  await db("campaigns").whereIn("id", campaignIds).where({ status: "scheduled" }).update({ status: "sending" });
+export async function markCampaignsSending(db: Knex, campaigns: { id: string; accountId: string }[]): Promise<void> {
+  if (campaigns.length === 0) return;
+  await db("campaigns")
+    .whereRaw("account_id = ANY(?::uuid[])", [accountsOf(campaigns)])
+    .whereIn(
+      "id",
+      campaigns.map((c) => c.id),
+    )
+    .where({ status: "scheduled" })
+    .update({ status: "sending" });
 }
 
 /** sending → completed once fan-out is done and every message reached a final status. */
-export async function completeCampaignIfDone(db: Knex, campaignId: string): Promise<boolean> {
+export async function completeCampaignIfDone(db: Knex, accountId: string, campaignId: string): Promise<boolean> {
   const count = await db("campaigns")
-    .where({ id: campaignId })
+    .where({ account_id: accountId, id: campaignId })
     .whereIn("status", ["sending", "scheduled"])
     .whereRaw("fanout_done = audience_size")
     .whereNotExists(
-      db("messages").where({ campaign_id: campaignId }).whereIn("status", ["scheduled", "sending", "sent"]).select(db.raw("1")),
+      db("messages")
+        .where({ account_id: accountId, campaign_id: campaignId })
+        .whereIn("status", ["scheduled", "sending", "sent"])
+        .select(db.raw("1")),
     )
     .update({ status: "completed", completed_at: db.fn.now() });
   return count > 0;
@@ -225,25 +247,25 @@ export async function completeCampaignIfDone(db: Knex, campaignId: string): Prom
  * Cancels the campaign and, set-based, every message of it still scheduled (with history and jobs).
  * Returns the number of messages cancelled, or undefined when the campaign was not cancellable.
  */
-export async function cancelCampaign(tx: Knex.Transaction, campaignId: string): Promise<number | undefined> {
+export async function cancelCampaign(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<number | undefined> {
   const updated = await tx("campaigns")
-    .where({ id: campaignId })
+    .where({ account_id: accountId, id: campaignId })
     .whereIn("status", ["scheduled", "sending"])
     .update({ status: "cancelled", cancelled_at: tx.fn.now() });
   if (!updated) return undefined;
   const { rows } = await tx.raw(
     `WITH c AS (
        UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL
-        WHERE campaign_id = ? AND status = 'scheduled'
-       RETURNING id, job_id, cancelled_at
+        WHERE account_id = ? AND campaign_id = ? AND status = 'scheduled'
+       RETURNING account_id, id, job_id, cancelled_at
      ), h AS (
-       INSERT INTO message_status_history (message_id, status, at) SELECT id, 'cancelled', cancelled_at FROM c
+       INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, 'cancelled', cancelled_at FROM c
      ), j AS (
        UPDATE jobs SET state = 'cancelled', finalized_at = now()
-        WHERE id IN (SELECT job_id FROM c) AND state IN ('available', 'retryable')
+        WHERE account_id = ? AND id IN (SELECT job_id FROM c) AND state IN ('available', 'retryable')
      )
      SELECT count(*)::int AS n FROM c`,
-    [campaignId],
+    [accountId, campaignId, accountId],
   );
   return rows[0].n as number;
 }
@@ -258,9 +280,13 @@ export async function lockCampaign(
 }
 
 /** Longest first name in the audience snapshot and whether any is missing, for the personalisation check. */
-export async function audienceNameBounds(tx: Knex.Transaction, campaignId: string): Promise<{ longest: number; someEmpty: boolean }> {
+export async function audienceNameBounds(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+): Promise<{ longest: number; someEmpty: boolean }> {
   const row = await tx("campaign_recipients")
-    .where({ campaign_id: campaignId })
+    .where({ account_id: accountId, campaign_id: campaignId })
     .first(
       tx.raw("coalesce(max(length(first_name)), 0)::int AS longest"),
       tx.raw("coalesce(bool_or(coalesce(first_name, '') = ''), false) AS \"someEmpty\""),
@@ -270,8 +296,11 @@ export async function audienceNameBounds(tx: Knex.Transaction, campaignId: strin
 
 /** Completes every campaign that is done but was not marked (a crash between a commit and its check). */
 export async function completeFinishedCampaigns(db: Knex): Promise<number> {
-  const ids: string[] = await db("campaigns").where({ status: "sending" }).whereRaw("fanout_done = audience_size").pluck("id");
+  const done: { id: string; accountId: string }[] = await db("campaigns")
+    .where({ status: "sending" })
+    .whereRaw("fanout_done = audience_size")
+    .select({ id: "id", accountId: "account_id" });
   let completed = 0;
-  for (const id of ids) if (await completeCampaignIfDone(db, id)) completed++;
+  for (const c of done) if (await completeCampaignIfDone(db, c.accountId, c.id)) completed++;
   return completed;
 }

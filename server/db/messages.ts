@@ -7,7 +7,7 @@ import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
 import { NEEDS_SENDING_POLICY_SQL } from "./sendingPolicy.js";
 import { isOptedOutSql } from "./optOuts.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
-import { statusByKey } from "./byIdFilters.js";
+import { accountsOf, statusByKey } from "./byIdFilters.js";
 
 export type { StoredStatus };
 
@@ -106,7 +106,7 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
        SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[], ?::text[], ?::text[])
          AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
      ), jobs AS (
-       ${insertJobsSql("send_message", { id: "job_id", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", priority: jobPrioritySql("priority"), from: "rows" })}
+       ${insertJobsSql("send_message", { id: "job_id", accountId: "?::uuid", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", priority: jobPrioritySql("priority"), from: "rows" })}
      )
      INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
      SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
@@ -123,6 +123,7 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
       messages.map((m) => m.validUntil?.toISOString() ?? null),
       messages.map((m) => m.category ?? SCHEDULE_DEFAULTS.category),
       messages.map((m) => m.priority ?? SCHEDULE_DEFAULTS.priority),
+      accountId,
       accountId,
     ],
   );
@@ -163,9 +164,11 @@ export async function listMessages(
  */
 export async function getStatusHistories(
   db: Knex,
+  accountId: string,
   messages: { id: string; createdAt: Date; direction?: MessageRow["direction"]; receivedAt?: Date | null }[],
 ): Promise<Map<string, StatusChangeRow[]>> {
   const rows = await db("message_status_history")
+    .where({ account_id: accountId })
     .whereIn(
       "message_id",
       messages.map((m) => m.id),
@@ -198,7 +201,7 @@ export async function cancelScheduledMessage(
     .update({ status: "cancelled", cancelled_at: tx.fn.now(), deferred_until: null })
     .returning(["job_id as jobId", "cancelled_at as cancelledAt"]);
   if (!row) return undefined;
-  await tx("message_status_history").insert({ message_id: messageId, status: "cancelled", at: row.cancelledAt });
+  await tx("message_status_history").insert({ account_id: accountId, message_id: messageId, status: "cancelled", at: row.cancelledAt });
   return row;
 }
 
@@ -216,12 +219,24 @@ const returningSql = returning
   .join(", ");
 export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Date | null; outcomeUnknownAt: Date | null };
 
+/** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
+export interface MessageKey {
+  id: string;
+  accountId: string;
+}
+
+/** `account_id = ANY(…) AND id IN (…)` for messages picked by key. */
+const byKeys = (db: Knex, keys: MessageKey[]) =>
+  db("messages")
+    .whereRaw("account_id = ANY(?::uuid[])", [accountsOf(keys)])
+    .whereIn(
+      "id",
+      keys.map((k) => k.id),
+    );
+
 /** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
-export async function returnToScheduled(db: Knex, messageIds: string[]): Promise<number> {
-  return db("messages")
-    .whereIn("id", messageIds)
-    .whereRaw(`${statusByKey()} = 'sending'`)
-    .update({ status: "scheduled", submitted_at: null, submitted_via: null });
+export async function returnToScheduled(db: Knex, keys: MessageKey[]): Promise<number> {
+  return byKeys(db, keys).whereRaw(`${statusByKey()} = 'sending'`).update({ status: "scheduled", submitted_at: null, submitted_via: null });
 }
 
 /**
@@ -229,10 +244,9 @@ export async function returnToScheduled(db: Knex, messageIds: string[]): Promise
  * =resend): off the wire, its unknown outcome cleared, and marked so that it is sent again for this reason once
  * only. Returns the ids it applied to (those still unresolved and never resent).
  */
-export async function returnUnresolvedToScheduled(db: Knex, messageIds: string[]): Promise<string[]> {
-  if (messageIds.length === 0) return [];
-  const rows = await db("messages")
-    .whereIn("id", messageIds)
+export async function returnUnresolvedToScheduled(db: Knex, keys: MessageKey[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await byKeys(db, keys)
     .whereRaw(`${statusByKey()} = 'sending'`)
     .whereNull("unknown_resent_at")
     .update({ status: "scheduled", submitted_at: null, submitted_via: null, outcome_unknown_at: null, unknown_resent_at: db.fn.now() })
@@ -245,23 +259,33 @@ export async function returnUnresolvedToScheduled(db: Knex, messageIds: string[]
  * crash); the first declaration's time stays. They stay `sending` until a receipt resolves them or the
  * resolution time runs out. Returns each message's declaration time.
  */
-export async function markOutcomesUnknown(db: Knex, messageIds: string[]): Promise<Map<string, Date>> {
-  if (messageIds.length === 0) return new Map();
-  const rows: { id: string; at: Date }[] = await db("messages")
-    .whereIn("id", messageIds)
+export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise<Map<string, Date>> {
+  if (keys.length === 0) return new Map();
+  const rows: { id: string; at: Date }[] = await byKeys(db, keys)
     .whereRaw(`${statusByKey()} = 'sending'`)
     .update({ outcome_unknown_at: db.raw("coalesce(outcome_unknown_at, now())") })
     .returning(["id", "outcome_unknown_at as at"]);
   return new Map(rows.map((r) => [r.id, r.at]));
 }
 
-export async function findMessage(db: Knex, where: { id: string } | { providerMessageId: string }): Promise<OwnedMessageRow | undefined> {
+/**
+ * A message by key, or by the provider's id for it. A carrier's receipt names only its own id, not the account:
+ * `carrierLookup` is a message found that way (by its SMPP segment), looked up without one (docs/SCALING.md:
+ * a lookup table from carrier id to account under Citus).
+ */
+export async function findMessage(
+  db: Knex,
+  where: MessageKey | { carrierLookup: string } | { providerMessageId: string },
+): Promise<OwnedMessageRow | undefined> {
   const query = db("messages").first(returning);
-  return "id" in where ? query.where({ id: where.id }) : query.where({ provider_message_id: where.providerMessageId });
+  if ("id" in where) return query.where({ account_id: where.accountId, id: where.id });
+  if ("carrierLookup" in where) return query.where({ id: where.carrierLookup });
+  return query.where({ provider_message_id: where.providerMessageId });
 }
 
 export interface StatusUpdate {
   messageId: string;
+  accountId: string;
   at: Date;
   providerMessageId?: string;
   error?: { code: string; message: string } | null;
@@ -292,8 +316,8 @@ export async function updateStatusesWithReceipts(
   if (updates.length === 0) return [];
   const { rows } = await db.raw(
     `WITH i AS (
-       SELECT * FROM unnest(?::uuid[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[])
-         AS i(id, at, provider_message_id, error_code, error_message, body)
+       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[])
+         AS i(id, account_id, at, provider_message_id, error_code, error_message, body)
      ), m AS (
        UPDATE messages SET
          status = ?,
@@ -303,16 +327,17 @@ export async function updateStatusesWithReceipts(
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),
          error_code = coalesce(i.error_code, messages.error_code),
          error_message = coalesce(i.error_message, messages.error_message)
-       FROM i WHERE messages.id = ANY(?::uuid[]) AND messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
+       FROM i WHERE messages.account_id = ANY(?::uuid[]) AND messages.id = ANY(?::uuid[])
+         AND messages.account_id = i.account_id AND messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
        RETURNING messages.id, messages.account_id, messages.campaign_id, i.at, i.body
      ), h AS (
-       INSERT INTO message_status_history (message_id, status, at) SELECT id, ?, at FROM m
+       INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ?, at FROM m
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
        SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id AND ? = ANY(w.events)
-       RETURNING id
+       RETURNING id, account_id
      ), j AS (
-       ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
+       ${insertJobsSql("deliver_receipt", { accountId: "d.account_id", payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
        RETURNING id
      ), n AS (
        SELECT ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified
@@ -320,6 +345,7 @@ export async function updateStatusesWithReceipts(
      SELECT m.id, m.campaign_id AS "campaignId" FROM m, n`,
     [
       updates.map((u) => u.messageId),
+      updates.map((u) => u.accountId),
       updates.map((u) => u.at),
       updates.map((u) => u.providerMessageId ?? null),
       updates.map((u) => u.error?.code ?? null),
@@ -328,6 +354,7 @@ export async function updateStatusesWithReceipts(
       to,
       to,
       to,
+      accountsOf(updates),
       updates.map((u) => u.messageId), // again, as `id = ANY`: the key's index condition even on a young table
       from,
       to,
@@ -355,28 +382,33 @@ export async function updateStatusesWithReceipts(
  */
 export async function claimMessagesForSending(
   db: Knex,
-  messageIds: string[],
+  keys: MessageKey[],
   link: string,
   opts: { policyChecked?: boolean } = {},
 ): Promise<OwnedMessageRow[]> {
-  if (messageIds.length === 0) return [];
+  if (keys.length === 0) return [];
   // Without `policyChecked` (the fast path) a message the sending policy applies to is left for the policy to
   // decide (services/sendingPolicy.ts), which claims it again with `policyChecked` once it may go. Sending ends
   // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await db.raw(
     `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL
-      WHERE m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
+      WHERE m.account_id = ANY(?::uuid[]) AND m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
         AND (?::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
       RETURNING ${returningSql}`,
-    [link, messageIds, opts.policyChecked === true],
+    [link, accountsOf(keys), keys.map((k) => k.id), opts.policyChecked === true],
   );
   return rows as OwnedMessageRow[];
 }
 
-export async function findMessages(db: Knex, where: { ids: string[] } | { providerMessageIds: string[] }): Promise<OwnedMessageRow[]> {
-  const query = db("messages").select(returning);
-  return "ids" in where ? query.whereIn("id", where.ids) : query.whereIn("provider_message_id", where.providerMessageIds);
+/** Messages by key, or by the provider's ids (of the given accounts when the caller knows them; see findMessage). */
+export async function findMessages(
+  db: Knex,
+  where: { keys: MessageKey[] } | { providerMessageIds: string[]; accountIds?: string[] },
+): Promise<OwnedMessageRow[]> {
+  if ("keys" in where) return byKeys(db, where.keys).select(returning);
+  const query = db("messages").select(returning).whereIn("provider_message_id", where.providerMessageIds);
+  return where.accountIds ? query.whereRaw("account_id = ANY(?::uuid[])", [where.accountIds]) : query;
 }
 
 export interface NewInboundMessage {
@@ -414,11 +446,11 @@ export async function insertInboundMessage(db: Knex, accountId: string, m: NewIn
 export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m: NewMessage): Promise<void> {
   await tx.raw(
     `WITH job AS (
-       ${insertJobsSql("send_message", { id: "?::uuid", payload: "jsonb_build_object('messageId', ?::uuid)", runAt: "?::timestamptz" })}
+       ${insertJobsSql("send_message", { id: "?::uuid", accountId: "?::uuid", payload: "jsonb_build_object('messageId', ?::uuid)", runAt: "?::timestamptz" })}
      )
      INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true)`,
-    [m.jobId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
+    [m.jobId, accountId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
   );
   await notifyWorkers(tx, m.scheduledAt);
 }
@@ -426,13 +458,13 @@ export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m
 /** Of the given messages, those still `scheduled` whose validity has ended (on the database's clock). */
 export async function scheduledPastValidity(
   db: Knex,
-  messageIds: string[],
-): Promise<{ id: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
-  if (messageIds.length === 0) return [];
+  keys: MessageKey[],
+): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
+  if (keys.length === 0) return [];
   const { rows } = await db.raw(
-    `SELECT id, recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
-       FROM messages WHERE id = ANY(?::uuid[]) AND ${statusByKey()} = 'scheduled' AND valid_until <= now()`,
-    [messageIds],
+    `SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
+       FROM messages WHERE account_id = ANY(?::uuid[]) AND id = ANY(?::uuid[]) AND ${statusByKey()} = 'scheduled' AND valid_until <= now()`,
+    [accountsOf(keys), keys.map((k) => k.id)],
   );
   return rows;
 }

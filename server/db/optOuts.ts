@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { statusByKey } from "./byIdFilters.js";
+import { accountsOf, statusByKey } from "./byIdFilters.js";
 
 export interface OptOutRow {
   id: string;
@@ -68,15 +68,15 @@ export function isOptedOutSql(accountColumn: string, phoneColumn: string): strin
  */
 export async function scheduledToOptedOut(
   db: Knex,
-  messageIds: string[],
-): Promise<{ id: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
-  if (messageIds.length === 0) return [];
+  keys: { id: string; accountId: string }[],
+): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
+  if (keys.length === 0) return [];
   const { rows } = await db.raw(
-    `SELECT m.id, m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
+    `SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
        FROM messages m
-      WHERE m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND NOT m.bypasses_opt_out
+      WHERE m.account_id = ANY(?::uuid[]) AND m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND NOT m.bypasses_opt_out
         AND ${isOptedOutSql("m.account_id", "m.recipient")}`,
-    [messageIds],
+    [accountsOf(keys), keys.map((k) => k.id)],
   );
   return rows;
 }

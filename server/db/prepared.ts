@@ -15,7 +15,14 @@ export interface Statement {
  * of the API process's CPU in a profile of bench:api — is skipped.
  */
 export async function queryPrepared<R>(db: Knex, statement: Statement, values: unknown[]): Promise<R[]> {
-  const client = db.client as { acquireConnection(): Promise<pg.PoolClient>; releaseConnection(c: pg.PoolClient): Promise<unknown> };
+  const client = db.client as {
+    acquireConnection(): Promise<pg.PoolClient>;
+    releaseConnection(c: pg.PoolClient): Promise<unknown>;
+    emit(event: "query", q: object): void;
+  };
+  // Reported as knex reports its own statements (a transaction's client passes it on to the knex instance), so
+  // whatever watches the statements sent sees these too.
+  client.emit("query", { sql: statement.text, bindings: values, prepared: statement.name });
   const connection = await client.acquireConnection();
   try {
     const result = await connection.query<R & pg.QueryResultRow>({ name: statement.name, text: statement.text, values });

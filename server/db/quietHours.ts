@@ -1,19 +1,20 @@
 // messages.deferred_until, the mark of a marketing message held by quiet hours (services/quietHours.ts): set
 // while it is held, cleared when it is judged open again or claimed for sending (claimMessagesForSending).
 import type { Knex } from "knex";
+import { accountsOf } from "./byIdFilters.js";
 import { notifyWhenSql } from "./jobs/index.js";
 
 /**
  * Sets each message's deferred_until (null: no longer held) in ONE statement, for those still `scheduled`:
  * a message cancelled meanwhile keeps none.
  */
-export async function setDeferredUntil(db: Knex, marks: { id: string; until: Date | null }[]): Promise<void> {
+export async function setDeferredUntil(db: Knex, marks: { id: string; accountId: string; until: Date | null }[]): Promise<void> {
   if (marks.length === 0) return;
   await db.raw(
     `UPDATE messages m SET deferred_until = d.until
        FROM unnest(?::uuid[], ?::timestamptz[]) AS d(id, until)
-      WHERE m.id = d.id AND m.status = 'scheduled'`,
-    [marks.map((m) => m.id), marks.map((m) => m.until?.toISOString() ?? null)],
+      WHERE m.account_id = ANY(?::uuid[]) AND m.id = d.id AND m.status = 'scheduled'`,
+    [marks.map((m) => m.id), marks.map((m) => m.until?.toISOString() ?? null), accountsOf(marks)],
   );
 }
 
@@ -26,13 +27,13 @@ export async function releaseQuietHoursHolds(db: Knex, accountId: string): Promi
   const { rows } = await db.raw(
     `WITH j AS (
        UPDATE jobs SET run_at = now()
-        WHERE id IN (SELECT job_id FROM messages
+        WHERE account_id = ? AND id IN (SELECT job_id FROM messages
                       WHERE account_id = ? AND status = 'scheduled' AND deferred_until IS NOT NULL)
           AND state IN ('available', 'retryable') AND run_at > now()
        RETURNING id
      )
      SELECT (SELECT count(*)::int FROM j) AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,
-    [accountId],
+    [accountId, accountId],
   );
   return rows[0].n as number;
 }

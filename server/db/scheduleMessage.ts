@@ -18,7 +18,7 @@ export const scheduleMessageStatement = {
   text: `WITH allowed AS (
            SELECT WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = $10::uuid AND phone = $3::text)
          ), job AS (
-           ${insertJobsSql("send_message", { id: "$2::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz", priority: jobPrioritySql("$13::text"), from: "allowed" })}
+           ${insertJobsSql("send_message", { id: "$2::uuid", accountId: "$10::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz", priority: jobPrioritySql("$13::text"), from: "allowed" })}
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
            SELECT $1, $10, $2, $3, $4, $5, $7, $8, $9, $11::timestamptz, $12, $13 FROM allowed

@@ -4,7 +4,7 @@
 // more.
 import type { Knex } from "knex";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
-import { statusByKey } from "./byIdFilters.js";
+import { accountsOf, statusByKey } from "./byIdFilters.js";
 
 /**
  * SQL, true when the policy must look at message `m` before it is sent: its account has a throughput cap, or
@@ -39,8 +39,8 @@ export interface PolicyFacts {
  * The facts of those of `messageIds` still `scheduled` that the policy applies to (all of them when
  * `everyMessage`, as with a cap on the whole link), in the order they are to go: priority, then scheduledAt.
  */
-export async function policyFacts(db: Knex, messageIds: string[], everyMessage = false): Promise<PolicyFacts[]> {
-  if (messageIds.length === 0) return [];
+export async function policyFacts(db: Knex, keys: { id: string; accountId: string }[], everyMessage = false): Promise<PolicyFacts[]> {
+  if (keys.length === 0) return [];
   const { rows } = await db.raw(
     `SELECT m.id, m.job_id AS "jobId", m.account_id AS "accountId", m.recipient AS "to", m.category, m.priority, m.segments,
             m.scheduled_at AS "scheduledAt", m.valid_until AS "validUntil", m.deferred_until AS "deferredUntil",
@@ -50,10 +50,10 @@ export async function policyFacts(db: Knex, messageIds: string[], everyMessage =
        FROM messages m
        LEFT JOIN account_settings s ON s.account_id = m.account_id
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
-      WHERE m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
+      WHERE m.account_id = ANY(?::uuid[]) AND m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (?::boolean OR ${NEEDS_SENDING_POLICY_SQL})
       ORDER BY array_position(ARRAY['high', 'normal', 'low'], m.priority), m.scheduled_at, m.id`,
-    [messageIds, everyMessage],
+    [accountsOf(keys), keys.map((k) => k.id), everyMessage],
   );
   return rows as PolicyFacts[];
 }

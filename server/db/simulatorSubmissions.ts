@@ -11,6 +11,8 @@ export interface SimulatedSubmission {
   report?: JobPayload<"provider_report">;
   /** The message's priority: its report's job runs at it (see below). */
   priority: Priority;
+  /** The message's account: its report's job names it. */
+  accountId: string | null;
 }
 
 /**
@@ -28,10 +30,11 @@ export async function recordSimulatorSubmissions(db: Knex, submissions: Simulate
        SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[])
      ), j AS (
        ${insertJobsSql("provider_report", {
+         accountId: "r.account_id",
          payload: "r.p",
          runAt: "?::timestamptz",
          priority: "r.priority",
-         from: "unnest(?::jsonb[], ?::smallint[]) AS r(p, priority)",
+         from: "unnest(?::jsonb[], ?::smallint[], ?::uuid[]) AS r(p, priority, account_id)",
        })}
      )
      SELECT ${notifyWhenSql("?", "?")}`,
@@ -43,6 +46,7 @@ export async function recordSimulatorSubmissions(db: Knex, submissions: Simulate
       reportsAt,
       withReport.map((s) => JSON.stringify(s.report)),
       withReport.map((s) => jobPriority(s.priority)),
+      withReport.map((s) => s.accountId),
       withReport.length > 0 && wakeUpPayload(reportsAt) !== undefined,
       wakeUpPayload(reportsAt) ?? "",
     ],

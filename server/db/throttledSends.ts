@@ -4,6 +4,8 @@
 // Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
 import type { Knex } from "knex";
 import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
+import { accountsOf } from "./byIdFilters.js";
+import type { MessageKey } from "./messages.js";
 
 const PRIORITIES: Priority[] = ["high", "normal", "low"];
 
@@ -47,33 +49,37 @@ export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promi
 }
 
 /**
- * Of `messageIds`, those paid for a slot no more than `graceSeconds` ago (or still ahead): their rows are deleted
+ * Of these messages, those paid for a slot no more than `graceSeconds` ago (or still ahead): their rows are deleted
  * (a payment is used once) and they are returned. A payment older than that is deleted too but not returned: a
  * message that comes that late (its workers overloaded, or down) pays again at its turn, so slots paid long ago
  * are never spent together in one burst.
  */
-export async function consumeReleasedSends(db: Knex, messageIds: string[], graceSeconds: number): Promise<Set<string>> {
-  if (messageIds.length === 0) return new Set();
+export async function consumeReleasedSends(db: Knex, keys: MessageKey[], graceSeconds: number): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
   const { rows } = await db.raw(
-    `DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[]) AND released_at IS NOT NULL
+    `DELETE FROM throttled_sends WHERE account_id = ANY(?::uuid[]) AND message_id = ANY(?::uuid[]) AND released_at IS NOT NULL
      RETURNING message_id AS id, send_at > now() - make_interval(secs => ?) AS fresh`,
-    [messageIds, graceSeconds],
+    [accountsOf(keys), keys.map((k) => k.id), graceSeconds],
   );
   return new Set((rows as { id: string; fresh: boolean }[]).filter((r) => r.fresh).map((r) => r.id));
 }
 
 /** Takes messages out of the queue, waiting or paid (sent directly, cancelled, held by quiet hours instead). */
-export async function deleteThrottledSends(db: Knex, messageIds: string[]): Promise<number> {
-  if (messageIds.length === 0) return 0;
-  const { rowCount } = await db.raw("DELETE FROM throttled_sends WHERE message_id = ANY(?::uuid[])", [messageIds]);
+export async function deleteThrottledSends(db: Knex, keys: MessageKey[]): Promise<number> {
+  if (keys.length === 0) return 0;
+  const { rowCount } = await db.raw("DELETE FROM throttled_sends WHERE account_id = ANY(?::uuid[]) AND message_id = ANY(?::uuid[])", [
+    accountsOf(keys),
+    keys.map((k) => k.id),
+  ]);
   return rowCount ?? 0;
 }
 
 /** Takes a cancelled campaign's messages out of the queue. */
-export async function deleteThrottledSendsOfCampaign(tx: Knex, campaignId: string): Promise<number> {
+export async function deleteThrottledSendsOfCampaign(tx: Knex, accountId: string, campaignId: string): Promise<number> {
   const { rowCount } = await tx.raw(
-    "DELETE FROM throttled_sends t USING messages m WHERE m.campaign_id = ? AND m.status = 'cancelled' AND t.message_id = m.id",
-    [campaignId],
+    `DELETE FROM throttled_sends t USING messages m
+      WHERE m.account_id = ? AND m.campaign_id = ? AND m.status = 'cancelled' AND t.account_id = m.account_id AND t.message_id = m.id`,
+    [accountId, campaignId],
   );
   return rowCount ?? 0;
 }
@@ -111,13 +117,15 @@ const headOf = (account: string) => `
    ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT 1`;
 
 /**
- * For each of `messageIds` (scheduled messages about to be sent), whether the queue holds a message ahead of it
+ * For each of these (scheduled messages about to be sent), whether the queue holds a message ahead of it
  * that is not one of them: of its own account, and (when `link`) of any account; and whether it is in the queue
  * itself. Each account's head is read once (one probe); the whole queue's head, for the link, is the first of
  * every waiting account's head.
  */
-export async function findWaitingAhead(db: Knex, messageIds: string[], link: boolean): Promise<Map<string, WaitingAhead>> {
-  if (messageIds.length === 0) return new Map();
+export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boolean): Promise<Map<string, WaitingAhead>> {
+  if (keys.length === 0) return new Map();
+  const accounts = accountsOf(keys);
+  const messageIds = keys.map((k) => k.id);
   const linkHead = link
     ? `, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
          SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
@@ -125,18 +133,20 @@ export async function findWaitingAhead(db: Knex, messageIds: string[], link: boo
     : "";
   const { rows } = await db.raw(
     `WITH RECURSIVE w AS (
-       SELECT m.id, m.account_id, ${jobPrioritySql("m.priority")} AS priority, m.scheduled_at FROM messages m WHERE m.id = ANY(?::uuid[])
+       SELECT m.id, m.account_id, ${jobPrioritySql("m.priority")} AS priority, m.scheduled_at FROM messages m
+        WHERE m.account_id = ANY(?::uuid[]) AND m.id = ANY(?::uuid[])
      ), account_heads AS (
        SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
      ), queued AS (
-       SELECT message_id FROM throttled_sends WHERE message_id = ANY(?::uuid[])
+       SELECT message_id FROM throttled_sends WHERE account_id = ANY(?::uuid[]) AND message_id = ANY(?::uuid[])
      )${linkHead}
      SELECT w.id,
             coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false) AS account,
             ${link ? "coalesce((SELECT (l.priority, l.scheduled_at, l.message_id) < (w.priority, w.scheduled_at, w.id) FROM link_head l), false)" : "false"} AS link,
             EXISTS (SELECT 1 FROM queued q WHERE q.message_id = w.id) AS queued
        FROM w LEFT JOIN account_heads h ON h.account_id = w.account_id`,
-    link ? [messageIds, messageIds, messageIds, messageIds] : [messageIds, messageIds, messageIds],
+    // In text order: w, the account heads (headOf), queued, the link's head (headOf).
+    link ? [accounts, messageIds, messageIds, accounts, messageIds, messageIds] : [accounts, messageIds, messageIds, accounts, messageIds],
   );
   return new Map((rows as ({ id: string } & WaitingAhead)[]).map(({ id, ...a }) => [id, a]));
 }

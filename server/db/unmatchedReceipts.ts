@@ -50,10 +50,12 @@ export async function insertUnmatchedReceipt(db: Knex, r: ReceiptFacts): Promise
  * the same, the message was submitted within the receipt's submit minute (a minute's slack either side for
  * clocks), its body starts with the receipt's text. A criterion the receipt does not carry is not applied.
  */
-export async function findUnambiguousMatches(db: Knex): Promise<{ receipt: UnmatchedReceipt; messageId: string; submittedAt: Date }[]> {
+export async function findUnambiguousMatches(
+  db: Knex,
+): Promise<{ receipt: UnmatchedReceipt; messageId: string; accountId: string; submittedAt: Date }[]> {
   const { rows } = await db.raw(
     `WITH pairs AS (
-       SELECT r.id AS receipt_id, m.id AS message_id, m.submitted_at
+       SELECT r.id AS receipt_id, m.id AS message_id, m.account_id, m.submitted_at
        FROM unmatched_receipts r
        JOIN messages m ON m.status = 'sending' AND m.outcome_unknown_at IS NOT NULL
          AND m.submitted_via = r.link AND m.recipient = r.destination
@@ -65,13 +67,14 @@ export async function findUnambiguousMatches(db: Knex): Promise<{ receipt: Unmat
        WHERE (SELECT count(*) FROM pairs q WHERE q.receipt_id = p.receipt_id) = 1
          AND (SELECT count(*) FROM pairs q WHERE q.message_id = p.message_id) = 1
      )
-     SELECT u.message_id AS "messageId", u.submitted_at AS "submittedAt", r.id, r.link,
+     SELECT u.message_id AS "messageId", u.account_id AS "accountId", u.submitted_at AS "submittedAt", r.id, r.link,
        r.provider_message_id AS "providerMessageId", r.status, r.error_code, r.error_message, r.destination,
        r.submitted_minute AS "submittedMinute", r.text_prefix AS "textPrefix", r.at
      FROM unambiguous u JOIN unmatched_receipts r ON r.id = u.receipt_id`,
   );
   return rows.map((r: Record<string, unknown>) => ({
     messageId: r.messageId as string,
+    accountId: r.accountId as string,
     submittedAt: r.submittedAt as Date,
     receipt: {
       id: String(r.id),

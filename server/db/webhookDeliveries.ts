@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
+import { accountsOf } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { insertJobs, insertJobsSql, notifyWhenSql } from "./jobs/index.js";
 
@@ -29,10 +30,10 @@ export interface DeliveryForDispatch {
 }
 
 /** Deliveries with their webhook's URL and signing secrets (the previous one only while its grace lasts). */
-export async function loadDeliveriesForDispatch(db: Knex, deliveryIds: string[]): Promise<DeliveryForDispatch[]> {
+export async function loadDeliveriesForDispatch(db: Knex, keys: { id: string; accountId: string }[]): Promise<DeliveryForDispatch[]> {
   return db("webhook_deliveries as d")
-    .join("webhooks as w", "w.id", "d.webhook_id")
-    .whereIn("d.id", deliveryIds)
+    .join("webhooks as w", (j) => j.on("w.id", "d.webhook_id").andOn("w.account_id", "d.account_id"))
+    .whereRaw("d.account_id = ANY(?::uuid[]) AND d.id = ANY(?::uuid[])", [accountsOf(keys), keys.map((k) => k.id)])
     .select({
       id: "d.id",
       webhookId: "d.webhook_id",
@@ -69,25 +70,27 @@ export async function loadDeliveriesForDispatch(db: Knex, deliveryIds: string[])
  */
 export async function parkBehindEarlier(
   db: Knex,
-  deliveries: { id: string; messageId: string | null; seq: number }[],
+  deliveries: { id: string; accountId: string; messageId: string | null; seq: number }[],
 ): Promise<Set<string>> {
-  const candidates = deliveries.filter((d) => d.messageId && d.seq > 1).map((d) => d.id);
+  const candidates = deliveries.filter((d) => d.messageId && d.seq > 1);
   if (candidates.length === 0) return new Set();
   const { rows } = await db.raw(
     `UPDATE webhook_deliveries d SET parked = true
        FROM unnest(?::uuid[]) AS p(id)
-      WHERE d.id = p.id AND d.finished_at IS NULL
+      WHERE d.account_id = ANY(?::uuid[]) AND d.id = p.id AND d.finished_at IS NULL
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
-                     WHERE e.message_id = d.message_id AND e.webhook_id = d.webhook_id AND e.seq < d.seq AND e.finished_at IS NULL
+                     WHERE e.account_id = d.account_id AND e.message_id = d.message_id AND e.webhook_id = d.webhook_id
+                       AND e.seq < d.seq AND e.finished_at IS NULL
                      FOR SHARE)
      RETURNING d.id`,
-    [candidates],
+    [candidates.map((d) => d.id), accountsOf(candidates)],
   );
   return new Set(rows.map((r: { id: string }) => r.id));
 }
 
 export interface AttemptOutcome {
   id: string;
+  accountId: string;
   messageId: string | null;
   webhookId: string;
   /** pending: failed, to be retried; succeeded; failed: for good. */
@@ -111,14 +114,19 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
             parked = false,
             attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END
        FROM unnest(?::uuid[], ?::text[], ?::jsonb[]) AS f(id, status, attempt)
-      WHERE d.id = f.id`,
-    [outcomes.map((o) => o.id), outcomes.map((o) => o.status), outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))],
+      WHERE d.account_id = ANY(?::uuid[]) AND d.id = f.id`,
+    [
+      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null)),
+      accountsOf(outcomes),
+    ],
   );
   const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId);
   if (finished.length)
     await releaseNextParked(
       db,
-      finished.map((o) => ({ messageId: o.messageId!, webhookId: o.webhookId })),
+      finished.map((o) => ({ accountId: o.accountId, messageId: o.messageId!, webhookId: o.webhookId })),
     );
 }
 
@@ -126,56 +134,64 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
  * For each (message, webhook): unparks the lowest-seq parked receipt whose earlier receipts are all finished,
  * with its job. The UPDATE re-checks `parked` on the locked row, so two concurrent releases release it once.
  */
-export async function releaseNextParked(db: Knex, pairs: { messageId: string; webhookId: string }[]): Promise<number> {
+export async function releaseNextParked(db: Knex, pairs: { accountId: string; messageId: string; webhookId: string }[]): Promise<number> {
   if (pairs.length === 0) return 0;
   const { rows } = await db.raw(
     `WITH next AS (
        UPDATE webhook_deliveries n SET parked = false
-        WHERE n.parked AND n.status = 'pending' AND n.id IN (
-          SELECT x.id FROM unnest(?::uuid[], ?::uuid[]) AS p(message_id, webhook_id)
+        WHERE n.parked AND n.status = 'pending' AND (n.account_id, n.id) IN (
+          SELECT x.account_id, x.id FROM unnest(?::uuid[], ?::uuid[], ?::uuid[]) AS p(account_id, message_id, webhook_id)
           CROSS JOIN LATERAL (
-            SELECT x.id FROM webhook_deliveries x
-             WHERE x.message_id = p.message_id AND x.webhook_id = p.webhook_id AND x.finished_at IS NULL AND x.parked
+            SELECT x.account_id, x.id FROM webhook_deliveries x
+             WHERE x.account_id = p.account_id AND x.message_id = p.message_id AND x.webhook_id = p.webhook_id
+               AND x.finished_at IS NULL AND x.parked
                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                                WHERE e.message_id = x.message_id AND e.webhook_id = x.webhook_id
+                                WHERE e.account_id = x.account_id AND e.message_id = x.message_id AND e.webhook_id = x.webhook_id
                                   AND e.seq < x.seq AND e.finished_at IS NULL)
              ORDER BY x.seq LIMIT 1) x)
-       RETURNING n.id
+       RETURNING n.id, n.account_id
      ), j AS (
-       ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', next.id)", from: "next" })}
+       ${insertJobsSql("deliver_receipt", { accountId: "next.account_id", payload: "jsonb_build_object('deliveryId', next.id)", from: "next" })}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,
-    [pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId)],
+    [pairs.map((p) => p.accountId), pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId)],
   );
   return rows[0].n as number;
 }
 
 /** Maintenance: releases parked receipts whose earlier receipts all finished (a crash between the two steps). */
 export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number> {
-  const orphans: { messageId: string; webhookId: string }[] = await db("webhook_deliveries as x")
+  const orphans: { accountId: string; messageId: string; webhookId: string }[] = await db("webhook_deliveries as x")
     .where({ "x.parked": true, "x.status": "pending" })
     .whereNotExists(
       db("webhook_deliveries as e")
-        .whereRaw("e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.finished_at IS NULL")
+        .whereRaw(
+          "e.account_id = x.account_id AND e.message_id = x.message_id AND e.webhook_id = x.webhook_id AND e.seq < x.seq AND e.finished_at IS NULL",
+        )
         .select(db.raw("1")),
     )
     .andWhere("x.created_at", "<", db.raw("now() - interval '10 seconds'"))
-    .distinct({ messageId: "x.message_id", webhookId: "x.webhook_id" });
+    .distinct({ accountId: "x.account_id", messageId: "x.message_id", webhookId: "x.webhook_id" });
   return orphans.length ? releaseNextParked(db, orphans) : 0;
 }
 
-async function requeue(tx: Knex.Transaction, deliveryId: string): Promise<void> {
-  await tx("webhook_deliveries").where({ id: deliveryId }).update({ parked: false, status: "pending", finished_at: null });
-  await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId } }]);
+async function requeue(tx: Knex.Transaction, accountId: string, deliveryId: string): Promise<void> {
+  await tx("webhook_deliveries")
+    .where({ account_id: accountId, id: deliveryId })
+    .update({ parked: false, status: "pending", finished_at: null });
+  await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId }, accountId }]);
 }
 
 /** Redeliver: queue the delivery again whatever its outcome so far (its attempt log is kept). */
-export async function redeliver(db: Knex, webhookId: string, deliveryId: string): Promise<boolean> {
+export async function redeliver(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const row = await tx("webhook_deliveries").where({ id: deliveryId, webhook_id: webhookId }).forUpdate().first("id");
+    const row = await tx("webhook_deliveries")
+      .where({ account_id: accountId, id: deliveryId, webhook_id: webhookId })
+      .forUpdate()
+      .first("id");
     if (!row) return false;
-    await requeue(tx, deliveryId);
+    await requeue(tx, accountId, deliveryId);
     return true;
   });
 }
@@ -189,19 +205,20 @@ export interface DeliveryRow {
   createdAt: Date;
 }
 
-export async function getDelivery(db: Knex, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+export async function getDelivery(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
   return db("webhook_deliveries")
-    .where({ id: deliveryId, webhook_id: webhookId })
+    .where({ account_id: accountId, id: deliveryId, webhook_id: webhookId })
     .first({ id: "id", messageId: "message_id", event: "event", status: "status", attempts: "attempts", createdAt: "created_at" });
 }
 
 export async function listDeliveries(
   db: Knex,
+  accountId: string,
   webhookId: string,
   opts: { messageId?: string; status?: DeliveryRow["status"]; after?: CursorKey; limit: number },
 ): Promise<(DeliveryRow & CursorKey)[]> {
   const query = db("webhook_deliveries")
-    .where({ webhook_id: webhookId })
+    .where({ account_id: accountId, webhook_id: webhookId })
     .select({ id: "id", messageId: "message_id", event: "event", status: "status", attempts: "attempts", createdAt: "created_at" })
     .select(cursorAtColumn(db, "created_at"));
   if (opts.messageId) query.where({ message_id: opts.messageId });
@@ -224,9 +241,9 @@ export async function insertEventDeliveries(
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
        SELECT gen_uuid_v7(), w.id, w.account_id, ?::uuid, ?, ?, ? FROM webhooks w
         WHERE w.account_id = ? AND ? = ANY(w.events)
-       RETURNING id
+       RETURNING id, account_id
      ), j AS (
-       ${insertJobsSql("deliver_receipt", { payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
+       ${insertJobsSql("deliver_receipt", { accountId: "d.account_id", payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
+import { accountsOf } from "./byIdFilters.js";
 
 export type WebhookEventType = components["schemas"]["WebhookEventType"];
 
@@ -108,6 +109,7 @@ export async function enableWebhook(db: Knex, accountId: string, webhookId: stri
 /** Attempts of one webhook that ended together: failures after its last success, and whether one succeeded. */
 export interface WebhookAttempts {
   webhookId: string;
+  accountId: string;
   failuresSinceSuccess: number;
   succeeded: boolean;
 }
@@ -137,26 +139,31 @@ export async function recordWebhookAttempts(
             failing_since = CASE WHEN r.failures = 0 THEN NULL
                                  WHEN r.succeeded OR w.failing_since IS NULL THEN now()
                                  ELSE w.failing_since END
-       FROM unnest(?::uuid[], ?::int[], ?::boolean[]) AS r(id, failures, succeeded)
-      WHERE w.id = r.id
+       FROM unnest(?::uuid[], ?::uuid[], ?::int[], ?::boolean[]) AS r(id, account_id, failures, succeeded)
+      WHERE w.account_id = r.account_id AND w.id = r.id
         -- A healthy webhook's row is not written again: every receipt insert takes a key-share lock on it
         -- (the foreign key), and rewriting it after each batch of POSTs made that one row a hot spot that
         -- slowed every status change of the account (bench/NOTES.md, 2026-11-24).
         AND NOT (r.succeeded AND r.failures = 0 AND w.consecutive_failures = 0 AND w.failing_since IS NULL)`,
-    [results.map((r) => r.webhookId), results.map((r) => r.failuresSinceSuccess), results.map((r) => r.succeeded)],
+    [
+      results.map((r) => r.webhookId),
+      results.map((r) => r.accountId),
+      results.map((r) => r.failuresSinceSuccess),
+      results.map((r) => r.succeeded),
+    ],
   );
-  const failing = results.filter((r) => r.failuresSinceSuccess > 0).map((r) => r.webhookId);
+  const failing = results.filter((r) => r.failuresSinceSuccess > 0);
   if (disable.afterFailures <= 0 || failing.length === 0) return [];
   const { rows } = await db.raw(
     `UPDATE webhooks
         SET disabled_at = now(),
             disabled_reason = consecutive_failures || ' consecutive failed delivery attempts since ' ||
                               to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-      WHERE id = ANY(?::uuid[]) AND disabled_at IS NULL
+      WHERE account_id = ANY(?::uuid[]) AND id = ANY(?::uuid[]) AND disabled_at IS NULL
         AND consecutive_failures >= ? AND failing_since <= now() - make_interval(secs => ?)
       RETURNING id, account_id AS "accountId", consecutive_failures AS "consecutiveFailures",
                 failing_since AS "failingSince", disabled_reason AS reason`,
-    [failing, disable.afterFailures, disable.afterMs / 1000],
+    [accountsOf(failing), failing.map((r) => r.webhookId), disable.afterFailures, disable.afterMs / 1000],
   );
   return rows as DisabledWebhook[];
 }

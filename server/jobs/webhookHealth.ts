@@ -27,12 +27,16 @@ export interface HealthOptions {
 const HEALTHY_REWRITE_MS = 1000;
 
 /** Records attempt outcomes per webhook; returns `record(webhookId, succeeded)`, which never throws. */
-export function webhookHealth(db: Db, log: Logger, opts: HealthOptions): (webhookId: string, succeeded: boolean) => void {
+export function webhookHealth(
+  db: Db,
+  log: Logger,
+  opts: HealthOptions,
+): (webhookId: string, accountId: string, succeeded: boolean) => void {
   const healthyWrittenAt = new Map<string, number>();
-  const outcomes = batcher<{ webhookId: string; succeeded: boolean }>(async (items) => {
+  const outcomes = batcher<{ webhookId: string; accountId: string; succeeded: boolean }>(async (items) => {
     const byWebhook = new Map<string, WebhookAttempts>();
-    for (const { webhookId, succeeded } of items) {
-      const w = byWebhook.get(webhookId) ?? { webhookId, failuresSinceSuccess: 0, succeeded: false };
+    for (const { webhookId, accountId, succeeded } of items) {
+      const w = byWebhook.get(webhookId) ?? { webhookId, accountId, failuresSinceSuccess: 0, succeeded: false };
       if (succeeded) Object.assign(w, { failuresSinceSuccess: 0, succeeded: true });
       else w.failuresSinceSuccess++;
       byWebhook.set(webhookId, w);
@@ -63,7 +67,9 @@ export function webhookHealth(db: Db, log: Logger, opts: HealthOptions): (webhoo
       );
     }
   });
-  return (webhookId, succeeded) => {
-    outcomes.add({ webhookId, succeeded }).catch((error: unknown) => log.warn({ err: error }, "recording webhook health failed"));
+  return (webhookId, accountId, succeeded) => {
+    outcomes
+      .add({ webhookId, accountId, succeeded })
+      .catch((error: unknown) => log.warn({ err: error }, "recording webhook health failed"));
   };
 }

@@ -42,7 +42,7 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
             submittedMinute: receipt.submittedMinute?.toISOString() ?? null,
             text: receipt.text,
           };
-          await db.transaction((tx) => insertJobs(tx, [{ kind: "smpp_receipt", payload }]));
+          await db.transaction((tx) => insertJobs(tx, [{ kind: "smpp_receipt", payload, accountId: null }]));
         },
       });
     }

@@ -57,6 +57,7 @@ export class SimulatorProvider implements Provider {
         outcome,
         report,
         priority: message.priority ?? "normal",
+        accountId: message.accountId ?? null,
       });
       return suffix === "0001" ? { accepted: false, ...REJECTED } : { accepted: true, providerMessageId };
     });

@@ -14,6 +14,8 @@ export interface OutboundMessage {
   validUntil?: Date | null;
   /** Its priority (the simulator's report of it runs at it); normal when not given. */
   priority?: Priority;
+  /** The account it is sent for (the simulator's report job names it). */
+  accountId?: string;
 }
 
 export type SubmitResult =

@@ -62,15 +62,17 @@ export async function createCampaign(
       category: body.category,
       priority: body.priority,
     });
-    const size = groupId ? await snapshotGroupAudience(tx, accountId, id, groupId) : await snapshotListAudience(tx, id, recipients!);
+    const size = groupId
+      ? await snapshotGroupAudience(tx, accountId, id, groupId)
+      : await snapshotListAudience(tx, accountId, id, recipients!);
     if (size === 0)
       throw new ApiError("empty_audience", "The group has no contacts.", {
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
       });
-    const names = await audienceNameBounds(tx, id);
+    const names = await audienceNameBounds(tx, accountId, id);
     const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
     if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
-    await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now }]);
+    await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
     return id;
   });
 }
@@ -84,8 +86,8 @@ export async function cancelCampaign(db: Knex, accountId: string, campaignId: st
     if (campaign.status === "completed") {
       throw new ApiError("not_cancellable", "The campaign is completed: every message reached a final status.");
     }
-    await cancelCampaignRows(tx, campaignId);
+    await cancelCampaignRows(tx, accountId, campaignId);
     // Its messages waiting for throughput leave the queue (after their jobs: the pacer's lock order).
-    await deleteThrottledSendsOfCampaign(tx, campaignId);
+    await deleteThrottledSendsOfCampaign(tx, accountId, campaignId);
   });
 }

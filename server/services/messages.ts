@@ -64,9 +64,9 @@ export async function cancelMessage(db: Knex, accountId: string, messageId: stri
   return db.transaction(async (tx) => {
     const cancelled = await cancelScheduledMessage(tx, accountId, messageId);
     if (cancelled) {
-      await cancelPendingJob(tx, cancelled.jobId);
+      await cancelPendingJob(tx, accountId, cancelled.jobId);
       // Out of the throughput queue if it was waiting there (after the job: the pacer's lock order).
-      await deleteThrottledSends(tx, [messageId]);
+      await deleteThrottledSends(tx, [{ id: messageId, accountId }]);
       return { cancelledAt: cancelled.cancelledAt };
     }
     const message = await getMessage(tx, accountId, messageId);

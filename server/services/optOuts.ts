@@ -2,6 +2,7 @@
 // a message scheduled before its recipient opted out from reaching the provider.
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.js";
+import type { MessageKey } from "../db/messages.js";
 import { deleteOptOut, insertOptOut, scheduledToOptedOut, type OptOutRow } from "../db/optOuts.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { invalidField, notFound } from "../domain/errors.js";
@@ -47,8 +48,8 @@ export async function removeOptOut(db: Knex, accountId: string, phone: string): 
  * claimMessagesForSending) become `failed` (`recipient_opted_out`, with their dlr.failed receipts). Returns
  * the ids it failed.
  */
-export async function failMessagesToOptedOut(db: Db, messageIds: string[]): Promise<Set<string>> {
-  const blocked = await scheduledToOptedOut(db, messageIds);
+export async function failMessagesToOptedOut(db: Db, keys: MessageKey[]): Promise<Set<string>> {
+  const blocked = await scheduledToOptedOut(db, keys);
   if (blocked.length === 0) return new Set();
   const at = new Date();
   await changeMessageStatuses(

@@ -26,7 +26,7 @@ const defaultZone = (m: Pick<PolicyFacts, "defaultTimeZone">) => (isKnownTimeZon
 
 export const quietHoursStage: PolicyStage = async (db, messages, held, { now, toJobTime }) => {
   const passing: PolicyFacts[] = [];
-  const marks: { id: string; until: Date | null }[] = [];
+  const marks: { id: string; accountId: string; until: Date | null }[] = [];
   // A campaign's messages share a window, a few zone sets and `now`: each combination is worked out once.
   const decisions = new Map<string, QuietHoursDecision>();
   for (const m of messages) {
@@ -44,7 +44,8 @@ export const quietHoursStage: PolicyStage = async (db, messages, held, { now, to
       heldUntil = decision.heldUntil;
     }
     // deferred_until is written only when it changes: null for a message not (or no longer) held.
-    if ((m.deferredUntil?.getTime() ?? null) !== (heldUntil?.getTime() ?? null)) marks.push({ id: m.id, until: heldUntil });
+    if ((m.deferredUntil?.getTime() ?? null) !== (heldUntil?.getTime() ?? null))
+      marks.push({ id: m.id, accountId: m.accountId, until: heldUntil });
     if (heldUntil === null) {
       passing.push(m);
       continue;

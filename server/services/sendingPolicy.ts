@@ -5,6 +5,7 @@
 // Each message is either admitted (claimed and sent now, in this window) or held (its job waits, the message
 // stays `scheduled` and cancellable).
 import type { Db } from "../db/knex.js";
+import type { MessageKey } from "../db/messages.js";
 import { policyFacts, type PolicyFacts } from "../db/sendingPolicy.js";
 import { quietHoursStage } from "./quietHours.js";
 import { throughputStage } from "./throughput.js";
@@ -48,6 +49,8 @@ export interface PolicyContext {
   toJobTime: (at: Date) => Date;
   /** The service-wide settings. */
   opts: SendingPolicyOptions;
+  /** The account of each message decided on (for the statements on messages held by an earlier stage). */
+  accountOf: Map<string, string>;
 }
 
 /**
@@ -56,12 +59,13 @@ export interface PolicyContext {
  */
 export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>, ctx: PolicyContext) => Promise<PolicyFacts[]>;
 
-export async function applySendingPolicy(db: Db, messageIds: string[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
+export async function applySendingPolicy(db: Db, keys: MessageKey[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
   const held = new Map<string, Hold>();
-  let passing = await policyFacts(db, messageIds, opts.linkMaxSegmentsPerSecond !== null);
+  let passing = await policyFacts(db, keys, opts.linkMaxSegmentsPerSecond !== null);
+  const accountOf = new Map(keys.map((k) => [k.id, k.accountId]));
   const now = opts.clock?.() ?? new Date();
   const offsetMs = now.getTime() - Date.now();
-  const ctx: PolicyContext = { now, toJobTime: (at) => new Date(at.getTime() - offsetMs), opts };
+  const ctx: PolicyContext = { now, toJobTime: (at) => new Date(at.getTime() - offsetMs), opts, accountOf };
   for (const stage of STAGES) passing = await stage(db, passing, held, ctx);
   return { admitted: passing.map((m) => m.id), held };
 }

@@ -4,7 +4,7 @@
 // completion of the campaigns involved.
 import { completeCampaignIfDone } from "../db/campaigns.js";
 import type { Db } from "../db/knex.js";
-import { findMessage, updateStatusesWithReceipts } from "../db/messages.js";
+import { findMessage, updateStatusesWithReceipts, type MessageKey } from "../db/messages.js";
 import { allowedFrom, canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
 import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "../domain/receipts.js";
 
@@ -18,6 +18,7 @@ export interface StatusChange {
 /** What a receipt says about its message; these never change once the message exists. */
 export interface MessageFacts {
   id: string;
+  accountId: string;
   to: string;
   campaignId: string | null;
   providerMessageId: string | null;
@@ -44,6 +45,7 @@ export async function changeMessageStatuses(db: Db, changes: { message: MessageF
       allowedFrom(status),
       group.map(({ message, change }) => ({
         messageId: message.id,
+        accountId: message.accountId,
         at: change.at,
         providerMessageId: change.providerMessageId,
         error: change.error,
@@ -64,9 +66,8 @@ export async function changeMessageStatuses(db: Db, changes: { message: MessageF
     // unfinished (write skew). Checked after each commit, the last check sees every commit; the cleaner
     // sweeps campaigns a crash left between the two.
     if (FINAL_STATUSES.includes(status)) {
-      for (const campaignId of new Set(rows.map((r) => r.campaignId).filter((c): c is string => c !== null))) {
-        await completeCampaignIfDone(db, campaignId);
-      }
+      const campaigns = new Map(rows.filter((r) => r.campaignId !== null).map((r) => [r.campaignId!, facts.get(r.id)!.accountId]));
+      for (const [campaignId, accountId] of campaigns) await completeCampaignIfDone(db, accountId, campaignId);
     }
   }
   return changed;
@@ -75,7 +76,7 @@ export async function changeMessageStatuses(db: Db, changes: { message: MessageF
 /** One change; undefined when the message is unknown or its status does not allow the change. */
 export async function changeMessageStatus(
   db: Db,
-  target: MessageFacts | { id: string } | { providerMessageId: string },
+  target: MessageFacts | MessageKey | { providerMessageId: string },
   change: StatusChange,
 ): Promise<MessageFacts | undefined> {
   let message: MessageFacts | undefined;

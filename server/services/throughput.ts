@@ -63,9 +63,13 @@ function writeBack(buckets: Map<string, Bucket>, decision: Decision): Map<string
 }
 
 /** The send path's throughput stage (after quiet hours: a message held by quiet hours takes no share of a cap). */
-export const throughputStage: PolicyStage = async (db, messages, held, { opts }) => {
+export const throughputStage: PolicyStage = async (db, messages, held, { opts, accountOf }) => {
   // Held by an earlier stage: it waits for that now, not for throughput (a payment it had is dropped).
-  if (held.size > 0) await deleteThrottledSends(db, [...held.keys()]);
+  if (held.size > 0)
+    await deleteThrottledSends(
+      db,
+      [...held.keys()].map((id) => ({ id, accountId: accountOf.get(id)! })),
+    );
   const link = opts.linkMaxSegmentsPerSecond;
   const keysOf = (m: PolicyFacts) => [
     ...(m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
@@ -76,7 +80,7 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts })
 
   const paid = await consumeReleasedSends(
     db,
-    capped.map((m) => m.id),
+    capped.map((m) => ({ id: m.id, accountId: m.accountId })),
     PAYMENT_GRACE_SECONDS,
   );
   const unpaid = capped.filter((m) => !paid.has(m.id));
@@ -84,7 +88,7 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts })
 
   const ahead = await findWaitingAhead(
     db,
-    unpaid.map((m) => m.id),
+    unpaid.map((m) => ({ id: m.id, accountId: m.accountId })),
     link !== null,
   );
   const candidates: Candidate[] = unpaid.map((m) => {
@@ -131,7 +135,9 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts })
       // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
       await deleteThrottledSends(
         tx,
-        unpaid.filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued).map((m) => m.id),
+        unpaid
+          .filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued)
+          .map((m) => ({ id: m.id, accountId: m.accountId })),
       );
       return { now, slots: decision.slots };
     }));
@@ -251,7 +257,10 @@ export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<numbe
           releases.map((r) => ({ id: r.jobId!, runAt: r.sendAt })),
         );
         await markThrottledSendsReleased(tx, releases);
-        await deleteThrottledSends(tx, [...staleIds]);
+        await deleteThrottledSends(
+          tx,
+          stale.map((c) => ({ id: c.messageId, accountId: c.accountId })),
+        );
         await updateThroughputBuckets(tx, writeBack(buckets, decision));
         return releases.length + stale.length;
       }))

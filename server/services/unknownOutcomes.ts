@@ -19,7 +19,9 @@ export const LOOKUPS_BEFORE_UNMATCHED = 5;
 export async function resolveUnknownOutcomes(db: Db): Promise<number> {
   const matches = await findUnambiguousMatches(db);
   if (matches.length === 0) return 0;
-  const messages = new Map((await findMessages(db, { ids: matches.map((m) => m.messageId) })).map((m) => [m.id, m]));
+  const messages = new Map(
+    (await findMessages(db, { keys: matches.map((m) => ({ id: m.messageId, accountId: m.accountId })) })).map((m) => [m.id, m]),
+  );
   const pending = matches.filter((m) => messages.get(m.messageId)?.status === "sending");
   const sent = await changeMessageStatuses(
     db,

@@ -1,6 +1,6 @@
 // The send-time end of validity: a message past its validUntil is never handed to the provider.
 import type { Db } from "../db/knex.js";
-import { scheduledPastValidity } from "../db/messages.js";
+import { scheduledPastValidity, type MessageKey } from "../db/messages.js";
 import { VALIDITY_EXPIRED } from "../domain/validity.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 
@@ -9,8 +9,8 @@ import { changeMessageStatuses } from "./statusChanges.js";
  * the ones still `scheduled` past their validity become `failed` (`validity_expired`, with their dlr.failed
  * receipts). Returns their ids. Costs nothing in the common case: it runs only when something was not claimed.
  */
-export async function failMessagesPastValidity(db: Db, messageIds: string[]): Promise<Set<string>> {
-  const expired = await scheduledPastValidity(db, messageIds);
+export async function failMessagesPastValidity(db: Db, keys: MessageKey[]): Promise<Set<string>> {
+  const expired = await scheduledPastValidity(db, keys);
   if (expired.length > 0) {
     const at = new Date();
     await changeMessageStatuses(

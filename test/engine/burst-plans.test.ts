@@ -7,7 +7,7 @@
 // Checked on the plans PostgreSQL chooses for the statements our code sends.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { claimMessagesForSending, returnToScheduled, updateStatusesWithReceipts } from "../../server/db/messages.js";
+import { claimMessagesForSending, returnToScheduled, updateStatusesWithReceipts, type MessageKey } from "../../server/db/messages.js";
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { parkBehindEarlier, releaseNextParked } from "../../server/db/webhookDeliveries.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -16,9 +16,9 @@ import { plansOf, summarise } from "../helpers/explain.js";
 const database = useTestDatabase();
 const HISTORY = 20_000;
 const BURST = 5_000;
-let scheduledIds: string[];
-let sendingIds: string[];
-let laterReceipts: { id: string; messageId: string; webhookId: string; seq: number }[];
+let scheduledIds: MessageKey[];
+let sendingIds: MessageKey[];
+let laterReceipts: { id: string; accountId: string; messageId: string; webhookId: string; seq: number }[];
 
 beforeAll(async () => {
   const { db } = database();
@@ -49,12 +49,12 @@ beforeAll(async () => {
   await insertMessages(BURST, "scheduled");
   await insertMessages(BURST, "sent");
   await insertReceipts("pending", "status = 'sent'");
-  scheduledIds = (await db("messages").where({ status: "scheduled" }).limit(100).select("id")).map((r) => r.id);
-  sendingIds = (await db("messages").where({ status: "sent" }).limit(100).select("id")).map((r) => r.id);
+  scheduledIds = await db("messages").where({ status: "scheduled" }).limit(100).select("id", "account_id as accountId");
+  sendingIds = await db("messages").where({ status: "sent" }).limit(100).select("id", "account_id as accountId");
   laterReceipts = await db("webhook_deliveries")
     .where({ status: "pending", seq: 2 })
     .limit(100)
-    .select("id", "message_id as messageId", "webhook_id as webhookId", "seq");
+    .select("id", "account_id as accountId", "message_id as messageId", "webhook_id as webhookId", "seq");
 });
 
 /** The indexes of the one statement `fn` sends that matches `pick`. */
@@ -99,7 +99,7 @@ describe("in a burst the statistics have not seen, id-keyed statements look ids 
         db,
         "delivered",
         ["sent"],
-        sendingIds.map((messageId) => ({ messageId, at, body: "{}" })),
+        sendingIds.map((m) => ({ messageId: m.id, accountId: m.accountId, at, body: "{}" })),
         { event: "dlr.delivered", seq: 2 },
       ),
     );

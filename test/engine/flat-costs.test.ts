@@ -79,7 +79,7 @@ describe("list pages walk an index in their own order", () => {
   });
 
   it.each(["failed", "pending"] as const)("the deliveries log, status=%s", async (status) => {
-    const plan = await planOf(() => listDeliveries(database().db, webhookId, { status, limit: 51 }));
+    const plan = await planOf(() => listDeliveries(database().db, accountId, webhookId, { status, limit: 51 }));
     expect(plan).toEqual({ indexes: ["webhook_deliveries_status_page_idx"], sorts: false, seqScans: [] });
   });
 });

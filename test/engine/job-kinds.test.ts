@@ -34,8 +34,13 @@ describe("job kinds", () => {
     await db.transaction((tx) => insertMessagesWithJobs(tx, account.id, [message(later)]));
     await db.transaction((tx) =>
       insertJobs(tx, [
-        { kind: "campaign_fanout", payload: { campaignId: randomUUID() }, runAt: later },
-        { kind: "smpp_receipt", payload: { segmentId: "s1", stat: "DELIVRD", err: null, at: new Date().toISOString() }, runAt: later },
+        { kind: "campaign_fanout", payload: { campaignId: randomUUID() }, runAt: later, accountId: account.id },
+        {
+          kind: "smpp_receipt",
+          payload: { segmentId: "s1", stat: "DELIVRD", err: null, at: new Date().toISOString() },
+          runAt: later,
+          accountId: null,
+        },
       ]),
     );
     await recordSimulatorSubmissions(
@@ -48,18 +53,25 @@ describe("job kinds", () => {
           outcome: "delivered",
           report: { providerMessageId: "p1", status: "delivered" },
           priority: "normal",
+          accountId: account.id,
         },
       ],
       later,
     );
     // A status change writes a receipt for the webhook, with its deliver_receipt job (the outbox statement).
-    const changed = await updateStatusesWithReceipts(db, "failed", ["scheduled"], [{ messageId: single.id, at: new Date(), body: "{}" }], {
-      event: "dlr.failed",
-      seq: 2,
-    });
+    const changed = await updateStatusesWithReceipts(
+      db,
+      "failed",
+      ["scheduled"],
+      [{ messageId: single.id, accountId: account.id, at: new Date(), body: "{}" }],
+      {
+        event: "dlr.failed",
+        seq: 2,
+      },
+    );
     expect(changed).toHaveLength(1);
     const delivery = await db("webhook_deliveries").where({ webhook_id: webhook.id }).first("id");
-    expect(await redeliver(db, webhook.id, delivery.id)).toBe(true); // the second deliver_receipt job
+    expect(await redeliver(db, account.id, webhook.id, delivery.id)).toBe(true); // the second deliver_receipt job
 
     const rows: { kind: JobKind; max_attempts: number }[] = await db("jobs").select("kind", "max_attempts");
     const kinds = new Set(rows.map((r) => r.kind));
@@ -78,6 +90,7 @@ describe("job kinds", () => {
       outcome: "delivered",
       report: { providerMessageId: `prio-${i}`, status: "delivered" as const },
       priority,
+      accountId: null,
     }));
     await recordSimulatorSubmissions(db, submissions, later);
     const rows: { id: string; priority: number }[] = await db("jobs")

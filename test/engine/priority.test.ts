@@ -54,7 +54,7 @@ describe("priority", () => {
 
     // Campaigns: marketing / low by default, or as given; fan-out (run here, as the worker runs it) copies them.
     const fanOut = (campaignId: string) =>
-      campaignFanoutHandler(server().db)({ payload: { campaignId } } as JobRow<"campaign_fanout">, {
+      campaignFanoutHandler(server().db)({ payload: { campaignId }, accountId: a.accountId } as JobRow<"campaign_fanout">, {
         workerId: "test",
         log: createLogger("silent"),
         signal: new AbortController().signal,
@@ -133,12 +133,15 @@ describe("priority", () => {
       body: { name: "backlog", message: "sale", type: "scheduled", scheduledAt: new Date(Date.now() + 1000).toISOString(), recipients },
     });
     // Fan-out runs here, before any worker exists, so the whole backlog is waiting when the worker starts.
-    await campaignFanoutHandler(server().db)({ payload: { campaignId: campaign!.campaignId } } as JobRow<"campaign_fanout">, {
-      workerId: "test",
-      log: createLogger("silent"),
-      signal: new AbortController().signal,
-      settle: () => {},
-    });
+    await campaignFanoutHandler(server().db)(
+      { payload: { campaignId: campaign!.campaignId }, accountId: a.accountId } as JobRow<"campaign_fanout">,
+      {
+        workerId: "test",
+        log: createLogger("silent"),
+        signal: new AbortController().signal,
+        settle: () => {},
+      },
+    );
     const highAt = new Date(Date.now() + 1500);
     const { data: code } = await a.client.POST("/api/v1/scheduler/schedule", {
       body: { to: "+14155550179", body: "code 1234", from: "ACME", scheduledAt: highAt.toISOString(), priority: "high" },

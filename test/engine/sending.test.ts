@@ -132,7 +132,7 @@ describe("provider reports", () => {
     const target = { providerMessageId: delivered.providerMessageId! };
     expect(await changeMessageStatus(server().db, target, { status: "delivered", at: new Date() })).toBeUndefined();
     expect(await changeMessageStatus(server().db, target, { status: "undelivered", at: new Date() })).toBeUndefined();
-    expect(await changeMessageStatus(server().db, { id }, { status: "sent", at: new Date() })).toBeUndefined();
+    expect(await changeMessageStatus(server().db, { id, accountId: a.accountId }, { status: "sent", at: new Date() })).toBeUndefined();
     const after = await getMessage(a, id);
     expect(after.status).toBe("delivered");
     expect(after.history.map((h) => h.status)).toEqual(["scheduled", "sent", "delivered"]);
@@ -146,7 +146,13 @@ describe("provider reports", () => {
     const providerMessageId = `early-${Date.now()}`;
     await server().db.transaction((tx) =>
       insertJobs(tx, [
-        { id: crypto.randomUUID(), kind: "provider_report", payload: { providerMessageId, status: "delivered" }, runAt: new Date() },
+        {
+          id: crypto.randomUUID(),
+          kind: "provider_report",
+          payload: { providerMessageId, status: "delivered" },
+          runAt: new Date(),
+          accountId: a.accountId,
+        },
       ]),
     );
     // The message whose submit answer carries that id is recorded a moment later.

@@ -280,7 +280,8 @@ describe("throughput caps", () => {
 
     // Quiet hours (an earlier stage) held `quiet`: it waits for that now, not in the throughput queue.
     const held = new Map([[quiet!, { until: new Date(Date.now() + 3_600_000), reason: "quiet hours" }]]);
-    await throughputStage(db, [], held, { now: new Date(), toJobTime: (at) => at, opts: { linkMaxSegmentsPerSecond: null } });
+    const accountOf = new Map([[quiet!, a.accountId]]);
+    await throughputStage(db, [], held, { now: new Date(), toJobTime: (at) => at, opts: { linkMaxSegmentsPerSecond: null }, accountOf });
     expect(await db("throttled_sends").where({ message_id: quiet }).count({ n: "*" })).toEqual([{ n: 0 }]);
   });
 

@@ -9,6 +9,7 @@ const job = (id: string): ClaimedJob => ({
   id,
   kind: "k",
   payload: {},
+  accountId: null,
   attempt: 1,
   maxAttempts: 1,
   runAt: new Date(),

@@ -155,13 +155,25 @@ describe("fair receipt deliveries", { timeout: 60_000 }, () => {
     const version = async () => (await db.raw("SELECT xmin::text AS v FROM webhooks WHERE id = ?", [hook.webhookId])).rows[0].v as string;
     const disable = { afterFailures: 0, afterMs: 0 };
     const healthy = await version();
-    await recordWebhookAttempts(db, [{ webhookId: hook.webhookId, failuresSinceSuccess: 0, succeeded: true }], disable);
+    await recordWebhookAttempts(
+      db,
+      [{ webhookId: hook.webhookId, accountId: a.accountId, failuresSinceSuccess: 0, succeeded: true }],
+      disable,
+    );
     expect(await version()).toBe(healthy);
-    await recordWebhookAttempts(db, [{ webhookId: hook.webhookId, failuresSinceSuccess: 2, succeeded: false }], disable);
+    await recordWebhookAttempts(
+      db,
+      [{ webhookId: hook.webhookId, accountId: a.accountId, failuresSinceSuccess: 2, succeeded: false }],
+      disable,
+    );
     const failing = await version();
     expect(failing).not.toBe(healthy);
     // The success that ends a failure run is written.
-    await recordWebhookAttempts(db, [{ webhookId: hook.webhookId, failuresSinceSuccess: 0, succeeded: true }], disable);
+    await recordWebhookAttempts(
+      db,
+      [{ webhookId: hook.webhookId, accountId: a.accountId, failuresSinceSuccess: 0, succeeded: true }],
+      disable,
+    );
     expect(await version()).not.toBe(failing);
     expect(await db("webhooks").where({ id: hook.webhookId }).first("consecutive_failures", "failing_since")).toEqual({
       consecutive_failures: 0,

@@ -5,7 +5,8 @@ import type { Knex } from "knex";
 import { MAX_ATTEMPTS, type JobKind, type JobKinds } from "./kinds.js";
 import { notifyWorkers } from "./wakeUp.js";
 
-export type NewJob = { [K in JobKind]: { id?: string; kind: K; payload: JobKinds[K]; runAt?: Date } }[JobKind];
+/** `accountId`: the account whose work it is (null only for an SMSC's receipt, whose account is not known yet). */
+export type NewJob = { [K in JobKind]: { id?: string; kind: K; payload: JobKinds[K]; runAt?: Date; accountId: string | null } }[JobKind];
 
 /** A job outside the kind map, with its own attempt budget: for the job table's tests and the benchmarks. */
 export interface NewUntypedJob {
@@ -14,6 +15,7 @@ export interface NewUntypedJob {
   payload: object;
   runAt?: Date;
   maxAttempts: number;
+  accountId?: string | null;
 }
 
 /** Inserts jobs and wakes listening workers when one is due within the horizon. */
@@ -28,21 +30,29 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
   if (jobs.length === 0) return;
   const now = new Date();
   await tx("jobs").insert(
-    jobs.map((j) => ({ id: j.id, kind: j.kind, payload: j.payload, run_at: j.runAt ?? now, max_attempts: j.maxAttempts })),
+    jobs.map((j) => ({
+      id: j.id,
+      kind: j.kind,
+      payload: j.payload,
+      run_at: j.runAt ?? now,
+      max_attempts: j.maxAttempts,
+      account_id: j.accountId ?? null,
+    })),
   );
   await notifyWorkers(tx, new Date(Math.min(...jobs.map((j) => (j.runAt ?? now).getTime()))));
 }
 
 /**
- * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `payload` (and
- * `id`, `runAt` when given) are SQL expressions over the rows of `from`. The kind is one of the map's fixed
+ * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `accountId`,
+ * `payload` (and `id`, `runAt` when given) are SQL expressions over the rows of `from`. The kind is one of the map's fixed
  * names, so writing it into the text is safe; the statement's text is the same for every call.
  */
 export function insertJobsSql<K extends JobKind>(
   kind: K,
-  sql: { payload: string; id?: string; runAt?: string; priority?: string; from?: string },
+  sql: { accountId: string; payload: string; id?: string; runAt?: string; priority?: string; from?: string },
 ): string {
   const columns: [string, string][] = [
+    ["account_id", sql.accountId],
     ["kind", `'${kind}'`],
     ["payload", sql.payload],
     ["max_attempts", String(MAX_ATTEMPTS[kind])],

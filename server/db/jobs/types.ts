@@ -28,6 +28,8 @@ export interface ClaimedJob {
   maxAttempts: number;
   runAt: Date;
   createdAt: Date;
+  /** The account whose work it is (jobs.account_id); null for an SMSC's receipt not matched yet. */
+  accountId: string | null;
 }
 
 /** A claimed job of a known kind, its payload typed by the kind map. */

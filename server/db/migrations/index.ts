@@ -17,6 +17,7 @@ import * as m015 from "./015_policy_priority.js";
 import * as m016 from "./016_one_claim_index.js";
 import * as m017 from "./017_policy_settings_columns.js";
 import * as m018 from "./018_throughput_caps.js";
+import * as m019 from "./019_account_scoped_statements.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -39,6 +40,7 @@ const migrations: Record<string, Knex.Migration> = {
   "016_one_claim_index": m016,
   "017_policy_settings_columns": m017,
   "018_throughput_caps": m018,
+  "019_account_scoped_statements": m019,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

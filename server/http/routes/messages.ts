@@ -17,14 +17,14 @@ export const messageHandlers: Pick<Handlers, "Messages_list" | "Messages_get"> =
         ...w,
       }),
     );
-    const histories = await getStatusHistories(db, items);
+    const histories = await getStatusHistories(db, account.id, items);
     return { status: 200, body: { data: items.map((m) => toMessage(m, histories.get(m.id)!)), nextCursor } };
   },
 
   async Messages_get({ db, account, path }) {
     const message = await getMessage(db, account.id, path.messageId);
     if (!message) throw notFound("Message");
-    const histories = await getStatusHistories(db, [message]);
+    const histories = await getStatusHistories(db, account.id, [message]);
     return { status: 200, body: toMessage(message, histories.get(message.id)!) };
   },
 };

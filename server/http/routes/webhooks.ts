@@ -69,7 +69,7 @@ export const webhookHandlers: Pick<
   async Webhooks_listDeliveries({ db, account, path, query }) {
     if (!(await getWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
     const { items, nextCursor } = await fetchPage(query, (w) =>
-      listDeliveries(db, path.webhookId, {
+      listDeliveries(db, account.id, path.webhookId, {
         messageId: query.messageId,
         status: query.status,
         ...w,
@@ -80,8 +80,8 @@ export const webhookHandlers: Pick<
 
   async Webhooks_redeliver({ db, account, path }) {
     if (!(await getWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
-    if (!(await redeliver(db, path.webhookId, path.deliveryId))) throw notFound("Delivery");
-    return { status: 202, body: toDelivery((await getDelivery(db, path.webhookId, path.deliveryId))!) };
+    if (!(await redeliver(db, account.id, path.webhookId, path.deliveryId))) throw notFound("Delivery");
+    return { status: 202, body: toDelivery((await getDelivery(db, account.id, path.webhookId, path.deliveryId))!) };
   },
 
   async Webhooks_test({ db, account, path, receipts, now }) {

@@ -16,12 +16,15 @@ export const FANOUT_BATCH = 5000;
 export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHandler<"campaign_fanout"> {
   return async (job, { log, signal }) => {
     const { campaignId } = job.payload;
+    // Null only for a job of the previous release whose campaign no longer exists (the claim fills the rest).
+    const accountId = job.accountId;
+    if (accountId === null) return log.warn({ campaignId }, "campaign fan-out for a campaign that no longer exists");
     let created = 0;
     let skipped = 0;
     for (;;) {
       signal.throwIfAborted();
       const more = await db.transaction(async (tx) => {
-        const batch = await nextFanoutBatch(tx, campaignId, batchSize);
+        const batch = await nextFanoutBatch(tx, accountId, campaignId, batchSize);
         if (!batch || batch.campaign.status === "cancelled" || batch.recipients.length === 0) return false;
         const { campaign } = batch;
         const runAt = campaign.scheduledAt ?? new Date();
@@ -52,7 +55,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
             };
           });
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
-        await recordFanoutProgress(tx, campaignId, batch.recipients.at(-1)!.seq, optedOut.size);
+        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size);
         skipped += optedOut.size;
         created += messages.length;
         return batch.recipients.length === batchSize;
@@ -61,7 +64,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
       log.info({ campaignId, created }, "campaign fan-out progress");
     }
     // With recipients skipped, the last message may have finished before fan-out did (or there is none).
-    if (skipped > 0) await completeCampaignIfDone(db, campaignId);
+    if (skipped > 0) await completeCampaignIfDone(db, accountId, campaignId);
     log.info({ campaignId, created, skipped }, "campaign fan-out done");
   };
 }

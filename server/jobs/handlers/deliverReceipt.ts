@@ -61,10 +61,11 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const indexOf = new Map(jobs.map((j, i) => [j.payload.deliveryId, i]));
       const loaded = new Map(
+        // A job without an account is one of the previous release whose receipt no longer exists.
         (
           await loadDeliveriesForDispatch(
             db,
-            jobs.map((j) => j.payload.deliveryId),
+            jobs.flatMap((j) => (j.accountId === null ? [] : [{ id: j.payload.deliveryId, accountId: j.accountId }])),
           )
         ).map((d) => [d.id, d]),
       );
@@ -74,7 +75,9 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       const pending = found.filter((d) => d.status === "pending");
       await releaseNextParked(
         db,
-        found.filter((d) => d.status !== "pending" && d.messageId).map((d) => ({ messageId: d.messageId!, webhookId: d.webhookId })),
+        found
+          .filter((d) => d.status !== "pending" && d.messageId)
+          .map((d) => ({ accountId: d.accountId, messageId: d.messageId!, webhookId: d.webhookId })),
       );
       const parked = await parkBehindEarlier(db, pending);
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
@@ -122,7 +125,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
 
   async function recordDisabled(d: DeliveryForDispatch): Promise<undefined> {
     const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };
-    await finishes.add({ id: d.id, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "failed" });
+    await finishes.add({ id: d.id, accountId: d.accountId, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "failed" });
     return undefined;
   }
 
@@ -134,10 +137,17 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
     } finally {
       pacing.release(d.webhookId, Date.now() - at.getTime());
     }
-    recordHealth(d.webhookId, result.error === null);
+    recordHealth(d.webhookId, d.accountId, result.error === null);
     const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
     const n = d.attempts.length + 1;
-    const outcome: AttemptOutcome = { id: d.id, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "succeeded" };
+    const outcome: AttemptOutcome = {
+      id: d.id,
+      accountId: d.accountId,
+      messageId: d.messageId,
+      webhookId: d.webhookId,
+      attempt,
+      status: "succeeded",
+    };
     let retry: RetryLater | undefined;
     if (result.error !== null && n >= MAX_ATTEMPTS) {
       log.warn({ deliveryId: d.id, webhookId: d.webhookId, error: result.error }, "receipt delivery failed for good");

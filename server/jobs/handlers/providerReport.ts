@@ -12,9 +12,11 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
   return {
     async batch(jobs, { log }) {
       const reports = jobs.map((j) => j.payload);
-      const known = new Map(
-        (await findMessages(db, { providerMessageIds: reports.map((r) => r.providerMessageId) })).map((m) => [m.providerMessageId, m]),
-      );
+      // The simulator names the account of each report; a report without one (of the previous release, its
+      // message gone) is looked up by provider id alone.
+      const accountIds = jobs.every((j) => j.accountId !== null) ? [...new Set(jobs.map((j) => j.accountId!))] : undefined;
+      const providerMessageIds = reports.map((r) => r.providerMessageId);
+      const known = new Map((await findMessages(db, { providerMessageIds, accountIds })).map((m) => [m.providerMessageId, m]));
       const changes: { message: MessageFacts; change: StatusChange }[] = [];
       const unmatched: typeof reports = [];
       const outcomes = jobs.map((job, i): Error | undefined => {

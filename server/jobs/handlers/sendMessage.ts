@@ -22,6 +22,7 @@ import {
   markOutcomesUnknown,
   returnToScheduled,
   returnUnresolvedToScheduled,
+  type MessageKey,
   type OwnedMessageRow,
 } from "../../db/messages.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
@@ -55,7 +56,11 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
     async batch(jobs, { log, settle }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
-      const ids = [...jobIndex.keys()];
+      // Every statement names the messages' accounts (jobs.account_id). A job without one is of the previous
+      // release and its message no longer exists: nothing to send.
+      const accountOf = new Map(jobs.flatMap((j) => (j.accountId === null ? [] : [[j.payload.messageId, j.accountId] as const])));
+      const keys = (messageIds: string[]): MessageKey[] => messageIds.map((id) => ({ id, accountId: accountOf.get(id)! }));
+      const ids = [...accountOf.keys()];
       const unknown = new Set<string>();
       const unclaimed: string[] = [];
       const linkCapped = opts.policy.linkMaxSegmentsPerSecond !== null;
@@ -73,13 +78,13 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
           let decision = policyFirst ? await decide(window) : undefined;
           const toClaim = decision ? window.filter((id) => !decision!.held.has(id)) : window;
           await provider.beforeClaim?.(toClaim.length);
-          const claimed = linkCapped ? [] : await claimMessagesForSending(db, toClaim, provider.link);
+          const claimed = linkCapped ? [] : await claimMessagesForSending(db, keys(toClaim), provider.link);
           const claimedIds = new Set(claimed.map((m) => m.id));
           const left = toClaim.filter((id) => !claimedIds.has(id));
           if (left.length > 0) {
             // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
             decision ??= await decide(left);
-            const cleared = await claimMessagesForSending(db, decision.admitted, provider.link, { policyChecked: true });
+            const cleared = await claimMessagesForSending(db, keys(decision.admitted), provider.link, { policyChecked: true });
             for (const m of cleared) claimedIds.add(m.id);
             claimed.push(...cleared);
             unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !decision!.held.has(id)));
@@ -99,7 +104,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
        * its slot is free, and the throughput pacer does not wait for its snooze.
        */
       async function decide(messageIds: string[]): Promise<PolicyDecision> {
-        const decision = await applySendingPolicy(db, messageIds, opts.policy);
+        const decision = await applySendingPolicy(db, keys(messageIds), opts.policy);
         for (const [id, hold] of decision.held) {
           const i = jobIndex.get(id)!;
           outcomes[i] = new Snooze(hold.until, hold.reason, hold.wake);
@@ -120,6 +125,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
             segments: m.segments,
             validUntil: m.validUntil,
             priority: m.priority,
+            accountId: m.accountId,
           })),
         );
         const at = new Date();
@@ -140,33 +146,37 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
             changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
           }
         });
-        if (notTaken.length > 0) await returnToScheduled(db, notTaken);
+        if (notTaken.length > 0) await returnToScheduled(db, keys(notTaken));
         await changeMessageStatuses(db, changes);
-        await markCampaignsSending(db, [...new Set(claimed.map((m) => m.campaignId).filter((c): c is string => c !== null))]);
+        const campaigns = new Map(claimed.filter((m) => m.campaignId !== null).map((m) => [m.campaignId!, m.accountId]));
+        await markCampaignsSending(
+          db,
+          [...campaigns].map(([id, accountId]) => ({ id, accountId })),
+        );
       }
 
       // Not claimed: its recipient opted out or its validity ended (failed now), cancelled, already handled, or
       // left in `sending` (on the wire) by a worker that died.
-      const optedOut = unclaimed.length > 0 ? await failMessagesToOptedOut(db, unclaimed) : new Set<string>();
+      const optedOut = unclaimed.length > 0 ? await failMessagesToOptedOut(db, keys(unclaimed)) : new Set<string>();
       const notOptedOut = unclaimed.filter((id) => !optedOut.has(id));
-      const expired = notOptedOut.length > 0 ? await failMessagesPastValidity(db, notOptedOut) : new Set<string>();
+      const expired = notOptedOut.length > 0 ? await failMessagesPastValidity(db, keys(notOptedOut)) : new Set<string>();
       const rest = notOptedOut.filter((id) => !expired.has(id));
-      const found = rest.length > 0 ? await findMessages(db, { ids: rest }) : [];
+      const found = rest.length > 0 ? await findMessages(db, { keys: keys(rest) }) : [];
       for (const m of found) if (m.status === "sending") unknown.add(m.id);
       if (unknown.size === 0) return outcomes;
 
-      const declaredAt = await markOutcomesUnknown(db, [...unknown]);
+      const declaredAt = await markOutcomesUnknown(db, keys([...unknown]));
       const due = [...declaredAt].filter(([, at]) => at.getTime() + opts.resolveMs <= Date.now()).map(([id]) => id);
       await resolveUnknownOutcomes(db);
       if (due.length > 0) {
         // Nothing resolved them in time. With `resend`, no receipt means the carrier never got it (the worker
         // died between the claim and the write): sent again, once. Otherwise, or the second time, failed.
-        const resent = opts.unresolved === "resend" ? new Set(await returnUnresolvedToScheduled(db, due)) : new Set<string>();
+        const resent = opts.unresolved === "resend" ? new Set(await returnUnresolvedToScheduled(db, keys(due))) : new Set<string>();
         for (const id of resent) {
           log.warn({ messageId: id }, "send outcome unknown and no receipt came: taken as never received; sending it again");
           outcomes[jobIndex.get(id)!] = new Snooze(new Date(), "unknown outcome unresolved: sending again");
         }
-        const still = (await findMessages(db, { ids: due.filter((id) => !resent.has(id)) })).filter((m) => m.status === "sending");
+        const still = (await findMessages(db, { keys: keys(due.filter((id) => !resent.has(id))) })).filter((m) => m.status === "sending");
         for (const m of still) log.warn({ messageId: m.id }, "send outcome still unknown after the resolution time; marking failed");
         await changeMessageStatuses(
           db,

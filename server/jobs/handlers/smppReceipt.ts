@@ -47,7 +47,7 @@ export function smppReceiptHandler(db: Db): JobHandler<"smpp_receipt"> {
     const error = failed ? receiptError(failed.stat!, failed.err, `Segment ${failed.seq} of ${failed.total}: `) : null;
     // By the segment's message, not by provider id: another message may carry the same id (SMSCs reuse them).
     const { messageId, providerMessageId } = segments[0]!;
-    const message = await findMessage(db, { id: messageId });
+    const message = await findMessage(db, { carrierLookup: messageId });
     if (message?.status === "sending" && message.outcomeUnknownAt) {
       // The submit's answer was recorded (its segments) but not the message's status: the worker died between
       // the two. Its outcome was declared unknown; the receipt says it was sent, and what became of it.
