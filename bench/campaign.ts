@@ -54,12 +54,12 @@ try {
     const t = Date.now();
     await tx.raw(
       `WITH ids AS (SELECT gen_random_uuid() AS id, gen_random_uuid() AS job_id, g FROM generate_series(1, ?) g),
-            j AS (INSERT INTO jobs (id, kind, payload, run_at, max_attempts)
-                  SELECT job_id, 'send_message', jsonb_build_object('messageId', id), now() + interval '1 day', 10 FROM ids)
+            j AS (INSERT INTO jobs (id, account_id, kind, payload, run_at, max_attempts)
+                  SELECT job_id, ?::uuid, 'send_message', jsonb_build_object('messageId', id), now() + interval '1 day', 10 FROM ids)
        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
        SELECT id, ?, ?, job_id, '+1415' || lpad(g::text, 7, '0'), 'ACME', 'Hi Contact' || g || ', our sale starts today.',
               now() + interval '1 day', 1, 'GSM-7' FROM ids`,
-      [N, account.id, campaign.id],
+      [N, account.id, account.id, campaign.id],
     );
     return (Date.now() - t) / 1000;
   })().finally(() => tx.rollback().catch(() => undefined));

@@ -89,8 +89,8 @@ async function buildHistory(side: Side, n: number): Promise<number> {
            FROM src
          RETURNING id, account_id, status, created_at, provider_message_id
        ), h AS (
-         INSERT INTO message_status_history (message_id, status, at)
-         SELECT id, s.status, created_at + s.offs FROM m,
+         INSERT INTO message_status_history (account_id, message_id, status, at)
+         SELECT account_id, id, s.status, created_at + s.offs FROM m,
                 LATERAL (VALUES ('sent', interval '1 second', 1), (m.status, interval '3 seconds', 2)) s(status, offs, seq)
        ), w AS (SELECT account_id, id FROM webhooks)
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, status, attempts, created_at, finished_at)

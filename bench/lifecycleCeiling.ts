@@ -15,8 +15,8 @@ import { resetData, type BenchDb } from "./lib.js";
 const script = `
 BEGIN;
 WITH ids AS (SELECT gen_random_uuid() AS mid, gen_random_uuid() AS jid FROM generate_series(1, :k)),
-     j AS (INSERT INTO jobs (id, kind, payload, run_at, max_attempts)
-           SELECT jid, 'send_message', jsonb_build_object('messageId', mid), now(), 10 FROM ids)
+     j AS (INSERT INTO jobs (id, account_id, kind, payload, run_at, max_attempts)
+           SELECT jid, :account::uuid, 'send_message', jsonb_build_object('messageId', mid), now(), 10 FROM ids)
 INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
 SELECT mid, :account::uuid, jid, '+14155550100', 'BENCH', 'limit benchmark', now(), 1, 'GSM-7' FROM ids;
 COMMIT;
@@ -27,14 +27,14 @@ WITH claimed AS (DELETE FROM jobs WHERE id = ANY(ARRAY(
                  RETURNING (payload->>'messageId')::uuid AS mid),
      sent AS (UPDATE messages m SET status = 'sent', sent_at = now(), provider_message_id = m.id::text
                WHERE m.id = ANY(ARRAY(SELECT mid FROM claimed)) RETURNING m.id, m.account_id),
-     h AS (INSERT INTO message_status_history (message_id, status) SELECT id, 'sent' FROM sent),
+     h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'sent' FROM sent),
      r AS (INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
            SELECT gen_random_uuid(), :webhook::uuid, account_id, id, 'dlr.sent', 1, '{}' FROM sent)
 SELECT coalesce(array_agg(id)::text, '{}') AS sent_ids FROM sent \\gset
 COMMIT;
 BEGIN;
 WITH d AS (UPDATE messages SET status = 'delivered', delivered_at = now() WHERE id = ANY(:sent_ids::uuid[]) RETURNING id, account_id),
-     h AS (INSERT INTO message_status_history (message_id, status) SELECT id, 'delivered' FROM d)
+     h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'delivered' FROM d)
 INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
 SELECT gen_random_uuid(), :webhook::uuid, account_id, id, 'dlr.delivered', 2, '{}' FROM d;
 COMMIT;

@@ -25,6 +25,32 @@ export const config = { transaction: false };
 
 const BATCH = 10_000;
 
+/** A trigger that gives a row inserted without account_id the account of the row `column` names in `parent`. */
+const fillAccountTrigger = (table: string, parent: string, column: string) => `
+    CREATE OR REPLACE FUNCTION ${table}_account_id() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      NEW.account_id := (SELECT account_id FROM ${parent} WHERE id = NEW.${column});
+      RETURN NEW;
+    END
+    $$;
+    DROP TRIGGER IF EXISTS ${table}_account_id ON ${table};
+    CREATE TRIGGER ${table}_account_id BEFORE INSERT ON ${table}
+      FOR EACH ROW WHEN (NEW.account_id IS NULL) EXECUTE FUNCTION ${table}_account_id();`;
+
+// Both claim_jobs (with and without a lane, migrations 005 and 016) as they were, plus the account: the claimed
+// row's account_id, filled for a job of the previous release, and returned.
+const CLAIM_HEAD = `
+      RETURNS TABLE (jobs json, next_due_in_ms double precision)
+      LANGUAGE sql
+      SET enable_sort = off
+      SET enable_bitmapscan = off
+    AS $$
+      WITH claimed AS (
+        UPDATE jobs j
+           SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+               locked_until = now() + make_interval(secs => p_lease_seconds),
+               account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     ALTER TABLE jobs ADD COLUMN IF NOT EXISTS account_id uuid;
@@ -41,37 +67,11 @@ export async function up(knex: Knex): Promise<void> {
       END
     $$;
 
-    CREATE OR REPLACE FUNCTION message_status_history_account_id() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      NEW.account_id := (SELECT account_id FROM messages WHERE id = NEW.message_id);
-      RETURN NEW;
-    END
-    $$;
-    DROP TRIGGER IF EXISTS message_status_history_account_id ON message_status_history;
-    CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history
-      FOR EACH ROW WHEN (NEW.account_id IS NULL) EXECUTE FUNCTION message_status_history_account_id();
-
-    CREATE OR REPLACE FUNCTION campaign_recipients_account_id() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      NEW.account_id := (SELECT account_id FROM campaigns WHERE id = NEW.campaign_id);
-      RETURN NEW;
-    END
-    $$;
-    DROP TRIGGER IF EXISTS campaign_recipients_account_id ON campaign_recipients;
-    CREATE TRIGGER campaign_recipients_account_id BEFORE INSERT ON campaign_recipients
-      FOR EACH ROW WHEN (NEW.account_id IS NULL) EXECUTE FUNCTION campaign_recipients_account_id();
+    ${fillAccountTrigger("message_status_history", "messages", "message_id")}
+    ${fillAccountTrigger("campaign_recipients", "campaigns", "campaign_id")}
 
     CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
-      RETURNS TABLE (jobs json, next_due_in_ms double precision)
-      LANGUAGE sql
-      SET enable_sort = off
-      SET enable_bitmapscan = off
-    AS $$
-      WITH claimed AS (
-        UPDATE jobs j
-           SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
-               locked_until = now() + make_interval(secs => p_lease_seconds),
-               account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+${CLAIM_HEAD}
          WHERE j.id = ANY(ARRAY(${PRIORITY_CLAIM_SELECT}))
         RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
                   j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
@@ -83,16 +83,7 @@ export async function up(knex: Knex): Promise<void> {
     $$;
 
     CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision)
-      RETURNS TABLE (jobs json, next_due_in_ms double precision)
-      LANGUAGE sql
-      SET enable_sort = off
-      SET enable_bitmapscan = off
-    AS $$
-      WITH claimed AS (
-        UPDATE jobs j
-           SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
-               locked_until = now() + make_interval(secs => p_lease_seconds),
-               account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+${CLAIM_HEAD}
          WHERE j.id = ANY(ARRAY(
                  SELECT id FROM jobs
                   WHERE state IN ('available', 'retryable') AND run_at <= now()
