@@ -85,3 +85,70 @@ describe("the job table", () => {
     expect((await stateOf(recent)).state).toBe("discarded");
   });
 });
+
+describe("a job inserted without an account (by a worker of the previous release, migration 019)", () => {
+  it("gets its account at its claim, from the row its payload names, for every kind that names one", async () => {
+    const { db } = database();
+    const [account] = await db("accounts")
+      .insert({ name: `legacy-${randomUUID()}` })
+      .returning("id");
+    const accountId = account.id as string;
+    const messageId = randomUUID();
+    await db("messages").insert({
+      id: messageId,
+      account_id: accountId,
+      job_id: randomUUID(),
+      recipient: "+14155550100",
+      sender: "ACME",
+      body: "hi",
+      scheduled_at: new Date(),
+      segments: 1,
+      encoding: "GSM-7",
+      status: "sent",
+      provider_message_id: `legacy-${messageId}`,
+    });
+    const [webhook] = await db("webhooks")
+      .insert({ account_id: accountId, name: "w", url: "https://example.com/", secret: "whsec_x" })
+      .returning("id");
+    const [delivery] = await db("webhook_deliveries")
+      .insert({
+        id: randomUUID(),
+        webhook_id: webhook.id,
+        account_id: accountId,
+        message_id: messageId,
+        event: "dlr.sent",
+        seq: 1,
+        body: "{}",
+      })
+      .returning("id");
+    const [campaign] = await db("campaigns")
+      .insert({ account_id: accountId, name: "c", message: "x", type: "instant", sender: "ACME", status: "sending" })
+      .returning("id");
+    // As the previous release inserts them: no account_id column at all.
+    const legacy = {
+      send_message: { messageId },
+      deliver_receipt: { deliveryId: delivery.id },
+      campaign_fanout: { campaignId: campaign.id },
+      provider_report: { providerMessageId: `legacy-${messageId}`, status: "delivered" },
+      smpp_receipt: { segmentId: "unknown", stat: "DELIVRD", err: null, at: new Date().toISOString() },
+    };
+    const due = new Date(Date.now() - 1000);
+    await db("jobs").insert(Object.entries(legacy).map(([kind, payload]) => ({ kind, payload, run_at: due, max_attempts: 3 })));
+    // Both claims: by lane (the workers') and over every lane.
+    const byLane = [
+      ...(await claimJobs(db, "L", 100, 10_000, "default")).jobs,
+      ...(await claimJobs(db, "L", 100, 10_000, "receipts")).jobs,
+    ];
+    const all = (await claimJobs(db, "A", 100, 10_000)).jobs;
+    const accounts = new Map([...byLane, ...all].filter((j) => j.kind in legacy).map((j) => [j.kind, j.accountId]));
+    expect(Object.fromEntries(accounts)).toEqual({
+      send_message: accountId,
+      deliver_receipt: accountId,
+      campaign_fanout: accountId,
+      provider_report: accountId,
+      smpp_receipt: null, // a carrier's receipt names no account
+    });
+    // Filled once, in the row.
+    expect(await db("jobs").whereIn("kind", Object.keys(legacy)).whereNotNull("account_id").count({ n: "*" })).toEqual([{ n: 4 }]);
+  });
+});
