@@ -12,9 +12,28 @@
 /** The status column of `alias` as an expression no partial index's predicate can be proved from. */
 export const statusByKey = (alias?: string): string => `(${alias ? `${alias}.` : ""}status || '')`;
 
-// Every statement of an account's work names the account (docs/SCALING.md, "Past one server: Citus"): rows picked
-// by a list of ids are picked as `account_id = ANY(accounts) AND id = ANY(ids)`, so a sharded deployment routes
-// the statement to those accounts' shards only, and one account's job can never touch another's rows.
+// Every statement of an account's work names the account (docs/SCALING.md, "Every statement names its account"):
+// rows picked by a list of keys are picked as `id = ANY(ids) AND (account_id, id) IN (the pairs)`, so one
+// account's job can never touch another's rows. Not as `account_id = ANY(accounts) AND id = ANY(ids)`: on a young
+// table (no statistics yet) that let the planner walk an index that leads with account_id (messages_account_page_idx,
+// throttled_sends_account_order_idx) through the account's whole history, filtering by id — 2.3 ms against 0.11 ms
+// for 100 of 20,000 messages (EXPLAIN ANALYZE), and bench:dispatch with one worker 0.90× of the same run without
+// the account. The pairs, as a hashed set, prove no index's leading column, so the key is the only way in.
 
-/** The distinct accounts of rows picked by key, for `account_id = ANY(?)`. */
-export const accountsOf = (rows: { accountId: string }[]): string[] => [...new Set(rows.map((r) => r.accountId))];
+export interface AccountKey {
+  id: string;
+  accountId: string;
+}
+
+/**
+ * The condition for rows of `alias` picked by key (`idColumn`, default id) with their accounts, and its
+ * parameters in order: splice `bindings` where `sql` stands in the statement.
+ */
+export function byAccountKeys(alias: string, keys: AccountKey[], idColumn = "id"): { sql: string; bindings: string[][] } {
+  const a = alias ? `${alias}.` : "";
+  const ids = keys.map((k) => k.id);
+  return {
+    sql: `${a}${idColumn} = ANY(?::uuid[]) AND (${a}account_id, ${a}${idColumn}) IN (SELECT * FROM unnest(?::uuid[], ?::uuid[]))`,
+    bindings: [ids, keys.map((k) => k.accountId), ids],
+  };
+}

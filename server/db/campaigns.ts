@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
-import { accountsOf } from "./byIdFilters.js";
+import { byAccountKeys } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
@@ -217,14 +217,8 @@ export async function recordFanoutProgress(
 /** scheduled → sending when the first of their messages is being sent. */
 export async function markCampaignsSending(db: Knex, campaigns: { id: string; accountId: string }[]): Promise<void> {
   if (campaigns.length === 0) return;
-  await db("campaigns")
-    .whereRaw("account_id = ANY(?::uuid[])", [accountsOf(campaigns)])
-    .whereIn(
-      "id",
-      campaigns.map((c) => c.id),
-    )
-    .where({ status: "scheduled" })
-    .update({ status: "sending" });
+  const k = byAccountKeys("", campaigns);
+  await db("campaigns").whereRaw(k.sql, k.bindings).where({ status: "scheduled" }).update({ status: "sending" });
 }
 
 /** sending → completed once fan-out is done and every message reached a final status. */

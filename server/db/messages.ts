@@ -7,7 +7,7 @@ import { insertJobsSql, notifyWhenSql, notifyWorkers } from "./jobs/index.js";
 import { NEEDS_SENDING_POLICY_SQL } from "./sendingPolicy.js";
 import { isOptedOutSql } from "./optOuts.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
-import { accountsOf, statusByKey } from "./byIdFilters.js";
+import { byAccountKeys, statusByKey, type AccountKey } from "./byIdFilters.js";
 
 export type { StoredStatus };
 
@@ -220,19 +220,13 @@ const returningSql = returning
 export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Date | null; outcomeUnknownAt: Date | null };
 
 /** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
-export interface MessageKey {
-  id: string;
-  accountId: string;
-}
+export type MessageKey = AccountKey;
 
-/** `account_id = ANY(…) AND id IN (…)` for messages picked by key. */
-const byKeys = (db: Knex, keys: MessageKey[]) =>
-  db("messages")
-    .whereRaw("account_id = ANY(?::uuid[])", [accountsOf(keys)])
-    .whereIn(
-      "id",
-      keys.map((k) => k.id),
-    );
+/** Messages picked by key (server/db/byIdFilters.ts). */
+const byKeys = (db: Knex, keys: MessageKey[]) => {
+  const k = byAccountKeys("", keys);
+  return db("messages").whereRaw(k.sql, k.bindings);
+};
 
 /** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
 export async function returnToScheduled(db: Knex, keys: MessageKey[]): Promise<number> {
@@ -327,8 +321,7 @@ export async function updateStatusesWithReceipts(
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),
          error_code = coalesce(i.error_code, messages.error_code),
          error_message = coalesce(i.error_message, messages.error_message)
-       FROM i WHERE messages.account_id = ANY(?::uuid[]) AND messages.id = ANY(?::uuid[])
-         AND messages.account_id = i.account_id AND messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
+       FROM i WHERE messages.id = ANY(?::uuid[]) AND messages.account_id = i.account_id AND messages.id = i.id AND ${statusByKey("messages")} = ANY(?::text[])
        RETURNING messages.id, messages.account_id, messages.campaign_id, i.at, i.body
      ), h AS (
        INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ?, at FROM m
@@ -354,7 +347,6 @@ export async function updateStatusesWithReceipts(
       to,
       to,
       to,
-      accountsOf(updates),
       updates.map((u) => u.messageId), // again, as `id = ANY`: the key's index condition even on a young table
       from,
       to,
@@ -392,11 +384,11 @@ export async function claimMessagesForSending(
   // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await db.raw(
     `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL
-      WHERE m.account_id = ANY(?::uuid[]) AND m.id = ANY(?::uuid[]) AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
+      WHERE ${byAccountKeys("m", keys).sql} AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
         AND (?::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
       RETURNING ${returningSql}`,
-    [link, accountsOf(keys), keys.map((k) => k.id), opts.policyChecked === true],
+    [link, ...byAccountKeys("m", keys).bindings, opts.policyChecked === true],
   );
   return rows as OwnedMessageRow[];
 }
@@ -463,8 +455,8 @@ export async function scheduledPastValidity(
   if (keys.length === 0) return [];
   const { rows } = await db.raw(
     `SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
-       FROM messages WHERE account_id = ANY(?::uuid[]) AND id = ANY(?::uuid[]) AND ${statusByKey()} = 'scheduled' AND valid_until <= now()`,
-    [accountsOf(keys), keys.map((k) => k.id)],
+       FROM messages WHERE ${byAccountKeys("", keys).sql} AND ${statusByKey()} = 'scheduled' AND valid_until <= now()`,
+    byAccountKeys("", keys).bindings,
   );
   return rows;
 }

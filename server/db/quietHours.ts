@@ -1,7 +1,6 @@
 // messages.deferred_until, the mark of a marketing message held by quiet hours (services/quietHours.ts): set
 // while it is held, cleared when it is judged open again or claimed for sending (claimMessagesForSending).
 import type { Knex } from "knex";
-import { accountsOf } from "./byIdFilters.js";
 import { notifyWhenSql } from "./jobs/index.js";
 
 /**
@@ -12,9 +11,9 @@ export async function setDeferredUntil(db: Knex, marks: { id: string; accountId:
   if (marks.length === 0) return;
   await db.raw(
     `UPDATE messages m SET deferred_until = d.until
-       FROM unnest(?::uuid[], ?::timestamptz[]) AS d(id, until)
-      WHERE m.account_id = ANY(?::uuid[]) AND m.id = d.id AND m.status = 'scheduled'`,
-    [marks.map((m) => m.id), marks.map((m) => m.until?.toISOString() ?? null), accountsOf(marks)],
+       FROM unnest(?::uuid[], ?::uuid[], ?::timestamptz[]) AS d(id, account_id, until)
+      WHERE m.id = ANY(?::uuid[]) AND m.account_id = d.account_id AND m.id = d.id AND m.status = 'scheduled'`,
+    [marks.map((m) => m.id), marks.map((m) => m.accountId), marks.map((m) => m.until?.toISOString() ?? null), marks.map((m) => m.id)],
   );
 }
 

@@ -4,7 +4,7 @@
 // Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
 import type { Knex } from "knex";
 import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
-import { accountsOf } from "./byIdFilters.js";
+import { byAccountKeys } from "./byIdFilters.js";
 import type { MessageKey } from "./messages.js";
 
 const PRIORITIES: Priority[] = ["high", "normal", "low"];
@@ -56,10 +56,11 @@ export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promi
  */
 export async function consumeReleasedSends(db: Knex, keys: MessageKey[], graceSeconds: number): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
+  const k = byAccountKeys("", keys, "message_id");
   const { rows } = await db.raw(
-    `DELETE FROM throttled_sends WHERE account_id = ANY(?::uuid[]) AND message_id = ANY(?::uuid[]) AND released_at IS NOT NULL
+    `DELETE FROM throttled_sends WHERE ${k.sql} AND released_at IS NOT NULL
      RETURNING message_id AS id, send_at > now() - make_interval(secs => ?) AS fresh`,
-    [accountsOf(keys), keys.map((k) => k.id), graceSeconds],
+    [...k.bindings, graceSeconds],
   );
   return new Set((rows as { id: string; fresh: boolean }[]).filter((r) => r.fresh).map((r) => r.id));
 }
@@ -67,10 +68,8 @@ export async function consumeReleasedSends(db: Knex, keys: MessageKey[], graceSe
 /** Takes messages out of the queue, waiting or paid (sent directly, cancelled, held by quiet hours instead). */
 export async function deleteThrottledSends(db: Knex, keys: MessageKey[]): Promise<number> {
   if (keys.length === 0) return 0;
-  const { rowCount } = await db.raw("DELETE FROM throttled_sends WHERE account_id = ANY(?::uuid[]) AND message_id = ANY(?::uuid[])", [
-    accountsOf(keys),
-    keys.map((k) => k.id),
-  ]);
+  const k = byAccountKeys("", keys, "message_id");
+  const { rowCount } = await db.raw(`DELETE FROM throttled_sends WHERE ${k.sql}`, k.bindings);
   return rowCount ?? 0;
 }
 
@@ -124,8 +123,9 @@ const headOf = (account: string) => `
  */
 export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boolean): Promise<Map<string, WaitingAhead>> {
   if (keys.length === 0) return new Map();
-  const accounts = accountsOf(keys);
   const messageIds = keys.map((k) => k.id);
+  const ofMessages = byAccountKeys("m", keys);
+  const ofQueue = byAccountKeys("", keys, "message_id");
   const linkHead = link
     ? `, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
          SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
@@ -134,11 +134,11 @@ export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boole
   const { rows } = await db.raw(
     `WITH RECURSIVE w AS (
        SELECT m.id, m.account_id, ${jobPrioritySql("m.priority")} AS priority, m.scheduled_at FROM messages m
-        WHERE m.account_id = ANY(?::uuid[]) AND m.id = ANY(?::uuid[])
+        WHERE ${ofMessages.sql}
      ), account_heads AS (
        SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
      ), queued AS (
-       SELECT message_id FROM throttled_sends WHERE account_id = ANY(?::uuid[]) AND message_id = ANY(?::uuid[])
+       SELECT message_id FROM throttled_sends WHERE ${ofQueue.sql}
      )${linkHead}
      SELECT w.id,
             coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false) AS account,
@@ -146,7 +146,7 @@ export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boole
             EXISTS (SELECT 1 FROM queued q WHERE q.message_id = w.id) AS queued
        FROM w LEFT JOIN account_heads h ON h.account_id = w.account_id`,
     // In text order: w, the account heads (headOf), queued, the link's head (headOf).
-    link ? [accounts, messageIds, messageIds, accounts, messageIds, messageIds] : [accounts, messageIds, messageIds, accounts, messageIds],
+    [...ofMessages.bindings, messageIds, ...ofQueue.bindings, ...(link ? [messageIds] : [])],
   );
   return new Map((rows as ({ id: string } & WaitingAhead)[]).map(({ id, ...a }) => [id, a]));
 }

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
-import { accountsOf } from "./byIdFilters.js";
+import { byAccountKeys } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { insertJobs, insertJobsSql, notifyWhenSql } from "./jobs/index.js";
 
@@ -33,7 +33,7 @@ export interface DeliveryForDispatch {
 export async function loadDeliveriesForDispatch(db: Knex, keys: { id: string; accountId: string }[]): Promise<DeliveryForDispatch[]> {
   return db("webhook_deliveries as d")
     .join("webhooks as w", (j) => j.on("w.id", "d.webhook_id").andOn("w.account_id", "d.account_id"))
-    .whereRaw("d.account_id = ANY(?::uuid[]) AND d.id = ANY(?::uuid[])", [accountsOf(keys), keys.map((k) => k.id)])
+    .whereRaw(byAccountKeys("d", keys).sql, byAccountKeys("d", keys).bindings)
     .select({
       id: "d.id",
       webhookId: "d.webhook_id",
@@ -76,14 +76,14 @@ export async function parkBehindEarlier(
   if (candidates.length === 0) return new Set();
   const { rows } = await db.raw(
     `UPDATE webhook_deliveries d SET parked = true
-       FROM unnest(?::uuid[]) AS p(id)
-      WHERE d.account_id = ANY(?::uuid[]) AND d.id = p.id AND d.finished_at IS NULL
+       FROM unnest(?::uuid[], ?::uuid[]) AS p(id, account_id)
+      WHERE d.account_id = p.account_id AND d.id = p.id AND d.finished_at IS NULL
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
                      WHERE e.account_id = d.account_id AND e.message_id = d.message_id AND e.webhook_id = d.webhook_id
                        AND e.seq < d.seq AND e.finished_at IS NULL
                      FOR SHARE)
      RETURNING d.id`,
-    [candidates.map((d) => d.id), accountsOf(candidates)],
+    [candidates.map((d) => d.id), candidates.map((d) => d.accountId)],
   );
   return new Set(rows.map((r: { id: string }) => r.id));
 }
@@ -113,13 +113,13 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
             finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
             parked = false,
             attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END
-       FROM unnest(?::uuid[], ?::text[], ?::jsonb[]) AS f(id, status, attempt)
-      WHERE d.account_id = ANY(?::uuid[]) AND d.id = f.id`,
+       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[]) AS f(id, account_id, status, attempt)
+      WHERE d.account_id = f.account_id AND d.id = f.id`,
     [
       outcomes.map((o) => o.id),
+      outcomes.map((o) => o.accountId),
       outcomes.map((o) => o.status),
       outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null)),
-      accountsOf(outcomes),
     ],
   );
   const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId);

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
-import { accountsOf } from "./byIdFilters.js";
+import { byAccountKeys } from "./byIdFilters.js";
 
 export type WebhookEventType = components["schemas"]["WebhookEventType"];
 
@@ -152,18 +152,18 @@ export async function recordWebhookAttempts(
       results.map((r) => r.succeeded),
     ],
   );
-  const failing = results.filter((r) => r.failuresSinceSuccess > 0);
-  if (disable.afterFailures <= 0 || failing.length === 0) return [];
+  const keys = results.filter((r) => r.failuresSinceSuccess > 0).map((r) => ({ id: r.webhookId, accountId: r.accountId }));
+  if (disable.afterFailures <= 0 || keys.length === 0) return [];
   const { rows } = await db.raw(
     `UPDATE webhooks
         SET disabled_at = now(),
             disabled_reason = consecutive_failures || ' consecutive failed delivery attempts since ' ||
                               to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-      WHERE account_id = ANY(?::uuid[]) AND id = ANY(?::uuid[]) AND disabled_at IS NULL
+      WHERE ${byAccountKeys("", keys).sql} AND disabled_at IS NULL
         AND consecutive_failures >= ? AND failing_since <= now() - make_interval(secs => ?)
       RETURNING id, account_id AS "accountId", consecutive_failures AS "consecutiveFailures",
                 failing_since AS "failingSince", disabled_reason AS reason`,
-    [accountsOf(failing), failing.map((r) => r.webhookId), disable.afterFailures, disable.afterMs / 1000],
+    [...byAccountKeys("", keys).bindings, disable.afterFailures, disable.afterMs / 1000],
   );
   return rows as DisabledWebhook[];
 }
