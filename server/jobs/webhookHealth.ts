@@ -26,7 +26,7 @@ export interface HealthOptions {
  */
 const HEALTHY_REWRITE_MS = 1000;
 
-/** Records attempt outcomes per webhook; returns `record(webhookId, succeeded)`, which never throws. */
+/** Records attempt outcomes per webhook; returns `record(webhookId, accountId, succeeded)`, which never throws. */
 export function webhookHealth(
   db: Db,
   log: Logger,
