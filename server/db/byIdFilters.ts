@@ -7,10 +7,15 @@
 // change alone took the claim of 20,000 due messages from 459 to 787 messages/s (bench:history; the rest of the
 // gap to the empty database was the benchmark's own poll), and a window's claim had walked the 20,000 pending
 // entries (EXPLAIN ANALYZE: 3.7 ms against 0.75 ms by the key).
-// `(status || '')` means the same thing but proves no index predicate, so only the key is left.
+// `array_position(statuses, status) IS NOT NULL` means the same thing but proves no index predicate, so only
+// the key is left. It also keeps the planner's row estimate: an IS NOT NULL on an expression is taken to keep
+// nearly every row, where `(status || '') = 'x'` (the first form) was taken to keep 0.5 %. A window of 100 keys
+// was then estimated at one row and joined to its 100 parameter rows by a nested loop, rescanning them for
+// every message (10,000 comparisons): the status change took 10.5 ms a window against 7.3 ms by a hash join.
 
-/** The status column of `alias` as an expression no partial index's predicate can be proved from. */
-export const statusByKey = (alias?: string): string => `(${alias ? `${alias}.` : ""}status || '')`;
+/** `alias`'s status is one of `statuses` (an SQL text[] expression), in a form no partial index's predicate can be proved from. */
+export const statusIn = (alias: string | undefined, statuses: string): string =>
+  `array_position(${statuses}, ${alias ? `${alias}.` : ""}status) IS NOT NULL`;
 
 // Every statement of an account's work names the account (docs/SCALING.md, "Every statement names its account"):
 // rows picked by a list of keys are picked as `id = ANY(ids) AND (account_id, id) IN (the pairs)`, so one

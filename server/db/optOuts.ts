@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { byAccountKeys, statusByKey } from "./byIdFilters.js";
+import { byAccountKeys, statusIn } from "./byIdFilters.js";
 
 export interface OptOutRow {
   id: string;
@@ -74,7 +74,7 @@ export async function scheduledToOptedOut(
   const { rows } = await db.raw(
     `SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
        FROM messages m
-      WHERE ${byAccountKeys("m", keys).sql} AND ${statusByKey("m")} = 'scheduled' AND NOT m.bypasses_opt_out
+      WHERE ${byAccountKeys("m", keys).sql} AND ${statusIn("m", "'{scheduled}'::text[]")} AND NOT m.bypasses_opt_out
         AND ${isOptedOutSql("m.account_id", "m.recipient")}`,
     byAccountKeys("m", keys).bindings,
   );

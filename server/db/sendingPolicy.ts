@@ -4,7 +4,7 @@
 // more.
 import type { Knex } from "knex";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
-import { byAccountKeys, statusByKey } from "./byIdFilters.js";
+import { byAccountKeys, statusIn } from "./byIdFilters.js";
 
 /**
  * SQL, true when the policy must look at message `m` before it is sent: its account has a throughput cap, or
@@ -50,7 +50,7 @@ export async function policyFacts(db: Knex, keys: { id: string; accountId: strin
        FROM messages m
        LEFT JOIN account_settings s ON s.account_id = m.account_id
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
-      WHERE ${byAccountKeys("m", keys).sql} AND ${statusByKey("m")} = 'scheduled' AND (m.valid_until IS NULL OR m.valid_until > now())
+      WHERE ${byAccountKeys("m", keys).sql} AND ${statusIn("m", "'{scheduled}'::text[]")} AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (?::boolean OR ${NEEDS_SENDING_POLICY_SQL})
       ORDER BY array_position(ARRAY['high', 'normal', 'low'], m.priority), m.scheduled_at, m.id`,
     [...byAccountKeys("m", keys).bindings, everyMessage],

@@ -44,9 +44,13 @@ export class Completer {
     return this.completions.add(id);
   }
 
-  async fail(job: ClaimedJob, error: Error, log: Logger): Promise<void> {
+  /** Records a failed (or snoozed) attempt; returns when the job is due again, null when it is not. */
+  async fail(job: ClaimedJob, error: Error, log: Logger): Promise<Date | null> {
     try {
-      if (error instanceof Snooze) return await this.snoozes.add({ id: job.id, runAt: error.runAt, wake: error.wake });
+      if (error instanceof Snooze) {
+        await this.snoozes.add({ id: job.id, runAt: error.runAt, wake: error.wake });
+        return error.runAt;
+      }
       const retryAt =
         error instanceof PermanentFailure
           ? null
@@ -55,9 +59,11 @@ export class Completer {
             : new Date(Date.now() + defaultBackoffMs(job.attempt));
       if (!(error instanceof RetryLater)) log.warn({ err: error }, "job failed");
       await failJob(this.db, this.workerId, job.id, error.message, retryAt);
+      return retryAt;
     } catch (dbError) {
       // The lease will expire and the rescuer will make the job claimable again.
       log.error({ err: dbError }, "recording a job failure failed");
+      return null;
     }
   }
 

@@ -1,6 +1,10 @@
 // Claims due jobs into a local queue and hands them to free slots (River's producer). It decides when to
 // claim: now (a slot is free, or the prefetched queue runs low), at the next job's run_at (a timer, so a job
 // due at 09:00:00.000 starts then, not at the next poll), or at the safety poll, which covers a lost NOTIFY.
+// After a claim that found the lane dry, a freed slot is no reason to look again: only a NOTIFY, the timer
+// (armed for the next run_at the claim reported, and by the runner for each job it snoozes or retries) or the
+// safety poll is. Looking on every freed slot made the receipts lane a stream of empty claims, each a
+// statement: 1,000 of bench:dispatch's 1,450 claims once receipts were handed over (bench/NOTES.md).
 // It knows nothing of the database: `claim` is the jobs table's claim, a stand-in in the unit tests.
 import type { Claim, ClaimedJob } from "../db/jobs/index.js";
 import type { Logger } from "../logger.js";
@@ -38,6 +42,10 @@ export class Producer {
   private timerAt: number | undefined;
   /** Until when claims wait, after one that found the lane dry. */
   private dryUntil = 0;
+  /** Places in the queue promised to jobs being inserted already claimed for this lane (adopt). */
+  private reserved = 0;
+  /** The last claim found fewer due jobs than it asked for, and nothing has said to look again since. */
+  private dry = false;
 
   constructor(private readonly opts: ProducerOptions) {}
 
@@ -58,8 +66,20 @@ export class Producer {
     else if (this.timerAt === undefined || runAt < this.timerAt) this.setTimer(delay);
   }
 
-  /** Starts queued jobs on free slots and claims more while there is room; one claim in flight at a time. */
+  /** Something says there may be due jobs (a NOTIFY, the timer, a start): look, as long as there is room. */
   wake(): void {
+    this.dry = false;
+    this.pump();
+  }
+
+  /** Slots were freed: start queued jobs, and claim more unless the last claim found the lane dry. */
+  slotsFreed(): void {
+    if (this.dry) this.startQueued();
+    else this.pump();
+  }
+
+  /** Starts queued jobs on free slots and claims more while there is room; one claim in flight at a time. */
+  private pump(): void {
     if (this.stopping) return;
     this.startQueued();
     if (!this.wantsMore()) return;
@@ -76,9 +96,36 @@ export class Producer {
       this.fetching = undefined;
       if (this.fetchAgain) {
         this.fetchAgain = false;
-        this.wake();
+        this.pump();
       }
     });
+  }
+
+  /**
+   * Up to `n` places in the local queue for jobs a statement is inserting already claimed for this lane: as
+   * many as the queue has room for (prefetch, less what is queued, running or promised). A lane whose queue is
+   * full gets none, and those jobs are inserted claimable by any worker.
+   */
+  reserve(n: number): number {
+    if (this.stopping) return 0;
+    const room = this.opts.prefetch - this.queued.length - this.opts.running() - this.reserved;
+    const granted = Math.max(0, Math.min(n, room));
+    this.reserved += granted;
+    return granted;
+  }
+
+  /** Queues jobs inserted already claimed for `reserve`d places, and gives back the places left over. */
+  adopt(jobs: ClaimedJob[], reserved: number): void {
+    this.reserved -= reserved;
+    // Stopping: the runner releases every job this worker holds once its running jobs end.
+    if (this.stopping || jobs.length === 0) return;
+    this.queued.push(...jobs);
+    this.slotsFreed();
+  }
+
+  /** Gives back places whose jobs were not inserted. */
+  release(reserved: number): void {
+    this.reserved -= reserved;
   }
 
   /** Stops claiming; waits for a claim in flight (its jobs are dropped from the queue, to be released). */
@@ -97,9 +144,11 @@ export class Producer {
    */
   wantsMore(): boolean {
     const { concurrency, prefetch } = this.opts;
+    // Places promised to jobs on their way (reserve) count as queued: they will fill the room.
+    const queued = this.queued.length + this.reserved;
     const room = concurrency - this.opts.running();
-    if (room > this.queued.length) return true;
-    return prefetch > concurrency && this.queued.length < Math.max(concurrency, prefetch / 4);
+    if (room > queued) return true;
+    return prefetch > concurrency && queued < Math.max(concurrency, prefetch / 4);
   }
 
   private startQueued(): void {
@@ -119,11 +168,14 @@ export class Producer {
         this.queued.push(...jobs);
         this.startQueued();
         if (jobs.length < limit) {
+          this.dry = true;
           this.dryUntil = Date.now() + DRY_CLAIM_GAP_MS;
           // Dry for now: sleep until the next job is due (on the database's clock, the one the claim compares
           // run_at with) or the safety poll, but not less than MIN_TIMER_GAP_MS (bench:dispatch precision).
-          const due = Math.max(nextDueInMs ?? this.opts.safetyPollMs, MIN_TIMER_GAP_MS);
-          this.setTimer(Math.min(due, this.opts.safetyPollMs));
+          // A timer already armed for sooner stays: the runner arms it for jobs it has just snoozed or retried,
+          // which a claim running meanwhile may not have seen yet.
+          const due = Math.min(Math.max(nextDueInMs ?? this.opts.safetyPollMs, MIN_TIMER_GAP_MS), this.opts.safetyPollMs);
+          if (this.timerAt === undefined || Date.now() + due < this.timerAt) this.setTimer(due);
           return;
         }
       }

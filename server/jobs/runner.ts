@@ -7,7 +7,7 @@
 // jobs claimable again.
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { claimJobs, extendLeases, releaseJobs, type ClaimedJob, type JobLane } from "../db/jobs/index.js";
+import { claimJobs, extendLeases, releaseJobs, type ClaimedJob, type JobHandoff, type JobLane } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { Completer } from "./completer.js";
@@ -55,6 +55,7 @@ interface Lane {
   producer: Producer;
   running: number;
   wakeQueued: boolean;
+  handoff: JobHandoff;
 }
 
 interface RunningJob {
@@ -90,7 +91,14 @@ export class JobRunner {
       { lane: undefined, concurrency: opts.concurrency ?? 10, prefetch: opts.prefetch },
     ];
     this.lanes = lanes.map(({ lane: name, concurrency, prefetch }) => {
-      const lane: Lane = { name, concurrency, running: 0, wakeQueued: false, producer: undefined as unknown as Producer };
+      const lane: Lane = {
+        name,
+        concurrency,
+        running: 0,
+        wakeQueued: false,
+        producer: undefined as unknown as Producer,
+        handoff: undefined as unknown as JobHandoff,
+      };
       lane.producer = new Producer({
         concurrency,
         prefetch: Math.max(prefetch ?? concurrency, concurrency),
@@ -100,6 +108,14 @@ export class JobRunner {
         running: () => lane.running,
         log: name ? this.log.child({ lane: name }) : this.log,
       });
+      const producer = lane.producer;
+      lane.handoff = {
+        workerId: this.workerId,
+        leaseMs: this.leaseMs,
+        reserve: (n) => producer.reserve(n),
+        adopt: (jobs, reserved) => producer.adopt(jobs, reserved),
+        release: (reserved) => producer.release(reserved),
+      };
       return lane;
     });
     this.listener = new JobListener({
@@ -196,10 +212,14 @@ export class JobRunner {
       const end = ends[index];
       if (!job || !end || end.settled) return;
       end.settled = true;
+      // A job due again (retried, snoozed) arms this lane's timer for its time: after a dry claim, nothing else
+      // would make the lane look for it before the safety poll (producer.ts).
       const recorded =
         outcome === undefined
           ? (void this.completer.complete(job.id), undefined) // written in a batch; the slot is free already
-          : this.completer.fail(job, outcome, logger());
+          : this.completer.fail(job, outcome, logger()).then((dueAt) => {
+              if (dueAt) lane.producer.onNotification(String(dueAt.getTime()));
+            });
       const free = () => {
         this.running.delete(job.id);
         lane.running--;
@@ -209,7 +229,7 @@ export class JobRunner {
           lane.wakeQueued = true;
           queueMicrotask(() => {
             lane.wakeQueued = false;
-            lane.producer.wake();
+            lane.producer.slotsFreed();
           });
         }
       };
@@ -229,6 +249,7 @@ export class JobRunner {
         return controller.signal;
       },
       settle,
+      handoff: (name) => this.handoffFor(name),
     };
     lane.running += jobs.length;
     jobs.forEach((job, i) => this.running.set(job.id, { promise: ends[i]!.promise, abort }));
@@ -241,6 +262,11 @@ export class JobRunner {
       }
       jobs.forEach((_, i) => settle(i, outcomes[i]));
     })();
+  }
+
+  /** The lane that runs jobs of `name`: that lane, or the one lane of a runner without lanes. */
+  private handoffFor(name: JobLane): JobHandoff | undefined {
+    return this.lanes.find((l) => l.name === name || l.name === undefined)?.handoff;
   }
 
   /** Extends the leases of running and queued jobs; a job whose lease was lost is aborted or dropped. */

@@ -1,4 +1,4 @@
-import type { JobKind, JobRow } from "../db/jobs/index.js";
+import type { JobHandoff, JobKind, JobLane, JobRow } from "../db/jobs/index.js";
 import type { Logger } from "../logger.js";
 
 export interface JobContext {
@@ -12,6 +12,11 @@ export interface JobContext {
    * returned outcomes; a second settle of the same job is ignored. Single-job handlers need not call it.
    */
   settle: (index: number, outcome: Error | undefined) => void;
+  /**
+   * This worker's lane that runs jobs of `lane`, to insert them already claimed for it (JobHandoff); undefined
+   * when this runner has no such lane.
+   */
+  handoff: (lane: JobLane) => JobHandoff | undefined;
 }
 
 /** Runs one job of kind K. */

@@ -3,6 +3,7 @@
 // so a change without its receipts, or receipts without the change, cannot be committed. Then the
 // completion of the campaigns involved.
 import { completeCampaignIfDone } from "../db/campaigns.js";
+import type { JobHandoff } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import { findMessage, updateStatusesWithReceipts, type MessageKey } from "../db/messages.js";
 import { allowedFrom, canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
@@ -26,9 +27,15 @@ export interface MessageFacts {
 
 /**
  * Applies many changes; returns the facts of the messages that changed. A message not in a status that
- * allows its change (a late or duplicate report) is left as it is, with nothing written.
+ * allows its change (a late or duplicate report) is left as it is, with nothing written. With `handoff` (a job
+ * of a worker making the change), the receipt jobs are inserted already claimed for that worker's receipts
+ * lane, as many as its local queue has room for, and handed to it: no claim, no NOTIFY for them.
  */
-export async function changeMessageStatuses(db: Db, changes: { message: MessageFacts; change: StatusChange }[]): Promise<MessageFacts[]> {
+export async function changeMessageStatuses(
+  db: Db,
+  changes: { message: MessageFacts; change: StatusChange }[],
+  opts: { handoff?: JobHandoff } = {},
+): Promise<MessageFacts[]> {
   const byStatus = new Map<ReceiptStatus, { message: MessageFacts; change: StatusChange }[]>();
   for (const c of changes) byStatus.set(c.change.status, [...(byStatus.get(c.change.status) ?? []), c]);
   const changed: MessageFacts[] = [];
@@ -39,28 +46,40 @@ export async function changeMessageStatuses(db: Db, changes: { message: MessageF
         { ...message, providerMessageId: change.providerMessageId ?? message.providerMessageId },
       ]),
     );
-    const rows = await updateStatusesWithReceipts(
-      db,
-      status,
-      allowedFrom(status),
-      group.map(({ message, change }) => ({
-        messageId: message.id,
-        accountId: message.accountId,
-        at: change.at,
-        providerMessageId: change.providerMessageId,
-        error: change.error,
-        body: receiptBody({
-          status,
-          at: change.at,
+    const { handoff } = opts;
+    // One place per message: an account has one webhook as a rule; receipts past the places are claimable.
+    const reserved = handoff?.reserve(group.length) ?? 0;
+    let result;
+    try {
+      result = await updateStatusesWithReceipts(
+        db,
+        status,
+        allowedFrom(status),
+        group.map(({ message, change }) => ({
           messageId: message.id,
-          to: message.to,
-          providerMessageId: facts.get(message.id)!.providerMessageId,
-          campaignId: message.campaignId,
-          error: change.error ?? null,
-        }),
-      })),
-      { event: `dlr.${status}`, seq: RECEIPT_SEQ[status] },
-    );
+          accountId: message.accountId,
+          at: change.at,
+          providerMessageId: change.providerMessageId,
+          error: change.error,
+          body: receiptBody({
+            status,
+            at: change.at,
+            messageId: message.id,
+            to: message.to,
+            providerMessageId: facts.get(message.id)!.providerMessageId,
+            campaignId: message.campaignId,
+            error: change.error ?? null,
+          }),
+        })),
+        { event: `dlr.${status}`, seq: RECEIPT_SEQ[status] },
+        handoff && reserved > 0 ? { workerId: handoff.workerId, leaseMs: handoff.leaseMs, limit: reserved } : undefined,
+      );
+    } catch (error) {
+      handoff?.release(reserved);
+      throw error;
+    }
+    handoff?.adopt(result.claimed, reserved);
+    const rows = result.changed;
     for (const row of rows) changed.push(facts.get(row.id)!);
     // After the change, not inside it: two messages finishing at once would each still see the other as
     // unfinished (write skew). Checked after each commit, the last check sees every commit; the cleaner

@@ -59,7 +59,7 @@ describe("job kinds", () => {
       later,
     );
     // A status change writes a receipt for the webhook, with its deliver_receipt job (the outbox statement).
-    const changed = await updateStatusesWithReceipts(
+    const { changed } = await updateStatusesWithReceipts(
       db,
       "failed",
       ["scheduled"],

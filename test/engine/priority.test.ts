@@ -59,6 +59,7 @@ describe("priority", () => {
         log: createLogger("silent"),
         signal: new AbortController().signal,
         settle: () => {},
+        handoff: () => undefined,
       });
     const { data: byDefault } = await a.client.POST("/api/v1/campaigns", {
       body: { name: "d", message: "x", type: "scheduled", scheduledAt, recipients: ["+14155550171"] },
@@ -140,6 +141,7 @@ describe("priority", () => {
         log: createLogger("silent"),
         signal: new AbortController().signal,
         settle: () => {},
+        handoff: () => undefined,
       },
     );
     const highAt = new Date(Date.now() + 1500);

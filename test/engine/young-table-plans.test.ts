@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import {
   claimMessagesForSending,
+  findMessages,
   returnToScheduled,
   scheduledPastValidity,
   updateStatusesWithReceipts,
@@ -19,18 +20,23 @@ import { plansOf, summarise } from "../helpers/explain.js";
 
 const database = useTestDatabase();
 let keys: MessageKey[];
+let providerIds: string[];
 
 beforeAll(async () => {
   const { db } = database();
   const accountId = (await ensureAccount(db, "young")).id;
   await db("webhooks").insert({ account_id: accountId, name: "w", url: "https://example.com/", secret: "whsec_x" });
   await db.raw(
-    `INSERT INTO messages (id, account_id, job_id, recipient, sender, body, status, scheduled_at, segments, encoding)
-     SELECT gen_uuid_v7(), ?, gen_random_uuid(), '+14155550100', 'ACME', 'hi', 'scheduled', now(), 1, 'GSM-7'
-       FROM generate_series(1, 20000)`,
+    `INSERT INTO messages (id, account_id, job_id, recipient, sender, body, status, scheduled_at, segments, encoding,
+                           provider_message_id)
+     SELECT gen_uuid_v7(), ?, gen_random_uuid(), '+14155550100', 'ACME', 'hi', 'scheduled', now(), 1, 'GSM-7',
+            'sim-' || i
+       FROM generate_series(1, 20000) i`,
     [accountId],
   );
-  keys = await db("messages").limit(100).select("id", "account_id as accountId");
+  const rows = await db("messages").orderBy("id").limit(100).select("id", "account_id as accountId", "provider_message_id");
+  keys = rows.map((r) => ({ id: r.id, accountId: r.accountId }));
+  providerIds = rows.map((r) => r.provider_message_id);
 });
 
 /** The message indexes the statements `fn` sends on messages read. */
@@ -62,5 +68,24 @@ describe("on a table no ANALYZE has seen, statements by key look messages up by 
     const indexes = await messageIndexes(fn);
     expect(indexes).toContain("messages_pkey");
     expect(indexes.filter((i) => i !== "messages_pkey")).toEqual([]);
+  });
+});
+
+describe("on a table no ANALYZE has seen, provider reports look messages up by the provider's id", () => {
+  it.each([
+    ["with their accounts", () => ({ providerMessageIds: providerIds, accountIds: keys.map((k) => k.accountId) })],
+    ["without (a report queued by the previous release)", () => ({ providerMessageIds: providerIds })],
+  ])("%s", async (_, where) => {
+    const found = await findMessages(database().db, where());
+    expect(found.map((m) => m.id).sort()).toEqual(keys.map((k) => k.id).sort());
+    const indexes = await messageIndexes(() => findMessages(database().db, where()));
+    expect(indexes).toContain("messages_provider_id_idx");
+    expect(indexes.filter((i) => i !== "messages_provider_id_idx")).toEqual([]);
+  });
+
+  it("a report naming another account finds nothing", async () => {
+    const other = (await ensureAccount(database().db, "young-other")).id;
+    const found = await findMessages(database().db, { providerMessageIds: providerIds, accountIds: providerIds.map(() => other) });
+    expect(found).toEqual([]);
   });
 });

@@ -47,10 +47,10 @@ function setup(opts: { concurrency: number; prefetch?: number; safetyPollMs?: nu
     running,
     setNextDue: (ms: number | null) => (nextDueInMs = ms),
     failNextClaim: () => (failNext = true),
-    /** A running job ends: its slot frees and the runner wakes the producer, as JobRunner does. */
+    /** A running job ends: its slot frees and the runner tells the producer, as JobRunner does. */
     finish: (id: string) => {
       running.delete(id);
-      producer.wake();
+      producer.slotsFreed();
     },
   };
 }
@@ -115,22 +115,68 @@ describe("the producer", () => {
     expect(t.running.has("later")).toBe(true);
   });
 
-  it("re-arms the timer for a job snoozed to later (the claim after the job ends reports its run_at)", async () => {
+  it("re-arms the timer for a job snoozed to later (the runner passes on its run_at), with no claim when its slot frees", async () => {
     const t = setup({ concurrency: 1 });
     t.due.push(job("a"));
     t.producer.wake();
     await vi.advanceTimersByTimeAsync(0);
     expect(t.running.has("a")).toBe(true);
-    // The handler snoozed "a" for 2 s: when it ends, the next claim finds nothing due and "a" due in 2 s.
-    t.setNextDue(2_000);
+    expect(t.claims.length).toBe(1); // found 1 of 1: not dry
+    // The handler snoozed "a" for 2 s: the runner passes its time on, then frees the slot.
+    t.producer.onNotification(String(Date.now() + 2_000));
     t.finish("a");
     await vi.advanceTimersByTimeAsync(0);
+    expect(t.claims.length).toBe(2); // the lane was not dry: the freed slot looks, and finds nothing
     expect(t.producer.nextWakeAt).toBe(Date.now() + 2_000);
-    const claimsBefore = t.claims.length;
     t.due.push(job("a"));
-    await vi.advanceTimersByTimeAsync(2_000);
-    expect(t.claims.length).toBe(claimsBefore + 1);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(t.claims.length).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.claims.length).toBe(3);
     expect(t.running.has("a")).toBe(true);
+  });
+
+  it("after a claim that found the lane dry, freed slots claim nothing until a NOTIFY, the timer or the safety poll", async () => {
+    const t = setup({ concurrency: 4, safetyPollMs: 5_000 });
+    t.due.push(job("a"), job("b"));
+    t.producer.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.claims).toEqual([4]); // dry: 2 of 4
+    await vi.advanceTimersByTimeAsync(100);
+    t.finish("a");
+    t.finish("b");
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.claims).toEqual([4]);
+    // A job inserted with its NOTIFY is claimed at once.
+    t.due.push(job("c"));
+    t.producer.onNotification(String(Date.now()));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.claims).toEqual([4, 4]);
+    expect(t.running.has("c")).toBe(true);
+    // One whose NOTIFY was lost is found by the safety poll (armed by the first claim, 5 s after it).
+    t.finish("c");
+    t.due.push(job("d"));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.running.has("d")).toBe(false);
+    expect(t.producer.nextWakeAt).toBe(1_000_000 + 5_000);
+    await vi.advanceTimersByTimeAsync(t.producer.nextWakeAt! - Date.now());
+    expect(t.running.has("d")).toBe(true);
+  });
+
+  it("jobs handed over already claimed (adopt) start on free slots and count against the queue", async () => {
+    const t = setup({ concurrency: 2, prefetch: 4 });
+    t.producer.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.claims).toEqual([4]); // dry
+    expect(t.producer.reserve(10)).toBe(4); // room for prefetch
+    expect(t.producer.reserve(1)).toBe(0); // all promised
+    t.producer.adopt([job("x"), job("y"), job("z")], 4); // one place unused: given back
+    expect([...t.running].sort()).toEqual(["x", "y"]);
+    expect(t.producer.queued.map((j) => j.id)).toEqual(["z"]);
+    expect(t.producer.reserve(10)).toBe(1);
+    t.producer.release(1);
+    expect(t.producer.reserve(10)).toBe(1);
+    expect(t.claims).toEqual([4]); // handing over claims nothing
   });
 
   it("after a failed claim, retries in 1 s", async () => {

@@ -12,5 +12,5 @@ export { readQueueHealth, type QueueHealth } from "./readQueueHealth.js";
 export { releaseJobs } from "./releaseJobs.js";
 export { rescheduleJobs } from "./rescheduleJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";
-export type { ClaimedJob, JobRow, JobState } from "./types.js";
+export type { ClaimedJob, JobHandoff, JobRow, JobState } from "./types.js";
 export { JOBS_CHANNEL, NOTIFY_HORIZON_MS, notifyWhenSql, notifyWorkers, wakeUpPayload } from "./wakeUp.js";

@@ -46,10 +46,22 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
  * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `accountId`,
  * `payload` (and `id`, `runAt` when given) are SQL expressions over the rows of `from`. The kind is one of the map's fixed
  * names, so writing it into the text is safe; the statement's text is the same for every call.
+ *
+ * `claimed`: the rows for which the SQL condition `when` holds are inserted already claimed (running, first
+ * attempt, locked by the worker `workerId` for `leaseSeconds`, both SQL expressions) — a job handed to the
+ * worker that made it, which runs it without a claim (JobHandoff in types.ts). The others are available.
  */
 export function insertJobsSql<K extends JobKind>(
   kind: K,
-  sql: { accountId: string; payload: string; id?: string; runAt?: string; priority?: string; from?: string },
+  sql: {
+    accountId: string;
+    payload: string;
+    id?: string;
+    runAt?: string;
+    priority?: string;
+    from?: string;
+    claimed?: { when: string; workerId: string; leaseSeconds: string };
+  },
 ): string {
   const columns: [string, string][] = [
     ["account_id", sql.accountId],
@@ -60,5 +72,14 @@ export function insertJobsSql<K extends JobKind>(
   if (sql.id) columns.unshift(["id", sql.id]);
   if (sql.runAt) columns.push(["run_at", sql.runAt]);
   if (sql.priority) columns.push(["priority", sql.priority]);
+  if (sql.claimed) {
+    const { when, workerId, leaseSeconds } = sql.claimed;
+    columns.push(
+      ["state", `CASE WHEN ${when} THEN 'running' ELSE 'available' END`],
+      ["attempt", `CASE WHEN ${when} THEN 1 ELSE 0 END`],
+      ["locked_by", `CASE WHEN ${when} THEN ${workerId} END`],
+      ["locked_until", `CASE WHEN ${when} THEN now() + make_interval(secs => ${leaseSeconds}) END`],
+    );
+  }
   return `INSERT INTO jobs (${columns.map((c) => c[0]).join(", ")}) SELECT ${columns.map((c) => c[1]).join(", ")}${sql.from ? ` FROM ${sql.from}` : ""}`;
 }

@@ -34,3 +34,17 @@ export interface ClaimedJob {
 
 /** A claimed job of a known kind, its payload typed by the kind map. */
 export type JobRow<K extends JobKind = JobKind> = { [P in K]: Omit<ClaimedJob, "kind" | "payload"> & { kind: P; payload: JobKinds[P] } }[K];
+
+/**
+ * A lane of this worker that takes jobs a statement inserts already claimed for it, to run them without a
+ * claim (the runner's handoff, docs/ARCHITECTURE.md "Handoff"). `reserve` asks for up to `n` places in the
+ * lane's local queue and returns how many it got; `adopt` hands over the jobs inserted for them (and gives
+ * back the places not used), `release` gives the places back when the statement failed.
+ */
+export interface JobHandoff {
+  workerId: string;
+  leaseMs: number;
+  reserve(n: number): number;
+  adopt(jobs: ClaimedJob[], reserved: number): void;
+  release(reserved: number): void;
+}

@@ -10,11 +10,11 @@ import { RetryLater, type BatchJobHandler } from "../types.js";
 
 export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"> {
   return {
-    async batch(jobs, { log }) {
+    async batch(jobs, { log, handoff }) {
       const reports = jobs.map((j) => j.payload);
       // The simulator names the account of each report; a report without one (of the previous release, its
       // message gone) is looked up by provider id alone.
-      const accountIds = jobs.every((j) => j.accountId !== null) ? [...new Set(jobs.map((j) => j.accountId!))] : undefined;
+      const accountIds = jobs.every((j) => j.accountId !== null) ? jobs.map((j) => j.accountId!) : undefined;
       const providerMessageIds = reports.map((r) => r.providerMessageId);
       const known = new Map((await findMessages(db, { providerMessageIds, accountIds })).map((m) => [m.providerMessageId, m]));
       const changes: { message: MessageFacts; change: StatusChange }[] = [];
@@ -41,7 +41,8 @@ export function providerReportHandler(db: Db): BatchJobHandler<"provider_report"
         });
         return undefined;
       });
-      await changeMessageStatuses(db, changes);
+      // Their receipts go to this worker's receipts lane without a claim, as far as it has room.
+      await changeMessageStatuses(db, changes, { handoff: handoff("receipts") });
       for (const r of unmatched) {
         log.info(
           { providerMessageId: r.providerMessageId },

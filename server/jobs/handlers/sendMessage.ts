@@ -53,7 +53,7 @@ export interface SendOptions {
 
 export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
   return {
-    async batch(jobs, { log, settle }) {
+    async batch(jobs, { log, settle, handoff }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
       // Every statement names the messages' accounts (jobs.account_id). A job without one is of the previous
@@ -147,7 +147,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
           }
         });
         if (notTaken.length > 0) await returnToScheduled(db, keys(notTaken));
-        await changeMessageStatuses(db, changes);
+        await changeMessageStatuses(db, changes, { handoff: handoff("receipts") });
         const campaigns = new Map(claimed.filter((m) => m.campaignId !== null).map((m) => [m.campaignId!, m.accountId]));
         await markCampaignsSending(
           db,
@@ -181,6 +181,7 @@ export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions
         await changeMessageStatuses(
           db,
           still.map((message) => ({ message, change: { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN } })),
+          { handoff: handoff("receipts") },
         );
       }
       for (const [id, at] of declaredAt) {
