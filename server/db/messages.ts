@@ -3,7 +3,7 @@ import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import type { StoredStatus } from "../domain/messageStatus.js";
 import type { Encoding } from "../domain/segments.js";
-import { insertJobsSql, notifyWhenSql, notifyWorkers, type ClaimedJob } from "./jobs/index.js";
+import { insertJobsSql, laneNowPayloadSql, notifyWhenSql, notifyWorkers, type ClaimedJob } from "./jobs/index.js";
 import { NEEDS_SENDING_POLICY_SQL } from "./sendingPolicy.js";
 import { isOptedOutSql } from "./optOuts.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
@@ -351,7 +351,7 @@ export async function updateStatusesWithReceipts(
        })}
        RETURNING id, kind, payload, attempt, max_attempts, run_at, created_at, account_id, state
      ), n AS (
-       SELECT ${notifyWhenSql("EXISTS (SELECT 1 FROM j WHERE state = 'available')")} AS notified
+       SELECT ${notifyWhenSql("EXISTS (SELECT 1 FROM j WHERE state = 'available')", laneNowPayloadSql("receipts"))} AS notified
      )
      SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'campaignId', m.campaign_id)), '[]') FROM m) AS changed,
             (SELECT coalesce(json_agg(json_build_object('id', j.id, 'kind', j.kind, 'payload', j.payload, 'attempt', j.attempt,

@@ -47,8 +47,8 @@ export async function recordSimulatorSubmissions(db: Knex, submissions: Simulate
       withReport.map((s) => JSON.stringify(s.report)),
       withReport.map((s) => jobPriority(s.priority)),
       withReport.map((s) => s.accountId),
-      withReport.length > 0 && wakeUpPayload(reportsAt) !== undefined,
-      wakeUpPayload(reportsAt) ?? "",
+      withReport.length > 0 && wakeUpPayload(reportsAt, "default") !== undefined,
+      wakeUpPayload(reportsAt, "default") ?? "",
     ],
   );
 }

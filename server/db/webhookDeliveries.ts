@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { byAccountKeys } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { insertJobs, insertJobsSql, notifyWhenSql } from "./jobs/index.js";
+import { completeHeldJobsSql, insertJobs, insertJobsSql, laneNowPayloadSql, notifyWhenSql } from "./jobs/index.js";
 
 export interface AttemptRecord {
   at: string;
@@ -96,10 +96,13 @@ export interface AttemptOutcome {
   /** pending: failed, to be retried; succeeded; failed: for good. */
   status: "pending" | "succeeded" | "failed";
   attempt: AttemptRecord | null;
+  /** The delivery's job, completed in the same statement: its id and the worker holding it. */
+  completes?: { jobId: string; workerId: string };
 }
 
 /**
- * Records attempts and finishes deliveries, all in one statement; then releases the next parked receipt of
+ * Records attempts and finishes deliveries, all in one statement, with the jobs of those that `complete` theirs
+ * (a job that ended with its delivery: no completion statement of its own); then releases the next parked receipt of
  * each finished one's message. Two statements, deliberately not one: the release must run with a snapshot
  * taken after the finish committed. A concurrent parkBehindEarlier either committed first (the finish waited
  * on its row lock, and the release sees the parked row) or comes after (it sees this one finished and does
@@ -107,8 +110,12 @@ export interface AttemptOutcome {
  */
 export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
+  const completing = outcomes.filter((o) => o.completes);
   await db.raw(
-    `UPDATE webhook_deliveries d
+    `WITH c AS (
+       ${completeHeldJobsSql("unnest(?::uuid[], ?::uuid[], ?::text[]) AS c(id, account_id, worker)")}
+     )
+     UPDATE webhook_deliveries d
         SET status = f.status,
             finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
             parked = false,
@@ -116,6 +123,9 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
        FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[]) AS f(id, account_id, status, attempt)
       WHERE d.account_id = f.account_id AND d.id = f.id`,
     [
+      completing.map((o) => o.completes!.jobId),
+      completing.map((o) => o.accountId),
+      completing.map((o) => o.completes!.workerId),
       outcomes.map((o) => o.id),
       outcomes.map((o) => o.accountId),
       outcomes.map((o) => o.status),
@@ -154,7 +164,7 @@ export async function releaseNextParked(db: Knex, pairs: { accountId: string; me
        ${insertJobsSql("deliver_receipt", { accountId: "next.account_id", payload: "jsonb_build_object('deliveryId', next.id)", from: "next" })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql("receipts"))} AS notified`,
     [pairs.map((p) => p.accountId), pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId)],
   );
   return rows[0].n as number;
@@ -246,7 +256,7 @@ export async function insertEventDeliveries(
        ${insertJobsSql("deliver_receipt", { accountId: "d.account_id", payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)")} AS notified`,
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql("receipts"))} AS notified`,
     [event.messageId, event.event, event.seq, event.body, accountId, event.event],
   );
   return rows[0].n as number;

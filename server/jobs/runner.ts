@@ -7,13 +7,21 @@
 // jobs claimable again.
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { claimJobs, extendLeases, releaseJobs, type ClaimedJob, type JobHandoff, type JobLane } from "../db/jobs/index.js";
+import {
+  claimJobs,
+  extendLeases,
+  parseWakeUpPayload,
+  releaseJobs,
+  type ClaimedJob,
+  type JobHandoff,
+  type JobLane,
+} from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { Completer } from "./completer.js";
 import { JobListener } from "./listener.js";
 import { Producer } from "./producer.js";
-import { PermanentFailure, type JobContext, type JobHandlers } from "./types.js";
+import { JOB_COMPLETED, PermanentFailure, type JobContext, type JobHandlers } from "./types.js";
 
 /** A handler as the runner calls it: by kind, on rows whose payload the kind's handler types. */
 type AnyHandler =
@@ -121,9 +129,13 @@ export class JobRunner {
     this.listener = new JobListener({
       databaseUrl: opts.databaseUrl,
       log: this.log,
-      // The payload is a time, not a lane: every lane looks.
+      // The payload is a time, and the lane when the new jobs are all of one: only that lane looks. The
+      // simulator's reports woke the receipts lane of every worker for nothing (an empty claim each), and the
+      // handed-over receipts' leftovers the default lane.
       onNotify: (payload) => {
-        for (const lane of this.lanes) lane.producer.onNotification(payload);
+        const { time, lane: only } = parseWakeUpPayload(payload);
+        for (const lane of this.lanes)
+          if (only === undefined || lane.name === undefined || lane.name === only) lane.producer.onNotification(time);
       },
       onReconnect: () => this.wake(),
     });
@@ -207,7 +219,7 @@ export class JobRunner {
       const promise = new Promise<void>((r) => (resolve = r));
       return { promise, resolve, settled: false };
     });
-    const settle = (index: number, outcome: Error | undefined) => {
+    const settle = (index: number, outcome: Error | undefined | typeof JOB_COMPLETED) => {
       const job = jobs[index];
       const end = ends[index];
       if (!job || !end || end.settled) return;
@@ -215,11 +227,13 @@ export class JobRunner {
       // A job due again (retried, snoozed) arms this lane's timer for its time: after a dry claim, nothing else
       // would make the lane look for it before the safety poll (producer.ts).
       const recorded =
-        outcome === undefined
-          ? (void this.completer.complete(job.id), undefined) // written in a batch; the slot is free already
-          : this.completer.fail(job, outcome, logger()).then((dueAt) => {
-              if (dueAt) lane.producer.onNotification(String(dueAt.getTime()));
-            });
+        outcome === JOB_COMPLETED
+          ? undefined // deleted by the handler's own statement
+          : outcome === undefined
+            ? (void this.completer.complete(job.id), undefined) // written in a batch; the slot is free already
+            : this.completer.fail(job, outcome, logger()).then((dueAt) => {
+                if (dueAt) lane.producer.onNotification(String(dueAt.getTime()));
+              });
       const free = () => {
         this.running.delete(job.id);
         lane.running--;

@@ -10,8 +10,9 @@ export interface JobContext {
    * Batch handlers: records how job `index` of the batch ended and frees its slot now, instead of when the
    * whole batch returns (a slow job then holds up no other). A job settled this way ignores its entry in the
    * returned outcomes; a second settle of the same job is ignored. Single-job handlers need not call it.
+   * JOB_COMPLETED: the job succeeded and the handler's own statement already deleted it (completeHeldJobsSql).
    */
-  settle: (index: number, outcome: Error | undefined) => void;
+  settle: (index: number, outcome: Error | undefined | typeof JOB_COMPLETED) => void;
   /**
    * This worker's lane that runs jobs of `lane`, to insert them already claimed for it (JobHandoff); undefined
    * when this runner has no such lane.
@@ -36,6 +37,9 @@ export type Handler<K extends JobKind = JobKind> = JobHandler<K> | BatchJobHandl
 
 /** A handler for every job kind, each typed with its own payload. */
 export type JobHandlers = { [K in JobKind]: Handler<K> };
+
+/** A settled job's outcome when the handler completed the job itself, in the statement that recorded its work. */
+export const JOB_COMPLETED = Symbol("job completed");
 
 /** Throw to retry the job at `runAt` (counts as a failed attempt). */
 export class RetryLater extends Error {

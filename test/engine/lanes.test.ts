@@ -2,7 +2,7 @@
 // are its own, and a batch handler frees each job's slot when that job ends, not when its batch does.
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { claimJobs, insertUntypedJobs, type ClaimedJob } from "../../server/db/jobs/index.js";
+import { claimJobs, insertUntypedJobs, JOBS_CHANNEL, type ClaimedJob } from "../../server/db/jobs/index.js";
 import { PRIORITY_CLAIM_SELECT } from "../../server/db/migrations/015_policy_priority.js";
 import { JobRunner, type RunnerOptions } from "../../server/jobs/runner.js";
 import { createLogger } from "../../server/logger.js";
@@ -96,6 +96,38 @@ describe("lanes", () => {
     const sends = await addJobs("send_message", 5);
     await waitUntil("every send run", async () => sends.every((id) => sent.includes(id)), 5000);
     expect(releases.length).toBe(4); // the receipts lane never ran more than its own slots
+  });
+
+  it("a NOTIFY naming a lane wakes only that lane; one without a lane wakes every lane", async () => {
+    const { db } = database();
+    const ran: string[] = [];
+    await startRunner({
+      safetyPollMs: 60_000, // neither lane looks again on its own during the test
+      lanes: [
+        { lane: "default", concurrency: 2 },
+        { lane: "receipts", concurrency: 2 },
+      ],
+      handlers: {
+        deliver_receipt: async (job: ClaimedJob) => void ran.push(`receipt ${job.id}`),
+        send_message: async (job: ClaimedJob) => void ran.push(`send ${job.id}`),
+      },
+    });
+    const insertQuietly = async (kind: string) => {
+      const id = randomUUID();
+      await db("jobs").insert({ id, kind, payload: {}, run_at: new Date(Date.now() - 1000), max_attempts: 3 });
+      return id;
+    };
+    const receipt = await insertQuietly("deliver_receipt");
+    const send = await insertQuietly("send_message");
+    await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, `${Date.now()}@receipts`]);
+    await waitUntil("the receipt to run", async () => ran.includes(`receipt ${receipt}`));
+    await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, "@receipts"]); // the other lane, again: still not the send
+    const another = await insertQuietly("deliver_receipt");
+    await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, "@receipts"]);
+    await waitUntil("the second receipt to run", async () => ran.includes(`receipt ${another}`));
+    expect(ran).not.toContain(`send ${send}`);
+    await db.raw("SELECT pg_notify(?, '')", [JOBS_CHANNEL]);
+    await waitUntil("the send to run", async () => ran.includes(`send ${send}`));
   });
 });
 

@@ -15,3 +15,13 @@ export async function completeJobs(db: Knex, workerId: string, ids: string[]): P
   const { rowCount } = await db.raw("DELETE FROM jobs WHERE id = ANY(?::uuid[]) AND state = 'running' AND locked_by = ?", [ids, workerId]);
   return rowCount ?? 0;
 }
+
+/**
+ * `DELETE FROM jobs …` for a statement that records what its jobs did and completes them in the same
+ * transaction (a receipt's finish, db/webhookDeliveries.ts): one statement instead of two per batch. `from`
+ * yields rows (id, account_id, worker): each job is deleted only while that worker still holds it, as above.
+ */
+export function completeHeldJobsSql(from: string): string {
+  return `DELETE FROM jobs j USING ${from}
+           WHERE j.id = c.id AND j.account_id = c.account_id AND j.state = 'running' AND j.locked_by = c.worker`;
+}

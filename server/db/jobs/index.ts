@@ -2,7 +2,7 @@
 // kind map, the insert fragment and the wake-up rule that statements elsewhere embed.
 export { cancelPendingJob } from "./cancelPendingJob.js";
 export { claimJobs, type Claim, type JobLane } from "./claimJobs.js";
-export { completeJobs } from "./completeJobs.js";
+export { completeHeldJobsSql, completeJobs } from "./completeJobs.js";
 export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJobs } from "./failJob.js";
@@ -13,4 +13,12 @@ export { releaseJobs } from "./releaseJobs.js";
 export { rescheduleJobs } from "./rescheduleJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";
 export type { ClaimedJob, JobHandoff, JobRow, JobState } from "./types.js";
-export { JOBS_CHANNEL, NOTIFY_HORIZON_MS, notifyWhenSql, notifyWorkers, wakeUpPayload } from "./wakeUp.js";
+export {
+  JOBS_CHANNEL,
+  laneNowPayloadSql,
+  NOTIFY_HORIZON_MS,
+  notifyWhenSql,
+  notifyWorkers,
+  parseWakeUpPayload,
+  wakeUpPayload,
+} from "./wakeUp.js";

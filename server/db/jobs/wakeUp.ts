@@ -1,6 +1,7 @@
 // The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (runner/listener.ts), at
 // commit (NOTIFY is transactional, so never before the rows exist). Every such statement uses these helpers.
 import type { Knex } from "knex";
+import type { JobLane } from "./claimJobs.js";
 
 export const JOBS_CHANNEL = "jobs_inserted";
 
@@ -14,10 +15,22 @@ export const NOTIFY_HORIZON_MS = 5_000;
 /**
  * The NOTIFY payload for new jobs whose earliest run_at is `earliest`: its ms since the epoch, so a worker
  * wakes at once for a due job and only re-arms its timer for a future one, instead of querying. Undefined
- * when the job is beyond the horizon and no NOTIFY is needed.
+ * when the job is beyond the horizon and no NOTIFY is needed. With `lane` (all the new jobs are of that lane),
+ * `<ms>@<lane>`: only that lane of each worker looks (runner.ts). A worker of the previous release reads no
+ * number in it and looks at once, which is harmless.
  */
-export function wakeUpPayload(earliest: Date): string | undefined {
-  return earliest.getTime() - Date.now() < NOTIFY_HORIZON_MS ? String(earliest.getTime()) : undefined;
+export function wakeUpPayload(earliest: Date, lane?: JobLane): string | undefined {
+  if (earliest.getTime() - Date.now() >= NOTIFY_HORIZON_MS) return undefined;
+  return lane ? `${earliest.getTime()}@${lane}` : String(earliest.getTime());
+}
+
+/** The SQL payload of a NOTIFY for jobs of `lane` due now. */
+export const laneNowPayloadSql = (lane: JobLane): string => `'@${lane}'`;
+
+/** A NOTIFY payload read: the time (empty: now) and the lane it is for (undefined: every lane). */
+export function parseWakeUpPayload(payload: string | undefined): { time: string | undefined; lane: string | undefined } {
+  const at = payload?.indexOf("@") ?? -1;
+  return at < 0 ? { time: payload, lane: undefined } : { time: payload!.slice(0, at), lane: payload!.slice(at + 1) };
 }
 
 /** SQL for a NOTIFY sent only when `condition` holds; `payload` is an SQL expression ('' means "look now"). */

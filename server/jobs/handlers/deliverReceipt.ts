@@ -25,7 +25,10 @@ import { webhookHealth } from "../webhookHealth.js";
 import { WebhookPacing } from "../../webhooks/pacing.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
 import { batcher } from "../batcher.js";
-import { RetryLater, Snooze, type BatchJobHandler } from "../types.js";
+import { JOB_COMPLETED, RetryLater, Snooze, type BatchJobHandler } from "../types.js";
+
+type Completes = NonNullable<AttemptOutcome["completes"]>;
+type Outcome = Error | undefined | typeof JOB_COMPLETED;
 
 export const MAX_ATTEMPTS = 4;
 
@@ -57,7 +60,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
   const pacing = new WebhookPacing({ ...opts, failingShare: Math.max(1, Math.floor(opts.laneConcurrency / 2)) });
   const recordHealth = webhookHealth(db, opts.log, opts);
   return {
-    async batch(jobs, { log, settle }) {
+    async batch(jobs, { log, settle, workerId }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const indexOf = new Map(jobs.map((j, i) => [j.payload.deliveryId, i]));
       const loaded = new Map(
@@ -84,26 +87,31 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
 
       const work: Promise<void>[] = [];
       const inWork = new Set<number>();
+      /** The job a delivery's final outcome completes, in the statement that records it. */
+      const jobOf = (d: DeliveryForDispatch) => ({ jobId: jobs[indexOf.get(d.id)!]!.id, workerId });
       /** Runs a delivery's work and settles its job as soon as it ends. */
-      const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Error | undefined>) => {
+      const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Error | undefined | typeof JOB_COMPLETED>) => {
         const i = indexOf.get(d.id)!;
         inWork.add(i);
         work.push(
           run().then(
-            (outcome) => settle(i, (outcomes[i] = outcome)),
+            (outcome) => {
+              outcomes[i] = outcome === JOB_COMPLETED ? undefined : outcome;
+              settle(i, outcome);
+            },
             (error: unknown) => settle(i, (outcomes[i] = error instanceof Error ? error : new Error(String(error)))),
           ),
         );
       };
       for (const d of pending.filter((p) => !parked.has(p.id))) {
         if (d.disabledAt) {
-          runThenSettle(d, () => recordDisabled(d));
+          runThenSettle(d, () => recordDisabled(d, jobOf(d)));
           continue;
         }
         const { snoozeUntil, wait } = pacing.acquire(d.webhookId, d.consecutiveFailures, true);
         if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = atCap(snoozeUntil);
-        else if (wait) runThenSettle(d, () => attemptWhenPlaced(d, log));
-        else runThenSettle(d, () => attempt(d, log));
+        else if (wait) runThenSettle(d, () => attemptWhenPlaced(d, jobOf(d), log));
+        else runThenSettle(d, () => attempt(d, jobOf(d), log));
       }
       // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
       jobs.forEach((_, i) => inWork.has(i) || settle(i, outcomes[i]));
@@ -117,19 +125,31 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
   }
 
   /** A quick webhook at its cap: a place comes within milliseconds, so wait for it rather than snooze. */
-  async function attemptWhenPlaced(d: DeliveryForDispatch, log: Logger): Promise<Error | undefined> {
-    if (await pacing.waitForPlace(d.webhookId)) return attempt(d, log);
+  async function attemptWhenPlaced(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
+    if (await pacing.waitForPlace(d.webhookId)) return attempt(d, job, log);
     const { snoozeUntil } = pacing.acquire(d.webhookId, d.consecutiveFailures);
-    return snoozeUntil === undefined ? attempt(d, log) : atCap(snoozeUntil);
+    return snoozeUntil === undefined ? attempt(d, job, log) : atCap(snoozeUntil);
   }
 
-  async function recordDisabled(d: DeliveryForDispatch): Promise<undefined> {
+  async function recordDisabled(d: DeliveryForDispatch, job: Completes): Promise<Outcome> {
     const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };
-    await finishes.add({ id: d.id, accountId: d.accountId, messageId: d.messageId, webhookId: d.webhookId, attempt, status: "failed" });
-    return undefined;
+    await finishes.add({
+      id: d.id,
+      accountId: d.accountId,
+      messageId: d.messageId,
+      webhookId: d.webhookId,
+      attempt,
+      status: "failed",
+      completes: job,
+    });
+    return JOB_COMPLETED;
   }
 
-  async function attempt(d: DeliveryForDispatch, log: Logger): Promise<Error | undefined> {
+  /**
+   * One POST and its record. A final outcome (succeeded, or failed for good) completes the job in the same
+   * statement (JOB_COMPLETED); a failure to retry is the job's RetryLater.
+   */
+  async function attempt(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
     const at = new Date();
     let result;
     try {
@@ -158,7 +178,8 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       retry = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
       outcome.status = "pending";
     }
+    if (!retry) outcome.completes = job;
     await finishes.add(outcome);
-    return retry;
+    return retry ?? JOB_COMPLETED;
   }
 }
