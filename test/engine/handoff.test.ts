@@ -55,25 +55,23 @@ async function drained(heard: string[]): Promise<void> {
   heard.splice(heard.indexOf(marker), 1);
 }
 
-const toSent = (messages: MessageFacts[]) => messages.map((m) => ({ messageId: m.id, accountId: m.accountId, at: new Date(), body: "{}" }));
+/** sending → sent for `messages`, their receipt jobs inserted claimed for `workerId` up to `limit`. */
+const markSent = (messages: MessageFacts[], workerId: string, leaseMs: number, limit: number) =>
+  updateStatusesWithReceipts(
+    database().db,
+    "sent",
+    ["sending"],
+    messages.map((m) => ({ messageId: m.id, accountId: m.accountId, at: new Date(), body: "{}" })),
+    { event: "dlr.sent", seq: 1 },
+    { workerId, leaseMs, limit },
+  );
 
 describe("the status change with claimFor", () => {
   it("inserts up to the limit of its receipt jobs running for the worker, returns them, and the rest claimable", async () => {
     const { db } = database();
     const messages = await sendingMessages("handoff-limit", 3);
     const heard = await listen();
-    const { changed, claimed } = await updateStatusesWithReceipts(
-      db,
-      "sent",
-      ["sending"],
-      toSent(messages),
-      { event: "dlr.sent", seq: 1 },
-      {
-        workerId: "worker-a",
-        leaseMs: 30_000,
-        limit: 2,
-      },
-    );
+    const { changed, claimed } = await markSent(messages, "worker-a", 30_000, 2);
     expect(changed).toHaveLength(3);
     expect(claimed).toHaveLength(2);
     const rows = await db("jobs")
@@ -103,18 +101,7 @@ describe("the status change with claimFor", () => {
     const { db } = database();
     const messages = await sendingMessages("handoff-all", 3);
     const heard = await listen();
-    const { claimed } = await updateStatusesWithReceipts(
-      db,
-      "sent",
-      ["sending"],
-      toSent(messages),
-      { event: "dlr.sent", seq: 1 },
-      {
-        workerId: "worker-a",
-        leaseMs: 30_000,
-        limit: 10,
-      },
-    );
+    const { claimed } = await markSent(messages, "worker-a", 30_000, 10);
     expect(claimed).toHaveLength(3);
     const running = db("jobs").where({ kind: "deliver_receipt", state: "running", account_id: messages[0]!.accountId });
     expect(Number((await running.count({ n: "*" }).first())!.n)).toBe(3);
@@ -125,18 +112,7 @@ describe("the status change with claimFor", () => {
   it("jobs handed to a worker that died are rescued when their lease runs out, like claimed ones", async () => {
     const { db } = database();
     const messages = await sendingMessages("handoff-dead", 2);
-    await updateStatusesWithReceipts(
-      db,
-      "sent",
-      ["sending"],
-      toSent(messages),
-      { event: "dlr.sent", seq: 1 },
-      {
-        workerId: "worker-gone",
-        leaseMs: 50,
-        limit: 10,
-      },
-    );
+    await markSent(messages, "worker-gone", 50, 10);
     const jobs = () => db("jobs").where({ kind: "deliver_receipt", account_id: messages[0]!.accountId });
     await waitUntil(
       "the leases to run out",
