@@ -101,6 +101,14 @@ describe("lanes", () => {
   it("a NOTIFY naming a lane wakes only that lane; one without a lane wakes every lane", async () => {
     const { db } = database();
     const ran: string[] = [];
+    const insertQuietly = async (kind: string) => {
+      const id = randomUUID();
+      await db("jobs").insert({ id, kind, payload: {}, run_at: new Date(Date.now() - 1000), max_attempts: 3 });
+      return id;
+    };
+    // One job per lane before the runner starts: once both have run, each lane's first claim is over and found
+    // the lane dry (one job of two asked for), so from then on only a NOTIFY makes a lane look.
+    const first = { receipt: await insertQuietly("deliver_receipt"), send: await insertQuietly("send_message") };
     await startRunner({
       safetyPollMs: 60_000, // neither lane looks again on its own during the test
       lanes: [
@@ -112,11 +120,7 @@ describe("lanes", () => {
         send_message: async (job: ClaimedJob) => void ran.push(`send ${job.id}`),
       },
     });
-    const insertQuietly = async (kind: string) => {
-      const id = randomUUID();
-      await db("jobs").insert({ id, kind, payload: {}, run_at: new Date(Date.now() - 1000), max_attempts: 3 });
-      return id;
-    };
+    await waitUntil("each lane's first claim", async () => ran.includes(`receipt ${first.receipt}`) && ran.includes(`send ${first.send}`));
     const receipt = await insertQuietly("deliver_receipt");
     const send = await insertQuietly("send_message");
     await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, `${Date.now()}@receipts`]);
