@@ -34,7 +34,7 @@ export class Completer {
       },
       { delayMs: COMPLETION_DELAY_MS, maxBatch: COMPLETION_BATCH },
     );
-    this.snoozes = batcher<{ id: string; runAt: Date; wake: boolean }>((jobs) => snoozeJobs(db, workerId, jobs), {
+    this.snoozes = batcher<{ id: string; runAt: Date; claimedRunAt: Date; wake: boolean }>((jobs) => snoozeJobs(db, workerId, jobs), {
       delayMs: COMPLETION_DELAY_MS,
       maxBatch: COMPLETION_BATCH,
     });
@@ -48,7 +48,7 @@ export class Completer {
   async fail(job: ClaimedJob, error: Error, log: Logger): Promise<Date | null> {
     try {
       if (error instanceof Snooze) {
-        await this.snoozes.add({ id: job.id, runAt: error.runAt, wake: error.wake });
+        await this.snoozes.add({ id: job.id, runAt: error.runAt, claimedRunAt: job.runAt, wake: error.wake });
         return error.runAt;
       }
       const retryAt =

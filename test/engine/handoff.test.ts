@@ -2,7 +2,6 @@
 // receipts lane (running, first attempt, its lease), as many as the lane's local queue has room for, and hands
 // them over: no claim and no NOTIFY for them. The rest are inserted claimable, with the NOTIFY. A worker that
 // dies holding handed-over jobs loses them to the rescuer like any claimed job.
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { JOBS_CHANNEL, rescueExpiredJobs, type ClaimedJob } from "../../server/db/jobs/index.js";
@@ -13,6 +12,7 @@ import { createLogger } from "../../server/logger.js";
 import { changeMessageStatuses, type MessageFacts } from "../../server/services/statusChanges.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { waitUntil } from "../helpers/wait.js";
+import { listenForWakeUps, type WakeUps } from "../helpers/wakeUps.js";
 
 const database = useTestDatabase();
 const cleanups: (() => Promise<void>)[] = [];
@@ -37,22 +37,10 @@ async function sendingMessages(name: string, n: number): Promise<MessageFacts[]>
 }
 
 /** Notifications on the jobs channel from now on. */
-async function listen(): Promise<string[]> {
-  const client = new pg.Client({ connectionString: database().url });
-  await client.connect();
-  const heard: string[] = [];
-  client.on("notification", (n) => heard.push(n.payload ?? ""));
-  await client.query(`LISTEN ${JOBS_CHANNEL}`);
-  cleanups.push(() => client.end());
-  return heard;
-}
-
-/** A NOTIFY sent by a committed statement has reached a listener once one sent after it has. */
-async function drained(heard: string[]): Promise<void> {
-  const marker = `marker-${heard.length}-${Date.now()}`;
-  await database().db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, marker]);
-  await waitUntil("the marker notification", async () => heard.includes(marker) || undefined);
-  heard.splice(heard.indexOf(marker), 1);
+async function listen(): Promise<WakeUps> {
+  const wakeUps = await listenForWakeUps(database().url);
+  cleanups.push(() => wakeUps.close());
+  return wakeUps;
 }
 
 /** sending → sent for `messages`, their receipt jobs inserted claimed for `workerId` up to `limit`. */
@@ -70,7 +58,7 @@ describe("the status change with claimFor", () => {
   it("inserts up to the limit of its receipt jobs running for the worker, returns them, and the rest claimable", async () => {
     const { db } = database();
     const messages = await sendingMessages("handoff-limit", 3);
-    const heard = await listen();
+    const { heard, drained } = await listen();
     const { changed, claimed } = await markSent(messages, "worker-a", 30_000, 2);
     expect(changed).toHaveLength(3);
     expect(claimed).toHaveLength(2);
@@ -93,19 +81,19 @@ describe("the status change with claimFor", () => {
       .first();
     expect(new Date(lease!.until).getTime() - Date.now()).toBeGreaterThan(20_000);
     expect(rows.filter((r) => r.state === "available").map((r) => r.attempt)).toEqual([0]);
-    await drained(heard);
+    await drained();
     expect(heard).toHaveLength(1); // one left claimable: announced
   });
 
   it("with room for every receipt, sends no NOTIFY", async () => {
     const { db } = database();
     const messages = await sendingMessages("handoff-all", 3);
-    const heard = await listen();
+    const { heard, drained } = await listen();
     const { claimed } = await markSent(messages, "worker-a", 30_000, 10);
     expect(claimed).toHaveLength(3);
     const running = db("jobs").where({ kind: "deliver_receipt", state: "running", account_id: messages[0]!.accountId });
     expect(Number((await running.count({ n: "*" }).first())!.n)).toBe(3);
-    await drained(heard);
+    await drained();
     expect(heard).toEqual([]);
   });
 
@@ -155,12 +143,12 @@ describe("the runner's handoff", () => {
     });
     cleanups.push(() => runner.stop(1000));
     await runner.start();
-    const heard = await listen();
+    const { heard, drained } = await listen();
     await db("jobs").insert({ kind: "send_message", payload: { messageId: messages[0]!.id }, account_id: messages[0]!.accountId });
     await db.raw("SELECT pg_notify(?, '')", [JOBS_CHANNEL]);
     await waitUntil("the five receipts to run", async () => ran.length === 5 || undefined);
     expect(ran.every((r) => r.job.attempt === 1 && r.lockedBy === runner.workerId && r.workerId === runner.workerId)).toBe(true);
-    await drained(heard);
+    await drained();
     expect(heard).toEqual([""]); // only the test's own wake-up for the send: the receipts were never announced
     await waitUntil(
       "their completions",

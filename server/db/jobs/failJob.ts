@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
+import { JOBS_CHANNEL, wakeUpPayload } from "./wakeUp.js";
 
 /**
  * Records a failed attempt: the job runs again at `retryAt`, or, with no attempts left (or `retryAt` null),
@@ -23,37 +23,42 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
  * fail), in one statement: receipts over their webhook's cap are snoozed by the dozen (jobs/completer.ts).
  * Jobs marked `wake` (due shortly, to start on time) become timed jobs, as with rescheduleJobs (priority 0:
  * claimed first once due), and wake the workers for the earliest of them, at commit.
+ *
+ * A job made due while it ran (its run_at moved past the one it was claimed with: releaseQuietHoursHolds
+ * asks a send job being judged to be judged again) is not put off: it keeps that earlier time, and the
+ * workers are woken for it now. Without this, a settings change committed between the policy's read and the
+ * snooze was lost until the old hold ended. run_at is compared at the millisecond, the precision `claimedRunAt`
+ * came back to JavaScript with.
  */
-export async function snoozeJobs(db: Knex, workerId: string, jobs: { id: string; runAt: Date; wake?: boolean }[]): Promise<void> {
+export async function snoozeJobs(
+  db: Knex,
+  workerId: string,
+  jobs: { id: string; runAt: Date; claimedRunAt: Date; wake?: boolean }[],
+): Promise<void> {
   if (jobs.length === 0) return;
   const woken = jobs.filter((j) => j.wake).map((j) => j.runAt.getTime());
-  if (woken.length === 0) {
-    await db.raw(
-      `UPDATE jobs j
-          SET state = 'available', attempt = j.attempt - 1, run_at = s.run_at, locked_by = NULL, locked_until = NULL
-         FROM unnest(?::uuid[], ?::timestamptz[]) AS s(id, run_at)
-        WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?`,
-      [jobs.map((j) => j.id), jobs.map((j) => j.runAt.toISOString()), workerId],
-    );
-    return;
-  }
+  const payload = woken.length > 0 ? wakeUpPayload(new Date(Math.min(...woken))) : undefined;
   await db.raw(
     `WITH s AS (
        UPDATE jobs j
-          SET state = 'available', attempt = j.attempt - 1, run_at = s.run_at, locked_by = NULL, locked_until = NULL,
+          SET state = 'available', attempt = j.attempt - 1, locked_by = NULL, locked_until = NULL,
+              run_at = CASE WHEN date_trunc('milliseconds', j.run_at) > s.claimed_run_at THEN LEAST(j.run_at, s.run_at)
+                            ELSE s.run_at END,
               priority = CASE WHEN s.wake THEN 0 ELSE j.priority END
-         FROM unnest(?::uuid[], ?::timestamptz[], ?::boolean[]) AS s(id, run_at, wake)
+         FROM unnest(?::uuid[], ?::timestamptz[], ?::timestamptz[], ?::boolean[]) AS s(id, run_at, claimed_run_at, wake)
         WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?
-       RETURNING 1
+       RETURNING j.run_at < s.run_at AS made_due
      )
-     SELECT ${notifyWhenSql("? AND EXISTS (SELECT 1 FROM s)", "?")}`,
+     SELECT CASE WHEN EXISTS (SELECT 1 FROM s WHERE made_due) THEN pg_notify('${JOBS_CHANNEL}', '')
+                 WHEN ? AND EXISTS (SELECT 1 FROM s) THEN pg_notify('${JOBS_CHANNEL}', ?) END`,
     [
       jobs.map((j) => j.id),
       jobs.map((j) => j.runAt.toISOString()),
+      jobs.map((j) => j.claimedRunAt.toISOString()),
       jobs.map((j) => j.wake === true),
       workerId,
-      wakeUpPayload(new Date(Math.min(...woken))) !== undefined,
-      wakeUpPayload(new Date(Math.min(...woken))) ?? "",
+      payload !== undefined,
+      payload ?? "",
     ],
   );
 }
