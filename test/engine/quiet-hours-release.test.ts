@@ -25,7 +25,13 @@ async function judging(name: string): Promise<{ a: TestAccount; job: ClaimedJob 
   const patch = await a.request("PATCH", "/api/v1/account/settings", { quietHours: { start: "21:00", end: "08:00" } });
   expect(patch.status).toBe(200);
   const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { from: "ACME", to: "+14155550170", body: "sale", category: "marketing", scheduledAt: new Date(Date.now() + 60_000).toISOString() },
+    body: {
+      from: "ACME",
+      to: "+14155550170",
+      body: "sale",
+      category: "marketing",
+      scheduledAt: new Date(Date.now() + 60_000).toISOString(),
+    },
   });
   // Due a second ago, at a time with microseconds (as now() gives them): the claim returns it to the millisecond.
   const { db } = server();
