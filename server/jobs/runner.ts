@@ -63,7 +63,6 @@ interface Lane {
   producer: Producer;
   running: number;
   wakeQueued: boolean;
-  handoff: JobHandoff;
 }
 
 interface RunningJob {
@@ -105,7 +104,6 @@ export class JobRunner {
         running: 0,
         wakeQueued: false,
         producer: undefined as unknown as Producer,
-        handoff: undefined as unknown as JobHandoff,
       };
       lane.producer = new Producer({
         concurrency,
@@ -116,14 +114,6 @@ export class JobRunner {
         running: () => lane.running,
         log: name ? this.log.child({ lane: name }) : this.log,
       });
-      const producer = lane.producer;
-      lane.handoff = {
-        workerId: this.workerId,
-        leaseMs: this.leaseMs,
-        reserve: (n) => producer.reserve(n),
-        adopt: (jobs, reserved) => producer.adopt(jobs, reserved),
-        release: (reserved) => producer.release(reserved),
-      };
       return lane;
     });
     this.listener = new JobListener({
@@ -280,7 +270,15 @@ export class JobRunner {
 
   /** The lane that runs jobs of `name`: that lane, or the one lane of a runner without lanes. */
   private handoffFor(name: JobLane): JobHandoff | undefined {
-    return this.lanes.find((l) => l.name === name || l.name === undefined)?.handoff;
+    const producer = this.lanes.find((l) => l.name === name || l.name === undefined)?.producer;
+    if (!producer) return undefined;
+    return {
+      workerId: this.workerId,
+      leaseMs: this.leaseMs,
+      reserve: (n) => producer.reserve(n),
+      adopt: (jobs, reserved) => producer.adopt(jobs, reserved),
+      release: (reserved) => producer.release(reserved),
+    };
   }
 
   /** Extends the leases of running and queued jobs; a job whose lease was lost is aborted or dropped. */
