@@ -38,10 +38,14 @@ const schedule = async (a: TestAccount, body: { to: string; category?: "marketin
   expect(error).toBeUndefined();
   return data!.messageId;
 };
+/**
+ * Held, and the hold complete: the worker writes deferredUntil, then its job's snooze a moment later (batched
+ * with others), so a test that reads the job or acts on it waits for both.
+ */
 const heldMessage = (a: TestAccount, messageId: string) =>
   waitUntil(`message ${messageId} held`, async () => {
     const m = await getMessage(a, messageId);
-    return m.deferredUntil !== null && m;
+    return m.deferredUntil !== null && (await jobOf(messageId)).state !== "running" && m;
   });
 const deliveredMessage = (a: TestAccount, messageId: string) =>
   waitUntil(`message ${messageId} delivered`, async () => {
