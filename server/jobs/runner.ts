@@ -176,8 +176,11 @@ export class JobRunner {
     const batches = new Map<string, ClaimedJob[]>();
     for (const job of jobs) {
       const handler = this.handlers[job.kind];
-      if (handler && "batch" in handler) batches.set(job.kind, [...(batches.get(job.kind) ?? []), job]);
-      else this.execute(lane, [job], async (ctx) => [await runOne(handler, job, ctx)]);
+      if (handler && "batch" in handler) {
+        const group = batches.get(job.kind);
+        if (group) group.push(job);
+        else batches.set(job.kind, [job]);
+      } else this.execute(lane, [job], async (ctx) => [await runOne(handler, job, ctx)]);
     }
     for (const [kind, group] of batches) {
       const handler = this.handlers[kind] as Extract<AnyHandler, { batch: unknown }>;

@@ -3,15 +3,37 @@
 //   secret string `whsec_...` (the service document's scheme);
 // - Standard Webhooks: webhook-signature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the
 //   base64-decoded part after `whsec_`, with webhook-id and webhook-timestamp (replay protection).
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+
+/** A secret's two HMAC keys, made once: decoding and wrapping them on every receipt cost more than the HMACs. */
+interface SigningKeys {
+  hex: KeyObject;
+  standard: KeyObject;
+}
+
+/** Keys by secret. Webhooks are few (a limit per account); the map is emptied if it ever grows past this. */
+const MAX_CACHED_SECRETS = 10_000;
+const keysBySecret = new Map<string, SigningKeys>();
+
+function keysOf(secret: string): SigningKeys {
+  let keys = keysBySecret.get(secret);
+  if (!keys) {
+    if (keysBySecret.size >= MAX_CACHED_SECRETS) keysBySecret.clear();
+    keys = {
+      hex: createSecretKey(Buffer.from(secret, "utf8")),
+      standard: createSecretKey(Buffer.from(secret.replace(/^whsec_/, ""), "base64")),
+    };
+    keysBySecret.set(secret, keys);
+  }
+  return keys;
+}
 
 export function hexSignature(body: string, secret: string): string {
-  return createHmac("sha256", Buffer.from(secret, "utf8")).update(body, "utf8").digest("hex");
+  return createHmac("sha256", keysOf(secret).hex).update(body, "utf8").digest("hex");
 }
 
 export function standardSignature(id: string, timestamp: number, body: string, secret: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64")}`;
+  return `v1,${createHmac("sha256", keysOf(secret).standard).update(`${id}.${timestamp}.${body}`, "utf8").digest("base64")}`;
 }
 
 export interface SigningSecrets {
@@ -23,7 +45,7 @@ export interface SigningSecrets {
 /** Every header of a receipt POST. During a rotation's grace period webhook-signature carries both. */
 export function receiptHeaders(deliveryId: string, body: string, secrets: SigningSecrets, now = new Date()): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
-  const signatures = [secrets.secret, secrets.previousSecret].filter((s): s is string => Boolean(s));
+  const standard = standardSignature(deliveryId, timestamp, body, secrets.secret);
   return {
     "content-type": "application/json",
     "user-agent": "sms-platform-webhooks/1.0",
@@ -31,6 +53,8 @@ export function receiptHeaders(deliveryId: string, body: string, secrets: Signin
     "x-webhook-signature": hexSignature(body, secrets.secret),
     "webhook-id": deliveryId,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signatures.map((s) => standardSignature(deliveryId, timestamp, body, s)).join(" "),
+    "webhook-signature": secrets.previousSecret
+      ? `${standard} ${standardSignature(deliveryId, timestamp, body, secrets.previousSecret)}`
+      : standard,
   };
 }
