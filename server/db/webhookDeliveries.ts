@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
+import { mayHoldBackLater } from "../domain/deliveryOrder.js";
 import { byAccountKeys } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { completeHeldJobsSql, insertJobs, insertJobsSql, laneNowPayloadSql, notifyWhenSql } from "./jobs/index.js";
@@ -93,6 +94,8 @@ export interface AttemptOutcome {
   accountId: string;
   messageId: string | null;
   webhookId: string;
+  /** The delivery's place among its message's deliveries (domain/deliveryOrder.ts). */
+  seq: number;
   /** pending: failed, to be retried; succeeded; failed: for good. */
   status: "pending" | "succeeded" | "failed";
   attempt: AttemptRecord | null;
@@ -103,7 +106,7 @@ export interface AttemptOutcome {
 /**
  * Records attempts and finishes deliveries, all in one statement, with the jobs of those that `complete` theirs
  * (a job that ended with its delivery: no completion statement of its own); then releases the next parked receipt of
- * each finished one's message. Two statements, deliberately not one: the release must run with a snapshot
+ * each finished one's message, unless no receipt can wait behind any of them (the last seq's). Two statements, deliberately not one: the release must run with a snapshot
  * taken after the finish committed. A concurrent parkBehindEarlier either committed first (the finish waited
  * on its row lock, and the release sees the parked row) or comes after (it sees this one finished and does
  * not park). A crash between the two leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
@@ -132,7 +135,7 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
       outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null)),
     ],
   );
-  const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId);
+  const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId && mayHoldBackLater(o.seq));
   if (finished.length)
     await releaseNextParked(
       db,

@@ -11,6 +11,7 @@
 // the delivery is `failed` and stays in the log, where it can be redelivered. The attempt count lives in the
 // delivery row, so a restart between two attempts changes nothing.
 import type { Db } from "../../db/knex.js";
+import { mayHoldBackLater } from "../../domain/deliveryOrder.js";
 import {
   finishDeliveries,
   loadDeliveriesForDispatch,
@@ -79,7 +80,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       await releaseNextParked(
         db,
         found
-          .filter((d) => d.status !== "pending" && d.messageId)
+          .filter((d) => d.status !== "pending" && d.messageId && mayHoldBackLater(d.seq))
           .map((d) => ({ accountId: d.accountId, messageId: d.messageId!, webhookId: d.webhookId })),
       );
       const parked = await parkBehindEarlier(db, pending);
@@ -138,6 +139,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       accountId: d.accountId,
       messageId: d.messageId,
       webhookId: d.webhookId,
+      seq: d.seq,
       attempt,
       status: "failed",
       completes: job,
@@ -165,6 +167,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       accountId: d.accountId,
       messageId: d.messageId,
       webhookId: d.webhookId,
+      seq: d.seq,
       attempt,
       status: "succeeded",
     };
