@@ -1,9 +1,15 @@
 // Finishing a delivery releases the next one parked behind it, in a statement of its own (a snapshot taken
 // after the finish committed). Nothing ever parks behind a delivery of the last seq (a final status's
 // receipt), so finishing one of those sends no release at all: half of all receipts, one round trip each.
+// Parking is tried only for a delivery loaded while an earlier one of its message was still pending.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { finishDeliveries, parkBehindEarlier, type AttemptOutcome } from "../../server/db/webhookDeliveries.js";
+import {
+  finishDeliveries,
+  loadDeliveriesForDispatch,
+  parkBehindEarlier,
+  type AttemptOutcome,
+} from "../../server/db/webhookDeliveries.js";
 import { LAST_DELIVERY_SEQ } from "../../server/domain/deliveryOrder.js";
 import { useTestDatabase } from "../helpers/database.js";
 
@@ -103,5 +109,20 @@ describe("finishing deliveries", () => {
     );
     expect(sent).toHaveLength(2);
     expect((await db("webhook_deliveries").where({ id: b.lastReceipt }).first()).parked).toBe(false);
+  });
+
+  it("a delivery is marked for parking only while an earlier one of its message is pending", async () => {
+    const { db } = database();
+    const m = await messageWithReceipts();
+    const load = async () => {
+      const rows = await loadDeliveriesForDispatch(db, [
+        { id: m.sentReceipt, accountId },
+        { id: m.lastReceipt, accountId },
+      ]);
+      return Object.fromEntries(rows.map((r) => [r.id, r.earlierPending]));
+    };
+    expect(await load()).toEqual({ [m.sentReceipt]: false, [m.lastReceipt]: true });
+    await finishDeliveries(db, [succeeded(m.sentReceipt, m.messageId, 1)]);
+    expect(await load()).toEqual({ [m.sentReceipt]: false, [m.lastReceipt]: false });
   });
 });
