@@ -4,12 +4,7 @@
 // Parking is tried only for a delivery loaded while an earlier one of its message was still pending.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import {
-  finishDeliveries,
-  loadDeliveriesForDispatch,
-  parkBehindEarlier,
-  type AttemptOutcome,
-} from "../../server/db/webhookDeliveries.js";
+import { finishDeliveries, loadDeliveriesForDispatch, parkBehindEarlier, type AttemptOutcome } from "../../server/db/webhookDeliveries.js";
 import { LAST_DELIVERY_SEQ } from "../../server/domain/deliveryOrder.js";
 import { useTestDatabase } from "../helpers/database.js";
 
@@ -91,7 +86,10 @@ describe("finishing deliveries", () => {
     const a = await messageWithReceipts();
     const b = await messageWithReceipts();
     const sent = await statementsOf(() =>
-      finishDeliveries(db, [succeeded(a.lastReceipt, a.messageId, LAST_DELIVERY_SEQ), succeeded(b.lastReceipt, b.messageId, LAST_DELIVERY_SEQ)]),
+      finishDeliveries(db, [
+        succeeded(a.lastReceipt, a.messageId, LAST_DELIVERY_SEQ),
+        succeeded(b.lastReceipt, b.messageId, LAST_DELIVERY_SEQ),
+      ]),
     );
     expect(sent).toHaveLength(1);
     const finished = await db("webhook_deliveries").whereIn("id", [a.lastReceipt, b.lastReceipt]).select("status", "finished_at");

@@ -83,7 +83,10 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
           .filter((d) => d.status !== "pending" && d.messageId && mayHoldBackLater(d.seq))
           .map((d) => ({ accountId: d.accountId, messageId: d.messageId!, webhookId: d.webhookId })),
       );
-      const parked = await parkBehindEarlier(db, pending.filter((d) => d.earlierPending));
+      const parked = await parkBehindEarlier(
+        db,
+        pending.filter((d) => d.earlierPending),
+      );
       if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
 
       const work: Promise<void>[] = [];
