@@ -116,11 +116,11 @@ export interface AttemptOutcome {
 
 /**
  * Records attempts and finishes deliveries, all in one statement, with the jobs of those that `complete` theirs
- * (a job that ended with its delivery: no completion statement of its own); then releases the next parked receipt of
- * each finished one's message, unless no receipt can wait behind any of them (the last seq's). Two statements, deliberately not one: the release must run with a snapshot
- * taken after the finish committed. A concurrent parkBehindEarlier either committed first (the finish waited
- * on its row lock, and the release sees the parked row) or comes after (it sees this one finished and does
- * not park). A crash between the two leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
+ * (a job that ended with its delivery: no completion statement of its own); then releases the next parked
+ * receipt of each finished one's message, unless no receipt can wait behind any of them (the last seq's).
+ * Two statements, deliberately not one: the release must run with a snapshot taken after the finish committed.
+ * A concurrent parkBehindEarlier either committed first (the finish waited on its row lock, and the release
+ * sees the parked row) or comes after (it sees this one finished and does not park). A crash between the two leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
  */
 export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
