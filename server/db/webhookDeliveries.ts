@@ -120,7 +120,8 @@ export interface AttemptOutcome {
  * receipt of each finished one's message, unless no receipt can wait behind any of them (the last seq's).
  * Two statements, deliberately not one: the release must run with a snapshot taken after the finish committed.
  * A concurrent parkBehindEarlier either committed first (the finish waited on its row lock, and the release
- * sees the parked row) or comes after (it sees this one finished and does not park). A crash between the two leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
+ * sees the parked row) or comes after (it sees this one finished and does not park). A crash between the two
+ * leaves a receipt parked; releaseOrphanedParkedDeliveries sweeps those.
  */
 export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
