@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimJobs, insertUntypedJobs, JOBS_CHANNEL, type ClaimedJob } from "../../server/db/jobs/index.js";
-import { PRIORITY_CLAIM_SELECT } from "../../server/db/migrations/015_policy_priority.js";
+import { LANE_CLAIM_SELECT } from "../../server/db/functions/claimJobsV2.js";
 import { JobRunner, type RunnerOptions } from "../../server/jobs/runner.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -53,7 +53,7 @@ describe("lanes", () => {
     const { rows } = await db.transaction(async (tx) => {
       await tx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off");
       return tx.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${PRIORITY_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${LANE_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
       );
     });
     const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { claimJobs, type JobRow } from "../../server/db/jobs/index.js";
-import { PRIORITY_CLAIM_SELECT } from "../../server/db/migrations/015_policy_priority.js";
+import { LANE_CLAIM_SELECT } from "../../server/db/functions/claimJobsV2.js";
 import { campaignFanoutHandler } from "../../server/jobs/handlers/campaignFanout.js";
 import { createLogger } from "../../server/logger.js";
 import { startWorker, type Worker } from "../../server/worker.js";
@@ -108,7 +108,7 @@ describe("priority", () => {
     const { rows } = await db.transaction(async (tx) => {
       await tx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off");
       return tx.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${PRIORITY_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${LANE_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
       );
     });
     const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);

@@ -1,5 +1,7 @@
 import type { Knex } from "knex";
+import { CLAIM_ALL_CALL, CLAIM_LANE_CALL } from "../functions/claimJobsV2.js";
 import { queryPrepared } from "../prepared.js";
+import type { JobLane } from "./lanes.js";
 import type { ClaimedJob } from "./types.js";
 
 export interface Claim {
@@ -8,16 +10,11 @@ export interface Claim {
   nextDueInMs: number | null;
 }
 
-/** A claim's lanes (migration 009): receipt deliveries in `receipts`, every other kind in `default`. */
-export type JobLane = "default" | "receipts";
-
 /**
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The statement is the
- * function claim_jobs (migrations 005, 009 and 013), whose SET clause pins the plan to ordered index walks: for
- * one `lane`, of jobs_lane_priority_claim_idx once per priority (high, normal, low; jobs returned in that order,
- * then by run_at); for every lane, of jobs_claim_idx in run_at order.
+ * function claim_jobs_v2 (db/functions/claimJobsV2.ts says how it walks the claim indexes).
  */
 export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number, lane?: JobLane): Promise<Claim> {
   const [row] =
@@ -33,12 +30,5 @@ export async function claimJobs(db: Knex, workerId: string, limit: number, lease
 type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
 type ClaimRow = { jobs: RawJob[]; nextDueInMs: number | null };
 
-const claimAll = {
-  name: "claim_jobs",
-  text: 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs($1, $2, $3)',
-};
-
-const claimLane = {
-  name: "claim_jobs_lane",
-  text: 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs($1, $2, $3, $4::text)',
-};
+const claimAll = { name: "claim_jobs_v2", text: CLAIM_ALL_CALL };
+const claimLane = { name: "claim_jobs_v2_lane", text: CLAIM_LANE_CALL };

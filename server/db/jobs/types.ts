@@ -1,22 +1,23 @@
 import type { JobKind, JobKinds } from "./kinds.js";
 
 /**
- * The states of a job (the CHECK constraints of the jobs table, migration 001, hold these and the lease and
- * finalized_at rules that go with them):
+ * The states of a job (the CHECK constraints of the jobs table, jobs_state_check and jobs_finalized_check, hold
+ * these and the lease and finalized_at rules that go with them). Every statement that moves a job between them
+ * is a module of this folder; the reapers are rescueExpiredJobs (an expired lease → retryable) and
+ * deleteFinalizedJobs (final jobs, after JOB_RETENTION_HOURS).
  *
  *   available  waiting for run_at; claimable once it has passed (new jobs, released or snoozed ones).
  *   running    claimed by locked_by, whose lease runs until locked_until (the heartbeat extends it).
  *   retryable  an attempt failed, or its worker's lease expired; claimable again at run_at.
- *   completed  never stored: a job that succeeded is deleted (completeJobs says why). Kept in the CHECK
- *              so the constraint did not have to change.
  *   cancelled  its message was cancelled before the job ran (final).
  *   discarded  out of attempts, or failed permanently (final).
  *
- *   available → running → (deleted) | retryable | discarded | available (snoozed or released at shutdown)
+ *   available → running → (deleted: it succeeded, completeJobs) | retryable | discarded
+ *                       | available (snoozed, or released at shutdown)
  *   retryable → running;  available | retryable → cancelled
  *   Final jobs (cancelled, discarded) carry finalized_at and are deleted after JOB_RETENTION_HOURS.
  */
-export type JobState = "available" | "running" | "retryable" | "completed" | "cancelled" | "discarded";
+export type JobState = "available" | "running" | "retryable" | "cancelled" | "discarded";
 
 /** A claimed job as the table holds it: any kind, its payload not yet typed. */
 export interface ClaimedJob {

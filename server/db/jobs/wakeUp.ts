@@ -1,7 +1,7 @@
 // The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (runner/listener.ts), at
 // commit (NOTIFY is transactional, so never before the rows exist). Every such statement uses these helpers.
 import type { Knex } from "knex";
-import type { JobLane } from "./claimJobs.js";
+import type { JobLane } from "./lanes.js";
 
 export const JOBS_CHANNEL = "jobs_inserted";
 

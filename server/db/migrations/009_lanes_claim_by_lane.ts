@@ -5,7 +5,7 @@ import type { Knex } from "knex";
  * never take the slots of sends and the other short jobs (docs/ARCHITECTURE.md, "Lanes"). The same
  * expression is the index's leading column and the claim's condition, so the planner matches them.
  */
-export const JOB_LANE_SQL = "(CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END)";
+const JOB_LANE_SQL = "(CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END)";
 
 // Lanes: a claim takes the due jobs of one lane, walking jobs_lane_claim_idx in (lane, run_at, id) order, so a
 // lane never reads past thousands of another lane's due jobs. Same SET clause as claim_jobs (migration 005):

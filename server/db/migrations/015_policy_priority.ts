@@ -1,5 +1,4 @@
 import type { Knex } from "knex";
-import { JOB_LANE_SQL } from "./009_lanes_claim_by_lane.js";
 
 // Category and priority (docs/API.md, "Sending policy").
 // - messages.category / messages.priority as the API names them; campaigns keep theirs for fan-out (defaults:
@@ -9,11 +8,11 @@ import { JOB_LANE_SQL } from "./009_lanes_claim_by_lane.js";
 //   priority read only when the one before has no more due jobs, so a claim still reads only the rows it takes
 //   and a high send due now is claimed before a backlog of low campaign sends due earlier. jobs_lane_claim_idx
 //   (migration 009) stays for the next-due-time lookup, which is one index probe on it.
-export const PRIORITY_CLAIM_SELECT = `
+const PRIORITY_CLAIM_SELECT = `
   SELECT l.id FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
     CROSS JOIN LATERAL (
       SELECT id FROM jobs
-       WHERE state IN ('available', 'retryable') AND ${JOB_LANE_SQL} = p_lane AND priority = p.priority AND run_at <= now()
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane AND priority = p.priority AND run_at <= now()
        ORDER BY run_at, id
        LIMIT p_limit
        FOR UPDATE SKIP LOCKED) l
@@ -22,7 +21,7 @@ export const PRIORITY_CLAIM_SELECT = `
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     ALTER TABLE jobs ADD COLUMN priority smallint NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 2);
-    CREATE INDEX jobs_lane_priority_claim_idx ON jobs (${JOB_LANE_SQL}, priority, run_at, id)
+    CREATE INDEX jobs_lane_priority_claim_idx ON jobs ((CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END), priority, run_at, id)
       WHERE state IN ('available', 'retryable');
 
     ALTER TABLE messages
@@ -50,7 +49,7 @@ export async function up(knex: Knex): Promise<void> {
                         'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt")
                       ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
              (SELECT EXTRACT(EPOCH FROM min(run_at) - now())::double precision * 1000 FROM jobs
-               WHERE state IN ('available', 'retryable') AND ${JOB_LANE_SQL} = p_lane AND run_at > now())
+               WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane AND run_at > now())
     $$;
   `);
 }

@@ -1,6 +1,4 @@
 import type { Knex } from "knex";
-import { PRIORITY_CLAIM_SELECT } from "./015_policy_priority.js";
-import { NEXT_DUE_SELECT } from "./016_one_claim_index.js";
 
 // Every statement of an account's work names its account (docs/SCALING.md, "Past one server: Citus"): the
 // distribution column of a sharded deployment, and today a filter that keeps one account's work on its rows.
@@ -72,14 +70,29 @@ export async function up(knex: Knex): Promise<void> {
 
     CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
 ${CLAIM_HEAD}
-         WHERE j.id = ANY(ARRAY(${PRIORITY_CLAIM_SELECT}))
+         WHERE j.id = ANY(ARRAY(
+  SELECT l.id FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+    CROSS JOIN LATERAL (
+      SELECT id FROM jobs
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane AND priority = p.priority AND run_at <= now()
+       ORDER BY run_at, id
+       LIMIT p_limit
+       FOR UPDATE SKIP LOCKED) l
+   LIMIT p_limit))
         RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
                   j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
       )
       SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
                         'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
                       ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
-             (${NEXT_DUE_SELECT})
+             (
+  SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
+    FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+    CROSS JOIN LATERAL (
+      SELECT run_at FROM jobs
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane AND priority = p.priority AND run_at > now()
+       ORDER BY run_at
+       LIMIT 1) n)
     $$;
 
     CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision)

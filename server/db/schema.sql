@@ -1,0 +1,634 @@
+-- The schema a fresh migrate leaves (npm run schema writes this file; do not edit it by hand).
+
+CREATE TABLE account_settings (
+  account_id uuid NOT NULL,
+  opt_out_reply text DEFAULT 'You have been unsubscribed and will receive no more messages. Reply START to resubscribe.'::text,
+  opt_in_reply text DEFAULT 'You have been resubscribed. Reply STOP to unsubscribe.'::text,
+  help_reply text DEFAULT 'Reply STOP to unsubscribe. Msg & data rates may apply.'::text,
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  quiet_hours_start text,
+  quiet_hours_end text,
+  default_time_zone text NOT NULL DEFAULT 'UTC'::text,
+  max_segments_per_second integer,
+  CONSTRAINT account_settings_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT account_settings_help_reply_check CHECK (((length(help_reply) >= 1) AND (length(help_reply) <= 320))),
+  CONSTRAINT account_settings_max_segments_per_second_check CHECK ((max_segments_per_second >= 1)),
+  CONSTRAINT account_settings_opt_in_reply_check CHECK (((length(opt_in_reply) >= 1) AND (length(opt_in_reply) <= 320))),
+  CONSTRAINT account_settings_opt_out_reply_check CHECK (((length(opt_out_reply) >= 1) AND (length(opt_out_reply) <= 320))),
+  CONSTRAINT account_settings_pkey PRIMARY KEY (account_id),
+  CONSTRAINT account_settings_quiet_hours CHECK ((((quiet_hours_start IS NULL) AND (quiet_hours_end IS NULL)) OR ((quiet_hours_start ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'::text) AND (quiet_hours_end ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'::text) AND (quiet_hours_start <> quiet_hours_end))))
+);
+
+CREATE TABLE accounts (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  name text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  message_retention_days integer,
+  bodies_redacted_before timestamp with time zone,
+  CONSTRAINT accounts_message_retention_days_check CHECK ((message_retention_days >= 1)),
+  CONSTRAINT accounts_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+  CONSTRAINT accounts_name_key UNIQUE (name),
+  CONSTRAINT accounts_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE api_keys (
+  key_id text NOT NULL,
+  account_id uuid NOT NULL,
+  secret_hash bytea NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  revoked_at timestamp with time zone,
+  CONSTRAINT api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT api_keys_key_id_check CHECK ((key_id ~ '^[0-9A-Za-z]{12}$'::text)),
+  CONSTRAINT api_keys_pkey PRIMARY KEY (key_id),
+  CONSTRAINT api_keys_secret_hash_check CHECK ((length(secret_hash) = 32))
+);
+
+CREATE TABLE auto_replies (
+  account_id uuid NOT NULL,
+  phone text NOT NULL,
+  kind text NOT NULL,
+  last_sent_at timestamp with time zone NOT NULL,
+  CONSTRAINT auto_replies_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT auto_replies_kind_check CHECK ((kind = ANY (ARRAY['opt_out'::text, 'opt_in'::text, 'help'::text]))),
+  CONSTRAINT auto_replies_pkey PRIMARY KEY (account_id, phone, kind)
+);
+
+CREATE TABLE campaign_recipients (
+  campaign_id uuid NOT NULL,
+  seq integer NOT NULL,
+  phone text NOT NULL,
+  first_name text,
+  account_id uuid,
+  CONSTRAINT campaign_recipients_account_id_not_null CHECK ((account_id IS NOT NULL)),
+  CONSTRAINT campaign_recipients_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE CASCADE,
+  CONSTRAINT campaign_recipients_pkey PRIMARY KEY (campaign_id, seq),
+  CONSTRAINT campaign_recipients_seq_check CHECK ((seq >= 1))
+);
+
+CREATE TABLE campaigns (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  name text NOT NULL,
+  message text NOT NULL,
+  type text NOT NULL,
+  sender text NOT NULL,
+  group_id uuid,
+  status text NOT NULL,
+  scheduled_at timestamp with time zone,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  audience_size integer NOT NULL DEFAULT 0,
+  fanout_done integer NOT NULL DEFAULT 0,
+  completed_at timestamp with time zone,
+  cancelled_at timestamp with time zone,
+  opted_out integer NOT NULL DEFAULT 0,
+  validity_period integer,
+  category text NOT NULL DEFAULT 'marketing'::text,
+  priority text NOT NULL DEFAULT 'low'::text,
+  CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
+  CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
+  CONSTRAINT campaigns_check CHECK (((type = 'scheduled'::text) = (scheduled_at IS NOT NULL))),
+  CONSTRAINT campaigns_fanout_bounds CHECK ((fanout_done <= audience_size)),
+  CONSTRAINT campaigns_fanout_done_check CHECK ((fanout_done >= 0)),
+  CONSTRAINT campaigns_group_id_fkey FOREIGN KEY (group_id) REFERENCES groups(id) ON DELETE SET NULL,
+  CONSTRAINT campaigns_opted_out_check CHECK ((opted_out >= 0)),
+  CONSTRAINT campaigns_pkey PRIMARY KEY (id),
+  CONSTRAINT campaigns_priority_check CHECK ((priority = ANY (ARRAY['high'::text, 'normal'::text, 'low'::text]))),
+  CONSTRAINT campaigns_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'completed'::text, 'cancelled'::text]))),
+  CONSTRAINT campaigns_type_check CHECK ((type = ANY (ARRAY['instant'::text, 'scheduled'::text]))),
+  CONSTRAINT campaigns_validity_period_check CHECK (((validity_period >= 1) AND (validity_period <= 604800)))
+);
+
+CREATE TABLE contacts (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  phone text NOT NULL,
+  first_name text,
+  group_id uuid,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  time_zone text,
+  CONSTRAINT contacts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT contacts_account_phone_key UNIQUE (account_id, phone),
+  CONSTRAINT contacts_group_id_fkey FOREIGN KEY (group_id) REFERENCES groups(id) ON DELETE SET NULL,
+  CONSTRAINT contacts_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
+  CONSTRAINT contacts_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE groups (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  name text NOT NULL,
+  description text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT groups_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT groups_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+  CONSTRAINT groups_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE idempotency_keys (
+  account_id uuid NOT NULL,
+  key text NOT NULL,
+  request_hash text NOT NULL,
+  response_status integer,
+  response_body jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT idempotency_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT idempotency_keys_key_check CHECK (((length(key) >= 1) AND (length(key) <= 255))),
+  CONSTRAINT idempotency_keys_pkey PRIMARY KEY (account_id, key)
+);
+
+CREATE TABLE inbound_parts (
+  sender text NOT NULL,
+  recipient text NOT NULL,
+  reference integer NOT NULL,
+  total smallint NOT NULL,
+  seq smallint NOT NULL,
+  body text NOT NULL,
+  encoding text NOT NULL,
+  received_at timestamp with time zone NOT NULL DEFAULT now(),
+  assembled_at timestamp with time zone,
+  CONSTRAINT inbound_parts_check CHECK (((seq >= 1) AND (seq <= total))),
+  CONSTRAINT inbound_parts_encoding_check CHECK ((encoding = ANY (ARRAY['GSM-7'::text, 'UCS-2'::text]))),
+  CONSTRAINT inbound_parts_pkey PRIMARY KEY (sender, recipient, reference, total, seq),
+  CONSTRAINT inbound_parts_reference_check CHECK (((reference >= 0) AND (reference <= 65535))),
+  CONSTRAINT inbound_parts_total_check CHECK (((total >= 2) AND (total <= 255)))
+);
+
+CREATE TABLE jobs (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  kind text NOT NULL,
+  payload jsonb NOT NULL DEFAULT '{}'::jsonb,
+  state text NOT NULL DEFAULT 'available'::text,
+  attempt integer NOT NULL DEFAULT 0,
+  max_attempts integer NOT NULL DEFAULT 1,
+  run_at timestamp with time zone NOT NULL DEFAULT now(),
+  locked_by text,
+  locked_until timestamp with time zone,
+  errors jsonb NOT NULL DEFAULT '[]'::jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  finalized_at timestamp with time zone,
+  priority smallint NOT NULL DEFAULT 1,
+  account_id uuid,
+  CONSTRAINT jobs_attempt_check CHECK ((attempt >= 0)),
+  CONSTRAINT jobs_check CHECK (((state = 'running'::text) = ((locked_by IS NOT NULL) AND (locked_until IS NOT NULL)))),
+  CONSTRAINT jobs_finalized_check CHECK (((state = ANY (ARRAY['cancelled'::text, 'discarded'::text])) = (finalized_at IS NOT NULL))),
+  CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
+  CONSTRAINT jobs_pkey PRIMARY KEY (id),
+  CONSTRAINT jobs_priority_check CHECK (((priority >= 0) AND (priority <= 2))),
+  CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['available'::text, 'running'::text, 'retryable'::text, 'cancelled'::text, 'discarded'::text])))
+);
+
+CREATE TABLE message_status_history (
+  id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  message_id uuid NOT NULL,
+  status text NOT NULL,
+  at timestamp with time zone NOT NULL DEFAULT now(),
+  account_id uuid,
+  CONSTRAINT message_status_history_account_id_not_null CHECK ((account_id IS NOT NULL)),
+  CONSTRAINT message_status_history_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE,
+  CONSTRAINT message_status_history_pkey PRIMARY KEY (id),
+  CONSTRAINT message_status_history_status_check CHECK ((status = ANY (ARRAY['sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text])))
+);
+
+CREATE TABLE messages (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  campaign_id uuid,
+  job_id uuid,
+  recipient text NOT NULL,
+  sender text NOT NULL,
+  body text NOT NULL,
+  status text NOT NULL DEFAULT 'scheduled'::text,
+  scheduled_at timestamp with time zone,
+  sent_at timestamp with time zone,
+  delivered_at timestamp with time zone,
+  cancelled_at timestamp with time zone,
+  provider_message_id text,
+  segments integer NOT NULL,
+  encoding text NOT NULL,
+  error_code text,
+  error_message text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  direction text NOT NULL DEFAULT 'outbound'::text,
+  received_at timestamp with time zone,
+  incomplete boolean NOT NULL DEFAULT false,
+  bypasses_opt_out boolean NOT NULL DEFAULT false,
+  submitted_at timestamp with time zone,
+  submitted_via text,
+  outcome_unknown_at timestamp with time zone,
+  unknown_resent_at timestamp with time zone,
+  valid_until timestamp with time zone,
+  category text NOT NULL DEFAULT 'transactional'::text,
+  priority text NOT NULL DEFAULT 'normal'::text,
+  deferred_until timestamp with time zone,
+  CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
+  CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
+  CONSTRAINT messages_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
+  CONSTRAINT messages_check CHECK (((status = 'cancelled'::text) = (cancelled_at IS NOT NULL))),
+  CONSTRAINT messages_direction_check CHECK ((direction = ANY (ARRAY['outbound'::text, 'inbound'::text]))),
+  CONSTRAINT messages_direction_shape CHECK (
+CASE direction
+    WHEN 'inbound'::text THEN ((status = 'received'::text) AND (received_at IS NOT NULL))
+    ELSE ((status <> 'received'::text) AND (job_id IS NOT NULL) AND (scheduled_at IS NOT NULL))
+END),
+  CONSTRAINT messages_encoding_check CHECK ((encoding = ANY (ARRAY['GSM-7'::text, 'UCS-2'::text]))),
+  CONSTRAINT messages_pkey PRIMARY KEY (id),
+  CONSTRAINT messages_priority_check CHECK ((priority = ANY (ARRAY['high'::text, 'normal'::text, 'low'::text]))),
+  CONSTRAINT messages_recipient_check CHECK ((recipient ~ '^\+[1-9][0-9]{6,14}$'::text)),
+  CONSTRAINT messages_segments_check CHECK ((segments >= 1)),
+  CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text, 'received'::text])))
+);
+
+CREATE TABLE numbers (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  phone_number text NOT NULL,
+  name text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT numbers_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT numbers_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+  CONSTRAINT numbers_phone_number_check CHECK ((phone_number ~ '^\+[1-9][0-9]{6,14}$'::text)),
+  CONSTRAINT numbers_phone_number_key UNIQUE (phone_number),
+  CONSTRAINT numbers_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE opt_outs (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  phone text NOT NULL,
+  source text NOT NULL,
+  keyword text,
+  message_id uuid,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT opt_outs_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT opt_outs_check CHECK (((source = 'keyword'::text) = (keyword IS NOT NULL))),
+  CONSTRAINT opt_outs_id_key UNIQUE (id),
+  CONSTRAINT opt_outs_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
+  CONSTRAINT opt_outs_pkey PRIMARY KEY (account_id, phone),
+  CONSTRAINT opt_outs_source_check CHECK ((source = ANY (ARRAY['keyword'::text, 'api'::text])))
+);
+
+CREATE TABLE rate_limits (
+  key_id text NOT NULL,
+  tat timestamp with time zone NOT NULL,
+  CONSTRAINT rate_limits_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(key_id) ON DELETE CASCADE,
+  CONSTRAINT rate_limits_pkey PRIMARY KEY (key_id)
+);
+
+CREATE TABLE simulator_submissions (
+  id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  message_id uuid NOT NULL,
+  provider_message_id text NOT NULL,
+  recipient text NOT NULL,
+  outcome text NOT NULL,
+  submitted_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT simulator_submissions_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE smpp_segments (
+  segment_id text NOT NULL,
+  message_id uuid NOT NULL,
+  provider_message_id text NOT NULL,
+  seq integer NOT NULL,
+  total integer NOT NULL,
+  stat text,
+  err text,
+  id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  CONSTRAINT smpp_segments_check CHECK ((total >= seq)),
+  CONSTRAINT smpp_segments_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE,
+  CONSTRAINT smpp_segments_pkey PRIMARY KEY (id),
+  CONSTRAINT smpp_segments_seq_check CHECK ((seq >= 1))
+);
+
+CREATE TABLE throttled_sends (
+  message_id uuid NOT NULL,
+  account_id uuid NOT NULL,
+  priority smallint NOT NULL,
+  scheduled_at timestamp with time zone NOT NULL,
+  segments integer NOT NULL,
+  valid_until timestamp with time zone,
+  held_at timestamp with time zone NOT NULL DEFAULT now(),
+  released_at timestamp with time zone,
+  send_at timestamp with time zone,
+  CONSTRAINT throttled_sends_paid CHECK (((released_at IS NULL) = (send_at IS NULL))),
+  CONSTRAINT throttled_sends_pkey PRIMARY KEY (message_id),
+  CONSTRAINT throttled_sends_priority_check CHECK (((priority >= 0) AND (priority <= 2))),
+  CONSTRAINT throttled_sends_segments_check CHECK ((segments >= 1))
+);
+
+CREATE TABLE throughput_buckets (
+  key text NOT NULL,
+  tat timestamp with time zone NOT NULL,
+  CONSTRAINT throughput_buckets_pkey PRIMARY KEY (key)
+);
+
+CREATE TABLE unmatched_receipts (
+  id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  link text NOT NULL,
+  provider_message_id text NOT NULL,
+  status text NOT NULL,
+  error_code text,
+  error_message text,
+  destination text NOT NULL,
+  submitted_minute timestamp with time zone,
+  text_prefix text,
+  at timestamp with time zone NOT NULL,
+  received_at timestamp with time zone NOT NULL DEFAULT now(),
+  job_kind text,
+  job_payload jsonb,
+  CONSTRAINT unmatched_receipts_check CHECK (((job_kind IS NULL) = (job_payload IS NULL))),
+  CONSTRAINT unmatched_receipts_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE webhook_deliveries (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  webhook_id uuid NOT NULL,
+  account_id uuid NOT NULL,
+  message_id uuid,
+  event text NOT NULL,
+  seq integer NOT NULL,
+  body text NOT NULL,
+  status text NOT NULL DEFAULT 'pending'::text,
+  parked boolean NOT NULL DEFAULT false,
+  attempts jsonb NOT NULL DEFAULT '[]'::jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  finished_at timestamp with time zone,
+  CONSTRAINT webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_deliveries_check CHECK (((NOT parked) OR (status = 'pending'::text))),
+  CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'pending'::text) = (finished_at IS NULL))),
+  CONSTRAINT webhook_deliveries_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE,
+  CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text]))),
+  CONSTRAINT webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES webhooks(id) ON DELETE CASCADE
+);
+
+CREATE TABLE webhooks (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  name text NOT NULL,
+  url text NOT NULL,
+  secret text NOT NULL,
+  previous_secret text,
+  previous_secret_expires_at timestamp with time zone,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  consecutive_failures integer NOT NULL DEFAULT 0,
+  failing_since timestamp with time zone,
+  disabled_at timestamp with time zone,
+  disabled_reason text,
+  events text[] NOT NULL DEFAULT '{dlr.sent,dlr.delivered,dlr.failed,dlr.undelivered}'::text[],
+  CONSTRAINT webhooks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT webhooks_consecutive_failures_check CHECK ((consecutive_failures >= 0)),
+  CONSTRAINT webhooks_disabled_reason CHECK (((disabled_at IS NULL) = (disabled_reason IS NULL))),
+  CONSTRAINT webhooks_events_check CHECK ((cardinality(events) >= 1)),
+  CONSTRAINT webhooks_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+  CONSTRAINT webhooks_pkey PRIMARY KEY (id),
+  CONSTRAINT webhooks_secret_check CHECK ((secret ~~ 'whsec\_%'::text))
+);
+
+CREATE UNIQUE INDEX account_settings_pkey ON account_settings USING btree (account_id);
+CREATE UNIQUE INDEX accounts_name_key ON accounts USING btree (name);
+CREATE UNIQUE INDEX accounts_pkey ON accounts USING btree (id);
+CREATE INDEX api_keys_account_idx ON api_keys USING btree (account_id);
+CREATE UNIQUE INDEX api_keys_pkey ON api_keys USING btree (key_id);
+CREATE UNIQUE INDEX auto_replies_pkey ON auto_replies USING btree (account_id, phone, kind);
+CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
+CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);
+CREATE INDEX contacts_account_page_idx ON contacts USING btree (account_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX contacts_account_phone_key ON contacts USING btree (account_id, phone);
+CREATE INDEX contacts_group_idx ON contacts USING btree (group_id) WHERE (group_id IS NOT NULL);
+CREATE UNIQUE INDEX contacts_pkey ON contacts USING btree (id);
+CREATE UNIQUE INDEX groups_account_name_key ON groups USING btree (account_id, lower(name));
+CREATE UNIQUE INDEX groups_pkey ON groups USING btree (id);
+CREATE INDEX idempotency_keys_created_idx ON idempotency_keys USING btree (created_at);
+CREATE UNIQUE INDEX idempotency_keys_pkey ON idempotency_keys USING btree (account_id, key);
+CREATE INDEX inbound_parts_assembled_idx ON inbound_parts USING btree (assembled_at) WHERE (assembled_at IS NOT NULL);
+CREATE UNIQUE INDEX inbound_parts_pkey ON inbound_parts USING btree (sender, recipient, reference, total, seq);
+CREATE INDEX inbound_parts_waiting_idx ON inbound_parts USING btree (received_at) WHERE (assembled_at IS NULL);
+CREATE INDEX jobs_claim_idx ON jobs USING btree (run_at, id) WHERE (state = ANY (ARRAY['available'::text, 'retryable'::text]));
+CREATE INDEX jobs_finalized_idx ON jobs USING btree (finalized_at) WHERE (finalized_at IS NOT NULL);
+CREATE INDEX jobs_lane_priority_claim_idx ON jobs USING btree ((
+CASE
+    WHEN (kind = 'deliver_receipt'::text) THEN 'receipts'::text
+    ELSE 'default'::text
+END), priority, run_at, id) WHERE (state = ANY (ARRAY['available'::text, 'retryable'::text]));
+CREATE INDEX jobs_lease_idx ON jobs USING btree (locked_until) WHERE (state = 'running'::text);
+CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id);
+CREATE INDEX message_status_history_message_idx ON message_status_history USING btree (message_id, id);
+CREATE UNIQUE INDEX message_status_history_pkey ON message_status_history USING btree (id);
+CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, created_at DESC, id DESC);
+CREATE INDEX messages_campaign_idx ON messages USING btree (campaign_id, status) WHERE (campaign_id IS NOT NULL);
+CREATE INDEX messages_campaign_page_idx ON messages USING btree (campaign_id, created_at DESC, id DESC) WHERE (campaign_id IS NOT NULL);
+CREATE INDEX messages_inbound_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
+CREATE INDEX messages_outcome_unknown_idx ON messages USING btree (submitted_via, recipient) WHERE ((status = 'sending'::text) AND (outcome_unknown_at IS NOT NULL));
+CREATE INDEX messages_pending_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (status = ANY (ARRAY['scheduled'::text, 'sending'::text]));
+CREATE UNIQUE INDEX messages_pkey ON messages USING btree (id);
+CREATE INDEX messages_provider_id_idx ON messages USING btree (provider_message_id) WHERE (provider_message_id IS NOT NULL);
+CREATE INDEX messages_recipient_page_idx ON messages USING btree (account_id, recipient, created_at DESC, id DESC) WHERE (direction = 'outbound'::text);
+CREATE INDEX messages_sender_page_idx ON messages USING btree (account_id, sender, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
+CREATE INDEX messages_status_page_idx ON messages USING btree (account_id, status, created_at DESC, id DESC) WHERE (status = ANY (ARRAY['sent'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text]));
+CREATE INDEX numbers_account_page_idx ON numbers USING btree (account_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX numbers_phone_number_key ON numbers USING btree (phone_number);
+CREATE UNIQUE INDEX numbers_pkey ON numbers USING btree (id);
+CREATE INDEX opt_outs_account_page_idx ON opt_outs USING btree (account_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX opt_outs_id_key ON opt_outs USING btree (id);
+CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);
+CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
+CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
+CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
+CREATE INDEX smpp_segments_message_idx ON smpp_segments USING btree (message_id);
+CREATE UNIQUE INDEX smpp_segments_pkey ON smpp_segments USING btree (id);
+CREATE INDEX smpp_segments_segment_idx ON smpp_segments USING btree (segment_id, id DESC);
+CREATE INDEX throttled_sends_account_order_idx ON throttled_sends USING btree (account_id, priority, scheduled_at, message_id) WHERE (released_at IS NULL);
+CREATE UNIQUE INDEX throttled_sends_pkey ON throttled_sends USING btree (message_id);
+CREATE INDEX throttled_sends_released_idx ON throttled_sends USING btree (released_at) WHERE (released_at IS NOT NULL);
+CREATE INDEX throttled_sends_valid_until_idx ON throttled_sends USING btree (valid_until) WHERE (valid_until IS NOT NULL);
+CREATE UNIQUE INDEX throughput_buckets_pkey ON throughput_buckets USING btree (key);
+CREATE UNIQUE INDEX unmatched_receipts_once_idx ON unmatched_receipts USING btree (link, destination, provider_message_id, status);
+CREATE UNIQUE INDEX unmatched_receipts_pkey ON unmatched_receipts USING btree (id);
+CREATE INDEX unmatched_receipts_provider_id_idx ON unmatched_receipts USING btree (provider_message_id);
+CREATE INDEX unmatched_receipts_received_idx ON unmatched_receipts USING btree (received_at);
+CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq);
+CREATE INDEX webhook_deliveries_parked_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq) WHERE parked;
+CREATE UNIQUE INDEX webhook_deliveries_pkey ON webhook_deliveries USING btree (id);
+CREATE INDEX webhook_deliveries_status_page_idx ON webhook_deliveries USING btree (webhook_id, status, created_at DESC, id DESC) WHERE (status <> 'succeeded'::text);
+CREATE INDEX webhook_deliveries_webhook_page_idx ON webhook_deliveries USING btree (webhook_id, created_at DESC, id DESC);
+CREATE INDEX webhooks_account_idx ON webhooks USING btree (account_id, created_at);
+CREATE INDEX webhooks_disabled_idx ON webhooks USING btree (disabled_at) WHERE (disabled_at IS NOT NULL);
+CREATE UNIQUE INDEX webhooks_pkey ON webhooks USING btree (id);
+
+CREATE TRIGGER campaign_recipients_account_id BEFORE INSERT ON campaign_recipients FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION campaign_recipients_account_id();
+CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
+
+CREATE OR REPLACE FUNCTION campaign_recipients_account_id()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      NEW.account_id := (SELECT account_id FROM campaigns WHERE id = NEW.campaign_id);
+      RETURN NEW;
+    END
+    $function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision)
+ LANGUAGE sql
+ SET enable_sort TO 'off'
+ SET enable_bitmapscan TO 'off'
+AS $function$
+      WITH claimed AS (
+        UPDATE jobs j
+           SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+               locked_until = now() + make_interval(secs => p_lease_seconds),
+               account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+         WHERE j.id = ANY(ARRAY(
+                 SELECT id FROM jobs
+                  WHERE state IN ('available', 'retryable') AND run_at <= now()
+                  ORDER BY run_at, id
+                  LIMIT p_limit
+                  FOR UPDATE SKIP LOCKED))
+        RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+                  j.created_at AS "createdAt", j.account_id AS "accountId"
+      )
+      SELECT (SELECT coalesce(json_agg(c), '[]') FROM claimed c),
+             (SELECT EXTRACT(EPOCH FROM min(run_at) - now())::double precision * 1000 FROM jobs
+               WHERE state IN ('available', 'retryable') AND run_at > now())
+    $function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision)
+ LANGUAGE sql
+ SET enable_sort TO 'off'
+ SET enable_bitmapscan TO 'off'
+AS $function$
+      WITH claimed AS (
+        UPDATE jobs j
+           SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+               locked_until = now() + make_interval(secs => p_lease_seconds),
+               account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+         WHERE j.id = ANY(ARRAY(
+  SELECT l.id FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+    CROSS JOIN LATERAL (
+      SELECT id FROM jobs
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane AND priority = p.priority AND run_at <= now()
+       ORDER BY run_at, id
+       LIMIT p_limit
+       FOR UPDATE SKIP LOCKED) l
+   LIMIT p_limit))
+        RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+                  j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
+      )
+      SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
+                        'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
+                      ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
+             (
+  SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
+    FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+    CROSS JOIN LATERAL (
+      SELECT run_at FROM jobs
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane AND priority = p.priority AND run_at > now()
+       ORDER BY run_at
+       LIMIT 1) n)
+    $function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs_v2(p_limit integer, p_worker text, p_lease_seconds double precision)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision)
+ LANGUAGE sql
+ SET enable_sort TO 'off'
+ SET enable_bitmapscan TO 'off'
+AS $function$
+  WITH claimed AS (
+    UPDATE jobs j
+       SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+           locked_until = now() + make_interval(secs => p_lease_seconds),
+           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+     WHERE j.id = ANY(ARRAY(
+             SELECT id FROM jobs
+              WHERE state IN ('available', 'retryable') AND run_at <= now()
+              ORDER BY run_at, id
+              LIMIT p_limit
+              FOR UPDATE SKIP LOCKED))
+
+    RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+              j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
+  )
+  SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
+                    'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
+                  ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
+         (SELECT EXTRACT(EPOCH FROM min(run_at) - now())::double precision * 1000 FROM jobs
+           WHERE state IN ('available', 'retryable') AND run_at > now())
+$function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs_v2(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision)
+ LANGUAGE sql
+ SET enable_sort TO 'off'
+ SET enable_bitmapscan TO 'off'
+AS $function$
+  WITH claimed AS (
+    UPDATE jobs j
+       SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+           locked_until = now() + make_interval(secs => p_lease_seconds),
+           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+     WHERE j.id = ANY(ARRAY(
+             SELECT l.id FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+              CROSS JOIN LATERAL (
+                SELECT id FROM jobs
+                 WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane
+                   AND priority = p.priority AND run_at <= now()
+                 ORDER BY run_at, id
+                 LIMIT p_limit
+                 FOR UPDATE SKIP LOCKED) l
+              LIMIT p_limit))
+
+    RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+              j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
+  )
+  SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
+                    'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
+                  ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
+         (SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
+            FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+           CROSS JOIN LATERAL (
+             SELECT run_at FROM jobs
+              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane
+                AND priority = p.priority AND run_at > now()
+              ORDER BY run_at
+              LIMIT 1) n)
+$function$;
+
+CREATE OR REPLACE FUNCTION gen_uuid_v7()
+ RETURNS uuid
+ LANGUAGE sql
+ PARALLEL SAFE
+AS $function$
+      SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+               PLACING substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3)
+               FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid
+    $function$;
+
+CREATE OR REPLACE FUNCTION job_account_of(p_kind text, p_payload jsonb)
+ RETURNS uuid
+ LANGUAGE sql
+ STABLE
+AS $function$
+      SELECT CASE p_kind
+        WHEN 'send_message' THEN (SELECT account_id FROM messages WHERE id = (p_payload->>'messageId')::uuid)
+        WHEN 'deliver_receipt' THEN (SELECT account_id FROM webhook_deliveries WHERE id = (p_payload->>'deliveryId')::uuid)
+        WHEN 'campaign_fanout' THEN (SELECT account_id FROM campaigns WHERE id = (p_payload->>'campaignId')::uuid)
+        WHEN 'provider_report' THEN (SELECT account_id FROM messages WHERE provider_message_id = p_payload->>'providerMessageId'
+                                      ORDER BY created_at DESC LIMIT 1)
+      END
+    $function$;
+
+CREATE OR REPLACE FUNCTION message_status_history_account_id()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      NEW.account_id := (SELECT account_id FROM messages WHERE id = NEW.message_id);
+      RETURN NEW;
+    END
+    $function$;
