@@ -3,7 +3,7 @@
 // judged by the new one (turning quiet hours off sends them now).
 import type { Knex } from "knex";
 import { updateAccountSettings, type AccountSettingsRow } from "../db/accountSettings.js";
-import { releaseQuietHoursHolds } from "../db/quietHours.js";
+import { makeHeldSendsDue } from "../db/jobs/index.js";
 import { ApiError } from "../domain/errors.js";
 import { requireTimeZone } from "../domain/timeZones.js";
 
@@ -26,7 +26,7 @@ export async function changeAccountSettings(
   // One transaction: the released jobs are due (and the workers woken) at the commit that stores the new rule.
   return db.transaction(async (tx) => {
     const settings = await updateAccountSettings(tx, accountId, changes);
-    await releaseQuietHoursHolds(tx, accountId);
+    await makeHeldSendsDue(tx, accountId);
     return settings;
   });
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimJobs, insertUntypedJobs, JOBS_CHANNEL, type ClaimedJob } from "../../server/db/jobs/index.js";
-import { LANE_CLAIM_SELECT } from "../../server/db/functions/claimJobsV2.js";
+import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV2.js";
 import { JobRunner, type RunnerOptions } from "../../server/jobs/runner.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestDatabase } from "../helpers/database.js";

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { claimJobs, type JobRow } from "../../server/db/jobs/index.js";
-import { LANE_CLAIM_SELECT } from "../../server/db/functions/claimJobsV2.js";
+import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV2.js";
 import { campaignFanoutHandler } from "../../server/jobs/handlers/campaignFanout.js";
 import { createLogger } from "../../server/logger.js";
 import { startWorker, type Worker } from "../../server/worker.js";

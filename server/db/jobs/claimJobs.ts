@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { CLAIM_ALL_CALL, CLAIM_LANE_CALL } from "../functions/claimJobsV2.js";
+import { CLAIM_ALL_CALL, CLAIM_LANE_CALL } from "./functions/claimJobsV2.js";
 import { queryPrepared } from "../prepared.js";
 import type { JobLane } from "./lanes.js";
 import type { ClaimedJob } from "./types.js";
@@ -14,7 +14,7 @@ export interface Claim {
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The statement is the
- * function claim_jobs_v2 (db/functions/claimJobsV2.ts says how it walks the claim indexes).
+ * function claim_jobs_v2 (db/jobs/functions/claimJobsV2.ts says how it walks the claim indexes).
  */
 export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number, lane?: JobLane): Promise<Claim> {
   const [row] =

@@ -1,11 +1,12 @@
 // The jobs table: every statement on it lives in this folder (one small module per operation), and so do the
 // kind map, the insert fragment and the wake-up rule that statements elsewhere embed.
-export { cancelPendingJob } from "./cancelPendingJob.js";
+export { cancelPendingJob, cancelPendingJobsSql } from "./cancelPendingJobs.js";
 export { claimJobs, type Claim } from "./claimJobs.js";
 export { completeHeldJobsSql, completeJobs } from "./completeJobs.js";
 export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJobs } from "./failJob.js";
+export { makeHeldSendsDue } from "./makeHeldSendsDue.js";
 export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUntypedJob } from "./insertJobs.js";
 export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
 export { JOB_LANE_SQL, LANE_OF_KIND, laneOf, type JobLane } from "./lanes.js";

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
-import { CLAIM_JOBS_V2 } from "../functions/claimJobsV2.js";
+import { CLAIM_JOBS_V2 } from "../jobs/functions/claimJobsV2.js";
 
-// The claim moves to claim_jobs_v2, defined once in db/functions/claimJobsV2.ts (the body of the claim_jobs
+// The claim moves to claim_jobs_v2, defined once in db/jobs/functions/claimJobsV2.ts (the body of the claim_jobs
 // that migration 019 left, unchanged). claim_jobs stays for workers of the previous release during a rolling
 // upgrade; a later migration drops it.
 //

@@ -1,6 +1,6 @@
-import { JOB_LANE_SQL } from "../jobs/lanes.js";
+import { JOB_LANE_SQL } from "../lanes.js";
 
-// claim_jobs_v2: the claim (db/jobs/claimJobs.ts calls it). Versioned by name: a released version is never
+// claim_jobs_v2: the claim (claimJobs.ts calls it). Versioned by name: a released version is never
 // edited. A change is a new file (claim_jobs_v3) and a migration that creates it, so that during a rolling
 // upgrade the workers of the previous release keep calling the version they know; a later migration drops it.
 //

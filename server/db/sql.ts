@@ -1,0 +1,63 @@
+// One idiom for hand-written SQL: the `sql` tagged template. Every interpolated value becomes a binding, and an
+// interpolated Sql fragment is spliced in with its own bindings, so a statement can be composed of fragments
+// that other modules own (the job table's, db/jobs) without string splicing or counting positional `?`s.
+//
+//   const mine = sql`SELECT id FROM groups WHERE account_id = ${accountId}`;
+//   await run(db, sql`SELECT count(*) FROM contacts WHERE group_id IN (${mine}) AND phone = ${phone}`);
+//
+// `sql.raw` is for trusted constant text only (an identifier or an expression made in code, never input).
+import type { Knex } from "knex";
+
+export class Sql {
+  /** @internal use the `sql` tag */
+  constructor(
+    readonly parts: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+
+  /** Text with knex's `?` placeholders (a literal `?` in the text escaped) and the bindings in order. */
+  toKnex(): { text: string; bindings: unknown[] } {
+    let text = this.parts[0]!.replaceAll("?", "\\?");
+    const bindings: unknown[] = [];
+    this.values.forEach((value, i) => {
+      text += "?";
+      bindings.push(value);
+      text += this.parts[i + 1]!.replaceAll("?", "\\?");
+    });
+    return { text, bindings };
+  }
+}
+
+export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  const parts = [strings[0]!];
+  const flat: unknown[] = [];
+  values.forEach((value, i) => {
+    if (value instanceof Sql) {
+      // Splice the fragment: its first part joins our current text, its last our next.
+      parts[parts.length - 1] += value.parts[0]!;
+      for (let k = 0; k < value.values.length; k++) {
+        flat.push(value.values[k]);
+        parts.push(value.parts[k + 1]!);
+      }
+      parts[parts.length - 1] += strings[i + 1]!;
+    } else {
+      flat.push(value);
+      parts.push(strings[i + 1]!);
+    }
+  });
+  return new Sql(parts, flat);
+}
+
+/** Trusted constant SQL text (an expression or identifier made in code, never input). */
+sql.raw = (text: string): Sql => new Sql([text], []);
+
+/** Fragments joined by `separator` (default ", "). */
+sql.join = (fragments: Sql[], separator = ", "): Sql =>
+  fragments.reduce<Sql | undefined>((all, f) => (all ? sql`${all}${sql.raw(separator)}${f}` : f), undefined) ?? sql.raw("");
+
+/** Runs a statement and returns its rows. */
+export async function run<R = Record<string, unknown>>(db: Knex, statement: Sql): Promise<{ rows: R[]; rowCount: number }> {
+  const { text, bindings } = statement.toKnex();
+  const result = (await db.raw(text, bindings as Knex.RawBinding[])) as { rows: R[]; rowCount: number | null };
+  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+}
