@@ -58,6 +58,6 @@ sql.join = (fragments: Sql[], separator = ", "): Sql =>
 /** Runs a statement and returns its rows. */
 export async function run<R = Record<string, unknown>>(db: Knex, statement: Sql): Promise<{ rows: R[]; rowCount: number }> {
   const { text, bindings } = statement.toKnex();
-  const result = (await db.raw(text, bindings as Knex.RawBinding[])) as { rows: R[]; rowCount: number | null };
+  const result = await db.raw<{ rows: R[]; rowCount: number | null }>(text, bindings as Knex.RawBinding[]);
   return { rows: result.rows, rowCount: result.rowCount ?? 0 };
 }
