@@ -12,7 +12,7 @@ import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
 import { createProvider } from "./providers/index.js";
-import { throughputLookaheadMs } from "./services/throughput.js";
+import { throughputLookaheadMs } from "./services/sendingPolicy/index.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
 import type { Resolver } from "./webhooks/urlPolicy.js";
@@ -28,7 +28,7 @@ export interface WorkerOptions {
   /**
    * The clock the sending policy reads local wall-clock time from (quiet hours). Production: the real clock.
    * A test pins it to a wall-clock situation (21:30 in Los Angeles); jobs still run on real time, a hold's end
-   * is converted back (services/sendingPolicy.ts, PolicyContext).
+   * is converted back (services/sendingPolicy/types.ts, PolicyContext).
    */
   clock?: () => Date;
 }

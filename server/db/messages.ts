@@ -409,7 +409,7 @@ export async function claimMessagesForSending(
 ): Promise<OwnedMessageRow[]> {
   if (keys.length === 0) return [];
   // Without `policyChecked` (the fast path) a message the sending policy applies to is left for the policy to
-  // decide (services/sendingPolicy.ts), which claims it again with `policyChecked` once it may go. Sending ends
+  // decide (services/sendingPolicy/), which claims it again with `policyChecked` once it may go. Sending ends
   // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await db.raw(
     `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL

@@ -1,4 +1,4 @@
-// messages.deferred_until, the mark of a marketing message held by quiet hours (services/quietHours.ts): set
+// messages.deferred_until, the mark of a marketing message held by quiet hours (services/sendingPolicy/quietHoursStage.ts): set
 // while it is held, cleared when it is judged open again or claimed for sending (claimMessagesForSending).
 import type { Knex } from "knex";
 

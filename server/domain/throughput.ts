@@ -96,3 +96,8 @@ export function messagesThatMayFit(bucket: Bucket, now: number, horizon: number)
   // Every message has at least one segment, and the last one may start right at the horizon.
   return Math.floor((horizon - start) * bucket.rate) + 1;
 }
+
+/** The buckets a decision changed, with their new theoretical arrival times, to write back. */
+export function changedTats(buckets: Map<string, Bucket>, decision: Decision): Map<string, number> {
+  return new Map([...decision.changed].map((k) => [k, buckets.get(k)!.tat]));
+}

@@ -70,7 +70,7 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
     });
   }
 
-  // The throughput queue (services/throughput.ts), one series per priority.
+  // The throughput queue (services/sendingPolicy/throughputPacer.ts), one series per priority.
   const perPriority: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (b: ThroughputBacklog) => number }[] = [
     {
       name: "sms_throughput_waiting_messages",

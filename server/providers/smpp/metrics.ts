@@ -1,6 +1,5 @@
 // SMPP metrics on the process-wide prom-client registry (served by /metrics in a process with the API).
 import { Counter, Gauge, Histogram, register } from "prom-client";
-import type { SmppConnection } from "./connection.js";
 
 export const submitsTotal = new Counter({
   name: "smpp_submits_total",
@@ -24,9 +23,17 @@ export const receiptLag = new Histogram({
   buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 3600],
 });
 
-let connection: SmppConnection | undefined;
+/** What the gauges read of the live connection (connection.ts). */
+export interface SmppGaugeSource {
+  readonly state: string;
+  readonly inFlight: number;
+  readonly waiting: number;
+  readonly rate?: { readonly current: number };
+}
+
+let connection: SmppGaugeSource | undefined;
 /** Points the gauges at the live connection (one per process). */
-export function registerSmppMetrics(c: SmppConnection): void {
+export function registerSmppMetrics(c: SmppGaugeSource): void {
   connection = c;
   if (register.getSingleMetric("smpp_bound")) return;
   new Gauge({

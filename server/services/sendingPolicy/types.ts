@@ -1,14 +1,6 @@
-// The sending policy at send time (docs/API.md, "Sending policy"), for the messages of a send window that the
-// claim's fast path left alone because the policy applies to them (db/sendingPolicy.ts):
-// 1. quiet hours: a marketing message due inside its recipient's quiet window is held until the window ends;
-// 2. throughput: over the account's (or the link's) cap in segments per second, a message waits its turn.
-// Each message is either admitted (claimed and sent now, in this window) or held (its job waits, the message
-// stays `scheduled` and cancellable).
-import type { Db } from "../db/knex.js";
-import type { MessageKey } from "../db/messages.js";
-import { policyFacts, type PolicyFacts } from "../db/sendingPolicy.js";
-import { quietHoursStage } from "./quietHours.js";
-import { throughputStage } from "./throughput.js";
+// The sending policy's types: what a stage decides and what every stage of one call sees.
+import type { Db } from "../../db/knex.js";
+import type { PolicyFacts } from "../../db/sendingPolicy.js";
 
 export interface Hold {
   /** When the message's send job is due again. */
@@ -58,17 +50,3 @@ export interface PolicyContext {
  * earlier stages held.
  */
 export type PolicyStage = (db: Db, messages: PolicyFacts[], held: Map<string, Hold>, ctx: PolicyContext) => Promise<PolicyFacts[]>;
-
-export async function applySendingPolicy(db: Db, keys: MessageKey[], opts: SendingPolicyOptions): Promise<PolicyDecision> {
-  const held = new Map<string, Hold>();
-  let passing = await policyFacts(db, keys, opts.linkMaxSegmentsPerSecond !== null);
-  const accountOf = new Map(keys.map((k) => [k.id, k.accountId]));
-  const now = opts.clock?.() ?? new Date();
-  const offsetMs = now.getTime() - Date.now();
-  const ctx: PolicyContext = { now, toJobTime: (at) => new Date(at.getTime() - offsetMs), opts, accountOf };
-  for (const stage of STAGES) passing = await stage(db, passing, held, ctx);
-  return { admitted: passing.map((m) => m.id), held };
-}
-
-// Quiet hours, then throughput: a message held by quiet hours takes no share of the cap.
-const STAGES: PolicyStage[] = [quietHoursStage, throughputStage];

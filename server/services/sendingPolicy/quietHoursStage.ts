@@ -1,4 +1,4 @@
-// The quiet-hours stage of the sending policy (services/sendingPolicy.ts; docs/API.md, "Sending policy"): a
+// The quiet-hours stage of the sending policy (services/sendingPolicy/; docs/API.md, "Sending policy"): a
 // marketing message of an account with quiet hours, due while the window holds in its recipient's local time,
 // is held until the window ends there. It stays `scheduled`, shows that end as deferredUntil, and its job
 // waits until then, or until its validUntil if sooner (the claim then fails it as validity_expired).
@@ -7,12 +7,12 @@
 // its country spans several and the number does not say which: the window must be open in every one); the
 // account's defaultTimeZone. Zones that share no open hour fall back to the defaultTimeZone
 // (domain/quietHours.ts, quietHoursDecision).
-import type { PolicyFacts } from "../db/sendingPolicy.js";
-import { setDeferredUntil } from "../db/quietHours.js";
-import { timeZonesOfNumber } from "../domain/numberTimeZones.js";
-import { quietHoursDecision, type QuietHoursDecision, type QuietWindow } from "../domain/quietHours.js";
-import { isKnownTimeZone } from "../domain/timeZones.js";
-import type { PolicyStage } from "./sendingPolicy.js";
+import type { PolicyFacts } from "../../db/sendingPolicy.js";
+import { setDeferredUntil } from "../../db/quietHours.js";
+import { timeZonesOfNumber } from "../../domain/numberTimeZones.js";
+import { quietHoursDecision, type QuietHoursDecision, type QuietWindow } from "../../domain/quietHours.js";
+import { isKnownTimeZone } from "../../domain/timeZones.js";
+import type { PolicyStage } from "./types.js";
 
 /** The zones whose wall clock decides for this recipient, first that tells: contact, number, account default. */
 export function recipientTimeZones(m: Pick<PolicyFacts, "to" | "contactTimeZone" | "defaultTimeZone">): readonly string[] {
