@@ -10,7 +10,7 @@ import pino from "pino";
 import { ensureAccount } from "../server/db/accounts.js";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
-import { insertMessagesWithJobs } from "../server/db/messages.js";
+import { insertMessagesWithJobs } from "../server/db/messages/index.js";
 import type { Priority } from "../server/domain/sendingPolicy.js";
 import { uuidv7 } from "../server/domain/uuidv7.js";
 import { createLogger } from "../server/logger.js";

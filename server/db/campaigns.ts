@@ -2,8 +2,7 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { byAccountKeys } from "./byIdFilters.js";
-import { cancelPendingJobsSql } from "./jobs/index.js";
-import { run, sql } from "./sql.js";
+import { cancelCampaignMessages } from "./messages/index.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
@@ -249,19 +248,7 @@ export async function cancelCampaign(tx: Knex.Transaction, accountId: string, ca
     .whereIn("status", ["scheduled", "sending"])
     .update({ status: "cancelled", cancelled_at: tx.fn.now() });
   if (!updated) return undefined;
-  const { rows } = await run<{ n: number }>(
-    tx,
-    sql`WITH c AS (
-          UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL
-           WHERE account_id = ${accountId} AND campaign_id = ${campaignId} AND status = 'scheduled'
-          RETURNING account_id, id, job_id, cancelled_at
-        ), h AS (
-          INSERT INTO message_status_history (account_id, message_id, status, at)
-          SELECT account_id, id, 'cancelled', cancelled_at FROM c
-        ), j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
-        SELECT count(*)::int AS n FROM c`,
-  );
-  return rows[0]!.n;
+  return cancelCampaignMessages(tx, accountId, campaignId);
 }
 
 /** Status and lock of one campaign of the account (for cancel). */

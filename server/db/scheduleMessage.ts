@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import type { NewMessage } from "./messages.js";
+import type { NewMessage } from "./messages/index.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "./jobs/index.js";
 import { queryPrepared } from "./prepared.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";

@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
 import { byAccountKeys } from "./byIdFilters.js";
-import type { MessageKey } from "./messages.js";
+import type { MessageKey } from "./messages/index.js";
 
 const PRIORITIES: Priority[] = ["high", "normal", "low"];
 

@@ -5,7 +5,7 @@ import type { ContactRow } from "../db/contacts.js";
 import type { GroupRow } from "../db/groups.js";
 import type { OptOutRow } from "../db/optOuts.js";
 import type { NumberRow } from "../db/numbers.js";
-import type { MessageRow, StatusChangeRow } from "../db/messages.js";
+import type { MessageRow, StatusChangeRow } from "../db/messages/index.js";
 import type { WebhookRow } from "../db/webhooks.js";
 import { publicStatus } from "../domain/messageStatus.js";
 

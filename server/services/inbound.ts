@@ -5,7 +5,7 @@
 import { uuidv7 } from "../domain/uuidv7.js";
 import { Counter, register } from "prom-client";
 import type { Db } from "../db/knex.js";
-import { insertInboundMessage } from "../db/messages.js";
+import { insertInboundMessage } from "../db/messages/index.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";

@@ -6,7 +6,7 @@ import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { getAccountSettings } from "../db/accountSettings.js";
 import { claimAutoReply } from "../db/autoReplies.js";
-import { insertAutoReply } from "../db/messages.js";
+import { insertAutoReply } from "../db/messages/index.js";
 import { deleteOptOut, insertOptOut } from "../db/optOuts.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { contactOptBody, EVENT_SEQ } from "../domain/events.js";

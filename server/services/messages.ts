@@ -2,7 +2,7 @@
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
-import { cancelScheduledMessage, getMessage } from "../db/messages.js";
+import { cancelScheduledMessage, getMessage } from "../db/messages/index.js";
 import { deleteThrottledSends } from "../db/throttledSends.js";
 import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage.js";
 import { ApiError, notFound } from "../domain/errors.js";

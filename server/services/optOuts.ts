@@ -2,7 +2,7 @@
 // a message scheduled before its recipient opted out from reaching the provider.
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.js";
-import type { MessageKey } from "../db/messages.js";
+import type { MessageKey } from "../db/messages/index.js";
 import { deleteOptOut, insertOptOut, scheduledToOptedOut, type OptOutRow } from "../db/optOuts.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { invalidField, notFound } from "../domain/errors.js";

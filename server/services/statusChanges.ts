@@ -5,8 +5,8 @@
 import { completeCampaignIfDone } from "../db/campaigns.js";
 import type { JobHandoff } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
-import { findMessage, updateStatusesWithReceipts, type MessageKey } from "../db/messages.js";
-import { allowedFrom, canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
+import { findMessage, updateStatusesWithReceipts, type MessageKey } from "../db/messages/index.js";
+import { canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
 import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "../domain/receipts.js";
 
 export interface StatusChange {
@@ -54,7 +54,6 @@ export async function changeMessageStatuses(
       result = await updateStatusesWithReceipts(
         db,
         status,
-        allowedFrom(status),
         group.map(({ message, change }) => ({
           messageId: message.id,
           accountId: message.accountId,

@@ -4,7 +4,7 @@
 // one such message match, the message goes sending → sent (dlr.sent, the receipt's id as providerMessageId,
 // sent at its submit time) → the receipt's status (its dlr), through the ordinary status path.
 import type { Db } from "../db/knex.js";
-import { findMessages } from "../db/messages.js";
+import { findMessages } from "../db/messages/index.js";
 import { deleteUnmatchedReceipts, findUnambiguousMatches, insertUnmatchedReceipt } from "../db/unmatchedReceipts.js";
 import type { ReceiptFacts } from "../db/unmatchedReceipts.js";
 import { changeMessageStatuses } from "./statusChanges.js";

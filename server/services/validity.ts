@@ -1,6 +1,6 @@
 // The send-time end of validity: a message past its validUntil is never handed to the provider.
 import type { Db } from "../db/knex.js";
-import { scheduledPastValidity, type MessageKey } from "../db/messages.js";
+import { scheduledPastValidity, type MessageKey } from "../db/messages/index.js";
 import { VALIDITY_EXPIRED } from "../domain/validity.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 

@@ -7,7 +7,7 @@
 // Checked on the plans PostgreSQL chooses for the statements our code sends.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { claimMessagesForSending, returnToScheduled, updateStatusesWithReceipts, type MessageKey } from "../../server/db/messages.js";
+import { claimMessagesForSending, returnToScheduled, updateStatusesWithReceipts, type MessageKey } from "../../server/db/messages/index.js";
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { parkBehindEarlier, releaseNextParked } from "../../server/db/webhookDeliveries.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -98,7 +98,6 @@ describe("in a burst the statistics have not seen, id-keyed statements look ids 
       updateStatusesWithReceipts(
         db,
         "delivered",
-        ["sent"],
         sendingIds.map((m) => ({ messageId: m.id, accountId: m.accountId, at, body: "{}" })),
         { event: "dlr.delivered", seq: 2 },
       ),

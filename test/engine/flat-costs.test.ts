@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { deleteExpiredIdempotencyKeys } from "../../server/db/idempotencyKeys.js";
-import { listMessages } from "../../server/db/messages.js";
+import { listMessages } from "../../server/db/messages/index.js";
 import { deleteOldDeliveries, retainAccountMessages } from "../../server/db/retention.js";
 import { listDeliveries, releaseOrphanedParkedDeliveries } from "../../server/db/webhookDeliveries.js";
 import { uuidv7 } from "../../server/domain/uuidv7.js";

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { JOBS_CHANNEL, rescueExpiredJobs, type ClaimedJob } from "../../server/db/jobs/index.js";
-import { updateStatusesWithReceipts } from "../../server/db/messages.js";
+import { updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { JobRunner } from "../../server/jobs/runner.js";
 import type { JobContext } from "../../server/jobs/types.js";
 import { createLogger } from "../../server/logger.js";
@@ -48,7 +48,6 @@ const markSent = (messages: MessageFacts[], workerId: string, leaseMs: number, l
   updateStatusesWithReceipts(
     database().db,
     "sent",
-    ["sending"],
     messages.map((m) => ({ messageId: m.id, accountId: m.accountId, at: new Date(), body: "{}" })),
     { event: "dlr.sent", seq: 1 },
     { workerId, leaseMs, limit },

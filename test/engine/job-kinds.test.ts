@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { insertJobs, MAX_ATTEMPTS, type JobKind } from "../../server/db/jobs/index.js";
-import { insertMessagesWithJobs, updateStatusesWithReceipts } from "../../server/db/messages.js";
+import { insertMessagesWithJobs, updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { scheduleMessage } from "../../server/db/scheduleMessage.js";
 import { recordSimulatorSubmissions } from "../../server/db/simulatorSubmissions.js";
 import { redeliver } from "../../server/db/webhookDeliveries.js";
@@ -62,7 +62,6 @@ describe("job kinds", () => {
     const { changed } = await updateStatusesWithReceipts(
       db,
       "failed",
-      ["scheduled"],
       [{ messageId: single.id, accountId: account.id, at: new Date(), body: "{}" }],
       {
         event: "dlr.failed",

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
-import { getStatusHistories } from "../../server/db/messages.js";
+import { getStatusHistories } from "../../server/db/messages/index.js";
 import { migrationSource } from "../../server/db/migrations/index.js";
 
 const name = `m_${randomBytes(6).toString("hex")}`;

@@ -12,7 +12,7 @@ import {
   scheduledPastValidity,
   updateStatusesWithReceipts,
   type MessageKey,
-} from "../../server/db/messages.js";
+} from "../../server/db/messages/index.js";
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { policyFacts } from "../../server/db/sendingPolicy.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -59,7 +59,6 @@ describe("on a table no ANALYZE has seen, statements by key look messages up by 
         updateStatusesWithReceipts(
           database().db,
           "failed",
-          ["scheduled"],
           keys.map((k) => ({ messageId: k.id, accountId: k.accountId, at: new Date(), body: "{}" })),
           { event: "dlr.failed", seq: 2 },
         ),

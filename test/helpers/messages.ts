@@ -2,7 +2,7 @@
 // one statement per 1,000), for the tests that run them through real worker processes.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../server/db/knex.js";
-import { insertMessagesWithJobs } from "../../server/db/messages.js";
+import { insertMessagesWithJobs } from "../../server/db/messages/index.js";
 
 export interface DueMessages {
   dueAt: (i: number) => Date;

@@ -2,7 +2,7 @@
 // (priority, segments, validity, due time), and what the simulator's books say about their submissions.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../server/db/knex.js";
-import { insertMessagesWithJobs } from "../../server/db/messages.js";
+import { insertMessagesWithJobs } from "../../server/db/messages/index.js";
 import type { Priority } from "../../server/domain/sendingPolicy.js";
 
 export interface MessageSpec {

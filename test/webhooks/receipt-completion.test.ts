@@ -3,7 +3,7 @@
 // the job, due again after its backoff. The real handler, runner, HTTP client and receiver on 127.0.0.1.
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { updateStatusesWithReceipts } from "../../server/db/messages.js";
+import { updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { deliverReceiptHandler } from "../../server/jobs/handlers/deliverReceipt.js";
@@ -59,7 +59,7 @@ async function run(name: string, answer: (index: number) => number) {
     await client.close();
   });
   await runner.start();
-  await updateStatusesWithReceipts(db, "sent", ["sending"], [{ messageId: rows[0].id, accountId, at: new Date(), body: '{"a":1}' }], {
+  await updateStatusesWithReceipts(db, "sent", [{ messageId: rows[0].id, accountId, at: new Date(), body: '{"a":1}' }], {
     event: "dlr.sent",
     seq: 1,
   });

@@ -1,4 +1,4 @@
-import { getMessage, getStatusHistories, listMessages } from "../../db/messages.js";
+import { getMessage, getStatusHistories, listMessages } from "../../db/messages/index.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";

@@ -4,7 +4,7 @@
 import { uuidv7 } from "../../domain/uuidv7.js";
 import { completeCampaignIfDone, nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
-import { insertMessagesWithJobs, type NewMessage } from "../../db/messages.js";
+import { insertMessagesWithJobs, type NewMessage } from "../../db/messages/index.js";
 import { optedOutAmong } from "../../db/optOuts.js";
 import { personalise } from "../../domain/personalise.js";
 import { segmentInfo } from "../../domain/segments.js";

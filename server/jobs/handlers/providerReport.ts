@@ -2,7 +2,7 @@
 // applied through the status machine: a duplicate or late report (the message is already final) changes
 // nothing.
 import type { Db } from "../../db/knex.js";
-import { findMessages } from "../../db/messages.js";
+import { findMessages } from "../../db/messages/index.js";
 import { canTransition } from "../../domain/messageStatus.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";

@@ -24,7 +24,7 @@ import {
   returnUnresolvedToScheduled,
   type MessageKey,
   type OwnedMessageRow,
-} from "../../db/messages.js";
+} from "../../db/messages/index.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
 import { applySendingPolicy, type PolicyDecision, type SendingPolicyOptions } from "../../services/sendingPolicy/index.js";
 import { failMessagesPastValidity } from "../../services/validity.js";

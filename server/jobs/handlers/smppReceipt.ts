@@ -2,7 +2,7 @@
 // A multipart message gets ONE final status: delivered when every segment is delivered; the first segment
 // that fails for good decides undelivered or failed. It goes through the same status path as the simulator.
 import type { Db } from "../../db/knex.js";
-import { findMessage } from "../../db/messages.js";
+import { findMessage } from "../../db/messages/index.js";
 import { recordSegmentReceipt } from "../../db/smppSegments.js";
 import { changeMessageStatus } from "../../services/statusChanges.js";
 import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";

@@ -5,7 +5,7 @@
 // Each message is either admitted (claimed and sent now, in this window) or held (its job waits, the message
 // stays `scheduled` and cancellable).
 import type { Db } from "../../db/knex.js";
-import type { MessageKey } from "../../db/messages.js";
+import type { MessageKey } from "../../db/messages/index.js";
 import { policyFacts } from "../../db/sendingPolicy.js";
 import { quietHoursStage } from "./quietHoursStage.js";
 import { throughputStage } from "./throughputStage.js";

@@ -1,0 +1,89 @@
+// New messages: scheduled ones with their send jobs (one or a fan-out's batch), automatic replies, inbound ones.
+import type { Knex } from "knex";
+import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
+import type { Encoding } from "../../domain/segments.js";
+import { insertJobsSql, notifyWorkers } from "../jobs/index.js";
+import type { NewMessage } from "./rows.js";
+
+/**
+ * Stores scheduled messages with their send jobs in ONE statement, the columns
+ * passed as arrays (unnest): a few parameters however many rows, so neither side parses thousands of
+ * placeholders. Campaign fan-out uses it: measured with bench:campaign (20,000 contacts), 1,000-row batches of
+ * three knex multi-row INSERTs created all messages in 7.5 s, 5,000-row batches of this statement in 3.4 s.
+ * Wakes the workers (at commit) when one of the messages is due within the notify horizon.
+ */
+export async function insertMessagesWithJobs(tx: Knex, accountId: string, messages: NewMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
+  await tx.raw(
+    `WITH rows AS (
+       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[], ?::text[], ?::text[])
+         AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+     ), jobs AS (
+       ${insertJobsSql("send_message", { id: "job_id", accountId: "?::uuid", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", priority: jobPrioritySql("priority"), from: "rows" })}
+     )
+     INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+     SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
+    [
+      col("id"),
+      col("jobId"),
+      messages.map((m) => m.campaignId ?? null),
+      col("to"),
+      col("from"),
+      col("body"),
+      messages.map((m) => m.scheduledAt.toISOString()),
+      col("segments"),
+      col("encoding"),
+      messages.map((m) => m.validUntil?.toISOString() ?? null),
+      messages.map((m) => m.category ?? SCHEDULE_DEFAULTS.category),
+      messages.map((m) => m.priority ?? SCHEDULE_DEFAULTS.priority),
+      accountId,
+      accountId,
+    ],
+  );
+  await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
+}
+
+/**
+ * An automatic reply (a keyword's confirmation or the help text): an ordinary outbound message due now, with its
+ * send job, that the send-time opt-out check lets through.
+ */
+export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m: NewMessage): Promise<void> {
+  await tx.raw(
+    `WITH job AS (
+       ${insertJobsSql("send_message", { id: "?::uuid", accountId: "?::uuid", payload: "jsonb_build_object('messageId', ?::uuid)", runAt: "?::timestamptz" })}
+     )
+     INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true)`,
+    [m.jobId, accountId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
+  );
+  await notifyWorkers(tx, m.scheduledAt);
+}
+
+export interface NewInboundMessage {
+  id: string;
+  from: string;
+  to: string;
+  body: string;
+  segments: number;
+  encoding: Encoding;
+  receivedAt: Date;
+  incomplete: boolean;
+}
+
+/** Stores an inbound message: recipient is the account's number, sender the person. */
+export async function insertInboundMessage(db: Knex, accountId: string, m: NewInboundMessage): Promise<void> {
+  await db("messages").insert({
+    id: m.id,
+    account_id: accountId,
+    direction: "inbound",
+    recipient: m.to,
+    sender: m.from,
+    body: m.body,
+    status: "received",
+    received_at: m.receivedAt,
+    incomplete: m.incomplete,
+    segments: m.segments,
+    encoding: m.encoding,
+  });
+}

@@ -1,0 +1,130 @@
+// Reads of messages: one by key, a page of a list, histories, and the lookups of the send and receipt paths.
+import type { Knex } from "knex";
+import type { CursorKey } from "../../domain/cursor.js";
+import { byAccountKeys, statusIn } from "../byIdFilters.js";
+import { cursorAtColumn, newestFirstPage } from "../newestFirstPage.js";
+import {
+  byKeys,
+  columns,
+  returning,
+  returningSql,
+  type MessageKey,
+  type MessageRow,
+  type OwnedMessageRow,
+  type StatusChangeRow,
+  type StoredStatus,
+} from "./rows.js";
+
+export async function getMessage(db: Knex, accountId: string, messageId: string): Promise<MessageRow | undefined> {
+  return db("messages").where({ account_id: accountId, id: messageId }).first(columns);
+}
+
+export async function listMessages(
+  db: Knex,
+  accountId: string,
+  opts: {
+    statuses?: StoredStatus[];
+    campaignId?: string;
+    direction?: MessageRow["direction"];
+    /** The conversation with this number: outbound to it, inbound from it. */
+    phone?: string;
+    after?: CursorKey;
+    limit: number;
+  },
+): Promise<(MessageRow & CursorKey)[]> {
+  const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
+  if (opts.statuses) query.whereIn("status", opts.statuses);
+  if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
+  if (opts.direction) query.where({ direction: opts.direction });
+  if (opts.phone) {
+    // Each side matches one of the partial indexes of migration 010.
+    query.whereRaw("((direction = 'outbound' AND recipient = ?) OR (direction = 'inbound' AND sender = ?))", [opts.phone, opts.phone]);
+  }
+  return newestFirstPage(query, opts.after, opts.limit);
+}
+
+/**
+ * Status histories of the given messages, oldest entry first. The first entry, "scheduled", is not stored: it
+ * is the message's creation (not stored since messages_status_history kept only changes), taken from the rows the caller already holds.
+ */
+export async function getStatusHistories(
+  db: Knex,
+  accountId: string,
+  messages: { id: string; createdAt: Date; direction?: MessageRow["direction"]; receivedAt?: Date | null }[],
+): Promise<Map<string, StatusChangeRow[]>> {
+  const rows = await db("message_status_history")
+    .where({ account_id: accountId })
+    .whereIn(
+      "message_id",
+      messages.map((m) => m.id),
+    )
+    .orderBy([{ column: "message_id" }, { column: "id" }])
+    .select({ messageId: "message_id", status: "status", at: "at" });
+  // An inbound message's one entry, "received", is its row's received_at, likewise not stored.
+  const histories = new Map<string, StatusChangeRow[]>(
+    messages.map((m) => [
+      m.id,
+      [m.direction === "inbound" ? { status: "received", at: m.receivedAt ?? m.createdAt } : { status: "scheduled", at: m.createdAt }],
+    ]),
+  );
+  for (const row of rows) histories.get(row.messageId)?.push({ status: row.status, at: row.at });
+  return histories;
+}
+
+/**
+ * A message by key, or by the provider's id for it. A carrier's receipt names only its own id, not the account:
+ * `carrierLookup` is a message found that way (by its SMPP segment), looked up without one (docs/SCALING.md:
+ * a lookup table from carrier id to account under Citus).
+ */
+export async function findMessage(
+  db: Knex,
+  where: MessageKey | { carrierLookup: string } | { providerMessageId: string },
+): Promise<OwnedMessageRow | undefined> {
+  const query = db("messages").first(returning);
+  if ("id" in where) return query.where({ account_id: where.accountId, id: where.id });
+  if ("carrierLookup" in where) return query.where({ id: where.carrierLookup });
+  return query.where({ provider_message_id: where.providerMessageId });
+}
+
+/**
+ * Messages by key, or by the provider's ids, each of the account in the same place of `accountIds` when the
+ * caller knows them (see findMessage).
+ */
+export async function findMessages(
+  db: Knex,
+  where: { keys: MessageKey[] } | { providerMessageIds: string[]; accountIds?: string[] },
+): Promise<OwnedMessageRow[]> {
+  if ("keys" in where) return byKeys(db, where.keys).select(returning);
+  if (where.providerMessageIds.length === 0) return [];
+  // One index probe per provider id: a LATERAL subquery the planner cannot flatten (OFFSET 0). Written as
+  // `provider_message_id IN (…)`, a young table (no statistics: a fresh install's first burst, a benchmark) was
+  // read whole for every batch of reports, 16.6 ms for 100 of 20,000 messages in bench:dispatch. The account is
+  // tested as `(… = …) IS TRUE`, which no index can serve: written plainly, on that young table each probe also
+  // read messages_account_page_idx (a bitmap AND through the account's whole history); as pairs, the planner
+  // made the same join of it (test/engine/young-table-plans.test.ts).
+  const { rows } = await db.raw(
+    `SELECT ${returningSql}
+       FROM unnest(?::text[], ?::uuid[]) AS p(provider_message_id, account_id)
+       CROSS JOIN LATERAL (
+         SELECT * FROM messages x
+          WHERE x.provider_message_id = p.provider_message_id
+            ${where.accountIds ? "AND (x.account_id = p.account_id) IS TRUE" : ""}
+         OFFSET 0) m`,
+    [where.providerMessageIds, where.accountIds ?? []],
+  );
+  return rows as OwnedMessageRow[];
+}
+
+/** Of the given messages, those still `scheduled` whose validity has ended (on the database's clock). */
+export async function scheduledPastValidity(
+  db: Knex,
+  keys: MessageKey[],
+): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.raw(
+    `SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
+       FROM messages WHERE ${byAccountKeys("", keys).sql} AND ${statusIn(undefined, "'{scheduled}'::text[]")} AND valid_until <= now()`,
+    byAccountKeys("", keys).bindings,
+  );
+  return rows;
+}

@@ -1,0 +1,111 @@
+// The messages table's rows as the code sees them, and the column lists every statement on it shares.
+import type { Knex } from "knex";
+import type { StoredStatus } from "../../domain/messageStatus.js";
+import type { Category, Priority } from "../../domain/sendingPolicy.js";
+import type { Encoding } from "../../domain/segments.js";
+import { byAccountKeys, type AccountKey } from "../byIdFilters.js";
+
+export type { StoredStatus };
+
+export interface MessageRow {
+  id: string;
+  direction: "outbound" | "inbound";
+  /** null for an inbound message, and so is scheduledAt. */
+  jobId: string | null;
+  campaignId: string | null;
+  to: string;
+  from: string;
+  body: string;
+  status: StoredStatus;
+  scheduledAt: Date | null;
+  /** The end of its validity, or null: not handed to the provider by then, it is never sent. */
+  validUntil: Date | null;
+  /** While held by quiet hours: when the window ends in the recipient's zone; else null. */
+  deferredUntil: Date | null;
+  category: Category;
+  priority: Priority;
+  sentAt: Date | null;
+  deliveredAt: Date | null;
+  cancelledAt: Date | null;
+  providerMessageId: string | null;
+  segments: number;
+  encoding: Encoding;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** Inbound only. */
+  receivedAt: Date | null;
+  incomplete: boolean;
+  createdAt: Date;
+}
+
+export interface StatusChangeRow {
+  status: Exclude<StoredStatus, "sending">;
+  at: Date;
+}
+
+export interface NewMessage {
+  id: string;
+  jobId: string;
+  campaignId?: string | null;
+  to: string;
+  from: string;
+  body: string;
+  scheduledAt: Date;
+  /** null: no validity limit. */
+  validUntil?: Date | null;
+  /** Defaults: transactional, normal. */
+  category?: Category;
+  priority?: Priority;
+  segments: number;
+  encoding: Encoding;
+}
+
+export const columns = {
+  id: "id",
+  direction: "direction",
+  jobId: "job_id",
+  campaignId: "campaign_id",
+  to: "recipient",
+  from: "sender",
+  body: "body",
+  status: "status",
+  scheduledAt: "scheduled_at",
+  validUntil: "valid_until",
+  deferredUntil: "deferred_until",
+  category: "category",
+  priority: "priority",
+  sentAt: "sent_at",
+  deliveredAt: "delivered_at",
+  cancelledAt: "cancelled_at",
+  providerMessageId: "provider_message_id",
+  segments: "segments",
+  encoding: "encoding",
+  errorCode: "error_code",
+  errorMessage: "error_message",
+  receivedAt: "received_at",
+  incomplete: "incomplete",
+  createdAt: "created_at",
+};
+
+export const returning = [
+  ...Object.entries(columns).map(([alias, col]) => `${col} as ${alias}`),
+  "account_id as accountId",
+  "submitted_at as submittedAt",
+  "outcome_unknown_at as outcomeUnknownAt",
+];
+export const returningSql = returning
+  .map((r) => {
+    const [col, alias] = r.split(" as ");
+    return `m.${col} AS "${alias}"`;
+  })
+  .join(", ");
+export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Date | null; outcomeUnknownAt: Date | null };
+
+/** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
+export type MessageKey = AccountKey;
+
+/** Messages picked by key (server/db/byIdFilters.ts). */
+export const byKeys = (db: Knex, keys: MessageKey[]) => {
+  const k = byAccountKeys("", keys);
+  return db("messages").whereRaw(k.sql, k.bindings);
+};

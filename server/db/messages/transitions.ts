@@ -1,0 +1,129 @@
+// Every change of messages.status but the provider's (statusChange.ts), each a conditional UPDATE whose allowed
+// `from` statuses come from the state machine (domain/messageStatus.ts, allowedFrom): cancel, the send claim,
+// back to scheduled. A cancel and the claim are the same kind of statement on the same row, so exactly one of
+// them wins. markOutcomesUnknown changes no status: it marks messages in `sending` whose outcome is unknown.
+import type { Knex } from "knex";
+import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
+import { byAccountKeys, statusIn } from "../byIdFilters.js";
+import { cancelPendingJobsSql } from "../jobs/index.js";
+import { isOptedOutSql } from "../optOuts.js";
+import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
+import { run, sql, type Sql } from "../sql.js";
+import { byKeys, returningSql, type MessageKey, type OwnedMessageRow } from "./rows.js";
+
+/**
+ * scheduled → cancelled as one conditional UPDATE: the send claim is the same kind of statement on the same
+ * row, so exactly one of the two wins. Returns the cancelled row, or undefined when the message was not
+ * in `scheduled`. A message held by quiet hours loses its deferred_until: it is no longer held.
+ */
+export async function cancelScheduledMessage(
+  tx: Knex.Transaction,
+  accountId: string,
+  messageId: string,
+): Promise<{ jobId: string; cancelledAt: Date } | undefined> {
+  const { rows } = await run<{ jobId: string; cancelledAt: Date }>(
+    tx,
+    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND id = ${messageId}`)}), h AS (${historySql("cancelled")})
+        SELECT job_id AS "jobId", cancelled_at AS "cancelledAt" FROM c`,
+  );
+  return rows[0];
+}
+
+/**
+ * Cancels every message of the campaign still scheduled, with their history entries and their jobs, in one
+ * statement. Returns how many.
+ */
+export async function cancelCampaignMessages(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<number> {
+  const { rows } = await run<{ n: number }>(
+    tx,
+    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND campaign_id = ${campaignId}`)}),
+             h AS (${historySql("cancelled")}),
+             j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
+        SELECT count(*)::int AS n FROM c`,
+  );
+  return rows[0]!.n;
+}
+
+/** → cancelled for the messages `where` picks that may be cancelled; returns the columns the history needs. */
+const cancelSql = (where: Sql) =>
+  sql`UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL
+       WHERE ${where} AND status = ANY(${allowedFrom("cancelled")}::text[])
+      RETURNING account_id, id, job_id, cancelled_at`;
+
+/** The history entries of the rows a CTE named `c` changed to `status`. */
+const historySql = (status: "cancelled") =>
+  sql`INSERT INTO message_status_history (account_id, message_id, status, at)
+      SELECT account_id, id, ${status}, cancelled_at FROM c`;
+
+/** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
+export async function returnToScheduled(db: Knex, keys: MessageKey[]): Promise<number> {
+  return byKeys(db, keys)
+    .whereRaw(statusIn(undefined, "?::text[]"), [allowedFrom("scheduled")])
+    .update({ status: "scheduled", submitted_at: null, submitted_via: null });
+}
+
+/**
+ * sending → scheduled for an unknown outcome nothing resolved, taken as never received (SEND_OUTCOME_UNRESOLVED
+ * =resend): off the wire, its unknown outcome cleared, and marked so that it is sent again for this reason once
+ * only. Returns the ids it applied to (those still unresolved and never resent).
+ */
+export async function returnUnresolvedToScheduled(db: Knex, keys: MessageKey[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await byKeys(db, keys)
+    .whereRaw(statusIn(undefined, "?::text[]"), [allowedFrom("scheduled")])
+    .whereNull("unknown_resent_at")
+    .update({ status: "scheduled", submitted_at: null, submitted_via: null, outcome_unknown_at: null, unknown_resent_at: db.fn.now() })
+    .returning("id");
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/**
+ * Declares the outcome of messages left on the wire unknown (a dropped link, or found in `sending` after a
+ * crash); the first declaration's time stays. They stay `sending` until a receipt resolves them or the
+ * resolution time runs out. Returns each message's declaration time.
+ */
+const ON_THE_WIRE: StoredStatus[] = ["sending"];
+
+export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise<Map<string, Date>> {
+  if (keys.length === 0) return new Map();
+  const rows: { id: string; at: Date }[] = await byKeys(db, keys)
+    .whereRaw(statusIn(undefined, "?::text[]"), [ON_THE_WIRE])
+    .update({ outcome_unknown_at: db.raw("coalesce(outcome_unknown_at, now())") })
+    .returning(["id", "outcome_unknown_at as at"]);
+  return new Map(rows.map((r) => [r.id, r.at]));
+}
+
+/**
+ * scheduled → sending for one window of messages, committed just before their PDUs are written: the same
+ * statement sets the on-the-wire mark (submitted_at, and the link), so `sending` always means "maybe at the
+ * provider". Cancel is the same kind of conditional UPDATE on the same row: exactly one of them wins, so a
+ * cancelled message is never handed to the provider. A message past its validity is not claimed (it is failed
+ * as validity_expired instead), checked on the database's clock in the same statement; nor is one whose
+ * recipient is on the account's opt-out list (failed as recipient_opted_out by the caller). Returns the
+ * messages this call claimed.
+ *
+ * One statement with the ids as one array parameter: a window's send is a chain of round trips no other work
+ * overlaps, so each one counts. The opt-out check here instead of a query of its own, and `= ANY` instead of
+ * a knex whereIn of 100 placeholders, took the send path alone (bench:dispatch with BENCH_NO_WEBHOOK) from
+ * 1,601 to 1,972 messages/s with one worker (bench/NOTES.md, 2026-11-24).
+ */
+export async function claimMessagesForSending(
+  db: Knex,
+  keys: MessageKey[],
+  link: string,
+  opts: { policyChecked?: boolean } = {},
+): Promise<OwnedMessageRow[]> {
+  if (keys.length === 0) return [];
+  // Without `policyChecked` (the fast path) a message the sending policy applies to is left for the policy to
+  // decide (services/sendingPolicy/), which claims it again with `policyChecked` once it may go. Sending ends
+  // a hold by quiet hours: deferred_until is cleared.
+  const { rows } = await db.raw(
+    `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL
+      WHERE ${byAccountKeys("m", keys).sql} AND ${statusIn("m", "?::text[]")} AND (m.valid_until IS NULL OR m.valid_until > now())
+        AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
+        AND (?::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
+      RETURNING ${returningSql}`,
+    [link, ...byAccountKeys("m", keys).bindings, allowedFrom("sending"), opts.policyChecked === true],
+  );
+  return rows as OwnedMessageRow[];
+}
