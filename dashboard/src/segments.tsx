@@ -1,5 +1,5 @@
 // Live segment count of a text, with the server's own rules (server/domain/segments.ts, dependency-free).
-import { segmentInfo } from "../../server/domain/segments.js";
+import { segmentInfo } from "../../common/segments.js";
 
 export function segmentSummary(text: string): string {
   if (!text) return "0 characters";

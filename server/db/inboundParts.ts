@@ -3,7 +3,7 @@
 // for the rest of its transaction: two workers that receive the last two parts at once (two sessions) take
 // turns, so the second always sees the first's part and exactly one of them assembles the message.
 import type { Knex } from "knex";
-import type { Encoding } from "../domain/segments.js";
+import type { Encoding } from "../../common/segments.js";
 
 /** What identifies one long message's parts, as the carrier numbers them. */
 export interface PartKey {

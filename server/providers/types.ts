@@ -1,5 +1,5 @@
 // What a provider (the simulator, an SMPP carrier connection) offers the delivery engine.
-import type { Encoding } from "../domain/segments.js";
+import type { Encoding } from "../../common/segments.js";
 import type { Priority } from "../domain/sendingPolicy.js";
 import type { SendWindow } from "./window.js";
 

@@ -15,7 +15,7 @@ import { groupExists } from "../db/groups.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { ApiError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
-import { personalisationProblem } from "../domain/personalise.js";
+import { personalisationProblem } from "../../common/personalise.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";

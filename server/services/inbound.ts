@@ -10,7 +10,7 @@ import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";
 import { matchKeyword } from "../domain/keywords.js";
-import { segmentInfo, type Encoding } from "../domain/segments.js";
+import { segmentInfo, type Encoding } from "../../common/segments.js";
 import type { Logger } from "../logger.js";
 import { applyKeyword } from "./keywords.js";
 

@@ -12,7 +12,7 @@ import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { contactOptBody, EVENT_SEQ } from "../domain/events.js";
 import type { Keyword, KeywordKind } from "../domain/keywords.js";
 import { toE164 } from "../domain/phone.js";
-import { segmentInfo } from "../domain/segments.js";
+import { segmentInfo } from "../../common/segments.js";
 
 const REPLY_SETTING: Record<KeywordKind, "optOutReply" | "optInReply" | "helpReply"> = {
   opt_out: "optOutReply",

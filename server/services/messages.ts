@@ -10,7 +10,7 @@ import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { validUntil } from "../domain/validity.js";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
-import { segmentInfo } from "../domain/segments.js";
+import { segmentInfo } from "../../common/segments.js";
 
 export interface ScheduleRequest {
   to: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { segmentInfo } from "../../server/domain/segments.js";
+import { segmentInfo } from "../../common/segments.js";
 
 describe("segment counting", () => {
   it.each([

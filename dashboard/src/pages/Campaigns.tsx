@@ -1,7 +1,7 @@
 // Campaigns: the list, and creating one (a group or pasted numbers, now or later) with a live preview of the
 // personalised text and its segment count.
 import { useMemo, useState } from "preact/hooks";
-import { personalise } from "../../../server/domain/personalise.js";
+import { personalise } from "../../../common/personalise.js";
 import { ok, type Campaign } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";

@@ -1,7 +1,7 @@
 // New messages: scheduled ones with their send jobs (one or a fan-out's batch), automatic replies, inbound ones.
 import type { Knex } from "knex";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
-import type { Encoding } from "../../domain/segments.js";
+import type { Encoding } from "../../../common/segments.js";
 import { insertJobsSql, notifyWorkers } from "../jobs/index.js";
 import type { NewMessage } from "./rows.js";
 

@@ -2,7 +2,7 @@
 import type { Knex } from "knex";
 import type { StoredStatus } from "../../domain/messageStatus.js";
 import type { Category, Priority } from "../../domain/sendingPolicy.js";
-import type { Encoding } from "../../domain/segments.js";
+import type { Encoding } from "../../../common/segments.js";
 import { byAccountKeys, type AccountKey } from "../byIdFilters.js";
 
 export type { StoredStatus };

@@ -6,8 +6,8 @@ import { completeCampaignIfDone, nextFanoutBatch, recordFanoutProgress } from ".
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages/index.js";
 import { optedOutAmong } from "../../db/optOuts.js";
-import { personalise } from "../../domain/personalise.js";
-import { segmentInfo } from "../../domain/segments.js";
+import { personalise } from "../../../common/personalise.js";
+import { segmentInfo } from "../../../common/segments.js";
 import { validUntil } from "../../domain/validity.js";
 import type { JobHandler } from "../types.js";
 

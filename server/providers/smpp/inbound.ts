@@ -5,7 +5,7 @@
 // part of a long message from the UDH (IE 0x00, 8-bit reference, or 0x08, 16-bit) or the SAR TLVs.
 import type { PDU } from "smpp";
 import type { Db } from "../../db/knex.js";
-import { isGsm7, type Encoding } from "../../domain/segments.js";
+import { isGsm7, type Encoding } from "../../../common/segments.js";
 import type { Logger } from "../../logger.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import { receiveInboundPart } from "../../services/inboundParts.js";

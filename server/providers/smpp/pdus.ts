@@ -2,7 +2,7 @@
 // the text fits, else UCS-2 (data_coding 8, UTF-16BE); longer texts are split exactly as the API counts
 // `segments` and each part carries a concatenation UDH (IEI 0x00, 8-bit reference).
 import smpp from "smpp";
-import { splitSegments } from "../../domain/segments.js";
+import { splitSegments } from "../../../common/segments.js";
 import type { OutboundMessage } from "../types.js";
 
 export const DATA_CODING = { "GSM-7": 0x00, "UCS-2": 0x08 } as const;

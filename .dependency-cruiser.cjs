@@ -1,0 +1,82 @@
+// The architecture as lint (npm run lint runs it): layers point down — http → services → db → domain, jobs →
+// services, providers and webhooks beside them — and nothing imports a migration but the migration list. Every
+// rule here is one docs/ARCHITECTURE.md ("Layout") states; a change of layering changes both.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "A module cycle makes load order matter and the layers meaningless.",
+      from: { path: "^(server|common|dashboard/src|client|scripts)/" },
+      to: { circular: true },
+    },
+    {
+      name: "domain-is-pure",
+      severity: "error",
+      comment: "server/domain holds the rules: it imports only itself, common/, the generated types and libraries.",
+      from: { path: "^server/domain/" },
+      to: { path: "^(server/(?!domain/)|client/|dashboard/)" },
+    },
+    {
+      name: "common-stands-alone",
+      severity: "error",
+      comment: "common/ is pure code the server, the client and the dashboard share (segments, personalisation).",
+      from: { path: "^common/" },
+      to: { path: "^(server|client|dashboard|generated)/" },
+    },
+    {
+      name: "db-below-services",
+      severity: "error",
+      comment: "server/db persists: it knows the domain, never who calls it.",
+      from: { path: "^server/db/" },
+      to: { path: "^server/(services|http|jobs|providers|webhooks)/" },
+    },
+    {
+      name: "services-below-http-and-jobs",
+      severity: "error",
+      from: { path: "^server/services/" },
+      to: { path: "^server/(http|jobs|providers)/" },
+    },
+    {
+      name: "webhooks-client-stands-alone",
+      severity: "error",
+      comment: "server/webhooks is the receipt POST (client, signing, pacing): it knows no table and no layer.",
+      from: { path: "^server/webhooks/" },
+      to: { path: "^server/(db|services|http|jobs|providers)/" },
+    },
+    {
+      name: "providers-below-jobs",
+      severity: "error",
+      from: { path: "^server/providers/" },
+      to: { path: "^server/(http|jobs)/" },
+    },
+    {
+      name: "jobs-not-http",
+      severity: "error",
+      from: { path: "^server/jobs/" },
+      to: { path: "^server/http/" },
+    },
+    {
+      name: "migrations-frozen",
+      severity: "error",
+      comment: "A migration is history: nothing but the migration list imports one (tests included).",
+      from: { pathNot: "^server/db/migrations/index\\.ts$" },
+      to: { path: "^server/db/migrations/[0-9]" },
+    },
+    {
+      name: "dashboard-through-the-client",
+      severity: "error",
+      comment: "The dashboard talks to the service as partners do: through client/ (and common/), never the server's code.",
+      from: { path: "^dashboard/" },
+      to: { path: "^(server|generated|test|bench)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|dist|\\.data|\\.test-data|\\.scratch)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs"] },
+  },
+};
