@@ -16,7 +16,7 @@ export interface AccountSettingsRow {
   maxSegmentsPerSecond: number | null;
 }
 
-/** The contract's defaults, also the column defaults of account_settings (migrations 010 and 017). */
+/** The contract's defaults, also the column defaults of account_settings (server/db/schema.sql). */
 export const DEFAULT_SETTINGS: AccountSettingsRow = {
   optOutReply: "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",
   optInReply: "You have been resubscribed. Reply STOP to unsubscribe.",

@@ -3,15 +3,13 @@
 // messages_pending_page_idx (account_id, created_at, id) WHERE status IN ('scheduled', 'sending'); the planner
 // may then walk that whole index for the ids (its last column) rather than look each one up. It does so when
 // the statistics say few rows are in flight — the normal state of a long-lived database, whose messages are
-// almost all final — and a burst then costs every statement the whole backlog: on 5 million messages this
-// change alone took the claim of 20,000 due messages from 459 to 787 messages/s (bench:history; the rest of the
-// gap to the empty database was the benchmark's own poll), and a window's claim had walked the 20,000 pending
-// entries (EXPLAIN ANALYZE: 3.7 ms against 0.75 ms by the key).
+// almost all final — and a burst then costs every statement the whole backlog (bench/NOTES.md, "Figures
+// behind the code"; test/engine/burst-plans.test.ts checks the plans).
 // `array_position(statuses, status) IS NOT NULL` means the same thing but proves no index predicate, so only
 // the key is left. It also keeps the planner's row estimate: an IS NOT NULL on an expression is taken to keep
 // nearly every row, where `(status || '') = 'x'` (the first form) was taken to keep 0.5 %. A window of 100 keys
 // was then estimated at one row and joined to its 100 parameter rows by a nested loop, rescanning them for
-// every message (10,000 comparisons): the status change took 10.5 ms a window against 7.3 ms by a hash join.
+// every message (10,000 comparisons) where a hash join does one pass.
 
 /** `alias`'s status is one of `statuses` (an SQL text[] expression), in a form no partial index's predicate can be proved from. */
 export const statusIn = (alias: string | undefined, statuses: string): string =>
@@ -21,9 +19,8 @@ export const statusIn = (alias: string | undefined, statuses: string): string =>
 // rows picked by a list of keys are picked as `id = ANY(ids) AND (account_id, id) IN (the pairs)`, so one
 // account's job can never touch another's rows. Not as `account_id = ANY(accounts) AND id = ANY(ids)`: on a young
 // table (no statistics yet) that let the planner walk an index that leads with account_id (messages_account_page_idx,
-// throttled_sends_account_order_idx) through the account's whole history, filtering by id — 2.3 ms against 0.11 ms
-// for 100 of 20,000 messages (EXPLAIN ANALYZE), and bench:dispatch with one worker 0.90× of the same run without
-// the account. The pairs, as a hashed set, prove no index's leading column, so the key is the only way in.
+// throttled_sends_account_order_idx) through the account's whole history, filtering by id
+// (test/engine/young-table-plans.test.ts). The pairs, as a hashed set, prove no index's leading column, so the key is the only way in.
 
 export interface AccountKey {
   id: string;

@@ -1,4 +1,4 @@
-// Parts of long inbound messages (migration 012) until the last one arrives or the reassembly timeout ends
+// Parts of long inbound messages (the table inbound_parts) until the last one arrives or the reassembly timeout ends
 // the wait. Every function that reads or changes a message's parts first takes that message's advisory lock
 // for the rest of its transaction: two workers that receive the last two parts at once (two sessions) take
 // turns, so the second always sees the first's part and exactly one of them assembles the message.

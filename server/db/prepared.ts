@@ -11,8 +11,7 @@ export interface Statement {
 /**
  * Runs a named prepared statement on a connection from knex's pool (or on the transaction's connection when
  * `db` is a transaction). The hot paths (authentication, POST /scheduler/schedule) use it: PostgreSQL parses
- * and plans each statement once per connection instead of per request, and knex's query building — about 6 %
- * of the API process's CPU in a profile of bench:api — is skipped.
+ * and plans each statement once per connection instead of per request, and knex's query building is skipped.
  */
 export async function queryPrepared<R>(db: Knex, statement: Statement, values: unknown[]): Promise<R[]> {
   const client = db.client as {

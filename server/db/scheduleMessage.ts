@@ -6,11 +6,10 @@ import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";
 
 /**
  * POST /scheduler/schedule in ONE statement: the opt-out check, the send job, the message (its "scheduled"
- * history entry is the row's created_at, see migration 006), and the workers' wake-up when it is due within the
+ * history entry is the row's created_at, not stored), and the workers' wake-up when it is due within the
  * notify horizon. One statement is atomic on its own, so without an Idempotency-Key no BEGIN/COMMIT round trips
- * are needed (the previous version took five round trips: BEGIN, three INSERTs, COMMIT; against the old
- * one-INSERT baseline bench:api went from 0.13 to 0.30). The opt-out check is a CTE here, not a query of its
- * own: as a separate round trip it held the sustained-load test to 268 requests/s of the 300 asked.
+ * are needed (the previous version took five round trips: BEGIN, three INSERTs, COMMIT). The opt-out check is
+ * a CTE here, not a query of its own: as a separate round trip it held the sustained-load test under its rate.
  * A recipient on the account's opt-out list gets nothing inserted and `optedOut: true`.
  */
 export const scheduleMessageStatement = {

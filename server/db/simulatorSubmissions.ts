@@ -19,7 +19,7 @@ export interface SimulatedSubmission {
  * Records submissions and schedules the simulated carrier's later reports as jobs: one statement, so both or
  * neither happen. A report's job runs at its message's priority: at the default normal, the reports of a large
  * low-priority campaign came before its due sends in every claim and cut them into windows of two or three
- * messages (bench:campaign: 20,000 sends in 50-60 s instead of 11-13 s, bench/NOTES.md 2026-11-24).
+ * messages, four times slower (bench/NOTES.md).
  */
 export async function recordSimulatorSubmissions(db: Knex, submissions: SimulatedSubmission[], reportsAt: Date): Promise<void> {
   if (submissions.length === 0) return;

@@ -1,4 +1,4 @@
-// The messages waiting for throughput (migration 018): one row each while it waits its turn (released_at null),
+// The messages waiting for throughput (the table throttled_sends): one row each while it waits its turn (released_at null),
 // then paid (released_at, send_at: the pacer took its tokens and made its job due at send_at) until the send
 // path sends it and deletes the row. Release order: priority (0 high … 2 low), scheduled_at, message_id.
 // Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.

@@ -1,4 +1,4 @@
-// The throughput caps' GCRA buckets (migration 018), shared by every worker process. Times cross this module as
+// The throughput caps' GCRA buckets (the table throughput_buckets), shared by every worker process. Times cross this module as
 // seconds since the epoch (float8), not Dates: a cap of a few thousand segments a second moves tat by less
 // than a millisecond per message, and timestamptz keeps microseconds.
 import type { Knex } from "knex";

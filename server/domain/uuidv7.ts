@@ -1,8 +1,8 @@
 // Time-ordered identifiers (RFC 9562 UUID version 7): 48 bits of Unix milliseconds, then random bits. A new row's
 // key lands next to the previous one at the right edge of the primary key, so the index pages being written stay
 // in memory however large the table grows; a random (version 4) key touches a random page of the whole index, and
-// after each checkpoint writes that page whole to the WAL. The database makes the same ids (gen_uuid_v7(),
-// migration 008). The API shape does not change: an id is still an opaque UUID.
+// after each checkpoint writes that page whole to the WAL. The database makes the same ids (the SQL
+// function gen_uuid_v7()). The API shape does not change: an id is still an opaque UUID.
 import { randomFillSync } from "node:crypto";
 
 const POOL_IDS = 256;

@@ -1,9 +1,8 @@
 // Collects items written one by one into few statements: job completions (completer.ts) and receipt finishes
 // (jobs/handlers/deliverReceipt.ts). The first item waits `delayMs` for company (0: the rest of this turn of the event
 // loop), or not at all once `maxBatch` items wait; while a write is in flight, everything that arrives
-// meanwhile is written together by the next one. Measured with bench:dispatch (BENCH_PG_STATS=1): one
-// statement per receipt finish was 20,000 of the run's statements for 5,000 messages, and a third of a
-// worker's CPU was the write() of queries to PostgreSQL; with this, 207.
+// meanwhile is written together by the next one: a statement per item was most of a run's statements and a
+// third of a worker's CPU (bench/NOTES.md, "Figures behind the code").
 
 export interface Batcher<T> {
   /** Resolves once the item's batch is written; rejects with the write's error. */

@@ -4,7 +4,7 @@
 // After a claim that found the lane dry, a freed slot is no reason to look again: only a NOTIFY, the timer
 // (armed for the next run_at the claim reported, and by the runner for each job it snoozes or retries) or the
 // safety poll is. Looking on every freed slot made the receipts lane a stream of empty claims, each a
-// statement: 1,000 of bench:dispatch's 1,450 claims once receipts were handed over (bench/NOTES.md).
+// statement, most of the claims a run made once receipts were handed over (bench/NOTES.md).
 // It knows nothing of the database: `claim` is the jobs table's claim, a stand-in in the unit tests.
 import type { Claim, ClaimedJob } from "../db/jobs/index.js";
 import type { Logger } from "../logger.js";
@@ -26,8 +26,7 @@ const MIN_TIMER_GAP_MS = 5;
 /**
  * After a claim that found the lane dry, the next one waits this long, however many slots free meanwhile.
  * Slots are freed job by job (runner.ts), so without it a trickle of due jobs (receipts while a campaign is
- * sent) was claimed a few at a time: bench:dispatch made 2,510 claims instead of 802 and ran 35-55 % slower
- * (bench/NOTES.md). A job due meanwhile waits at most this long.
+ * sent) was claimed a few at a time, three times the claims and a much slower run (bench/NOTES.md). A job due meanwhile waits at most this long.
  */
 const DRY_CLAIM_GAP_MS = 10;
 const CLAIM_RETRY_MS = 1000;
@@ -171,7 +170,7 @@ export class Producer {
           this.dry = true;
           this.dryUntil = Date.now() + DRY_CLAIM_GAP_MS;
           // Dry for now: sleep until the next job is due (on the database's clock, the one the claim compares
-          // run_at with) or the safety poll, but not less than MIN_TIMER_GAP_MS (bench:dispatch precision).
+          // run_at with) or the safety poll, but not less than MIN_TIMER_GAP_MS.
           // A timer already armed for sooner stays: the runner arms it for jobs it has just snoozed or retried,
           // which a claim running meanwhile may not have seen yet.
           const due = Math.min(Math.max(nextDueInMs ?? this.opts.safetyPollMs, MIN_TIMER_GAP_MS), this.opts.safetyPollMs);

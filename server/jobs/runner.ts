@@ -195,7 +195,7 @@ export class JobRunner {
   private execute(lane: Lane, jobs: ClaimedJob[], run: (ctx: JobContext) => Promise<(Error | undefined)[]>): void {
     const first = jobs[0]!;
     // The job's logger and abort signal are made on first use: for short jobs that never log, creating them
-    // up front was 8 % of a worker's CPU in bench:queue (a pino child serialises its bindings at once).
+    // up front was a measurable share of a worker's CPU (a pino child serialises its bindings at once).
     let log: Logger | undefined;
     let controller: AbortController | undefined;
     let abortReason: Error | undefined;

@@ -20,8 +20,8 @@ export interface HealthOptions {
 
 /**
  * A webhook whose successes this worker recorded this recently is not written again for more successes: a
- * busy healthy webhook cost a statement per batch of POSTs (1,300 in one bench:dispatch run) to write the
- * same zero. A failure is always written; a success after one at once. Another worker's failure run is ended
+ * busy healthy webhook cost a statement per batch of POSTs to write the same zero (bench/NOTES.md, "Figures
+ * behind the code"). A failure is always written; a success after one at once. Another worker's failure run is ended
  * by this worker's success within this time.
  */
 const HEALTHY_REWRITE_MS = 1000;

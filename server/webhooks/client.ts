@@ -86,8 +86,7 @@ export class ReceiptClient {
   /**
    * One attempt; never throws. The POST goes straight to the agent's dispatch with a handler that keeps only
    * the status and Retry-After and counts the body away: `request()` made a Readable body, an AbortSignal
-   * with its timer and an async resource per POST, a quarter of a worker's CPU in bench:dispatch
-   * (bench/NOTES.md). One timer bounds the whole attempt; undici's header and body timeouts stay as well.
+   * with its timer and an async resource per POST, a large share of a worker's CPU (bench/NOTES.md). One timer bounds the whole attempt; undici's header and body timeouts stay as well.
    */
   post(url: string, body: string, headers: Record<string, string>): Promise<PostResult> {
     const target = this.targetOf(url);

@@ -3,7 +3,7 @@
 // START_IN_FLIGHT until then: a receiver that never answers is never timed, so however many of them an
 // account registers, each holds at most START_IN_FLIGHT slots until its timeouts count as failures. (With the
 // full cap from the start, 19 hanging webhooks took every slot of the lane for a whole timeout; with 5 for
-// every webhook, one busy healthy webhook got its receipts 2.6x slower in bench:dispatch.) One while it
+// every webhook, one busy healthy webhook got its receipts much later.) One while it
 // is in a failure run (`slowAfterFailures` consecutive failed attempts), and webhooks in a failure run share
 // at most half of the receipts lane (`failingShare`), so healthy ones always have the other half. A delivery
 // over a cap does not wait in a slot: its job is snoozed (no attempt counted) to when the webhook should
@@ -15,8 +15,7 @@
 // Except for a quick webhook at its cap: its next place comes within milliseconds, so up to its cap of
 // deliveries wait for one in memory (`waitForPlace`, keeping their slots, for at most QUICK_MS) instead of
 // being snoozed and claimed again. With a snooze for each, a busy healthy webhook had most of its receipts
-// claimed two or more times: bench:dispatch spent 919 snooze statements and as many extra claims on 40,000
-// receipts (bench/NOTES.md, 2026-11-24).
+// claimed two or more times (bench/NOTES.md).
 
 export interface PacingOptions {
   maxInFlight: number;

@@ -37,7 +37,7 @@ export async function listMessages(
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
   if (opts.direction) query.where({ direction: opts.direction });
   if (opts.phone) {
-    // Each side matches one of the partial indexes of migration 010.
+    // Each side matches a partial index: messages_recipient_page_idx, messages_sender_page_idx.
     query.whereRaw("((direction = 'outbound' AND recipient = ?) OR (direction = 'inbound' AND sender = ?))", [opts.phone, opts.phone]);
   }
   return newestFirstPage(query, opts.after, opts.limit);
@@ -98,7 +98,7 @@ export async function findMessages(
   if (where.providerMessageIds.length === 0) return [];
   // One index probe per provider id: a LATERAL subquery the planner cannot flatten (OFFSET 0). Written as
   // `provider_message_id IN (…)`, a young table (no statistics: a fresh install's first burst, a benchmark) was
-  // read whole for every batch of reports, 16.6 ms for 100 of 20,000 messages in bench:dispatch. The account is
+  // read whole for every batch of reports. The account is
   // tested as `(… = …) IS TRUE`, which no index can serve: written plainly, on that young table each probe also
   // read messages_account_page_idx (a bitmap AND through the account's whole history); as pairs, the planner
   // made the same join of it (test/engine/young-table-plans.test.ts).

@@ -32,9 +32,8 @@ export interface ReceiptJobsClaim {
  * machine lets move to `to`), their
  * history entries, a receipt delivery for every webhook of each account with a delivery job each (the
  * transactional outbox), and one NOTIFY. A single statement is atomic, so a change never commits without its
- * receipts. Measured on bench:dispatch, round trips were the cost that mattered (each one a writev syscall
- * and a context switch on both sides): one statement per batch replaced a five-round-trip transaction per
- * message. Returns the rows that changed; a late or duplicate report changes nothing and is absent. With
+ * receipts. Round trips are the cost that matters here (each one a writev syscall and a context switch on
+ * both sides): one statement per batch replaced a five-round-trip transaction per message. Returns the rows that changed; a late or duplicate report changes nothing and is absent. With
  * `claimFor`, up to its limit of the receipt jobs are inserted already claimed and returned (`claimed`), and the
  * NOTIFY is sent only if some are left for any worker to claim.
  */

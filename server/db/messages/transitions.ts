@@ -104,8 +104,7 @@ export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise
  *
  * One statement with the ids as one array parameter: a window's send is a chain of round trips no other work
  * overlaps, so each one counts. The opt-out check here instead of a query of its own, and `= ANY` instead of
- * a knex whereIn of 100 placeholders, took the send path alone (bench:dispatch with BENCH_NO_WEBHOOK) from
- * 1,601 to 1,972 messages/s with one worker (bench/NOTES.md, 2026-11-24).
+ * a knex whereIn of 100 placeholders, made the send path a fifth faster (bench/NOTES.md).
  */
 export async function claimMessagesForSending(
   db: Knex,

@@ -21,7 +21,7 @@ export interface RetentionPolicy {
   /**
    * After each batch, a pause this many times as long as the batch took (default 3): retention then uses at
    * most a quarter of one connection's time, so a large backlog — the first run over a long history, a
-   * retention an operator shortened, 9 million old receipt deliveries in bench:history's full database — is
+   * retention an operator shortened — is
    * worked off beside live traffic, one connection at a quarter of its time, instead of flat out. 0: no pause.
    */
   pauseFactor?: number;

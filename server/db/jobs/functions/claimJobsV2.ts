@@ -8,7 +8,7 @@ import { JOB_LANE_SQL } from "../lanes.js";
 // When the table has just grown from a few rows to many (a fan-out, a burst of schedules) and autovacuum has
 // not analysed it yet, the planner expects a handful of due rows and instead reads every due row with a bitmap
 // scan and sorts them. Turning sorts and bitmap scans off for this one statement leaves it only the index walk
-// (bench/NOTES.md, "The claim"). The UPDATE finds its rows by `id = ANY(array)` for the same reason.
+// (bench/NOTES.md, "Figures behind the code"). The UPDATE finds its rows by `id = ANY(array)` for the same reason.
 //
 // With a lane: one ordered walk of jobs_lane_priority_claim_idx per priority (high, normal, low), the next
 // read only when the one before has no more due jobs; the jobs returned in that order, then by run_at. The
