@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type ApiProblem, createClient, ok, setUnauthorizedHandler } from "./api.js";
 import { CampaignDetail } from "./pages/CampaignDetail.js";
 import { Campaigns } from "./pages/Campaigns.js";
-import { Contacts } from "./pages/Contacts.js";
+import { Contacts } from "./pages/contacts/index.js";
 import { Conversation } from "./pages/Conversation.js";
 import { Inbox } from "./pages/Inbox.js";
 import { MessageDetail } from "./pages/MessageDetail.js";

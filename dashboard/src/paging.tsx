@@ -3,7 +3,8 @@
 // fetches again as many rows as are shown, so polling and refreshing never take away rows the user loaded.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { ApiProblem } from "./api.js";
-import { asProblem, ProblemMessage } from "./ui.js";
+import type { ComponentChildren } from "preact";
+import { asProblem, Loading, ProblemMessage } from "./ui.js";
 
 export interface PageOf<T> {
   data: T[];
@@ -176,5 +177,41 @@ export function LoadMore({ list, noun, one }: { list: LoadMoreState; noun: strin
       )}
       <ProblemMessage error={list.moreError} prefix={`Could not load more ${noun}`} />
     </div>
+  );
+}
+
+/**
+ * A paged list's whole scaffolding, the same on every list page: the load's problem, "Loading…" until the
+ * first page, the empty text, the rows (`children`, which puts `list.rowsRef` on their container), and
+ * LoadMore below.
+ */
+export function PagedRows<T>({
+  list,
+  noun,
+  one,
+  loading = noun,
+  errorPrefix,
+  empty,
+  children,
+}: {
+  list: PagedList<T>;
+  /** The rows' plural and singular ("messages", "message"). */
+  noun: string;
+  one: string;
+  /** What "Loading …" names (default: the plural). */
+  loading?: string;
+  errorPrefix?: string;
+  /** Shown when the list is empty. */
+  empty: ComponentChildren;
+  children: (items: T[]) => ComponentChildren;
+}) {
+  return (
+    <>
+      <ProblemMessage error={list.error} prefix={errorPrefix} />
+      {!list.items && list.loading && <Loading what={loading} />}
+      {list.items?.length === 0 && <p class="muted">{empty}</p>}
+      {list.items && list.items.length > 0 && children(list.items)}
+      <LoadMore list={list} noun={noun} one={one} />
+    </>
   );
 }

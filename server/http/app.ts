@@ -8,14 +8,14 @@ import { pinoHttp } from "pino-http";
 import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { schemaState, type SchemaState } from "../db/knex.js";
-import { ApiError, type FieldError } from "../domain/errors.js";
+import type { FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
 import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
-import { errorHandler, notFoundHandler, sendProblem } from "./problem.js";
+import { errorHandler, HttpError, notFoundHandler, sendProblem } from "./problem.js";
 import { deferredValidator, warmUpValidator } from "./validator.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
@@ -124,24 +124,24 @@ export function createApp(services: Services): Express {
     try {
       await validator.ready();
     } catch {
-      return sendProblem(res, new ApiError("service_unavailable", "The request validator could not be created."));
+      return sendProblem(res, new HttpError("service_unavailable", "The request validator could not be created."));
     }
     let schema: SchemaState;
     try {
       schema = await schemaState(db);
     } catch {
-      return sendProblem(res, new ApiError("service_unavailable", "The database is unreachable."));
+      return sendProblem(res, new HttpError("service_unavailable", "The database is unreachable."));
     }
     if (schema.unknown.length) {
       // A newer release migrated the database while this server ran: it must be replaced (docs/OPERATIONS.md).
       const detail = `The database schema is newer than this server (migrations it does not know: ${schema.unknown.join(", ")}); replace this server with the newer release.`;
-      return sendProblem(res, new ApiError("service_unavailable", detail));
+      return sendProblem(res, new HttpError("service_unavailable", detail));
     }
     if (schema.pending.length) {
-      return sendProblem(res, new ApiError("service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
+      return sendProblem(res, new HttpError("service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
     }
     if (services.providerReady && !services.providerReady()) {
-      return sendProblem(res, new ApiError("service_unavailable", "The SMPP session is not bound."));
+      return sendProblem(res, new HttpError("service_unavailable", "The SMPP session is not bound."));
     }
     res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
   });
@@ -149,7 +149,7 @@ export function createApp(services: Services): Express {
     if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
       return sendProblem(
         res,
-        new ApiError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", {
+        new HttpError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", {
           headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
         }),
       );
@@ -236,5 +236,5 @@ function bodyProblem(body: unknown): FieldError | undefined {
 const rejectHostileBodies: RequestHandler = (req, _res, next) => {
   const problem = bodyProblem(req.body);
   if (!problem) return next();
-  next(new ApiError("validation_failed", `The request is invalid: ${problem.path} ${problem.message}.`, { errors: [problem] }));
+  next(new HttpError("validation_failed", `The request is invalid: ${problem.path} ${problem.message}.`, { errors: [problem] }));
 };

@@ -3,7 +3,7 @@ import type { Account } from "../db/accounts.js";
 import type { Db } from "../db/knex.js";
 import { admitApiRequest, chargeApiWork, type RateDecision, type RateLimit } from "../db/rateLimits.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../domain/apiKeys.js";
-import { ApiError } from "../domain/errors.js";
+import { HttpError } from "./problem.js";
 import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
 declare module "express-serve-static-core" {
@@ -17,7 +17,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 // Compared against when the key id is unknown, so a miss costs the same as a wrong secret.
 const DECOY_HASH = hashSecret("decoy");
 
-const unauthorized = (detail: string) => new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
+const unauthorized = (detail: string) => new HttpError("unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
 
 /** Requests without a valid key, per client address and per process: RATE 0 turns it off. */
 export interface AddressLimit {
@@ -49,7 +49,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
     try {
       const wait = addresses && !(seen && recentlyValid.has(seen)) ? addresses.retryAfterSeconds(address) : 0;
       if (wait > 0) {
-        throw new ApiError("rate_limited", `Too many requests without a valid API key from this address. Retry after ${wait} s.`, {
+        throw new HttpError("rate_limited", `Too many requests without a valid API key from this address. Retry after ${wait} s.`, {
           headers: { "Retry-After": String(wait) },
         });
       }
@@ -67,7 +67,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
       if (decision) applyRateDecision(res, decision, limit, 1);
       next();
     } catch (error) {
-      if (error instanceof ApiError && error.code === "unauthorized") addresses?.take(address);
+      if (error instanceof HttpError && error.code === "unauthorized") addresses?.take(address);
       next(error);
     }
   };
@@ -114,7 +114,7 @@ function applyRateDecision(res: Response, decision: RateDecision, limit: RateLim
   res.setHeader("RateLimit-Reset", String(decision.resetSeconds));
   if (decision.allowed) return;
   const what = cost > 1 ? `This request costs ${cost} tokens (one per recipient or row). ` : "";
-  throw new ApiError(
+  throw new HttpError(
     "rate_limited",
     `${what}Too many requests for this API key: at most ${limit.perSecond} tokens/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`,
     {

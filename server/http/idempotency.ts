@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import { claimIdempotencyKey, saveIdempotentResponse } from "../db/idempotencyKeys.js";
 import type { Db } from "../db/knex.js";
-import { ApiError } from "../domain/errors.js";
+import { DomainError } from "../domain/errors.js";
 
 /** Hash of a JSON body independent of key order, so a retry that reorders fields still matches. */
 function requestHash(body: unknown): string {
@@ -32,7 +32,7 @@ export async function withIdempotency<R extends { status: number; body?: unknown
     const claim = await claimIdempotencyKey(tx, accountId, key, hash);
     if (!claim.owned) {
       if (claim.requestHash !== hash) {
-        throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
+        throw new DomainError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
       }
       return { status: claim.responseStatus, body: claim.responseBody } as R;
     }

@@ -1,6 +1,51 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
-import { ApiError, PROBLEMS, type FieldError, type ProblemCode } from "../domain/errors.js";
+import { DomainError, type FieldError, type ProblemCode } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
+
+/**
+ * An error only HTTP knows (authentication, the database unreachable, the validator's verdicts): a domain
+ * error with the headers its answer carries.
+ */
+export class HttpError extends DomainError {
+  readonly headers: Record<string, string>;
+
+  constructor(code: ProblemCode, detail: string, opts: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
+    super(code, detail, opts);
+    this.headers = opts.headers ?? {};
+  }
+}
+
+/** Every problem code with its HTTP status and title: a problem is built from its code alone. */
+export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = {
+  validation_failed: { status: 400, title: "Validation failed" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  not_cancellable: { status: 409, title: "Not cancellable" },
+  contact_exists: { status: 409, title: "Contact exists" },
+  group_exists: { status: 409, title: "Group exists" },
+  number_taken: { status: 409, title: "Number taken" },
+  idempotency_key_reused: { status: 409, title: "Idempotency key reused" },
+  payload_too_large: { status: 413, title: "Payload too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  scheduled_at_not_in_future: { status: 422, title: "scheduledAt is not in the future" },
+  scheduled_at_too_far: { status: 422, title: "scheduledAt is too far ahead" },
+  group_not_found: { status: 422, title: "Group not found" },
+  empty_audience: { status: 422, title: "Empty audience" },
+  recipient_opted_out: { status: 422, title: "Recipient opted out" },
+  invalid_time_zone: { status: 422, title: "Invalid time zone" },
+  invalid_quiet_hours: { status: 422, title: "Invalid quiet hours" },
+  number_not_found: { status: 422, title: "Number not found" },
+  // 422 as GitHub answers a hook over its per-repository limit: the request is valid, the account's state refuses it.
+  webhook_limit_reached: { status: 422, title: "Webhook limit reached" },
+  rate_limited: { status: 429, title: "Rate limited" },
+  internal_error: { status: 500, title: "Internal error" },
+  not_implemented: { status: 501, title: "Not implemented" },
+  service_unavailable: { status: 503, title: "Service unavailable" },
+};
+
+/** The HTTP status of a problem. */
+export const statusOf = (problem: DomainError): number => PROBLEMS[problem.code].status;
 
 const CODE_BY_STATUS: Record<number, ProblemCode> = {
   400: "validation_failed",
@@ -13,14 +58,14 @@ const CODE_BY_STATUS: Record<number, ProblemCode> = {
   503: "service_unavailable",
 };
 
-export function sendProblem(res: Response, error: ApiError): void {
-  res.status(error.status);
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+export function sendProblem(res: Response, error: DomainError): void {
+  res.status(statusOf(error));
+  if (error instanceof HttpError) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.type("application/problem+json").send(
     JSON.stringify({
       type: `urn:sms-platform:problem:${error.code}`,
       title: PROBLEMS[error.code].title,
-      status: error.status,
+      status: statusOf(error),
       detail: error.detail,
       code: error.code,
       ...(error.errors?.length ? { errors: error.errors } : {}),
@@ -53,25 +98,25 @@ function isDatabaseUnavailable(e: unknown): boolean {
 }
 
 /** Turns anything thrown into a problem document; a 5xx never carries internals. */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
+export function toProblem(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
   const e = error as { type?: string; status?: number; message?: string };
   switch (e?.type) {
     case "entity.parse.failed":
-      return new ApiError("validation_failed", "The request body is not valid JSON.", {
+      return new HttpError("validation_failed", "The request body is not valid JSON.", {
         errors: [{ path: "/body", message: "is not valid JSON" }],
       });
     case "entity.too.large":
-      return new ApiError("payload_too_large", "The request body is larger than 1 MiB.");
+      return new HttpError("payload_too_large", "The request body is larger than 1 MiB.");
     case "charset.unsupported":
     case "encoding.unsupported":
-      return new ApiError("unsupported_media_type", "The request body must be UTF-8 JSON.");
+      return new HttpError("unsupported_media_type", "The request body must be UTF-8 JSON.");
     default:
       break; // not a body-parser error: the checks below
   }
   // Text PostgreSQL cannot store (e.g. NUL in a query parameter that reached a query): the input is bad.
   if ((error as { code?: string })?.code === "22021" || (error as { code?: string })?.code === "22P05") {
-    return new ApiError("validation_failed", "The request contains characters that cannot be stored.");
+    return new HttpError("validation_failed", "The request contains characters that cannot be stored.");
   }
   if (isValidatorError(e)) {
     const code = CODE_BY_STATUS[e.status];
@@ -90,19 +135,19 @@ export function toApiError(error: unknown): ApiError {
               : code === "not_found"
                 ? "There is no such path in this API."
                 : e.message;
-      return new ApiError(code, detail, { errors: code === "validation_failed" ? errors : undefined });
+      return new HttpError(code, detail, { errors: code === "validation_failed" ? errors : undefined });
     }
   }
   if (isDatabaseUnavailable(error)) {
-    return new ApiError("service_unavailable", "The database is unavailable; retry later.", { headers: { "Retry-After": "1" } });
+    return new HttpError("service_unavailable", "The database is unavailable; retry later.", { headers: { "Retry-After": "1" } });
   }
-  return new ApiError("internal_error", "An unexpected error occurred; it has been logged.");
+  return new HttpError("internal_error", "An unexpected error occurred; it has been logged.");
 }
 
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const problem = toApiError(error);
-    if (problem.status >= 500) {
+    const problem = toProblem(error);
+    if (statusOf(problem) >= 500) {
       (req.log ?? log).error({ err: error, code: problem.code }, "request failed");
     }
     if (res.headersSent) return;
@@ -111,5 +156,5 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
 }
 
 export const notFoundHandler: RequestHandler = (_req, res) => {
-  sendProblem(res, new ApiError("not_found", "There is no such path in this API."));
+  sendProblem(res, new HttpError("not_found", "There is no such path in this API."));
 };

@@ -21,7 +21,8 @@ import type { Logger } from "../logger.js";
 import { Completer } from "./completer.js";
 import { JobListener } from "./listener.js";
 import { Producer } from "./producer.js";
-import { JOB_COMPLETED, PermanentFailure, type JobContext, type JobHandlers } from "./types.js";
+import { JobExecution, toError } from "./execution.js";
+import { PermanentFailure, type JobContext, type JobHandlers } from "./types.js";
 
 /** A handler as the runner calls it: by kind, on rows whose payload the kind's handler types. */
 type AnyHandler =
@@ -69,8 +70,6 @@ interface RunningJob {
   promise: Promise<void>;
   abort: (reason: Error) => void;
 }
-
-const toError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
 export class JobRunner {
   readonly workerId: string;
@@ -188,87 +187,37 @@ export class JobRunner {
     }
   }
 
-  /**
-   * Runs jobs as one unit, but each job holds its slot only until it is settled: by the handler through
-   * `ctx.settle` as soon as it ends, or with the returned outcomes when the unit ends.
-   */
+  /** Runs jobs as one unit (execution.ts), each holding its lane's slot until it is settled. */
   private execute(lane: Lane, jobs: ClaimedJob[], run: (ctx: JobContext) => Promise<(Error | undefined)[]>): void {
-    const first = jobs[0]!;
-    // The job's logger and abort signal are made on first use: for short jobs that never log, creating them
-    // up front was a measurable share of a worker's CPU (a pino child serialises its bindings at once).
-    let log: Logger | undefined;
-    let controller: AbortController | undefined;
-    let abortReason: Error | undefined;
-    const logger = () =>
-      (log ??= this.log.child(
-        jobs.length === 1 ? { jobId: first.id, kind: first.kind, attempt: first.attempt } : { kind: first.kind, batch: jobs.length },
-      ));
-    const abort = (reason: Error) => {
-      abortReason ??= reason;
-      controller?.abort(reason);
-    };
-    const ends = jobs.map(() => {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      return { promise, resolve, settled: false };
-    });
-    const settle = (index: number, outcome: Error | undefined | typeof JOB_COMPLETED) => {
-      const job = jobs[index];
-      const end = ends[index];
-      if (!job || !end || end.settled) return;
-      end.settled = true;
-      // A job due again (retried, snoozed) arms this lane's timer for its time: after a dry claim, nothing else
-      // would make the lane look for it before the safety poll (producer.ts).
-      const recorded =
-        outcome === JOB_COMPLETED
-          ? undefined // deleted by the handler's own statement
-          : outcome === undefined
-            ? (void this.completer.complete(job.id), undefined) // written in a batch; the slot is free already
-            : this.completer.fail(job, outcome, logger()).then((dueAt) => {
-                if (dueAt) lane.producer.onNotification(String(dueAt.getTime()));
-              });
-      const free = () => {
-        this.running.delete(job.id);
-        lane.running--;
-        end.resolve();
-        // Once for the jobs freed in this turn: a batch's jobs settled together start the next batch together.
-        if (!lane.wakeQueued) {
-          lane.wakeQueued = true;
-          queueMicrotask(() => {
-            lane.wakeQueued = false;
-            lane.producer.slotsFreed();
-          });
-        }
-      };
-      if (recorded) void recorded.finally(free);
-      else free();
-    };
-    const ctx: JobContext = {
-      workerId: this.workerId,
-      get log() {
-        return logger();
+    const execution = new JobExecution(
+      {
+        workerId: this.workerId,
+        log: this.log,
+        completer: this.completer,
+        freed: (job) => this.freed(lane, job),
+        // A job due again (retried, snoozed) arms this lane's timer for its time: after a dry claim, nothing
+        // else would make the lane look for it before the safety poll (producer.ts).
+        dueAgain: (at) => lane.producer.onNotification(String(at.getTime())),
+        handoff: (name) => this.handoffFor(name),
       },
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (abortReason) controller.abort(abortReason);
-        }
-        return controller.signal;
-      },
-      settle,
-      handoff: (name) => this.handoffFor(name),
-    };
+      jobs,
+    );
     lane.running += jobs.length;
-    jobs.forEach((job, i) => this.running.set(job.id, { promise: ends[i]!.promise, abort }));
-    void (async () => {
-      let outcomes: (Error | undefined)[];
-      try {
-        outcomes = await run(ctx);
-      } catch (error) {
-        outcomes = jobs.map(() => toError(error));
-      }
-      jobs.forEach((_, i) => settle(i, outcomes[i]));
-    })();
+    jobs.forEach((job, i) => this.running.set(job.id, { promise: execution.ends[i]!, abort: (reason) => execution.abort(reason) }));
+    execution.start(run);
+  }
+
+  private freed(lane: Lane, job: ClaimedJob): void {
+    this.running.delete(job.id);
+    lane.running--;
+    // Once for the jobs freed in this turn: a batch's jobs settled together start the next batch together.
+    if (!lane.wakeQueued) {
+      lane.wakeQueued = true;
+      queueMicrotask(() => {
+        lane.wakeQueued = false;
+        lane.producer.slotsFreed();
+      });
+    }
   }
 
   /** The lane that runs jobs of `name`: that lane, or the one lane of a runner without lanes. */

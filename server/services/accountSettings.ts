@@ -4,7 +4,7 @@
 import type { Knex } from "knex";
 import { updateAccountSettings, type AccountSettingsRow } from "../db/accountSettings.js";
 import { makeHeldSendsDue } from "../db/jobs/index.js";
-import { ApiError } from "../domain/errors.js";
+import { DomainError } from "../domain/errors.js";
 import { requireTimeZone } from "../domain/timeZones.js";
 
 export async function changeAccountSettings(
@@ -14,7 +14,7 @@ export async function changeAccountSettings(
 ): Promise<AccountSettingsRow> {
   if (changes.defaultTimeZone !== undefined) requireTimeZone(changes.defaultTimeZone, "/body/defaultTimeZone");
   if (changes.quietHours && changes.quietHours.start === changes.quietHours.end) {
-    throw new ApiError(
+    throw new DomainError(
       "invalid_quiet_hours",
       "quietHours.start and quietHours.end are the same time; a window must hold at least one minute and leave one.",
       {

@@ -14,7 +14,7 @@ import {
 import { groupExists } from "../db/groups.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
-import { ApiError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
+import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
 import { personalisationProblem } from "../../common/personalise.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
@@ -66,7 +66,7 @@ export async function createCampaign(
       ? await snapshotGroupAudience(tx, accountId, id, groupId)
       : await snapshotListAudience(tx, accountId, id, recipients!);
     if (size === 0)
-      throw new ApiError("empty_audience", "The group has no contacts.", {
+      throw new DomainError("empty_audience", "The group has no contacts.", {
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
       });
     const names = await audienceNameBounds(tx, accountId, id);
@@ -84,7 +84,7 @@ export async function cancelCampaign(db: Knex, accountId: string, campaignId: st
     if (!campaign) throw notFound("Campaign");
     if (campaign.status === "cancelled") return; // repeat cancel: same answer
     if (campaign.status === "completed") {
-      throw new ApiError("not_cancellable", "The campaign is completed: every message reached a final status.");
+      throw new DomainError("not_cancellable", "The campaign is completed: every message reached a final status.");
     }
     await cancelCampaignRows(tx, accountId, campaignId);
     // Its messages waiting for throughput leave the queue (after their jobs: the pacer's lock order).

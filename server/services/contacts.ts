@@ -6,7 +6,7 @@ import { getContact, insertContact, insertContactsSkippingExisting, updateContac
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors.js";
 import { groupExists, resolveGroupRefs } from "../db/groups.js";
 import { checkImportRows, contactExists, groupReferences, type ImportRow, type ImportRowError } from "../domain/contactImport.js";
-import { ApiError, groupNotFound, notFound } from "../domain/errors.js";
+import { DomainError, groupNotFound, notFound } from "../domain/errors.js";
 import { requirePhone, toE164 } from "../domain/phone.js";
 import { requireTimeZone } from "../domain/timeZones.js";
 import { mapYielding } from "./yieldingMap.js";
@@ -30,7 +30,7 @@ export async function importContacts(
 /** Maps constraint violations of a contact write to the contract's problems. */
 function contactWriteError(error: unknown, phone: string | undefined): unknown {
   if (isUniqueViolation(error, "contacts_account_phone_key")) {
-    return new ApiError("contact_exists", `A contact with phone ${phone} already exists.`);
+    return new DomainError("contact_exists", `A contact with phone ${phone} already exists.`);
   }
   // The group was deleted between the check and the write.
   if (isForeignKeyViolation(error)) return groupNotFound();

@@ -5,7 +5,7 @@ import { cancelPendingJob } from "../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage } from "../db/messages/index.js";
 import { deleteThrottledSends } from "../db/throttledSends.js";
 import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage.js";
-import { ApiError, notFound } from "../domain/errors.js";
+import { DomainError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { validUntil } from "../domain/validity.js";
@@ -49,7 +49,7 @@ export async function scheduleMessage(
     ...segmentInfo(request.body),
   });
   if (!stored) {
-    throw new ApiError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
+    throw new DomainError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
       errors: [{ path: "/body/to", message: "opted out" }],
     });
   }
@@ -72,7 +72,7 @@ export async function cancelMessage(db: Knex, accountId: string, messageId: stri
     const message = await getMessage(tx, accountId, messageId);
     if (!message) throw notFound("Message");
     if (message.status === "cancelled" && message.cancelledAt) return { cancelledAt: message.cancelledAt };
-    throw new ApiError(
+    throw new DomainError(
       "not_cancellable",
       `The message can no longer be cancelled: sending has begun (status ${message.status === "sending" ? "scheduled, sending" : message.status}).`,
     );

@@ -3,7 +3,7 @@
 import type { Knex } from "knex";
 import { isUniqueViolation } from "../db/errors.js";
 import { insertNumber, type NumberRow } from "../db/numbers.js";
-import { ApiError } from "../domain/errors.js";
+import { DomainError } from "../domain/errors.js";
 import { requirePhone } from "../domain/phone.js";
 
 export async function registerNumber(
@@ -16,7 +16,7 @@ export async function registerNumber(
     return await insertNumber(db, accountId, { phoneNumber, name: input.name ?? null });
   } catch (error) {
     if (isUniqueViolation(error, "numbers_phone_number_key")) {
-      throw new ApiError("number_taken", `The number ${phoneNumber} is already registered.`);
+      throw new DomainError("number_taken", `The number ${phoneNumber} is already registered.`);
     }
     throw error;
   }

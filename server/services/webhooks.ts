@@ -10,7 +10,7 @@ import {
   type WebhookEventType,
   type WebhookRow,
 } from "../db/webhooks.js";
-import { ApiError, invalidField, notFound } from "../domain/errors.js";
+import { DomainError, invalidField, notFound } from "../domain/errors.js";
 import { generateWebhookSecret } from "../domain/webhookSecrets.js";
 import type { PostResult, ReceiptClient } from "../webhooks/client.js";
 import { receiptHeaders } from "../webhooks/signing.js";
@@ -35,7 +35,7 @@ export async function createWebhook(
   const events = input.events ? [...new Set(input.events)] : undefined;
   const webhook = await insertWebhookWithinLimit(db, accountId, { name: input.name, url: input.url, secret, events }, policy.maxPerAccount);
   if (!webhook) {
-    throw new ApiError(
+    throw new DomainError(
       "webhook_limit_reached",
       `This account already has ${policy.maxPerAccount} webhooks, the most it may have; delete one to register another.`,
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { requireSender, toE164 } from "../../server/domain/phone.js";
-import { ApiError } from "../../server/domain/errors.js";
+import { DomainError } from "../../server/domain/errors.js";
 
 describe("phone numbers", () => {
   it.each([
@@ -19,7 +19,7 @@ describe("phone numbers", () => {
     expect(requireSender("A1B2C3D4E5F", "/from")).toBe("A1B2C3D4E5F");
     expect(requireSender("+1 415 555 0123", "/from")).toBe("+14155550123");
     for (const bad of ["ABCDEFGHIJKL", "AC ME", "AC-ME", "", "4155550123456789"]) {
-      expect(() => requireSender(bad, "/from"), bad).toThrow(ApiError);
+      expect(() => requireSender(bad, "/from"), bad).toThrow(DomainError);
     }
   });
 });

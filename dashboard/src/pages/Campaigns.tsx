@@ -3,12 +3,12 @@
 import { useMemo, useState } from "preact/hooks";
 import { personalise } from "../../../common/personalise.js";
 import { ok, type Campaign } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { segmentSummary } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { Field, fieldError, Loading, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import { Field, fieldError, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
 import { CampaignProgress } from "./CampaignDetail.js";
 
 /** Numbers pasted one a line, or separated by commas, semicolons or tabs. */
@@ -220,29 +220,27 @@ export function Campaigns() {
       <CreateCampaign />
       <section class="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">All campaigns</h2>
-        <ProblemMessage error={list.error} />
-        {!list.items && list.loading && <Loading what="campaigns" />}
-        {list.items?.length === 0 && <p class="muted">No campaigns yet.</p>}
-        {list.items && list.items.length > 0 && (
-          <ul class="rows" aria-label="Campaigns" ref={list.rowsRef}>
-            {list.items.map((c) => (
-              <li key={c.campaignId} class="row" data-campaign={c.name}>
-                <div class="row-main">
-                  <Link to={`/campaigns/${c.campaignId}`} class="row-title">
-                    {c.name}
-                  </Link>
-                  <StatusChip status={c.status} />
-                  <p class="row-text">{c.message}</p>
-                </div>
-                <div class="row-meta">
-                  <span>{c.scheduledAt ? `Scheduled for ${formatTime(c.scheduledAt)}` : `Created ${formatTime(c.createdAt)}`}</span>
-                  <CampaignProgress campaign={c} compact />
-                </div>
-              </li>
-            ))}
-          </ul>
-        )}
-        <LoadMore list={list} noun="campaigns" one="campaign" />
+        <PagedRows list={list} noun="campaigns" one="campaign" empty="No campaigns yet.">
+          {(items) => (
+            <ul class="rows" aria-label="Campaigns" ref={list.rowsRef}>
+              {items.map((c) => (
+                <li key={c.campaignId} class="row" data-campaign={c.name}>
+                  <div class="row-main">
+                    <Link to={`/campaigns/${c.campaignId}`} class="row-title">
+                      {c.name}
+                    </Link>
+                    <StatusChip status={c.status} />
+                    <p class="row-text">{c.message}</p>
+                  </div>
+                  <div class="row-meta">
+                    <span>{c.scheduledAt ? `Scheduled for ${formatTime(c.scheduledAt)}` : `Created ${formatTime(c.createdAt)}`}</span>
+                    <CampaignProgress campaign={c} compact />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
+        </PagedRows>
       </section>
     </section>
   );

@@ -1,9 +1,9 @@
 // Inbox: the messages people sent to the account's numbers, newest first, each leading to its conversation.
 import { ok, type InboundMessage } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { Loading, ProblemMessage, usePolling, useSession } from "../ui.js";
+import { usePolling, useSession } from "../ui.js";
 
 const LIMIT = 25;
 
@@ -34,36 +34,41 @@ export function Inbox() {
           Refresh
         </button>
       </div>
-      <ProblemMessage error={list.error} prefix="Could not load the inbox" />
-      {!list.items && list.loading && <Loading what="the inbox" />}
-      {list.items?.length === 0 && <p class="muted">No messages received yet.</p>}
-      {list.items && list.items.length > 0 && (
-        <ul class="rows" aria-label="Received messages" ref={list.rowsRef}>
-          {list.items.map((m) => (
-            <li key={m.messageId} class="row" data-message-id={m.messageId}>
-              <div class="row-main">
-                <Link to={conversationPath(m.from)} class="row-title" aria-label={`Conversation with ${m.from}`}>
-                  {m.from}
-                </Link>
-                {m.incomplete && <span class="chip chip-undelivered">incomplete</span>}
-                <p class="row-text">{m.body}</p>
-              </div>
-              <div class="row-meta">
-                <span>
-                  Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
-                </span>
-                <span>to {m.to}</span>
-              </div>
-              <div class="row-actions">
-                <Link to={`/messages/${m.messageId}`} aria-label={`Details of the message from ${m.from}`}>
-                  Details
-                </Link>
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
-      <LoadMore list={list} noun="messages" one="message" />
+      <PagedRows
+        list={list}
+        noun="messages"
+        one="message"
+        loading="the inbox"
+        errorPrefix="Could not load the inbox"
+        empty="No messages received yet."
+      >
+        {(items) => (
+          <ul class="rows" aria-label="Received messages" ref={list.rowsRef}>
+            {items.map((m) => (
+              <li key={m.messageId} class="row" data-message-id={m.messageId}>
+                <div class="row-main">
+                  <Link to={conversationPath(m.from)} class="row-title" aria-label={`Conversation with ${m.from}`}>
+                    {m.from}
+                  </Link>
+                  {m.incomplete && <span class="chip chip-undelivered">incomplete</span>}
+                  <p class="row-text">{m.body}</p>
+                </div>
+                <div class="row-meta">
+                  <span>
+                    Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                  </span>
+                  <span>to {m.to}</span>
+                </div>
+                <div class="row-actions">
+                  <Link to={`/messages/${m.messageId}`} aria-label={`Details of the message from ${m.from}`}>
+                    Details
+                  </Link>
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedRows>
     </section>
   );
 }

@@ -1,12 +1,12 @@
 // Messages: the list with status chips and filters (status, campaign), scheduling a message, cancelling one.
 import { useState } from "preact/hooks";
 import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { SegmentCount } from "../segments.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, usePolling, useSession } from "../ui.js";
+import { ConfirmDialog, Field, fieldError, Notice, ProblemMessage, StatusChip, useAction, usePolling, useSession } from "../ui.js";
 
 const LIMIT = 25;
 
@@ -211,47 +211,51 @@ export function Messages() {
         </button>
       </search>
 
-      <ProblemMessage error={list.error} prefix="Could not load messages" />
-      {!list.items && list.loading && <Loading what="messages" />}
-      {list.items && list.items.length === 0 && <p class="muted">No messages{status || campaignId ? " match these filters" : " yet"}.</p>}
-      {list.items && list.items.length > 0 && (
-        <ul class="rows" aria-label="Messages" aria-busy={list.loading} ref={list.rowsRef}>
-          {list.items.map((m) => (
-            <li key={m.messageId} class="row" data-message-id={m.messageId}>
-              <div class="row-main">
-                <Link to={`/messages/${m.messageId}`} class="row-title">
-                  {m.direction === "inbound" ? m.from : m.to}
-                </Link>
-                {m.direction === "inbound" && <span class="chip chip-inbound">inbound</span>}
-                <StatusChip status={m.status} />
-                <p class="row-text">{m.body}</p>
-              </div>
-              <div class="row-meta">
-                {m.direction === "inbound" ? (
+      <PagedRows
+        list={list}
+        noun="messages"
+        one="message"
+        errorPrefix="Could not load messages"
+        empty={`No messages${status || campaignId ? " match these filters" : " yet"}.`}
+      >
+        {(items) => (
+          <ul class="rows" aria-label="Messages" aria-busy={list.loading} ref={list.rowsRef}>
+            {items.map((m) => (
+              <li key={m.messageId} class="row" data-message-id={m.messageId}>
+                <div class="row-main">
+                  <Link to={`/messages/${m.messageId}`} class="row-title">
+                    {m.direction === "inbound" ? m.from : m.to}
+                  </Link>
+                  {m.direction === "inbound" && <span class="chip chip-inbound">inbound</span>}
+                  <StatusChip status={m.status} />
+                  <p class="row-text">{m.body}</p>
+                </div>
+                <div class="row-meta">
+                  {m.direction === "inbound" ? (
+                    <span>
+                      Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                    </span>
+                  ) : (
+                    <span>
+                      {m.status === "scheduled" ? "Sends" : "Scheduled"} <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
+                    </span>
+                  )}
                   <span>
-                    Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                    {m.direction === "inbound" ? `to ${m.to}` : `from ${m.from}`} · {m.segments} segment{m.segments === 1 ? "" : "s"}
                   </span>
-                ) : (
-                  <span>
-                    {m.status === "scheduled" ? "Sends" : "Scheduled"} <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
-                  </span>
-                )}
-                <span>
-                  {m.direction === "inbound" ? `to ${m.to}` : `from ${m.from}`} · {m.segments} segment{m.segments === 1 ? "" : "s"}
-                </span>
-              </div>
-              <div class="row-actions">
-                {m.status === "scheduled" && (
-                  <button type="button" class="danger" onClick={() => setCancelling(m)} aria-label={`Cancel message to ${m.to}`}>
-                    Cancel
-                  </button>
-                )}
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
-      <LoadMore list={list} noun="messages" one="message" />
+                </div>
+                <div class="row-actions">
+                  {m.status === "scheduled" && (
+                    <button type="button" class="danger" onClick={() => setCancelling(m)} aria-label={`Cancel message to ${m.to}`}>
+                      Cancel
+                    </button>
+                  )}
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </PagedRows>
       <CancelMessageDialog
         message={cancelling}
         onClose={() => setCancelling(undefined)}

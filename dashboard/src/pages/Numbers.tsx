@@ -1,9 +1,9 @@
 // Settings → Numbers: the phone numbers of the account (inbound messages to them come to its inbox), add, delete.
 import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList } from "../paging.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
+import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 
 export function Numbers() {
   const { client } = useSession();
@@ -65,38 +65,42 @@ export function Numbers() {
         </div>
       </form>
       {notice && <Notice>{notice}</Notice>}
-      <ProblemMessage error={list.error} prefix="Could not load the numbers" />
-      {!list.items && list.loading && <Loading what="numbers" />}
-      {list.items?.length === 0 && <p class="muted">No numbers yet: the account can send, but nothing can reach it.</p>}
-      {list.items && list.items.length > 0 && (
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">Number</th>
-              <th scope="col">Name</th>
-              <th scope="col">Added</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody ref={list.rowsRef}>
-            {list.items.map((n) => (
-              <tr key={n.numberId} data-number={n.phoneNumber}>
-                <td data-label="Number">{n.phoneNumber}</td>
-                <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
-                <td data-label="Added">{formatTime(n.createdAt)}</td>
-                <td>
-                  <button type="button" class="danger small" onClick={() => setDeleting(n)} aria-label={`Delete number ${n.phoneNumber}`}>
-                    Delete
-                  </button>
-                </td>
+      <PagedRows
+        list={list}
+        noun="numbers"
+        one="number"
+        errorPrefix="Could not load the numbers"
+        empty="No numbers yet: the account can send, but nothing can reach it."
+      >
+        {(items) => (
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Name</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore list={list} noun="numbers" one="number" />
+            </thead>
+            <tbody ref={list.rowsRef}>
+              {items.map((n) => (
+                <tr key={n.numberId} data-number={n.phoneNumber}>
+                  <td data-label="Number">{n.phoneNumber}</td>
+                  <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
+                  <td data-label="Added">{formatTime(n.createdAt)}</td>
+                  <td>
+                    <button type="button" class="danger small" onClick={() => setDeleting(n)} aria-label={`Delete number ${n.phoneNumber}`}>
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </PagedRows>
       <ConfirmDialog
         open={!!deleting}
         title={`Delete number ${deleting?.phoneNumber ?? ""}?`}

@@ -2,10 +2,10 @@
 // one, remove one.
 import { useState } from "preact/hooks";
 import { ok, type OptOut } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, fieldError, Loading, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
+import { ConfirmDialog, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 
 export function OptOuts() {
@@ -52,44 +52,47 @@ export function OptOuts() {
         </div>
       </form>
       {notice && <Notice>{notice}</Notice>}
-      <ProblemMessage error={list.error} prefix="Could not load the opt-out list" />
-      {!list.items && list.loading && <Loading what="opt-outs" />}
-      {list.items?.length === 0 && <p class="muted">Nobody has opted out.</p>}
-      {list.items && list.items.length > 0 && (
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">Number</th>
-              <th scope="col">Source</th>
-              <th scope="col">Keyword</th>
-              <th scope="col">Since</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody ref={list.rowsRef}>
-            {list.items.map((o) => (
-              <tr key={o.phone} data-phone={o.phone}>
-                <td data-label="Number">
-                  <Link to={conversationPath(o.phone)} aria-label={`Conversation with ${o.phone}`}>
-                    {o.phone}
-                  </Link>
-                </td>
-                <td data-label="Source">{o.source === "keyword" ? "keyword" : "added by hand (API)"}</td>
-                <td data-label="Keyword">{o.keyword ?? <span class="muted">—</span>}</td>
-                <td data-label="Since">{formatTime(o.createdAt)}</td>
-                <td>
-                  <button type="button" class="danger small" onClick={() => setRemoving(o)} aria-label={`Remove ${o.phone} from the list`}>
-                    Remove
-                  </button>
-                </td>
+      <PagedRows list={list} noun="opt-outs" one="opt-out" errorPrefix="Could not load the opt-out list" empty="Nobody has opted out.">
+        {(items) => (
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Source</th>
+                <th scope="col">Keyword</th>
+                <th scope="col">Since</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore list={list} noun="opt-outs" one="opt-out" />
+            </thead>
+            <tbody ref={list.rowsRef}>
+              {items.map((o) => (
+                <tr key={o.phone} data-phone={o.phone}>
+                  <td data-label="Number">
+                    <Link to={conversationPath(o.phone)} aria-label={`Conversation with ${o.phone}`}>
+                      {o.phone}
+                    </Link>
+                  </td>
+                  <td data-label="Source">{o.source === "keyword" ? "keyword" : "added by hand (API)"}</td>
+                  <td data-label="Keyword">{o.keyword ?? <span class="muted">—</span>}</td>
+                  <td data-label="Since">{formatTime(o.createdAt)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger small"
+                      onClick={() => setRemoving(o)}
+                      aria-label={`Remove ${o.phone} from the list`}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </PagedRows>
       <ConfirmDialog
         open={!!removing}
         title={`Remove ${removing?.phone ?? ""} from the opt-out list?`}

@@ -1,6 +1,6 @@
 import { isUniqueViolation } from "../../db/errors.js";
 import { deleteGroup, getGroup, insertGroup, listGroups } from "../../db/groups.js";
-import { ApiError, notFound } from "../../domain/errors.js";
+import { DomainError, notFound } from "../../domain/errors.js";
 import { toGroup } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
@@ -11,7 +11,7 @@ export const groupHandlers: Pick<Handlers, "Groups_create" | "Groups_listAll" | 
       return { status: 201, body: toGroup(group) };
     } catch (error) {
       if (isUniqueViolation(error, "groups_account_name_key")) {
-        throw new ApiError("group_exists", `A group named "${body.name}" already exists.`);
+        throw new DomainError("group_exists", `A group named "${body.name}" already exists.`);
       }
       throw error;
     }

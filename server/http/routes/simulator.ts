@@ -1,18 +1,18 @@
 import { findNumberOwner } from "../../db/numbers.js";
-import { ApiError } from "../../domain/errors.js";
+import { DomainError } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import type { Handlers } from "../types.js";
 
 const numberNotFound = () =>
-  new ApiError("number_not_found", "`to` is not a number of this account; register it with POST /api/v1/numbers.", {
+  new DomainError("number_not_found", "`to` is not a number of this account; register it with POST /api/v1/numbers.", {
     errors: [{ path: "/body/to", message: "not a number of this account" }],
   });
 
 export const simulatorHandlers: Pick<Handlers, "Simulator_inbound"> = {
   async Simulator_inbound({ db, log, account, body, config, now }) {
     if (config.provider !== "simulator")
-      throw new ApiError("not_found", "The simulator is not running on this server (PROVIDER is not simulator).");
+      throw new DomainError("not_found", "The simulator is not running on this server (PROVIDER is not simulator).");
     const from = requirePhone(body.from, "/body/from");
     const to = requirePhone(body.to, "/body/to");
     if ((await findNumberOwner(db, to))?.accountId !== account.id) throw numberNotFound();

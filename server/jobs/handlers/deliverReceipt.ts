@@ -10,6 +10,7 @@
 // WEBHOOK_RETRY_BASE_MS × 5^(n-1) ± 10 % (a longer Retry-After on 429/503 wins). After the 4th failed attempt
 // the delivery is `failed` and stays in the log, where it can be redelivered. The attempt count lives in the
 // delivery row, so a restart between two attempts changes nothing.
+import type { JobRow } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { mayHoldBackLater } from "../../domain/deliveryOrder.js";
 import {
@@ -64,31 +65,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
     async batch(jobs, { log, settle, workerId }) {
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const indexOf = new Map(jobs.map((j, i) => [j.payload.deliveryId, i]));
-      const loaded = new Map(
-        // A job without an account is one of the previous release whose receipt no longer exists.
-        (
-          await loadDeliveriesForDispatch(
-            db,
-            jobs.flatMap((j) => (j.accountId === null ? [] : [{ id: j.payload.deliveryId, accountId: j.accountId }])),
-          )
-        ).map((d) => [d.id, d]),
-      );
-      // Gone (webhook deleted): nothing to do. Already finished: a retry after the finish committed but the
-      // release of the next receipt did not (the connection died in between), so release again (idempotent).
-      const found = jobs.map((j) => loaded.get(j.payload.deliveryId)).filter((d): d is DeliveryForDispatch => d !== undefined);
-      const pending = found.filter((d) => d.status === "pending");
-      await releaseNextParked(
-        db,
-        found
-          .filter((d) => d.status !== "pending" && d.messageId && mayHoldBackLater(d.seq))
-          .map((d) => ({ accountId: d.accountId, messageId: d.messageId!, webhookId: d.webhookId })),
-      );
-      const parked = await parkBehindEarlier(
-        db,
-        pending.filter((d) => d.earlierPending),
-      );
-      if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
-
+      const pending = await pendingInOrder(db, jobs, log);
       const work: Promise<void>[] = [];
       const inWork = new Set<number>();
       /** The job a delivery's final outcome completes, in the statement that records it. */
@@ -107,7 +84,7 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
           ),
         );
       };
-      for (const d of pending.filter((p) => !parked.has(p.id))) {
+      for (const d of pending) {
         if (d.disabledAt) {
           runThenSettle(d, () => recordDisabled(d, jobOf(d)));
           continue;
@@ -188,4 +165,36 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
     await finishes.add(outcome);
     return retry ?? JOB_COMPLETED;
   }
+}
+
+/**
+ * The claimed jobs' deliveries that are to be attempted now, in the order receipts of a message keep: each
+ * pending one not parked behind an earlier pending receipt of its message (docs/WEBHOOKS.md, "Ordering").
+ */
+async function pendingInOrder(db: Db, jobs: JobRow<"deliver_receipt">[], log: Logger): Promise<DeliveryForDispatch[]> {
+  const loaded = new Map(
+    // A job without an account is one of the previous release whose receipt no longer exists.
+    (
+      await loadDeliveriesForDispatch(
+        db,
+        jobs.flatMap((j) => (j.accountId === null ? [] : [{ id: j.payload.deliveryId, accountId: j.accountId }])),
+      )
+    ).map((d) => [d.id, d]),
+  );
+  // Gone (webhook deleted): nothing to do. Already finished: a retry after the finish committed but the
+  // release of the next receipt did not (the connection died in between), so release again (idempotent).
+  const found = jobs.map((j) => loaded.get(j.payload.deliveryId)).filter((d): d is DeliveryForDispatch => d !== undefined);
+  const pending = found.filter((d) => d.status === "pending");
+  await releaseNextParked(
+    db,
+    found
+      .filter((d) => d.status !== "pending" && d.messageId && mayHoldBackLater(d.seq))
+      .map((d) => ({ accountId: d.accountId, messageId: d.messageId!, webhookId: d.webhookId })),
+  );
+  const parked = await parkBehindEarlier(
+    db,
+    pending.filter((d) => d.earlierPending),
+  );
+  if (parked.size) log.debug({ parked: parked.size }, "parked behind earlier receipts of the same message");
+  return pending.filter((p) => !parked.has(p.id));
 }

@@ -31,7 +31,8 @@ import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
-import { Snooze, type BatchJobHandler } from "../types.js";
+import type { JobRow } from "../../db/jobs/index.js";
+import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
 export const OUTCOME_UNKNOWN = {
   code: "send_outcome_unknown",
@@ -52,144 +53,186 @@ export interface SendOptions {
 }
 
 export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
-  return {
-    async batch(jobs, { log, settle, handoff }) {
-      const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
-      const jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
-      // Every statement names the messages' accounts (jobs.account_id). A job without one is of the previous
-      // release and its message no longer exists: nothing to send.
-      const accountOf = new Map(jobs.flatMap((j) => (j.accountId === null ? [] : [[j.payload.messageId, j.accountId] as const])));
-      const keys = (messageIds: string[]): MessageKey[] => messageIds.map((id) => ({ id, accountId: accountOf.get(id)! }));
-      const ids = [...accountOf.keys()];
-      const unknown = new Set<string>();
-      const unclaimed: string[] = [];
-      const linkCapped = opts.policy.linkMaxSegmentsPerSecond !== null;
+  return { batch: (jobs, ctx) => new SendBatch(db, provider, opts, jobs, ctx).run() };
+}
 
-      for (let rest = ids; rest.length > 0;) {
-        const { count, release } = await provider.window.acquire(rest.length);
-        const window = rest.slice(0, count);
-        rest = rest.slice(count);
-        try {
-          // The policy decides first where a message it holds must take no share of anything: over a paced link
-          // (SMPP's beforeClaim waits for the window's share of the link's rate before the claim) and with a cap
-          // on the whole link (nothing goes by the fast path unchecked). Elsewhere the fast path claims first and
-          // the policy sees only what it left, so no policy costs no extra round trip.
-          const policyFirst = linkCapped || provider.beforeClaim !== undefined;
-          let decision = policyFirst ? await decide(window) : undefined;
-          const toClaim = decision ? window.filter((id) => !decision!.held.has(id)) : window;
-          await provider.beforeClaim?.(toClaim.length);
-          const claimed = linkCapped ? [] : await claimMessagesForSending(db, keys(toClaim), provider.link);
-          const claimedIds = new Set(claimed.map((m) => m.id));
-          const left = toClaim.filter((id) => !claimedIds.has(id));
-          if (left.length > 0) {
-            // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
-            decision ??= await decide(left);
-            const cleared = await claimMessagesForSending(db, keys(decision.admitted), provider.link, { policyChecked: true });
-            for (const m of cleared) claimedIds.add(m.id);
-            claimed.push(...cleared);
-            unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !decision!.held.has(id)));
-          }
-          // In claim order (priority, then due time: the jobs' order), not RETURNING's: the provider writes them
-          // in the order given, and over SMPP a throttled one keeps that place (docs/SMPP.md, "Throttling").
-          const place = new Map(window.map((id, i) => [id, i]));
-          claimed.sort((x, y) => place.get(x.id)! - place.get(y.id)!);
-          if (claimed.length > 0) await sendWindow(claimed);
-        } finally {
-          release();
-        }
-      }
+/**
+ * One claimed batch of send jobs, in steps: each window claimed and submitted (claimWindow, submitWindow), then
+ * what was not claimed settled (settleUnclaimed), then the unknown outcomes (settleUnknown). Returns one
+ * outcome per job.
+ */
+class SendBatch {
+  private readonly outcomes: (Error | undefined)[];
+  private readonly jobIndex: Map<string, number>;
+  private readonly accountOf: Map<string, string>;
+  private readonly unknown = new Set<string>();
+  private readonly unclaimed: string[] = [];
+  private readonly linkCapped: boolean;
 
-      /**
-       * The sending policy's decision on messages the fast path does not take. A held job is settled at once:
-       * its slot is free, and the throughput pacer does not wait for its snooze.
-       */
-      async function decide(messageIds: string[]): Promise<PolicyDecision> {
-        const decision = await applySendingPolicy(db, keys(messageIds), opts.policy);
-        for (const [id, hold] of decision.held) {
-          const i = jobIndex.get(id)!;
-          outcomes[i] = new Snooze(hold.until, hold.reason, hold.wake);
-          settle(i, outcomes[i]);
-        }
-        return decision;
-      }
+  constructor(
+    private readonly db: Db,
+    private readonly provider: Provider,
+    private readonly opts: SendOptions,
+    jobs: JobRow<"send_message">[],
+    private readonly ctx: JobContext,
+  ) {
+    this.outcomes = jobs.map(() => undefined);
+    this.jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
+    // Every statement names the messages' accounts (jobs.account_id). A job without one is of the previous
+    // release and its message no longer exists: nothing to send.
+    this.accountOf = new Map(jobs.flatMap((j) => (j.accountId === null ? [] : [[j.payload.messageId, j.accountId] as const])));
+    this.linkCapped = opts.policy.linkMaxSegmentsPerSecond !== null;
+  }
 
-      async function sendWindow(claimed: OwnedMessageRow[]): Promise<void> {
-        const results = await submitAll(
-          provider,
-          claimed.map((m) => ({
-            messageId: m.id,
-            to: m.to,
-            from: m.from,
-            body: m.body,
-            encoding: m.encoding,
-            segments: m.segments,
-            validUntil: m.validUntil,
-            priority: m.priority,
-            accountId: m.accountId,
-          })),
-        );
-        const at = new Date();
-        const notTaken: string[] = [];
-        const changes: { message: MessageFacts; change: StatusChange }[] = [];
-        results.forEach((result, i) => {
-          const message = claimed[i]!;
-          if (result instanceof ProviderUnavailable) {
-            // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
-            notTaken.push(message.id);
-            outcomes[jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + result.retryAfterMs), result.message);
-          } else if (result instanceof Error) {
-            log.warn({ err: result, messageId: message.id }, "provider call ended with an unknown outcome");
-            unknown.add(message.id);
-          } else if (result.accepted) {
-            changes.push({ message, change: { status: "sent", at, providerMessageId: result.providerMessageId } });
-          } else {
-            changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
-          }
-        });
-        if (notTaken.length > 0) await returnToScheduled(db, keys(notTaken));
-        await changeMessageStatuses(db, changes, { handoff: handoff("receipts") });
-        const campaigns = new Map(claimed.filter((m) => m.campaignId !== null).map((m) => [m.campaignId!, m.accountId]));
-        await markCampaignsSending(
-          db,
-          [...campaigns].map(([id, accountId]) => ({ id, accountId })),
-        );
-      }
+  private keys(messageIds: string[]): MessageKey[] {
+    return messageIds.map((id) => ({ id, accountId: this.accountOf.get(id)! }));
+  }
 
-      // Not claimed: its recipient opted out or its validity ended (failed now), cancelled, already handled, or
-      // left in `sending` (on the wire) by a worker that died.
-      const optedOut = unclaimed.length > 0 ? await failMessagesToOptedOut(db, keys(unclaimed)) : new Set<string>();
-      const notOptedOut = unclaimed.filter((id) => !optedOut.has(id));
-      const expired = notOptedOut.length > 0 ? await failMessagesPastValidity(db, keys(notOptedOut)) : new Set<string>();
-      const rest = notOptedOut.filter((id) => !expired.has(id));
-      const found = rest.length > 0 ? await findMessages(db, { keys: keys(rest) }) : [];
-      for (const m of found) if (m.status === "sending") unknown.add(m.id);
-      if (unknown.size === 0) return outcomes;
+  async run(): Promise<(Error | undefined)[]> {
+    for (let rest = [...this.accountOf.keys()]; rest.length > 0;) {
+      const { count, release } = await this.provider.window.acquire(rest.length);
+      const window = rest.slice(0, count);
+      rest = rest.slice(count);
+      try {
+        const claimed = await this.claimWindow(window);
+        if (claimed.length > 0) await this.submitWindow(claimed);
+      } finally {
+        release();
+      }
+    }
+    await this.settleUnclaimed();
+    if (this.unknown.size > 0) await this.settleUnknown();
+    return this.outcomes;
+  }
 
-      const declaredAt = await markOutcomesUnknown(db, keys([...unknown]));
-      const due = [...declaredAt].filter(([, at]) => at.getTime() + opts.resolveMs <= Date.now()).map(([id]) => id);
-      await resolveUnknownOutcomes(db);
-      if (due.length > 0) {
-        // Nothing resolved them in time. With `resend`, no receipt means the carrier never got it (the worker
-        // died between the claim and the write): sent again, once. Otherwise, or the second time, failed.
-        const resent = opts.unresolved === "resend" ? new Set(await returnUnresolvedToScheduled(db, keys(due))) : new Set<string>();
-        for (const id of resent) {
-          log.warn({ messageId: id }, "send outcome unknown and no receipt came: taken as never received; sending it again");
-          outcomes[jobIndex.get(id)!] = new Snooze(new Date(), "unknown outcome unresolved: sending again");
-        }
-        const still = (await findMessages(db, { keys: keys(due.filter((id) => !resent.has(id))) })).filter((m) => m.status === "sending");
-        for (const m of still) log.warn({ messageId: m.id }, "send outcome still unknown after the resolution time; marking failed");
-        await changeMessageStatuses(
-          db,
-          still.map((message) => ({ message, change: { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN } })),
-          { handoff: handoff("receipts") },
-        );
+  /** scheduled → sending for the window's messages the policy lets go now, in claim order. */
+  private async claimWindow(window: string[]): Promise<OwnedMessageRow[]> {
+    const { db, provider } = this;
+    // The policy decides first where a message it holds must take no share of anything: over a paced link
+    // (SMPP's beforeClaim waits for the window's share of the link's rate before the claim) and with a cap
+    // on the whole link (nothing goes by the fast path unchecked). Elsewhere the fast path claims first and
+    // the policy sees only what it left, so no policy costs no extra round trip.
+    const policyFirst = this.linkCapped || provider.beforeClaim !== undefined;
+    let decision = policyFirst ? await this.decide(window) : undefined;
+    const toClaim = decision ? window.filter((id) => !decision!.held.has(id)) : window;
+    await provider.beforeClaim?.(toClaim.length);
+    const claimed = this.linkCapped ? [] : await claimMessagesForSending(db, this.keys(toClaim), provider.link);
+    const claimedIds = new Set(claimed.map((m) => m.id));
+    const left = toClaim.filter((id) => !claimedIds.has(id));
+    if (left.length > 0) {
+      // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
+      decision ??= await this.decide(left);
+      const cleared = await claimMessagesForSending(db, this.keys(decision.admitted), provider.link, { policyChecked: true });
+      for (const m of cleared) claimedIds.add(m.id);
+      claimed.push(...cleared);
+      this.unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !decision!.held.has(id)));
+    }
+    // In claim order (priority, then due time: the jobs' order), not RETURNING's: the provider writes them
+    // in the order given, and over SMPP a throttled one keeps that place (docs/SMPP.md, "Throttling").
+    const place = new Map(window.map((id, i) => [id, i]));
+    return claimed.sort((x, y) => place.get(x.id)! - place.get(y.id)!);
+  }
+
+  /**
+   * The sending policy's decision on messages the fast path does not take. A held job is settled at once:
+   * its slot is free, and the throughput pacer does not wait for its snooze.
+   */
+  private async decide(messageIds: string[]): Promise<PolicyDecision> {
+    const decision = await applySendingPolicy(this.db, this.keys(messageIds), this.opts.policy);
+    for (const [id, hold] of decision.held) {
+      const i = this.jobIndex.get(id)!;
+      this.outcomes[i] = new Snooze(hold.until, hold.reason, hold.wake);
+      this.ctx.settle(i, this.outcomes[i]);
+    }
+    return decision;
+  }
+
+  /** Hands the window to the provider and records its answers. */
+  private async submitWindow(claimed: OwnedMessageRow[]): Promise<void> {
+    const { db } = this;
+    const results = await submitAll(
+      this.provider,
+      claimed.map((m) => ({
+        messageId: m.id,
+        to: m.to,
+        from: m.from,
+        body: m.body,
+        encoding: m.encoding,
+        segments: m.segments,
+        validUntil: m.validUntil,
+        priority: m.priority,
+        accountId: m.accountId,
+      })),
+    );
+    const at = new Date();
+    const notTaken: string[] = [];
+    const changes: { message: MessageFacts; change: StatusChange }[] = [];
+    results.forEach((result, i) => {
+      const message = claimed[i]!;
+      if (result instanceof ProviderUnavailable) {
+        // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
+        notTaken.push(message.id);
+        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + result.retryAfterMs), result.message);
+      } else if (result instanceof Error) {
+        this.ctx.log.warn({ err: result, messageId: message.id }, "provider call ended with an unknown outcome");
+        this.unknown.add(message.id);
+      } else if (result.accepted) {
+        changes.push({ message, change: { status: "sent", at, providerMessageId: result.providerMessageId } });
+      } else {
+        changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
       }
-      for (const [id, at] of declaredAt) {
-        if (due.includes(id)) continue; // resolved, failed or sent again above
-        const until = new Date(at.getTime() + opts.resolveMs);
-        outcomes[jobIndex.get(id)!] = new Snooze(until, "send outcome unknown; waiting for a receipt to resolve it");
+    });
+    if (notTaken.length > 0) await returnToScheduled(db, this.keys(notTaken));
+    await changeMessageStatuses(db, changes, { handoff: this.ctx.handoff("receipts") });
+    const campaigns = new Map(claimed.filter((m) => m.campaignId !== null).map((m) => [m.campaignId!, m.accountId]));
+    await markCampaignsSending(
+      db,
+      [...campaigns].map(([id, accountId]) => ({ id, accountId })),
+    );
+  }
+
+  /**
+   * Not claimed: its recipient opted out or its validity ended (failed now), cancelled, already handled, or
+   * left in `sending` (on the wire) by a worker that died (an unknown outcome).
+   */
+  private async settleUnclaimed(): Promise<void> {
+    const { db, unclaimed } = this;
+    const optedOut = unclaimed.length > 0 ? await failMessagesToOptedOut(db, this.keys(unclaimed)) : new Set<string>();
+    const notOptedOut = unclaimed.filter((id) => !optedOut.has(id));
+    const expired = notOptedOut.length > 0 ? await failMessagesPastValidity(db, this.keys(notOptedOut)) : new Set<string>();
+    const rest = notOptedOut.filter((id) => !expired.has(id));
+    const found = rest.length > 0 ? await findMessages(db, { keys: this.keys(rest) }) : [];
+    for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
+  }
+
+  /** Unknown outcomes: declared, resolved by a receipt if one came, else failed (or sent again) once due. */
+  private async settleUnknown(): Promise<void> {
+    const { db, opts, ctx } = this;
+    const declaredAt = await markOutcomesUnknown(db, this.keys([...this.unknown]));
+    const due = [...declaredAt].filter(([, at]) => at.getTime() + opts.resolveMs <= Date.now()).map(([id]) => id);
+    await resolveUnknownOutcomes(db);
+    if (due.length > 0) {
+      // Nothing resolved them in time. With `resend`, no receipt means the carrier never got it (the worker
+      // died between the claim and the write): sent again, once. Otherwise, or the second time, failed.
+      const resent = opts.unresolved === "resend" ? new Set(await returnUnresolvedToScheduled(db, this.keys(due))) : new Set<string>();
+      for (const id of resent) {
+        ctx.log.warn({ messageId: id }, "send outcome unknown and no receipt came: taken as never received; sending it again");
+        this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(), "unknown outcome unresolved: sending again");
       }
-      return outcomes;
-    },
-  };
+      const still = (await findMessages(db, { keys: this.keys(due.filter((id) => !resent.has(id))) })).filter(
+        (m) => m.status === "sending",
+      );
+      for (const m of still) ctx.log.warn({ messageId: m.id }, "send outcome still unknown after the resolution time; marking failed");
+      await changeMessageStatuses(
+        db,
+        still.map((message) => ({ message, change: { status: "failed", at: new Date(), error: OUTCOME_UNKNOWN } })),
+        { handoff: ctx.handoff("receipts") },
+      );
+    }
+    for (const [id, at] of declaredAt) {
+      if (due.includes(id)) continue; // resolved, failed or sent again above
+      const until = new Date(at.getTime() + opts.resolveMs);
+      this.outcomes[this.jobIndex.get(id)!] = new Snooze(until, "send outcome unknown; waiting for a receipt to resolve it");
+    }
+  }
 }

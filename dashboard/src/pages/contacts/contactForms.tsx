@@ -1,0 +1,196 @@
+// A contact on the Contacts page: the row with its inline edit, and the form that adds one.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ok, type Contact, type Group } from "../../api.js";
+import { TimeZoneInput } from "../../timeZoneInput.js";
+import { Field, fieldError, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { GroupSelect } from "./groups.js";
+
+export function CreateContactForm({
+  groups,
+  defaultGroup,
+  onCreated,
+}: {
+  groups: Group[];
+  defaultGroup: string;
+  onCreated: (c: Contact) => void;
+}) {
+  const { client } = useSession();
+  const [phone, setPhone] = useState("");
+  const [firstName, setFirstName] = useState("");
+  const [zone, setZone] = useState("");
+  const [groupId, setGroupId] = useState(defaultGroup);
+  useEffect(() => setGroupId(defaultGroup), [defaultGroup]);
+  const action = useAction(async () => {
+    const contact = await ok(
+      client.POST("/api/v1/contacts", {
+        body: { phone, firstName: firstName || null, groupId: groupId || null, timeZone: zone.trim() || null },
+      }),
+    );
+    setPhone("");
+    setFirstName("");
+    setZone("");
+    onCreated(contact);
+  });
+  return (
+    <form
+      class="card"
+      aria-labelledby="new-contact-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run();
+      }}
+    >
+      <h2 id="new-contact-title">Add a contact</h2>
+      <div class="grid-3">
+        <Field id="contact-phone" label="Phone" error={fieldError(action.error, "/body/phone")}>
+          <input id="contact-phone" type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
+        </Field>
+        <Field id="contact-first-name" label="First name" error={fieldError(action.error, "/body/firstName")}>
+          <input id="contact-first-name" maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
+        </Field>
+        <Field id="contact-group" label="Group" error={fieldError(action.error, "/body/groupId")}>
+          <GroupSelect id="contact-group" groups={groups} value={groupId} onChange={setGroupId} />
+        </Field>
+      </div>
+      <Field
+        id="contact-zone"
+        label="Time zone (optional)"
+        hint="For quiet hours; without it the number's zone, else the account's default, is used."
+        error={fieldError(action.error, "/body/timeZone")}
+      >
+        <TimeZoneInput id="contact-zone" value={zone} onInput={setZone} describedBy="contact-zone-hint" />
+      </Field>
+      <ProblemMessage error={action.error} prefix="Contact not added" />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={action.busy}>
+          Add contact
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function ContactItem({
+  contact,
+  groups,
+  onChanged,
+  onDelete,
+}: {
+  contact: Contact;
+  groups: Group[];
+  onChanged: (c: Contact, note: string) => void;
+  onDelete: (c: Contact) => void;
+}) {
+  const { client } = useSession();
+  const [editing, setEditing] = useState(false);
+  const [phone, setPhone] = useState(contact.phone);
+  const [firstName, setFirstName] = useState(contact.firstName ?? "");
+  const [zone, setZone] = useState(contact.timeZone ?? "");
+  const save = useAction(
+    async (
+      changes: { phone?: string; firstName?: string | null; groupId?: string | null; timeZone?: string | null },
+      note: (c: Contact) => string,
+    ) => {
+      const updated = await ok(
+        client.PATCH("/api/v1/contacts/{contactId}", { params: { path: { contactId: contact.contactId } }, body: changes }),
+      );
+      setEditing(false);
+      onChanged(updated, note(updated));
+    },
+  );
+  const groupName = (id: string | null) => groups.find((g) => g.groupId === id)?.name ?? "no group";
+  const editId = `edit-${contact.contactId}`;
+  const phoneInput = useRef<HTMLInputElement>(null);
+  // The Edit button that had the focus is gone: the form's first field takes it.
+  useEffect(() => {
+    if (editing) phoneInput.current?.focus();
+  }, [editing]);
+
+  if (editing) {
+    return (
+      <li class="row">
+        <form
+          class="row-edit"
+          aria-label={`Edit ${contact.phone}`}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setEditing(false);
+          }}
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save.run({ phone, firstName: firstName || null, timeZone: zone.trim() || null }, (c) => `Saved ${c.phone}.`);
+          }}
+        >
+          <Field id={`${editId}-phone`} label="Phone" error={fieldError(save.error, "/body/phone")}>
+            <input
+              id={`${editId}-phone`}
+              type="tel"
+              required
+              value={phone}
+              onInput={(e) => setPhone(e.currentTarget.value)}
+              ref={phoneInput}
+            />
+          </Field>
+          <Field id={`${editId}-first`} label="First name" error={fieldError(save.error, "/body/firstName")}>
+            <input id={`${editId}-first`} maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
+          </Field>
+          <Field id={`${editId}-zone`} label="Time zone" error={fieldError(save.error, "/body/timeZone")}>
+            <TimeZoneInput id={`${editId}-zone`} value={zone} onInput={setZone} />
+          </Field>
+          <ProblemMessage error={save.error} prefix="Not saved" />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={save.busy}>
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </li>
+    );
+  }
+  return (
+    <li class="row" data-phone={contact.phone}>
+      <div class="row-main">
+        <span class="row-title">{contact.phone}</span>
+        <span>{contact.firstName ?? <span class="muted">no first name</span>}</span>
+        {contact.timeZone && <small class="muted">{contact.timeZone}</small>}
+      </div>
+      <div class="row-meta">
+        <label class="inline" for={`group-of-${contact.contactId}`}>
+          <span class="muted">Group</span>
+          <GroupSelect
+            id={`group-of-${contact.contactId}`}
+            groups={groups}
+            value={contact.groupId ?? ""}
+            label={`Group of ${contact.phone}`}
+            disabled={save.busy}
+            onChange={(groupId) => {
+              const target = groupId || null;
+              void save.run({ groupId: target }, (c) => `Moved ${c.phone} to ${groupName(target)}.`);
+            }}
+          />
+        </label>
+        <ProblemMessage error={save.error} />
+      </div>
+      <div class="row-actions">
+        <button
+          type="button"
+          onClick={() => {
+            setPhone(contact.phone);
+            setFirstName(contact.firstName ?? "");
+            setZone(contact.timeZone ?? "");
+            save.clearError();
+            setEditing(true);
+          }}
+          aria-label={`Edit ${contact.phone}`}
+        >
+          Edit
+        </button>
+        <button type="button" class="danger" onClick={() => onDelete(contact)} aria-label={`Delete ${contact.phone}`}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}

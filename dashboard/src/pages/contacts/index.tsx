@@ -1,0 +1,116 @@
+// Contacts and groups: list, create, edit, move between groups, delete (a group's contacts stay), CSV import.
+import { useState } from "preact/hooks";
+import { ok, type Contact } from "../../api.js";
+import { PagedRows, usePagedList } from "../../paging.js";
+import { navigate, useLocation } from "../../router.js";
+import { ConfirmDialog, Notice, useAsync, useSession } from "../../ui.js";
+import { ContactItem, CreateContactForm } from "./contactForms.js";
+import { GroupsPanel } from "./groups.js";
+import { ImportForm } from "./importForm.js";
+
+const LIMIT = 50;
+
+export function Contacts() {
+  const { client } = useSession();
+  const { query } = useLocation();
+  const groupId = query.get("groupId") ?? "";
+  const [notice, setNotice] = useState<string | undefined>();
+  const [deleting, setDeleting] = useState<Contact | undefined>();
+
+  const groups = useAsync(async () => (await ok(client.GET("/api/v1/contacts/groups/all"))).data, []);
+  const contacts = usePagedList<Contact>(
+    async (page) => ok(client.GET("/api/v1/contacts", { params: { query: { ...page, ...(groupId ? { groupId } : {}) } } })),
+    [groupId],
+    LIMIT,
+  );
+
+  const select = (id: string) => navigate(`/contacts${id ? `?groupId=${id}` : ""}`, { replace: true });
+  const refresh = () => Promise.all([groups.reload(), contacts.reload()]);
+  const groupList = groups.data ?? [];
+  const selectedGroup = groupList.find((g) => g.groupId === groupId);
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Contacts &amp; groups</h1>
+      {notice && <Notice>{notice}</Notice>}
+      <div class="split">
+        <GroupsPanel
+          groups={groups}
+          selected={groupId}
+          onSelect={select}
+          onChanged={() => void groups.reload()}
+          onDeleted={(g) => {
+            setNotice(
+              `Group “${g.name}” deleted. Its ${g.contactCount} contact${g.contactCount === 1 ? " was" : "s were"} kept and ${g.contactCount === 1 ? "is" : "are"} now in no group.`,
+            );
+            if (groupId === g.groupId) select("");
+            void refresh();
+          }}
+        />
+        <div class="stack">
+          <section class="card" aria-labelledby="contacts-title">
+            <div class="card-head">
+              <h2 id="contacts-title">{selectedGroup ? `Contacts in ${selectedGroup.name}` : "All contacts"}</h2>
+              <div class="field inline">
+                <label for="contacts-filter">Show</label>
+                <select id="contacts-filter" value={groupId} onChange={(e) => select(e.currentTarget.value)}>
+                  <option value="">All contacts</option>
+                  {groupList.map((g) => (
+                    <option key={g.groupId} value={g.groupId}>
+                      {g.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            </div>
+            <PagedRows list={contacts} noun="contacts" one="contact" empty={`No contacts${selectedGroup ? " in this group" : " yet"}.`}>
+              {(items) => (
+                <ul class="rows" aria-label="Contacts" ref={contacts.rowsRef}>
+                  {items.map((c) => (
+                    <ContactItem
+                      key={c.contactId}
+                      contact={c}
+                      groups={groupList}
+                      onDelete={setDeleting}
+                      onChanged={(updated, note) => {
+                        setNotice(note);
+                        const stillHere = !groupId || updated.groupId === groupId;
+                        contacts.update((items) =>
+                          items.flatMap((x) => (x.contactId === updated.contactId ? (stillHere ? [updated] : []) : [x])),
+                        );
+                        void groups.reload();
+                      }}
+                    />
+                  ))}
+                </ul>
+              )}
+            </PagedRows>
+          </section>
+          <CreateContactForm
+            groups={groupList}
+            defaultGroup={groupId}
+            onCreated={(c) => {
+              setNotice(`Added ${c.phone}.`);
+              void refresh();
+            }}
+          />
+          <ImportForm onImported={() => void refresh()} />
+        </div>
+      </div>
+      <ConfirmDialog
+        open={!!deleting}
+        title={`Delete contact ${deleting?.phone ?? ""}?`}
+        confirmLabel="Delete contact"
+        danger
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/contacts/{contactId}", { params: { path: { contactId: deleting!.contactId } } }));
+          setNotice(`Deleted ${deleting!.phone}.`);
+          void refresh();
+        }}
+      >
+        <p>Messages already sent to this number are kept.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
