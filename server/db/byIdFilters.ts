@@ -11,9 +11,15 @@
 // was then estimated at one row and joined to its 100 parameter rows by a nested loop, rescanning them for
 // every message (10,000 comparisons) where a hash join does one pass.
 
+import { sql, type Sql } from "./sql.js";
+
 /** `alias`'s status is one of `statuses` (an SQL text[] expression), in a form no partial index's predicate can be proved from. */
 export const statusIn = (alias: string | undefined, statuses: string): string =>
   `array_position(${statuses}, ${alias ? `${alias}.` : ""}status) IS NOT NULL`;
+
+/** The same as a fragment of the `sql` tag, the statuses bound. */
+export const statusInSql = (alias: string, statuses: readonly string[]): Sql =>
+  sql`array_position(${statuses}::text[], ${sql.raw(alias)}.status) IS NOT NULL`;
 
 // Every statement of an account's work names the account (docs/SCALING.md, "Every statement names its account"):
 // rows picked by a list of keys are picked as `id = ANY(ids) AND (account_id, id) IN (the pairs)`, so one

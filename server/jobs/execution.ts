@@ -65,7 +65,9 @@ export class JobExecution {
   private logger(): Logger {
     const first = this.jobs[0]!;
     return (this.log ??= this.host.log.child(
-      this.jobs.length === 1 ? { jobId: first.id, kind: first.kind, attempt: first.attempt } : { kind: first.kind, batch: this.jobs.length },
+      this.jobs.length === 1
+        ? { jobId: first.id, kind: first.kind, attempt: first.attempt }
+        : { kind: first.kind, batch: this.jobs.length },
     ));
   }
 

@@ -128,7 +128,7 @@ describe("campaigns", () => {
     });
     await waitUntil("completed", async () => (await campaign(a, created!.campaignId)).status === "completed");
     await server().db("campaigns").where({ id: created!.campaignId }).update({ status: "sending", completed_at: null });
-    const { completeFinishedCampaignsChore } = await import("../../server/jobs/maintenance/completeFinishedCampaigns.js");
+    const { completeFinishedCampaignsChore } = await import("../../server/jobs/maintenance/chores.js");
     expect(await completeFinishedCampaignsChore(server().db).runOnce()).toBeGreaterThanOrEqual(1);
     expect((await campaign(a, created!.campaignId)).status).toBe("completed");
   });

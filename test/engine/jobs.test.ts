@@ -2,8 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { claimJobs, completeJobs, failJob, insertUntypedJobs, releaseJobs } from "../../server/db/jobs/index.js";
-import { deleteFinalizedJobsChore } from "../../server/jobs/maintenance/deleteFinalizedJobs.js";
-import { rescueExpiredJobsChore } from "../../server/jobs/maintenance/rescueExpiredJobs.js";
+import { deleteFinalizedJobsChore, rescueExpiredJobsChore } from "../../server/jobs/maintenance/chores.js";
 import { useTestDatabase } from "../helpers/database.js";
 
 const database = useTestDatabase();

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
-import { storeIncompleteInboundMessagesChore } from "../../server/jobs/maintenance/storeIncompleteInboundMessages.js";
+import { storeIncompleteInboundMessagesChore } from "../../server/jobs/maintenance/chores.js";
 import { createLogger } from "../../server/logger.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";

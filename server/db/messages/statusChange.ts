@@ -2,8 +2,9 @@
 // and its receipts' outbox, in one statement.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
-import { statusIn } from "../byIdFilters.js";
 import { insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
+import { statusInSql } from "../byIdFilters.js";
+import { run, sql } from "../sql.js";
 
 export interface StatusUpdate {
   messageId: string;
@@ -45,69 +46,61 @@ export async function updateStatusesWithReceipts(
   claimFor?: ReceiptJobsClaim,
 ): Promise<{ changed: { id: string; campaignId: string | null }[]; claimed: ClaimedJob[] }> {
   if (updates.length === 0) return { changed: [], claimed: [] };
-  const { rows } = await db.raw(
-    `WITH i AS (
-       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[])
+  const column = <T>(pick: (u: StatusUpdate) => T) => updates.map(pick);
+  // The ids twice: in unnest, and as `id = ANY` for the key's index condition even on a young table (byIdFilters.ts).
+  const ids = column((u) => u.messageId);
+  // The first `claimFor.limit` receipt jobs are handed to the worker that made them, the rest are claimable.
+  const receiptJobs = insertJobsSql("deliver_receipt", {
+    accountId: "d.account_id",
+    payload: "jsonb_build_object('deliveryId', d.id)",
+    from: "(SELECT d.*, row_number() OVER () <= c.handed AS handed, c.worker, c.lease FROM d, c) d",
+    claimed: { when: "d.handed", workerId: "d.worker", leaseSeconds: "d.lease" },
+  });
+  const { rows } = await run<{ changed: { id: string; campaignId: string | null }[]; claimed: RawJob[] }>(
+    db,
+    sql`WITH i AS (
+       SELECT * FROM unnest(${ids}::uuid[], ${column((u) => u.accountId)}::uuid[], ${column((u) => u.at)}::timestamptz[],
+                            ${column((u) => u.providerMessageId ?? null)}::text[], ${column((u) => u.error?.code ?? null)}::text[],
+                            ${column((u) => u.error?.message ?? null)}::text[], ${column((u) => u.body)}::text[])
          AS i(id, account_id, at, provider_message_id, error_code, error_message, body)
      ), m AS (
        UPDATE messages SET
-         status = ?,
+         status = ${to},
          deferred_until = NULL, -- shown only while held by quiet hours: a failed message is not held
-         sent_at = CASE WHEN ? = 'sent' THEN i.at ELSE messages.sent_at END,
-         delivered_at = CASE WHEN ? = 'delivered' THEN i.at ELSE messages.delivered_at END,
+         sent_at = CASE WHEN ${to} = 'sent' THEN i.at ELSE messages.sent_at END,
+         delivered_at = CASE WHEN ${to} = 'delivered' THEN i.at ELSE messages.delivered_at END,
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),
          error_code = coalesce(i.error_code, messages.error_code),
          error_message = coalesce(i.error_message, messages.error_message)
-       FROM i WHERE messages.id = ANY(?::uuid[]) AND messages.account_id = i.account_id AND messages.id = i.id AND ${statusIn("messages", "?::text[]")}
+       FROM i WHERE messages.id = ANY(${ids}::uuid[]) AND messages.account_id = i.account_id AND messages.id = i.id
+        AND ${statusInSql("messages", allowedFrom(to))}
        RETURNING messages.id, messages.account_id, messages.campaign_id, i.at, i.body
      ), h AS (
-       INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ?, at FROM m
+       INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ${to}, at FROM m
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ?, ?, m.body FROM m JOIN webhooks w ON w.account_id = m.account_id AND ? = ANY(w.events)
+       SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ${receipt.event}, ${receipt.seq}, m.body
+         FROM m JOIN webhooks w ON w.account_id = m.account_id AND ${receipt.event} = ANY(w.events)
        RETURNING id, account_id
+     ), c AS (
+       SELECT ${claimFor?.limit ?? 0}::int AS handed, ${claimFor?.workerId ?? null}::text AS worker,
+              ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
      ), j AS (
-       ${insertJobsSql("deliver_receipt", {
-         accountId: "d.account_id",
-         payload: "jsonb_build_object('deliveryId', d.id)",
-         // The first `limit` are handed to the worker that made them (claimFor), the rest are claimable.
-         from: "(SELECT d.*, row_number() OVER () <= ?::int AS handed, ?::text AS worker, ?::double precision AS lease FROM d) d",
-         claimed: { when: "d.handed", workerId: "d.worker", leaseSeconds: "d.lease" },
-       })}
+       ${sql.raw(receiptJobs)}
        RETURNING id, kind, payload, attempt, max_attempts, run_at, created_at, account_id, state
      ), n AS (
-       SELECT ${notifyWhenSql("EXISTS (SELECT 1 FROM j WHERE state = 'available')", laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified
+       SELECT ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j WHERE state = 'available')", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified
      )
      SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'campaignId', m.campaign_id)), '[]') FROM m) AS changed,
             (SELECT coalesce(json_agg(json_build_object('id', j.id, 'kind', j.kind, 'payload', j.payload, 'attempt', j.attempt,
                        'maxAttempts', j.max_attempts, 'runAt', j.run_at, 'createdAt', j.created_at, 'accountId', j.account_id)), '[]')
                FROM j WHERE j.state = 'running') AS claimed
        FROM n`,
-    [
-      updates.map((u) => u.messageId),
-      updates.map((u) => u.accountId),
-      updates.map((u) => u.at),
-      updates.map((u) => u.providerMessageId ?? null),
-      updates.map((u) => u.error?.code ?? null),
-      updates.map((u) => u.error?.message ?? null),
-      updates.map((u) => u.body),
-      to,
-      to,
-      to,
-      updates.map((u) => u.messageId), // again, as `id = ANY`: the key's index condition even on a young table
-      allowedFrom(to),
-      to,
-      receipt.event,
-      receipt.seq,
-      receipt.event,
-      claimFor?.limit ?? 0,
-      claimFor?.workerId ?? null,
-      (claimFor?.leaseMs ?? 0) / 1000,
-    ],
   );
-  type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
   return {
-    changed: rows[0].changed,
-    claimed: (rows[0].claimed as RawJob[]).map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
+    changed: rows[0]!.changed,
+    claimed: rows[0]!.claimed.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
   };
 }
+
+type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };

@@ -3,16 +3,18 @@ import type { Db } from "../../db/knex.js";
 import type { Logger } from "../../logger.js";
 import { applyRetentionChore, type RetentionPolicy } from "./applyRetention.js";
 import type { Chore } from "./chore.js";
-import { completeFinishedCampaignsChore } from "./completeFinishedCampaigns.js";
-import { deleteExpiredUnmatchedReceiptsChore } from "./deleteExpiredUnmatchedReceipts.js";
-import { deleteExpiredIdempotencyKeysChore } from "./deleteExpiredIdempotencyKeys.js";
-import { deleteFinalizedJobsChore } from "./deleteFinalizedJobs.js";
+import {
+  completeFinishedCampaignsChore,
+  deleteExpiredIdempotencyKeysChore,
+  deleteExpiredUnmatchedReceiptsChore,
+  deleteFinalizedJobsChore,
+  releaseOrphanedReceiptsChore,
+  releaseThrottledSendsChore,
+  requeueReceiptsNowKnownChore,
+  rescueExpiredJobsChore,
+  storeIncompleteInboundMessagesChore,
+} from "./chores.js";
 import { Leader } from "./leader.js";
-import { releaseOrphanedReceiptsChore } from "./releaseOrphanedReceipts.js";
-import { releaseThrottledSendsChore } from "./releaseThrottledSends.js";
-import { requeueReceiptsNowKnownChore } from "./requeueReceiptsNowKnown.js";
-import { rescueExpiredJobsChore } from "./rescueExpiredJobs.js";
-import { storeIncompleteInboundMessagesChore } from "./storeIncompleteInboundMessages.js";
 
 export { chore, type Chore } from "./chore.js";
 export { Leader } from "./leader.js";

@@ -1,4 +1,4 @@
-// The throughput pacer (a maintenance chore, on the leader: jobs/maintenance/releaseThrottledSends.ts): every
+// The throughput pacer (a maintenance chore, on the leader: releaseThrottledSendsChore in jobs/maintenance/chores.ts): every
 // tick it takes the tokens for the next queued messages, in release order, whose slots fall within its
 // lookahead, and makes each one's job due at its slot (throughputStage.ts says how messages join the queue).
 import type { Db } from "../../db/knex.js";
