@@ -61,29 +61,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     ],
     leaseMs: config.jobLeaseMs,
     workerId: opts.workerId,
-    handlers: {
-      send_message: sendMessageHandler(db, provider, {
-        resolveMs: config.sendOutcomeResolveMs,
-        unresolved: config.sendOutcomeUnresolved,
-        policy: {
-          linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
-          throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
-          clock: opts.clock,
-        },
-      }),
-      provider_report: providerReportHandler(db),
-      campaign_fanout: campaignFanoutHandler(db),
-      deliver_receipt: deliverReceiptHandler(db, client, {
-        retryBaseMs: config.webhookRetryBaseMs,
-        maxInFlight: config.webhookMaxInFlight,
-        laneConcurrency: config.workerReceiptConcurrency,
-        slowAfterFailures: config.webhookSlowAfterFailures,
-        disableAfterFailures: config.webhookDisableAfterFailures,
-        disableAfterMs: config.webhookDisableAfterMs,
-        log: log.child({ component: "webhooks" }),
-      }),
-      smpp_receipt: smppReceiptHandler(db),
-    } satisfies JobHandlers,
+    handlers: jobHandlers(opts, provider, client),
   });
   await provider.start?.();
   await runner.start();
@@ -92,20 +70,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const maintenance = startMaintenance({
     databaseUrl: opts.databaseUrl,
     log,
-    chores: maintenanceChores(db, {
-      leaseMs: config.jobLeaseMs,
-      jobRetentionMs: config.jobRetentionMs,
-      retention: {
-        messageRetentionDays: config.messageRetentionDays,
-        deliveryLogRetentionDays: config.deliveryLogRetentionDays,
-        messageBodyRetentionDays: config.messageBodyRetentionDays,
-      },
-      sendOutcomeResolveMs: config.sendOutcomeResolveMs,
-      inboundReassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
-      throughputPacerMs: config.throughputPacerMs,
-      linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
-      log,
-    }),
+    chores: workerChores(opts),
     electEveryMs: Math.max(100, Math.floor(config.jobLeaseMs / 3)),
   });
   return {
@@ -119,4 +84,51 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       await client.close();
     },
   };
+}
+
+/** A handler for every job kind, with its settings. */
+function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptClient): JobHandlers {
+  const { db, log, config } = opts;
+  return {
+    send_message: sendMessageHandler(db, provider, {
+      resolveMs: config.sendOutcomeResolveMs,
+      unresolved: config.sendOutcomeUnresolved,
+      policy: {
+        linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+        throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
+        clock: opts.clock,
+      },
+    }),
+    provider_report: providerReportHandler(db),
+    campaign_fanout: campaignFanoutHandler(db),
+    deliver_receipt: deliverReceiptHandler(db, client, {
+      retryBaseMs: config.webhookRetryBaseMs,
+      maxInFlight: config.webhookMaxInFlight,
+      laneConcurrency: config.workerReceiptConcurrency,
+      slowAfterFailures: config.webhookSlowAfterFailures,
+      disableAfterFailures: config.webhookDisableAfterFailures,
+      disableAfterMs: config.webhookDisableAfterMs,
+      log: log.child({ component: "webhooks" }),
+    }),
+    smpp_receipt: smppReceiptHandler(db),
+  } satisfies JobHandlers;
+}
+
+/** The leader's chores with their settings. */
+function workerChores(opts: WorkerOptions) {
+  const { config, log } = opts;
+  return maintenanceChores(opts.db, {
+    leaseMs: config.jobLeaseMs,
+    jobRetentionMs: config.jobRetentionMs,
+    retention: {
+      messageRetentionDays: config.messageRetentionDays,
+      deliveryLogRetentionDays: config.deliveryLogRetentionDays,
+      messageBodyRetentionDays: config.messageBodyRetentionDays,
+    },
+    sendOutcomeResolveMs: config.sendOutcomeResolveMs,
+    inboundReassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
+    throughputPacerMs: config.throughputPacerMs,
+    linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+    log,
+  });
 }

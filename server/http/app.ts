@@ -79,85 +79,19 @@ export function createApp(services: Services): Express {
   const metrics = createHttpMetrics();
   registerDatabaseMetrics(metrics.registry, db);
   const app = express();
-  const validator = deferredValidator(app, {
-    apiSpec: structuredClone(document) as never,
-    validateRequests: { allowUnknownQueryParameters: false },
-    validateResponses: config.validateResponses
-      ? {
-          onError: (error) => {
-            throw error;
-          },
-        }
-      : false,
-    validateSecurity: false,
-    // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
-    formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
-    ignorePaths: /^\/(healthz|readyz)$/,
-    // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
-    // test run; a production start skips checking it again.
-    validateApiSpec: config.nodeEnv !== "production",
-  });
+  const validator = deferredValidator(app, validatorOptions(document, config));
   app.disable("x-powered-by");
   app.set("trust proxy", false);
   app.set("etag", false);
 
-  app.use(
-    pinoHttp({
-      logger: log,
-      genReqId: (req, res) => {
-        const given = req.headers["x-request-id"];
-        const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
-      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/metrics" },
-    }),
-  );
+  app.use(requestLogger(log));
   app.use(metrics.middleware);
   app.use(helmet());
 
   // Unauthenticated infrastructure endpoints.
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
-  app.get("/readyz", async (_req, res) => {
-    // Ready means validating requests without making them wait: the validator is created after listening.
-    try {
-      await validator.ready();
-    } catch {
-      return sendProblem(res, new HttpError("service_unavailable", "The request validator could not be created."));
-    }
-    let schema: SchemaState;
-    try {
-      schema = await schemaState(db);
-    } catch {
-      return sendProblem(res, new HttpError("service_unavailable", "The database is unreachable."));
-    }
-    if (schema.unknown.length) {
-      // A newer release migrated the database while this server ran: it must be replaced (docs/OPERATIONS.md).
-      const detail = `The database schema is newer than this server (migrations it does not know: ${schema.unknown.join(", ")}); replace this server with the newer release.`;
-      return sendProblem(res, new HttpError("service_unavailable", detail));
-    }
-    if (schema.pending.length) {
-      return sendProblem(res, new HttpError("service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
-    }
-    if (services.providerReady && !services.providerReady()) {
-      return sendProblem(res, new HttpError("service_unavailable", "The SMPP session is not bound."));
-    }
-    res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
-  });
-  app.get("/metrics", async (req, res) => {
-    if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
-      return sendProblem(
-        res,
-        new HttpError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", {
-          headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
-        }),
-      );
-    }
-    // This app's HTTP metrics plus the process-wide ones (the SMPP session, when this process has one).
-    const merged = Registry.merge([metrics.registry, register]);
-    res.type(merged.contentType).send(await merged.metrics());
-  });
+  app.get("/readyz", readiness(services, validator));
+  app.get("/metrics", metricsEndpoint(config, metrics.registry));
   const yaml = readFileSync(resolve(generatedDir, "openapi.yaml"), "utf8");
   app.get("/openapi.json", (_req, res) => void res.json(document));
   app.get("/openapi.yaml", (_req, res) => void res.type("application/yaml").send(yaml));
@@ -238,3 +172,88 @@ const rejectHostileBodies: RequestHandler = (req, _res, next) => {
   if (!problem) return next();
   next(new HttpError("validation_failed", `The request is invalid: ${problem.path} ${problem.message}.`, { errors: [problem] }));
 };
+
+/** express-openapi-validator's options for the contract's document. */
+function validatorOptions(document: object, config: Services["config"]): Parameters<typeof deferredValidator>[1] {
+  return {
+    apiSpec: structuredClone(document) as never,
+    validateRequests: { allowUnknownQueryParameters: false },
+    validateResponses: config.validateResponses
+      ? {
+          onError: (error: Error) => {
+            throw error;
+          },
+        }
+      : false,
+    validateSecurity: false,
+    // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
+    formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+    ignorePaths: /^\/(healthz|readyz)$/,
+    // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
+    // test run; a production start skips checking it again.
+    validateApiSpec: config.nodeEnv !== "production",
+  };
+}
+
+/** pino-http: one line per request, its id given back as X-Request-Id. */
+function requestLogger(log: Services["log"]) {
+  return pinoHttp({
+    logger: log,
+    genReqId: (req, res) => {
+      const given = req.headers["x-request-id"];
+      const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader("X-Request-Id", id);
+      return id;
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+    autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/metrics" },
+  });
+}
+
+/** GET /readyz: the validator made, the database reachable and migrated, the provider bound. */
+function readiness(services: Services, validator: ReturnType<typeof deferredValidator>): RequestHandler {
+  const { db } = services;
+  return async (_req, res) => {
+    // Ready means validating requests without making them wait: the validator is created after listening.
+    try {
+      await validator.ready();
+    } catch {
+      return sendProblem(res, new HttpError("service_unavailable", "The request validator could not be created."));
+    }
+    let schema: SchemaState;
+    try {
+      schema = await schemaState(db);
+    } catch {
+      return sendProblem(res, new HttpError("service_unavailable", "The database is unreachable."));
+    }
+    if (schema.unknown.length) {
+      // A newer release migrated the database while this server ran: it must be replaced (docs/OPERATIONS.md).
+      const detail = `The database schema is newer than this server (migrations it does not know: ${schema.unknown.join(", ")}); replace this server with the newer release.`;
+      return sendProblem(res, new HttpError("service_unavailable", detail));
+    }
+    if (schema.pending.length) {
+      return sendProblem(res, new HttpError("service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
+    }
+    if (services.providerReady && !services.providerReady()) {
+      return sendProblem(res, new HttpError("service_unavailable", "The SMPP session is not bound."));
+    }
+    res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
+  };
+}
+
+/** GET /metrics: this app's HTTP metrics and the process-wide ones, behind METRICS_TOKEN when set. */
+function metricsEndpoint(config: Services["config"], registry: Registry): RequestHandler {
+  return async (req, res) => {
+    if (config.metricsToken && !bearerMatches(req.headers.authorization, config.metricsToken)) {
+      return sendProblem(
+        res,
+        new HttpError("unauthorized", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", {
+          headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
+        }),
+      );
+    }
+    // This app's HTTP metrics plus the process-wide ones (the SMPP session, when this process has one).
+    const merged = Registry.merge([registry, register]);
+    res.type(merged.contentType).send(await merged.metrics());
+  };
+}

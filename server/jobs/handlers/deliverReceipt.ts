@@ -26,8 +26,8 @@ import type { Logger } from "../../logger.js";
 import { webhookHealth } from "../webhookHealth.js";
 import { WebhookPacing } from "../../webhooks/pacing.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
-import { batcher } from "../batcher.js";
-import { JOB_COMPLETED, RetryLater, Snooze, type BatchJobHandler } from "../types.js";
+import { batcher, type Batcher } from "../batcher.js";
+import { JOB_COMPLETED, RetryLater, Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
 type Completes = NonNullable<AttemptOutcome["completes"]>;
 type Outcome = Error | undefined | typeof JOB_COMPLETED;
@@ -57,64 +57,75 @@ export function retryDelayMs(n: number, baseMs: number, random: () => number = M
 }
 
 export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: DispatcherOptions): BatchJobHandler<"deliver_receipt"> {
-  // Each outcome is recorded as soon as its POST ends; outcomes that end together are written together.
-  const finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
-  const pacing = new WebhookPacing({ ...opts, failingShare: Math.max(1, Math.floor(opts.laneConcurrency / 2)) });
-  const recordHealth = webhookHealth(db, opts.log, opts);
-  return {
-    async batch(jobs, { log, settle, workerId }) {
-      const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
-      const indexOf = new Map(jobs.map((j, i) => [j.payload.deliveryId, i]));
-      const pending = await pendingInOrder(db, jobs, log);
-      const work: Promise<void>[] = [];
-      const inWork = new Set<number>();
-      /** The job a delivery's final outcome completes, in the statement that records it. */
-      const jobOf = (d: DeliveryForDispatch) => ({ jobId: jobs[indexOf.get(d.id)!]!.id, workerId });
-      /** Runs a delivery's work and settles its job as soon as it ends. */
-      const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Error | undefined | typeof JOB_COMPLETED>) => {
-        const i = indexOf.get(d.id)!;
-        inWork.add(i);
-        work.push(
-          run().then(
-            (outcome) => {
-              outcomes[i] = outcome === JOB_COMPLETED ? undefined : outcome;
-              settle(i, outcome);
-            },
-            (error: unknown) => settle(i, (outcomes[i] = error instanceof Error ? error : new Error(String(error)))),
-          ),
-        );
-      };
-      for (const d of pending) {
-        if (d.disabledAt) {
-          runThenSettle(d, () => recordDisabled(d, jobOf(d)));
-          continue;
-        }
-        const { snoozeUntil, wait } = pacing.acquire(d.webhookId, d.consecutiveFailures, true);
-        if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = atCap(snoozeUntil);
-        else if (wait) runThenSettle(d, () => attemptWhenPlaced(d, jobOf(d), log));
-        else runThenSettle(d, () => attempt(d, jobOf(d), log));
-      }
-      // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
-      jobs.forEach((_, i) => inWork.has(i) || settle(i, outcomes[i]));
-      await Promise.all(work);
-      return outcomes;
-    },
-  };
+  const dispatcher = new ReceiptDispatcher(db, client, opts);
+  return { batch: (jobs, ctx) => dispatcher.batch(jobs, ctx) };
+}
 
-  function atCap(snoozeUntil: number): Snooze {
-    return new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");
+/** The receipts lane's handler: one per worker, holding what lives across batches (pacing, health, finishes). */
+class ReceiptDispatcher {
+  // Each outcome is recorded as soon as its POST ends; outcomes that end together are written together.
+  private readonly finishes: Batcher<AttemptOutcome>;
+  private readonly pacing: WebhookPacing;
+  private readonly recordHealth: ReturnType<typeof webhookHealth>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly client: ReceiptClient,
+    private readonly opts: DispatcherOptions,
+  ) {
+    this.finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
+    this.pacing = new WebhookPacing({ ...opts, failingShare: Math.max(1, Math.floor(opts.laneConcurrency / 2)) });
+    this.recordHealth = webhookHealth(db, opts.log, opts);
+  }
+
+  async batch(jobs: JobRow<"deliver_receipt">[], { log, settle, workerId }: JobContext): Promise<(Error | undefined)[]> {
+    const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
+    const indexOf = new Map(jobs.map((j, i) => [j.payload.deliveryId, i]));
+    const pending = await pendingInOrder(this.db, jobs, log);
+    const work: Promise<void>[] = [];
+    const inWork = new Set<number>();
+    /** The job a delivery's final outcome completes, in the statement that records it. */
+    const jobOf = (d: DeliveryForDispatch) => ({ jobId: jobs[indexOf.get(d.id)!]!.id, workerId });
+    /** Runs a delivery's work and settles its job as soon as it ends. */
+    const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Outcome>) => {
+      const i = indexOf.get(d.id)!;
+      inWork.add(i);
+      work.push(
+        run().then(
+          (outcome) => {
+            outcomes[i] = outcome === JOB_COMPLETED ? undefined : outcome;
+            settle(i, outcome);
+          },
+          (error: unknown) => settle(i, (outcomes[i] = error instanceof Error ? error : new Error(String(error)))),
+        ),
+      );
+    };
+    for (const d of pending) {
+      if (d.disabledAt) {
+        runThenSettle(d, () => this.recordDisabled(d, jobOf(d)));
+        continue;
+      }
+      const { snoozeUntil, wait } = this.pacing.acquire(d.webhookId, d.consecutiveFailures, true);
+      if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = atCap(snoozeUntil);
+      else if (wait) runThenSettle(d, () => this.attemptWhenPlaced(d, jobOf(d), log));
+      else runThenSettle(d, () => this.attempt(d, jobOf(d), log));
+    }
+    // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
+    jobs.forEach((_, i) => inWork.has(i) || settle(i, outcomes[i]));
+    await Promise.all(work);
+    return outcomes;
   }
 
   /** A quick webhook at its cap: a place comes within milliseconds, so wait for it rather than snooze. */
-  async function attemptWhenPlaced(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
-    if (await pacing.waitForPlace(d.webhookId)) return attempt(d, job, log);
-    const { snoozeUntil } = pacing.acquire(d.webhookId, d.consecutiveFailures);
-    return snoozeUntil === undefined ? attempt(d, job, log) : atCap(snoozeUntil);
+  private async attemptWhenPlaced(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
+    if (await this.pacing.waitForPlace(d.webhookId)) return this.attempt(d, job, log);
+    const { snoozeUntil } = this.pacing.acquire(d.webhookId, d.consecutiveFailures);
+    return snoozeUntil === undefined ? this.attempt(d, job, log) : atCap(snoozeUntil);
   }
 
-  async function recordDisabled(d: DeliveryForDispatch, job: Completes): Promise<Outcome> {
+  private async recordDisabled(d: DeliveryForDispatch, job: Completes): Promise<Outcome> {
     const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };
-    await finishes.add({
+    await this.finishes.add({
       id: d.id,
       accountId: d.accountId,
       messageId: d.messageId,
@@ -131,15 +142,15 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
    * One POST and its record. A final outcome (succeeded, or failed for good) completes the job in the same
    * statement (JOB_COMPLETED); a failure to retry is the job's RetryLater.
    */
-  async function attempt(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
+  private async attempt(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
     const at = new Date();
     let result;
     try {
-      result = await client.post(d.url, d.body, receiptHeaders(d.id, d.body, d, at));
+      result = await this.client.post(d.url, d.body, receiptHeaders(d.id, d.body, d, at));
     } finally {
-      pacing.release(d.webhookId, Date.now() - at.getTime());
+      this.pacing.release(d.webhookId, Date.now() - at.getTime());
     }
-    recordHealth(d.webhookId, d.accountId, result.error === null);
+    this.recordHealth(d.webhookId, d.accountId, result.error === null);
     const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
     const n = d.attempts.length + 1;
     const outcome: AttemptOutcome = {
@@ -157,14 +168,18 @@ export function deliverReceiptHandler(db: Db, client: ReceiptClient, opts: Dispa
       outcome.status = "failed";
     } else if (result.error !== null) {
       // Due from this attempt's own failure: the job is settled as soon as the outcome is written.
-      const delay = Math.max(retryDelayMs(n, opts.retryBaseMs, opts.random), result.retryAfterMs ?? 0);
+      const delay = Math.max(retryDelayMs(n, this.opts.retryBaseMs, this.opts.random), result.retryAfterMs ?? 0);
       retry = new RetryLater(new Date(Date.now() + delay), `attempt ${n} failed: ${result.error}`);
       outcome.status = "pending";
     }
     if (!retry) outcome.completes = job;
-    await finishes.add(outcome);
+    await this.finishes.add(outcome);
     return retry ?? JOB_COMPLETED;
   }
+}
+
+function atCap(snoozeUntil: number): Snooze {
+  return new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");
 }
 
 /**

@@ -1,6 +1,7 @@
 // The throughput pacer (a maintenance chore, on the leader: releaseThrottledSendsChore in jobs/maintenance/chores.ts): every
 // tick it takes the tokens for the next queued messages, in release order, whose slots fall within its
 // lookahead, and makes each one's job due at its slot (throughputStage.ts says how messages join the queue).
+import type { Knex } from "knex";
 import type { Db } from "../../db/knex.js";
 import { rescheduleJobs } from "../../db/jobs/index.js";
 import {
@@ -54,76 +55,79 @@ export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<numbe
       sweptAt = Date.now();
       handled += await sweepThrottledSends(db, PAID_FOR_SECONDS);
     }
-    const link = opts.linkMaxSegmentsPerSecond;
     const accounts = await listWaitingAccounts(db);
-    return (
-      handled +
-      (await db.transaction(async (tx) => {
-        const capOf = new Map(accounts.map((a) => [a.accountId, a.maxSegmentsPerSecond]));
-        const keysOf = (accountId: string) => [
-          ...(capOf.get(accountId) != null ? [accountBucketKey(accountId)] : []),
-          ...(link !== null ? [LINK_BUCKET_KEY] : []),
-        ];
-        const { now, tats } = await lockThroughputBuckets(tx, [...new Set(accounts.flatMap((a) => keysOf(a.accountId)))]);
-        const horizon = now + opts.lookaheadMs / 1000;
-        const buckets = new Map<string, Bucket>();
-        for (const a of accounts) {
-          if (a.maxSegmentsPerSecond !== null) {
-            const key = accountBucketKey(a.accountId);
-            buckets.set(key, { rate: a.maxSegmentsPerSecond, tat: tats.get(key) ?? now });
-          }
-        }
-        if (link !== null) buckets.set(LINK_BUCKET_KEY, { rate: link, tat: tats.get(LINK_BUCKET_KEY) ?? now });
-        // At most what could fit before the horizon, per account (and for the link, in all): each message has a
-        // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
-        const fits = (accountId: string) =>
-          Math.min(RELEASE_BATCH, ...keysOf(accountId).map((k) => messagesThatMayFit(buckets.get(k)!, now, horizon)));
-        const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId) })).filter((a) => a.limit > 0);
-        const candidates = await listReleaseCandidates(tx, limits);
-
-        const stale = candidates.filter(
-          (c) =>
-            c.status !== "scheduled" ||
-            c.jobState === null ||
-            !["available", "retryable", "running"].includes(c.jobState) ||
-            (c.validUntil !== null && c.validUntil <= now),
-        );
-        const staleIds = new Set(stale.map((c) => c.messageId));
-        // A job running long after its message joined the queue is looking at it again (its safety wake, or a
-        // worker that died holding it): it re-queues or sends the message itself; the queue does not wait for it.
-        const live = candidates.filter(
-          (c) => !staleIds.has(c.messageId) && !(c.jobState === "running" && c.waitedSeconds > SETTLING_SECONDS),
-        );
-        const decision = admitInOrder(
-          live.map((c) => ({
-            id: c.messageId,
-            segments: c.segments,
-            keys: keysOf(c.accountId),
-            // Its job is still running: the worker that just queued it has not written its snooze yet. Its turn
-            // waits for the next tick, and so does everything after it on its buckets.
-            unsettled: c.jobState === "running",
-            validUntil: c.validUntil,
-          })),
-          buckets,
-          now,
-          horizon,
-        );
-        const releases = live
-          .filter((c) => decision.slots.has(c.messageId))
-          .map((c) => ({ ...c, sendAt: decision.slots.get(c.messageId)! }));
-        // The jobs first, then the queue rows: the order a cancel takes them in (messages, jobs, throttled_sends).
-        await rescheduleJobs(
-          tx,
-          releases.map((r) => ({ id: r.jobId!, runAt: r.sendAt })),
-        );
-        await markThrottledSendsReleased(tx, releases);
-        await deleteThrottledSends(
-          tx,
-          stale.map((c) => ({ id: c.messageId, accountId: c.accountId })),
-        );
-        await updateThroughputBuckets(tx, changedTats(buckets, decision));
-        return releases.length + stale.length;
-      }))
-    );
+    return handled + (await db.transaction((tx) => releaseDue(tx, accounts, opts)));
   };
+}
+
+/**
+ * One tick's releases, in a transaction with the buckets locked: the next queued messages whose slots fall
+ * within the lookahead get them (their jobs due then), and the stale rows met on the way are deleted.
+ */
+async function releaseDue(
+  tx: Knex.Transaction,
+  accounts: { accountId: string; maxSegmentsPerSecond: number | null }[],
+  opts: PacerOptions,
+): Promise<number> {
+  const link = opts.linkMaxSegmentsPerSecond;
+  const capOf = new Map(accounts.map((a) => [a.accountId, a.maxSegmentsPerSecond]));
+  const keysOf = (accountId: string) => [
+    ...(capOf.get(accountId) != null ? [accountBucketKey(accountId)] : []),
+    ...(link !== null ? [LINK_BUCKET_KEY] : []),
+  ];
+  const { now, tats } = await lockThroughputBuckets(tx, [...new Set(accounts.flatMap((a) => keysOf(a.accountId)))]);
+  const horizon = now + opts.lookaheadMs / 1000;
+  const buckets = new Map<string, Bucket>();
+  for (const a of accounts) {
+    if (a.maxSegmentsPerSecond !== null) {
+      const key = accountBucketKey(a.accountId);
+      buckets.set(key, { rate: a.maxSegmentsPerSecond, tat: tats.get(key) ?? now });
+    }
+  }
+  if (link !== null) buckets.set(LINK_BUCKET_KEY, { rate: link, tat: tats.get(LINK_BUCKET_KEY) ?? now });
+  // At most what could fit before the horizon, per account (and for the link, in all): each message has a
+  // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
+  const fits = (accountId: string) =>
+    Math.min(RELEASE_BATCH, ...keysOf(accountId).map((k) => messagesThatMayFit(buckets.get(k)!, now, horizon)));
+  const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId) })).filter((a) => a.limit > 0);
+  const candidates = await listReleaseCandidates(tx, limits);
+
+  const stale = candidates.filter(
+    (c) =>
+      c.status !== "scheduled" ||
+      c.jobState === null ||
+      !["available", "retryable", "running"].includes(c.jobState) ||
+      (c.validUntil !== null && c.validUntil <= now),
+  );
+  const staleIds = new Set(stale.map((c) => c.messageId));
+  // A job running long after its message joined the queue is looking at it again (its safety wake, or a
+  // worker that died holding it): it re-queues or sends the message itself; the queue does not wait for it.
+  const live = candidates.filter((c) => !staleIds.has(c.messageId) && !(c.jobState === "running" && c.waitedSeconds > SETTLING_SECONDS));
+  const decision = admitInOrder(
+    live.map((c) => ({
+      id: c.messageId,
+      segments: c.segments,
+      keys: keysOf(c.accountId),
+      // Its job is still running: the worker that just queued it has not written its snooze yet. Its turn
+      // waits for the next tick, and so does everything after it on its buckets.
+      unsettled: c.jobState === "running",
+      validUntil: c.validUntil,
+    })),
+    buckets,
+    now,
+    horizon,
+  );
+  const releases = live.filter((c) => decision.slots.has(c.messageId)).map((c) => ({ ...c, sendAt: decision.slots.get(c.messageId)! }));
+  // The jobs first, then the queue rows: the order a cancel takes them in (messages, jobs, throttled_sends).
+  await rescheduleJobs(
+    tx,
+    releases.map((r) => ({ id: r.jobId!, runAt: r.sendAt })),
+  );
+  await markThrottledSendsReleased(tx, releases);
+  await deleteThrottledSends(
+    tx,
+    stale.map((c) => ({ id: c.messageId, accountId: c.accountId })),
+  );
+  await updateThroughputBuckets(tx, changedTats(buckets, decision));
+  return releases.length + stale.length;
 }

@@ -9,6 +9,7 @@
 //   in release order, whose slots fall within its lookahead, and makes each one's job due at its slot.
 // So a waiting message is handled three times (held, released, sent), however long the backlog; and a high
 // message due now waits at most for the slots already handed out (the lookahead), never behind the backlog.
+import type { Db } from "../../db/knex.js";
 import type { PolicyFacts } from "../../db/sendingPolicy.js";
 import {
   deleteThrottledSends,
@@ -83,39 +84,10 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts, a
       sendAt: slots.get(m.id),
     }));
 
-  let now: number;
-  let slots: Map<string, number>;
-  if (candidates.every((c) => c.behind!.length > 0)) {
-    // Every one waits behind the queue (the usual case while a backlog is held): no tokens to take, no lock.
-    now = Date.now() / 1000;
-    slots = new Map();
-    await holdThrottledSends(db, toQueue(slots));
-  } else {
-    ({ now, slots } = await db.transaction(async (tx) => {
-      const rates = new Map<string, number>();
-      for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
-      if (link !== null) rates.set(LINK_BUCKET_KEY, link);
-      const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
-      const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
-      // A slot now: sent in this window. A slot within the lookahead (as the pacer hands them out): paid, its job
-      // snoozed until then. None: it joins the queue, its job snoozed far ahead, and the pacer releases it.
-      const decision = admitInOrder(candidates, buckets, now, now + (opts.throughputLookaheadMs ?? 0) / 1000);
-      await updateThroughputBuckets(tx, changedTats(buckets, decision));
-      await holdThrottledSends(
-        tx,
-        toQueue(decision.slots).filter((q) => q.sendAt !== now),
-      );
-      // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
-      await deleteThrottledSends(
-        tx,
-        unpaid
-          .filter((m) => decision.slots.get(m.id) === now && ahead.get(m.id)?.queued)
-          .map((m) => ({ id: m.id, accountId: m.accountId })),
-      );
-      return { now, slots: decision.slots };
-    }));
-  }
-
+  const { now, slots } = candidates.every((c) => c.behind!.length > 0)
+    ? // Every one waits behind the queue (the usual case while a backlog is held): no tokens to take, no lock.
+      await holdThrottledSends(db, toQueue(new Map())).then(() => ({ now: Date.now() / 1000, slots: new Map<string, number>() }))
+    : await takeSlots(db, unpaid, candidates, { link, lookaheadMs: opts.throughputLookaheadMs ?? 0, ahead, toQueue });
   for (const m of unpaid) {
     const slot = slots.get(m.id);
     if (slot === now) continue;
@@ -134,4 +106,43 @@ function waitingReason(m: PolicyFacts, link: number | null): string {
     ...(link !== null ? [`the link's ${link} segments/s`] : []),
   ];
   return `waiting its turn for throughput (${caps.join(", ")})`;
+}
+
+/**
+ * Takes the buckets' tokens for the messages that may go, in one transaction with the buckets locked. A slot
+ * now: sent in this window. A slot within the lookahead (as the pacer hands them out): paid, its job snoozed
+ * until then. None: it joins the queue, its job snoozed far ahead, and the pacer releases it.
+ */
+async function takeSlots(
+  db: Db,
+  unpaid: PolicyFacts[],
+  candidates: Candidate[],
+  opts: {
+    link: number | null;
+    lookaheadMs: number;
+    ahead: Map<string, { queued: boolean }>;
+    toQueue: (slots: Map<string, number>) => ThrottledSend[];
+  },
+): Promise<{ now: number; slots: Map<string, number> }> {
+  return db.transaction(async (tx) => {
+    const rates = new Map<string, number>();
+    for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
+    if (opts.link !== null) rates.set(LINK_BUCKET_KEY, opts.link);
+    const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
+    const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
+    const decision = admitInOrder(candidates, buckets, now, now + opts.lookaheadMs / 1000);
+    await updateThroughputBuckets(tx, changedTats(buckets, decision));
+    await holdThrottledSends(
+      tx,
+      opts.toQueue(decision.slots).filter((q) => q.sendAt !== now),
+    );
+    // Sent now while it had a row (its job looked again at the head of the queue): out of the queue.
+    await deleteThrottledSends(
+      tx,
+      unpaid
+        .filter((m) => decision.slots.get(m.id) === now && opts.ahead.get(m.id)?.queued)
+        .map((m) => ({ id: m.id, accountId: m.accountId })),
+    );
+    return { now, slots: decision.slots };
+  });
 }
