@@ -1,32 +1,19 @@
 import type { Knex } from "knex";
-import type pg from "pg";
 
 export interface Statement {
   /** Name of the prepared statement, unique in the process. */
   name: string;
-  /** SQL with $1..$n placeholders. */
+  /** SQL with named bindings (`:keyId`, `:at::timestamptz`); every occurrence is bound to the same value. */
   text: string;
 }
 
 /**
- * Runs a named prepared statement on a connection from knex's pool (or on the transaction's connection when
- * `db` is a transaction). The hot paths (authentication, POST /scheduler/schedule) use it: PostgreSQL parses
- * and plans each statement once per connection instead of per request, and knex's query building is skipped.
+ * Runs a statement as a named prepared statement (on the transaction's connection when `db` is one). The hot
+ * paths (authentication, POST /scheduler/schedule, the claim) use it: PostgreSQL parses and plans each
+ * statement once per connection instead of per request, and knex's query builder is skipped. The name reaches
+ * pg through knex's `options()`, which the PostgreSQL client merges into pg's query config.
  */
-export async function queryPrepared<R>(db: Knex, statement: Statement, values: unknown[]): Promise<R[]> {
-  const client = db.client as {
-    acquireConnection(): Promise<pg.PoolClient>;
-    releaseConnection(c: pg.PoolClient): Promise<unknown>;
-    emit(event: "query", q: object): void;
-  };
-  // Reported as knex reports its own statements (a transaction's client passes it on to the knex instance), so
-  // whatever watches the statements sent sees these too.
-  client.emit("query", { sql: statement.text, bindings: values, prepared: statement.name });
-  const connection = await client.acquireConnection();
-  try {
-    const result = await connection.query<R & pg.QueryResultRow>({ name: statement.name, text: statement.text, values });
-    return result.rows;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+export async function queryPrepared<R>(db: Knex, statement: Statement, values: Record<string, unknown>): Promise<R[]> {
+  const result = await db.raw<{ rows: R[] }>(statement.text, values as Record<string, Knex.Value>).options({ name: statement.name });
+  return result.rows;
 }

@@ -43,19 +43,19 @@ const admit = {
   text: `WITH k AS (
            SELECT k.key_id, k.account_id, a.name, k.secret_hash, k.created_at, k.revoked_at
              FROM api_keys k JOIN accounts a ON a.id = k.account_id
-            WHERE k.key_id = $1 AND k.revoked_at IS NULL
+            WHERE k.key_id = :keyId AND k.revoked_at IS NULL
          ), attempt AS (
            INSERT INTO rate_limits AS r (key_id, tat)
-           SELECT key_id, now() + make_interval(secs => $3) FROM k WHERE k.secret_hash = $2
-           ON CONFLICT (key_id) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => $3)
-            WHERE greatest(r.tat, now()) + make_interval(secs => $3) <= now() + make_interval(secs => $4)
+           SELECT key_id, now() + make_interval(secs => :interval::float8) FROM k WHERE k.secret_hash = :secretHash::bytea
+           ON CONFLICT (key_id) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => :interval::float8)
+            WHERE greatest(r.tat, now()) + make_interval(secs => :interval::float8) <= now() + make_interval(secs => :window::float8)
            RETURNING tat
          )
          SELECT k.key_id AS "keyId", k.account_id AS "accountId", k.name AS "accountName", k.secret_hash AS "secretHash",
                 k.created_at AS "createdAt", k.revoked_at AS "revokedAt",
-                k.secret_hash = $2 AS limited,
+                k.secret_hash = :secretHash::bytea AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
-                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = $1)) - now())::float8 AS ahead
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = :keyId)) - now())::float8 AS ahead
            FROM k`,
 };
 
@@ -65,18 +65,18 @@ const findKey = {
   text: `SELECT k.key_id AS "keyId", k.account_id AS "accountId", a.name AS "accountName", k.secret_hash AS "secretHash",
                 k.created_at AS "createdAt", k.revoked_at AS "revokedAt"
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_id = $1 AND k.revoked_at IS NULL`,
+          WHERE k.key_id = :keyId AND k.revoked_at IS NULL`,
 };
 
 type AdmitRow = ApiKeyRow & { limited: boolean; allowed: boolean; ahead: number | null };
 
 export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffer, limit: RateLimit): Promise<Admission> {
   if (limit.perSecond <= 0) {
-    const [key] = await queryPrepared<ApiKeyRow>(db, findKey, [keyId]);
+    const [key] = await queryPrepared<ApiKeyRow>(db, findKey, { keyId });
     return { key };
   }
   const interval = 1 / limit.perSecond;
-  const [row] = await queryPrepared<AdmitRow>(db, admit, [keyId, secretHash, interval, limit.burst * interval]);
+  const [row] = await queryPrepared<AdmitRow>(db, admit, { keyId, secretHash, interval, window: limit.burst * interval });
   if (!row) return {};
   const { limited, allowed, ahead, ...key } = row;
   return { key, decision: limited ? decide(allowed, ahead ?? 0, 1, interval, limit.burst * interval) : undefined };
@@ -92,24 +92,24 @@ export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffe
 const charge = {
   name: "charge_api_work",
   text: `WITH attempt AS (
-           UPDATE rate_limits SET tat = greatest(tat, now()) + make_interval(secs => $2)
-            WHERE key_id = $1 AND greatest(tat, now()) + make_interval(secs => $3) <= now() + make_interval(secs => $4)
+           UPDATE rate_limits SET tat = greatest(tat, now()) + make_interval(secs => :cost::float8)
+            WHERE key_id = :keyId AND greatest(tat, now()) + make_interval(secs => :needed::float8) <= now() + make_interval(secs => :window::float8)
            RETURNING tat
          )
          SELECT EXISTS (SELECT 1 FROM attempt) AS allowed,
-                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = $1)) - now())::float8 AS ahead`,
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = :keyId)) - now())::float8 AS ahead`,
 };
 
 export async function chargeApiWork(db: Knex, keyId: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
   const interval = 1 / limit.perSecond;
   const window = limit.burst * interval;
   const needed = Math.min(tokens, Math.max(0, limit.burst - 1));
-  const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, [
+  const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, {
     keyId,
-    tokens * interval,
-    needed * interval,
+    cost: tokens * interval,
+    needed: needed * interval,
     window,
-  ]);
+  });
   return decide(row?.allowed ?? false, row?.ahead ?? 0, needed, interval, window);
 }
 

@@ -15,32 +15,35 @@ import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";
 export const scheduleMessageStatement = {
   name: "schedule_message",
   text: `WITH allowed AS (
-           SELECT WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = $10::uuid AND phone = $3::text)
+           SELECT WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = :accountId::uuid AND phone = :to::text)
          ), job AS (
-           ${insertJobsSql("send_message", { id: "$2::uuid", accountId: "$10::uuid", payload: "jsonb_build_object('messageId', $1::uuid)", runAt: "$7::timestamptz", priority: jobPrioritySql("$13::text"), from: "allowed" })}
+           ${insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "jsonb_build_object('messageId', :id::uuid)", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" })}
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
-           SELECT $1, $10, $2, $3, $4, $5, $7, $8, $9, $11::timestamptz, $12, $13 FROM allowed
+           SELECT :id::uuid, :accountId::uuid, :jobId::uuid, :to::text, :from::text, :body::text, :scheduledAt::timestamptz,
+                  :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text
+             FROM allowed
          )
-         SELECT NOT EXISTS (SELECT FROM allowed) AS "optedOut", ${notifyWhenSql("$6 <> '' AND EXISTS (SELECT FROM allowed)", "$6")}`,
+         SELECT NOT EXISTS (SELECT FROM allowed) AS "optedOut",
+                ${notifyWhenSql(":wakeUp::text <> '' AND EXISTS (SELECT FROM allowed)", ":wakeUp::text")}`,
 };
 
 /** Stores the message and its job; false (nothing stored) when the recipient is on the account's opt-out list. */
 export async function scheduleMessage(db: Knex, accountId: string, m: NewMessage): Promise<boolean> {
-  const [row] = await queryPrepared<{ optedOut: boolean }>(db, scheduleMessageStatement, [
-    m.id,
-    m.jobId,
-    m.to,
-    m.from,
-    m.body,
-    wakeUpPayload(m.scheduledAt) ?? "",
-    m.scheduledAt,
-    m.segments,
-    m.encoding,
+  const [row] = await queryPrepared<{ optedOut: boolean }>(db, scheduleMessageStatement, {
+    id: m.id,
+    jobId: m.jobId,
+    to: m.to,
+    from: m.from,
+    body: m.body,
+    wakeUp: wakeUpPayload(m.scheduledAt) ?? "",
+    scheduledAt: m.scheduledAt,
+    segments: m.segments,
+    encoding: m.encoding,
     accountId,
-    m.validUntil ?? null,
-    m.category ?? SCHEDULE_DEFAULTS.category,
-    m.priority ?? SCHEDULE_DEFAULTS.priority,
-  ]);
+    validUntil: m.validUntil ?? null,
+    category: m.category ?? SCHEDULE_DEFAULTS.category,
+    priority: m.priority ?? SCHEDULE_DEFAULTS.priority,
+  });
   return !row!.optedOut;
 }

@@ -19,8 +19,8 @@ export interface Claim {
 export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number, lane?: JobLane): Promise<Claim> {
   const [row] =
     lane === undefined
-      ? await queryPrepared<ClaimRow>(db, claimAll, [limit, workerId, leaseMs / 1000])
-      : await queryPrepared<ClaimRow>(db, claimLane, [limit, workerId, leaseMs / 1000, lane]);
+      ? await queryPrepared<ClaimRow>(db, claimAll, { limit, workerId, leaseSeconds: leaseMs / 1000 })
+      : await queryPrepared<ClaimRow>(db, claimLane, { limit, workerId, leaseSeconds: leaseMs / 1000, lane });
   return {
     jobs: row!.jobs.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
     nextDueInMs: row!.nextDueInMs,

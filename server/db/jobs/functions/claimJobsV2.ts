@@ -81,6 +81,8 @@ ${RETURNING}
 $$;`;
 
 /** The claim of one lane's due jobs, as db/jobs/claimJobs.ts prepares it. */
-export const CLAIM_LANE_CALL = 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v2($1, $2, $3, $4::text)';
+export const CLAIM_LANE_CALL =
+  'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v2(:limit::int, :workerId::text, :leaseSeconds::float8, :lane::text)';
 /** The claim of every lane's due jobs. */
-export const CLAIM_ALL_CALL = 'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v2($1, $2, $3)';
+export const CLAIM_ALL_CALL =
+  'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v2(:limit::int, :workerId::text, :leaseSeconds::float8)';
