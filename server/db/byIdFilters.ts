@@ -45,3 +45,11 @@ export function byAccountKeys(alias: string, keys: AccountKey[], idColumn = "id"
     bindings: [ids, keys.map((k) => k.accountId), ids],
   };
 }
+
+/** The same as a fragment of the `sql` tag. */
+export function byAccountKeysSql(alias: string, keys: AccountKey[], idColumn = "id"): Sql {
+  const column = sql.raw(`${alias ? `${alias}.` : ""}${idColumn}`);
+  const account = sql.raw(`${alias ? `${alias}.` : ""}account_id`);
+  const ids = keys.map((k) => k.id);
+  return sql`${column} = ANY(${ids}::uuid[]) AND (${account}, ${column}) IN (SELECT * FROM unnest(${keys.map((k) => k.accountId)}::uuid[], ${ids}::uuid[]))`;
+}

@@ -3,6 +3,7 @@ import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { byAccountKeys } from "./byIdFilters.js";
 import { cancelCampaignMessages } from "./messages/index.js";
+import { run, sql } from "./sql.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
@@ -133,22 +134,22 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
  * one INSERT … SELECT. Returns the audience size, also stored on the campaign.
  */
 export async function snapshotGroupAudience(tx: Knex.Transaction, accountId: string, campaignId: string, groupId: string): Promise<number> {
-  const { rowCount } = await tx.raw(
-    `INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name)
-     SELECT c.account_id, ?, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
-       FROM contacts c WHERE c.account_id = ? AND c.group_id = ?`,
-    [campaignId, accountId, groupId],
+  const { rowCount } = await run(
+    tx,
+    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name)
+        SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
+          FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId}`,
   );
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
-  return rowCount ?? 0;
+  return rowCount;
 }
 
 /** Snapshots a recipients list (already normalised and de-duplicated). */
 export async function snapshotListAudience(tx: Knex.Transaction, accountId: string, campaignId: string, phones: string[]): Promise<number> {
-  await tx.raw(
-    `INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone)
-     SELECT ?::uuid, ?, r.seq, r.phone FROM unnest(?::text[]) WITH ORDINALITY AS r(phone, seq)`,
-    [accountId, campaignId, phones],
+  await run(
+    tx,
+    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone)
+        SELECT ${accountId}::uuid, ${campaignId}, r.seq, r.phone FROM unnest(${phones}::text[]) WITH ORDINALITY AS r(phone, seq)`,
   );
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: phones.length });
   return phones.length;

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { isOptedOutSql } from "./optOuts.js";
@@ -56,22 +57,18 @@ export async function insertContact(db: Knex, accountId: string, contact: Contac
 export async function insertContactsSkippingExisting(db: Knex, accountId: string, contacts: ContactFields[]): Promise<ContactRow[]> {
   if (contacts.length === 0) return [];
   // unnest keeps the statement at five parameters however many rows there are.
-  const { rows } = await db.raw(
-    `INSERT INTO contacts (account_id, phone, first_name, group_id, time_zone)
-     SELECT ?, r.phone, r.first_name, r.group_id, r.time_zone
-       FROM unnest(?::text[], ?::text[], ?::uuid[], ?::text[]) AS r(phone, first_name, group_id, time_zone)
-     ON CONFLICT (account_id, phone) DO NOTHING
-     RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", time_zone AS "timeZone", ${OPTED_OUT_SQL},
-               created_at AS "createdAt", updated_at AS "updatedAt"`,
-    [
-      accountId,
-      contacts.map((c) => c.phone),
-      contacts.map((c) => c.firstName),
-      contacts.map((c) => c.groupId),
-      contacts.map((c) => c.timeZone),
-    ],
+  const { rows } = await run<ContactRow>(
+    db,
+    sql`INSERT INTO contacts (account_id, phone, first_name, group_id, time_zone)
+        SELECT ${accountId}, r.phone, r.first_name, r.group_id, r.time_zone
+          FROM unnest(${contacts.map((c) => c.phone)}::text[], ${contacts.map((c) => c.firstName)}::text[],
+                      ${contacts.map((c) => c.groupId)}::uuid[], ${contacts.map((c) => c.timeZone)}::text[])
+            AS r(phone, first_name, group_id, time_zone)
+        ON CONFLICT (account_id, phone) DO NOTHING
+        RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", time_zone AS "timeZone", ${sql.raw(OPTED_OUT_SQL)},
+                  created_at AS "createdAt", updated_at AS "updatedAt"`,
   );
-  return rows as ContactRow[];
+  return rows;
 }
 
 export async function getContact(db: Knex, accountId: string, contactId: string): Promise<ContactRow | undefined> {

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 
 export interface GroupRow {
   id: string;
@@ -47,19 +48,19 @@ export async function groupExists(db: Knex, accountId: string, groupId: string):
  */
 export async function resolveGroupRefs(db: Knex, accountId: string, refs: string[]): Promise<Map<string, string>> {
   if (refs.length === 0) return new Map();
-  const { rows } = await db.raw(
-    `WITH r AS (SELECT DISTINCT ref FROM unnest(?::text[]) AS r(ref)),
+  const { rows } = await run<{ ref: string; id: string }>(
+    db,
+    sql`WITH r AS (SELECT DISTINCT ref FROM unnest(${refs}::text[]) AS r(ref)),
      m AS (
        SELECT r.ref, g.id, true AS by_id FROM r JOIN groups g
-         ON g.account_id = ? AND g.id = CASE WHEN r.ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN r.ref::uuid END
+         ON g.account_id = ${accountId} AND g.id = CASE WHEN r.ref ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN r.ref::uuid END
        UNION ALL
-       SELECT r.ref, g.id, false FROM r JOIN groups g ON g.account_id = ? AND lower(g.name) = lower(r.ref)
+       SELECT r.ref, g.id, false FROM r JOIN groups g ON g.account_id = ${accountId} AND lower(g.name) = lower(r.ref)
      )
      SELECT m.ref, m.id FROM m JOIN groups g ON g.id = m.id ORDER BY m.by_id FOR SHARE OF g`,
-    [refs, accountId, accountId],
   );
   // Ordered name matches first, so an id match of the same reference overwrites it.
-  return new Map((rows as { ref: string; id: string }[]).map((r) => [r.ref, r.id]));
+  return new Map(rows.map((r) => [r.ref, r.id]));
 }
 
 /** Deletes a group; its contacts become unassigned by the foreign key's ON DELETE SET NULL, atomically. */

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 
 export type IdempotencyClaim = { owned: true } | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown };
 
@@ -13,13 +14,13 @@ export async function claimIdempotencyKey(
   key: string,
   requestHash: string,
 ): Promise<IdempotencyClaim> {
-  const claimed = await tx.raw(
-    `INSERT INTO idempotency_keys (account_id, key, request_hash) VALUES (?, ?, ?)
+  const claimed = await run(
+    tx,
+    sql`INSERT INTO idempotency_keys (account_id, key, request_hash) VALUES (${accountId}, ${key}, ${requestHash})
      ON CONFLICT (account_id, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_body = NULL, created_at = now()
        WHERE idempotency_keys.created_at < now() - interval '24 hours'
      RETURNING key`,
-    [accountId, key, requestHash],
   );
   if (claimed.rows.length > 0) return { owned: true };
   const row = await tx("idempotency_keys")

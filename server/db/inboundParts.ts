@@ -3,6 +3,7 @@
 // for the rest of its transaction: two workers that receive the last two parts at once (two sessions) take
 // turns, so the second always sees the first's part and exactly one of them assembles the message.
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 import type { Encoding } from "../../common/segments.js";
 
 /** What identifies one long message's parts, as the carrier numbers them. */
@@ -27,9 +28,10 @@ export interface StoredPart {
 }
 
 async function lockMessage(tx: Knex.Transaction, key: PartKey): Promise<void> {
-  await tx.raw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [
-    JSON.stringify(["inbound_parts", key.from, key.to, key.reference, key.total]),
-  ]);
+  await run(
+    tx,
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(${JSON.stringify(["inbound_parts", key.from, key.to, key.reference, key.total])}, 0))`,
+  );
 }
 
 const keyWhere = (key: PartKey) => ({ sender: key.from, recipient: key.to, reference: key.reference, total: key.total });

@@ -1,7 +1,8 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { byAccountKeys, statusIn } from "./byIdFilters.js";
+import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
+import { run, sql } from "./sql.js";
 
 export interface OptOutRow {
   id: string;
@@ -53,8 +54,11 @@ export async function deleteOptOut(db: Knex, accountId: string, phone: string): 
 /** Which of these numbers are on the account's list (one statement, however many). */
 export async function optedOutAmong(db: Knex, accountId: string, phones: string[]): Promise<Set<string>> {
   if (phones.length === 0) return new Set();
-  const { rows } = await db.raw(`SELECT phone FROM opt_outs WHERE account_id = ? AND phone = ANY(?::text[])`, [accountId, phones]);
-  return new Set(rows.map((r: { phone: string }) => r.phone));
+  const { rows } = await run<{ phone: string }>(
+    db,
+    sql`SELECT phone FROM opt_outs WHERE account_id = ${accountId} AND phone = ANY(${phones}::text[])`,
+  );
+  return new Set(rows.map((r) => r.phone));
 }
 
 /** The one opt-out test, for a statement whose row has the account and phone in these columns. */
@@ -71,12 +75,12 @@ export async function scheduledToOptedOut(
   keys: { id: string; accountId: string }[],
 ): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.raw(
-    `SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
-       FROM messages m
-      WHERE ${byAccountKeys("m", keys).sql} AND ${statusIn("m", "'{scheduled}'::text[]")} AND NOT m.bypasses_opt_out
-        AND ${isOptedOutSql("m.account_id", "m.recipient")}`,
-    byAccountKeys("m", keys).bindings,
+  const { rows } = await run<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }>(
+    db,
+    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
+          FROM messages m
+         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT m.bypasses_opt_out
+           AND ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))}`,
   );
   return rows;
 }

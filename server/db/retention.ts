@@ -4,6 +4,7 @@
 // only), so it runs beside live traffic. Only what is listed here is deleted: consent records (the opt-out
 // list, once it exists) live in tables of their own and outlive the messages; see test/engine/retention.test.ts.
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 import { FINAL_STATUSES, type StoredStatus } from "../domain/messageStatus.js";
 
 /** What retention may delete: final outbound messages, and inbound ones (`received` is final from the start). */
@@ -46,31 +47,23 @@ export async function retainAccountMessages(
   const after = o.after ?? START;
   const change =
     action === "delete"
-      ? `DELETE FROM messages m WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status = ANY(?::text[]) RETURNING m.id`
-      : `UPDATE messages m SET body = ''
-          WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status NOT IN ('scheduled', 'sending') AND m.body <> '' RETURNING m.id`;
-  const { rows } = await db.raw(
-    `WITH batch AS (
+      ? sql`DELETE FROM messages m WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status = ANY(${RETIRABLE_STATUSES}::text[]) RETURNING m.id`
+      : sql`UPDATE messages m SET body = ''
+             WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status NOT IN ('scheduled', 'sending') AND m.body <> '' RETURNING m.id`;
+  const { rows } = await run<{ changed: number; walked: number; id: string | null; createdAt: string | null }>(
+    db,
+    sql`WITH batch AS (
        SELECT id, created_at FROM messages
-        WHERE account_id = ? AND created_at >= ?::timestamptz AND created_at < ? AND (created_at, id) > (?::timestamptz, ?::uuid)
-        ORDER BY created_at, id LIMIT ?
+        WHERE account_id = ${o.accountId} AND created_at >= ${o.from ?? "-infinity"}::timestamptz AND created_at < ${o.before}
+          AND (created_at, id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)
+        ORDER BY created_at, id LIMIT ${o.limit}
      ), changed AS (${change}),
-     simulated AS (DELETE FROM simulator_submissions s WHERE ? AND s.message_id = ANY(ARRAY(SELECT id FROM changed)))
+     simulated AS (DELETE FROM simulator_submissions s WHERE ${action === "delete"} AND s.message_id = ANY(ARRAY(SELECT id FROM changed)))
      SELECT (SELECT count(*) FROM changed)::int AS changed, (SELECT count(*) FROM batch)::int AS walked,
             last.id, to_char(last.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt"
        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, created_at FROM batch ORDER BY created_at DESC, id DESC LIMIT 1) last ON true`,
-    [
-      o.accountId,
-      o.from ?? "-infinity",
-      o.before,
-      after.createdAt,
-      after.id,
-      o.limit,
-      ...(action === "delete" ? [RETIRABLE_STATUSES] : []),
-      action === "delete",
-    ],
   );
-  const row = rows[0] as { changed: number; walked: number; id: string | null; createdAt: string | null };
+  const row = rows[0]!;
   return { changed: row.changed, next: row.walked < o.limit ? undefined : { id: row.id!, createdAt: row.createdAt! } };
 }
 
@@ -84,13 +77,13 @@ export async function markBodiesRedacted(db: Knex, accountId: string, before: Da
  * webhook_deliveries_webhook_page_idx). A pending one is kept: its retries are still running.
  */
 export async function deleteOldDeliveries(db: Knex, webhookId: string, before: Date, limit: number): Promise<number> {
-  const { rowCount } = await db.raw(
-    `DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
-       SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND created_at < ? AND status <> 'pending'
-        ORDER BY created_at, id LIMIT ?))`,
-    [webhookId, before, limit],
+  const { rowCount } = await run(
+    db,
+    sql`DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
+          SELECT id FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND created_at < ${before} AND status <> 'pending'
+           ORDER BY created_at, id LIMIT ${limit}))`,
   );
-  return rowCount ?? 0;
+  return rowCount;
 }
 
 export async function listWebhookIds(db: Knex): Promise<string[]> {

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { NewMessage } from "./messages/index.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "./jobs/index.js";
 import { queryPrepared } from "./prepared.js";
+import { sql } from "./sql.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";
 
 /**
@@ -17,7 +18,7 @@ export const scheduleMessageStatement = {
   text: `WITH allowed AS (
            SELECT WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = :accountId::uuid AND phone = :to::text)
          ), job AS (
-           ${insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "jsonb_build_object('messageId', :id::uuid)", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" })}
+           ${sql.text(insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "jsonb_build_object('messageId', :id::uuid)", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" }))}
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
            SELECT :id::uuid, :accountId::uuid, :jobId::uuid, :to::text, :from::text, :body::text, :scheduledAt::timestamptz,

@@ -4,7 +4,8 @@
 // more.
 import type { Knex } from "knex";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
-import { byAccountKeys, statusIn } from "./byIdFilters.js";
+import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
+import { run, sql } from "./sql.js";
 
 /**
  * SQL, true when the policy must look at message `m` before it is sent: its account has a throughput cap, or
@@ -41,8 +42,9 @@ export interface PolicyFacts {
  */
 export async function policyFacts(db: Knex, keys: { id: string; accountId: string }[], everyMessage = false): Promise<PolicyFacts[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.raw(
-    `SELECT m.id, m.job_id AS "jobId", m.account_id AS "accountId", m.recipient AS "to", m.category, m.priority, m.segments,
+  const { rows } = await run<PolicyFacts>(
+    db,
+    sql`SELECT m.id, m.job_id AS "jobId", m.account_id AS "accountId", m.recipient AS "to", m.category, m.priority, m.segments,
             m.scheduled_at AS "scheduledAt", m.valid_until AS "validUntil", m.deferred_until AS "deferredUntil",
             c.time_zone AS "contactTimeZone",
             s.quiet_hours_start AS "quietHoursStart", s.quiet_hours_end AS "quietHoursEnd",
@@ -50,10 +52,9 @@ export async function policyFacts(db: Knex, keys: { id: string; accountId: strin
        FROM messages m
        LEFT JOIN account_settings s ON s.account_id = m.account_id
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
-      WHERE ${byAccountKeys("m", keys).sql} AND ${statusIn("m", "'{scheduled}'::text[]")} AND (m.valid_until IS NULL OR m.valid_until > now())
-        AND (?::boolean OR ${NEEDS_SENDING_POLICY_SQL})
+      WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND (m.valid_until IS NULL OR m.valid_until > now())
+        AND (${everyMessage}::boolean OR ${sql.raw(NEEDS_SENDING_POLICY_SQL)})
       ORDER BY array_position(ARRAY['high', 'normal', 'low'], m.priority), m.scheduled_at, m.id`,
-    [...byAccountKeys("m", keys).bindings, everyMessage],
   );
-  return rows as PolicyFacts[];
+  return rows;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { jobPriority, type Priority } from "../domain/sendingPolicy.js";
-import { insertJobsSql, notifyWhenSql, wakeUpPayload, type JobPayload } from "./jobs/index.js";
+import { insertJobsSql, laneOf, notifyWhen, wakeUpPayload, type JobPayload } from "./jobs/index.js";
+import { run, sql } from "./sql.js";
 
 export interface SimulatedSubmission {
   messageId: string;
@@ -24,32 +25,24 @@ export interface SimulatedSubmission {
 export async function recordSimulatorSubmissions(db: Knex, submissions: SimulatedSubmission[], reportsAt: Date): Promise<void> {
   if (submissions.length === 0) return;
   const withReport = submissions.filter((s) => s.report);
-  await db.raw(
-    `WITH s AS (
-       INSERT INTO simulator_submissions (message_id, provider_message_id, recipient, outcome)
-       SELECT * FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[])
-     ), j AS (
-       ${insertJobsSql("provider_report", {
-         accountId: "r.account_id",
-         payload: "r.p",
-         runAt: "?::timestamptz",
-         priority: "r.priority",
-         from: "unnest(?::jsonb[], ?::smallint[], ?::uuid[]) AS r(p, priority, account_id)",
-       })}
-     )
-     SELECT ${notifyWhenSql("?", "?")}`,
-    [
-      submissions.map((s) => s.messageId),
-      submissions.map((s) => s.providerMessageId),
-      submissions.map((s) => s.recipient),
-      submissions.map((s) => s.outcome),
-      reportsAt,
-      withReport.map((s) => JSON.stringify(s.report)),
-      withReport.map((s) => jobPriority(s.priority)),
-      withReport.map((s) => s.accountId),
-      withReport.length > 0 && wakeUpPayload(reportsAt, "default") !== undefined,
-      wakeUpPayload(reportsAt, "default") ?? "",
-    ],
+  const wakeUp = wakeUpPayload(reportsAt, laneOf("provider_report"));
+  await run(
+    db,
+    sql`WITH s AS (
+          INSERT INTO simulator_submissions (message_id, provider_message_id, recipient, outcome)
+          SELECT * FROM unnest(${submissions.map((s) => s.messageId)}::uuid[], ${submissions.map((s) => s.providerMessageId)}::text[],
+                               ${submissions.map((s) => s.recipient)}::text[], ${submissions.map((s) => s.outcome)}::text[])
+        ), j AS (
+          ${insertJobsSql("provider_report", {
+            accountId: "r.account_id",
+            payload: "r.p",
+            runAt: sql`${reportsAt}::timestamptz`,
+            priority: "r.priority",
+            from: sql`unnest(${withReport.map((s) => JSON.stringify(s.report))}::jsonb[], ${withReport.map((s) => jobPriority(s.priority))}::smallint[],
+                             ${withReport.map((s) => s.accountId)}::uuid[]) AS r(p, priority, account_id)`,
+          })}
+        )
+        SELECT ${notifyWhen(sql`${withReport.length > 0 && wakeUp !== undefined}::boolean`, sql`${wakeUp ?? ""}::text`)}`,
   );
 }
 

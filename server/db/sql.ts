@@ -51,6 +51,12 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
 /** Trusted constant SQL text (an expression or identifier made in code, never input). */
 sql.raw = (text: string): Sql => new Sql([text], []);
 
+/** The text of a fragment that has no bindings (for a statement written in another binding style). */
+sql.text = (fragment: Sql): string => {
+  if (fragment.values.length > 0) throw new Error("sql.text: the fragment has bindings");
+  return fragment.parts[0]!;
+};
+
 /** Fragments joined by `separator` (default ", "). */
 sql.join = (fragments: Sql[], separator = ", "): Sql =>
   fragments.reduce<Sql | undefined>((all, f) => (all ? sql`${all}${sql.raw(separator)}${f}` : f), undefined) ?? sql.raw("");

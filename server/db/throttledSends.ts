@@ -4,8 +4,9 @@
 // Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
 import type { Knex } from "knex";
 import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
-import { byAccountKeys } from "./byIdFilters.js";
+import { byAccountKeysSql } from "./byIdFilters.js";
 import type { MessageKey } from "./messages/index.js";
+import { run, sql } from "./sql.js";
 
 const PRIORITIES: Priority[] = ["high", "normal", "low"];
 
@@ -28,23 +29,18 @@ export interface ThrottledSend {
  */
 export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.raw(
-    `INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until, released_at, send_at)
-     SELECT r.message_id, r.account_id, ${jobPrioritySql("r.priority")}, r.scheduled_at, r.segments, r.valid_until,
-            CASE WHEN r.send_at IS NOT NULL THEN now() END, to_timestamp(r.send_at)
-       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::int[], ?::timestamptz[], ?::float8[])
-         AS r(message_id, account_id, priority, scheduled_at, segments, valid_until, send_at)
-     ON CONFLICT (message_id) DO UPDATE SET released_at = EXCLUDED.released_at, send_at = EXCLUDED.send_at, held_at = now()
-      WHERE throttled_sends.released_at IS NOT NULL OR EXCLUDED.released_at IS NOT NULL`,
-    [
-      rows.map((r) => r.messageId),
-      rows.map((r) => r.accountId),
-      rows.map((r) => r.priority),
-      rows.map((r) => r.scheduledAt.toISOString()),
-      rows.map((r) => r.segments),
-      rows.map((r) => r.validUntil?.toISOString() ?? null),
-      rows.map((r) => r.sendAt ?? null),
-    ],
+  const column = <T>(pick: (r: ThrottledSend) => T) => rows.map(pick);
+  await run(
+    tx,
+    sql`INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until, released_at, send_at)
+        SELECT r.message_id, r.account_id, ${sql.raw(jobPrioritySql("r.priority"))}, r.scheduled_at, r.segments, r.valid_until,
+               CASE WHEN r.send_at IS NOT NULL THEN now() END, to_timestamp(r.send_at)
+          FROM unnest(${column((r) => r.messageId)}::uuid[], ${column((r) => r.accountId)}::uuid[], ${column((r) => r.priority)}::text[],
+                      ${column((r) => r.scheduledAt.toISOString())}::timestamptz[], ${column((r) => r.segments)}::int[],
+                      ${column((r) => r.validUntil?.toISOString() ?? null)}::timestamptz[], ${column((r) => r.sendAt ?? null)}::float8[])
+            AS r(message_id, account_id, priority, scheduled_at, segments, valid_until, send_at)
+        ON CONFLICT (message_id) DO UPDATE SET released_at = EXCLUDED.released_at, send_at = EXCLUDED.send_at, held_at = now()
+         WHERE throttled_sends.released_at IS NOT NULL OR EXCLUDED.released_at IS NOT NULL`,
   );
 }
 
@@ -56,31 +52,30 @@ export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promi
  */
 export async function consumeReleasedSends(db: Knex, keys: MessageKey[], graceSeconds: number): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
-  const k = byAccountKeys("", keys, "message_id");
-  const { rows } = await db.raw(
-    `DELETE FROM throttled_sends WHERE ${k.sql} AND released_at IS NOT NULL
-     RETURNING message_id AS id, send_at > now() - make_interval(secs => ?) AS fresh`,
-    [...k.bindings, graceSeconds],
+  const { rows } = await run<{ id: string; fresh: boolean }>(
+    db,
+    sql`DELETE FROM throttled_sends WHERE ${byAccountKeysSql("", keys, "message_id")} AND released_at IS NOT NULL
+        RETURNING message_id AS id, send_at > now() - make_interval(secs => ${graceSeconds}) AS fresh`,
   );
-  return new Set((rows as { id: string; fresh: boolean }[]).filter((r) => r.fresh).map((r) => r.id));
+  return new Set(rows.filter((r) => r.fresh).map((r) => r.id));
 }
 
 /** Takes messages out of the queue, waiting or paid (sent directly, cancelled, held by quiet hours instead). */
 export async function deleteThrottledSends(db: Knex, keys: MessageKey[]): Promise<number> {
   if (keys.length === 0) return 0;
-  const k = byAccountKeys("", keys, "message_id");
-  const { rowCount } = await db.raw(`DELETE FROM throttled_sends WHERE ${k.sql}`, k.bindings);
-  return rowCount ?? 0;
+  const { rowCount } = await run(db, sql`DELETE FROM throttled_sends WHERE ${byAccountKeysSql("", keys, "message_id")}`);
+  return rowCount;
 }
 
 /** Takes a cancelled campaign's messages out of the queue. */
 export async function deleteThrottledSendsOfCampaign(tx: Knex, accountId: string, campaignId: string): Promise<number> {
-  const { rowCount } = await tx.raw(
-    `DELETE FROM throttled_sends t USING messages m
-      WHERE m.account_id = ? AND m.campaign_id = ? AND m.status = 'cancelled' AND t.account_id = m.account_id AND t.message_id = m.id`,
-    [accountId, campaignId],
+  const { rowCount } = await run(
+    tx,
+    sql`DELETE FROM throttled_sends t USING messages m
+         WHERE m.account_id = ${accountId} AND m.campaign_id = ${campaignId} AND m.status = 'cancelled'
+           AND t.account_id = m.account_id AND t.message_id = m.id`,
   );
-  return rowCount ?? 0;
+  return rowCount;
 }
 
 export interface WaitingAhead {
@@ -96,7 +91,7 @@ export interface WaitingAhead {
  * SQL: the CTE `waiting_accounts(account_id)`, the accounts with messages waiting, by a loose walk of
  * throttled_sends_account_order_idx (one probe per account, however long their queues). Needs WITH RECURSIVE.
  */
-const WAITING_ACCOUNTS_CTE = `waiting_accounts AS (
+const WAITING_ACCOUNTS_CTE = sql`waiting_accounts AS (
   (SELECT account_id FROM throttled_sends WHERE released_at IS NULL ORDER BY account_id LIMIT 1)
   UNION ALL
   SELECT (SELECT t.account_id FROM throttled_sends t WHERE t.released_at IS NULL AND t.account_id > a.account_id
@@ -109,9 +104,9 @@ const WAITING_ACCOUNTS_CTE = `waiting_accounts AS (
  * and whose validity has not ended: an ordered walk of throttled_sends_account_order_idx, the only index in
  * release order, so the planner cannot walk another one filtering by account through a big account's backlog.
  */
-const headOf = (account: string) => `
+const headOf = (account: string, not: string[]) => sql`
   SELECT t.account_id, t.priority, t.scheduled_at, t.message_id FROM throttled_sends t
-   WHERE t.account_id = ${account} AND t.released_at IS NULL AND t.message_id <> ALL(?::uuid[])
+   WHERE t.account_id = ${sql.raw(account)} AND t.released_at IS NULL AND t.message_id <> ALL(${not}::uuid[])
      AND (t.valid_until IS NULL OR t.valid_until > now())
    ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT 1`;
 
@@ -124,31 +119,31 @@ const headOf = (account: string) => `
 export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boolean): Promise<Map<string, WaitingAhead>> {
   if (keys.length === 0) return new Map();
   const messageIds = keys.map((k) => k.id);
-  const ofMessages = byAccountKeys("m", keys);
-  const ofQueue = byAccountKeys("", keys, "message_id");
   const linkHead = link
-    ? `, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
-         SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
+    ? sql`, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
+         SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id", messageIds)}) h
           WHERE a.account_id IS NOT NULL ORDER BY h.priority, h.scheduled_at, h.message_id LIMIT 1)`
-    : "";
-  const { rows } = await db.raw(
-    `WITH RECURSIVE w AS (
-       SELECT m.id, m.account_id, ${jobPrioritySql("m.priority")} AS priority, m.scheduled_at FROM messages m
-        WHERE ${ofMessages.sql}
-     ), account_heads AS (
-       SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id")}) h
-     ), queued AS (
-       SELECT message_id FROM throttled_sends WHERE ${ofQueue.sql}
-     )${linkHead}
-     SELECT w.id,
-            coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false) AS account,
-            ${link ? "coalesce((SELECT (l.priority, l.scheduled_at, l.message_id) < (w.priority, w.scheduled_at, w.id) FROM link_head l), false)" : "false"} AS link,
-            EXISTS (SELECT 1 FROM queued q WHERE q.message_id = w.id) AS queued
-       FROM w LEFT JOIN account_heads h ON h.account_id = w.account_id`,
-    // In text order: w, the account heads (headOf), queued, the link's head (headOf).
-    [...ofMessages.bindings, messageIds, ...ofQueue.bindings, ...(link ? [messageIds] : [])],
+    : sql``;
+  const linkAhead = link
+    ? sql`coalesce((SELECT (l.priority, l.scheduled_at, l.message_id) < (w.priority, w.scheduled_at, w.id) FROM link_head l), false)`
+    : sql`false`;
+  const { rows } = await run<{ id: string } & WaitingAhead>(
+    db,
+    sql`WITH RECURSIVE w AS (
+          SELECT m.id, m.account_id, ${sql.raw(jobPrioritySql("m.priority"))} AS priority, m.scheduled_at FROM messages m
+           WHERE ${byAccountKeysSql("m", keys)}
+        ), account_heads AS (
+          SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id", messageIds)}) h
+        ), queued AS (
+          SELECT message_id FROM throttled_sends WHERE ${byAccountKeysSql("", keys, "message_id")}
+        )${linkHead}
+        SELECT w.id,
+               coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false) AS account,
+               ${linkAhead} AS link,
+               EXISTS (SELECT 1 FROM queued q WHERE q.message_id = w.id) AS queued
+          FROM w LEFT JOIN account_heads h ON h.account_id = w.account_id`,
   );
-  return new Map((rows as ({ id: string } & WaitingAhead)[]).map(({ id, ...a }) => [id, a]));
+  return new Map(rows.map(({ id, ...a }) => [id, a]));
 }
 
 /** Whether anything at all is in the queue (the pacer's idle check: one probe). */
@@ -162,11 +157,12 @@ export async function anyThrottledSends(db: Knex): Promise<boolean> {
  * nothing any more). One probe of the release-order index per account.
  */
 export async function listWaitingAccounts(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number | null }[]> {
-  const { rows } = await db.raw(
-    `WITH RECURSIVE ${WAITING_ACCOUNTS_CTE}
-     SELECT a.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
-       FROM waiting_accounts a LEFT JOIN account_settings s ON s.account_id = a.account_id
-      WHERE a.account_id IS NOT NULL`,
+  const { rows } = await run<{ accountId: string; maxSegmentsPerSecond: number | null }>(
+    db,
+    sql`WITH RECURSIVE ${WAITING_ACCOUNTS_CTE}
+        SELECT a.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
+          FROM waiting_accounts a LEFT JOIN account_settings s ON s.account_id = a.account_id
+         WHERE a.account_id IS NOT NULL`,
   );
   return rows;
 }
@@ -193,19 +189,19 @@ export interface ReleaseCandidate {
 export async function listReleaseCandidates(tx: Knex, accounts: { accountId: string; limit: number }[]): Promise<ReleaseCandidate[]> {
   if (accounts.length === 0) return [];
   // LATERAL … LIMIT keeps each lookup a probe of its primary key, whatever the planner guesses of the walks.
-  const { rows } = await tx.raw(
-    `SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
+  const { rows } = await run<ReleaseCandidate>(
+    tx,
+    sql`SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
             EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil",
             EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds",
             x.status, x.job_id AS "jobId", x.state AS "jobState"
-       FROM unnest(?::uuid[], ?::int[]) AS a(account_id, n)
+       FROM unnest(${accounts.map((a) => a.accountId)}::uuid[], ${accounts.map((a) => a.limit)}::int[]) AS a(account_id, n)
       CROSS JOIN LATERAL (
         SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
          ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) c
        LEFT JOIN LATERAL (
         SELECT m.status, m.job_id, j.state FROM messages m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = c.message_id LIMIT 1) x ON true
       ORDER BY c.priority, c.scheduled_at, c.message_id`,
-    [accounts.map((a) => a.accountId), accounts.map((a) => a.limit)],
   );
   return rows;
 }
@@ -213,10 +209,11 @@ export async function listReleaseCandidates(tx: Knex, accounts: { accountId: str
 /** Marks messages paid, each with the slot its tokens were taken for (seconds since the epoch). */
 export async function markThrottledSendsReleased(tx: Knex, releases: { messageId: string; sendAt: number }[]): Promise<void> {
   if (releases.length === 0) return;
-  await tx.raw(
-    `UPDATE throttled_sends t SET released_at = now(), send_at = to_timestamp(r.send_at)
-       FROM unnest(?::uuid[], ?::float8[]) AS r(message_id, send_at) WHERE t.message_id = r.message_id`,
-    [releases.map((r) => r.messageId), releases.map((r) => r.sendAt)],
+  await run(
+    tx,
+    sql`UPDATE throttled_sends t SET released_at = now(), send_at = to_timestamp(r.send_at)
+          FROM unnest(${releases.map((r) => r.messageId)}::uuid[], ${releases.map((r) => r.sendAt)}::float8[]) AS r(message_id, send_at)
+         WHERE t.message_id = r.message_id`,
   );
 }
 
@@ -227,13 +224,14 @@ export async function markThrottledSendsReleased(tx: Knex, releases: { messageId
  * to waiting (its job was not woken: it will be released again). Returns the rows changed.
  */
 export async function sweepThrottledSends(db: Knex, paidForSeconds: number): Promise<number> {
-  const { rows } = await db.raw(
-    `WITH expired AS (
+  const { rows } = await run<{ n: string }>(
+    db,
+    sql`WITH expired AS (
        DELETE FROM throttled_sends WHERE valid_until <= now() RETURNING 1
      ), old AS (
        SELECT t.message_id, EXISTS (SELECT 1 FROM messages m WHERE m.id = t.message_id AND m.status = 'scheduled') AS scheduled
          FROM throttled_sends t
-        WHERE t.released_at < now() - make_interval(secs => ?) AND (t.valid_until IS NULL OR t.valid_until > now())
+        WHERE t.released_at < now() - make_interval(secs => ${paidForSeconds}) AND (t.valid_until IS NULL OR t.valid_until > now())
      ), gone AS (
        DELETE FROM throttled_sends t USING old WHERE t.message_id = old.message_id AND NOT old.scheduled RETURNING 1
      ), unpaid AS (
@@ -241,9 +239,8 @@ export async function sweepThrottledSends(db: Knex, paidForSeconds: number): Pro
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM expired) + (SELECT count(*) FROM gone) + (SELECT count(*) FROM unpaid) AS n`,
-    [paidForSeconds],
   );
-  return Number(rows[0].n);
+  return Number(rows[0]!.n);
 }
 
 export interface ThroughputBacklog {

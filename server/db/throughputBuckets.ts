@@ -2,6 +2,7 @@
 // seconds since the epoch (float8), not Dates: a cap of a few thousand segments a second moves tat by less
 // than a millisecond per message, and timestamptz keeps microseconds.
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 
 export interface LockedBuckets {
   /** The database's clock when the locks were held (seconds since the epoch). */
@@ -18,18 +19,18 @@ export async function lockThroughputBuckets(tx: Knex.Transaction, keys: string[]
   const sorted = [...new Set(keys)].sort();
   const read = async () =>
     (
-      await tx.raw(
-        `SELECT key, EXTRACT(EPOCH FROM tat)::float8 AS tat, EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now
-           FROM throughput_buckets WHERE key = ANY(?::text[]) ORDER BY key FOR UPDATE`,
-        [sorted],
+      await run<{ key: string; tat: number; now: number }>(
+        tx,
+        sql`SELECT key, EXTRACT(EPOCH FROM tat)::float8 AS tat, EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now
+              FROM throughput_buckets WHERE key = ANY(${sorted}::text[]) ORDER BY key FOR UPDATE`,
       )
-    ).rows as { key: string; tat: number; now: number }[];
+    ).rows;
   let rows = await read();
   if (rows.length < sorted.length) {
     // Once per key ever. A concurrent creator's row is kept (DO NOTHING waits for its commit).
-    await tx.raw(
-      `INSERT INTO throughput_buckets (key, tat) SELECT k, now() FROM unnest(?::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`,
-      [sorted],
+    await run(
+      tx,
+      sql`INSERT INTO throughput_buckets (key, tat) SELECT k, now() FROM unnest(${sorted}::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`,
     );
     rows = await read();
   }
@@ -41,9 +42,9 @@ export async function lockThroughputBuckets(tx: Knex.Transaction, keys: string[]
 /** Writes the buckets' new tats (seconds since the epoch); the caller holds their locks. */
 export async function updateThroughputBuckets(tx: Knex.Transaction, tats: Map<string, number>): Promise<void> {
   if (tats.size === 0) return;
-  await tx.raw(
-    `UPDATE throughput_buckets b SET tat = to_timestamp(u.tat)
-       FROM unnest(?::text[], ?::float8[]) AS u(key, tat) WHERE b.key = u.key`,
-    [[...tats.keys()], [...tats.values()]],
+  await run(
+    tx,
+    sql`UPDATE throughput_buckets b SET tat = to_timestamp(u.tat)
+          FROM unnest(${[...tats.keys()]}::text[], ${[...tats.values()]}::float8[]) AS u(key, tat) WHERE b.key = u.key`,
   );
 }

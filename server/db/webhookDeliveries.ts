@@ -3,7 +3,8 @@ import type { CursorKey } from "../domain/cursor.js";
 import { mayHoldBackLater } from "../domain/deliveryOrder.js";
 import { byAccountKeys } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { completeHeldJobsSql, insertJobs, insertJobsSql, laneNowPayloadSql, notifyWhenSql } from "./jobs/index.js";
+import { completeHeldJobsSql, insertJobs, insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql } from "./jobs/index.js";
+import { run, sql } from "./sql.js";
 
 export interface AttemptRecord {
   at: string;
@@ -86,18 +87,18 @@ export async function parkBehindEarlier(
 ): Promise<Set<string>> {
   const candidates = deliveries.filter((d) => d.messageId && d.seq > 1);
   if (candidates.length === 0) return new Set();
-  const { rows } = await db.raw(
-    `UPDATE webhook_deliveries d SET parked = true
-       FROM unnest(?::uuid[], ?::uuid[]) AS p(id, account_id)
+  const { rows } = await run<{ id: string }>(
+    db,
+    sql`UPDATE webhook_deliveries d SET parked = true
+       FROM unnest(${candidates.map((d) => d.id)}::uuid[], ${candidates.map((d) => d.accountId)}::uuid[]) AS p(id, account_id)
       WHERE d.account_id = p.account_id AND d.id = p.id AND d.finished_at IS NULL
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
                      WHERE e.account_id = d.account_id AND e.message_id = d.message_id AND e.webhook_id = d.webhook_id
                        AND e.seq < d.seq AND e.finished_at IS NULL
                      FOR SHARE)
      RETURNING d.id`,
-    [candidates.map((d) => d.id), candidates.map((d) => d.accountId)],
   );
-  return new Set(rows.map((r: { id: string }) => r.id));
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface AttemptOutcome {
@@ -126,26 +127,20 @@ export interface AttemptOutcome {
 export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   const completing = outcomes.filter((o) => o.completes);
-  await db.raw(
-    `WITH c AS (
-       ${completeHeldJobsSql("unnest(?::uuid[], ?::uuid[], ?::text[]) AS c(id, account_id, worker)")}
-     )
+  const completed = sql`unnest(${completing.map((o) => o.completes!.jobId)}::uuid[], ${completing.map((o) => o.accountId)}::uuid[],
+                              ${completing.map((o) => o.completes!.workerId)}::text[]) AS c(id, account_id, worker)`;
+  await run(
+    db,
+    sql`WITH c AS (${completeHeldJobsSql(completed)})
      UPDATE webhook_deliveries d
         SET status = f.status,
             finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
             parked = false,
             attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END
-       FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[]) AS f(id, account_id, status, attempt)
+       FROM unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.accountId)}::uuid[],
+                    ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))}::jsonb[])
+         AS f(id, account_id, status, attempt)
       WHERE d.account_id = f.account_id AND d.id = f.id`,
-    [
-      completing.map((o) => o.completes!.jobId),
-      completing.map((o) => o.accountId),
-      completing.map((o) => o.completes!.workerId),
-      outcomes.map((o) => o.id),
-      outcomes.map((o) => o.accountId),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null)),
-    ],
   );
   const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId && mayHoldBackLater(o.seq));
   if (finished.length)
@@ -161,11 +156,14 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
  */
 export async function releaseNextParked(db: Knex, pairs: { accountId: string; messageId: string; webhookId: string }[]): Promise<number> {
   if (pairs.length === 0) return 0;
-  const { rows } = await db.raw(
-    `WITH next AS (
+  const { rows } = await run<{ n: number }>(
+    db,
+    sql`WITH next AS (
        UPDATE webhook_deliveries n SET parked = false
         WHERE n.parked AND n.status = 'pending' AND (n.account_id, n.id) IN (
-          SELECT x.account_id, x.id FROM unnest(?::uuid[], ?::uuid[], ?::uuid[]) AS p(account_id, message_id, webhook_id)
+          SELECT x.account_id, x.id
+            FROM unnest(${pairs.map((p) => p.accountId)}::uuid[], ${pairs.map((p) => p.messageId)}::uuid[], ${pairs.map((p) => p.webhookId)}::uuid[])
+              AS p(account_id, message_id, webhook_id)
           CROSS JOIN LATERAL (
             SELECT x.account_id, x.id FROM webhook_deliveries x
              WHERE x.account_id = p.account_id AND x.message_id = p.message_id AND x.webhook_id = p.webhook_id
@@ -179,10 +177,9 @@ export async function releaseNextParked(db: Knex, pairs: { accountId: string; me
        ${insertJobsSql("deliver_receipt", { accountId: "next.account_id", payload: "jsonb_build_object('deliveryId', next.id)", from: "next" })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql("receipts"))} AS notified`,
-    [pairs.map((p) => p.accountId), pairs.map((p) => p.messageId), pairs.map((p) => p.webhookId)],
+     SELECT (SELECT count(*) FROM j)::int AS n, ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified`,
   );
-  return rows[0].n as number;
+  return rows[0]!.n;
 }
 
 /** Maintenance: releases parked receipts whose earlier receipts all finished (a crash between the two steps). */
@@ -261,18 +258,18 @@ export async function insertEventDeliveries(
   accountId: string,
   event: { event: string; body: string; messageId: string | null; seq: number },
 ): Promise<number> {
-  const { rows } = await db.raw(
-    `WITH d AS (
+  const { rows } = await run<{ n: number }>(
+    db,
+    sql`WITH d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_uuid_v7(), w.id, w.account_id, ?::uuid, ?, ?, ? FROM webhooks w
-        WHERE w.account_id = ? AND ? = ANY(w.events)
+       SELECT gen_uuid_v7(), w.id, w.account_id, ${event.messageId}::uuid, ${event.event}, ${event.seq}, ${event.body} FROM webhooks w
+        WHERE w.account_id = ${accountId} AND ${event.event} = ANY(w.events)
        RETURNING id, account_id
      ), j AS (
        ${insertJobsSql("deliver_receipt", { accountId: "d.account_id", payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql("receipts"))} AS notified`,
-    [event.messageId, event.event, event.seq, event.body, accountId, event.event],
+     SELECT (SELECT count(*) FROM j)::int AS n, ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified`,
   );
-  return rows[0].n as number;
+  return rows[0]!.n;
 }

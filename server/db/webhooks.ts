@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 import type { components } from "../../generated/api.js";
-import { byAccountKeys } from "./byIdFilters.js";
+import { byAccountKeysSql } from "./byIdFilters.js";
 
 export type WebhookEventType = components["schemas"]["WebhookEventType"];
 
@@ -133,39 +134,36 @@ export async function recordWebhookAttempts(
   disable: { afterFailures: number; afterMs: number },
 ): Promise<DisabledWebhook[]> {
   if (results.length === 0) return [];
-  await db.raw(
-    `UPDATE webhooks w
+  await run(
+    db,
+    sql`UPDATE webhooks w
         SET consecutive_failures = CASE WHEN r.succeeded THEN r.failures ELSE w.consecutive_failures + r.failures END,
             failing_since = CASE WHEN r.failures = 0 THEN NULL
                                  WHEN r.succeeded OR w.failing_since IS NULL THEN now()
                                  ELSE w.failing_since END
-       FROM unnest(?::uuid[], ?::uuid[], ?::int[], ?::boolean[]) AS r(id, account_id, failures, succeeded)
+       FROM unnest(${results.map((r) => r.webhookId)}::uuid[], ${results.map((r) => r.accountId)}::uuid[],
+                   ${results.map((r) => r.failuresSinceSuccess)}::int[], ${results.map((r) => r.succeeded)}::boolean[])
+         AS r(id, account_id, failures, succeeded)
       WHERE w.account_id = r.account_id AND w.id = r.id
         -- A healthy webhook's row is not written again: every receipt insert takes a key-share lock on it
         -- (the foreign key), and rewriting it after each batch of POSTs made that one row a hot spot that
-        -- slowed every status change of the account (bench/NOTES.md, 2026-11-24).
+        -- slowed every status change of the account.
         AND NOT (r.succeeded AND r.failures = 0 AND w.consecutive_failures = 0 AND w.failing_since IS NULL)`,
-    [
-      results.map((r) => r.webhookId),
-      results.map((r) => r.accountId),
-      results.map((r) => r.failuresSinceSuccess),
-      results.map((r) => r.succeeded),
-    ],
   );
   const keys = results.filter((r) => r.failuresSinceSuccess > 0).map((r) => ({ id: r.webhookId, accountId: r.accountId }));
   if (disable.afterFailures <= 0 || keys.length === 0) return [];
-  const { rows } = await db.raw(
-    `UPDATE webhooks
+  const { rows } = await run<DisabledWebhook>(
+    db,
+    sql`UPDATE webhooks
         SET disabled_at = now(),
             disabled_reason = consecutive_failures || ' consecutive failed delivery attempts since ' ||
                               to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-      WHERE ${byAccountKeys("", keys).sql} AND disabled_at IS NULL
-        AND consecutive_failures >= ? AND failing_since <= now() - make_interval(secs => ?)
+      WHERE ${byAccountKeysSql("", keys)} AND disabled_at IS NULL
+        AND consecutive_failures >= ${disable.afterFailures} AND failing_since <= now() - make_interval(secs => ${disable.afterMs / 1000})
       RETURNING id, account_id AS "accountId", consecutive_failures AS "consecutiveFailures",
                 failing_since AS "failingSince", disabled_reason AS reason`,
-    [...byAccountKeys("", keys).bindings, disable.afterFailures, disable.afterMs / 1000],
   );
-  return rows as DisabledWebhook[];
+  return rows;
 }
 
 /** Changes name, URL or events; undefined when there is no such webhook in the account. */

@@ -31,6 +31,15 @@ const MIN_TIMER_GAP_MS = 5;
 const DRY_CLAIM_GAP_MS = 10;
 const CLAIM_RETRY_MS = 1000;
 
+/**
+ * The producer's modes (derived from its fields, not stored apart):
+ * - looking: every freed slot starts queued jobs and, while the local queue has room, claims more;
+ * - dry (`dry`): the last claim found fewer due jobs than it asked for; a freed slot only starts queued jobs,
+ *   and only a NOTIFY, the timer or the safety poll (wake) makes it look again;
+ * - pausing (`dryUntil` ahead): after a dry claim, no claim for DRY_CLAIM_GAP_MS, however many slots free;
+ * - claiming (`fetching`): one claim in flight; another request to look is remembered (`fetchAgain`);
+ * - stopping: no more claims; queued jobs are released by the runner.
+ */
 export class Producer {
   /** Claimed, not started yet. */
   queued: ClaimedJob[] = [];

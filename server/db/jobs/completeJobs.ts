@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { run, sql, type Sql } from "../sql.js";
 
 /**
  * Finishes jobs that succeeded, in one statement for a whole batch, by deleting them: what a job did lives on
@@ -11,8 +12,11 @@ import type { Knex } from "knex";
 export async function completeJobs(db: Knex, workerId: string, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   // One array parameter rather than a list of them: the statement text is the same for every batch size.
-  const { rowCount } = await db.raw("DELETE FROM jobs WHERE id = ANY(?::uuid[]) AND state = 'running' AND locked_by = ?", [ids, workerId]);
-  return rowCount ?? 0;
+  const { rowCount } = await run(
+    db,
+    sql`DELETE FROM jobs WHERE id = ANY(${ids}::uuid[]) AND state = 'running' AND locked_by = ${workerId}`,
+  );
+  return rowCount;
 }
 
 /**
@@ -20,7 +24,7 @@ export async function completeJobs(db: Knex, workerId: string, ids: string[]): P
  * transaction (a receipt's finish, db/webhookDeliveries.ts): one statement instead of two per batch. `from`
  * yields rows (id, account_id, worker): each job is deleted only while that worker still holds it, as above.
  */
-export function completeHeldJobsSql(from: string): string {
-  return `DELETE FROM jobs j USING ${from}
-           WHERE j.id = c.id AND j.account_id = c.account_id AND j.state = 'running' AND j.locked_by = c.worker`;
+export function completeHeldJobsSql(from: Sql): Sql {
+  return sql`DELETE FROM jobs j USING ${from}
+              WHERE j.id = c.id AND j.account_id = c.account_id AND j.state = 'running' AND j.locked_by = c.worker`;
 }

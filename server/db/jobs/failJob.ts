@@ -1,20 +1,21 @@
 import type { Knex } from "knex";
 import { JOBS_CHANNEL, wakeUpPayload } from "./wakeUp.js";
+import { run, sql } from "../sql.js";
 
 /**
  * Records a failed attempt: the job runs again at `retryAt`, or, with no attempts left (or `retryAt` null),
  * it is discarded. Like completion, only by the worker that still holds it.
  */
 export async function failJob(db: Knex, workerId: string, id: string, error: string, retryAt: Date | null): Promise<void> {
-  await db.raw(
-    `UPDATE jobs
-        SET state = CASE WHEN ?::timestamptz IS NULL OR attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
-            finalized_at = CASE WHEN ?::timestamptz IS NULL OR attempt >= max_attempts THEN now() END,
-            run_at = COALESCE(?::timestamptz, run_at),
-            errors = errors || jsonb_build_array(jsonb_build_object('at', now(), 'attempt', attempt, 'error', ?::text)),
-            locked_by = NULL, locked_until = NULL
-      WHERE id = ? AND state = 'running' AND locked_by = ?`,
-    [retryAt, retryAt, retryAt, error.slice(0, 2000), id, workerId],
+  await run(
+    db,
+    sql`UPDATE jobs
+           SET state = CASE WHEN ${retryAt}::timestamptz IS NULL OR attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
+               finalized_at = CASE WHEN ${retryAt}::timestamptz IS NULL OR attempt >= max_attempts THEN now() END,
+               run_at = COALESCE(${retryAt}::timestamptz, run_at),
+               errors = errors || jsonb_build_array(jsonb_build_object('at', now(), 'attempt', attempt, 'error', ${error.slice(0, 2000)}::text)),
+               locked_by = NULL, locked_until = NULL
+         WHERE id = ${id} AND state = 'running' AND locked_by = ${workerId}`,
   );
 }
 
@@ -24,7 +25,7 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
  * Jobs marked `wake` (due shortly, to start on time) become timed jobs, as with rescheduleJobs (priority 0:
  * claimed first once due), and wake the workers for the earliest of them, at commit.
  *
- * A job made due while it ran (its run_at moved past the one it was claimed with: releaseQuietHoursHolds
+ * A job made due while it ran (its run_at moved past the one it was claimed with: makeHeldSendsDue
  * asks a send job being judged to be judged again) is not put off: it keeps that earlier time, and the
  * workers are woken for it now. Without this, a settings change committed between the policy's read and the
  * snooze was lost until the old hold ended. run_at is compared at the millisecond, the precision `claimedRunAt`
@@ -38,27 +39,21 @@ export async function snoozeJobs(
   if (jobs.length === 0) return;
   const woken = jobs.filter((j) => j.wake).map((j) => j.runAt.getTime());
   const payload = woken.length > 0 ? wakeUpPayload(new Date(Math.min(...woken))) : undefined;
-  await db.raw(
-    `WITH s AS (
-       UPDATE jobs j
-          SET state = 'available', attempt = j.attempt - 1, locked_by = NULL, locked_until = NULL,
-              run_at = CASE WHEN date_trunc('milliseconds', j.run_at) > s.claimed_run_at THEN LEAST(j.run_at, s.run_at)
-                            ELSE s.run_at END,
-              priority = CASE WHEN s.wake THEN 0 ELSE j.priority END
-         FROM unnest(?::uuid[], ?::timestamptz[], ?::timestamptz[], ?::boolean[]) AS s(id, run_at, claimed_run_at, wake)
-        WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ?
-       RETURNING j.run_at < s.run_at AS made_due
-     )
-     SELECT CASE WHEN EXISTS (SELECT 1 FROM s WHERE made_due) THEN pg_notify('${JOBS_CHANNEL}', '')
-                 WHEN ? AND EXISTS (SELECT 1 FROM s) THEN pg_notify('${JOBS_CHANNEL}', ?) END`,
-    [
-      jobs.map((j) => j.id),
-      jobs.map((j) => j.runAt.toISOString()),
-      jobs.map((j) => j.claimedRunAt.toISOString()),
-      jobs.map((j) => j.wake === true),
-      workerId,
-      payload !== undefined,
-      payload ?? "",
-    ],
+  await run(
+    db,
+    sql`WITH s AS (
+          UPDATE jobs j
+             SET state = 'available', attempt = j.attempt - 1, locked_by = NULL, locked_until = NULL,
+                 run_at = CASE WHEN date_trunc('milliseconds', j.run_at) > s.claimed_run_at THEN LEAST(j.run_at, s.run_at)
+                               ELSE s.run_at END,
+                 priority = CASE WHEN s.wake THEN 0 ELSE j.priority END
+            FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt.toISOString())}::timestamptz[],
+                        ${jobs.map((j) => j.claimedRunAt.toISOString())}::timestamptz[], ${jobs.map((j) => j.wake === true)}::boolean[])
+              AS s(id, run_at, claimed_run_at, wake)
+           WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ${workerId}
+          RETURNING j.run_at < s.run_at AS made_due
+        )
+        SELECT CASE WHEN EXISTS (SELECT 1 FROM s WHERE made_due) THEN pg_notify(${JOBS_CHANNEL}, '')
+                    WHEN ${payload !== undefined} AND EXISTS (SELECT 1 FROM s) THEN pg_notify(${JOBS_CHANNEL}, ${payload ?? ""}) END`,
   );
 }

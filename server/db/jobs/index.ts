@@ -19,6 +19,7 @@ export {
   JOBS_CHANNEL,
   laneNowPayloadSql,
   NOTIFY_HORIZON_MS,
+  notifyWhen,
   notifyWhenSql,
   notifyWorkers,
   parseWakeUpPayload,

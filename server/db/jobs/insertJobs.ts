@@ -4,6 +4,7 @@
 import type { Knex } from "knex";
 import { MAX_ATTEMPTS, type JobKind, type JobKinds } from "./kinds.js";
 import { notifyWorkers } from "./wakeUp.js";
+import { sql, type Sql } from "../sql.js";
 
 /** `accountId`: the account whose work it is (null only for an SMSC's receipt, whose account is not known yet). */
 export type NewJob = { [K in JobKind]: { id?: string; kind: K; payload: JobKinds[K]; runAt?: Date; accountId: string | null } }[JobKind];
@@ -44,7 +45,8 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
 
 /**
  * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `accountId`,
- * `payload` (and `id`, `runAt` when given) are SQL expressions over the rows of `from`. The kind is one of the map's fixed
+ * `payload` (and `id`, `runAt` when given) are SQL expressions over the rows of `from` (text made in code, or
+ * fragments of the `sql` tag with their bindings). The kind is one of the map's fixed
  * names, so writing it into the text is safe; the statement's text is the same for every call.
  *
  * `claimed`: the rows for which the SQL condition `when` holds are inserted already claimed (running, first
@@ -53,33 +55,39 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
  */
 export function insertJobsSql<K extends JobKind>(
   kind: K,
-  sql: {
-    accountId: string;
-    payload: string;
-    id?: string;
-    runAt?: string;
-    priority?: string;
-    from?: string;
-    claimed?: { when: string; workerId: string; leaseSeconds: string };
+  parts: {
+    accountId: Expr;
+    payload: Expr;
+    id?: Expr;
+    runAt?: Expr;
+    priority?: Expr;
+    from?: Expr;
+    claimed?: { when: Expr; workerId: Expr; leaseSeconds: Expr };
   },
-): string {
-  const columns: [string, string][] = [
-    ["account_id", sql.accountId],
-    ["kind", `'${kind}'`],
-    ["payload", sql.payload],
-    ["max_attempts", String(MAX_ATTEMPTS[kind])],
+): Sql {
+  const columns: [string, Sql][] = [
+    ["account_id", expr(parts.accountId)],
+    ["kind", sql.raw(`'${kind}'`)],
+    ["payload", expr(parts.payload)],
+    ["max_attempts", sql.raw(String(MAX_ATTEMPTS[kind]))],
   ];
-  if (sql.id) columns.unshift(["id", sql.id]);
-  if (sql.runAt) columns.push(["run_at", sql.runAt]);
-  if (sql.priority) columns.push(["priority", sql.priority]);
-  if (sql.claimed) {
-    const { when, workerId, leaseSeconds } = sql.claimed;
+  if (parts.id) columns.unshift(["id", expr(parts.id)]);
+  if (parts.runAt) columns.push(["run_at", expr(parts.runAt)]);
+  if (parts.priority) columns.push(["priority", expr(parts.priority)]);
+  if (parts.claimed) {
+    const when = expr(parts.claimed.when);
     columns.push(
-      ["state", `CASE WHEN ${when} THEN 'running' ELSE 'available' END`],
-      ["attempt", `CASE WHEN ${when} THEN 1 ELSE 0 END`],
-      ["locked_by", `CASE WHEN ${when} THEN ${workerId} END`],
-      ["locked_until", `CASE WHEN ${when} THEN now() + make_interval(secs => ${leaseSeconds}) END`],
+      ["state", sql`CASE WHEN ${when} THEN 'running' ELSE 'available' END`],
+      ["attempt", sql`CASE WHEN ${when} THEN 1 ELSE 0 END`],
+      ["locked_by", sql`CASE WHEN ${when} THEN ${expr(parts.claimed.workerId)} END`],
+      ["locked_until", sql`CASE WHEN ${when} THEN now() + make_interval(secs => ${expr(parts.claimed.leaseSeconds)}) END`],
     );
   }
-  return `INSERT INTO jobs (${columns.map((c) => c[0]).join(", ")}) SELECT ${columns.map((c) => c[1]).join(", ")}${sql.from ? ` FROM ${sql.from}` : ""}`;
+  const names = sql.raw(columns.map((c) => c[0]).join(", "));
+  const values = sql.join(columns.map((c) => c[1]));
+  return sql`INSERT INTO jobs (${names}) SELECT ${values}${parts.from ? sql` FROM ${expr(parts.from)}` : sql``}`;
 }
+
+/** An SQL expression: text made in code (a column, a constant expression), or a fragment with its bindings. */
+type Expr = string | Sql;
+const expr = (e: Expr): Sql => (typeof e === "string" ? sql.raw(e) : e);

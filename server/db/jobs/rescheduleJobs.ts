@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { notifyWorkers } from "./wakeUp.js";
+import { run, sql } from "../sql.js";
 
 /**
  * Moves waiting jobs (available or retryable) to run at new times (seconds since the epoch, the database's
@@ -11,13 +12,13 @@ import { notifyWorkers } from "./wakeUp.js";
  */
 export async function rescheduleJobs(tx: Knex, jobs: { id: string; runAt: number }[]): Promise<string[]> {
   if (jobs.length === 0) return [];
-  const { rows } = await tx.raw(
-    `UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = 0
-       FROM unnest(?::uuid[], ?::float8[]) AS r(id, run_at)
-      WHERE j.id = r.id AND j.state IN ('available', 'retryable')
-      RETURNING j.id`,
-    [jobs.map((j) => j.id), jobs.map((j) => j.runAt)],
+  const { rows } = await run<{ id: string }>(
+    tx,
+    sql`UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = 0
+          FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt)}::float8[]) AS r(id, run_at)
+         WHERE j.id = r.id AND j.state IN ('available', 'retryable')
+        RETURNING j.id`,
   );
   await notifyWorkers(tx, new Date(Math.min(...jobs.map((j) => j.runAt)) * 1000));
-  return (rows as { id: string }[]).map((r) => r.id);
+  return rows.map((r) => r.id);
 }

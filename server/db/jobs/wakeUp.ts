@@ -1,6 +1,7 @@
 // The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (runner/listener.ts), at
 // commit (NOTIFY is transactional, so never before the rows exist). Every such statement uses these helpers.
 import type { Knex } from "knex";
+import { sql, type Sql } from "../sql.js";
 import type { JobLane } from "./lanes.js";
 
 export const JOBS_CHANNEL = "jobs_inserted";
@@ -37,6 +38,10 @@ export function parseWakeUpPayload(payload: string | undefined): { time: string 
 export function notifyWhenSql(condition: string, payload = "''"): string {
   return `CASE WHEN ${condition} THEN pg_notify('${JOBS_CHANNEL}', ${payload}) END`;
 }
+
+/** The same as a fragment of the `sql` tag. */
+export const notifyWhen = (condition: Sql, payload: Sql = sql`''`): Sql =>
+  sql`CASE WHEN ${condition} THEN pg_notify(${sql.raw(`'${JOBS_CHANNEL}'`)}, ${payload}) END`;
 
 /** Wakes the workers now (or, given the earliest run_at of new jobs, when one is due within the horizon). */
 export async function notifyWorkers(db: Knex, earliest?: Date): Promise<void> {

@@ -3,6 +3,7 @@ import type { Knex } from "knex";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 import type { Encoding } from "../../../common/segments.js";
 import { insertJobsSql, notifyWorkers } from "../jobs/index.js";
+import { run, sql } from "../sql.js";
 import type { NewMessage } from "./rows.js";
 
 /**
@@ -14,32 +15,29 @@ import type { NewMessage } from "./rows.js";
  */
 export async function insertMessagesWithJobs(tx: Knex, accountId: string, messages: NewMessage[]): Promise<void> {
   if (messages.length === 0) return;
-  const col = <K extends keyof NewMessage>(k: K) => messages.map((m) => m[k]);
-  await tx.raw(
-    `WITH rows AS (
-       SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::int[], ?::text[], ?::timestamptz[], ?::text[], ?::text[])
-         AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
-     ), jobs AS (
-       ${insertJobsSql("send_message", { id: "job_id", accountId: "?::uuid", payload: "jsonb_build_object('messageId', id)", runAt: "scheduled_at", priority: jobPrioritySql("priority"), from: "rows" })}
-     )
-     INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
-     SELECT id, ?, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
-    [
-      col("id"),
-      col("jobId"),
-      messages.map((m) => m.campaignId ?? null),
-      col("to"),
-      col("from"),
-      col("body"),
-      messages.map((m) => m.scheduledAt.toISOString()),
-      col("segments"),
-      col("encoding"),
-      messages.map((m) => m.validUntil?.toISOString() ?? null),
-      messages.map((m) => m.category ?? SCHEDULE_DEFAULTS.category),
-      messages.map((m) => m.priority ?? SCHEDULE_DEFAULTS.priority),
-      accountId,
-      accountId,
-    ],
+  const col = <T>(pick: (m: NewMessage) => T) => messages.map(pick);
+  await run(
+    tx,
+    sql`WITH rows AS (
+          SELECT * FROM unnest(${col((m) => m.id)}::uuid[], ${col((m) => m.jobId)}::uuid[], ${col((m) => m.campaignId ?? null)}::uuid[],
+                               ${col((m) => m.to)}::text[], ${col((m) => m.from)}::text[], ${col((m) => m.body)}::text[],
+                               ${col((m) => m.scheduledAt.toISOString())}::timestamptz[], ${col((m) => m.segments)}::int[],
+                               ${col((m) => m.encoding)}::text[], ${col((m) => m.validUntil?.toISOString() ?? null)}::timestamptz[],
+                               ${col((m) => m.category ?? SCHEDULE_DEFAULTS.category)}::text[],
+                               ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[])
+            AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+        ), jobs AS (
+          ${insertJobsSql("send_message", {
+            id: "job_id",
+            accountId: sql`${accountId}::uuid`,
+            payload: "jsonb_build_object('messageId', id)",
+            runAt: "scheduled_at",
+            priority: jobPrioritySql("priority"),
+            from: "rows",
+          })}
+        )
+        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+        SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
   );
   await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }
@@ -49,13 +47,18 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
  * send job, that the send-time opt-out check lets through.
  */
 export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m: NewMessage): Promise<void> {
-  await tx.raw(
-    `WITH job AS (
-       ${insertJobsSql("send_message", { id: "?::uuid", accountId: "?::uuid", payload: "jsonb_build_object('messageId', ?::uuid)", runAt: "?::timestamptz" })}
-     )
-     INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true)`,
-    [m.jobId, accountId, m.id, m.scheduledAt, m.id, accountId, m.jobId, m.to, m.from, m.body, m.scheduledAt, m.segments, m.encoding],
+  await run(
+    tx,
+    sql`WITH job AS (
+          ${insertJobsSql("send_message", {
+            id: sql`${m.jobId}::uuid`,
+            accountId: sql`${accountId}::uuid`,
+            payload: sql`jsonb_build_object('messageId', ${m.id}::uuid)`,
+            runAt: sql`${m.scheduledAt}::timestamptz`,
+          })}
+        )
+        INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
+        VALUES (${m.id}, ${accountId}, ${m.jobId}, ${m.to}, ${m.from}, ${m.body}, ${m.scheduledAt}, ${m.segments}, ${m.encoding}, true)`,
   );
   await notifyWorkers(tx, m.scheduledAt);
 }

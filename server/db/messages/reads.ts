@@ -1,7 +1,8 @@
 // Reads of messages: one by key, a page of a list, histories, and the lookups of the send and receipt paths.
 import type { Knex } from "knex";
 import type { CursorKey } from "../../domain/cursor.js";
-import { byAccountKeys, statusIn } from "../byIdFilters.js";
+import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
+import { run, sql } from "../sql.js";
 import { cursorAtColumn, newestFirstPage } from "../newestFirstPage.js";
 import {
   byKeys,
@@ -102,17 +103,17 @@ export async function findMessages(
   // tested as `(… = …) IS TRUE`, which no index can serve: written plainly, on that young table each probe also
   // read messages_account_page_idx (a bitmap AND through the account's whole history); as pairs, the planner
   // made the same join of it (test/engine/young-table-plans.test.ts).
-  const { rows } = await db.raw(
-    `SELECT ${returningSql}
-       FROM unnest(?::text[], ?::uuid[]) AS p(provider_message_id, account_id)
-       CROSS JOIN LATERAL (
-         SELECT * FROM messages x
-          WHERE x.provider_message_id = p.provider_message_id
-            ${where.accountIds ? "AND (x.account_id = p.account_id) IS TRUE" : ""}
-         OFFSET 0) m`,
-    [where.providerMessageIds, where.accountIds ?? []],
+  const { rows } = await run<OwnedMessageRow>(
+    db,
+    sql`SELECT ${sql.raw(returningSql)}
+          FROM unnest(${where.providerMessageIds}::text[], ${where.accountIds ?? []}::uuid[]) AS p(provider_message_id, account_id)
+         CROSS JOIN LATERAL (
+           SELECT * FROM messages x
+            WHERE x.provider_message_id = p.provider_message_id
+              ${where.accountIds ? sql`AND (x.account_id = p.account_id) IS TRUE` : sql``}
+           OFFSET 0) m`,
   );
-  return rows as OwnedMessageRow[];
+  return rows;
 }
 
 /** Of the given messages, those still `scheduled` whose validity has ended (on the database's clock). */
@@ -121,10 +122,10 @@ export async function scheduledPastValidity(
   keys: MessageKey[],
 ): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.raw(
-    `SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
-       FROM messages WHERE ${byAccountKeys("", keys).sql} AND ${statusIn(undefined, "'{scheduled}'::text[]")} AND valid_until <= now()`,
-    byAccountKeys("", keys).bindings,
+  const { rows } = await run<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }>(
+    db,
+    sql`SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId"
+          FROM messages m WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND valid_until <= now()`,
   );
   return rows;
 }

@@ -86,7 +86,7 @@ export async function updateStatusesWithReceipts(
        SELECT ${claimFor?.limit ?? 0}::int AS handed, ${claimFor?.workerId ?? null}::text AS worker,
               ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
      ), j AS (
-       ${sql.raw(receiptJobs)}
+       ${receiptJobs}
        RETURNING id, kind, payload, attempt, max_attempts, run_at, created_at, account_id, state
      ), n AS (
        SELECT ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j WHERE state = 'available')", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified

@@ -4,7 +4,7 @@
 // them wins. markOutcomesUnknown changes no status: it marks messages in `sending` whose outcome is unknown.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
-import { byAccountKeys, statusIn } from "../byIdFilters.js";
+import { byAccountKeysSql, statusIn, statusInSql } from "../byIdFilters.js";
 import { cancelPendingJobsSql } from "../jobs/index.js";
 import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
@@ -116,13 +116,14 @@ export async function claimMessagesForSending(
   // Without `policyChecked` (the fast path) a message the sending policy applies to is left for the policy to
   // decide (services/sendingPolicy/), which claims it again with `policyChecked` once it may go. Sending ends
   // a hold by quiet hours: deferred_until is cleared.
-  const { rows } = await db.raw(
-    `UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ?, deferred_until = NULL
-      WHERE ${byAccountKeys("m", keys).sql} AND ${statusIn("m", "?::text[]")} AND (m.valid_until IS NULL OR m.valid_until > now())
-        AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
-        AND (?::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
-      RETURNING ${returningSql}`,
-    [link, ...byAccountKeys("m", keys).bindings, allowedFrom("sending"), opts.policyChecked === true],
+  const { rows } = await run<OwnedMessageRow>(
+    db,
+    sql`UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ${link}, deferred_until = NULL
+         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", allowedFrom("sending"))}
+           AND (m.valid_until IS NULL OR m.valid_until > now())
+           AND (m.bypasses_opt_out OR NOT ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))})
+           AND (${opts.policyChecked === true}::boolean OR NOT ${sql.raw(NEEDS_SENDING_POLICY_SQL)})
+        RETURNING ${sql.raw(returningSql)}`,
   );
-  return rows as OwnedMessageRow[];
+  return rows;
 }
