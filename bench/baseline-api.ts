@@ -1,12 +1,12 @@
 // The baseline for bench:api: an Express app that runs the same single statement as our POST
-// /scheduler/schedule (job + message + wake-up, server/db/scheduleMessage.ts) per request, with no auth, no
+// /scheduler/schedule (job + message + wake-up, server/db/messages/insertScheduled.ts) per request, with no auth, no
 // validation, no phone normalisation and no request logging: what accepting a message costs with nothing of
 // our HTTP layer around it.
 import express from "express";
 import knex from "knex";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { scheduleMessageStatement } from "../server/db/scheduleMessage.js";
+import { insertScheduledMessageStatement as scheduleMessageStatement } from "../server/db/messages/insertScheduled.js";
 
 // The statement's named bindings compiled once to pg's $n form, as knex sends it; pg prepares it by name.
 const compiler = knex({ client: "pg" });

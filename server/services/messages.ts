@@ -2,9 +2,8 @@
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
-import { cancelScheduledMessage, getMessage } from "../db/messages/index.js";
+import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../db/messages/index.js";
 import { deleteThrottledSends } from "../db/throttledSends.js";
-import { scheduleMessage as insertScheduledMessage } from "../db/scheduleMessage.js";
 import { DomainError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";

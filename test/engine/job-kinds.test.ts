@@ -3,8 +3,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
 import { insertJobs, MAX_ATTEMPTS, type JobKind } from "../../server/db/jobs/index.js";
-import { insertMessagesWithJobs, updateStatusesWithReceipts } from "../../server/db/messages/index.js";
-import { scheduleMessage } from "../../server/db/scheduleMessage.js";
+import { insertMessagesWithJobs, insertScheduledMessage, updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { recordSimulatorSubmissions } from "../../server/db/simulatorSubmissions.js";
 import { redeliver } from "../../server/db/webhookDeliveries.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
@@ -30,7 +29,7 @@ describe("job kinds", () => {
     const webhook = await insertWebhook(db, account.id, { name: "w", url: "https://example.com/dlr", secret: "whsec_x" });
     const later = new Date(Date.now() + 3_600_000);
     const single = message(later);
-    await scheduleMessage(db, account.id, single);
+    await insertScheduledMessage(db, account.id, single);
     await db.transaction((tx) => insertMessagesWithJobs(tx, account.id, [message(later)]));
     await db.transaction((tx) =>
       insertJobs(tx, [

@@ -1,9 +1,9 @@
 import type { Knex } from "knex";
-import type { NewMessage } from "./messages/index.js";
-import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "./jobs/index.js";
-import { queryPrepared } from "./prepared.js";
-import { sql } from "./sql.js";
-import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";
+import type { NewMessage } from "./rows.js";
+import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "../jobs/index.js";
+import { queryPrepared } from "../prepared.js";
+import { sql } from "../sql.js";
+import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 
 /**
  * POST /scheduler/schedule in ONE statement: the opt-out check, the send job, the message (its "scheduled"
@@ -13,7 +13,7 @@ import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../domain/sendingPolicy.js";
  * a CTE here, not a query of its own: as a separate round trip it held the sustained-load test under its rate.
  * A recipient on the account's opt-out list gets nothing inserted and `optedOut: true`.
  */
-export const scheduleMessageStatement = {
+export const insertScheduledMessageStatement = {
   name: "schedule_message",
   text: `WITH allowed AS (
            SELECT WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = :accountId::uuid AND phone = :to::text)
@@ -30,8 +30,8 @@ export const scheduleMessageStatement = {
 };
 
 /** Stores the message and its job; false (nothing stored) when the recipient is on the account's opt-out list. */
-export async function scheduleMessage(db: Knex, accountId: string, m: NewMessage): Promise<boolean> {
-  const [row] = await queryPrepared<{ optedOut: boolean }>(db, scheduleMessageStatement, {
+export async function insertScheduledMessage(db: Knex, accountId: string, m: NewMessage): Promise<boolean> {
+  const [row] = await queryPrepared<{ optedOut: boolean }>(db, insertScheduledMessageStatement, {
     id: m.id,
     jobId: m.jobId,
     to: m.to,
