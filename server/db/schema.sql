@@ -550,13 +550,10 @@ AS $function$
               ORDER BY run_at, id
               LIMIT p_limit
               FOR UPDATE SKIP LOCKED))
-
     RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
-              j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
+              j.created_at AS "createdAt", j.account_id AS "accountId"
   )
-  SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
-                    'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
-                  ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
+  SELECT (SELECT coalesce(json_agg(c), '[]') FROM claimed c),
          (SELECT EXTRACT(EPOCH FROM min(run_at) - now())::double precision * 1000 FROM jobs
            WHERE state IN ('available', 'retryable') AND run_at > now())
 $function$;

@@ -13,7 +13,7 @@ import { JOB_LANE_SQL } from "../lanes.js";
 // With a lane: one ordered walk of jobs_lane_priority_claim_idx per priority (high, normal, low), the next
 // read only when the one before has no more due jobs; the jobs returned in that order, then by run_at. The
 // next-due lookup is one probe of the same index per priority. Without a lane (bench:queue, the job table's
-// tests): jobs_claim_idx in run_at order.
+// tests): jobs_claim_idx in run_at order, returned in no particular order.
 //
 // account_id: a job inserted without one (an SMSC's receipt, not matched yet; a job of a release before
 // accounts were named) gets the account of the row its payload names (job_account_of), in the same UPDATE.
@@ -75,7 +75,10 @@ ${HEAD}
               ORDER BY run_at, id
               LIMIT p_limit
               FOR UPDATE SKIP LOCKED))
-${RETURNING}
+    RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+              j.created_at AS "createdAt", j.account_id AS "accountId"
+  )
+  SELECT (SELECT coalesce(json_agg(c), '[]') FROM claimed c),
          (SELECT EXTRACT(EPOCH FROM min(run_at) - now())::double precision * 1000 FROM jobs
            WHERE state IN ('available', 'retryable') AND run_at > now())
 $$;`;
