@@ -1,10 +1,12 @@
 // Verifying a delivery receipt on the receiving side. Receivers must verify every receipt (service document
 // §5.4). Pass the raw request body exactly as received (not re-serialised JSON) and the request headers.
 //
-// With the Standard Webhooks headers present (webhook-id, webhook-timestamp, webhook-signature), those are
+// The Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) are required: they are
 // checked, including the timestamp's age (replay protection), and any of the listed signatures may match:
-// during a secret rotation the service signs with the old and the new secret. Otherwise the
-// X-Webhook-Signature header (hex HMAC-SHA256 of the body keyed with the whole secret string) is checked.
+// during a secret rotation the service signs with the old and the new secret. The X-Webhook-Signature header
+// (hex HMAC-SHA256 of the body alone) carries no time, so a receipt captured once would verify for ever: it is
+// checked only when the caller asks for it (`allowLegacySignature`), and only when the timestamped headers are
+// absent.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export type ReceiptHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -12,6 +14,12 @@ export type ReceiptHeaders = Headers | Record<string, string | string[] | undefi
 export interface VerifyOptions {
   /** Oldest acceptable webhook-timestamp, in seconds from now (default 300). */
   toleranceSeconds?: number;
+  /**
+   * Accept a receipt without the timestamped headers on X-Webhook-Signature alone (default false). That
+   * signature has no time in it: a captured receipt replays for ever. Only for a receiver that cannot read the
+   * webhook-* headers (a proxy strips them).
+   */
+  allowLegacySignature?: boolean;
   now?: Date;
 }
 
@@ -56,6 +64,6 @@ export function verifyReceipt(
     });
   }
   const hex = header(headers, "x-webhook-signature");
-  if (!hex) return false;
+  if (!hex || opts.allowLegacySignature !== true) return false;
   return secrets.some((s) => equal(hex.toLowerCase(), createHmac("sha256", Buffer.from(s, "utf8")).update(body, "utf8").digest("hex")));
 }

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import type pg from "pg";
 
 export interface Statement {
   /** Name of the prepared statement, unique in the process. */
@@ -8,31 +9,43 @@ export interface Statement {
 }
 
 /**
- * Runs a statement as a named prepared statement (on the transaction's connection when `db` is one). The hot
- * paths (authentication, POST /scheduler/schedule, the claim) use it: PostgreSQL parses and plans each
- * statement once per connection instead of per request, and knex's query builder is skipped. The name reaches
- * pg through knex's `options()`, which the PostgreSQL client merges into pg's query config. The named bindings
- * are compiled to positional ones once per statement: knex's own named bindings cost twice as much CPU a
- * call (bench/NOTES.md, "Figures behind the code").
+ * Runs a statement as a named prepared statement on a connection of knex's pool (the transaction's connection
+ * when `db` is a transaction), through the connection methods knex's Client declares (`Knex.Client`,
+ * acquireConnection and releaseConnection). The hot paths (authentication, POST /scheduler/schedule, the claim)
+ * use it: PostgreSQL parses and plans each statement once per connection instead of per request, and knex's
+ * query pipeline is skipped — through `db.raw(...).options({ name })` the same statements cost bench:api an
+ * eighth of its throughput (bench/NOTES.md, "Figures behind the code"). Named bindings are compiled to
+ * PostgreSQL's `$n` once per statement.
  */
 export async function queryPrepared<R>(db: Knex, statement: Statement, values: Record<string, unknown>): Promise<R[]> {
   const { text, names } = compiled(statement);
   const bindings = names.map((name) => {
     if (!(name in values)) throw new Error(`${statement.name}: no value for :${name}`);
-    return values[name] as Knex.Value;
+    return values[name];
   });
-  const result = await db.raw<{ rows: R[] }>(text, bindings).options({ name: statement.name });
-  return result.rows;
+  const client: Knex.Client = db.client;
+  // Reported as knex reports its own statements, so whatever watches the statements sent sees these too.
+  client.emit("query", { sql: text, bindings, prepared: statement.name });
+  const connection = (await client.acquireConnection()) as pg.PoolClient;
+  try {
+    const result = await connection.query<R & pg.QueryResultRow>({ name: statement.name, text, values: bindings });
+    return result.rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 const cache = new WeakMap<Statement, { text: string; names: string[] }>();
 
-/** `:name` → `?` in order of appearance (a `::type` cast is left alone; a literal `?` is escaped for knex). */
+/** `:name` → `$n`, one number per name in order of first appearance (a `::type` cast is left alone). */
 function compiled(statement: Statement): { text: string; names: string[] } {
   let found = cache.get(statement);
   if (!found) {
     const names: string[] = [];
-    const text = statement.text.replaceAll("?", "\\?").replace(/(?<!:):([A-Za-z_]\w*)/g, (_match, name: string) => (names.push(name), "?"));
+    const text = statement.text.replace(/(?<!:):([A-Za-z_]\w*)/g, (_match, name: string) => {
+      const at = names.indexOf(name);
+      return `$${at >= 0 ? at + 1 : names.push(name)}`;
+    });
     found = { text, names };
     cache.set(statement, found);
   }

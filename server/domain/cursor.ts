@@ -14,6 +14,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // Milliseconds too: cursors handed out before the microsecond fix stay valid while a client pages on.
 const EXACT_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(\d{3})?Z$/;
 
+/**
+ * A time that names itself: JavaScript rolls 30 February into March, and PostgreSQL refuses the year 0000 (an
+ * error, not a page); a cursor this API wrote reads back the same to the millisecond.
+ */
+function isRealInstant(at: string): boolean {
+  const ms = Date.parse(at);
+  return !Number.isNaN(ms) && !at.startsWith("0000") && new Date(ms).toISOString().slice(0, 23) === at.slice(0, 23);
+}
+
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify([key.cursorAt, key.id])).toString("base64url");
 }
@@ -22,7 +31,7 @@ export function decodeCursor(cursor: string | undefined): CursorKey | undefined 
   if (cursor === undefined) return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
-    if (typeof at !== "string" || !EXACT_UTC.test(at) || Number.isNaN(Date.parse(at))) throw new Error("bad cursor");
+    if (typeof at !== "string" || !EXACT_UTC.test(at) || !isRealInstant(at)) throw new Error("bad cursor");
     if (typeof id !== "string" || !UUID.test(id)) throw new Error("bad cursor");
     return { cursorAt: at, id };
   } catch {

@@ -8,6 +8,7 @@ import { pinoHttp } from "pino-http";
 import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { schemaState, type SchemaState } from "../db/knex.js";
+import { loggableUrl, scrubSecrets } from "../logger.js";
 import type { FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { dashboardRouter } from "./dashboard.js";
@@ -188,6 +189,10 @@ function validatorOptions(document: object, config: Services["config"]): Paramet
     validateSecurity: false,
     // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
     formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+    // Full format checks: the fast ones take 2027-02-31 or T24:00 as a date-time, which JavaScript then rolls
+    // over into another day (a send moved to 3 March); full ones know each month's days, leap years and that
+    // an hour or an offset ends at 23.
+    ajvFormats: { mode: "full" },
     ignorePaths: /^\/(healthz|readyz)$/,
     // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
     // test run; a production start skips checking it again.
@@ -207,6 +212,7 @@ function requestLogger(log: Services["log"]) {
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
     autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/metrics" },
+    serializers: { req: loggableRequest },
   });
 }
 
@@ -256,4 +262,15 @@ function metricsEndpoint(config: Services["config"], registry: Registry): Reques
     const merged = Registry.merge([registry, register]);
     res.type(merged.contentType).send(await merged.metrics());
   };
+}
+
+/**
+ * A request as logged: its URL's credentials redacted and phone numbers masked (logger.ts, loggableUrl), key
+ * shapes in any header redacted; the headers named in redactPaths are censored by pino itself.
+ */
+function loggableRequest(req: { url?: string; query?: unknown; headers?: Record<string, unknown> }) {
+  const headers = Object.fromEntries(
+    Object.entries(req.headers ?? {}).map(([name, value]) => [name, typeof value === "string" ? scrubSecrets(value) : value]),
+  );
+  return { ...req, url: req.url && loggableUrl(req.url), query: undefined, headers };
 }

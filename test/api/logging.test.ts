@@ -35,4 +35,30 @@ describe("request logs", () => {
     expect(entry.req.headers.authorization).toBe("[redacted]");
     for (const secret of [a.key, a.key.split("_")[2]!, "idem-key-5531", body, webhook!.secret]) expect(log).not.toContain(secret);
   });
+
+  it("never logs a key sent the wrong way (other headers, a cookie, the query string) and masks phone numbers in URLs", async () => {
+    const a = await server().account();
+    const secret = a.key.split("_")[2]!;
+    const wrongWays: [string, Record<string, string>][] = [
+      ["/api/v1/messages", { "X-Api-Key": a.key }],
+      ["/api/v1/messages", { "Api-Key": a.key }],
+      ["/api/v1/messages", { "X-Auth-Token": a.key }],
+      ["/api/v1/messages", { Cookie: `session=${a.key}` }],
+      ["/api/v1/messages", { "Proxy-Authorization": `Bearer ${a.key}` }],
+      ["/api/v1/messages", { "X-Custom": a.key }],
+      [`/api/v1/messages?api_key=${a.key}`, {}],
+      [`/api/v1/messages?token=${secret}`, {}],
+      [`/api/v1/messages?cursor=${a.key}`, {}],
+    ];
+    for (const [path, headers] of wrongWays) {
+      const res = await fetch(`${server().baseUrl}${path}`, { headers });
+      expect(res.status, `${path} ${JSON.stringify(headers)}`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    await a.request("GET", "/api/v1/messages?phone=%2B14155550123");
+    const log = lines.join("");
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain("14155550123");
+    expect(log).toContain("********123");
+  });
 });

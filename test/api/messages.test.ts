@@ -69,6 +69,49 @@ describe("schedule a message", () => {
     expect((await problemOf(far)).code).toBe("scheduled_at_too_far");
   });
 
+  it("refuses an impossible scheduledAt with 400, never rolling it into another day", async () => {
+    const a = await server().account();
+    for (const scheduledAt of [
+      "2027-02-31T10:00:00Z",
+      "2027-04-31T10:00:00Z",
+      "2027-02-29T10:00:00Z",
+      "2027-06-01T24:00:00Z",
+      "2027-06-01T25:00:00Z",
+      "2027-06-01T10:60:00Z",
+      "2027-06-01T10:00:00-24:00",
+    ]) {
+      const res = await a.request("POST", "/api/v1/scheduler/schedule", schedule({ scheduledAt }));
+      expect(res.status, scheduledAt).toBe(400);
+      const problem = await problemOf(res);
+      expect(problem.code, scheduledAt).toBe("validation_failed");
+      expect(JSON.stringify(problem.errors), scheduledAt).toContain("/body/scheduledAt");
+      const campaign = await a.request("POST", "/api/v1/campaigns", {
+        name: "c",
+        message: "hi",
+        type: "scheduled",
+        recipients: ["+14155550123"],
+        scheduledAt,
+      });
+      expect(campaign.status, `campaign ${scheduledAt}`).toBe(400);
+    }
+    // The last day of a month two months ahead is a day (Date.UTC's day 0 is the month before's last).
+    const now = new Date();
+    const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 3, 0, 10)).toISOString();
+    expect((await a.request("POST", "/api/v1/scheduler/schedule", schedule({ scheduledAt: lastDay }))).status).toBe(201);
+    expect(Number((await server().db("messages").where({ account_id: a.accountId }).count({ n: "*" }))[0]!.n)).toBe(1);
+  });
+
+  it("refuses a cursor with an impossible date with 400, not 500", async () => {
+    const a = await server().account();
+    const uuid = "0196f2a0-0000-7000-8000-000000000000";
+    for (const at of ["0000-01-01T00:00:00.000Z", "2027-02-30T00:00:00.000Z", "2027-06-01T24:00:00.000Z"]) {
+      const cursor = Buffer.from(JSON.stringify([at, uuid])).toString("base64url");
+      const res = await a.request("GET", `/api/v1/messages?cursor=${cursor}`);
+      expect(res.status, at).toBe(400);
+      expect((await problemOf(res)).code, at).toBe("validation_failed");
+    }
+  });
+
   it("requires every field and limits the body to 1600 characters", async () => {
     const a = await server().account();
     for (const field of ["to", "body", "from", "scheduledAt"]) {

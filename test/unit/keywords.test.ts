@@ -23,8 +23,30 @@ describe("inbound keywords", () => {
     for (const [body, kind, word] of cases) expect(matchKeyword(body), body).toEqual({ kind, word });
   });
 
-  it("a sentence that contains a keyword is not one, nor is other punctuation", () => {
-    for (const body of ["please stop", "stop it", "STOP?", "stop,", "st op", "STOPPED", "yes please", "help me", "", "."]) {
+  it("honours STOP as people write it: punctuation and quotes around it, fullwidth, zero-width characters inside", () => {
+    const forms = [
+      "STOP,",
+      "stop?",
+      '"STOP"',
+      "“Stop”",
+      "'stop'",
+      "Stop!!",
+      "(STOP)",
+      "¡stop!",
+      "ＳＴＯＰ",
+      "S\u200BTOP",
+      "ST\u200COP",
+      "\uFEFFSTOP",
+      "STO\u2060P",
+      "S\u00ADTOP",
+      "  «stop»  ",
+      "STOP.\n",
+    ];
+    for (const body of forms) expect(matchKeyword(body), JSON.stringify(body)).toEqual({ kind: "opt_out", word: "STOP" });
+  });
+
+  it("a sentence that contains a keyword is not one, nor is a word split by spaces or joined to a symbol", () => {
+    for (const body of ["please stop", "stop it", "st op", "STOPPED", "stop👍", "yes please", "help me", "", ".", "S T O P"]) {
       expect(matchKeyword(body), body).toBeUndefined();
     }
   });

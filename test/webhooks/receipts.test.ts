@@ -62,6 +62,14 @@ describe("delivery receipts", () => {
       expect(verifyReceipt(receipt.body, receipt.headers, hook.secret)).toBe(true);
       expect(verifyReceipt(receipt.body, receipt.headers, `whsec_${Buffer.alloc(32).toString("base64")}`)).toBe(false);
       expect(verifyReceipt(`${receipt.body.replace("hello", "HELLO")} `, receipt.headers, hook.secret)).toBe(false);
+      // A captured receipt replayed a week later: refused with its timestamped headers, and refused with them
+      // stripped (the untimestamped signature alone), unless the caller asks for the legacy scheme.
+      const weekLater = { now: new Date(Date.now() + 7 * 86_400_000) };
+      expect(verifyReceipt(receipt.body, receipt.headers, hook.secret, weekLater)).toBe(false);
+      const stripped = Object.fromEntries(Object.entries(receipt.headers).filter(([name]) => !name.startsWith("webhook-")));
+      expect(verifyReceipt(receipt.body, stripped, hook.secret, weekLater)).toBe(false);
+      expect(verifyReceipt(receipt.body, stripped, hook.secret)).toBe(false);
+      expect(verifyReceipt(receipt.body, stripped, hook.secret, { allowLegacySignature: true })).toBe(true);
     }
   });
 
