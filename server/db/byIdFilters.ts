@@ -11,13 +11,10 @@
 // was then estimated at one row and joined to its 100 parameter rows by a nested loop, rescanning them for
 // every message (10,000 comparisons) where a hash join does one pass.
 
+import type { Knex } from "knex";
 import { sql, type Sql } from "./sql.js";
 
-/** `alias`'s status is one of `statuses` (an SQL text[] expression), in a form no partial index's predicate can be proved from. */
-export const statusIn = (alias: string | undefined, statuses: string): string =>
-  `array_position(${statuses}, ${alias ? `${alias}.` : ""}status) IS NOT NULL`;
-
-/** The same as a fragment of the `sql` tag, the statuses bound. */
+/** `alias`'s status is one of `statuses`, in a form no partial index's predicate can be proved from. */
 export const statusInSql = (alias: string, statuses: readonly string[]): Sql =>
   sql`array_position(${statuses}::text[], ${sql.raw(alias)}.status) IS NOT NULL`;
 
@@ -33,23 +30,19 @@ export interface AccountKey {
   accountId: string;
 }
 
-/**
- * The condition for rows of `alias` picked by key (`idColumn`, default id) with their accounts, and its
- * parameters in order: splice `bindings` where `sql` stands in the statement.
- */
-export function byAccountKeys(alias: string, keys: AccountKey[], idColumn = "id"): { sql: string; bindings: string[][] } {
-  const a = alias ? `${alias}.` : "";
-  const ids = keys.map((k) => k.id);
-  return {
-    sql: `${a}${idColumn} = ANY(?::uuid[]) AND (${a}account_id, ${a}${idColumn}) IN (SELECT * FROM unnest(?::uuid[], ?::uuid[]))`,
-    bindings: [ids, keys.map((k) => k.accountId), ids],
-  };
-}
-
-/** The same as a fragment of the `sql` tag. */
+/** The condition for rows of `alias` picked by key (`idColumn`, default id) with their accounts. */
 export function byAccountKeysSql(alias: string, keys: AccountKey[], idColumn = "id"): Sql {
   const column = sql.raw(`${alias ? `${alias}.` : ""}${idColumn}`);
   const account = sql.raw(`${alias ? `${alias}.` : ""}account_id`);
   const ids = keys.map((k) => k.id);
   return sql`${column} = ANY(${ids}::uuid[]) AND (${account}, ${column}) IN (SELECT * FROM unnest(${keys.map((k) => k.accountId)}::uuid[], ${ids}::uuid[]))`;
 }
+
+/** A fragment as knex's query builder takes it: `query.whereRaw(where.sql, where.bindings)`. */
+export function asWhere(fragment: Sql): { sql: string; bindings: Knex.RawBinding[] } {
+  const { text, bindings } = fragment.toKnex();
+  return { sql: text, bindings: bindings as Knex.RawBinding[] };
+}
+
+/** byAccountKeysSql for knex's query builder. */
+export const byAccountKeys = (alias: string, keys: AccountKey[], idColumn = "id") => asWhere(byAccountKeysSql(alias, keys, idColumn));

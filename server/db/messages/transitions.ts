@@ -4,7 +4,7 @@
 // them wins. markOutcomesUnknown changes no status: it marks messages in `sending` whose outcome is unknown.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
-import { byAccountKeysSql, statusIn, statusInSql } from "../byIdFilters.js";
+import { asWhere, byAccountKeysSql, statusInSql } from "../byIdFilters.js";
 import { cancelPendingJobsSql } from "../jobs/index.js";
 import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
@@ -55,10 +55,16 @@ const historySql = (status: "cancelled") =>
   sql`INSERT INTO message_status_history (account_id, message_id, status, at)
       SELECT account_id, id, ${status}, cancelled_at FROM c`;
 
+/** The status filter for the query builder's `whereRaw` on messages. */
+const whereStatusIn = (statuses: readonly string[]) => {
+  const { sql: text, bindings } = asWhere(statusInSql("messages", statuses));
+  return [text, bindings] as const;
+};
+
 /** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
 export async function returnToScheduled(db: Knex, keys: MessageKey[]): Promise<number> {
   return byKeys(db, keys)
-    .whereRaw(statusIn(undefined, "?::text[]"), [allowedFrom("scheduled")])
+    .whereRaw(...whereStatusIn(allowedFrom("scheduled")))
     .update({ status: "scheduled", submitted_at: null, submitted_via: null });
 }
 
@@ -70,24 +76,24 @@ export async function returnToScheduled(db: Knex, keys: MessageKey[]): Promise<n
 export async function returnUnresolvedToScheduled(db: Knex, keys: MessageKey[]): Promise<string[]> {
   if (keys.length === 0) return [];
   const rows = await byKeys(db, keys)
-    .whereRaw(statusIn(undefined, "?::text[]"), [allowedFrom("scheduled")])
+    .whereRaw(...whereStatusIn(allowedFrom("scheduled")))
     .whereNull("unknown_resent_at")
     .update({ status: "scheduled", submitted_at: null, submitted_via: null, outcome_unknown_at: null, unknown_resent_at: db.fn.now() })
     .returning("id");
   return rows.map((r: { id: string }) => r.id);
 }
 
+const ON_THE_WIRE: StoredStatus[] = ["sending"];
+
 /**
  * Declares the outcome of messages left on the wire unknown (a dropped link, or found in `sending` after a
  * crash); the first declaration's time stays. They stay `sending` until a receipt resolves them or the
  * resolution time runs out. Returns each message's declaration time.
  */
-const ON_THE_WIRE: StoredStatus[] = ["sending"];
-
 export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise<Map<string, Date>> {
   if (keys.length === 0) return new Map();
   const rows: { id: string; at: Date }[] = await byKeys(db, keys)
-    .whereRaw(statusIn(undefined, "?::text[]"), [ON_THE_WIRE])
+    .whereRaw(...whereStatusIn(ON_THE_WIRE))
     .update({ outcome_unknown_at: db.raw("coalesce(outcome_unknown_at, now())") })
     .returning(["id", "outcome_unknown_at as at"]);
   return new Map(rows.map((r) => [r.id, r.at]));
