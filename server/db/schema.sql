@@ -407,7 +407,6 @@ CREATE UNIQUE INDEX idempotency_keys_pkey ON idempotency_keys USING btree (accou
 CREATE INDEX inbound_parts_assembled_idx ON inbound_parts USING btree (assembled_at) WHERE (assembled_at IS NOT NULL);
 CREATE UNIQUE INDEX inbound_parts_pkey ON inbound_parts USING btree (sender, recipient, reference, total, seq);
 CREATE INDEX inbound_parts_waiting_idx ON inbound_parts USING btree (received_at) WHERE (assembled_at IS NULL);
-CREATE INDEX jobs_claim_idx ON jobs USING btree (run_at, id) WHERE (state = ANY (ARRAY['available'::text, 'retryable'::text]));
 CREATE INDEX jobs_finalized_idx ON jobs USING btree (finalized_at) WHERE (finalized_at IS NOT NULL);
 CREATE INDEX jobs_lane_priority_claim_idx ON jobs USING btree ((
 CASE
@@ -475,8 +474,6 @@ AS $function$
 CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision)
  RETURNS TABLE(jobs json, next_due_in_ms double precision)
  LANGUAGE sql
- SET enable_sort TO 'off'
- SET enable_bitmapscan TO 'off'
 AS $function$
       WITH claimed AS (
         UPDATE jobs j
@@ -500,8 +497,6 @@ AS $function$
 CREATE OR REPLACE FUNCTION claim_jobs(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
  RETURNS TABLE(jobs json, next_due_in_ms double precision)
  LANGUAGE sql
- SET enable_sort TO 'off'
- SET enable_bitmapscan TO 'off'
 AS $function$
       WITH claimed AS (
         UPDATE jobs j
@@ -536,8 +531,6 @@ AS $function$
 CREATE OR REPLACE FUNCTION claim_jobs_v2(p_limit integer, p_worker text, p_lease_seconds double precision)
  RETURNS TABLE(jobs json, next_due_in_ms double precision)
  LANGUAGE sql
- SET enable_sort TO 'off'
- SET enable_bitmapscan TO 'off'
 AS $function$
   WITH claimed AS (
     UPDATE jobs j
@@ -561,8 +554,6 @@ $function$;
 CREATE OR REPLACE FUNCTION claim_jobs_v2(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
  RETURNS TABLE(jobs json, next_due_in_ms double precision)
  LANGUAGE sql
- SET enable_sort TO 'off'
- SET enable_bitmapscan TO 'off'
 AS $function$
   WITH claimed AS (
     UPDATE jobs j
@@ -588,6 +579,78 @@ AS $function$
                   ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
          (SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
             FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+           CROSS JOIN LATERAL (
+             SELECT run_at FROM jobs
+              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane
+                AND priority = p.priority AND run_at > now()
+              ORDER BY run_at
+              LIMIT 1) n)
+$function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs_v3(p_limit integer, p_worker text, p_lease_seconds double precision)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision)
+ LANGUAGE sql
+AS $function$
+  WITH claimed AS (
+    UPDATE jobs j
+       SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+           locked_until = now() + make_interval(secs => p_lease_seconds),
+           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+     WHERE j.id = ANY(ARRAY(
+             SELECT l.id FROM (VALUES ('default'), ('receipts')) AS ln(lane) CROSS JOIN (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+              CROSS JOIN LATERAL (
+                SELECT id FROM jobs
+                 WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = ln.lane
+                   AND priority = p.priority AND run_at <= now()
+                 ORDER BY run_at, id
+                 LIMIT p_limit
+                 FOR UPDATE SKIP LOCKED) l
+              LIMIT p_limit))
+
+    RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+              j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
+  )
+  SELECT (SELECT coalesce(json_agg(c), '[]') FROM claimed c),
+
+         (SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
+            FROM (VALUES ('default'), ('receipts')) AS ln(lane) CROSS JOIN (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+           CROSS JOIN LATERAL (
+             SELECT run_at FROM jobs
+              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = ln.lane
+                AND priority = p.priority AND run_at > now()
+              ORDER BY run_at
+              LIMIT 1) n)
+$function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs_v3(p_limit integer, p_worker text, p_lease_seconds double precision, p_lane text)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision)
+ LANGUAGE sql
+AS $function$
+  WITH claimed AS (
+    UPDATE jobs j
+       SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+           locked_until = now() + make_interval(secs => p_lease_seconds),
+           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+     WHERE j.id = ANY(ARRAY(
+             SELECT l.id FROM  (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+              CROSS JOIN LATERAL (
+                SELECT id FROM jobs
+                 WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane
+                   AND priority = p.priority AND run_at <= now()
+                 ORDER BY run_at, id
+                 LIMIT p_limit
+                 FOR UPDATE SKIP LOCKED) l
+              LIMIT p_limit))
+
+    RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+              j.created_at AS "createdAt", j.priority, j.account_id AS "accountId"
+  )
+  SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
+                    'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
+                  ORDER BY c.priority, c."runAt", c.id), '[]') FROM claimed c),
+
+         (SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
+            FROM  (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
            CROSS JOIN LATERAL (
              SELECT run_at FROM jobs
               WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = p_lane

@@ -3,10 +3,10 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimJobs, insertUntypedJobs, JOBS_CHANNEL, type ClaimedJob } from "../../server/db/jobs/index.js";
-import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV2.js";
 import { JobRunner, type RunnerOptions } from "../../server/jobs/runner.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestDatabase } from "../helpers/database.js";
+import { laneClaimPlan } from "../helpers/explain.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const database = useTestDatabase();
@@ -50,13 +50,7 @@ describe("lanes", () => {
 
     // The plan of the claim's inner select, as the function runs it: an ordered walk of the lane index that
     // reads only the rows it returns (no sort, no filter over the other lane's rows).
-    const { rows } = await db.transaction(async (tx) => {
-      await tx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off");
-      return tx.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${LANE_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
-      );
-    });
-    const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);
+    const plan = await laneClaimPlan(db, "default", 10);
     expect(plan).toContain("jobs_lane_priority_claim_idx");
     expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);

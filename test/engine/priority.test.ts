@@ -5,10 +5,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { claimJobs, type JobRow } from "../../server/db/jobs/index.js";
-import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV2.js";
 import { campaignFanoutHandler } from "../../server/jobs/handlers/campaignFanout.js";
 import { createLogger } from "../../server/logger.js";
 import { startWorker, type Worker } from "../../server/worker.js";
+import { laneClaimPlan } from "../helpers/explain.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
@@ -105,13 +105,7 @@ describe("priority", () => {
     );
     await db.raw("ANALYZE jobs");
 
-    const { rows } = await db.transaction(async (tx) => {
-      await tx.raw("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off");
-      return tx.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${LANE_CLAIM_SELECT.replaceAll("p_lane", "'default'").replaceAll("p_limit", "10")}`,
-      );
-    });
-    const plan = JSON.stringify(rows[0]!["QUERY PLAN"]);
+    const plan = await laneClaimPlan(db, "default", 10);
     expect(plan).toContain("jobs_lane_priority_claim_idx");
     expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);

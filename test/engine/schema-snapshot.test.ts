@@ -15,7 +15,7 @@ describe("schema snapshot", () => {
 
   it("names every table, index and function the code relies on", () => {
     const committed = readFileSync(new URL("../../server/db/schema.sql", import.meta.url), "utf8");
-    for (const name of ["CREATE TABLE jobs (", "jobs_lane_priority_claim_idx", "FUNCTION claim_jobs_v2(", "FUNCTION job_account_of("])
+    for (const name of ["CREATE TABLE jobs (", "jobs_lane_priority_claim_idx", "FUNCTION claim_jobs_v3(", "FUNCTION job_account_of("])
       expect(committed).toContain(name);
   });
 });

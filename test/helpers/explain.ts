@@ -1,6 +1,7 @@
 // The plan PostgreSQL chooses for the statements a piece of our code sends: the calls are captured as knex
 // sends them (text and parameters), then EXPLAINed, so a test checks the real statement, not a copy of it.
 import type pg from "pg";
+import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV3.js";
 import type { Db } from "../../server/db/knex.js";
 
 export interface PlanNode {
@@ -46,4 +47,16 @@ export function summarise(plan: PlanNode): { indexes: string[]; sorts: boolean; 
     sorts: nodes.some((n) => n["Node Type"] === "Sort" || n["Node Type"] === "Incremental Sort"),
     seqScans: nodes.flatMap((n) => (n["Node Type"] === "Seq Scan" ? [n["Relation Name"]!] : [])),
   };
+}
+
+/**
+ * The plan (EXPLAIN ANALYZE, JSON) of a lane claim's inner select as claim_jobs_v3 runs it: the session's own
+ * planner settings, none of its own (db/jobs/functions/claimJobsV3.ts). The text is taken from the function's
+ * definition, so the test checks the statement the claim runs.
+ */
+export async function laneClaimPlan(db: Db, lane: string, limit: number): Promise<string> {
+  const { rows } = await db.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${LANE_CLAIM_SELECT.replaceAll("p_lane", `'${lane}'`).replaceAll("p_limit", String(limit))}`,
+  );
+  return JSON.stringify(rows[0]!["QUERY PLAN"]);
 }

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { CLAIM_ALL_CALL, CLAIM_LANE_CALL } from "./functions/claimJobsV2.js";
+import { CLAIM_ALL_CALL, CLAIM_LANE_CALL } from "./functions/claimJobsV3.js";
 import { queryPrepared } from "../prepared.js";
 import type { JobLane } from "./lanes.js";
 import type { ClaimedJob } from "./types.js";
@@ -14,7 +14,7 @@ export interface Claim {
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The statement is the
- * function claim_jobs_v2 (db/jobs/functions/claimJobsV2.ts says how it walks the claim indexes).
+ * function claim_jobs_v3 (db/jobs/functions/claimJobsV3.ts says how it walks the claim indexes).
  */
 export async function claimJobs(db: Knex, workerId: string, limit: number, leaseMs: number, lane?: JobLane): Promise<Claim> {
   const [row] =
@@ -30,5 +30,5 @@ export async function claimJobs(db: Knex, workerId: string, limit: number, lease
 type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
 type ClaimRow = { jobs: RawJob[]; nextDueInMs: number | null };
 
-const claimAll = { name: "claim_jobs_v2", text: CLAIM_ALL_CALL };
-const claimLane = { name: "claim_jobs_v2_lane", text: CLAIM_LANE_CALL };
+const claimAll = { name: "claim_jobs_v3", text: CLAIM_ALL_CALL };
+const claimLane = { name: "claim_jobs_v3_lane", text: CLAIM_LANE_CALL };

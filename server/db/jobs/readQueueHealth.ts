@@ -1,8 +1,9 @@
 // What the alerting gauges read from the job table: how late the oldest due send is, and how receipt deliveries
-// fare, and how many webhooks are disabled. One statement, each part on an index (the claim index for due jobs,
-// the finalized index for given-up, webhooks_disabled_idx).
+// fare, and how many webhooks are disabled. One statement, each part on an index (the lane claim index for due
+// sends, one probe per priority; the finalized index for given-up, webhooks_disabled_idx).
 import type { Db } from "../knex.js";
 import type { JobKind } from "./kinds.js";
+import { JOB_LANE_SQL, laneOf } from "./lanes.js";
 
 export interface QueueHealth {
   /** How long the oldest due, unclaimed send job has waited past its time (0 when none). */
@@ -22,12 +23,17 @@ export async function readQueueHealth(db: Db, timeoutMs: number): Promise<QueueH
   const { rows } = await db
     .raw(
       `SELECT
-       (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(run_at)), 0) FROM jobs
-         WHERE state IN ('available', 'retryable') AND kind = ? AND run_at <= now()) AS oldest_due_seconds,
+       (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(d.run_at)), 0)
+          FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+         CROSS JOIN LATERAL (
+           SELECT run_at FROM jobs
+            WHERE state IN ('available', 'retryable') AND ${JOB_LANE_SQL} = ? AND priority = p.priority
+              AND kind = ? AND run_at <= now()
+            ORDER BY run_at LIMIT 1) d) AS oldest_due_seconds,
        (SELECT count(*) FROM jobs WHERE state = 'retryable' AND kind = ?) AS retrying,
        (SELECT count(*) FROM jobs WHERE finalized_at > now() - interval '1 hour' AND kind = ? AND state = 'discarded') AS given_up,
        (SELECT count(*) FROM webhooks WHERE disabled_at IS NOT NULL) AS webhooks_disabled`,
-      [SEND, RECEIPT, RECEIPT],
+      [laneOf(SEND), SEND, RECEIPT, RECEIPT],
     )
     .timeout(timeoutMs);
   const row = rows[0] as { oldest_due_seconds: string | number; retrying: number; given_up: number; webhooks_disabled: number };
