@@ -8,3 +8,23 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   return (error as { code?: string })?.code === "23503";
 }
+
+/**
+ * True when a statement failed for a reason that says nothing about the statement: a deadlock or serialization
+ * failure (PostgreSQL rolled it back, running it again may well succeed), or a lost connection. What such a
+ * statement recorded is retried as it was, never by re-running the work it records.
+ */
+export function isTransient(error: unknown): boolean {
+  const code = (error as { code?: string })?.code ?? "";
+  return (
+    code === "40P01" || // deadlock_detected
+    code === "40001" || // serialization_failure
+    code === "55P03" || // lock_not_available
+    code.startsWith("08") || // connection exceptions
+    code === "57P01" || // admin_shutdown (a terminated backend)
+    code === "ECONNRESET" ||
+    code === "ECONNREFUSED" ||
+    code === "EPIPE" ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test((error as Error)?.message ?? "")
+  );
+}

@@ -5,6 +5,7 @@ import { completeJobs, failJob, snoozeJobs, type ClaimedJob } from "../db/jobs/i
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { batcher } from "./batcher.js";
+import { retryTransient } from "./retryTransient.js";
 import { PermanentFailure, RetryLater, Snooze } from "./types.js";
 
 const COMPLETION_BATCH = 100;
@@ -18,6 +19,8 @@ export function defaultBackoffMs(attempt: number): number {
 export class Completer {
   private readonly completions;
   private readonly snoozes;
+  /** Jobs done whose completion is not written yet: still in hand, so the heartbeat keeps their leases. */
+  private readonly unwritten = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -27,21 +30,32 @@ export class Completer {
     this.completions = batcher<string>(
       async (ids) => {
         try {
-          await completeJobs(db, workerId, ids);
+          await retryTransient(() => completeJobs(db, workerId, ids), { what: "completing jobs", log });
         } catch (error) {
-          log.error({ err: error, count: ids.length }, "completing jobs failed; the rescuer will re-run them");
+          log.error({ err: error, count: ids.length }, "completing jobs failed; when their leases expire they run again");
+        } finally {
+          for (const id of ids) this.unwritten.delete(id);
         }
       },
       { delayMs: COMPLETION_DELAY_MS, maxBatch: COMPLETION_BATCH },
     );
-    this.snoozes = batcher<{ id: string; runAt: Date; claimedRunAt: Date; wake: boolean }>((jobs) => snoozeJobs(db, workerId, jobs), {
-      delayMs: COMPLETION_DELAY_MS,
-      maxBatch: COMPLETION_BATCH,
-    });
+    this.snoozes = batcher<{ id: string; runAt: Date; claimedRunAt: Date; wake: boolean }>(
+      (jobs) => retryTransient(() => snoozeJobs(db, workerId, jobs), { what: "snoozing jobs", log }),
+      {
+        delayMs: COMPLETION_DELAY_MS,
+        maxBatch: COMPLETION_BATCH,
+      },
+    );
   }
 
   complete(id: string): Promise<void> {
+    this.unwritten.add(id);
     return this.completions.add(id);
+  }
+
+  /** The jobs whose completion is still to be written (their leases must be kept until it is). */
+  inHand(): Iterable<string> {
+    return this.unwritten;
   }
 
   /** Records a failed (or snoozed) attempt; returns when the job is due again, null when it is not. */
@@ -58,7 +72,7 @@ export class Completer {
             ? error.runAt
             : new Date(Date.now() + defaultBackoffMs(job.attempt));
       if (!(error instanceof RetryLater)) log.warn({ err: error }, "job failed");
-      await failJob(this.db, this.workerId, job.id, error.message, retryAt);
+      await retryTransient(() => failJob(this.db, this.workerId, job.id, error.message, retryAt), { what: "recording a failed job", log });
       return retryAt;
     } catch (dbError) {
       // The lease will expire and the rescuer will make the job claimable again.

@@ -233,9 +233,12 @@ export class JobRunner {
     };
   }
 
-  /** Extends the leases of running and queued jobs; a job whose lease was lost is aborted or dropped. */
+  /**
+   * Extends the leases of running and queued jobs, and of those done whose completion is still being written;
+   * a job whose lease was lost is aborted or dropped.
+   */
   private async beat(): Promise<void> {
-    const ids = [...this.running.keys(), ...this.lanes.flatMap((l) => l.producer.queued.map((j) => j.id))];
+    const ids = [...this.running.keys(), ...this.lanes.flatMap((l) => l.producer.queued.map((j) => j.id)), ...this.completer.inHand()];
     if (ids.length === 0) return;
     try {
       const held = new Set(await extendLeases(this.db, this.workerId, ids, this.leaseMs));

@@ -4,13 +4,11 @@
 // PostgreSQL (Debian 12: client 15, embedded server 17), the test runs against a throwaway cluster of the
 // client's own major version (Debian's postgresql-NN server package), and says so.
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../../server/db/embedded.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
 import { createKeyForAccount } from "../../server/services/keys.js";
+import { debianServerMajors, startDebianPostgres } from "../helpers/debianPostgres.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { run } from "../helpers/process.js";
 
@@ -28,45 +26,16 @@ function clientMajor(): number {
 interface Server {
   adminUrl: string;
   what: string;
-  /** Starts a throwaway cluster (absent for the suite's own server). */
-  start?(port: number): void;
   stop(): void;
 }
 
 /** The suite's PostgreSQL when pg_dump can dump it, else a throwaway cluster of pg_dump's own version. */
-function serverForDump(embeddedMajor: number): Server | undefined {
+async function serverForDump(embeddedMajor: number): Promise<Server | undefined> {
   const major = clientMajor();
   if (major >= embeddedMajor) return { adminUrl: inject("pgAdminUrl"), what: `the embedded PostgreSQL ${embeddedMajor}`, stop: () => {} };
-  const bin = `/usr/lib/postgresql/${major}/bin`;
-  if (!major || !existsSync(`${bin}/initdb`)) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), "sms-pg-backup-"));
-  chmodSync(dir, 0o755);
-  const asPostgres = (cmd: string, args: string[]) =>
-    process.getuid?.() === 0 ? sh("runuser", ["-u", "postgres", "--", cmd, ...args]) : sh(cmd, args);
-  if (process.getuid?.() === 0) chownSync(dir, Number(sh("id", ["-u", "postgres"]).trim()), Number(sh("id", ["-g", "postgres"]).trim()));
-  asPostgres(`${bin}/initdb`, ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "--no-sync"]);
-  return {
-    adminUrl: "",
-    what: `a throwaway PostgreSQL ${major} (pg_dump ${major} cannot dump the embedded ${embeddedMajor})`,
-    stop: () => {
-      try {
-        asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-m", "fast", "-w", "stop"]);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-    start: (port) =>
-      void asPostgres(`${bin}/pg_ctl`, [
-        "-D",
-        `${dir}/data`,
-        "-w",
-        "-l",
-        `${dir}/log`,
-        "-o",
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-        "start",
-      ]),
-  };
+  if (!major || !debianServerMajors().includes(major)) return undefined;
+  const cluster = await startDebianPostgres(major);
+  return { ...cluster, what: `a throwaway PostgreSQL ${major} (pg_dump ${major} cannot dump the embedded ${embeddedMajor})` };
 }
 
 let server: Server | undefined;
@@ -74,12 +43,7 @@ beforeAll(async () => {
   const probe = createDb(inject("pgAdminUrl"), 1);
   const { rows } = await probe.raw("SHOW server_version_num");
   await probe.destroy();
-  server = serverForDump(Math.floor(Number(rows[0].server_version_num) / 10_000));
-  if (server?.start) {
-    const port = await freePort();
-    server.start(port);
-    server.adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  }
+  server = await serverForDump(Math.floor(Number(rows[0].server_version_num) / 10_000));
   if (server) process.stdout.write(`backup-restore test on ${server.what}\n`);
   else
     process.stderr.write(

@@ -33,7 +33,10 @@ beforeAll(async () => {
   // just before it (without them, git skips merges and finds nothing, or the branch commit).
   const added = git(`log -m --first-parent --diff-filter=A --format=%H -1 -- server/db/migrations/${newest}.ts`);
   if (!added) throw new Error(`no commit adds ${newest} in this checkout's history: this test needs the git history (not a shallow clone)`);
-  execSync(`git archive ${added}^ server generated package.json | tar -x -C ${oldTree}`, { cwd: root });
+  // What the server imports, as far as that commit had it (common/ came later than server/).
+  const present = git(`ls-tree --name-only ${added}^`).split("\n");
+  const parts = ["server", "common", "generated", "package.json"].filter((p) => present.includes(p));
+  execSync(`git archive ${added}^ ${parts.join(" ")} | tar -x -C ${oldTree}`, { cwd: root });
   symlinkSync(join(root, "node_modules"), join(oldTree, "node_modules"));
   database = await createFreshDatabase();
   db = createDb(database.url, 4);

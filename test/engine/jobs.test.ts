@@ -1,7 +1,7 @@
 // The job table's operations, called directly (each maintenance service exposes runOnce for this).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { claimJobs, completeJobs, failJob, insertUntypedJobs, releaseJobs } from "../../server/db/jobs/index.js";
+import { claimJobs, completeJobs, extendLeases, failJob, insertUntypedJobs, releaseJobs } from "../../server/db/jobs/index.js";
 import { deleteFinalizedJobsChore, rescueExpiredJobsChore } from "../../server/jobs/maintenance/chores.js";
 import { useTestDatabase } from "../helpers/database.js";
 
@@ -14,7 +14,13 @@ async function addJob(kind: string, runAt = new Date(Date.now() - 1000), maxAtte
 }
 
 const stateOf = async (id: string) =>
-  (await database().db("jobs").where({ id }).first()) as { state: string; attempt: number; locked_by: string | null; run_at: Date };
+  (await database().db("jobs").where({ id }).first()) as {
+    state: string;
+    attempt: number;
+    locked_by: string | null;
+    locked_until: Date | null;
+    run_at: Date;
+  };
 
 describe("the job table", () => {
   it("claims only due jobs, each for one worker, and says when the next is due", async () => {
@@ -43,6 +49,24 @@ describe("the job table", () => {
     expect((await stateOf(id)).locked_by).toBe("B");
     expect(await completeJobs(db, "B", [id])).toBe(1);
     expect(await stateOf(id)).toBeUndefined(); // a job that succeeded is deleted at once
+  });
+
+  it("the heartbeat never waits for a row another statement holds: it extends the rest and counts that one held", async () => {
+    const { db } = database();
+    await db("jobs").del();
+    const [a, b] = [await addJob("lease-test"), await addJob("lease-test")];
+    await claimJobs(db, "H", 10, 1_000);
+    const before = await stateOf(a);
+    // A completion of the same worker holds b's row (it deadlocked with the heartbeat when both waited).
+    await db.transaction(async (t) => {
+      await t.raw("SELECT 1 FROM jobs WHERE id = ? FOR UPDATE", [b]);
+      // Were the heartbeat to wait for b, this would never return while t holds it.
+      expect((await extendLeases(db, "H", [b, a], 60_000)).sort()).toEqual([a, b].sort());
+    });
+    const [after, other] = await Promise.all([stateOf(a), stateOf(b)]);
+    expect(after.locked_until!.getTime()).toBeGreaterThan(before.locked_until!.getTime() + 30_000);
+    expect(other.locked_by).toBe("H");
+    expect(await extendLeases(db, "other-worker", [a, b], 60_000)).toEqual([]);
   });
 
   it("retries a failed job at the given time and discards it after its last attempt", async () => {

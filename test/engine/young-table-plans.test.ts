@@ -105,7 +105,10 @@ describe("a burst of 20,000 due jobs on a job table whose statistics predate it 
     ["analysed while empty", () => database().db.raw("ANALYZE jobs")],
     ["analysed with 300 due jobs", async () => (await burst("available", undefined, 300), database().db.raw("ANALYZE jobs"))],
     ["analysed while 5,000 jobs ran", async () => (await burst("running", undefined, 5000), database().db.raw("ANALYZE jobs"))],
-    ["analysed while 5,000 jobs waited for later", async () => (await burst("available", "now() + interval '1 hour'", 5000), database().db.raw("ANALYZE jobs"))],
+    [
+      "analysed while 5,000 jobs waited for later",
+      async () => (await burst("available", "now() + interval '1 hour'", 5000), database().db.raw("ANALYZE jobs")),
+    ],
   ])("%s", async (_, before) => {
     const { db } = database();
     await db.raw("TRUNCATE jobs");

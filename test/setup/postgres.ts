@@ -1,6 +1,8 @@
 // One embedded PostgreSQL for the whole test run (kept in .test-data/ so later runs skip initdb), with a
 // migrated template database. Each test file clones the template into a database of its own (see
 // test/helpers/database.ts), so files run in parallel without sharing state.
+// TEST_PG_ADMIN_URL (a superuser's URL to the `postgres` database of another server) runs the suite on that
+// server instead: CI runs the engine tests so on Debian's stock PostgreSQL with JIT on (scripts/ci/stock-postgres.sh).
 import type { TestProject } from "vitest/node";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../server/db/embedded.js";
@@ -17,14 +19,17 @@ export const TEMPLATE = "sms_test_template";
 
 export default async function setup(project: TestProject) {
   const log = createLogger("warn");
-  const server = await startEmbeddedPostgres({
-    dataDir: ".test-data",
-    log,
-    announce: false,
-    // Throwaway data: durability off for speed.
-    settings: { fsync: "off", synchronous_commit: "off", full_page_writes: "off", max_connections: "300" },
-  });
-  const adminUrl = server.url.replace(/\/sms$/, "/postgres");
+  const external = process.env.TEST_PG_ADMIN_URL;
+  const server = external
+    ? { url: external, stop: async () => {} }
+    : await startEmbeddedPostgres({
+        dataDir: ".test-data",
+        log,
+        announce: false,
+        // Throwaway data: durability off for speed.
+        settings: { fsync: "off", synchronous_commit: "off", full_page_writes: "off", max_connections: "300" },
+      });
+  const adminUrl = external ?? server.url.replace(/\/sms$/, "/postgres");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   const { rows } = await admin.query("SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'");

@@ -27,6 +27,7 @@ import { webhookHealth } from "../webhookHealth.js";
 import { WebhookPacing } from "../../webhooks/pacing.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
 import { batcher, type Batcher } from "../batcher.js";
+import { retryTransient } from "../retryTransient.js";
 import { JOB_COMPLETED, RetryLater, Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
 type Completes = NonNullable<AttemptOutcome["completes"]>;
@@ -73,7 +74,10 @@ class ReceiptDispatcher {
     private readonly client: ReceiptClient,
     private readonly opts: DispatcherOptions,
   ) {
-    this.finishes = batcher<AttemptOutcome>((outcomes) => finishDeliveries(db, outcomes));
+    // A finish that fails for a transient reason is written again, never the POST made again.
+    this.finishes = batcher<AttemptOutcome>((outcomes) =>
+      retryTransient(() => finishDeliveries(db, outcomes), { what: "recording receipt deliveries", log: opts.log }),
+    );
     this.pacing = new WebhookPacing({ ...opts, failingShare: Math.max(1, Math.floor(opts.laneConcurrency / 2)) });
     this.recordHealth = webhookHealth(db, opts.log, opts);
   }
