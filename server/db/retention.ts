@@ -58,7 +58,8 @@ export async function retainAccountMessages(
           AND (created_at, id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)
         ORDER BY created_at, id LIMIT ${o.limit}
      ), changed AS (${change}),
-     simulated AS (DELETE FROM simulator_submissions s WHERE ${action === "delete"} AND s.message_id = ANY(ARRAY(SELECT id FROM changed)))
+     simulated AS (DELETE FROM simulator_submissions s WHERE ${action === "delete"} AND s.message_id = ANY(ARRAY(SELECT id FROM changed))),
+     events AS (${action === "redact" ? eraseEventBodies(o.accountId) : sql`SELECT 1`})
      SELECT (SELECT count(*) FROM changed)::int AS changed, (SELECT count(*) FROM batch)::int AS walked,
             last.id, to_char(last.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt"
        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, created_at FROM batch ORDER BY created_at DESC, id DESC LIMIT 1) last ON true`,
@@ -66,6 +67,19 @@ export async function retainAccountMessages(
   const row = rows[0]!;
   return { changed: row.changed, next: row.walked < o.limit ? undefined : { id: row.id!, createdAt: row.createdAt! } };
 }
+
+/**
+ * The text of an erased message lives on in the stored payload of its message.received event (the exact
+ * bytes signed and posted, and posted again by redeliver): erased there too, in place, the payload's other
+ * fields and their order unchanged. `,"body":"` cannot occur inside a JSON string (a quote in one is escaped),
+ * so the pattern finds the field itself. Embedded in retainAccountMessages' statement (reads `changed`).
+ */
+function eraseEventBodies(accountId: string) {
+  return sql`UPDATE webhook_deliveries w SET body = regexp_replace(w.body, ${ERASE_BODY_FIELD}, ',"body":""')
+              WHERE w.account_id = ${accountId} AND w.message_id = ANY(ARRAY(SELECT id FROM changed))
+                AND w.event = 'message.received'`;
+}
+const ERASE_BODY_FIELD = ',"body":"(?:[^"\\\\]|\\\\.)*"';
 
 /** Records that every body of the account's messages created before `before` has been dealt with. */
 export async function markBodiesRedacted(db: Knex, accountId: string, before: Date): Promise<void> {

@@ -16,7 +16,7 @@ import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
 import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
-import { errorHandler, HttpError, notFoundHandler, sendProblem } from "./problem.js";
+import { errorHandler, HttpError, notFoundHandler, requireJsonBody, sendProblem } from "./problem.js";
 import { deferredValidator, warmUpValidator } from "./validator.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
@@ -101,6 +101,7 @@ export function createApp(services: Services): Express {
 
   const keyLimit = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
   app.use("/api/v1", requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }));
+  app.use("/api/v1", requireJsonBody);
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);

@@ -28,6 +28,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   idempotency_key_reused: { status: 409, title: "Idempotency key reused" },
   payload_too_large: { status: 413, title: "Payload too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  unsupported_encoding: { status: 415, title: "Unsupported content encoding" },
   scheduled_at_not_in_future: { status: 422, title: "scheduledAt is not in the future" },
   scheduled_at_too_far: { status: 422, title: "scheduledAt is too far ahead" },
   group_not_found: { status: 422, title: "Group not found" },
@@ -97,6 +98,35 @@ function isDatabaseUnavailable(e: unknown): boolean {
   );
 }
 
+/** The Content-Encodings a request body may come in (body-parser decodes them; Node 22.15+ would add zstd). */
+export const ACCEPTED_ENCODINGS = ["identity", "gzip", "deflate", "br"] as const;
+
+/**
+ * Refuses a body the API cannot read before anything parses it: one that is not `application/json` (a
+ * `text/plain`, form or multipart body was parsed as nothing and the request validated without it), and one
+ * whose Content-Encoding is not in ACCEPTED_ENCODINGS. A request without a body passes whatever it says.
+ */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+  if (!hasBody) return next();
+  const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+  if (!(ACCEPTED_ENCODINGS as readonly string[]).includes(encoding)) return next(toProblem({ type: "encoding.unsupported" }));
+  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json")
+    return next(new HttpError("unsupported_media_type", "The request body must be sent with Content-Type: application/json."));
+  next();
+};
+
+/**
+ * A value allowed to be an object or null (`quietHours`) that fails as an object also fails as null, and Ajv
+ * reports both branches and the anyOf itself. When a branch gave a specific reason, the others are noise.
+ */
+function withoutBranchNoise(errors: FieldError[]): FieldError[] {
+  const noise = (x: FieldError) => /^must (be null|match a schema in anyOf|match exactly one schema in oneOf)$/.test(x.message);
+  const specific = errors.filter((x) => !noise(x));
+  return errors.filter((x) => !noise(x) || !specific.some((y) => y.path === x.path || y.path.startsWith(`${x.path}/`)));
+}
+
 /** Turns anything thrown into a problem document; a 5xx never carries internals. */
 export function toProblem(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
@@ -109,10 +139,18 @@ export function toProblem(error: unknown): DomainError {
     case "entity.too.large":
       return new HttpError("payload_too_large", "The request body is larger than 1 MiB.");
     case "charset.unsupported":
-    case "encoding.unsupported":
       return new HttpError("unsupported_media_type", "The request body must be UTF-8 JSON.");
+    case "encoding.unsupported":
+      return new HttpError("unsupported_encoding", `The request body's Content-Encoding must be one of ${ACCEPTED_ENCODINGS.join(", ")}.`);
     default:
       break; // not a body-parser error: the checks below
+  }
+  // body-parser's other 400s: the body did not decode in the Content-Encoding it named (a zlib error), or the
+  // connection ended before the body did.
+  if (e?.status === 400 && (error as { expose?: boolean }).expose && !isValidatorError(e)) {
+    return new HttpError("validation_failed", "The request body could not be read in the Content-Encoding it names.", {
+      errors: [{ path: "/body", message: "does not decode in its Content-Encoding" }],
+    });
   }
   // Text PostgreSQL cannot store (e.g. NUL in a query parameter that reached a query): the input is bad.
   if ((error as { code?: string })?.code === "22021" || (error as { code?: string })?.code === "22P05") {
@@ -121,10 +159,9 @@ export function toProblem(error: unknown): DomainError {
   if (isValidatorError(e)) {
     const code = CODE_BY_STATUS[e.status];
     if (code && e.status < 500) {
-      const errors: FieldError[] = (e.errors ?? []).map((x) => ({
-        path: x.path.replace(/^\/params\//, "/path/"),
-        message: describe(x.message),
-      }));
+      const errors = withoutBranchNoise(
+        (e.errors ?? []).map((x) => ({ path: x.path.replace(/^\/params\//, "/path/"), message: describe(x.message) })),
+      );
       const detail =
         code === "validation_failed"
           ? `The request is invalid: ${errors.map((x) => `${x.path} ${x.message}`).join("; ")}.`

@@ -37,6 +37,12 @@ describe("account settings", () => {
     const a = await server().account();
     const unknown = await a.request("PATCH", "/api/v1/account/settings", { stopReply: "x" });
     expect((await problemOf(unknown)).errors).toEqual([{ path: "/body/stopReply", message: "is not a known field" }]);
+    // Nested objects too (quietHours.timeZone was dropped silently, and the hours stored without it).
+    const nested = await a.request("PATCH", "/api/v1/account/settings", {
+      quietHours: { start: "21:00", end: "08:00", timeZone: "Europe/Paris" },
+    });
+    expect(nested.status).toBe(400);
+    expect((await problemOf(nested)).errors).toEqual([{ path: "/body/quietHours/timeZone", message: "is not a known field" }]);
     expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "" })).status).toBe(400);
     expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "x".repeat(321) })).status).toBe(400);
     expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "x".repeat(320) })).status).toBe(200);

@@ -76,6 +76,18 @@ describe("problem documents for bad requests", () => {
       expect(res.status, type).toBe(415);
       expect((await problemOf(res)).code).toBe("unsupported_media_type");
     }
+    // A JSON body under another media type is not read as JSON either (it was: 201).
+    for (const type of [
+      "text/plain",
+      "text/plain; charset=utf-8",
+      "multipart/form-data; boundary=x",
+      "application/x-www-form-urlencoded",
+    ]) {
+      const res = await a.request("POST", "/api/v1/contacts/groups", JSON.stringify({ name: `g ${type}` }), { "Content-Type": type });
+      expect(res.status, type).toBe(415);
+      expect((await problemOf(res)).code).toBe("unsupported_media_type");
+    }
+    expect((await a.client.GET("/api/v1/contacts/groups/all")).data!.data).toEqual([]);
     const missing = await fetch(`${server().baseUrl}/api/v1/contacts/groups`, {
       method: "POST",
       headers: { Authorization: `Bearer ${a.key}` },

@@ -33,12 +33,12 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   // A carrier's receipt names its own id only, not the account (a lookup table by carrier id under Citus).
   { starts: "delete from unmatched_receipts r where r.job_kind is not null", why: "kept receipts whose carrier id is now known" },
   // The runner's bookkeeping of the jobs it holds, by job id and lease (the claim itself is claim_jobs).
-  { starts: "delete from jobs where id = any", why: "completing held jobs" },
+  { starts: "delete from jobs where id in ( select id from jobs where id = any", why: "completing held jobs" },
   { starts: "update jobs set state = case", why: "failing held jobs" },
   { starts: "with s as ( update jobs j set state = 'available'", why: "snoozing held jobs" },
   { starts: "update jobs j set state = 'available'", why: "snoozing held jobs" },
   { starts: 'update "jobs" set "state" = ?, "attempt" = attempt - 1', why: "releasing held jobs at shutdown" },
-  { starts: 'update "jobs" set "locked_until"', why: "extending the leases of held jobs" },
+  { starts: "with locked as ( select id from jobs where id = any", why: "extending the leases of held jobs" },
   // Maintenance and metrics: every account by nature (under Citus, run on every shard in parallel).
   { starts: "select (select coalesce(extract(epoch from now() - min(run_at))", why: "queue health metrics" },
   { starts: "select priority, count(*)::int as waiting", why: "throughput backlog metrics" },

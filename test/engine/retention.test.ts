@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { applyRetention, type RetentionPolicy } from "../../server/jobs/maintenance/applyRetention.js";
 import { FINAL_STATUSES, type StoredStatus } from "../../server/domain/messageStatus.js";
+import { messageReceivedBody } from "../../server/domain/events.js";
 import { insertDueMessages } from "../helpers/messages.js";
+import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -205,6 +207,66 @@ describe("body redaction", () => {
     // The next run starts where this one stopped.
     const { bodies_redacted_before: mark } = await db()("accounts").where({ id: account.accountId }).first("bodies_redacted_before");
     expect(Date.now() - mark.getTime()).toBeGreaterThan(89.9 * 86_400_000);
+  });
+});
+
+describe("body redaction in the webhooks' delivery log", () => {
+  it("erases an inbound message's text in its stored message.received payload too; redeliver posts the erased one", async () => {
+    const account = await server().account();
+    const receiver = await startReceiver();
+    try {
+      const { data: hook } = await account.client.POST("/api/v1/webhooks", { body: { name: "inbound", url: receiver.url } });
+      const receivedAt = new Date(Date.now() - 91 * 86_400_000);
+      const [message] = await db()("messages")
+        .insert({
+          account_id: account.accountId,
+          direction: "inbound",
+          status: "received",
+          sender: "+14155550199",
+          recipient: "+14155550100",
+          body: 'my "secret", \\ text',
+          segments: 1,
+          encoding: "GSM-7",
+          received_at: receivedAt,
+          created_at: receivedAt,
+        })
+        .returning("id");
+      const payload = messageReceivedBody({
+        messageId: message.id,
+        from: "+14155550199",
+        to: "+14155550100",
+        body: 'my "secret", \\ text',
+        segments: 1,
+        encoding: "GSM-7",
+        receivedAt,
+        incomplete: false,
+      });
+      const [delivery] = await db()("webhook_deliveries")
+        .insert({
+          webhook_id: hook!.webhookId,
+          account_id: account.accountId,
+          message_id: message.id,
+          event: "message.received",
+          seq: 1,
+          body: payload,
+          status: "succeeded",
+          finished_at: receivedAt,
+          created_at: receivedAt,
+        })
+        .returning("id");
+
+      await applyRetention(db(), { ...policy, deliveryLogRetentionDays: 400, messageBodyRetentionDays: 90 });
+
+      const stored = (await db()("webhook_deliveries").where({ id: delivery.id }).first("body")).body as string;
+      expect(stored).not.toContain("secret");
+      expect(Object.entries(JSON.parse(stored))).toEqual(Object.entries({ ...JSON.parse(payload), body: "" }));
+      const res = await account.request("POST", `/api/v1/webhooks/${hook!.webhookId}/deliveries/${delivery.id}/redeliver`);
+      expect(res.status).toBeLessThan(300);
+      const [posted] = await receiver.waitFor("the redelivery", (all) => all.length === 1);
+      expect(posted!.body).toBe(stored);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -2,6 +2,7 @@
 // (fields dropped, unknown fields added, values replaced by arbitrary JSON — wrong types, numbers as strings,
 // huge and unicode strings, deep nesting). Whatever comes in, the answer is 2xx or a 4xx problem document,
 // never a 5xx; response validation is on, so every answer also matches the contract.
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { documentOperations, loadDocument } from "../../server/http/document.js";
@@ -20,6 +21,16 @@ const hostileValue = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 300 }),
   fc.string({ unit: "binary", maxLength: 50 }),
   fc.constantFrom("", " ", "\u0000", "\u202e+1415", "𝓗𝓮𝓵𝓵𝓸 👋🏽", "1e309", "NaN", "-0", "2026-13-45T99:99:99Z", "null", "true"),
+  // Dates that look right and do not exist (JavaScript rolls them over into another day).
+  fc.constantFrom(
+    "2027-02-31T10:00:00Z",
+    "2027-04-31T10:00:00.000Z",
+    "2027-02-29T10:00:00Z",
+    "2027-01-01T24:00:00Z",
+    "2027-01-01T25:00:00Z",
+    "2027-01-01T10:00:00-24:00",
+    "0000-01-01T00:00:00Z",
+  ),
   fc.integer().map(String),
   fc.constant("x".repeat(20_000)),
   fc.integer({ min: 50, max: 2000 }).map(deep),
@@ -102,7 +113,13 @@ describe("hostile request bodies and parameters", () => {
       .tuple(
         fc.oneof(
           fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-          fc.constantFrom("2026-01-01T00:00:00.000001Z", "9999-99-99T99:99:99.999999Z"),
+          fc.constantFrom(
+            "2026-01-01T00:00:00.000001Z",
+            "9999-99-99T99:99:99.999999Z",
+            "0000-01-01T00:00:00.000000Z",
+            "2027-02-30T00:00:00.000000Z",
+            "2027-01-01T24:00:00.000000Z",
+          ),
         ),
         fc.oneof(
           fc.stringMatching(/^[0-9a-f-]{36}$/),
@@ -156,4 +173,62 @@ describe("hostile request bodies and parameters", () => {
       );
     }
   });
+
+  it(
+    "answer 415 or 400, never 5xx, to bodies in other media types and Content-Encodings, whole or broken",
+    { timeout: 120_000 },
+    async () => {
+      const op = documentOperations(loadDocument()).find((o) => o.operationId === "Scheduler_schedule")!;
+      const example = JSON.stringify({ to: "+14155550123", from: "ACME", body: "hi", scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
+      const encode: Record<string, (b: Buffer) => Buffer> = {
+        gzip: (b) => gzipSync(b),
+        deflate: (b) => deflateSync(b),
+        br: (b) => brotliCompressSync(b),
+        identity: (b) => b,
+      };
+      const shape = fc.record({
+        type: fc.constantFrom(
+          "application/json",
+          "application/json; charset=utf-8",
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=x",
+          "application/xml",
+          undefined,
+        ),
+        encoding: fc.constantFrom("gzip", "deflate", "br", "identity", "zstd", "compress", "gzip, br", "x-unknown", undefined),
+        body: fc.constantFrom("encoded", "plain", "garbage", "truncated"),
+      });
+      await fc.assert(
+        fc.asyncProperty(shape, async ({ type, encoding, body }) => {
+          const plain = Buffer.from(example);
+          const encoded = encoding && encode[encoding] ? encode[encoding](plain) : plain;
+          const bytes =
+            body === "encoded"
+              ? encoded
+              : body === "plain"
+                ? plain
+                : body === "garbage"
+                  ? Buffer.from([0x1f, 0x8b, 1, 2, 3, 4])
+                  : encoded.subarray(0, 8);
+          const headers: Record<string, string> = { Authorization: `Bearer ${account.key}` };
+          if (type) headers["Content-Type"] = type;
+          if (encoding) headers["Content-Encoding"] = encoding;
+          const res = await fetch(server().baseUrl + op.path, { method: "POST", headers, body: bytes });
+          const what = `${type} ${encoding} ${body}: ${res.status} ${res.status >= 400 ? await res.clone().text() : ""}`;
+          await expectClientError(res.clone(), what);
+          const code = res.status >= 400 ? ((await res.json()) as { code: string }).code : undefined;
+          const json = type?.startsWith("application/json") ?? false;
+          const accepted = encoding === undefined || encode[encoding] !== undefined;
+          if (!accepted) expect(code, what).toBe("unsupported_encoding");
+          else if (!json) expect(code, what).toBe("unsupported_media_type");
+          else {
+            const decodes = body === "encoded" || (body === "plain" && (encoding === undefined || encoding === "identity"));
+            expect(res.status, what).toBe(decodes ? 201 : 400);
+          }
+        }),
+        { numRuns: RUNS * 2, seed: SEED },
+      );
+    },
+  );
 });

@@ -86,4 +86,21 @@ describe("webhook pacing", () => {
     for (let i = 0; i < 50; i++) p.release("new", 20);
     expect(placesNow("new")).toBe(50);
   });
+
+  it("says a slow webhook recovered at its first quick answer while its snoozes reach ahead, once per slow spell", () => {
+    const p = pacing();
+    p.acquire("w", 0);
+    p.acquire("w", 0);
+    p.release("w", 4000);
+    p.release("w", 4000);
+    p.acquire("w", 0);
+    p.acquire("w", 0);
+    for (let i = 0; i < 10; i++) p.acquire("w", 0); // snoozed, 2 s apart at 4 s a POST and 2 places
+    expect(p.recovered("w", 3000)).toBe(false); // still slow
+    expect(p.recovered("w", 30)).toBe(true);
+    expect(p.recovered("w", 30)).toBe(false); // the snoozes were reset: nothing more to recall
+    // Afresh at the quick pace: the next snooze is a few milliseconds ahead, not seconds.
+    expect(p.acquire("w", 0).snoozeUntil! - Date.now()).toBeLessThan(100);
+    expect(p.recovered("unknown", 30)).toBe(false);
+  });
 });

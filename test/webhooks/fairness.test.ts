@@ -181,6 +181,34 @@ describe("fair receipt deliveries", { timeout: 60_000 }, () => {
     });
   });
 
+  it("recalls a webhook's receipts snoozed while it was slow as soon as it answers quickly again", async () => {
+    const { db } = server();
+    const a = await server().account();
+    const r = await receiver();
+    let slow = true;
+    r.respond = () => ({ status: 200, delayMs: slow ? 600 : 0 });
+    await webhook(a, r.url);
+    const ids = await sendSoon(a, 40);
+    // Two at a time at 600 ms each: the rest are snoozed, queued at that pace, seconds ahead.
+    const snoozedAhead = () =>
+      db("jobs")
+        .where({ kind: "deliver_receipt", account_id: a.accountId, state: "available" })
+        .where("run_at", ">", db.raw("now() + interval '3 seconds'"))
+        .max({ latest: "run_at" })
+        .count({ n: "*" })
+        .first<{ latest: Date | null; n: string }>();
+    await waitUntil("receipts snoozed more than 3 s ahead", async () => Number((await snoozedAhead()).n) >= 10);
+    slow = false;
+    const flippedAt = Date.now();
+    const { latest } = await snoozedAhead();
+    await r.waitFor("every receipt", (all) => new Set(all.map((x) => x.json.messageId)).size === ids.length, 30_000);
+    // Without the recall none of them could have come before its snooze ended.
+    expect(r.received.at(-1)!.at).toBeLessThan(latest!.getTime());
+    const recalls = logLines.filter((l) => l.msg === "webhook answers quickly again; its snoozed receipts recalled");
+    expect(recalls.length).toBeGreaterThan(0);
+    expect(recalls.every((l) => (l.time as number) >= flippedAt)).toBe(true); // not while it was slow
+  });
+
   it("answers 404 for enabling an unknown webhook", async () => {
     const a = await server().account();
     const res = await a.request("POST", "/api/v1/webhooks/00000000-0000-4000-8000-000000000000/enable");

@@ -28,8 +28,9 @@ export async function completeJobs(db: Knex, workerId: string, ids: string[]): P
  * yields rows (id, account_id, worker): each job is deleted only while that worker still holds it, as above.
  */
 export function completeHeldJobsSql(from: Sql): Sql {
-  return sql`DELETE FROM jobs j WHERE j.id IN (
-                SELECT h.id FROM jobs h JOIN ${from} ON h.id = c.id AND h.account_id = c.account_id
+  return sql`DELETE FROM jobs j USING (
+                SELECT h.id, h.account_id FROM jobs h JOIN ${from} ON h.id = c.id AND h.account_id = c.account_id
                  WHERE h.state = 'running' AND h.locked_by = c.worker
-                 ORDER BY h.id FOR UPDATE OF h)`;
+                 ORDER BY h.id FOR UPDATE OF h) held
+              WHERE j.id = held.id AND j.account_id = held.account_id`;
 }

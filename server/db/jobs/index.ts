@@ -11,6 +11,7 @@ export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUnty
 export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
 export { JOB_LANE_SQL, LANE_OF_KIND, laneOf, type JobLane } from "./lanes.js";
 export { readQueueHealth, type QueueHealth } from "./readQueueHealth.js";
+export { recallSnoozedReceipts } from "./recallSnoozedReceipts.js";
 export { releaseJobs } from "./releaseJobs.js";
 export { rescheduleJobs } from "./rescheduleJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";

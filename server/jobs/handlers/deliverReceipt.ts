@@ -10,7 +10,7 @@
 // WEBHOOK_RETRY_BASE_MS × 5^(n-1) ± 10 % (a longer Retry-After on 429/503 wins). After the 4th failed attempt
 // the delivery is `failed` and stays in the log, where it can be redelivered. The attempt count lives in the
 // delivery row, so a restart between two attempts changes nothing.
-import type { JobRow } from "../../db/jobs/index.js";
+import { recallSnoozedReceipts, type JobRow } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { mayHoldBackLater } from "../../domain/deliveryOrder.js";
 import {
@@ -127,6 +127,14 @@ class ReceiptDispatcher {
     return snoozeUntil === undefined ? this.attempt(d, job, log) : atCap(snoozeUntil);
   }
 
+  /** The webhook answers quickly again: its receipts snoozed while it was slow are made due now. */
+  private recall(d: DeliveryForDispatch, log: Logger): void {
+    recallSnoozedReceipts(this.db, d.accountId, d.webhookId).then(
+      (n) => n > 0 && log.info({ webhookId: d.webhookId, recalled: n }, "webhook answers quickly again; its snoozed receipts recalled"),
+      (error: unknown) => log.warn({ err: error, webhookId: d.webhookId }, "recalling a recovered webhook's snoozed receipts failed"),
+    );
+  }
+
   private async recordDisabled(d: DeliveryForDispatch, job: Completes): Promise<Outcome> {
     const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };
     await this.finishes.add({
@@ -155,6 +163,7 @@ class ReceiptDispatcher {
       this.pacing.release(d.webhookId, Date.now() - at.getTime());
     }
     this.recordHealth(d.webhookId, d.accountId, result.error === null);
+    if (result.error === null && this.pacing.recovered(d.webhookId, result.durationMs)) this.recall(d, log);
     const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
     const n = d.attempts.length + 1;
     const outcome: AttemptOutcome = {
