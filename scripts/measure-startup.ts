@@ -78,6 +78,8 @@ async function startOnce(main: string, role: string): Promise<Sample> {
     ...process.env,
     NODE_OPTIONS: "",
     NODE_ENV: "production",
+    PROVIDER: "simulator",
+    ALLOW_SIMULATOR_IN_PRODUCTION: "1",
     LOG_LEVEL: "info",
     DATABASE_URL: databaseUrl,
     ROLE: role,

@@ -64,6 +64,20 @@ function flag(name: string, description: string): Setting<boolean> {
   return { name, shownDefault: "unset", description, read: (env) => env[name] === "1" };
 }
 
+/** One of `values`, or undefined when unset (empty counts as unset). */
+function optionalOneOf<T extends string>(name: string, values: readonly T[], description: string): Setting<T | undefined> {
+  return {
+    name,
+    shownDefault: "unset",
+    description,
+    read(env) {
+      const raw = env[name] || undefined;
+      if (raw !== undefined && !(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}`);
+      return raw as T | undefined;
+    },
+  };
+}
+
 function oneOf<T extends string>(name: string, values: readonly T[], fallback: T, description: string): Setting<T> {
   return {
     name,
@@ -222,7 +236,15 @@ export const SETTINGS = {
     { map: (hours) => hours * 3600_000 },
   ),
   // Provider
-  provider: oneOf("PROVIDER", ["simulator", "smpp"] as const, "simulator", "`simulator` or `smpp`"),
+  provider: optionalOneOf(
+    "PROVIDER",
+    ["simulator", "smpp"] as const,
+    "`simulator` or `smpp`: the deployment's provider, recorded in the database at start (with `SMPP_URL`) so every process agrees. Unset: the recorded one; on a first start with none recorded, the simulator outside production, and no start in production",
+  ),
+  allowSimulatorInProduction: flag(
+    "ALLOW_SIMULATOR_IN_PRODUCTION",
+    "`1` lets a production deployment (`NODE_ENV=production`) run on the simulator, which sends nothing; without it such a start is refused",
+  ),
   simulatorDeliveryDelayMs: int("SIMULATOR_DELIVERY_DELAY_MS", 500, "simulator: time from `sent` to the final status"),
   simulatorSubmitDelayMs: int(
     "SIMULATOR_SUBMIT_DELAY_MS",

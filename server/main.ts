@@ -6,6 +6,7 @@ import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
+import { ProviderRefused, resolveDeploymentProvider } from "./services/deploymentProvider.js";
 import { createFirstStartKey } from "./services/keys.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
@@ -14,10 +15,10 @@ import type { Worker } from "./worker.js";
 const SHUTDOWN_DEADLINE_MS = 9_500;
 const DRAIN_MS = 7_000;
 
-const config = loadConfig();
-const log = createLogger(config.logLevel);
+const environment = loadConfig();
+const log = createLogger(environment.logLevel);
 
-const database = await openDatabase(config, log).catch((error: unknown) => {
+const database = await openDatabase(environment, log).catch((error: unknown) => {
   if (error instanceof EmbeddedPostgresUnusable) {
     process.stderr.write(`${error.message}\n`);
   } else {
@@ -27,6 +28,16 @@ const database = await openDatabase(config, log).catch((error: unknown) => {
   process.exit(1);
 });
 const { db } = database;
+
+// The deployment's provider (services/deploymentProvider.ts): this process's PROVIDER, or the recorded one.
+const config = await resolveDeploymentProvider(db, environment, log).then(
+  (resolved) => ({ ...environment, ...resolved }),
+  (error: unknown) => {
+    if (!(error instanceof ProviderRefused)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  },
+);
 
 const firstKey = await createFirstStartKey(db, config.nodeEnv);
 if (firstKey) {

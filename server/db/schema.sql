@@ -99,6 +99,19 @@ CREATE TABLE campaigns (
   CONSTRAINT campaigns_validity_period_check CHECK (((validity_period >= 1) AND (validity_period <= 604800)))
 );
 
+CREATE TABLE connectors (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  name text NOT NULL,
+  type text NOT NULL,
+  smpp jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT connectors_name_key UNIQUE (name),
+  CONSTRAINT connectors_pkey PRIMARY KEY (id),
+  CONSTRAINT connectors_smpp_check CHECK (((type = 'smpp'::text) = (smpp IS NOT NULL))),
+  CONSTRAINT connectors_type_check CHECK ((type = ANY (ARRAY['simulator'::text, 'smpp'::text])))
+);
+
 CREATE TABLE contacts (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   account_id uuid NOT NULL,
@@ -396,6 +409,8 @@ CREATE UNIQUE INDEX auto_replies_pkey ON auto_replies USING btree (account_id, p
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
 CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);
+CREATE UNIQUE INDEX connectors_name_key ON connectors USING btree (name);
+CREATE UNIQUE INDEX connectors_pkey ON connectors USING btree (id);
 CREATE INDEX contacts_account_page_idx ON contacts USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX contacts_account_phone_key ON contacts USING btree (account_id, phone);
 CREATE INDEX contacts_group_idx ON contacts USING btree (group_id) WHERE (group_id IS NOT NULL);

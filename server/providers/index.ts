@@ -8,8 +8,11 @@ import { isDeliveryReceipt, parseReceipt } from "./smpp/receipts.js";
 import { isInboundMessage, storeSmppInbound } from "./smpp/inbound.js";
 import type { Provider } from "./types.js";
 
+/** The provider `config` names: the deployment's, as services/deploymentProvider.ts resolved it at start. */
 export function createProvider(config: Config, db: Db, log: Logger): Provider {
   switch (config.provider) {
+    case undefined:
+      throw new Error("the deployment's provider was not resolved before the worker started");
     case "simulator":
       return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);
     case "smpp": {

@@ -38,7 +38,14 @@ describe("the production build on production dependencies alone", { timeout: 120
   });
 
   it("as compose.yaml runs it: migrate, a key, two API and two worker processes; messages sent through both APIs are delivered; SIGTERM stops each with exit 0", async () => {
-    const env = { ...plainNode, DATABASE_URL: database.url, SIMULATOR_DELIVERY_DELAY_MS: "0" };
+    // compose.yaml names a real SMSC; here the simulator, which production runs only when told to.
+    const env = {
+      ...plainNode,
+      DATABASE_URL: database.url,
+      SIMULATOR_DELIVERY_DELAY_MS: "0",
+      PROVIDER: "simulator",
+      ALLOW_SIMULATOR_IN_PRODUCTION: "1",
+    };
     const migrate = await run(process.execPath, [join(scratch, "dist/scripts/migrate.js")], env);
     expect(migrate.code, migrate.stderr).toBe(0);
     const keys = await run(process.execPath, [join(scratch, "dist/scripts/keys.js"), "create", "--account", "prod"], env);

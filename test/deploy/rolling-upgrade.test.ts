@@ -53,6 +53,8 @@ async function startWorker(tree: string): Promise<Spawned> {
     DATABASE_URL: database.url,
     ROLE: "worker",
     NODE_ENV: "production",
+    PROVIDER: "simulator",
+    ALLOW_SIMULATOR_IN_PRODUCTION: "1",
     LOG_LEVEL: "info",
     SIMULATOR_DELIVERY_DELAY_MS: "0",
     JOB_LEASE_MS: "3000",

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { createSmsClient, type SmsClient } from "../../client/index.js";
 import { loadConfig, type Config } from "../../server/config.js";
+import { resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
 import { createKeyForAccount } from "../../server/services/keys.js";
 import { createApp, createHttpServer } from "../../server/http/app.js";
 import { createLogger, type Logger } from "../../server/logger.js";
@@ -35,8 +36,9 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
   const start = async () => {
     const { db, ...rest } = database();
     // Rate limits off unless a test turns them on: many tests fire hundreds of requests with one key (or none).
-    const config = {
+    const config: Config = {
       ...loadConfig({}),
+      provider: "simulator",
       webhookAllowPrivate: true,
       validateResponses: true,
       rateLimitPerSecond: 0,
@@ -44,6 +46,8 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
       ...overrides,
     };
     const log = opts.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
+    // As a process started with PROVIDER records it (an SMPP test's link is known only once its SMSC listens).
+    if (config.provider === "simulator" || config.smppUrl) await resolveDeploymentProvider(db, config, log);
     const app = createApp({ db, log, config, now: () => new Date(), resolver: opts.resolver });
     server = await new Promise<Server>((resolve) => {
       const s = createHttpServer(app, config).listen(0, "127.0.0.1", () => resolve(s));

@@ -1,6 +1,7 @@
 import { findNumberOwner } from "../../db/numbers.js";
 import { DomainError } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
+import { deploymentProviderType } from "../../services/deploymentProvider.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import type { Handlers } from "../types.js";
 
@@ -10,9 +11,11 @@ const numberNotFound = () =>
   });
 
 export const simulatorHandlers: Pick<Handlers, "Simulator_inbound"> = {
-  async Simulator_inbound({ db, log, account, body, config, now }) {
-    if (config.provider !== "simulator")
-      throw new DomainError("not_found", "The simulator is not running on this server (PROVIDER is not simulator).");
+  async Simulator_inbound({ db, log, account, body, now }) {
+    // The deployment's provider, not this process's setting: an API process started without PROVIDER beside
+    // workers on SMPP must not take forged inbound messages.
+    if ((await deploymentProviderType(db)) !== "simulator")
+      throw new DomainError("not_found", "This deployment does not run the simulator.");
     const from = requirePhone(body.from, "/body/from");
     const to = requirePhone(body.to, "/body/to");
     if ((await findNumberOwner(db, to))?.accountId !== account.id) throw numberNotFound();

@@ -1,0 +1,121 @@
+// The deployment's provider is recorded in the database, never a process's own default
+// (services/deploymentProvider.ts). Found as a defect: an API process started without PROVIDER beside workers
+// on SMPP served the simulator's inbound endpoint (a tenant forged START and HELP, and the HELP reply went out
+// through the real SMSC), and production with nothing configured ran on the simulator, sending nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.js";
+import { readConnector } from "../../server/db/connectors.js";
+import { freePort } from "../../server/db/embedded.js";
+import { createDb, migrateLatest, type Db } from "../../server/db/knex.js";
+import { createLogger } from "../../server/logger.js";
+import { ProviderRefused, resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
+import { createKeyForAccount } from "../../server/services/keys.js";
+import { useTestDatabase } from "../helpers/database.js";
+import { createFreshDatabase } from "../helpers/freshDatabase.js";
+import { spawnProcess, type Spawned } from "../helpers/process.js";
+import { startSmsc, type Smsc } from "../helpers/smsc.js";
+
+const database = useTestDatabase();
+const lines: { level: number; msg: string }[] = [];
+const log = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line)) });
+const env = (vars: Record<string, string>) => loadConfig(vars);
+
+describe("the deployment's provider, resolved at a process's start", () => {
+  it("outside production a first start with nothing configured records the simulator; later starts follow the record", async () => {
+    const { db } = database();
+    await db("connectors").del();
+    expect(await resolveDeploymentProvider(db, env({}), log)).toEqual({ provider: "simulator" });
+    expect((await readConnector(db, "default"))?.type).toBe("simulator");
+    // A process with PROVIDER records its choice, and says it changed the record.
+    const smpp = await resolveDeploymentProvider(db, env({ PROVIDER: "smpp", SMPP_URL: "smpp://acme:p%40ss@127.0.0.1:2776" }), log);
+    expect(smpp).toEqual({ provider: "smpp", smppUrl: "smpp://acme:p%40ss@127.0.0.1:2776" });
+    expect(lines.map((l) => l.msg)).toContainEqual(expect.stringMatching(/changed the deployment's recorded provider/));
+    // The same again changes nothing, and says nothing.
+    const warnings = lines.filter((l) => l.level === 40).length;
+    await resolveDeploymentProvider(db, env({ PROVIDER: "smpp", SMPP_URL: "smpp://acme:p%40ss@127.0.0.1:2776" }), log);
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(warnings);
+    // One without follows it: no default of its own.
+    expect(await resolveDeploymentProvider(db, env({}), log)).toEqual(smpp);
+    expect(await readConnector(db, "default")).toMatchObject({
+      type: "smpp",
+      smpp: { host: "127.0.0.1", port: 2776, systemId: "acme", password: "p@ss" },
+    });
+  });
+
+  it("production refuses to start with nothing configured, and on the simulator unless ALLOW_SIMULATOR_IN_PRODUCTION=1", async () => {
+    const { db } = database();
+    await db("connectors").del();
+    const production = { NODE_ENV: "production" };
+    await expect(resolveDeploymentProvider(db, env(production), log)).rejects.toThrow(/^cannot start: no provider is configured/);
+    expect(await readConnector(db, "default")).toBeUndefined();
+    await expect(resolveDeploymentProvider(db, env({ ...production, PROVIDER: "simulator" }), log)).rejects.toBeInstanceOf(ProviderRefused);
+    // The simulator recorded (a development start) does not carry into production either.
+    await expect(resolveDeploymentProvider(db, env(production), log)).rejects.toThrow(/provider is the simulator, which sends nothing/);
+    expect(await resolveDeploymentProvider(db, env({ ...production, ALLOW_SIMULATOR_IN_PRODUCTION: "1" }), log)).toEqual({
+      provider: "simulator",
+    });
+    await expect(resolveDeploymentProvider(db, env({ PROVIDER: "smpp" }), log)).rejects.toThrow(/PROVIDER=smpp needs SMPP_URL/);
+  });
+});
+
+describe("a split deployment whose API processes set no PROVIDER", { timeout: 90_000 }, () => {
+  let fresh: Awaited<ReturnType<typeof createFreshDatabase>>;
+  let db: Db;
+  let smsc: Smsc;
+  const running: Spawned[] = [];
+  const start = (vars: Record<string, string>) => {
+    const proc = spawnProcess(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      DATABASE_URL: fresh.url,
+      NODE_ENV: "production",
+      LOG_LEVEL: "info",
+      PROVIDER: "",
+      SMPP_URL: "",
+      ALLOW_SIMULATOR_IN_PRODUCTION: "",
+      ...vars,
+    });
+    running.push(proc);
+    return proc;
+  };
+  beforeAll(async () => {
+    fresh = await createFreshDatabase();
+    db = createDb(fresh.url, 2);
+    await migrateLatest(db);
+    smsc = await startSmsc();
+  });
+  afterAll(async () => {
+    for (const p of running) p.child.kill("SIGKILL");
+    await smsc?.close();
+    await db?.destroy();
+    await fresh?.drop();
+  });
+
+  it("an API process on a fresh production database with nothing configured refuses to start, with one line", async () => {
+    const api = start({ ROLE: "api", PORT: String(await freePort()) });
+    expect(await api.exited).toBe(1);
+    const said = api
+      .output()
+      .trim()
+      .split("\n")
+      .filter((l) => l.includes("cannot start"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^cannot start: no provider is configured\. Set PROVIDER=smpp and SMPP_URL/);
+    expect(api.output()).not.toMatch(/listening on/);
+  });
+
+  it("follows the workers' SMPP: the simulator's inbound endpoint does not exist on it", async () => {
+    const worker = start({ ROLE: "worker", PROVIDER: "smpp", SMPP_URL: smsc.url });
+    await worker.waitFor(/job runner started/, 60_000);
+    const port = await freePort();
+    const api = start({ ROLE: "api", PORT: String(port), HOST: "127.0.0.1" });
+    await api.waitFor(/listening on/, 60_000);
+    expect(api.output()).toMatch(/"provider":"smpp","from":"the deployment's record"/);
+    const { key } = await createKeyForAccount(db, "tenant");
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/simulator/inbound`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ from: "+14155550111", to: "+14155550100", body: "START" }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { code: string }).code).toBe("not_found");
+  });
+});
