@@ -1,6 +1,7 @@
 // Every environment variable of the service, declared once: its name, its default, a one-line description and
 // how it is read. loadConfig reads them; `npm run gen` writes docs/CONFIGURATION.md from the same table, and a
 // test fails when the committed page differs, so the reference cannot drift from the code.
+import { isSupportedCountry } from "libphonenumber-js/max";
 
 type Env = NodeJS.ProcessEnv;
 
@@ -62,6 +63,21 @@ function optionalPositiveInt(name: string, description: string): Setting<number 
 /** On only when set to `1`. */
 function flag(name: string, description: string): Setting<boolean> {
   return { name, shownDefault: "unset", description, read: (env) => env[name] === "1" };
+}
+
+/** An ISO 3166-1 alpha-2 country code libphonenumber knows, or undefined when unset. */
+function optionalCountry(name: string, description: string): Setting<string | undefined> {
+  return {
+    name,
+    shownDefault: "unset",
+    description,
+    read(env) {
+      const raw = env[name]?.trim().toUpperCase() || undefined;
+      if (raw !== undefined && !isSupportedCountry(raw))
+        throw new Error(`${name} must be an ISO 3166 country code such as GB or US, got "${raw}"`);
+      return raw;
+    },
+  };
 }
 
 /** One of `values`, or undefined when unset (empty counts as unset). */
@@ -252,6 +268,10 @@ export const SETTINGS = {
     "simulator: latency of the submit itself (tests use it to hold jobs in flight)",
   ),
   smppUrl: optional("SMPP_URL", "`smpp://system_id:password@host:port` for `PROVIDER=smpp` (bound as a transceiver)"),
+  smppDefaultCountry: optionalCountry(
+    "SMPP_DEFAULT_COUNTRY",
+    "ISO 3166 country code (e.g. `GB`) the SMSC's national-format addresses (TON 2, or TON 0 without an international prefix) are numbers of; unset: such addresses are kept as they came",
+  ),
   smppSystemType: text("SMPP_SYSTEM_TYPE", "", "`system_type` of the SMPP bind"),
   smppMaxInFlight: int("SMPP_MAX_IN_FLIGHT", 10, "SMPP window: `submit_sm` awaiting their `submit_sm_resp`, per worker (at least 1)", {
     map: (n) => Math.max(1, n),

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import { invalidField } from "./errors.js";
 
 const SEPARATORS = /[\s\-.()]/g;
@@ -29,4 +29,37 @@ export function requireSender(input: string, path: string): string {
   const e164 = input.trim().startsWith("+") ? toE164(input) : undefined;
   if (!e164) throw invalidField(path, "must be an E.164 number or 1 to 11 letters and digits");
   return e164;
+}
+
+/** SMPP's type of number (TON) values that matter here (SMPP 3.4, 5.2.5). */
+const TON_INTERNATIONAL = 1;
+const TON_NATIONAL = 2;
+const TON_ALPHANUMERIC = 5;
+
+/**
+ * An SMPP address as E.164 where it is a number, read with its TON: international (TON 1, or any address
+ * written with `+` or the `00` international prefix), national (TON 2: in `defaultCountry`, the link's
+ * SMPP_DEFAULT_COUNTRY), or unknown (TON 0: a valid international number, else a national one of
+ * `defaultCountry`). Anything else, an alphanumeric sender among them, comes back as given. A STOP from
+ * `07911123457` (national, in GB) was stored under that text and never matched the opt-out list.
+ */
+export function fromSmppAddress(raw: string, ton: number, defaultCountry?: string): string {
+  if (ton === TON_ALPHANUMERIC) return raw;
+  const digits = raw.replace(SEPARATORS, "");
+  const international = digits.startsWith("+")
+    ? digits
+    : digits.startsWith("00")
+      ? `+${digits.slice(2)}`
+      : ton === TON_INTERNATIONAL
+        ? `+${digits}`
+        : undefined;
+  if (international) return toE164(international) ?? (/^\+[1-9]\d{6,14}$/.test(international) ? international : raw);
+  if (ton !== TON_NATIONAL) {
+    const asInternational = toE164(`+${digits}`);
+    if (asInternational) return asInternational;
+  }
+  const national =
+    defaultCountry && /^\d{4,17}$/.test(digits) ? parsePhoneNumberFromString(digits, defaultCountry as CountryCode) : undefined;
+  if (national?.isValid()) return national.number;
+  return ton === TON_NATIONAL || !/^[1-9]\d{6,14}$/.test(digits) ? raw : `+${digits}`;
 }

@@ -14,7 +14,8 @@
 #   as a link that drops; sessions opened later answer as usual.
 # - Mobile-originated messages on command, one line on stdin each:
 #     MO <tag> <source_addr> <destination_addr> <data_coding> <short_message as hex, or -> [option ...]
-#   options: esm=<esm_class> (default 0), sar=<ref>,<total>,<seqnum> (the SAR TLVs), payload=<hex>
+#   options: esm=<esm_class> (default 0), ston=<TON> / dton=<TON> (of source and destination, default 1),
+#   dest=<destination_addr> (instead of the one given), sar=<ref>,<total>,<seqnum> (the SAR TLVs), payload=<hex>
 #   (message_payload TLV), data_sm (send a data_sm instead of a deliver_sm). Sent on the same session as
 #   receipts; logged as MOSENT <tag> <sequence_number>, and its response as MOACK <tag> <command_status>.
 #   One refused (status not 0) or not answered before its session died is sent again RECEIPT_DELAY_MS later,
@@ -100,7 +101,7 @@ sub send_due_receipts {
   }
 }
 
-# MO <tag> <from> <to> <data_coding> <hex|-> [esm=N] [sar=ref,total,seq] [payload=hex] [data_sm]
+# MO <tag> <from> <to> <data_coding> <hex|-> [esm=N] [ston=N] [dton=N] [dest=addr] [sar=ref,total,seq] [payload=hex] [data_sm]
 sub parse_mo {
   my ($line) = @_;
   my (undef, $tag, $from, $to, $coding, $hex, @options) = split ' ', $line;
@@ -113,6 +114,9 @@ sub parse_mo {
   my @tlvs;
   for (@options) {
     if (/^esm=(\d+)$/) { $fields{esm_class} = $1 }
+    elsif (/^ston=(\d+)$/) { $fields{source_addr_ton} = $1 }
+    elsif (/^dton=(\d+)$/) { $fields{dest_addr_ton} = $1 }
+    elsif (/^dest=(\S+)$/) { $fields{destination_addr} = $1 }
     elsif (/^sar=(\d+),(\d+),(\d+)$/) {
       push @tlvs, sar_msg_ref_num => pack('n', $1), sar_total_segments => pack('C', $2), sar_segment_seqnum => pack('C', $3);
     }

@@ -25,6 +25,7 @@ const available = systemPackagePresent({
 });
 
 const NUMBER = "14155550600"; // the account's number: every MO goes to it
+const GB_NUMBER = "+447911123456"; // another of its numbers, reached by its national form 07911123456
 const ESME_RSYSERR = 0x08;
 const UDHI = 64;
 
@@ -53,7 +54,7 @@ beforeAll(async () => {
     db: s.db,
     databaseUrl: s.url,
     log: createLogger("info", logSink),
-    config: { ...s.config, smppUrl: `smpp://inbound:secret@127.0.0.1:${port}` },
+    config: { ...s.config, smppUrl: `smpp://inbound:secret@127.0.0.1:${port}`, smppDefaultCountry: "GB" },
   });
   const connection = (worker.provider as SmppProvider).connection;
   await waitUntil("bound to the peer", async () => connection.state === "bound", 10_000);
@@ -246,5 +247,24 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
       all.some((r) => r.json.event === "contact.opted_out" && r.json.phone === `+${from}`),
     );
     await waitUntil("the confirmation submitted to the peer", async () => new RegExp(`^SUBMIT \\S+ ${from}$`, "m").test(peerLog));
+  });
+
+  it("reads addresses with their TON: a STOP from a national (GB) or 00-prefixed sender is honoured, a national destination routed", async () => {
+    const stops = [
+      { raw: "07911123457", options: ["ston=2"], e164: "+447911123457" }, // national, SMPP_DEFAULT_COUNTRY=GB
+      { raw: "0014155550661", options: ["ston=0"], e164: "+14155550661" }, // unknown TON, international prefix
+      { raw: "+14155550662", options: ["ston=0"], e164: "+14155550662" },
+      { raw: "14155550663", options: ["ston=1"], e164: "+14155550663" },
+    ];
+    for (const stop of stops) {
+      expect(await acks(mo(stop.raw, 0, latin1("STOP"), ...stop.options)), stop.raw).toEqual([0]);
+      const { data: entry } = await account.client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone: stop.e164 } } });
+      expect(entry, stop.raw).toMatchObject({ phone: stop.e164, source: "keyword", keyword: "STOP" });
+    }
+    // A national-format destination reaches the owner of the number (it was acknowledged and dropped as unrouted).
+    expect((await account.request("POST", "/api/v1/numbers", { phoneNumber: GB_NUMBER })).status).toBe(201);
+    expect(await acks(mo("14155550664", 0, latin1("to the GB number"), "dton=2", "dest=07911123456"))).toEqual([0]);
+    const [message] = await conversation("14155550664");
+    expect(message).toMatchObject({ from: "+14155550664", to: GB_NUMBER, body: "to the GB number" });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { requireSender, toE164 } from "../../server/domain/phone.js";
+import { fromSmppAddress, requireSender, toE164 } from "../../server/domain/phone.js";
 import { DomainError } from "../../server/domain/errors.js";
 
 describe("phone numbers", () => {
@@ -21,5 +21,24 @@ describe("phone numbers", () => {
     for (const bad of ["ABCDEFGHIJKL", "AC ME", "AC-ME", "", "4155550123456789"]) {
       expect(() => requireSender(bad, "/from"), bad).toThrow(DomainError);
     }
+  });
+});
+
+describe("SMPP addresses read with their type of number (TON)", () => {
+  it.each([
+    // [address, TON, SMPP_DEFAULT_COUNTRY, E.164 or as given]
+    ["4155559400", 2, "US", "+14155559400"],
+    ["07911123457", 2, "GB", "+447911123457"],
+    ["07911123457", 0, "GB", "+447911123457"],
+    ["0014155559400", 0, undefined, "+14155559400"],
+    ["00447911123457", 1, undefined, "+447911123457"],
+    ["447911123457", 1, undefined, "+447911123457"],
+    ["447911123457", 0, "US", "+447911123457"],
+    ["+14155559400", 0, undefined, "+14155559400"],
+    ["4155559400", 2, undefined, "4155559400"], // national without a default country: kept as it came
+    ["ACME", 5, "GB", "ACME"],
+    ["", 0, "GB", ""],
+  ] as const)("%s (TON %d, default %s) → %s", (raw, ton, country, expected) => {
+    expect(fromSmppAddress(raw, ton, country)).toBe(expected);
   });
 });

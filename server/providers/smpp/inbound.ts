@@ -6,6 +6,7 @@
 import type { PDU } from "smpp";
 import type { Db } from "../../db/knex.js";
 import { isGsm7, type Encoding } from "../../../common/segments.js";
+import { fromSmppAddress } from "../../domain/phone.js";
 import type { Logger } from "../../logger.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import { receiveInboundPart } from "../../services/inboundParts.js";
@@ -28,14 +29,13 @@ export function isInboundMessage(pdu: PDU): boolean {
   return (((pdu.esm_class as number | undefined) ?? 0) & 0x3c) === 0;
 }
 
-/** A number as "+digits" when it is one; any other sender (an alphanumeric one) as given. */
-function address(value: unknown): string {
-  const raw = typeof value === "string" ? value : "";
-  const digits = raw.replace(/^\+/, "");
-  return /^[1-9]\d{6,14}$/.test(digits) ? `+${digits}` : raw;
+/** An address field as E.164 where it is a number, read with its TON (domain/phone.ts, fromSmppAddress). */
+export function smppAddress(value: unknown, ton: unknown, defaultCountry: string | undefined): string {
+  return fromSmppAddress(typeof value === "string" ? value : "", typeof ton === "number" ? ton : 0, defaultCountry);
 }
 
-export function parseInbound(pdu: PDU): SmppInbound {
+/** `defaultCountry`: SMPP_DEFAULT_COUNTRY, the country of national-format addresses. */
+export function parseInbound(pdu: PDU, defaultCountry?: string): SmppInbound {
   // message_payload, when present, carries the whole text (short_message is then empty).
   const content = (pdu.message_payload ?? pdu.short_message) as Decoded | undefined;
   const message = content?.message ?? "";
@@ -43,8 +43,8 @@ export function parseInbound(pdu: PDU): SmppInbound {
   const text = typeof message === "string" ? message : message.toString("latin1");
   const dataCoding = ((pdu.data_coding as number | undefined) ?? 0) & 0x0f;
   return {
-    from: address(pdu.source_addr),
-    to: address(pdu.destination_addr),
+    from: smppAddress(pdu.source_addr, pdu.source_addr_ton, defaultCountry),
+    to: smppAddress(pdu.destination_addr, pdu.dest_addr_ton, defaultCountry),
     text,
     encoding: dataCoding === 0x08 || !isGsm7(text) ? "UCS-2" : "GSM-7",
     part: fromUdh(content?.udh) ?? fromSar(pdu),
@@ -74,10 +74,10 @@ function valid(reference: number, total: number, seq: number): SmppInbound["part
 
 /**
  * Stores a whole inbound message, or a part of a long one; resolves once it is durably stored. `timeoutMs`:
- * INBOUND_REASSEMBLY_TIMEOUT_MS.
+ * INBOUND_REASSEMBLY_TIMEOUT_MS; `defaultCountry`: SMPP_DEFAULT_COUNTRY.
  */
-export async function storeSmppInbound(db: Db, log: Logger, pdu: PDU, timeoutMs: number): Promise<void> {
-  const { from, to, text, encoding, part } = parseInbound(pdu);
+export async function storeSmppInbound(db: Db, log: Logger, pdu: PDU, timeoutMs: number, defaultCountry?: string): Promise<void> {
+  const { from, to, text, encoding, part } = parseInbound(pdu, defaultCountry);
   if (part) return receiveInboundPart(db, log, { from, to, ...part, body: text, encoding }, timeoutMs);
   await receiveInboundMessage(db, log, { from, to, body: text, encoding, receivedAt: new Date() });
 }

@@ -2,6 +2,7 @@
 // "id:… sub:… dlvrd:… submit date:… done date:… stat:DELIVRD err:000 text:…", and the receipted_message_id /
 // message_state TLVs, when present, take precedence.
 import type { PDU } from "smpp";
+import { smppAddress } from "./inbound.js";
 
 export interface SmppReceipt {
   messageId: string;
@@ -30,7 +31,8 @@ export function isDeliveryReceipt(pdu: PDU): boolean {
   return ((pdu.esm_class as number) & 0x3c) === 0x04;
 }
 
-export function parseReceipt(pdu: PDU): SmppReceipt | undefined {
+/** `defaultCountry`: SMPP_DEFAULT_COUNTRY, the country of a national-format source address. */
+export function parseReceipt(pdu: PDU, defaultCountry?: string): SmppReceipt | undefined {
   const sm = pdu.short_message as { message?: string | Buffer } | Buffer | string | undefined;
   const raw = sm && typeof sm === "object" && !Buffer.isBuffer(sm) ? sm.message : sm;
   const text = Buffer.isBuffer(raw) ? raw.toString("latin1") : (raw ?? "");
@@ -38,12 +40,12 @@ export function parseReceipt(pdu: PDU): SmppReceipt | undefined {
   const stat =
     (pdu.message_state ? MESSAGE_STATES[pdu.message_state as number] : undefined) ?? /\bstat:(\w+)/i.exec(text)?.[1]?.toUpperCase();
   if (!id || !stat) return undefined;
-  const source = typeof pdu.source_addr === "string" ? pdu.source_addr.replace(/^\+/, "") : "";
+  const source = smppAddress(pdu.source_addr, pdu.source_addr_ton, defaultCountry);
   return {
     messageId: id,
     stat,
     err: /\berr:(\w+)/i.exec(text)?.[1] ?? null,
-    destination: /^[1-9]\d{6,14}$/.test(source) ? `+${source}` : null,
+    destination: /^\+[1-9]\d{6,14}$/.test(source) ? source : null,
     submittedMinute: submitMinute(/\bsubmit date:(\d{10})\b/i.exec(text)?.[1]),
     text: /\btext:(.+)$/is.exec(text)?.[1] ?? null,
   };
