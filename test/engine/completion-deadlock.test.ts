@@ -50,7 +50,7 @@ describe("a receipt's finish cancelled by a deadlock", () => {
 
     await db.transaction(async (t) => {
       await t.raw("SET LOCAL deadlock_timeout = '10s'");
-      await t.raw("SELECT 1 FROM jobs WHERE id = ? FOR UPDATE", [job!.id]);
+      await t.raw("SELECT 1 FROM jobs WHERE id = ? FOR UPDATE", [job.id]);
       await waitUntil("the finish waiting for the job's row", async () => {
         // From the pool: inside T, pg_stat_activity would read the same snapshot every time.
         const { rows } = await db.raw(
