@@ -254,6 +254,26 @@ export interface paths {
         patch: operations["Contacts_update"];
         trace?: never;
     };
+    "/api/v1/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe the calling key
+         * @description Who am I: the kind, account, scope and dates of the key this request is made with (secret never shown).
+         */
+        get: operations["Key_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/messages": {
         parameters: {
             query?: never;
@@ -1036,6 +1056,56 @@ export interface components {
              */
             maxSegmentsPerSecond: components["schemas"]["SegmentsPerSecond"] | null;
         };
+        /**
+         * @description The key the request was made with: who am I.
+         * @example {
+         *       "keyId": "Xk3v9QaP2mLd",
+         *       "kind": "account",
+         *       "name": null,
+         *       "scope": "full",
+         *       "test": false,
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "expiresAt": null,
+         *       "createdAt": "2026-11-22T10:00:00.000Z",
+         *       "lastUsedAt": "2026-11-25T09:30:00.000Z"
+         *     }
+         */
+        ApiKeyInfo: {
+            /** @description The key's id: the part after `sms_` and before the secret. Not secret. */
+            keyId: string;
+            /** @description Whose key it is. */
+            kind: components["schemas"]["ApiKeyKind"];
+            /** @description The key's label, or `null`. */
+            name: string | null;
+            /** @description What an account key may do; `null` for an operator key. */
+            scope: components["schemas"]["ApiKeyScope"] | null;
+            /** @description Whether the key is a test key (its messages never reach a carrier). No test keys exist yet: `false`. */
+            test: boolean;
+            /** @description The account of an account key; `null` for an operator key. */
+            accountId: components["schemas"]["Uuid"] | null;
+            /** @description When the key stops working, or `null` (it does not expire). */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
+            createdAt: string;
+            /**
+             * @description When the key was last used, to within 30 seconds (uses are recorded in batches), or `null` when it never
+             *     was before this request.
+             */
+            lastUsedAt: string | null;
+        };
+        /**
+         * @description Who holds a key: an account (the account API) or the operator who runs the service (the operator API).
+         * @enum {string}
+         */
+        ApiKeyKind: "account" | "operator";
+        /**
+         * @description What an account key may do. Every account key is `full` until scoped keys arrive.
+         * @enum {string}
+         */
+        ApiKeyScope: "full";
         /**
          * @description A campaign and its live statistics.
          * @example {
@@ -1979,7 +2049,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -2408,6 +2478,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -2474,6 +2556,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2588,6 +2682,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -2660,6 +2766,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2772,6 +2890,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -2845,6 +2975,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +3092,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -3017,6 +3171,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,6 +3299,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
@@ -3229,6 +3407,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -3292,6 +3482,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3369,6 +3571,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3474,6 +3688,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
@@ -3571,6 +3797,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -3642,6 +3880,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3736,6 +3986,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -3774,6 +4036,86 @@ export interface operations {
             };
             /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Key_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "Xk3v9QaP2mLd",
+                     *       "kind": "operator",
+                     *       "name": "first start",
+                     *       "scope": null,
+                     *       "test": false,
+                     *       "accountId": null,
+                     *       "expiresAt": null,
+                     *       "createdAt": "2026-11-22T10:00:00.000Z",
+                     *       "lastUsedAt": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyInfo"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3868,6 +4210,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -3931,6 +4285,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4035,6 +4401,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -4102,6 +4480,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +4595,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -4276,6 +4678,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4380,6 +4794,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -4443,6 +4869,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4538,6 +4976,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -4599,6 +5049,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4685,6 +5147,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4796,6 +5270,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request conflicts with the current state of the resource. */
             409: {
                 headers: {
@@ -4901,6 +5387,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5019,6 +5517,18 @@ export interface operations {
                 };
             };
             /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
              * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
              *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
              *     recipient or row.
@@ -5086,6 +5596,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5189,6 +5711,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -5260,6 +5794,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5352,6 +5898,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5476,6 +6034,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -5560,6 +6130,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -5633,6 +6215,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5723,6 +6317,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
                 headers: {
@@ -5801,6 +6407,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -5892,6 +6510,18 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

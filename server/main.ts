@@ -7,7 +7,7 @@ import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
 import { ProviderRefused, resolveDeploymentProvider } from "./services/deploymentProvider.js";
-import { createFirstStartKey } from "./services/keys.js";
+import { createFirstStartKeys } from "./services/keys.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
 
@@ -39,11 +39,13 @@ const config = await resolveDeploymentProvider(db, environment, log).then(
   },
 );
 
-const firstKey = await createFirstStartKey(db, config.nodeEnv);
-if (firstKey) {
+const firstKeys = await createFirstStartKeys(db, config.nodeEnv);
+if (firstKeys) {
   // Printed once, on purpose, to the terminal only (never through the logger).
   process.stdout.write(
-    `\nFirst start: created account "default" with API key:\n\n  ${firstKey}\n\nKeep it: it is not shown again. More keys: npm run keys -- create --account NAME\n\n`,
+    `\nFirst start: created account "default" with API key:\n\n  ${firstKeys.account}\n\n` +
+      `and an operator key (the operator API: accounts, their keys and numbers):\n\n  ${firstKeys.operator}\n\n` +
+      `Keep them: they are not shown again. More keys: npm run keys -- create --account NAME (or --operator NAME)\n\n`,
   );
 }
 

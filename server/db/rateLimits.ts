@@ -41,8 +41,8 @@ export interface Admission {
 const admit = {
   name: "admit_api_request",
   text: `WITH k AS (
-           SELECT k.key_id, k.account_id, a.name, k.secret_hash, k.created_at, k.revoked_at
-             FROM api_keys k JOIN accounts a ON a.id = k.account_id
+           SELECT k.key_id, k.kind, k.account_id, a.name, k.name AS key_name, k.secret_hash, k.created_at, k.revoked_at, k.last_used_at
+             FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
             WHERE k.key_id = :keyId AND k.revoked_at IS NULL
          ), attempt AS (
            INSERT INTO rate_limits AS r (key_id, tat)
@@ -51,8 +51,8 @@ const admit = {
             WHERE greatest(r.tat, now()) + make_interval(secs => :interval::float8) <= now() + make_interval(secs => :window::float8)
            RETURNING tat
          )
-         SELECT k.key_id AS "keyId", k.account_id AS "accountId", k.name AS "accountName", k.secret_hash AS "secretHash",
-                k.created_at AS "createdAt", k.revoked_at AS "revokedAt",
+         SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", k.name AS "accountName", k.key_name AS "name",
+                k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt",
                 k.secret_hash = :secretHash::bytea AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
                 EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = :keyId)) - now())::float8 AS ahead
@@ -62,9 +62,9 @@ const admit = {
 /** With limiting off there is no token to take: the key's row alone, without the write CTE. */
 const findKey = {
   name: "find_active_api_key",
-  text: `SELECT k.key_id AS "keyId", k.account_id AS "accountId", a.name AS "accountName", k.secret_hash AS "secretHash",
-                k.created_at AS "createdAt", k.revoked_at AS "revokedAt"
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id
+  text: `SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", a.name AS "accountName", k.name,
+                k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt"
+           FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
           WHERE k.key_id = :keyId AND k.revoked_at IS NULL`,
 };
 

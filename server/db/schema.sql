@@ -33,12 +33,18 @@ CREATE TABLE accounts (
 
 CREATE TABLE api_keys (
   key_id text NOT NULL,
-  account_id uuid NOT NULL,
+  account_id uuid,
   secret_hash bytea NOT NULL,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   revoked_at timestamp with time zone,
+  kind text NOT NULL DEFAULT 'account'::text,
+  name text,
+  last_used_at timestamp with time zone,
   CONSTRAINT api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT api_keys_key_id_check CHECK ((key_id ~ '^[0-9A-Za-z]{12}$'::text)),
+  CONSTRAINT api_keys_kind_account_check CHECK (((kind = 'operator'::text) = (account_id IS NULL))),
+  CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['account'::text, 'operator'::text]))),
+  CONSTRAINT api_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   CONSTRAINT api_keys_pkey PRIMARY KEY (key_id),
   CONSTRAINT api_keys_secret_hash_check CHECK ((length(secret_hash) = 32))
 );

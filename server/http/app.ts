@@ -28,6 +28,9 @@ import { numberHandlers } from "./routes/numbers.js";
 import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
+import { keyHandlers } from "./routes/keys.js";
+import type { ApiKeyKind } from "../db/apiKeys.js";
+import { KeyUsage } from "../services/keyUsage.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services } from "./types.js";
 
@@ -43,9 +46,33 @@ export const handlers: Handlers = {
   ...accountHandlers,
   ...optOutHandlers,
   ...simulatorHandlers,
+  ...keyHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Which kind of key may call an operation: account keys the account API, operator keys the operator API;
+ * `GET /api/v1/key` serves both (each its own view). Any other kind is 403 `wrong_key_kind`.
+ */
+const KEY_KINDS: Partial<Record<ApiOperationId, readonly ApiKeyKind[]>> = { Key_get: ["account", "operator"] };
+const ACCOUNT_ONLY: readonly ApiKeyKind[] = ["account"];
+
+/** Mounted per operation right after authentication: the kind of key is checked before the body is read. */
+function requireKeyKind(operationId: ApiOperationId): RequestHandler {
+  const kinds = KEY_KINDS[operationId] ?? ACCOUNT_ONLY;
+  return (req, _res, next) => {
+    if (kinds.includes(req.apiKeyKind!)) return next();
+    next(
+      new HttpError(
+        "wrong_key_kind",
+        req.apiKeyKind === "operator"
+          ? "An operator key calls the operator API only; this path is the account API: use an account key."
+          : "An account key calls the account API only; this path is the operator API: use an operator key.",
+      ),
+    );
+  };
+}
 
 function route(services: ApiServices, operationId: ApiOperationId): RequestHandler {
   const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown }>;
@@ -54,6 +81,7 @@ function route(services: ApiServices, operationId: ApiOperationId): RequestHandl
       const reply = await handler({
         ...services,
         account: req.account!,
+        key: { id: req.apiKeyId!, kind: req.apiKeyKind! },
         body: req.body,
         path: req.params as never,
         query: req.query,
@@ -100,7 +128,14 @@ export function createApp(services: Services): Express {
   app.use("/dashboard", dashboardRouter());
 
   const keyLimit = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
-  app.use("/api/v1", requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }));
+  const keyUsage = new KeyUsage(db, log);
+  app.use(
+    "/api/v1",
+    requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }, keyUsage),
+  );
+  const operations = documentOperations(document).filter((op) => !op.operationId.startsWith("System_"));
+  for (const op of operations)
+    app[op.method as "get" | "post" | "patch" | "delete"](expressPath(op.path), requireKeyKind(op.operationId as ApiOperationId));
   app.use("/api/v1", requireJsonBody);
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
@@ -109,6 +144,7 @@ export function createApp(services: Services): Express {
 
   const apiServices: ApiServices = {
     ...services,
+    keyUsage,
     receipts: new ReceiptClient({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
@@ -116,8 +152,7 @@ export function createApp(services: Services): Express {
       connections: 8,
     }),
   };
-  for (const op of documentOperations(document)) {
-    if (op.operationId.startsWith("System_")) continue;
+  for (const op of operations) {
     const mount = app[op.method as "get" | "post" | "patch" | "delete"].bind(app);
     mount(expressPath(op.path), route(apiServices, op.operationId as ApiOperationId));
   }

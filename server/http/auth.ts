@@ -1,5 +1,7 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Account } from "../db/accounts.js";
+import type { ApiKeyKind } from "../db/apiKeys.js";
+import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import { admitApiRequest, chargeApiWork, type RateDecision, type RateLimit } from "../db/rateLimits.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../domain/apiKeys.js";
@@ -8,8 +10,10 @@ import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
 declare module "express-serve-static-core" {
   interface Request {
+    /** The key's account; absent for an operator key. */
     account?: Account;
     apiKeyId?: string;
+    apiKeyKind?: ApiKeyKind;
   }
 }
 
@@ -36,7 +40,7 @@ export interface AddressLimit {
  * requests are refused with 429 before any database query, except those bearing a key this process has
  * recently seen succeed (so a valid client behind the same address as an attacker keeps working).
  */
-export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLimit): RequestHandler {
+export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLimit, usage?: KeyUsage): RequestHandler {
   const addresses = addressLimit.perSecond > 0 ? new AddressLimiter(addressLimit.perSecond, addressLimit.burst) : undefined;
   const recentlyValid = new RecentSet();
   return async (req, res, next) => {
@@ -62,8 +66,10 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
         throw unauthorized("The API key is unknown or revoked.");
       }
       recentlyValid.add(seen);
-      req.account = { id: key.accountId, name: key.accountName };
+      if (key.accountId !== null) req.account = { id: key.accountId, name: key.accountName ?? "" };
       req.apiKeyId = key.keyId;
+      req.apiKeyKind = key.kind;
+      usage?.seen(key.keyId);
       if (decision) applyRateDecision(res, decision, limit, 1);
       next();
     } catch (error) {

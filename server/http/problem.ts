@@ -19,6 +19,7 @@ export class HttpError extends DomainError {
 export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = {
   validation_failed: { status: 400, title: "Validation failed" },
   unauthorized: { status: 401, title: "Unauthorized" },
+  wrong_key_kind: { status: 403, title: "Wrong kind of key" },
   not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   not_cancellable: { status: 409, title: "Not cancellable" },

@@ -3,6 +3,8 @@
 import type { operations } from "../../generated/api.js";
 import type { Config } from "../config.js";
 import type { Account } from "../db/accounts.js";
+import type { ApiKeyKind } from "../db/apiKeys.js";
+import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import type { ReceiptClient } from "../webhooks/client.js";
@@ -40,10 +42,15 @@ export interface Services {
 export interface ApiServices extends Services {
   /** Sends test receipts (POST /webhooks/{id}/test). */
   receipts: ReceiptClient;
+  /** When keys were last used (recorded in batches). */
+  keyUsage: KeyUsage;
 }
 
 export interface Context<K extends OperationId> extends ApiServices {
+  /** The key's account. Absent only for an operator key, which reaches KEY_KIND_OPERATIONS' "both" alone. */
   account: Account;
+  /** The key the request is made with. */
+  key: { id: string; kind: ApiKeyKind };
   body: RequestBody<K>;
   path: Param<K, "path">;
   query: Param<K, "query">;

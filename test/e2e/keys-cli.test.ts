@@ -41,8 +41,27 @@ describe("npm run keys", () => {
     expect((await keys(["revoke", keyId])).code).toBe(1);
   });
 
+  it("creates an operator key: listed as the operator's, refused on account paths", async () => {
+    const created = await keys(["create", "--operator", "ops team"]);
+    expect(created.code).toBe(0);
+    const key = created.stdout.trimEnd().split("\n").at(-1)!;
+    expect(key).toMatch(/^sms_[0-9A-Za-z]{12}_[0-9A-Za-z]{32}$/);
+    const keyId = key.split("_")[1]!;
+    expect((await keys(["list"])).stdout).toMatch(new RegExp(`^${keyId}\\toperator \\(ops team\\)\\t\\S+\\tactive$`, "m"));
+    const res = await fetch(`${server().baseUrl}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { code: string }).code).toBe("wrong_key_kind");
+  });
+
   it("exits 2 with usage on bad arguments", async () => {
-    for (const args of [[], ["create"], ["frobnicate"], ["revoke"]]) {
+    for (const args of [
+      [],
+      ["create"],
+      ["create", "--operator"],
+      ["create", "--account", "a", "--operator", "b"],
+      ["frobnicate"],
+      ["revoke"],
+    ]) {
       const result = await keys(args);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toContain("usage:");

