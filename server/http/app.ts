@@ -70,7 +70,8 @@ function requireKeyKind(operations: { method: string; path: string; operationId:
     return [{ method: op.method.toUpperCase(), path: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`), kinds }];
   });
   return (req, _res, next) => {
-    const kinds = special.find((s) => s.method === req.method && s.path.test(req.path))?.kinds ?? ACCOUNT_ONLY;
+    const path = req.baseUrl + req.path;
+    const kinds = special.find((s) => s.method === req.method && s.path.test(path))?.kinds ?? ACCOUNT_ONLY;
     if (kinds.includes(req.apiKeyKind!)) return next();
     next(
       new HttpError(
@@ -143,7 +144,7 @@ export function createApp(services: Services): Express {
     requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }, keyUsage),
   );
   const operations = documentOperations(document).filter((op) => !op.operationId.startsWith("System_"));
-  app.use(requireKeyKind(operations));
+  app.use("/api/v1", requireKeyKind(operations));
   app.use("/api/v1", requireJsonBody);
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
