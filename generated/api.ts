@@ -476,6 +476,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/unrouted-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List unrouted inbound messages
+         * @description List the inbound messages no account's number received, newest first. Operator keys only.
+         */
+        get: operations["UnroutedMessages_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -2204,6 +2224,50 @@ export interface components {
          * @example America/Los_Angeles
          */
         TimeZone: string;
+        /**
+         * @description An inbound message to a number no account holds: kept for the operator, never routed to an account.
+         * @example {
+         *       "unroutedMessageId": "01936f4e-2b1a-7c3d-9e8f-0a1b2c3d4e5f",
+         *       "from": "+447911123457",
+         *       "to": "+14155550999",
+         *       "body": "Is this the support line?",
+         *       "segments": 1,
+         *       "encoding": "GSM-7",
+         *       "incomplete": false,
+         *       "receivedAt": "2026-11-25T09:30:00.000Z"
+         *     }
+         */
+        UnroutedMessage: {
+            /** @description Identifier of the kept message. */
+            unroutedMessageId: components["schemas"]["Uuid"];
+            /** @description The sender, E.164 when the carrier gave a number, else as given (an alphanumeric sender). */
+            from: string;
+            /** @description The destination number nobody holds, E.164 when it is one, else as the carrier gave it. */
+            to: string;
+            /** @description The text. */
+            body: string;
+            /**
+             * Format: int32
+             * @description Segments the message came in.
+             */
+            segments: number;
+            /** @description Encoding of the text. */
+            encoding: components["schemas"]["MessageEncoding"];
+            /** @description Parts of a long message were still missing when it was given up on. */
+            incomplete: boolean;
+            /**
+             * Format: date-time
+             * @description When the carrier delivered it.
+             */
+            receivedAt: string;
+        };
+        /** @description One page of a list, newest first. */
+        UnroutedMessagePage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["UnroutedMessage"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
         /**
          * @description Changes to the account's settings; fields left out are unchanged, `null` turns a reply off.
          * @example {
@@ -5434,6 +5498,110 @@ export interface operations {
             };
             /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    UnroutedMessages_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "unroutedMessageId": "01936f4e-2b1a-7c3d-9e8f-0a1b2c3d4e5f",
+                     *           "from": "+447911123457",
+                     *           "to": "+14155550999",
+                     *           "body": "Is this the support line?",
+                     *           "segments": 1,
+                     *           "encoding": "GSM-7",
+                     *           "incomplete": false,
+                     *           "receivedAt": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UnroutedMessagePage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

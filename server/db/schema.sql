@@ -361,6 +361,21 @@ CREATE TABLE unmatched_receipts (
   CONSTRAINT unmatched_receipts_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE unrouted_messages (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  sender text NOT NULL,
+  recipient text NOT NULL,
+  body text NOT NULL,
+  segments integer NOT NULL,
+  encoding text NOT NULL,
+  incomplete boolean NOT NULL DEFAULT false,
+  received_at timestamp with time zone NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT unrouted_messages_encoding_check CHECK ((encoding = ANY (ARRAY['GSM-7'::text, 'UCS-2'::text]))),
+  CONSTRAINT unrouted_messages_pkey PRIMARY KEY (id),
+  CONSTRAINT unrouted_messages_segments_check CHECK ((segments >= 1))
+);
+
 CREATE TABLE webhook_deliveries (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   webhook_id uuid NOT NULL,
@@ -470,6 +485,8 @@ CREATE UNIQUE INDEX unmatched_receipts_once_idx ON unmatched_receipts USING btre
 CREATE UNIQUE INDEX unmatched_receipts_pkey ON unmatched_receipts USING btree (id);
 CREATE INDEX unmatched_receipts_provider_id_idx ON unmatched_receipts USING btree (provider_message_id);
 CREATE INDEX unmatched_receipts_received_idx ON unmatched_receipts USING btree (received_at);
+CREATE INDEX unrouted_messages_page_idx ON unrouted_messages USING btree (created_at DESC, id DESC);
+CREATE UNIQUE INDEX unrouted_messages_pkey ON unrouted_messages USING btree (id);
 CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq);
 CREATE INDEX webhook_deliveries_parked_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq) WHERE parked;
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON webhook_deliveries USING btree (id);

@@ -29,6 +29,7 @@ import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
 import { keyHandlers } from "./routes/keys.js";
+import { unroutedMessageHandlers } from "./routes/unroutedMessages.js";
 import type { ApiKeyKind } from "../db/apiKeys.js";
 import { KeyUsage } from "../services/keyUsage.js";
 import { ReceiptClient } from "../webhooks/client.js";
@@ -47,6 +48,7 @@ export const handlers: Handlers = {
   ...optOutHandlers,
   ...simulatorHandlers,
   ...keyHandlers,
+  ...unroutedMessageHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -55,7 +57,10 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * Which kind of key may call an operation: account keys the account API, operator keys the operator API;
  * `GET /api/v1/key` serves both (each its own view). Any other kind is 403 `wrong_key_kind`.
  */
-const KEY_KINDS: Partial<Record<ApiOperationId, readonly ApiKeyKind[]>> = { Key_get: ["account", "operator"] };
+const KEY_KINDS: Partial<Record<ApiOperationId, readonly ApiKeyKind[]>> = {
+  Key_get: ["account", "operator"],
+  UnroutedMessages_list: ["operator"],
+};
 const ACCOUNT_ONLY: readonly ApiKeyKind[] = ["account"];
 
 /**

@@ -9,6 +9,7 @@ import { insertInboundMessage } from "../db/messages/index.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";
+import { insertUnroutedMessage } from "../db/unroutedMessages.js";
 import { matchKeyword } from "../domain/keywords.js";
 import { segmentInfo, type Encoding } from "../../common/segments.js";
 import type { Logger } from "../logger.js";
@@ -31,11 +32,12 @@ export interface ReceivedMessage {
 const UNROUTED = "sms_inbound_unrouted_total";
 const unrouted =
   (register.getSingleMetric(UNROUTED) as Counter | undefined) ??
-  new Counter({ name: UNROUTED, help: "Inbound messages to a number no account owns (acknowledged, not stored)" });
+  new Counter({ name: UNROUTED, help: "Inbound messages to a number no account holds (kept for the operator)" });
 
 /**
- * Stores an inbound message for the owner of its `to` number; returns its id, or undefined when no account owns
- * the number (then it is logged without its body, counted, and not stored: the caller still acknowledges it).
+ * Stores an inbound message for the owner of its `to` number; returns its id, or undefined when no account holds
+ * the number: then it is kept for the operator (GET /api/v1/unrouted-messages), logged without its body and
+ * counted, never dropped; the caller acknowledges it either way once this returns.
  */
 export async function receiveInboundMessage(
   db: Db,
@@ -43,12 +45,26 @@ export async function receiveInboundMessage(
   message: ReceivedMessage,
 ): Promise<{ messageId: string; accountId: string } | undefined> {
   const owner = await findNumberOwner(db, message.to);
+  const info = segmentInfo(message.body);
   if (!owner) {
+    const id = uuidv7();
+    await insertUnroutedMessage(db, {
+      id,
+      from: message.from,
+      to: message.to,
+      body: message.body,
+      segments: message.segments ?? info.segments,
+      encoding: message.encoding ?? info.encoding,
+      incomplete: message.incomplete ?? false,
+      receivedAt: message.receivedAt,
+    });
     unrouted.inc();
-    log.warn({ to: message.to, from: message.from }, "inbound message to a number no account owns: acknowledged, not stored");
+    log.warn(
+      { to: message.to, from: message.from, unroutedMessageId: id },
+      "inbound message to a number no account holds: kept for the operator",
+    );
     return undefined;
   }
-  const info = segmentInfo(message.body);
   const messageId = uuidv7();
   const stored = {
     messageId,

@@ -120,7 +120,7 @@ describe("message retention", () => {
     const ratios: number[] = [];
     let batchStart = 0;
     const onQuery = (q: { sql: string }) => {
-      if (q.sql.includes("WITH batch AS") || q.sql.startsWith("DELETE FROM webhook_deliveries")) {
+      if (q.sql.includes("WITH batch AS") || /^DELETE FROM (webhook_deliveries|unrouted_messages)/.test(q.sql)) {
         events.push("batch");
         batchStart = performance.now();
       }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { storeIncompleteInboundMessagesChore } from "../../server/jobs/maintenance/chores.js";
 import { createLogger } from "../../server/logger.js";
+import { createOperatorKey } from "../../server/services/keys.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
@@ -135,7 +136,7 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
     }
   });
 
-  it("a deliver_sm to a number no account owns is acknowledged OK, counted, and not stored", async () => {
+  it("a deliver_sm to a number no account holds is acknowledged OK, counted, and kept for the operator, not for an account", async () => {
     const count = async () =>
       Number(/^sms_inbound_unrouted_total (\d+)/m.exec(await (await fetch(`${server().baseUrl}/metrics`)).text())?.[1] ?? 0);
     const before = await count();
@@ -148,6 +149,11 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
     expect(lines).toContain("+14155550699");
     expect(lines).not.toContain("private words 4411");
     expect(await server().db("messages").where({ sender: "+14155550609" })).toEqual([]);
+    const operator = await createOperatorKey(server().db, "inbound test");
+    const { data } = (await (
+      await fetch(`${server().baseUrl}/api/v1/unrouted-messages`, { headers: { Authorization: `Bearer ${operator.key}` } })
+    ).json()) as { data: { from: string; to: string; body: string }[] };
+    expect(data).toContainEqual(expect.objectContaining({ from: "+14155550609", to: "+14155550699", body: "private words 4411" }));
   });
 
   it("a 3-part UDH message (8-bit reference) in shuffled, repeated parts and a 2-part one (16-bit) are one message each", async () => {

@@ -1,3 +1,4 @@
+import { deleteOldUnroutedMessages } from "../../db/unroutedMessages.js";
 import type { Db } from "../../db/knex.js";
 import {
   deleteOldDeliveries,
@@ -64,6 +65,11 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now = new 
       );
       if (!from || before > from) await markBodiesRedacted(db, account.accountId, before);
     }
+  }
+  // Unrouted inbound messages are kept as long as messages are by default (no account's setting applies).
+  if (policy.messageRetentionDays > 0) {
+    const before = ago(policy.messageRetentionDays);
+    for (let n = limit; n === limit; total += n) n = await paced(() => deleteOldUnroutedMessages(db, before, limit));
   }
   if (policy.deliveryLogRetentionDays > 0) {
     const before = ago(policy.deliveryLogRetentionDays);
