@@ -46,25 +46,6 @@ export async function receiveInboundMessage(
 ): Promise<{ messageId: string; accountId: string } | undefined> {
   const owner = await findNumberOwner(db, message.to);
   const info = segmentInfo(message.body);
-  if (!owner) {
-    const id = uuidv7();
-    await insertUnroutedMessage(db, {
-      id,
-      from: message.from,
-      to: message.to,
-      body: message.body,
-      segments: message.segments ?? info.segments,
-      encoding: message.encoding ?? info.encoding,
-      incomplete: message.incomplete ?? false,
-      receivedAt: message.receivedAt,
-    });
-    unrouted.inc();
-    log.warn(
-      { to: message.to, from: message.from, unroutedMessageId: id },
-      "inbound message to a number no account holds: kept for the operator",
-    );
-    return undefined;
-  }
   const messageId = uuidv7();
   const stored = {
     messageId,
@@ -76,6 +57,15 @@ export async function receiveInboundMessage(
     receivedAt: message.receivedAt,
     incomplete: message.incomplete ?? false,
   };
+  if (!owner) {
+    await insertUnroutedMessage(db, { ...stored, id: messageId });
+    unrouted.inc();
+    log.warn(
+      { to: message.to, from: message.from, unroutedMessageId: messageId },
+      "inbound message to a number no account holds: kept for the operator",
+    );
+    return undefined;
+  }
   await db.transaction(async (tx) => {
     await insertInboundMessage(tx, owner.accountId, { ...stored, id: messageId });
     await insertEventDeliveries(tx, owner.accountId, {
