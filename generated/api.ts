@@ -2069,7 +2069,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -2108,7 +2108,10 @@ export interface components {
              */
             provider?: "bound";
         };
-        /** @description Text of an automatic reply: 1 to 320 characters (at most two GSM-7 segments plus a little). */
+        /**
+         * @description Text of an automatic reply: 1 to 320 characters, and at most two segments (306 GSM-7 or 134 UCS-2
+         *     characters); a longer one is 422 `reply_too_long`.
+         */
         ReplyText: string;
         /**
          * @description Request to schedule a text message.

@@ -319,6 +319,11 @@ export const SETTINGS = {
     "how often the maintenance leader releases messages waiting for a throughput cap (an account's `maxSegmentsPerSecond` or `PROVIDER_MAX_SEGMENTS_PER_SECOND`), handing out send slots up to twice this ahead; a `high` message due now waits at most about three periods behind a capped backlog (at least 10)",
     { map: (n) => Math.max(10, n) },
   ),
+  autoReplyMaxPerHour: int(
+    "AUTO_REPLY_MAX_PER_HOUR",
+    100,
+    "automatic replies (to STOP, START, HELP) one account may send in an hour; besides, one number gets at most 5 a day and one HELP reply a day",
+  ),
   inboundReassemblyTimeoutMs: int(
     "INBOUND_REASSEMBLY_TIMEOUT_MS",
     60_000,

@@ -127,6 +127,7 @@ function workerChores(opts: WorkerOptions) {
     },
     sendOutcomeResolveMs: config.sendOutcomeResolveMs,
     inboundReassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
+    autoReplyMaxPerHour: config.autoReplyMaxPerHour,
     throughputPacerMs: config.throughputPacerMs,
     linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
     log,

@@ -59,6 +59,16 @@ CREATE TABLE auto_replies (
   CONSTRAINT auto_replies_pkey PRIMARY KEY (account_id, phone, kind)
 );
 
+CREATE TABLE auto_reply_counts (
+  account_id uuid NOT NULL,
+  phone text NOT NULL,
+  window_start timestamp with time zone NOT NULL,
+  sent integer NOT NULL,
+  CONSTRAINT auto_reply_counts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT auto_reply_counts_pkey PRIMARY KEY (account_id, phone, window_start),
+  CONSTRAINT auto_reply_counts_sent_check CHECK ((sent >= 0))
+);
+
 CREATE TABLE campaign_recipients (
   campaign_id uuid NOT NULL,
   seq integer NOT NULL,
@@ -427,6 +437,7 @@ CREATE UNIQUE INDEX accounts_pkey ON accounts USING btree (id);
 CREATE INDEX api_keys_account_idx ON api_keys USING btree (account_id);
 CREATE UNIQUE INDEX api_keys_pkey ON api_keys USING btree (key_id);
 CREATE UNIQUE INDEX auto_replies_pkey ON auto_replies USING btree (account_id, phone, kind);
+CREATE UNIQUE INDEX auto_reply_counts_pkey ON auto_reply_counts USING btree (account_id, phone, window_start);
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
 CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);

@@ -63,3 +63,12 @@ export function fromSmppAddress(raw: string, ton: number, defaultCountry?: strin
   if (national?.isValid()) return national.number;
   return ton === TON_NATIONAL || !/^[1-9]\d{6,14}$/.test(digits) ? raw : `+${digits}`;
 }
+
+/**
+ * True for a premium-rate or shared-cost number (libphonenumber's number type): a reply or a message to one
+ * costs its sender and pays its holder, the heart of SMS pumping, so automatic replies never go to them.
+ */
+export function isPremiumOrSharedCost(e164: string): boolean {
+  const type = parsePhoneNumberFromString(e164)?.getType();
+  return type === "PREMIUM_RATE" || type === "SHARED_COST";
+}

@@ -37,6 +37,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   recipient_opted_out: { status: 422, title: "Recipient opted out" },
   invalid_time_zone: { status: 422, title: "Invalid time zone" },
   invalid_quiet_hours: { status: 422, title: "Invalid quiet hours" },
+  reply_too_long: { status: 422, title: "Reply too long" },
   number_not_found: { status: 422, title: "Number not found" },
   // 422 as GitHub answers a hook over its per-repository limit: the request is valid, the account's state refuses it.
   webhook_limit_reached: { status: 422, title: "Webhook limit reached" },

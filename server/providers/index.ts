@@ -32,7 +32,11 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
         // as itself. Other message types (e.g. intermediate notifications) are acknowledged and ignored.
         storeDelivered: async (pdu) => {
           if (isInboundMessage(pdu))
-            return storeSmppInbound(db, inboundLog, pdu, config.inboundReassemblyTimeoutMs, config.smppDefaultCountry);
+            return storeSmppInbound(db, inboundLog, pdu, {
+              reassemblyTimeoutMs: config.inboundReassemblyTimeoutMs,
+              autoReplyMaxPerHour: config.autoReplyMaxPerHour,
+              defaultCountry: config.smppDefaultCountry,
+            });
           if (!isDeliveryReceipt(pdu)) return log.info({ esmClass: pdu.esm_class }, "SMPP deliver_sm of another message type ignored");
           const receipt = parseReceipt(pdu, config.smppDefaultCountry);
           if (!receipt) return log.warn("SMPP receipt without id or stat acknowledged and ignored");

@@ -13,7 +13,7 @@ import { insertUnroutedMessage } from "../db/unroutedMessages.js";
 import { matchKeyword } from "../domain/keywords.js";
 import { segmentInfo, type Encoding } from "../../common/segments.js";
 import type { Logger } from "../logger.js";
-import { applyKeyword } from "./keywords.js";
+import { applyKeyword, type AutoReplyPolicy } from "./keywords.js";
 
 export interface ReceivedMessage {
   /** The person's number (or whatever sender the carrier gave). */
@@ -43,6 +43,7 @@ export async function receiveInboundMessage(
   db: Db,
   log: Logger,
   message: ReceivedMessage,
+  policy: AutoReplyPolicy,
 ): Promise<{ messageId: string; accountId: string } | undefined> {
   const owner = await findNumberOwner(db, message.to);
   const info = segmentInfo(message.body);
@@ -80,6 +81,7 @@ export async function receiveInboundMessage(
         tx,
         { accountId: owner.accountId, messageId, from: message.from, to: message.to, at: message.receivedAt },
         keyword,
+        policy,
       );
     }
   });

@@ -1,7 +1,9 @@
 // What an inbound keyword does, inside the transaction that stores the inbound message: opt-out puts the sender
 // on the account's list, opt-in takes an opted-out sender off it, help does nothing to the list; each answers
-// with the account's reply text from the number that received the keyword. Replies bypass the list and go out
-// at most once per kind, number and minute, so two auto-responders cannot loop.
+// with the account's reply text from the number that received the keyword. Replies bypass the list, and are
+// guarded against SMS pumping: none for a keyword that changes nothing (STOP from a number already opted out,
+// START from one that is not), none to a premium-rate or shared-cost number, at most one of a kind per number a
+// minute (HELP: a day), five per number a day and AUTO_REPLY_MAX_PER_HOUR per account (db/autoReplies.ts).
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import { getAccountSettings } from "../db/accountSettings.js";
@@ -11,7 +13,7 @@ import { deleteOptOut, insertOptOut } from "../db/optOuts.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { contactOptBody, EVENT_SEQ } from "../domain/events.js";
 import type { Keyword, KeywordKind } from "../domain/keywords.js";
-import { toE164 } from "../domain/phone.js";
+import { isPremiumOrSharedCost, toE164 } from "../domain/phone.js";
 import { segmentInfo } from "../../common/segments.js";
 
 const REPLY_SETTING: Record<KeywordKind, "optOutReply" | "optInReply" | "helpReply"> = {
@@ -19,6 +21,12 @@ const REPLY_SETTING: Record<KeywordKind, "optOutReply" | "optInReply" | "helpRep
   opt_in: "optInReply",
   help: "helpReply",
 };
+
+/** The deployment's limits on automatic replies. */
+export interface AutoReplyPolicy {
+  /** AUTO_REPLY_MAX_PER_HOUR: replies one account may send in an hour. */
+  autoReplyMaxPerHour: number;
+}
 
 export interface KeywordMessage {
   accountId: string;
@@ -30,7 +38,7 @@ export interface KeywordMessage {
   at: Date;
 }
 
-export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage, keyword: Keyword): Promise<void> {
+export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage, keyword: Keyword, policy: AutoReplyPolicy): Promise<void> {
   const phone = toE164(message.from);
   if (!phone) return; // an alphanumeric or short-code sender can neither be listed nor answered
   const listChanged = (event: "contact.opted_out" | "contact.opted_in") =>
@@ -47,20 +55,29 @@ export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage
       keyword: keyword.word,
       messageId: message.messageId,
     });
-    if (created) await listChanged("contact.opted_out");
+    // From a number already opted out, an opt-out keyword changes nothing and sends nothing.
+    if (!created) return;
+    await listChanged("contact.opted_out");
   } else if (keyword.kind === "opt_in") {
     const removed = await deleteOptOut(tx, message.accountId, phone);
     // From a number that is not opted out, an opt-in keyword changes nothing and sends nothing.
     if (!removed) return;
     await listChanged("contact.opted_in");
   }
-  await sendAutoReply(tx, message, phone, keyword.kind);
+  await sendAutoReply(tx, message, phone, keyword.kind, policy);
 }
 
-async function sendAutoReply(tx: Knex.Transaction, message: KeywordMessage, phone: string, kind: KeywordKind): Promise<void> {
+async function sendAutoReply(
+  tx: Knex.Transaction,
+  message: KeywordMessage,
+  phone: string,
+  kind: KeywordKind,
+  policy: AutoReplyPolicy,
+): Promise<void> {
+  if (isPremiumOrSharedCost(phone)) return;
   const text = (await getAccountSettings(tx, message.accountId))[REPLY_SETTING[kind]];
   if (text === null) return;
-  if (!(await claimAutoReply(tx, message.accountId, phone, kind))) return;
+  if (!(await claimAutoReply(tx, message.accountId, phone, kind, policy.autoReplyMaxPerHour))) return;
   await insertAutoReply(tx, message.accountId, {
     id: uuidv7(),
     jobId: uuidv7(),

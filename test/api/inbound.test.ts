@@ -102,7 +102,7 @@ describe("inbound messages through the simulator", () => {
       to: "+14155550221",
       body: "secret words 5519",
       receivedAt: new Date(),
-    });
+    }, { autoReplyMaxPerHour: 100 });
     expect(result).toBeUndefined();
     expect(await unroutedCount()).toBe(before + 1);
     const logged = lines.slice(lineCount).join("");

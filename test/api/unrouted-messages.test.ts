@@ -9,6 +9,7 @@ import { problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 const log = createLogger("silent");
+const POLICY = { autoReplyMaxPerHour: 100 };
 
 async function list(key: string, query = "") {
   const res = await fetch(`${server().baseUrl}/api/v1/unrouted-messages${query}`, { headers: { Authorization: `Bearer ${key}` } });
@@ -23,11 +24,11 @@ describe("unrouted inbound messages", () => {
     const at = new Date();
     for (let i = 0; i < 3; i++)
       expect(
-        await receiveInboundMessage(db, log, { from: `+1415555071${i}`, to: "+14155550799", body: `hello ${i} 👋`, receivedAt: at }),
+        await receiveInboundMessage(db, log, { from: `+1415555071${i}`, to: "+14155550799", body: `hello ${i} 👋`, receivedAt: at }, POLICY),
       ).toBeUndefined();
     // A held number still routes as before.
     expect(
-      await receiveInboundMessage(db, log, { from: "+14155550719", to: "+14155550700", body: "routed", receivedAt: at }),
+      await receiveInboundMessage(db, log, { from: "+14155550719", to: "+14155550700", body: "routed", receivedAt: at }, POLICY),
     ).toMatchObject({
       accountId: account.accountId,
     });

@@ -8,6 +8,8 @@ import { receiveInboundPart } from "../../server/services/inboundParts.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { waitUntil } from "../helpers/wait.js";
 
+const OPTS = { reassemblyTimeoutMs: 60_000, autoReplyMaxPerHour: 100 };
+
 const database = useTestDatabase();
 const pools: ReturnType<typeof createDb>[] = [];
 afterAll(async () => {
@@ -35,8 +37,8 @@ describe("reassembling inbound parts", () => {
     // Part 1 of each message through one worker, part 2 through the other, all at the same time.
     await Promise.all(
       Array.from({ length: MESSAGES }, (_, ref) => [
-        receiveInboundPart(workers[0]!, log, part(ref, 1), 60_000),
-        receiveInboundPart(workers[1]!, log, part(ref, 2), 60_000),
+        receiveInboundPart(workers[0]!, log, part(ref, 1), OPTS),
+        receiveInboundPart(workers[1]!, log, part(ref, 2), OPTS),
       ]).flat(),
     );
     const stored = await db("messages").where({ account_id: account.id, direction: "inbound" }).select("body", "incomplete", "segments");
@@ -61,9 +63,9 @@ describe("reassembling inbound parts", () => {
     });
     const bodies = async () =>
       (await db("messages").where({ account_id: account.id }).orderBy("created_at").select("body")).map((m) => m.body);
-    await receiveInboundPart(db, log, part(1, "first "), 60_000);
-    await receiveInboundPart(db, log, part(2, "message"), 60_000);
-    await receiveInboundPart(db, log, part(1, "first "), 60_000); // the SMSC resends: our ack was lost
+    await receiveInboundPart(db, log, part(1, "first "), OPTS);
+    await receiveInboundPart(db, log, part(2, "message"), OPTS);
+    await receiveInboundPart(db, log, part(1, "first "), OPTS); // the SMSC resends: our ack was lost
     expect(await bodies()).toEqual(["first message"]);
     expect(await db("inbound_parts").whereNull("assembled_at")).toEqual([]);
     // The carrier reuses reference 77 for a new message once the old key is past the timeout (here 1 ms).
@@ -73,8 +75,8 @@ describe("reassembling inbound parts", () => {
       );
       return rows[0].old === true;
     });
-    await receiveInboundPart(db, log, part(1, "second "), 1);
-    await receiveInboundPart(db, log, part(2, "one"), 60_000);
+    await receiveInboundPart(db, log, part(1, "second "), { ...OPTS, reassemblyTimeoutMs: 1 });
+    await receiveInboundPart(db, log, part(2, "one"), OPTS);
     expect(await bodies()).toEqual(["first message", "second one"]);
   });
 });

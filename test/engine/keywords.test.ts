@@ -101,3 +101,69 @@ describe("keywords", () => {
     expect((await outbound(a)).map((m) => m.body)).toEqual(["Custom help."]);
   });
 });
+
+// Guards against SMS pumping (toll fraud): replies are what an attacker makes the account pay for.
+describe("automatic replies guarded against SMS pumping", () => {
+  /** Lets the per-kind interval pass without waiting for it: the last reply of each kind to `phone` moves back. */
+  const backdate = (phone: string, seconds: number) =>
+    server()
+      .db("auto_replies")
+      .where({ phone })
+      .update({ last_sent_at: server().db.raw("now() - make_interval(secs => ?)", [seconds]) });
+  const repliesTo = async (a: TestAccount, phone: string) => (await outbound(a)).filter((m) => m.to === phone).map((m) => m.body);
+
+  it("a STOP from a number already opted out sends nothing, however long after the first", async () => {
+    const a = await setUp("+14155550350");
+    await send(a, "+14155550351", "+14155550350", "STOP");
+    await backdate("+14155550351", 3600);
+    await send(a, "+14155550351", "+14155550350", "STOP");
+    expect(await repliesTo(a, "+14155550351")).toHaveLength(1);
+  });
+
+  it("HELP is answered once a day per number; STOP and START every minute, up to five replies a number a day", async () => {
+    const a = await setUp("+14155550360");
+    const phone = "+14155550361";
+    await send(a, phone, "+14155550360", "HELP");
+    await backdate(phone, 3600);
+    await send(a, phone, "+14155550360", "HELP");
+    expect(await repliesTo(a, phone)).toHaveLength(1);
+    // STOP, START, STOP, START, STOP, START: each changes the list; the minute passes between them.
+    for (const word of ["STOP", "START", "STOP", "START", "STOP", "START"]) {
+      await send(a, phone, "+14155550360", word);
+      await backdate(phone, 120);
+    }
+    expect(await repliesTo(a, phone)).toHaveLength(5); // the HELP and four of the six, then the day's cap
+  });
+
+  it("an account sends at most AUTO_REPLY_MAX_PER_HOUR replies an hour, whatever the numbers", async () => {
+    // A server of its own with a cap of 2 (the other tests' server has the default, 100).
+    const a = await setUp("+14155550370");
+    await server().db.raw(
+      `INSERT INTO auto_reply_counts (account_id, phone, window_start, sent) VALUES (?, '', date_trunc('hour', now()), 98)`,
+      [a.accountId],
+    );
+    for (const n of ["+14155550371", "+14155550372", "+14155550373"]) await send(a, n, "+14155550370", "HELP");
+    expect((await outbound(a)).map((m) => m.to).sort()).toEqual(["+14155550371", "+14155550372"]);
+  });
+
+  it("never replies to a premium-rate or shared-cost number (the list still changes)", async () => {
+    const a = await setUp("+14155550380");
+    for (const premium of ["+19002345678", "+448712345678"]) {
+      await send(a, premium, "+14155550380", "STOP");
+      expect((await a.request("GET", `/api/v1/opt-outs/${encodeURIComponent(premium)}`)).status).toBe(200);
+      await send(a, premium, "+14155550380", "HELP");
+    }
+    expect(await outbound(a)).toEqual([]);
+  });
+
+  it("refuses a reply text longer than two segments with 422 reply_too_long", async () => {
+    const a = await setUp("+14155550390");
+    const res = await a.request("PATCH", "/api/v1/account/settings", { helpReply: "👋".repeat(68), optInReply: "x".repeat(306) });
+    expect(res.status).toBe(422);
+    expect(await problemOf(res)).toMatchObject({
+      code: "reply_too_long",
+      errors: [{ path: "/body/helpReply", message: "is longer than 2 segments" }],
+    });
+    expect((await a.request("PATCH", "/api/v1/account/settings", { helpReply: "x".repeat(306) })).status).toBe(200);
+  });
+});

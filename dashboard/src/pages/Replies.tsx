@@ -74,8 +74,8 @@ export function Replies() {
       form={RepliesForm}
       intro={
         <>
-          When a person texts a keyword to one of the account's numbers, the number answers with these texts (up to 320 characters). Leave a
-          box empty to send no reply to that keyword; the opt-out itself still happens.
+          When a person texts a keyword to one of the account's numbers, the number answers with these texts (at most two segments: 306
+          GSM-7 or 134 other characters). Leave a box empty to send no reply to that keyword; the opt-out itself still happens.
         </>
       }
     />

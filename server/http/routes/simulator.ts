@@ -11,7 +11,7 @@ const numberNotFound = () =>
   });
 
 export const simulatorHandlers: Pick<Handlers, "Simulator_inbound"> = {
-  async Simulator_inbound({ db, log, account, body, now }) {
+  async Simulator_inbound({ db, log, account, body, config, now }) {
     // The deployment's provider, not this process's setting: an API process started without PROVIDER beside
     // workers on SMPP must not take forged inbound messages.
     if ((await deploymentProviderType(db)) !== "simulator")
@@ -20,7 +20,12 @@ export const simulatorHandlers: Pick<Handlers, "Simulator_inbound"> = {
     const to = requirePhone(body.to, "/body/to");
     if ((await findNumberOwner(db, to))?.accountId !== account.id) throw numberNotFound();
     // The same path an inbound message from a carrier takes.
-    const received = await receiveInboundMessage(db, log, { from, to, body: body.body, receivedAt: now() });
+    const received = await receiveInboundMessage(
+      db,
+      log,
+      { from, to, body: body.body, receivedAt: now() },
+      { autoReplyMaxPerHour: config.autoReplyMaxPerHour },
+    );
     if (!received) throw numberNotFound(); // released in between
     return { status: 202, body: { messageId: received.messageId } };
   },

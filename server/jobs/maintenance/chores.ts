@@ -7,7 +7,7 @@ import type { Db } from "../../db/knex.js";
 import { deleteExpiredUnmatchedReceipts, requeueReceiptsNowKnown } from "../../db/unmatchedReceipts.js";
 import { releaseOrphanedParkedDeliveries } from "../../db/webhookDeliveries.js";
 import type { Logger } from "../../logger.js";
-import { storeIncompleteInboundMessages } from "../../services/inboundParts.js";
+import { storeIncompleteInboundMessages, type InboundOptions } from "../../services/inboundParts.js";
 import { throughputLookaheadMs, throughputPacer } from "../../services/sendingPolicy/index.js";
 import { chore } from "./chore.js";
 
@@ -56,9 +56,9 @@ export const requeueReceiptsNowKnownChore = (db: Db, everyMs = 2_000) =>
  * stored with what arrived (`incomplete: true`). Run often enough that one is stored within about a tenth of the
  * timeout after it expires (at most every 10 s).
  */
-export const storeIncompleteInboundMessagesChore = (db: Db, log: Logger, timeoutMs: number) =>
-  chore("store incomplete inbound messages", Math.min(10_000, Math.max(100, Math.floor(timeoutMs / 10))), () =>
-    storeIncompleteInboundMessages(db, log, timeoutMs),
+export const storeIncompleteInboundMessagesChore = (db: Db, log: Logger, opts: InboundOptions) =>
+  chore("store incomplete inbound messages", Math.min(10_000, Math.max(100, Math.floor(opts.reassemblyTimeoutMs / 10))), () =>
+    storeIncompleteInboundMessages(db, log, opts),
   );
 
 /**

@@ -32,6 +32,7 @@ export function maintenanceChores(
     retention: RetentionPolicy;
     sendOutcomeResolveMs: number;
     inboundReassemblyTimeoutMs: number;
+    autoReplyMaxPerHour: number;
     /** The throughput pacer's period (THROUGHPUT_PACER_MS) and the link's cap (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
     throughputPacerMs: number;
     linkMaxSegmentsPerSecond: number | null;
@@ -48,7 +49,10 @@ export function maintenanceChores(
     applyRetentionChore(db, opts.retention),
     deleteExpiredUnmatchedReceiptsChore(db, opts.sendOutcomeResolveMs),
     requeueReceiptsNowKnownChore(db),
-    storeIncompleteInboundMessagesChore(db, opts.log.child({ component: "inbound" }), opts.inboundReassemblyTimeoutMs),
+    storeIncompleteInboundMessagesChore(db, opts.log.child({ component: "inbound" }), {
+      reassemblyTimeoutMs: opts.inboundReassemblyTimeoutMs,
+      autoReplyMaxPerHour: opts.autoReplyMaxPerHour,
+    }),
     releaseThrottledSendsChore(db, { linkMaxSegmentsPerSecond: opts.linkMaxSegmentsPerSecond, everyMs: opts.throughputPacerMs }),
   ];
 }

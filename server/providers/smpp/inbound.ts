@@ -9,7 +9,7 @@ import { isGsm7, type Encoding } from "../../../common/segments.js";
 import { fromSmppAddress } from "../../domain/phone.js";
 import type { Logger } from "../../logger.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
-import { receiveInboundPart } from "../../services/inboundParts.js";
+import { receiveInboundPart, type InboundOptions } from "../../services/inboundParts.js";
 
 export interface SmppInbound {
   from: string;
@@ -73,11 +73,16 @@ function valid(reference: number, total: number, seq: number): SmppInbound["part
 }
 
 /**
- * Stores a whole inbound message, or a part of a long one; resolves once it is durably stored. `timeoutMs`:
- * INBOUND_REASSEMBLY_TIMEOUT_MS; `defaultCountry`: SMPP_DEFAULT_COUNTRY.
+ * Stores a whole inbound message, or a part of a long one; resolves once it is durably stored. `defaultCountry`:
+ * SMPP_DEFAULT_COUNTRY.
  */
-export async function storeSmppInbound(db: Db, log: Logger, pdu: PDU, timeoutMs: number, defaultCountry?: string): Promise<void> {
-  const { from, to, text, encoding, part } = parseInbound(pdu, defaultCountry);
-  if (part) return receiveInboundPart(db, log, { from, to, ...part, body: text, encoding }, timeoutMs);
-  await receiveInboundMessage(db, log, { from, to, body: text, encoding, receivedAt: new Date() });
+export async function storeSmppInbound(
+  db: Db,
+  log: Logger,
+  pdu: PDU,
+  opts: InboundOptions & { defaultCountry?: string },
+): Promise<void> {
+  const { from, to, text, encoding, part } = parseInbound(pdu, opts.defaultCountry);
+  if (part) return receiveInboundPart(db, log, { from, to, ...part, body: text, encoding }, opts);
+  await receiveInboundMessage(db, log, { from, to, body: text, encoding, receivedAt: new Date() }, opts);
 }
