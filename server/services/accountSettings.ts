@@ -23,9 +23,13 @@ export async function changeAccountSettings(
     return typeof text === "string" && segmentInfo(text).segments > MAX_REPLY_SEGMENTS;
   });
   if (tooLong.length > 0)
-    throw new DomainError("reply_too_long", `An automatic reply must fit in ${MAX_REPLY_SEGMENTS} segments (306 GSM-7 or 134 UCS-2 characters).`, {
-      errors: tooLong.map((k) => ({ path: `/body/${k}`, message: `is longer than ${MAX_REPLY_SEGMENTS} segments` })),
-    });
+    throw new DomainError(
+      "reply_too_long",
+      `An automatic reply must fit in ${MAX_REPLY_SEGMENTS} segments (306 GSM-7 or 134 UCS-2 characters).`,
+      {
+        errors: tooLong.map((k) => ({ path: `/body/${k}`, message: `is longer than ${MAX_REPLY_SEGMENTS} segments` })),
+      },
+    );
   if (changes.quietHours && changes.quietHours.start === changes.quietHours.end) {
     throw new DomainError(
       "invalid_quiet_hours",

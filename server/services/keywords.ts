@@ -38,7 +38,12 @@ export interface KeywordMessage {
   at: Date;
 }
 
-export async function applyKeyword(tx: Knex.Transaction, message: KeywordMessage, keyword: Keyword, policy: AutoReplyPolicy): Promise<void> {
+export async function applyKeyword(
+  tx: Knex.Transaction,
+  message: KeywordMessage,
+  keyword: Keyword,
+  policy: AutoReplyPolicy,
+): Promise<void> {
   const phone = toE164(message.from);
   if (!phone) return; // an alphanumeric or short-code sender can neither be listed nor answered
   const listChanged = (event: "contact.opted_out" | "contact.opted_in") =>

@@ -97,12 +97,17 @@ describe("inbound messages through the simulator", () => {
   it("an inbound message to a number nobody owns is acknowledged, logged without its body, counted, not stored", async () => {
     const before = await unroutedCount();
     const lineCount = lines.length;
-    const result = await receiveInboundMessage(server().db, createLogger("info", sink), {
-      from: "+14155550220",
-      to: "+14155550221",
-      body: "secret words 5519",
-      receivedAt: new Date(),
-    }, { autoReplyMaxPerHour: 100 });
+    const result = await receiveInboundMessage(
+      server().db,
+      createLogger("info", sink),
+      {
+        from: "+14155550220",
+        to: "+14155550221",
+        body: "secret words 5519",
+        receivedAt: new Date(),
+      },
+      { autoReplyMaxPerHour: 100 },
+    );
     expect(result).toBeUndefined();
     expect(await unroutedCount()).toBe(before + 1);
     const logged = lines.slice(lineCount).join("");

@@ -24,7 +24,12 @@ describe("unrouted inbound messages", () => {
     const at = new Date();
     for (let i = 0; i < 3; i++)
       expect(
-        await receiveInboundMessage(db, log, { from: `+1415555071${i}`, to: "+14155550799", body: `hello ${i} 👋`, receivedAt: at }, POLICY),
+        await receiveInboundMessage(
+          db,
+          log,
+          { from: `+1415555071${i}`, to: "+14155550799", body: `hello ${i} 👋`, receivedAt: at },
+          POLICY,
+        ),
       ).toBeUndefined();
     // A held number still routes as before.
     expect(

@@ -136,7 +136,7 @@ describe("automatic replies guarded against SMS pumping", () => {
   });
 
   it("an account sends at most AUTO_REPLY_MAX_PER_HOUR replies an hour, whatever the numbers", async () => {
-    // A server of its own with a cap of 2 (the other tests' server has the default, 100).
+    // 98 of the default 100 already sent this hour: two more numbers get theirs, the third none.
     const a = await setUp("+14155550370");
     await server().db.raw(
       `INSERT INTO auto_reply_counts (account_id, phone, window_start, sent) VALUES (?, '', date_trunc('hour', now()), 98)`,

@@ -207,7 +207,9 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
     for (const tag of sent) expect(await acks(tag)).toEqual([0]);
     const log = createLogger("silent");
     // Within the timeout the parts wait.
-    expect(await storeIncompleteInboundMessagesChore(server().db, log, { reassemblyTimeoutMs: 60_000, autoReplyMaxPerHour: 100 }).runOnce()).toBe(0);
+    expect(
+      await storeIncompleteInboundMessagesChore(server().db, log, { reassemblyTimeoutMs: 60_000, autoReplyMaxPerHour: 100 }).runOnce(),
+    ).toBe(0);
     expect(await conversation(from)).toEqual([]);
     // Past it (1 ms), the chore stores them.
     const expired = storeIncompleteInboundMessagesChore(server().db, log, { reassemblyTimeoutMs: 1, autoReplyMaxPerHour: 100 });

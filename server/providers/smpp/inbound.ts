@@ -76,12 +76,7 @@ function valid(reference: number, total: number, seq: number): SmppInbound["part
  * Stores a whole inbound message, or a part of a long one; resolves once it is durably stored. `defaultCountry`:
  * SMPP_DEFAULT_COUNTRY.
  */
-export async function storeSmppInbound(
-  db: Db,
-  log: Logger,
-  pdu: PDU,
-  opts: InboundOptions & { defaultCountry?: string },
-): Promise<void> {
+export async function storeSmppInbound(db: Db, log: Logger, pdu: PDU, opts: InboundOptions & { defaultCountry?: string }): Promise<void> {
   const { from, to, text, encoding, part } = parseInbound(pdu, opts.defaultCountry);
   if (part) return receiveInboundPart(db, log, { from, to, ...part, body: text, encoding }, opts);
   await receiveInboundMessage(db, log, { from, to, body: text, encoding, receivedAt: new Date() }, opts);
