@@ -54,6 +54,7 @@ describe("loadConfig", () => {
       smppEnquireLinkMs: 30000,
       smppThrottlePauseMs: 1000,
       smppThrottleMaxWaitMs: 60000,
+      autoReplyMaxPerHour: 100,
       inboundReassemblyTimeoutMs: 60000,
     });
   });
