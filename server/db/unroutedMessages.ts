@@ -1,21 +1,12 @@
 // The unrouted_messages table (migration 024): inbound messages to a number no account holds, for the operator.
 import type { Knex } from "knex";
-import type { Encoding } from "../../common/segments.js";
 import type { CursorKey } from "../domain/cursor.js";
+import type { NewInboundMessage } from "./messages/index.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { run, sql } from "./sql.js";
 
-export interface UnroutedMessageRow {
-  id: string;
-  from: string;
-  to: string;
-  body: string;
-  segments: number;
-  encoding: Encoding;
-  incomplete: boolean;
-  receivedAt: Date;
-  createdAt: Date;
-}
+/** An unrouted message is stored with what an inbound one is, and no account. */
+export type UnroutedMessageRow = NewInboundMessage & { createdAt: Date };
 
 const columns = [
   "id",
@@ -29,7 +20,7 @@ const columns = [
   "created_at as createdAt",
 ];
 
-export async function insertUnroutedMessage(db: Knex, m: Omit<UnroutedMessageRow, "createdAt">): Promise<void> {
+export async function insertUnroutedMessage(db: Knex, m: NewInboundMessage): Promise<void> {
   await db("unrouted_messages").insert({
     id: m.id,
     sender: m.from,
