@@ -47,7 +47,7 @@ try {
     const peer = await startPeer();
     const { id: accountId } = await ensureAccount(db, `bench-inbound-${workers}`);
     const number = `+1415555${String(7000 + workers).padStart(4, "0")}`;
-    await insertNumber(db, accountId, { phoneNumber: number, name: null });
+    await insertNumber(db, accountId, { phoneNumber: number, name: null, selfService: false });
     await insertWebhook(db, accountId, { name: "bench", url: receiver.url, secret: generateWebhookSecret(), events: ["message.received"] });
     const started = await startWorkers(workers, bench.url, {
       PROVIDER: "smpp",

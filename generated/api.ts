@@ -44,6 +44,164 @@ export interface paths {
         patch: operations["Accounts_updateSettings"];
         trace?: never;
     };
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List accounts
+         * @description List the accounts, newest first, with their limits and today's usage.
+         */
+        get: operations["OperatorAccounts_list"];
+        put?: never;
+        /**
+         * Create an account
+         * @description Make an account. It has no keys, numbers or limits yet: give it a key and a number next.
+         */
+        post: operations["OperatorAccounts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an account
+         * @description Get one account.
+         */
+        get: operations["OperatorAccounts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an account
+         * @description Suspend or reinstate an account, or change its limits; the answer is the account after the change.
+         *     Reinstated, its waiting messages go at their next turn.
+         */
+        patch: operations["OperatorAccounts_update"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the keys of an account
+         * @description List the account's active keys, newest first.
+         */
+        get: operations["OperatorAccountKeys_list"];
+        put?: never;
+        /**
+         * Create a key of an account
+         * @description Make a key of the account (any scope; `full` by default).
+         */
+        post: operations["OperatorAccountKeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key of an account
+         * @description Revoke a key of the account at once.
+         */
+        delete: operations["OperatorAccountKeys_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the numbers of an account
+         * @description List the numbers the account holds (self-service ones included, marked `selfService`), newest first.
+         */
+        get: operations["OperatorAccountNumbers_list"];
+        put?: never;
+        /**
+         * Assign a number to an account
+         * @description Assign a number to the account. A number another account holds is 409 `number_taken`.
+         */
+        post: operations["OperatorAccountNumbers_assign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/numbers/{numberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a number from an account
+         * @description Take a number from the account. Its messages waiting to be sent from it fail `sender_not_allowed` at their
+         *     time; inbound messages to it are kept as unrouted until someone holds it.
+         */
+        delete: operations["OperatorAccountNumbers_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description List audit events, newest first.
+         */
+        get: operations["AuditEvents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns": {
         parameters: {
             query?: never;
@@ -274,6 +432,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List keys
+         * @description List the account's active keys, newest first, with when each was last used.
+         */
+        get: operations["Keys_list"];
+        put?: never;
+        /**
+         * Create a key
+         * @description Make a key of this account. Its scope may be no wider than the calling key's (else 403
+         *     `insufficient_scope`); a test key makes only test keys (`test` is then `true` whatever is asked).
+         */
+        post: operations["Keys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key
+         * @description Revoke a key of this account at once. A key cannot revoke itself: 409 `key_in_use`.
+         */
+        delete: operations["Keys_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/messages": {
         parameters: {
             query?: never;
@@ -330,11 +533,33 @@ export interface paths {
         put?: never;
         /**
          * Register a number
-         * @description Register a number. A number is owned by at most one account in the whole service: one that another
-         *     account owns is a 409 `number_taken` problem (which account is not revealed), and so is one this account
-         *     already has.
+         * @description Register a number (self-service). The account may add numbers itself only where the operator allows it
+         *     (`selfServiceNumbers`), for the first-start account `default`, or while the deployment runs the simulator
+         *     alone; elsewhere 403 `self_service_disabled`, and the operator assigns numbers. A number is held by at most
+         *     one account in the whole service: one that another account holds is a 409 `number_taken` problem (which
+         *     account is not revealed), and so is one this account already has.
          */
         post: operations["Numbers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/numbers/holder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a number's holder
+         * @description The account holding a number, or 404 when nobody does.
+         */
+        get: operations["NumberHolders_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1004,6 +1229,47 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account.quota_warning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event account.quota_warning
+         * @description Posted to every webhook whose `events` include `account.quota_warning`, signed, retried and ordered as described under Delivery receipts.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["QuotaWarningEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within the timeout acknowledges the event; anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1019,6 +1285,18 @@ export interface components {
          *         "quietHours": null,
          *         "defaultTimeZone": "UTC",
          *         "maxSegmentsPerSecond": null
+         *       },
+         *       "limits": {
+         *         "weight": 1,
+         *         "dailySegmentQuota": 10000,
+         *         "allowedCountries": null,
+         *         "senderIds": null,
+         *         "selfServiceNumbers": false,
+         *         "maxSegmentsPerSecond": null
+         *       },
+         *       "usage": {
+         *         "day": "2026-11-25",
+         *         "segmentsAccepted": 8120
          *       }
          *     }
          */
@@ -1029,6 +1307,52 @@ export interface components {
             name: string;
             /** @description The account's settings. */
             settings: components["schemas"]["AccountSettings"];
+            /** @description What the operator allows the account (read-only here; the operator changes them). */
+            limits: components["schemas"]["AccountLimits"];
+            /** @description Segments accepted today (UTC) when the account has a `dailySegmentQuota`, else `null`. */
+            usage: components["schemas"]["AccountUsage"] | null;
+        };
+        /**
+         * @description What the operator allows an account: read-only to the account (`GET /api/v1/account`).
+         * @example {
+         *       "weight": 1,
+         *       "dailySegmentQuota": 10000,
+         *       "allowedCountries": [
+         *         "US",
+         *         "CA"
+         *       ],
+         *       "senderIds": [
+         *         "ACME"
+         *       ],
+         *       "selfServiceNumbers": false,
+         *       "maxSegmentsPerSecond": null
+         *     }
+         */
+        AccountLimits: {
+            /**
+             * Format: int32
+             * @description The account's share of the sending capacity against other accounts with due work, 1 to 100. Default 1.
+             */
+            weight: number;
+            /**
+             * @description The most SMS segments the account may have accepted per UTC day (schedule, campaigns: their whole audience
+             *     at creation), or `null` (the default) for no quota. A request that would pass it is 429 `quota_exceeded`.
+             */
+            dailySegmentQuota: number | null;
+            /** @description The countries the account may send to, or `null` (the default) for every country. */
+            allowedCountries: components["schemas"]["CountryCode"][] | null;
+            /**
+             * @description The alphanumeric sender IDs the account may send as, or `null` (the default) for any. A campaign without
+             *     `from` then uses the first of them.
+             */
+            senderIds: components["schemas"]["AlphanumericSenderId"][] | null;
+            /** @description Whether the account may add numbers itself with `POST /api/v1/numbers`. Default `false`. */
+            selfServiceNumbers: boolean;
+            /**
+             * @description A ceiling, in segments per second, over the account's own `maxSegmentsPerSecond` setting, or `null`
+             *     (the default) for none.
+             */
+            maxSegmentsPerSecond: components["schemas"]["SegmentsPerSecond"] | null;
         };
         /**
          * @description The account's settings.
@@ -1077,6 +1401,27 @@ export interface components {
             maxSegmentsPerSecond: components["schemas"]["SegmentsPerSecond"] | null;
         };
         /**
+         * @description The segments an account had accepted on one UTC day, shown when it has a `dailySegmentQuota`.
+         * @example {
+         *       "day": "2026-11-25",
+         *       "segmentsAccepted": 8120
+         *     }
+         */
+        AccountUsage: {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /**
+             * Format: int32
+             * @description Segments accepted that day (as sent, after smart encoding; a campaign's whole audience at its creation).
+             */
+            segmentsAccepted: number;
+        };
+        /** @description An alphanumeric sender ID: 1 to 11 letters and digits (as `from` takes it). */
+        AlphanumericSenderId: string;
+        /**
          * @description The key the request was made with: who am I.
          * @example {
          *       "keyId": "Xk3v9QaP2mLd",
@@ -1099,7 +1444,10 @@ export interface components {
             name: string | null;
             /** @description What an account key may do; `null` for an operator key. */
             scope: components["schemas"]["ApiKeyScope"] | null;
-            /** @description Whether the key is a test key (its messages never reach a carrier). No test keys exist yet: `false`. */
+            /**
+             * @description A test key: its messages go through the simulator whatever the deployment's carriers, carry `test: true`,
+             *     count toward no quota and never reach a carrier. `false` for an operator key.
+             */
             test: boolean;
             /** @description The account of an account key; `null` for an operator key. */
             accountId: components["schemas"]["Uuid"] | null;
@@ -1122,10 +1470,107 @@ export interface components {
          */
         ApiKeyKind: "account" | "operator";
         /**
-         * @description What an account key may do. Every account key is `full` until scoped keys arrive.
+         * @description What an account key may do. Each operation of the account API names the scope it needs in its `x-scope`
+         *     (`read`, `send` or `full`); a key whose scope does not cover it gets 403 `insufficient_scope`. `full` covers
+         *     `send`, which covers `read`.
          * @enum {string}
          */
-        ApiKeyScope: "full";
+        ApiKeyScope: "full" | "send" | "read";
+        /**
+         * @description A key of an account, as listed (the secret is never shown again).
+         * @example {
+         *       "keyId": "Xk3v9QaP2mLd",
+         *       "name": "billing service",
+         *       "scope": "send",
+         *       "test": false,
+         *       "expiresAt": null,
+         *       "createdAt": "2026-11-22T10:00:00.000Z",
+         *       "lastUsedAt": null
+         *     }
+         */
+        ApiKeySummary: {
+            /** @description The key's id (not secret). */
+            keyId: string;
+            /** @description The key's label, or `null`. */
+            name: string | null;
+            /** @description What the key may do. */
+            scope: components["schemas"]["ApiKeyScope"];
+            /** @description Whether it is a test key. */
+            test: boolean;
+            /** @description When the key stops working, or `null`. */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
+            createdAt: string;
+            /** @description When the key was last used, to within 30 seconds, or `null`. */
+            lastUsedAt: string | null;
+        };
+        /** @description One page of a list, newest first. */
+        ApiKeySummaryPage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["ApiKeySummary"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /** @description Who made a change: the kind of actor and its key. */
+        AuditActor: {
+            /** @description An account key, an operator key or the `keys` command. */
+            type: components["schemas"]["AuditActorType"];
+            /** @description The key's id (not secret), or `null` for the command. */
+            keyId: string | null;
+        };
+        /**
+         * @description Who made a change.
+         * @enum {string}
+         */
+        AuditActorType: "account" | "operator" | "cli";
+        /**
+         * @description One successful change. Never a body, a secret or a key: what was done (`action`, the operation's
+         *     `operationId`), to what (`resourceId`), by whom and in which request.
+         * @example {
+         *       "auditEventId": "01936f4e-2b1a-7c3d-9e8f-0a1b2c3d4e5f",
+         *       "at": "2026-11-25T09:30:00.000Z",
+         *       "actor": {
+         *         "type": "operator",
+         *         "keyId": "Xk3v9QaP2mLd"
+         *       },
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "action": "OperatorAccounts_update",
+         *       "resourceId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "requestId": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+         *       "status": 200
+         *     }
+         */
+        AuditEvent: {
+            /** @description Identifier of the event. */
+            auditEventId: components["schemas"]["Uuid"];
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            at: string;
+            /** @description Who made it. */
+            actor: components["schemas"]["AuditActor"];
+            /** @description The account it changed, or `null` for a change of the service itself (an operator key). */
+            accountId: components["schemas"]["Uuid"] | null;
+            /** @description The operation: its `operationId` in this document, or `keys.create` / `keys.revoke` for the command. */
+            action: string;
+            /** @description The resource changed (the path's identifier, else the created one's), or `null`. */
+            resourceId: string | null;
+            /** @description The request's `X-Request-Id`, or `null` for the command. */
+            requestId: string | null;
+            /** @description The HTTP status of the answer (2xx), or `null` for the command. */
+            status: number | null;
+        };
+        /** @description One page of a list, newest first. */
+        AuditEventPage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
         /**
          * @description A campaign and its live statistics.
          * @example {
@@ -1149,7 +1594,8 @@ export interface components {
          *         "failed": 0,
          *         "undelivered": 0,
          *         "cancelled": 0,
-         *         "optedOut": 0
+         *         "optedOut": 0,
+         *         "skipped": 0
          *       },
          *       "deferredUntil": null,
          *       "createdAt": "2026-11-22T10:00:00.000Z"
@@ -1245,6 +1691,12 @@ export interface components {
              * @description Recipients skipped at fan-out because they were on the account's opt-out list (no message was made).
              */
             optedOut: number;
+            /**
+             * Format: int32
+             * @description Recipients left out at creation because their destination is not allowed: a premium-rate or shared-cost
+             *     number, or a country outside the account's `allowedCountries` (no message was made; not in `total`).
+             */
+            skipped: number;
         };
         /**
          * @description Status of a campaign.
@@ -1355,6 +1807,36 @@ export interface components {
             data: components["schemas"]["Contact"][];
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
+        };
+        /** @description An ISO 3166-1 alpha-2 country code, upper case. */
+        CountryCode: string;
+        /**
+         * @description A new account.
+         * @example {
+         *       "name": "acme"
+         *     }
+         */
+        CreateAccountRequest: {
+            /** @description Name of the account, 1 to 100 characters, unique in the service (409 `account_exists`). */
+            name: string;
+        };
+        /**
+         * @description A new key of an account. A key creates keys of its own account only, with a scope no wider than its own; a test key creates only test keys.
+         * @example {
+         *       "name": "billing service",
+         *       "scope": "send",
+         *       "expiresAt": "2027-06-30T00:00:00.000Z"
+         *     }
+         */
+        CreateApiKeyRequest: {
+            /** @description Label of the key, 1 to 100 characters. */
+            name?: string | null;
+            /** @description What the key may do. Default: the creating key's own scope (`full` when the operator creates it). */
+            scope?: components["schemas"]["ApiKeyScope"];
+            /** @description When the key stops working (it is then 401), or `null` (the default) for never. Must be in the future. */
+            expiresAt?: string | null;
+            /** @description A test key (see `ApiKeyInfo.test`). Default `false`; a test key may create only test keys. */
+            test?: boolean;
         };
         /**
          * @description Request to create a campaign. Give exactly one audience: `groupId` (every contact in the group at the time
@@ -1467,6 +1949,37 @@ export interface components {
              */
             events?: components["schemas"]["WebhookEventType"][];
         };
+        /**
+         * @description A key just made: the only time its secret is shown.
+         * @example {
+         *       "keyId": "Xk3v9QaP2mLd",
+         *       "key": "sms_Xk3v9QaP2mLd_4fGh8JkL2mNp6QrS0tUv3WxY7zAb1CdE",
+         *       "name": "billing service",
+         *       "scope": "send",
+         *       "test": false,
+         *       "expiresAt": null,
+         *       "createdAt": "2026-11-22T10:00:00.000Z"
+         *     }
+         */
+        CreatedApiKey: {
+            /** @description The key's id (not secret). */
+            keyId: string;
+            /** @description The whole key, `sms_<keyId>_<secret>`: store it now, it is never shown again. */
+            key: string;
+            /** @description The key's label, or `null`. */
+            name: string | null;
+            /** @description What the key may do. */
+            scope: components["schemas"]["ApiKeyScope"];
+            /** @description When the key stops working, or `null`. */
+            expiresAt: string | null;
+            /** @description Whether it is a test key. */
+            test: boolean;
+            /**
+             * Format: date-time
+             * @description When the key was made.
+             */
+            createdAt: string;
+        };
         /** @description One HTTP attempt to deliver a receipt. */
         DeliveryAttempt: {
             /**
@@ -1528,6 +2041,11 @@ export interface components {
             campaignId?: components["schemas"]["Uuid"];
             /** @description Why the message failed or was undeliverable; present only for `failed` and `undelivered`. */
             error?: components["schemas"]["ErrorDetail"];
+            /**
+             * @description Present, and `true`, only for a message sent with a test key (it never reached a carrier).
+             * @enum {boolean}
+             */
+            test?: true;
         };
         /**
          * @description Outcome of a delivery.
@@ -1771,6 +2289,8 @@ export interface components {
             /** @description One entry: `received`. */
             history: components["schemas"]["StatusChange"][];
         };
+        /** @description A key id: 12 base62 characters. */
+        KeyId: string;
         /** @description A message: `direction` tells an outbound one from an inbound one. */
         Message: components["schemas"]["OutboundMessage"] | components["schemas"]["InboundMessage"];
         /**
@@ -1862,6 +2382,67 @@ export interface components {
          */
         MessageText: string;
         /**
+         * @description Who holds a number.
+         * @example {
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "numberId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d"
+         *     }
+         */
+        NumberHolder: {
+            /** @description The account that holds it. */
+            accountId: components["schemas"]["Uuid"];
+            /** @description The number's identifier in that account. */
+            numberId: components["schemas"]["Uuid"];
+        };
+        /**
+         * @description An account as the operator sees it.
+         * @example {
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "name": "acme",
+         *       "createdAt": "2026-11-22T10:00:00.000Z",
+         *       "suspended": false,
+         *       "limits": {
+         *         "weight": 1,
+         *         "dailySegmentQuota": 10000,
+         *         "allowedCountries": [
+         *           "US",
+         *           "CA"
+         *         ],
+         *         "senderIds": null,
+         *         "selfServiceNumbers": false,
+         *         "maxSegmentsPerSecond": null
+         *       },
+         *       "usage": {
+         *         "day": "2026-11-25",
+         *         "segmentsAccepted": 8120
+         *       }
+         *     }
+         */
+        OperatorAccount: {
+            /** @description Identifier of the account. */
+            accountId: components["schemas"]["Uuid"];
+            /** @description Name of the account, unique in the service. */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When the account was made.
+             */
+            createdAt: string;
+            /** @description A suspended account's keys get 403 `account_suspended`, and its waiting messages wait until it is not. */
+            suspended: boolean;
+            /** @description What the operator allows it. */
+            limits: components["schemas"]["AccountLimits"];
+            /** @description Its segments accepted today (UTC), or `null` when it has no `dailySegmentQuota` (nothing is counted). */
+            usage: components["schemas"]["AccountUsage"] | null;
+        };
+        /** @description One page of a list, newest first. */
+        OperatorAccountPage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["OperatorAccount"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /**
          * @description A number on the account's opt-out list: it receives nothing from any number or sender of the account.
          * @example {
          *       "phone": "+14155550123",
@@ -1917,6 +2498,7 @@ export interface components {
          *       "segments": 1,
          *       "encoding": "GSM-7",
          *       "error": null,
+         *       "test": false,
          *       "history": [
          *         {
          *           "status": "scheduled",
@@ -1991,6 +2573,11 @@ export interface components {
             encoding: components["schemas"]["MessageEncoding"];
             /** @description Why the message failed or was undeliverable, else `null`. */
             error: components["schemas"]["ErrorDetail"] | null;
+            /**
+             * @description Sent with a test key: it went through the simulator whatever the deployment's carriers, counted toward no
+             *     quota and never reached a carrier.
+             */
+            test: boolean;
             /** @description Every status the message went through, oldest first. */
             history: components["schemas"]["StatusChange"][];
         };
@@ -2006,6 +2593,7 @@ export interface components {
          *       "numberId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
          *       "phoneNumber": "+14155550199",
          *       "name": "Support line",
+         *       "selfService": false,
          *       "createdAt": "2026-11-22T10:00:00.000Z"
          *     }
          */
@@ -2016,6 +2604,8 @@ export interface components {
             phoneNumber: components["schemas"]["E164"];
             /** @description Label of the number, or `null`. */
             name: string | null;
+            /** @description Added by the account itself (`POST /api/v1/numbers`), not assigned by the operator. */
+            selfService: boolean;
             /**
              * Format: date-time
              * @description When the number was registered.
@@ -2069,7 +2659,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "account_suspended" | "self_service_disabled" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -2084,6 +2674,44 @@ export interface components {
             start: components["schemas"]["TimeOfDay"];
             /** @description Local time the window closes (held messages are sent from this minute on). */
             end: components["schemas"]["TimeOfDay"];
+        };
+        /**
+         * @description Posted to webhooks subscribed to `account.quota_warning`, once a UTC day, when the segments the account had
+         *     accepted reach 80 % of its `dailySegmentQuota`.
+         * @example {
+         *       "event": "account.quota_warning",
+         *       "timestamp": "2026-11-25T15:04:05.000Z",
+         *       "day": "2026-11-25",
+         *       "segmentsAccepted": 8004,
+         *       "dailySegmentQuota": 10000
+         *     }
+         */
+        QuotaWarningEvent: {
+            /**
+             * @description Always `account.quota_warning`.
+             * @enum {string}
+             */
+            event: "account.quota_warning";
+            /**
+             * Format: date-time
+             * @description When the threshold was reached.
+             */
+            timestamp: string;
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            day: string;
+            /**
+             * Format: int32
+             * @description Segments accepted that day when the threshold was reached.
+             */
+            segmentsAccepted: number;
+            /**
+             * Format: int32
+             * @description The account's quota.
+             */
+            dailySegmentQuota: number;
         };
         /** @description Readiness: the database is reachable and every migration is applied. */
         ReadinessStatus: {
@@ -2272,6 +2900,35 @@ export interface components {
             nextCursor: string | null;
         };
         /**
+         * @description A change of an account's suspension or limits; fields left out stay as they are.
+         * @example {
+         *       "dailySegmentQuota": 10000,
+         *       "allowedCountries": [
+         *         "US",
+         *         "CA"
+         *       ]
+         *     }
+         */
+        UpdateAccountRequest: {
+            /** @description Suspend (`true`) or reinstate (`false`) the account. */
+            suspended?: boolean;
+            /**
+             * Format: int32
+             * @description New weight, 1 to 100.
+             */
+            weight?: number;
+            /** @description New daily quota in segments (1 or more), or `null` for none. */
+            dailySegmentQuota?: number | null;
+            /** @description New list of allowed countries (at least one), or `null` for all. */
+            allowedCountries?: components["schemas"]["CountryCode"][] | null;
+            /** @description New list of allowed alphanumeric sender IDs (at least one), or `null` for any. */
+            senderIds?: components["schemas"]["AlphanumericSenderId"][] | null;
+            /** @description Whether the account may add numbers itself. */
+            selfServiceNumbers?: boolean;
+            /** @description New ceiling in segments per second, or `null` for none. */
+            maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
+        };
+        /**
          * @description Changes to the account's settings; fields left out are unchanged, `null` turns a reply off.
          * @example {
          *       "quietHours": {
@@ -2417,7 +3074,7 @@ export interface components {
          * @description An event type a webhook can receive.
          * @enum {string}
          */
-        WebhookEventType: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered" | "message.received" | "contact.opted_out" | "contact.opted_in";
+        WebhookEventType: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered" | "message.received" | "contact.opted_out" | "contact.opted_in" | "account.quota_warning";
         /** @description Every webhook of the account. */
         WebhookList: {
             /** @description All webhooks, oldest first. */
@@ -2527,7 +3184,16 @@ export interface operations {
                      *         "quietHours": null,
                      *         "defaultTimeZone": "UTC",
                      *         "maxSegmentsPerSecond": null
-                     *       }
+                     *       },
+                     *       "limits": {
+                     *         "weight": 1,
+                     *         "dailySegmentQuota": null,
+                     *         "allowedCountries": null,
+                     *         "senderIds": null,
+                     *         "selfServiceNumbers": true,
+                     *         "maxSegmentsPerSecond": null
+                     *       },
+                     *       "usage": null
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
@@ -2546,7 +3212,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -2631,7 +3298,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -2661,6 +3329,1192 @@ export interface operations {
             };
             /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccounts_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *           "name": "acme",
+                     *           "createdAt": "2026-11-22T10:00:00.000Z",
+                     *           "suspended": false,
+                     *           "limits": {
+                     *             "weight": 1,
+                     *             "dailySegmentQuota": null,
+                     *             "allowedCountries": null,
+                     *             "senderIds": null,
+                     *             "selfServiceNumbers": false,
+                     *             "maxSegmentsPerSecond": null
+                     *           },
+                     *           "usage": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorAccountPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccounts_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "acme"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorAccount"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccounts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorAccount"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccounts_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dailySegmentQuota": 10000,
+                 *       "allowedCountries": [
+                 *         "US",
+                 *         "CA"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorAccount"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccountKeys_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeySummaryPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccountKeys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "acme backend"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccountKeys_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+                /**
+                 * @description The key's id.
+                 * @example Xk3v9QaP2mLd
+                 */
+                keyId: components["schemas"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccountNumbers_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhoneNumberResourcePage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccountNumbers_assign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "phoneNumber": "+14155550199",
+                 *       "name": "Support line"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateNumberRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhoneNumberResource"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorAccountNumbers_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+                /**
+                 * @description Identifier of the number.
+                 * @example 2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d
+                 */
+                numberId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuditEvents_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only events of this action (an `operationId`).
+                 * @example Contacts_create
+                 */
+                action?: string;
+                /** @description Only events of this account (operator keys; an account key sees its own alone). */
+                accountId?: components["schemas"]["Uuid"];
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2750,7 +4604,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -2841,7 +4696,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -2959,7 +4815,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3050,7 +4907,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3160,7 +5018,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3246,7 +5105,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3368,7 +5228,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3475,7 +5336,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3557,7 +5419,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3646,7 +5509,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3757,7 +5621,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3866,7 +5731,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -3955,7 +5821,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4055,7 +5922,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4180,9 +6048,327 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Keys_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "keyId": "Xk3v9QaP2mLd",
+                     *           "name": "billing service",
+                     *           "scope": "send",
+                     *           "test": false,
+                     *           "expiresAt": null,
+                     *           "createdAt": "2026-11-22T10:00:00.000Z",
+                     *           "lastUsedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeySummaryPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Keys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "billing service",
+                 *       "scope": "send"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Keys_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id.
+                 * @example Xk3v9QaP2mLd
+                 */
+                keyId: components["schemas"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4230,6 +6416,8 @@ export interface operations {
                 phone?: components["schemas"]["PhoneNumber"];
                 /** @description Only messages of this campaign. */
                 campaignId?: components["schemas"]["Uuid"];
+                /** @description Only test messages (`true`, sent with a test key) or only real ones (`false`). */
+                test?: boolean;
                 /**
                  * @description Maximum number of items to return, 1 to 100.
                  * @example 20
@@ -4278,7 +6466,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4360,7 +6549,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4438,6 +6628,7 @@ export interface operations {
                      *           "numberId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d",
                      *           "phoneNumber": "+14155550199",
                      *           "name": "Support line",
+                     *           "selfService": false,
                      *           "createdAt": "2026-11-22T10:00:00.000Z"
                      *         }
                      *       ],
@@ -4469,7 +6660,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4555,7 +6747,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4585,6 +6778,104 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    NumberHolders_get: {
+        parameters: {
+            query: {
+                /**
+                 * @description The number, E.164 (spaces, dashes, dots and parentheses are stripped).
+                 * @example +14155550199
+                 */
+                phoneNumber: components["schemas"]["PhoneNumber"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *       "numberId": "2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NumberHolder"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4664,7 +6955,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4753,7 +7045,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4862,7 +7155,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4944,7 +7238,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5044,7 +7339,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5124,7 +7420,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5222,7 +7519,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5339,7 +7637,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5462,7 +7761,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5602,7 +7902,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5689,7 +7990,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5775,7 +8077,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5884,7 +8187,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5973,7 +8277,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6077,7 +8382,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6207,7 +8513,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6303,7 +8610,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6394,7 +8702,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6490,7 +8799,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6586,7 +8896,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6689,7 +9000,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
              */
             403: {
                 headers: {

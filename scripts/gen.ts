@@ -55,7 +55,13 @@ function eventWebhooks(document: Record<string, unknown>): Record<string, unknow
   const events = eventType.enum ?? (eventType.anyOf ?? []).map((v) => v.const).filter((v): v is string => typeof v === "string");
   if (events.length === 0) throw new Error("WebhookEventType has no values");
   const schemaOf = (event: string) =>
-    event.startsWith("dlr.") ? "DeliveryReceipt" : event === "message.received" ? "MessageReceivedEvent" : "ContactOptEvent";
+    event.startsWith("dlr.")
+      ? "DeliveryReceipt"
+      : event === "message.received"
+        ? "MessageReceivedEvent"
+        : event === "account.quota_warning"
+          ? "QuotaWarningEvent"
+          : "ContactOptEvent";
   return Object.fromEntries(
     events.map((event) => [
       event,

@@ -2,9 +2,9 @@
 // The new key is printed alone as the last line of stdout; logs go to stderr.
 import { destination } from "pino";
 import { loadConfig } from "../server/config.js";
-import { listApiKeys, revokeApiKey } from "../server/db/apiKeys.js";
+import { listApiKeys } from "../server/db/apiKeys.js";
 import { openDatabase } from "../server/db/open.js";
-import { createKeyForAccount, createOperatorKey } from "../server/services/keys.js";
+import { createKeyForAccount, createOperatorKey, revokeKeyByCli } from "../server/services/keys.js";
 import { createLogger } from "../server/logger.js";
 
 const usage = "usage: keys create --account NAME | keys create --operator NAME | keys list | keys revoke KEYID";
@@ -41,7 +41,7 @@ try {
       const owner = k.kind === "operator" ? `operator${k.name ? ` (${k.name})` : ""}` : k.accountName;
       process.stdout.write(`${k.keyId}\t${owner}\t${k.createdAt.toISOString()}\t${state}\n`);
     }
-  } else if (await revokeApiKey(database.db, rest[0]!)) {
+  } else if (await revokeKeyByCli(database.db, rest[0]!)) {
     process.stdout.write(`revoked ${rest[0]}\n`);
   } else {
     process.stderr.write(`no active key ${rest[0]}\n`);

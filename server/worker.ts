@@ -12,6 +12,7 @@ import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
 import { createProvider } from "./providers/index.js";
+import { SimulatorProvider } from "./providers/simulator.js";
 import { throughputLookaheadMs } from "./services/sendingPolicy/index.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
@@ -90,15 +91,21 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
 function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptClient): JobHandlers {
   const { db, log, config } = opts;
   return {
-    send_message: sendMessageHandler(db, provider, {
-      resolveMs: config.sendOutcomeResolveMs,
-      unresolved: config.sendOutcomeUnresolved,
-      policy: {
-        linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
-        throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
-        clock: opts.clock,
+    send_message: sendMessageHandler(
+      db,
+      provider,
+      {
+        resolveMs: config.sendOutcomeResolveMs,
+        unresolved: config.sendOutcomeUnresolved,
+        policy: {
+          linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+          throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
+          clock: opts.clock,
+        },
       },
-    }),
+      // Test keys' messages: the simulator, whatever the deployment's carriers (the deployment's own when it is one).
+      provider.name === "simulator" ? provider : new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs),
+    ),
     provider_report: providerReportHandler(db),
     campaign_fanout: campaignFanoutHandler(db),
     deliver_receipt: deliverReceiptHandler(db, client, {

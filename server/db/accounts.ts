@@ -1,14 +1,98 @@
+// The accounts table: an account's name, and what the operator decides for it (suspension and limits,
+// migration 026). The account reads its limits; only the operator API changes them.
 import type { Knex } from "knex";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 
+/** What the operator allows an account (null: no limit of that kind). */
+export interface AccountLimits {
+  weight: number;
+  dailySegmentQuota: number | null;
+  allowedCountries: string[] | null;
+  senderIds: string[] | null;
+  selfServiceNumbers: boolean;
+  maxSegmentsPerSecond: number | null;
+}
+
+/** An account as a request sees it (read with its key, in the same statement). */
 export interface Account {
   id: string;
   name: string;
+  /** The account `npm start` made on an empty database: it keeps self-service numbers. */
+  firstStart?: boolean;
+  limits?: AccountLimits;
 }
 
+export interface AccountRow {
+  id: string;
+  name: string;
+  createdAt: Date;
+  suspended: boolean;
+  firstStart: boolean;
+  limits: AccountLimits;
+}
+
+/** The SQL select list of an account's limits, columns of alias `a`, as an AccountLimits-shaped json. */
+export const ACCOUNT_LIMITS_JSON = `json_build_object(
+  'weight', a.weight, 'dailySegmentQuota', a.daily_segment_quota, 'allowedCountries', a.allowed_countries,
+  'senderIds', a.sender_ids, 'selfServiceNumbers', a.self_service_numbers, 'maxSegmentsPerSecond', a.max_segments_per_second)`;
+
+const columns = (db: Knex) => [
+  "a.id",
+  "a.name",
+  "a.created_at as createdAt",
+  "a.suspended",
+  "a.first_start as firstStart",
+  db.raw(`${ACCOUNT_LIMITS_JSON} AS limits`),
+];
+
 /** Returns the account with this name, creating it if needed. */
-export async function ensureAccount(db: Knex, name: string): Promise<Account> {
-  const [row] = await db("accounts").insert({ name }).onConflict("name").merge({ name }).returning(["id", "name"]);
+export async function ensureAccount(db: Knex, name: string, opts: { firstStart?: boolean } = {}): Promise<Account> {
+  const [row] = await db("accounts")
+    .insert({ name, first_start: opts.firstStart ?? false })
+    .onConflict("name")
+    .merge({ name })
+    .returning(["id", "name"]);
   return row as Account;
+}
+
+/** Creates an account; throws unique violation `accounts_name_key` when the name is taken. */
+export async function insertAccount(db: Knex, name: string): Promise<AccountRow> {
+  const [row] = (await db("accounts").insert({ name }).returning(["id"])) as { id: string }[];
+  return (await getAccount(db, row!.id))!;
+}
+
+export async function getAccount(db: Knex, accountId: string): Promise<AccountRow | undefined> {
+  return db("accounts as a").where("a.id", accountId).first(columns(db));
+}
+
+export async function listAccounts(db: Knex, opts: { after?: CursorKey; limit: number }): Promise<(AccountRow & CursorKey)[]> {
+  const query = db("accounts as a").select([...columns(db), cursorAtColumn(db, "a.created_at")]);
+  return newestFirstPage(query, opts.after, opts.limit, "a.");
+}
+
+/** The operator's change of an account: fields left undefined stay as they are. */
+export type AccountChange = Partial<AccountLimits> & { suspended?: boolean };
+
+const COLUMN_OF: Record<keyof AccountChange, string> = {
+  suspended: "suspended",
+  weight: "weight",
+  dailySegmentQuota: "daily_segment_quota",
+  allowedCountries: "allowed_countries",
+  senderIds: "sender_ids",
+  selfServiceNumbers: "self_service_numbers",
+  maxSegmentsPerSecond: "max_segments_per_second",
+};
+
+/** Applies a change; false when there is no such account. */
+export async function updateAccount(db: Knex, accountId: string, change: AccountChange): Promise<boolean> {
+  const set = Object.fromEntries(
+    Object.entries(change)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [COLUMN_OF[k as keyof AccountChange], v]),
+  );
+  if (Object.keys(set).length === 0) return (await db("accounts").where({ id: accountId }).first("id")) !== undefined;
+  return (await db("accounts").where({ id: accountId }).update(set)) > 0;
 }
 
 export async function countAccounts(db: Knex): Promise<number> {

@@ -50,7 +50,8 @@ const STATS_SQL = `(SELECT json_build_object(
     'undelivered', count(*) FILTER (WHERE m.status = 'undelivered'),
     'cancelled', count(*) FILTER (WHERE m.status = 'cancelled')
                  + CASE WHEN c.status = 'cancelled' THEN c.audience_size - c.fanout_done ELSE 0 END,
-    'optedOut', c.opted_out)
+    'optedOut', c.opted_out,
+    'skipped', c.skipped)
   FROM messages m WHERE m.account_id = c.account_id AND m.campaign_id = c.id)`;
 
 function selectCampaigns(db: Knex) {
@@ -110,6 +111,10 @@ export interface NewCampaign {
   /** Defaults: marketing, low. */
   category?: Category;
   priority?: Priority;
+  /** Made with a test key: its messages are test messages. */
+  test?: boolean;
+  /** Recipients left out because their destination is not allowed. */
+  skipped?: number;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -126,6 +131,8 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     category: c.category ?? CAMPAIGN_DEFAULTS.category,
     priority: c.priority ?? CAMPAIGN_DEFAULTS.priority,
     status: c.type === "scheduled" ? "scheduled" : "sending",
+    test: c.test ?? false,
+    skipped: c.skipped ?? 0,
   });
 }
 
@@ -133,15 +140,26 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
  * Snapshots the audience: the group's contacts as they are now (a contact added later is not included), in
  * one INSERT … SELECT. Returns the audience size, also stored on the campaign.
  */
-export async function snapshotGroupAudience(tx: Knex.Transaction, accountId: string, campaignId: string, groupId: string): Promise<number> {
+export async function snapshotGroupAudience(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  groupId: string,
+  leaveOut: string[] = [],
+): Promise<number> {
   const { rowCount } = await run(
     tx,
     sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name)
         SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
-          FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId}`,
+          FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId} AND c.phone <> ALL(${leaveOut}::text[])`,
   );
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
   return rowCount;
+}
+
+/** The phones and first names of a group's contacts (the audience a group campaign would snapshot). */
+export async function groupAudience(tx: Knex, accountId: string, groupId: string): Promise<{ phone: string; firstName: string | null }[]> {
+  return tx("contacts").where({ account_id: accountId, group_id: groupId }).select({ phone: "phone", firstName: "first_name" });
 }
 
 /** Snapshots a recipients list (already normalised and de-duplicated). */
@@ -167,6 +185,7 @@ export interface FanoutBatch {
     validityPeriod: number | null;
     category: Category;
     priority: Priority;
+    test: boolean;
   };
   recipients: { seq: number; phone: string; firstName: string | null }[];
 }
@@ -192,6 +211,7 @@ export async function nextFanoutBatch(
     validityPeriod: "validity_period",
     category: "category",
     priority: "priority",
+    test: "test",
     fanoutDone: "fanout_done",
   });
   if (!campaign) return undefined;

@@ -52,3 +52,9 @@ export async function recordConnector(
 }
 
 const jsonOf = (settings: ConnectorSettings) => (settings.smpp === null ? null : JSON.stringify(settings.smpp));
+
+/** True when every connector of the deployment is the simulator (and there is at least one). */
+export async function simulatorAlone(db: Knex): Promise<boolean> {
+  const { rows } = await run<{ alone: boolean | null }>(db, sql`SELECT bool_and(type = 'simulator') AS alone FROM connectors`);
+  return rows[0]?.alone === true;
+}

@@ -6,17 +6,32 @@ export interface NumberRow {
   id: string;
   phoneNumber: string;
   name: string | null;
+  selfService: boolean;
   createdAt: Date;
 }
 
-const columns = ["id", "phone_number as phoneNumber", "name", "created_at as createdAt"];
+const columns = ["id", "phone_number as phoneNumber", "name", "self_service as selfService", "created_at as createdAt"];
 
 /** Registers a number; throws unique violation `numbers_phone_number_key` when any account has it. */
-export async function insertNumber(db: Knex, accountId: string, number: { phoneNumber: string; name: string | null }): Promise<NumberRow> {
+export async function insertNumber(
+  db: Knex,
+  accountId: string,
+  number: { phoneNumber: string; name: string | null; selfService: boolean },
+): Promise<NumberRow> {
   const [row] = await db("numbers")
-    .insert({ account_id: accountId, phone_number: number.phoneNumber, name: number.name })
+    .insert({ account_id: accountId, phone_number: number.phoneNumber, name: number.name, self_service: number.selfService })
     .returning(columns);
   return row as NumberRow;
+}
+
+/** Whether the account holds this number (E.164). */
+export async function holdsNumber(db: Knex, accountId: string, phoneNumber: string): Promise<boolean> {
+  return (await db("numbers").where({ phone_number: phoneNumber, account_id: accountId }).first("id")) !== undefined;
+}
+
+/** Who holds a number, across the service (the operator's lookup). */
+export async function findNumberHolder(db: Knex, phoneNumber: string): Promise<{ accountId: string; numberId: string } | undefined> {
+  return db("numbers").where({ phone_number: phoneNumber }).first({ accountId: "account_id", numberId: "id" });
 }
 
 export async function getNumber(db: Knex, accountId: string, numberId: string): Promise<NumberRow | undefined> {

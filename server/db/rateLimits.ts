@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import type { ApiKeyRow } from "./apiKeys.js";
+import { ACCOUNT_LIMITS_JSON } from "./accounts.js";
+import type { AdmittedKeyRow } from "./apiKeys.js";
 import { queryPrepared } from "./prepared.js";
 
 export interface RateLimit {
@@ -21,7 +22,7 @@ export interface RateDecision {
 
 export interface Admission {
   /** The active key with this id, or undefined. The caller still compares the secret in constant time. */
-  key?: ApiKeyRow;
+  key?: AdmittedKeyRow;
   /** Present when limiting is on and the presented secret's hash matched the stored one. */
   decision?: RateDecision;
 }
@@ -41,9 +42,11 @@ export interface Admission {
 const admit = {
   name: "admit_api_request",
   text: `WITH k AS (
-           SELECT k.key_id, k.kind, k.account_id, a.name, k.name AS key_name, k.secret_hash, k.created_at, k.revoked_at, k.last_used_at
+           SELECT k.key_id, k.kind, k.account_id, a.name, k.name AS key_name, k.scope, k.test, k.expires_at, k.secret_hash,
+                  k.created_at, k.revoked_at, k.last_used_at, a.suspended, a.first_start,
+                  CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS limits
              FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
-            WHERE k.key_id = :keyId AND k.revoked_at IS NULL
+            WHERE k.key_id = :keyId AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
          ), attempt AS (
            INSERT INTO rate_limits AS r (key_id, tat)
            SELECT key_id, now() + make_interval(secs => :interval::float8) FROM k WHERE k.secret_hash = :secretHash::bytea
@@ -52,6 +55,8 @@ const admit = {
            RETURNING tat
          )
          SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", k.name AS "accountName", k.key_name AS "name",
+                k.scope, k.test, k.expires_at AS "expiresAt", k.suspended AS "accountSuspended", k.first_start AS "accountFirstStart",
+                k.limits AS "accountLimits",
                 k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt",
                 k.secret_hash = :secretHash::bytea AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
@@ -63,16 +68,18 @@ const admit = {
 const findKey = {
   name: "find_active_api_key",
   text: `SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", a.name AS "accountName", k.name,
+                k.scope, k.test, k.expires_at AS "expiresAt", a.suspended AS "accountSuspended", a.first_start AS "accountFirstStart",
+                CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS "accountLimits",
                 k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt"
            FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_id = :keyId AND k.revoked_at IS NULL`,
+          WHERE k.key_id = :keyId AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
 };
 
-type AdmitRow = ApiKeyRow & { limited: boolean; allowed: boolean; ahead: number | null };
+type AdmitRow = AdmittedKeyRow & { limited: boolean; allowed: boolean; ahead: number | null };
 
 export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffer, limit: RateLimit): Promise<Admission> {
   if (limit.perSecond <= 0) {
-    const [key] = await queryPrepared<ApiKeyRow>(db, findKey, { keyId });
+    const [key] = await queryPrepared<AdmittedKeyRow>(db, findKey, { keyId });
     return { key };
   }
   const interval = 1 / limit.perSecond;

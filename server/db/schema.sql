@@ -1,5 +1,15 @@
 -- The schema a fresh migrate leaves (npm run schema writes this file; do not edit it by hand).
 
+CREATE TABLE account_daily_usage (
+  account_id uuid NOT NULL,
+  day date NOT NULL,
+  segments_accepted bigint NOT NULL,
+  warned_at timestamp with time zone,
+  CONSTRAINT account_daily_usage_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT account_daily_usage_pkey PRIMARY KEY (account_id, day),
+  CONSTRAINT account_daily_usage_segments_accepted_check CHECK ((segments_accepted >= 0))
+);
+
 CREATE TABLE account_settings (
   account_id uuid NOT NULL,
   opt_out_reply text DEFAULT 'You have been unsubscribed and will receive no more messages. Reply START to resubscribe.'::text,
@@ -25,10 +35,23 @@ CREATE TABLE accounts (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   message_retention_days integer,
   bodies_redacted_before timestamp with time zone,
+  suspended boolean NOT NULL DEFAULT false,
+  weight integer NOT NULL DEFAULT 1,
+  daily_segment_quota integer,
+  allowed_countries text[],
+  sender_ids text[],
+  self_service_numbers boolean NOT NULL DEFAULT false,
+  max_segments_per_second integer,
+  first_start boolean NOT NULL DEFAULT false,
+  CONSTRAINT accounts_allowed_countries_check CHECK ((cardinality(allowed_countries) >= 1)),
+  CONSTRAINT accounts_daily_segment_quota_check CHECK ((daily_segment_quota >= 1)),
+  CONSTRAINT accounts_max_segments_per_second_check CHECK ((max_segments_per_second >= 1)),
   CONSTRAINT accounts_message_retention_days_check CHECK ((message_retention_days >= 1)),
   CONSTRAINT accounts_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   CONSTRAINT accounts_name_key UNIQUE (name),
-  CONSTRAINT accounts_pkey PRIMARY KEY (id)
+  CONSTRAINT accounts_pkey PRIMARY KEY (id),
+  CONSTRAINT accounts_sender_ids_check CHECK ((cardinality(sender_ids) >= 1)),
+  CONSTRAINT accounts_weight_check CHECK (((weight >= 1) AND (weight <= 100)))
 );
 
 CREATE TABLE api_keys (
@@ -40,13 +63,34 @@ CREATE TABLE api_keys (
   kind text NOT NULL DEFAULT 'account'::text,
   name text,
   last_used_at timestamp with time zone,
+  scope text,
+  expires_at timestamp with time zone,
+  test boolean NOT NULL DEFAULT false,
   CONSTRAINT api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT api_keys_key_id_check CHECK ((key_id ~ '^[0-9A-Za-z]{12}$'::text)),
   CONSTRAINT api_keys_kind_account_check CHECK (((kind = 'operator'::text) = (account_id IS NULL))),
   CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['account'::text, 'operator'::text]))),
   CONSTRAINT api_keys_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   CONSTRAINT api_keys_pkey PRIMARY KEY (key_id),
-  CONSTRAINT api_keys_secret_hash_check CHECK ((length(secret_hash) = 32))
+  CONSTRAINT api_keys_scope_check CHECK ((scope = ANY (ARRAY['full'::text, 'send'::text, 'read'::text]))),
+  CONSTRAINT api_keys_scope_kind_check CHECK (((kind = 'account'::text) = (scope IS NOT NULL))),
+  CONSTRAINT api_keys_secret_hash_check CHECK ((length(secret_hash) = 32)),
+  CONSTRAINT api_keys_test_kind_check CHECK (((NOT test) OR (kind = 'account'::text)))
+);
+
+CREATE TABLE audit_events (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  actor_type text NOT NULL,
+  key_id text,
+  account_id uuid,
+  action text NOT NULL,
+  resource_id text,
+  request_id text,
+  status integer,
+  CONSTRAINT audit_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT audit_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['account'::text, 'operator'::text, 'cli'::text]))),
+  CONSTRAINT audit_events_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE auto_replies (
@@ -100,6 +144,8 @@ CREATE TABLE campaigns (
   validity_period integer,
   category text NOT NULL DEFAULT 'marketing'::text,
   priority text NOT NULL DEFAULT 'low'::text,
+  test boolean NOT NULL DEFAULT false,
+  skipped integer NOT NULL DEFAULT 0,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
@@ -251,6 +297,7 @@ CREATE TABLE messages (
   category text NOT NULL DEFAULT 'transactional'::text,
   priority text NOT NULL DEFAULT 'normal'::text,
   deferred_until timestamp with time zone,
+  test boolean NOT NULL DEFAULT false,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -276,6 +323,7 @@ CREATE TABLE numbers (
   phone_number text NOT NULL,
   name text,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
+  self_service boolean NOT NULL DEFAULT false,
   CONSTRAINT numbers_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT numbers_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   CONSTRAINT numbers_phone_number_check CHECK ((phone_number ~ '^\+[1-9][0-9]{6,14}$'::text)),
@@ -431,11 +479,16 @@ CREATE TABLE webhooks (
   CONSTRAINT webhooks_secret_check CHECK ((secret ~~ 'whsec\_%'::text))
 );
 
+CREATE UNIQUE INDEX account_daily_usage_pkey ON account_daily_usage USING btree (account_id, day);
 CREATE UNIQUE INDEX account_settings_pkey ON account_settings USING btree (account_id);
 CREATE UNIQUE INDEX accounts_name_key ON accounts USING btree (name);
 CREATE UNIQUE INDEX accounts_pkey ON accounts USING btree (id);
 CREATE INDEX api_keys_account_idx ON api_keys USING btree (account_id);
+CREATE INDEX api_keys_active_idx ON api_keys USING btree (account_id, created_at DESC) WHERE (revoked_at IS NULL);
 CREATE UNIQUE INDEX api_keys_pkey ON api_keys USING btree (key_id);
+CREATE INDEX audit_events_account_idx ON audit_events USING btree (account_id, created_at DESC, id DESC);
+CREATE INDEX audit_events_created_idx ON audit_events USING btree (created_at DESC, id DESC);
+CREATE UNIQUE INDEX audit_events_pkey ON audit_events USING btree (id);
 CREATE UNIQUE INDEX auto_replies_pkey ON auto_replies USING btree (account_id, phone, kind);
 CREATE UNIQUE INDEX auto_reply_counts_pkey ON auto_reply_counts USING btree (account_id, phone, window_start);
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);

@@ -8,13 +8,15 @@ import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
 import { run, sql } from "./sql.js";
 
 /**
- * SQL, true when the policy must look at message `m` before it is sent: its account has a throughput cap, or
- * it is a marketing message and its account has quiet hours. The claim's fast path skips such messages.
+ * SQL, true when the policy must look at message `m` before it is sent: its account has a throughput cap (its
+ * own, or the operator's ceiling), or it is a marketing message and its account has quiet hours. The claim's
+ * fast path skips such messages.
  */
-export const NEEDS_SENDING_POLICY_SQL = `EXISTS (
+export const NEEDS_SENDING_POLICY_SQL = `(EXISTS (
   SELECT 1 FROM account_settings s
    WHERE s.account_id = m.account_id
-     AND (s.max_segments_per_second IS NOT NULL OR (m.category = 'marketing' AND s.quiet_hours_start IS NOT NULL)))`;
+     AND (s.max_segments_per_second IS NOT NULL OR (m.category = 'marketing' AND s.quiet_hours_start IS NOT NULL)))
+  OR EXISTS (SELECT 1 FROM accounts o WHERE o.id = m.account_id AND o.max_segments_per_second IS NOT NULL))`;
 
 /** A scheduled message the policy applies to, with its account's settings and its contact's time zone. */
 export interface PolicyFacts {
@@ -48,9 +50,11 @@ export async function policyFacts(db: Knex, keys: { id: string; accountId: strin
             m.scheduled_at AS "scheduledAt", m.valid_until AS "validUntil", m.deferred_until AS "deferredUntil",
             c.time_zone AS "contactTimeZone",
             s.quiet_hours_start AS "quietHoursStart", s.quiet_hours_end AS "quietHoursEnd",
-            coalesce(s.default_time_zone, 'UTC') AS "defaultTimeZone", s.max_segments_per_second AS "maxSegmentsPerSecond"
+            coalesce(s.default_time_zone, 'UTC') AS "defaultTimeZone",
+            least(s.max_segments_per_second, o.max_segments_per_second) AS "maxSegmentsPerSecond"
        FROM messages m
        LEFT JOIN account_settings s ON s.account_id = m.account_id
+       LEFT JOIN accounts o ON o.id = m.account_id
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
       WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (${everyMessage}::boolean OR ${sql.raw(NEEDS_SENDING_POLICY_SQL)})

@@ -153,15 +153,16 @@ export async function anyThrottledSends(db: Knex): Promise<boolean> {
 }
 
 /**
- * The accounts with messages waiting, each with its cap (null: none of its own, it waits for the link's, or for
- * nothing any more). One probe of the release-order index per account.
+ * The accounts with messages waiting, each with its cap: the lower of its own setting and the operator's
+ * ceiling (null: neither, it waits for the link's, or for nothing any more). One probe of the release-order index per account.
  */
 export async function listWaitingAccounts(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number | null }[]> {
   const { rows } = await run<{ accountId: string; maxSegmentsPerSecond: number | null }>(
     db,
     sql`WITH RECURSIVE ${WAITING_ACCOUNTS_CTE}
-        SELECT a.account_id AS "accountId", s.max_segments_per_second AS "maxSegmentsPerSecond"
+        SELECT a.account_id AS "accountId", least(s.max_segments_per_second, o.max_segments_per_second) AS "maxSegmentsPerSecond"
           FROM waiting_accounts a LEFT JOIN account_settings s ON s.account_id = a.account_id
+          LEFT JOIN accounts o ON o.id = a.account_id
          WHERE a.account_id IS NOT NULL`,
   );
   return rows;

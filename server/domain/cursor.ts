@@ -27,12 +27,13 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify([key.cursorAt, key.id])).toString("base64url");
 }
 
-export function decodeCursor(cursor: string | undefined): CursorKey | undefined {
+/** The ids of a list's rows: uuids, except where a list says otherwise (API key ids). */
+export function decodeCursor(cursor: string | undefined, idPattern: RegExp = UUID): CursorKey | undefined {
   if (cursor === undefined) return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [unknown, unknown];
     if (typeof at !== "string" || !EXACT_UTC.test(at) || !isRealInstant(at)) throw new Error("bad cursor");
-    if (typeof id !== "string" || !UUID.test(id)) throw new Error("bad cursor");
+    if (typeof id !== "string" || !idPattern.test(id)) throw new Error("bad cursor");
     return { cursorAt: at, id };
   } catch {
     throw invalidField("/query/cursor", "is not a cursor returned by this API");
@@ -53,7 +54,8 @@ export function pageOf<T extends CursorKey>(rows: T[], limit: number): { items: 
 export async function fetchPage<T extends CursorKey>(
   query: { limit?: number; cursor?: string },
   fetch: (window: { after?: CursorKey; limit: number }) => Promise<T[]>,
+  idPattern?: RegExp,
 ): Promise<{ items: T[]; nextCursor: string | null }> {
   const limit = query.limit ?? 50;
-  return pageOf(await fetch({ after: decodeCursor(query.cursor), limit: limit + 1 }), limit);
+  return pageOf(await fetch({ after: decodeCursor(query.cursor, idPattern), limit: limit + 1 }), limit);
 }

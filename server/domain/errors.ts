@@ -10,14 +10,17 @@ export type FieldError = components["schemas"]["FieldError"];
  */
 export class DomainError extends Error {
   readonly errors?: FieldError[];
+  /** When asking again may succeed, in seconds (a quota's next day). */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly code: ProblemCode,
     readonly detail: string,
-    opts: { errors?: FieldError[] } = {},
+    opts: { errors?: FieldError[]; retryAfterSeconds?: number } = {},
   ) {
     super(detail);
     this.errors = opts.errors;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 

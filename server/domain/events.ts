@@ -50,3 +50,14 @@ export function contactOptBody(e: {
   };
   return JSON.stringify(event);
 }
+
+export function quotaWarningBody(e: { at: Date; day: string; segmentsAccepted: number; dailySegmentQuota: number }): string {
+  const event: Schemas["QuotaWarningEvent"] = {
+    event: "account.quota_warning",
+    timestamp: e.at.toISOString(),
+    day: e.day,
+    segmentsAccepted: e.segmentsAccepted,
+    dailySegmentQuota: e.dailySegmentQuota,
+  };
+  return JSON.stringify(event);
+}

@@ -11,6 +11,8 @@ import { schemaState, type SchemaState } from "../db/knex.js";
 import { loggableUrl, scrubSecrets } from "../logger.js";
 import type { FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
+import { operationAccess, requireKeyAccess } from "./access.js";
+import { isAudited, recordAudit } from "./audit.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
@@ -30,7 +32,8 @@ import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
 import { keyHandlers } from "./routes/keys.js";
 import { unroutedMessageHandlers } from "./routes/unroutedMessages.js";
-import type { ApiKeyKind } from "../db/apiKeys.js";
+import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
+import { auditEventHandlers } from "./routes/auditEvents.js";
 import { KeyUsage } from "../services/keyUsage.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services } from "./types.js";
@@ -49,60 +52,35 @@ export const handlers: Handlers = {
   ...simulatorHandlers,
   ...keyHandlers,
   ...unroutedMessageHandlers,
+  ...operatorAccountHandlers,
+  ...auditEventHandlers,
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/**
- * Which kind of key may call an operation: account keys the account API, operator keys the operator API;
- * `GET /api/v1/key` serves both (each its own view). Any other kind is 403 `wrong_key_kind`.
- */
-const KEY_KINDS: Partial<Record<ApiOperationId, readonly ApiKeyKind[]>> = {
-  Key_get: ["account", "operator"],
-  UnroutedMessages_list: ["operator"],
-};
-const ACCOUNT_ONLY: readonly ApiKeyKind[] = ["account"];
-
-/**
- * Right after authentication, before the body is read: the kind of key the operation takes. Only the
- * operations of KEY_KINDS are matched (a handful); every other one takes account keys. (A guard route per
- * operation doubled the route layers every request walks: bench:api 0.92 of the commit before.)
- */
-function requireKeyKind(operations: { method: string; path: string; operationId: string }[]): RequestHandler {
-  const special = operations.flatMap((op) => {
-    const kinds = KEY_KINDS[op.operationId as ApiOperationId];
-    if (!kinds) return [];
-    return [{ method: op.method.toUpperCase(), path: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`), kinds }];
-  });
-  return (req, _res, next) => {
-    const path = req.baseUrl + req.path;
-    const kinds = special.find((s) => s.method === req.method && s.path.test(path))?.kinds ?? ACCOUNT_ONLY;
-    if (kinds.includes(req.apiKeyKind!)) return next();
-    next(
-      new HttpError(
-        "wrong_key_kind",
-        req.apiKeyKind === "operator"
-          ? "An operator key calls the operator API only; this path is the account API: use an account key."
-          : "An account key calls the account API only; this path is the operator API: use an operator key.",
-      ),
-    );
-  };
-}
-
-function route(services: ApiServices, operationId: ApiOperationId): RequestHandler {
+function route(services: ApiServices, operationId: ApiOperationId, method: string): RequestHandler {
   const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown }>;
+  const audited = isAudited(method.toUpperCase(), operationId);
   return async (req, res, next) => {
     try {
       const reply = await handler({
         ...services,
         account: req.account!,
-        key: { id: req.apiKeyId!, kind: req.apiKeyKind! },
+        key: req.apiKey!,
         body: req.body,
         path: req.params as never,
         query: req.query,
         headers: contractHeaders(req),
         log: req.log,
       });
+      if (audited) {
+        const accountId =
+          req.account?.id ??
+          (req.params.accountId as string | undefined) ??
+          (reply.body as { accountId?: string } | undefined)?.accountId ??
+          null;
+        await recordAudit(services.db, req.log, req, { operationId, status: reply.status, body: reply.body, accountId });
+      }
       if (reply.status === 204) res.status(204).end();
       else res.status(reply.status).json(reply.body);
     } catch (error) {
@@ -149,7 +127,7 @@ export function createApp(services: Services): Express {
     requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }, keyUsage),
   );
   const operations = documentOperations(document).filter((op) => !op.operationId.startsWith("System_"));
-  app.use("/api/v1", requireKeyKind(operations));
+  app.use("/api/v1", requireKeyAccess(operationAccess(operations)));
   app.use("/api/v1", requireJsonBody);
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
@@ -168,7 +146,7 @@ export function createApp(services: Services): Express {
   };
   for (const op of operations) {
     const mount = app[op.method as "get" | "post" | "patch" | "delete"].bind(app);
-    mount(expressPath(op.path), route(apiServices, op.operationId as ApiOperationId));
+    mount(expressPath(op.path), route(apiServices, op.operationId as ApiOperationId, op.method));
   }
 
   app.use(notFoundHandler);

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Account } from "../db/accounts.js";
-import type { ApiKeyKind } from "../db/apiKeys.js";
+import type { ApiKeyKind, ApiKeyScope } from "../db/apiKeys.js";
 import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import { admitApiRequest, chargeApiWork, type RateDecision, type RateLimit } from "../db/rateLimits.js";
@@ -12,9 +12,17 @@ declare module "express-serve-static-core" {
   interface Request {
     /** The key's account; absent for an operator key. */
     account?: Account;
-    apiKeyId?: string;
-    apiKeyKind?: ApiKeyKind;
+    apiKey?: RequestKey;
   }
+}
+
+/** The key a request is made with. */
+export interface RequestKey {
+  id: string;
+  kind: ApiKeyKind;
+  /** Null for an operator key. */
+  scope: ApiKeyScope | null;
+  test: boolean;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -63,14 +71,22 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
       const valid = secretHashMatches(presented, key?.secretHash ?? DECOY_HASH) && key !== undefined;
       if (!valid) {
         recentlyValid.delete(seen);
-        throw unauthorized("The API key is unknown or revoked.");
+        throw unauthorized("The API key is unknown, revoked or expired.");
       }
       recentlyValid.add(seen);
-      if (key.accountId !== null) req.account = { id: key.accountId, name: key.accountName ?? "" };
-      req.apiKeyId = key.keyId;
-      req.apiKeyKind = key.kind;
+      if (key.accountId !== null) {
+        req.account = {
+          id: key.accountId,
+          name: key.accountName ?? "",
+          firstStart: key.accountFirstStart ?? false,
+          limits: key.accountLimits ?? undefined,
+        };
+      }
+      req.apiKey = { id: key.keyId, kind: key.kind, scope: key.scope, test: key.test };
       usage?.seen(key.keyId);
       if (decision) applyRateDecision(res, decision, limit, 1);
+      if (key.accountSuspended)
+        throw new HttpError("account_suspended", "The operator suspended this account: its keys call nothing until it is reinstated.");
       next();
     } catch (error) {
       if (error instanceof HttpError && error.code === "unauthorized") addresses?.take(address);
@@ -104,8 +120,8 @@ export function chargeRequestWork(db: Db, limit: RateLimit): RequestHandler {
   return async (req, res, next) => {
     try {
       const extra = requestCost(req) - 1;
-      if (limit.perSecond > 0 && extra > 0 && req.apiKeyId) {
-        applyRateDecision(res, await chargeApiWork(db, req.apiKeyId, extra, limit), limit, extra + 1);
+      if (limit.perSecond > 0 && extra > 0 && req.apiKey) {
+        applyRateDecision(res, await chargeApiWork(db, req.apiKey.id, extra, limit), limit, extra + 1);
       }
       next();
     } catch (error) {

@@ -3,8 +3,15 @@ import { resolve } from "node:path";
 
 export const generatedDir = resolve(import.meta.dirname, "../../generated");
 
+/** An operation as the document has it (the fields the server reads). */
+export interface DocumentOperation {
+  operationId?: string;
+  "x-key-kinds"?: ("account" | "operator")[];
+  "x-scope"?: "full" | "send" | "read";
+}
+
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string }>>;
+  paths: Record<string, Record<string, DocumentOperation>>;
   [key: string]: unknown;
 }
 
@@ -15,11 +22,22 @@ export function loadDocument(): OpenApiDocument {
 
 export const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
-/** Every (method, path, operationId) of the document. */
-export function documentOperations(doc: OpenApiDocument): { method: string; path: string; operationId: string }[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) =>
-    HTTP_METHODS.filter((m) => item[m]?.operationId).map((method) => ({ method, path, operationId: item[method]!.operationId! })),
+/**
+ * Every (method, path, operationId) of the document, literal paths before templated ones (so an Express
+ * route for /numbers/holder comes before /numbers/{numberId}).
+ */
+export function documentOperations(
+  doc: OpenApiDocument,
+): { method: string; path: string; operationId: string; operation: DocumentOperation }[] {
+  const all = Object.entries(doc.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.filter((m) => item[m]?.operationId).map((method) => ({
+      method,
+      path,
+      operationId: item[method]!.operationId!,
+      operation: item[method]!,
+    })),
   );
+  return all.sort((x, y) => Number(x.path.includes("{")) - Number(y.path.includes("{")));
 }
 
 /** `/api/v1/messages/{messageId}` → `/api/v1/messages/:messageId` */

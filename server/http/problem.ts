@@ -20,6 +20,11 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   validation_failed: { status: 400, title: "Validation failed" },
   unauthorized: { status: 401, title: "Unauthorized" },
   wrong_key_kind: { status: 403, title: "Wrong kind of key" },
+  insufficient_scope: { status: 403, title: "Insufficient scope" },
+  account_suspended: { status: 403, title: "Account suspended" },
+  self_service_disabled: { status: 403, title: "Self-service numbers disabled" },
+  key_in_use: { status: 409, title: "Key in use" },
+  account_exists: { status: 409, title: "Account exists" },
   not_found: { status: 404, title: "Not found" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   not_cancellable: { status: 409, title: "Not cancellable" },
@@ -39,9 +44,12 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   invalid_quiet_hours: { status: 422, title: "Invalid quiet hours" },
   reply_too_long: { status: 422, title: "Reply too long" },
   number_not_found: { status: 422, title: "Number not found" },
+  sender_not_allowed: { status: 422, title: "Sender not allowed" },
+  destination_not_allowed: { status: 422, title: "Destination not allowed" },
   // 422 as GitHub answers a hook over its per-repository limit: the request is valid, the account's state refuses it.
   webhook_limit_reached: { status: 422, title: "Webhook limit reached" },
   rate_limited: { status: 429, title: "Rate limited" },
+  quota_exceeded: { status: 429, title: "Daily quota exceeded" },
   internal_error: { status: 500, title: "Internal error" },
   not_implemented: { status: 501, title: "Not implemented" },
   service_unavailable: { status: 503, title: "Service unavailable" },
@@ -64,6 +72,7 @@ const CODE_BY_STATUS: Record<number, ProblemCode> = {
 export function sendProblem(res: Response, error: DomainError): void {
   res.status(statusOf(error));
   if (error instanceof HttpError) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
   res.type("application/problem+json").send(
     JSON.stringify({
       type: `urn:sms-platform:problem:${error.code}`,

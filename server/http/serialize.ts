@@ -50,6 +50,7 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     segments: row.segments,
     encoding: row.encoding,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+    test: row.test,
     history: history.map((h) => ({ status: h.status, at: iso(h.at) })),
   };
 }
@@ -104,6 +105,7 @@ export const toNumber = (row: NumberRow): Schemas["PhoneNumberResource"] => ({
   numberId: row.id,
   phoneNumber: row.phoneNumber,
   name: row.name,
+  selfService: row.selfService,
   createdAt: iso(row.createdAt),
 });
 

@@ -3,7 +3,7 @@
 import type { operations } from "../../generated/api.js";
 import type { Config } from "../config.js";
 import type { Account } from "../db/accounts.js";
-import type { ApiKeyKind } from "../db/apiKeys.js";
+import type { RequestKey } from "./auth.js";
 import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
@@ -47,10 +47,10 @@ export interface ApiServices extends Services {
 }
 
 export interface Context<K extends OperationId> extends ApiServices {
-  /** The key's account. Absent only for an operator key, which reaches KEY_KIND_OPERATIONS' "both" alone. */
+  /** The key's account. Absent for an operator key (the operations whose `x-key-kinds` name `operator`). */
   account: Account;
   /** The key the request is made with. */
-  key: { id: string; kind: ApiKeyKind };
+  key: RequestKey;
   body: RequestBody<K>;
   path: Param<K, "path">;
   query: Param<K, "query">;

@@ -3,9 +3,11 @@
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
+import type { Account } from "../db/accounts.js";
 import {
   audienceNameBounds,
   cancelCampaign as cancelCampaignRows,
+  groupAudience,
   insertCampaign,
   lockCampaign,
   snapshotGroupAudience,
@@ -15,20 +17,31 @@ import { groupExists } from "../db/groups.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
-import { personalisationProblem } from "../../common/personalise.js";
+import { holdsNumber } from "../db/numbers.js";
+import { optedOutAmong } from "../db/optOuts.js";
+import { personalisationProblem, personalise } from "../../common/personalise.js";
+import { segmentInfo } from "../../common/segments.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
+import { destinationProblem, NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
+import { chargeQuota, countsQuota } from "./quota.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
 
 export type CreateCampaignRequest = components["schemas"]["CreateCampaignRequest"];
 
-/** Checks the request and stores the campaign, its audience and its fan-out job; returns its id. */
+/**
+ * Checks the request and stores the campaign, its audience and its fan-out job; returns its id. The operator's
+ * guards apply: the sender; recipients whose destination is not allowed are left out (counted in
+ * stats.skipped); the daily quota counts the whole audience that will get a message, each recipient's text
+ * personalised.
+ */
 export async function createCampaign(
   db: Knex,
-  accountId: string,
+  account: Account,
   body: CreateCampaignRequest,
-  opts: { now: Date; defaultSenderId: string },
+  opts: { now: Date; defaultSenderId: string; test: boolean },
 ): Promise<string> {
+  const accountId = account.id;
   if ((body.groupId === undefined) === (body.recipients === undefined)) {
     throw invalidField("/body", "must have exactly one audience: groupId or recipients");
   }
@@ -40,7 +53,8 @@ export async function createCampaign(
   } else if (body.scheduledAt !== undefined) {
     throw invalidField("/body/scheduledAt", "is only allowed when type is scheduled");
   }
-  const from = body.from === undefined ? opts.defaultSenderId : requireSender(body.from, "/body/from");
+  const from = body.from === undefined ? (account.limits?.senderIds?.[0] ?? opts.defaultSenderId) : requireSender(body.from, "/body/from");
+  requireAllowedSenderId(from, account.limits, "/body/from");
   // Normalised and de-duplicated: one number listed twice gets one message.
   const recipients = body.recipients && [
     ...new Set(await mapYielding(body.recipients, (phone, i) => requirePhone(phone, `/body/recipients/${i}`))),
@@ -50,6 +64,32 @@ export async function createCampaign(
     const id = uuidv7();
     const groupId = body.groupId ?? null;
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
+    if (from.startsWith("+") && !(await holdsNumber(tx, accountId, from))) throw senderNotAllowed(from, "/body/from", NOT_HELD);
+    const candidates = groupId ? await groupAudience(tx, accountId, groupId) : recipients!.map((phone) => ({ phone, firstName: null }));
+    if (candidates.length === 0)
+      throw new DomainError("empty_audience", "The group has no contacts.", {
+        errors: [{ path: "/body/groupId", message: "group has no contacts" }],
+      });
+    const allowedCountries = account.limits?.allowedCountries ?? null;
+    const blocked = new Set(
+      (await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowedCountries) ? c.phone : undefined))).filter(
+        (p): p is string => p !== undefined,
+      ),
+    );
+    const audience = candidates.filter((c) => !blocked.has(c.phone));
+    const optedOut = await optedOutAmong(
+      tx,
+      accountId,
+      audience.map((c) => c.phone),
+    );
+    const reached = audience.filter((c) => !optedOut.has(c.phone));
+    if (reached.length === 0) {
+      throw new DomainError(
+        "empty_audience",
+        `No recipient can be sent to: ${blocked.size} have a destination that is not allowed, ${optedOut.size} opted out.`,
+        { errors: [{ path: groupId ? "/body/groupId" : "/body/recipients", message: "no recipient can be sent to" }] },
+      );
+    }
     await insertCampaign(tx, accountId, {
       id,
       name: body.name,
@@ -61,17 +101,29 @@ export async function createCampaign(
       validityPeriod: body.validityPeriod ?? null,
       category: body.category,
       priority: body.priority,
+      test: opts.test,
+      skipped: blocked.size,
     });
-    const size = groupId
-      ? await snapshotGroupAudience(tx, accountId, id, groupId)
-      : await snapshotListAudience(tx, accountId, id, recipients!);
-    if (size === 0)
-      throw new DomainError("empty_audience", "The group has no contacts.", {
-        errors: [{ path: "/body/groupId", message: "group has no contacts" }],
-      });
+    if (groupId) await snapshotGroupAudience(tx, accountId, id, groupId, [...blocked]);
+    else
+      await snapshotListAudience(
+        tx,
+        accountId,
+        id,
+        audience.map((c) => c.phone),
+      );
     const names = await audienceNameBounds(tx, accountId, id);
     const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
     if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
+    if (countsQuota(account, opts.test)) {
+      const segments = await mapYielding(reached, (c) => segmentInfo(personalise(body.message, c.firstName)).segments);
+      await chargeQuota(
+        tx,
+        account,
+        segments.reduce((a, b) => a + b, 0),
+        opts,
+      );
+    }
     await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
     return id;
   });

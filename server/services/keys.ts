@@ -1,24 +1,101 @@
+// Making and revoking keys: by the CLI on the server, by an account's own key (of its account only, no wider
+// than itself, a test key only test keys) and by the operator for any account.
 import { ensureAccount, countAccounts } from "../db/accounts.js";
-import { insertApiKey } from "../db/apiKeys.js";
+import { insertAuditEvent } from "../db/auditEvents.js";
+import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope } from "../db/apiKeys.js";
 import type { Db } from "../db/knex.js";
 import { generateApiKey } from "../domain/apiKeys.js";
+import { DomainError, invalidField, notFound } from "../domain/errors.js";
 
-/** Creates a key for the named account (creating the account if needed) and returns the full key once. */
-export async function createKeyForAccount(db: Db, accountName: string): Promise<{ key: string; keyId: string; accountId: string }> {
+/** Scopes from widest to narrowest. */
+const WIDTH: Record<ApiKeyScope, number> = { full: 3, send: 2, read: 1 };
+
+export interface KeyRequest {
+  name?: string | null;
+  scope?: ApiKeyScope;
+  expiresAt?: string | null;
+  test?: boolean;
+}
+
+/** The creating key, when a key makes the key (not the CLI, not the operator). */
+export interface CreatingKey {
+  scope: ApiKeyScope;
+  test: boolean;
+}
+
+/** Makes a key of an account and returns it with its secret, shown this once. */
+export async function createAccountKey(
+  db: Db,
+  accountId: string,
+  request: KeyRequest,
+  opts: { by?: CreatingKey; now: Date },
+): Promise<ApiKeyRow & { key: string }> {
+  const scope = request.scope ?? opts.by?.scope ?? "full";
+  if (opts.by && WIDTH[scope] > WIDTH[opts.by.scope]) {
+    throw new DomainError(
+      "insufficient_scope",
+      `A \`${opts.by.scope}\` key cannot make a \`${scope}\` key: a key's scope is at most its maker's.`,
+    );
+  }
+  const expiresAt = request.expiresAt ? new Date(request.expiresAt) : null;
+  if (expiresAt && expiresAt.getTime() <= opts.now.getTime()) throw invalidField("/body/expiresAt", "must be in the future");
+  // A test key makes only test keys, whatever is asked.
+  const test = opts.by?.test === true ? true : (request.test ?? false);
+  const { key, keyId, secretHash } = generateApiKey();
+  const row = await insertApiKey(db, { kind: "account", keyId, accountId, secretHash, name: request.name ?? null, scope, test, expiresAt });
+  return { ...row, key };
+}
+
+/** Revokes a key of an account; the calling key cannot revoke itself (409 key_in_use). */
+export async function revokeAccountKey(db: Db, accountId: string, keyId: string, callerKeyId?: string): Promise<void> {
+  if (keyId === callerKeyId) throw new DomainError("key_in_use", "A key cannot revoke itself: revoke it with another key of the account.");
+  if (!(await revokeApiKey(db, keyId, accountId))) throw notFound("Key");
+}
+
+/** The CLI: a key for the named account (creating the account if needed), returned once. Audited as `cli`. */
+export async function createKeyForAccount(
+  db: Db,
+  accountName: string,
+  opts: { firstStart?: boolean } = {},
+): Promise<{ key: string; keyId: string; accountId: string }> {
   return db.transaction(async (tx) => {
-    const account = await ensureAccount(tx, accountName);
+    const account = await ensureAccount(tx, accountName, opts);
     const { key, keyId, secretHash } = generateApiKey();
-    await insertApiKey(tx, { kind: "account", keyId, accountId: account.id, secretHash });
+    await insertApiKey(tx, { kind: "account", keyId, accountId: account.id, secretHash, scope: "full" });
+    await insertAuditEvent(tx, cliEvent("keys.create", account.id, keyId));
     return { key, keyId, accountId: account.id };
   });
 }
 
-/** Creates an operator key named `name` (it calls the operator API, and no account's) and returns it once. */
+/** The CLI: an operator key named `name` (it calls the operator API, and no account's), returned once. */
 export async function createOperatorKey(db: Db, name: string): Promise<{ key: string; keyId: string }> {
   const { key, keyId, secretHash } = generateApiKey();
-  await insertApiKey(db, { kind: "operator", keyId, name, secretHash });
+  await db.transaction(async (tx) => {
+    await insertApiKey(tx, { kind: "operator", keyId, name, secretHash });
+    await insertAuditEvent(tx, cliEvent("keys.create", null, keyId));
+  });
   return { key, keyId };
 }
+
+/** The CLI: revokes any key; false when there is no such active key. */
+export async function revokeKeyByCli(db: Db, keyId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const row = await tx("api_keys").where({ key_id: keyId }).whereNull("revoked_at").first({ accountId: "account_id" });
+    if (!row || !(await revokeApiKey(tx, keyId))) return false;
+    await insertAuditEvent(tx, cliEvent("keys.revoke", row.accountId as string | null, keyId));
+    return true;
+  });
+}
+
+const cliEvent = (action: string, accountId: string | null, keyId: string) => ({
+  actorType: "cli" as const,
+  keyId: null,
+  accountId,
+  action,
+  resourceId: keyId,
+  requestId: null,
+  status: null,
+});
 
 /**
  * On an empty database, outside production: account `default` with one key, and an operator key; else
@@ -26,6 +103,6 @@ export async function createOperatorKey(db: Db, name: string): Promise<{ key: st
  */
 export async function createFirstStartKeys(db: Db, nodeEnv: string): Promise<{ account: string; operator: string } | undefined> {
   if (nodeEnv === "production" || (await countAccounts(db)) > 0) return undefined;
-  const account = (await createKeyForAccount(db, "default")).key;
+  const account = (await createKeyForAccount(db, "default", { firstStart: true })).key;
   return { account, operator: (await createOperatorKey(db, "first start")).key };
 }

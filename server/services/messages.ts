@@ -4,8 +4,11 @@ import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../db/messages/index.js";
 import { deleteThrottledSends } from "../db/throttledSends.js";
+import type { Account } from "../db/accounts.js";
 import { DomainError, notFound } from "../domain/errors.js";
 import { requirePhone, requireSender } from "../domain/phone.js";
+import { NOT_HELD, requireAllowedDestination, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
+import { chargeQuota, countsQuota } from "./quota.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { validUntil } from "../domain/validity.js";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
@@ -22,36 +25,52 @@ export interface ScheduleRequest {
   priority?: Priority;
 }
 
-/** Checks and stores a message with its send job (one statement); `now` is the time of the request. */
+/**
+ * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when
+ * the account has a quota); `now` is the time of the request. The operator's guards apply: the destination,
+ * the sender (a number the account holds, an ID of its list), the daily quota.
+ */
 export async function scheduleMessage(
   conn: Knex,
-  accountId: string,
+  account: Account,
   request: ScheduleRequest,
   now: Date,
+  opts: { test: boolean },
 ): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
   const to = requirePhone(request.to, "/body/to");
   const from = requireSender(request.from, "/body/from");
+  requireAllowedDestination(to, account.limits, "/body/to");
+  requireAllowedSenderId(from, account.limits, "/body/from");
   const scheduledAt = new Date(request.scheduledAt);
   checkScheduledAt(scheduledAt, now);
   const id = uuidv7();
   const jobId = uuidv7();
-  const stored = await insertScheduledMessage(conn, accountId, {
-    id,
-    jobId,
-    to,
-    from,
-    body: request.body,
-    scheduledAt,
-    validUntil: validUntil(scheduledAt, request.validityPeriod),
-    category: request.category,
-    priority: request.priority,
-    ...segmentInfo(request.body),
-  });
-  if (!stored) {
-    throw new DomainError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
-      errors: [{ path: "/body/to", message: "opted out" }],
+  const segments = segmentInfo(request.body);
+  const store = async (db: Knex) => {
+    await chargeQuota(db, account, segments.segments, opts);
+    const outcome = await insertScheduledMessage(db, account.id, {
+      id,
+      jobId,
+      to,
+      from,
+      body: request.body,
+      scheduledAt,
+      validUntil: validUntil(scheduledAt, request.validityPeriod),
+      category: request.category,
+      priority: request.priority,
+      test: opts.test,
+      ...segments,
     });
-  }
+    if (outcome === "sender_not_held") throw senderNotAllowed(from, "/body/from", NOT_HELD);
+    if (outcome === "opted_out") {
+      throw new DomainError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
+        errors: [{ path: "/body/to", message: "opted out" }],
+      });
+    }
+  };
+  // A refusal after the quota's count rolls it back with the transaction.
+  if (countsQuota(account, opts.test) && !conn.isTransaction) await conn.transaction(store);
+  else await store(conn);
   return { messageId: id, jobId, scheduledAt };
 }
 

@@ -1,23 +1,45 @@
-// Registering a number: normalised to E.164 and unique in the whole service. The 409 says the number is taken,
-// never by whom.
+// Numbers an account holds: the operator assigns them; an account adds its own (self-service) only where the
+// operator allows it, for the first-start account, or while the deployment runs the simulator alone (nothing
+// reaches a carrier, so nothing can be sent as someone else). Normalised to E.164 and held by one account in
+// the whole service: the 409 says the number is taken, never by whom.
 import type { Knex } from "knex";
+import type { Account } from "../db/accounts.js";
+import { simulatorAlone } from "../db/connectors.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { insertNumber, type NumberRow } from "../db/numbers.js";
 import { DomainError } from "../domain/errors.js";
 import { requirePhone } from "../domain/phone.js";
 
-export async function registerNumber(
+/** Assigns a number to an account (the operator's, or the account's own when self-service is allowed). */
+export async function assignNumber(
   db: Knex,
   accountId: string,
   input: { phoneNumber: string; name?: string | null },
+  selfService: boolean,
 ): Promise<NumberRow> {
   const phoneNumber = requirePhone(input.phoneNumber, "/body/phoneNumber");
   try {
-    return await insertNumber(db, accountId, { phoneNumber, name: input.name ?? null });
+    return await insertNumber(db, accountId, { phoneNumber, name: input.name ?? null, selfService });
   } catch (error) {
     if (isUniqueViolation(error, "numbers_phone_number_key")) {
       throw new DomainError("number_taken", `The number ${phoneNumber} is already registered.`);
     }
     throw error;
   }
+}
+
+/** POST /api/v1/numbers: an account adds a number itself, where that is allowed (else 403 self_service_disabled). */
+export async function registerOwnNumber(
+  db: Knex,
+  account: Account,
+  input: { phoneNumber: string; name?: string | null },
+): Promise<NumberRow> {
+  const allowed = account.limits?.selfServiceNumbers === true || account.firstStart === true || (await simulatorAlone(db));
+  if (!allowed) {
+    throw new DomainError(
+      "self_service_disabled",
+      "This account cannot add numbers itself: the operator assigns them (POST /api/v1/accounts/{accountId}/numbers).",
+    );
+  }
+  return assignNumber(db, account.id, input, true);
 }

@@ -17,7 +17,30 @@ describe("account settings", () => {
     const a = await server().account("settings-acme");
     const res = await a.request("GET", "/api/v1/account");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ accountId: a.accountId, name: "settings-acme", settings: DEFAULTS });
+    expect(await res.json()).toEqual({
+      accountId: a.accountId,
+      name: "settings-acme",
+      settings: DEFAULTS,
+      limits: {
+        weight: 1,
+        dailySegmentQuota: null,
+        allowedCountries: null,
+        senderIds: null,
+        selfServiceNumbers: false,
+        maxSegmentsPerSecond: null,
+      },
+      usage: null,
+    });
+  });
+
+  it("PATCH /account/settings refuses the operator's limits (400), and maxSegmentsPerSecond stays the account's own", async () => {
+    const a = await server().account();
+    for (const field of ["weight", "dailySegmentQuota", "allowedCountries", "senderIds", "selfServiceNumbers", "suspended"]) {
+      const res = await a.request("PATCH", "/api/v1/account/settings", { [field]: null });
+      expect(res.status, field).toBe(400);
+      expect((await problemOf(res)).errors).toEqual([{ path: `/body/${field}`, message: "is not a known field" }]);
+    }
+    expect((await a.request("PATCH", "/api/v1/account/settings", { maxSegmentsPerSecond: 5 })).status).toBe(200);
   });
 
   it("PATCH changes only the given settings, null turns a reply off, and another account keeps its own", async () => {

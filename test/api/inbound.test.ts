@@ -119,7 +119,7 @@ describe("inbound messages through the simulator", () => {
 
   it("does not exist unless the server runs the simulator (404)", async () => {
     const a = await withSmpp().account();
-    await ownNumber(a, "+14155550230");
+    await a.holds("+14155550230");
     const res = await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550231", to: "+14155550230", body: "hi" });
     expect(res.status).toBe(404);
     expect((await problemOf(res)).code).toBe("not_found");

@@ -36,6 +36,7 @@ describe("schedule a message", () => {
 
   it("accepts an E.164 sender and rejects a bad one", async () => {
     const a = await server().account();
+    await a.holds("+14155550199");
     expect((await a.request("POST", "/api/v1/scheduler/schedule", schedule({ from: "+14155550199" }))).status).toBe(201);
     const res = await a.request("POST", "/api/v1/scheduler/schedule", schedule({ from: "TOO-LONG-SENDER" }));
     expect(res.status).toBe(400);

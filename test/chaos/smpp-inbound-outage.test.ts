@@ -42,7 +42,7 @@ describe.skipIf(!available)("SMPP inbound while PostgreSQL is down", { timeout: 
     const setup = createDb(pgServer.url, 2);
     await migrateLatest(setup);
     const account = await ensureAccount(setup, "inbound-outage");
-    await insertNumber(setup, account.id, { phoneNumber: "+14155550650", name: null });
+    await insertNumber(setup, account.id, { phoneNumber: "+14155550650", name: null, selfService: false });
     await setup.destroy();
 
     let peerLog = "";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createSmsClient, type SmsClient } from "../../client/index.js";
 import { loadConfig, type Config } from "../../server/config.js";
 import { resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
-import { createKeyForAccount } from "../../server/services/keys.js";
+import { createKeyForAccount, createOperatorKey } from "../../server/services/keys.js";
 import { createApp, createHttpServer } from "../../server/http/app.js";
 import { createLogger, type Logger } from "../../server/logger.js";
 import type { Resolver } from "../../server/webhooks/urlPolicy.js";
@@ -18,14 +18,39 @@ export interface TestAccount {
   accountId: string;
   client: SmsClient;
   /** fetch with this account's key and a JSON body. */
-  request: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+  request: Requester;
+  /** The operator assigns this number to the account (through the operator API); its numberId. */
+  holds: (phoneNumber: string) => Promise<string>;
+}
+
+type Requester = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+
+export interface TestOperator {
+  key: string;
+  keyId: string;
+  request: Requester;
 }
 
 export interface TestServer extends TestDatabase {
   baseUrl: string;
   config: Config;
   account: (name?: string) => Promise<TestAccount>;
+  /** An operator key (made once per server). */
+  operator: () => Promise<TestOperator>;
 }
+
+const requester =
+  (baseUrl: string, key: string): Requester =>
+  (method, path, body, headers = {}) =>
+    fetch(baseUrl + path, {
+      method,
+      headers: {
+        Authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
 
 export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Logger; resolver?: Resolver } = {}): () => TestServer {
   const database = useTestDatabase();
@@ -53,26 +78,25 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
       const s = createHttpServer(app, config).listen(0, "127.0.0.1", () => resolve(s));
     });
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    let operator: Promise<TestOperator> | undefined;
+    const operatorOnce = () => (operator ??= createOperatorKey(db, "tests").then((k) => ({ ...k, request: requester(baseUrl, k.key) })));
     current = {
       ...rest,
       db,
       baseUrl,
       config,
+      operator: operatorOnce,
       account: async (name) => {
         const created = await createKeyForAccount(db, name ?? `account-${++accounts}-${Date.now()}`);
         return {
           ...created,
           client: createSmsClient({ baseUrl, apiKey: created.key }),
-          request: (method, path, body, headers = {}) =>
-            fetch(baseUrl + path, {
-              method,
-              headers: {
-                Authorization: `Bearer ${created.key}`,
-                ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-                ...headers,
-              },
-              body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-            }),
+          request: requester(baseUrl, created.key),
+          holds: async (phoneNumber) => {
+            const res = await (await operatorOnce()).request("POST", `/api/v1/accounts/${created.accountId}/numbers`, { phoneNumber });
+            if (res.status !== 201) throw new Error(`assigning ${phoneNumber}: ${res.status} ${await res.text()}`);
+            return ((await res.json()) as { numberId: string }).numberId;
+          },
         };
       },
     };

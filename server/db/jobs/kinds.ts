@@ -5,7 +5,8 @@
 
 export interface JobKinds {
   /** Hand a scheduled message to the provider at its time. */
-  send_message: { messageId: string };
+  /** `test`: a test key's message, sent through the simulator whatever the deployment's carriers. */
+  send_message: { messageId: string; test?: true };
   /** A provider's later status report (the simulator's delivery receipts). */
   provider_report: {
     providerMessageId: string;

@@ -24,20 +24,20 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                                ${col((m) => m.scheduledAt.toISOString())}::timestamptz[], ${col((m) => m.segments)}::int[],
                                ${col((m) => m.encoding)}::text[], ${col((m) => m.validUntil?.toISOString() ?? null)}::timestamptz[],
                                ${col((m) => m.category ?? SCHEDULE_DEFAULTS.category)}::text[],
-                               ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[])
-            AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
+                               ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[], ${col((m) => m.test ?? false)}::boolean[])
+            AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test)
         ), jobs AS (
           ${insertJobsSql("send_message", {
             id: "job_id",
             accountId: sql`${accountId}::uuid`,
-            payload: "jsonb_build_object('messageId', id)",
+            payload: "CASE WHEN test THEN jsonb_build_object('messageId', id, 'test', true) ELSE jsonb_build_object('messageId', id) END",
             runAt: "scheduled_at",
             priority: jobPrioritySql("priority"),
             from: "rows",
           })}
         )
-        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority)
-        SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority FROM rows`,
+        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test)
+        SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test FROM rows`,
   );
   await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }

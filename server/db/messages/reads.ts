@@ -26,6 +26,8 @@ export async function listMessages(
   opts: {
     statuses?: StoredStatus[];
     campaignId?: string;
+    /** Only test messages (true) or only real ones (false). */
+    test?: boolean;
     direction?: MessageRow["direction"];
     /** The conversation with this number: outbound to it, inbound from it. */
     phone?: string;
@@ -36,6 +38,7 @@ export async function listMessages(
   const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
   if (opts.statuses) query.whereIn("status", opts.statuses);
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
+  if (opts.test !== undefined) query.where({ test: opts.test });
   if (opts.direction) query.where({ direction: opts.direction });
   if (opts.phone) {
     // Each side matches a partial index: messages_recipient_page_idx, messages_sender_page_idx.

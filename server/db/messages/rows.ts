@@ -35,6 +35,8 @@ export interface MessageRow {
   /** Inbound only. */
   receivedAt: Date | null;
   incomplete: boolean;
+  /** Sent with a test key: through the simulator, never a carrier. */
+  test: boolean;
   createdAt: Date;
 }
 
@@ -58,6 +60,8 @@ export interface NewMessage {
   priority?: Priority;
   segments: number;
   encoding: Encoding;
+  /** Sent with a test key. Default false. */
+  test?: boolean;
 }
 
 export const columns = {
@@ -84,6 +88,7 @@ export const columns = {
   errorMessage: "error_message",
   receivedAt: "received_at",
   incomplete: "incomplete",
+  test: "test",
   createdAt: "created_at",
 };
 

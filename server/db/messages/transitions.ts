@@ -9,6 +9,7 @@ import { cancelPendingJobsSql } from "../jobs/index.js";
 import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
 import { run, sql, type Sql } from "../sql.js";
+import { ACCOUNT_SUSPENDED_SQL, SENDER_HELD_SQL } from "../sendingGuards.js";
 import { byKeys, returningSql, type MessageKey, type OwnedMessageRow } from "./rows.js";
 
 /**
@@ -105,8 +106,9 @@ export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise
  * provider". Cancel is the same kind of conditional UPDATE on the same row: exactly one of them wins, so a
  * cancelled message is never handed to the provider. A message past its validity is not claimed (it is failed
  * as validity_expired instead), checked on the database's clock in the same statement; nor is one whose
- * recipient is on the account's opt-out list (failed as recipient_opted_out by the caller). Returns the
- * messages this call claimed.
+ * recipient is on the account's opt-out list (failed as recipient_opted_out by the caller), nor one whose E.164
+ * sender its account no longer holds (failed as sender_not_allowed), nor one of a suspended account (it waits).
+ * Returns the messages this call claimed.
  *
  * One statement with the ids as one array parameter: a window's send is a chain of round trips no other work
  * overlaps, so each one counts. The opt-out check here instead of a query of its own, and `= ANY` instead of
@@ -129,6 +131,7 @@ export async function claimMessagesForSending(
            AND (m.valid_until IS NULL OR m.valid_until > now())
            AND (m.bypasses_opt_out OR NOT ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))})
            AND (${opts.policyChecked === true}::boolean OR NOT ${sql.raw(NEEDS_SENDING_POLICY_SQL)})
+           AND ${sql.raw(SENDER_HELD_SQL)} AND NOT ${sql.raw(ACCOUNT_SUSPENDED_SQL)}
         RETURNING ${sql.raw(returningSql)}`,
   );
   return rows;

@@ -1,10 +1,14 @@
 import { getAccountSettings } from "../../db/accountSettings.js";
+import { getAccount } from "../../db/accounts.js";
+import { readDailyUsage } from "../../db/dailyUsage.js";
 import { changeAccountSettings } from "../../services/accountSettings.js";
 import type { Handlers } from "../types.js";
 
 export const accountHandlers: Pick<Handlers, "Accounts_get" | "Accounts_updateSettings"> = {
   async Accounts_get({ db, account }) {
-    return { status: 200, body: { accountId: account.id, name: account.name, settings: await getAccountSettings(db, account.id) } };
+    const [settings, row] = await Promise.all([getAccountSettings(db, account.id), getAccount(db, account.id)]);
+    const usage = row!.limits.dailySegmentQuota === null ? null : await readDailyUsage(db, account.id);
+    return { status: 200, body: { accountId: account.id, name: account.name, settings, limits: row!.limits, usage } };
   },
 
   async Accounts_updateSettings({ db, account, body }) {

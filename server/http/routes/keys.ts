@@ -1,8 +1,35 @@
-import { readActiveApiKey } from "../../db/apiKeys.js";
+import { listAccountKeys, readActiveApiKey, type ApiKeyRow } from "../../db/apiKeys.js";
+import { fetchPage } from "../../domain/cursor.js";
+import { createAccountKey, revokeAccountKey } from "../../services/keys.js";
 import { HttpError } from "../problem.js";
+import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-export const keyHandlers: Pick<Handlers, "Key_get"> = {
+export const KEY_ID = /^[0-9A-Za-z]{12}$/;
+
+const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
+
+export const toKeySummary = (k: ApiKeyRow) => ({
+  keyId: k.keyId,
+  name: k.name,
+  scope: k.scope!,
+  test: k.test,
+  expiresAt: isoOrNull(k.expiresAt),
+  createdAt: iso(k.createdAt),
+  lastUsedAt: isoOrNull(k.lastUsedAt),
+});
+
+export const toCreatedKey = (k: ApiKeyRow & { key: string }) => ({
+  keyId: k.keyId,
+  key: k.key,
+  name: k.name,
+  scope: k.scope!,
+  expiresAt: isoOrNull(k.expiresAt),
+  test: k.test,
+  createdAt: iso(k.createdAt),
+});
+
+export const keyHandlers: Pick<Handlers, "Key_get" | "Keys_create" | "Keys_list" | "Keys_revoke"> = {
   async Key_get({ db, key, keyUsage }) {
     await keyUsage.flush(); // this request's use included
     const row = await readActiveApiKey(db, key.id);
@@ -15,13 +42,29 @@ export const keyHandlers: Pick<Handlers, "Key_get"> = {
         keyId: row.keyId,
         kind: row.kind,
         name: row.name,
-        scope: row.kind === "account" ? "full" : null,
-        test: false,
+        scope: row.scope,
+        test: row.test,
         accountId: row.accountId,
-        expiresAt: null,
-        createdAt: row.createdAt.toISOString(),
-        lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+        expiresAt: isoOrNull(row.expiresAt),
+        createdAt: iso(row.createdAt),
+        lastUsedAt: isoOrNull(row.lastUsedAt),
       },
     };
+  },
+
+  async Keys_create({ db, account, key, body, now }) {
+    const created = await createAccountKey(db, account.id, body, { by: { scope: key.scope!, test: key.test }, now: now() });
+    return { status: 201, body: toCreatedKey(created) };
+  },
+
+  async Keys_list({ db, account, query, keyUsage }) {
+    await keyUsage.flush();
+    const { items, nextCursor } = await fetchPage(query, (w) => listAccountKeys(db, account.id, w), KEY_ID);
+    return { status: 200, body: { data: items.map(toKeySummary), nextCursor } };
+  },
+
+  async Keys_revoke({ db, account, key, path }) {
+    await revokeAccountKey(db, account.id, path.keyId, key.id);
+    return { status: 204 };
   },
 };

@@ -12,6 +12,7 @@ export const messageHandlers: Pick<Handlers, "Messages_list" | "Messages_get"> =
       listMessages(db, account.id, {
         statuses: query.status ? storedStatuses(query.status) : undefined,
         campaignId: query.campaignId,
+        test: query.test,
         direction: query.direction,
         phone: query.phone === undefined ? undefined : requirePhone(query.phone, "/query/phone"),
         ...w,

@@ -1,13 +1,13 @@
 import { deleteNumber, getNumber, listNumbers } from "../../db/numbers.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
-import { registerNumber } from "../../services/numbers.js";
+import { registerOwnNumber } from "../../services/numbers.js";
 import { toNumber } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
 export const numberHandlers: Pick<Handlers, "Numbers_create" | "Numbers_list" | "Numbers_get" | "Numbers_delete"> = {
   async Numbers_create({ db, account, body }) {
-    return { status: 201, body: toNumber(await registerNumber(db, account.id, body)) };
+    return { status: 201, body: toNumber(await registerOwnNumber(db, account, body)) };
   },
 
   async Numbers_list({ db, account, query }) {

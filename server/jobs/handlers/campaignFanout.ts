@@ -51,6 +51,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
               validUntil: expiresAt,
               category: campaign.category,
               priority: campaign.priority,
+              test: campaign.test,
               ...segmentInfo(body),
             };
           });

@@ -26,6 +26,7 @@ import {
   type OwnedMessageRow,
 } from "../../db/messages/index.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
+import { failMessagesFromUnheldSenders, scheduledOfSuspendedAccounts } from "../../services/sendingGuards.js";
 import { applySendingPolicy, type PolicyDecision, type SendingPolicyOptions } from "../../services/sendingPolicy/index.js";
 import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
@@ -33,6 +34,9 @@ import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
 import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
 import type { JobRow } from "../../db/jobs/index.js";
 import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
+
+/** How often a suspended account's waiting message looks again whether the account was reinstated. */
+export const SUSPENDED_RECHECK_MS = 15_000;
 
 export const OUTCOME_UNKNOWN = {
   code: "send_outcome_unknown",
@@ -52,8 +56,37 @@ export interface SendOptions {
   policy: SendingPolicyOptions;
 }
 
-export function sendMessageHandler(db: Db, provider: Provider, opts: SendOptions): BatchJobHandler<"send_message"> {
-  return { batch: (jobs, ctx) => new SendBatch(db, provider, opts, jobs, ctx).run() };
+/**
+ * Test keys' messages (payload `test`) go to `testProvider`, the simulator, whatever the deployment's
+ * carriers: a batch is split in two, each sent as its own SendBatch.
+ */
+export function sendMessageHandler(
+  db: Db,
+  provider: Provider,
+  opts: SendOptions,
+  testProvider?: Provider,
+): BatchJobHandler<"send_message"> {
+  return {
+    batch: async (jobs, ctx) => {
+      const tests = testProvider ? jobs.flatMap((j, i) => (j.payload.test ? [i] : [])) : [];
+      if (tests.length === 0) return new SendBatch(db, provider, opts, jobs, ctx).run();
+      const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
+      const real = jobs.flatMap((j, i) => (j.payload.test ? [] : [i]));
+      const part = async (indexes: number[], via: Provider) => {
+        const sub: JobContext = { ...ctx, settle: (i, outcome) => ctx.settle(indexes[i]!, outcome) };
+        const results = await new SendBatch(
+          db,
+          via,
+          opts,
+          indexes.map((i) => jobs[i]!),
+          sub,
+        ).run();
+        results.forEach((r, i) => (outcomes[indexes[i]!] = r));
+      };
+      await Promise.all([real.length > 0 ? part(real, provider) : undefined, part(tests, testProvider!)]);
+      return outcomes;
+    },
+  };
 }
 
 /**
@@ -192,15 +225,24 @@ class SendBatch {
   }
 
   /**
-   * Not claimed: its recipient opted out or its validity ended (failed now), cancelled, already handled, or
-   * left in `sending` (on the wire) by a worker that died (an unknown outcome).
+   * Not claimed: its recipient opted out, its validity ended or its account no longer holds its sender (failed
+   * now), its account is suspended (it waits), cancelled, already handled, or left in `sending` (on the wire) by
+   * a worker that died (an unknown outcome).
    */
   private async settleUnclaimed(): Promise<void> {
     const { db, unclaimed } = this;
     const optedOut = unclaimed.length > 0 ? await failMessagesToOptedOut(db, this.keys(unclaimed)) : new Set<string>();
     const notOptedOut = unclaimed.filter((id) => !optedOut.has(id));
     const expired = notOptedOut.length > 0 ? await failMessagesPastValidity(db, this.keys(notOptedOut)) : new Set<string>();
-    const rest = notOptedOut.filter((id) => !expired.has(id));
+    const valid = notOptedOut.filter((id) => !expired.has(id));
+    const unheld = valid.length > 0 ? await failMessagesFromUnheldSenders(db, this.keys(valid)) : new Set<string>();
+    const held = valid.filter((id) => !unheld.has(id));
+    // An account the operator suspended: its messages wait (a job snoozed, the message scheduled) until reinstated.
+    const suspended = held.length > 0 ? await scheduledOfSuspendedAccounts(db, this.keys(held)) : new Set<string>();
+    for (const id of suspended) {
+      this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(Date.now() + SUSPENDED_RECHECK_MS), "account suspended");
+    }
+    const rest = held.filter((id) => !suspended.has(id));
     const found = rest.length > 0 ? await findMessages(db, { keys: this.keys(rest) }) : [];
     for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
   }

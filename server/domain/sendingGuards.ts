@@ -1,0 +1,48 @@
+// The operator's guards on what an account sends (docs/API.md, "Guards"): destinations (premium-rate and
+// shared-cost numbers never; countries within the account's allowedCountries) and alphanumeric sender IDs
+// (within the account's senderIds). E.164 senders are checked against the numbers the account holds, in the
+// statement that stores the message (db/messages/insertScheduled.ts).
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { DomainError } from "./errors.js";
+
+/** What the guards read of an account's limits. */
+export interface GuardLimits {
+  allowedCountries: string[] | null;
+  senderIds: string[] | null;
+}
+
+/** Why a destination (E.164, already valid) is not allowed, or undefined when it is. */
+export function destinationProblem(e164: string, allowedCountries: string[] | null): string | undefined {
+  const parsed = parsePhoneNumberFromString(e164);
+  const type = parsed?.getType();
+  if (type === "PREMIUM_RATE") return "is a premium-rate number";
+  if (type === "SHARED_COST") return "is a shared-cost number";
+  if (allowedCountries !== null) {
+    const country = parsed?.country;
+    if (!country || !allowedCountries.includes(country))
+      return `is in ${country ?? "no single country"}, outside the account's allowed countries (${allowedCountries.join(", ")})`;
+  }
+  return undefined;
+}
+
+/** 422 destination_not_allowed when the destination is not allowed. */
+export function requireAllowedDestination(e164: string, limits: GuardLimits | undefined, path: string): void {
+  const problem = destinationProblem(e164, limits?.allowedCountries ?? null);
+  if (problem) {
+    throw new DomainError("destination_not_allowed", `${e164} ${problem}; nothing was accepted.`, { errors: [{ path, message: problem }] });
+  }
+}
+
+/** 422 sender_not_allowed for an alphanumeric sender ID outside the account's senderIds (when it has that list). */
+export function requireAllowedSenderId(from: string, limits: GuardLimits | undefined, path: string): void {
+  const ids = limits?.senderIds ?? null;
+  if (from.startsWith("+") || ids === null || ids.includes(from)) return;
+  throw senderNotAllowed(from, path, `is not one of the account's sender IDs (${ids.join(", ")})`);
+}
+
+export function senderNotAllowed(from: string, path: string, why: string): DomainError {
+  return new DomainError("sender_not_allowed", `The sender ${from} ${why}; nothing was accepted.`, { errors: [{ path, message: why }] });
+}
+
+/** The reason given when the account does not hold an E.164 sender. */
+export const NOT_HELD = "is not a number this account holds (the operator assigns numbers)";
