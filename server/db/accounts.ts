@@ -58,7 +58,7 @@ export async function ensureAccount(db: Knex, name: string, opts: { firstStart?:
 
 /** Creates an account; throws unique violation `accounts_name_key` when the name is taken. */
 export async function insertAccount(db: Knex, name: string): Promise<AccountRow> {
-  const [row] = (await db("accounts").insert({ name }).returning(["id"])) as { id: string }[];
+  const [row] = await db("accounts").insert({ name }).returning<{ id: string }[]>(["id"]);
   return (await getAccount(db, row!.id))!;
 }
 

@@ -47,6 +47,7 @@ describe("campaigns", () => {
       undelivered: 0,
       cancelled: 0,
       optedOut: 0,
+      skipped: 0,
     });
     const messages = await campaignMessages(a, created!.campaignId);
     expect(messages.map((m) => m.body).sort()).toEqual(["Hi , 30% off!", "Hi Ada, 30% off!", "Hi Grace, 30% off!"]);

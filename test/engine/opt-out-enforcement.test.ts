@@ -64,16 +64,24 @@ describe("opt-out enforcement", () => {
     expect(messages!.data.map((m) => m.to).sort()).toEqual(["+14155550182", "+14155550184"]);
   });
 
-  it("a campaign whose every recipient opted out completes with no message", async () => {
+  it("a campaign whose every recipient opted out is refused (422 empty_audience); one among others is skipped at fan-out", async () => {
     const a = await server().account();
     await a.request("PUT", "/api/v1/opt-outs/14155550185");
+    const none = await a.request("POST", "/api/v1/campaigns", {
+      name: "promo",
+      message: "hi",
+      type: "instant",
+      recipients: ["+14155550185"],
+    });
+    expect(none.status).toBe(422);
+    expect(((await none.json()) as { code: string }).code).toBe("empty_audience");
     const { data: campaign } = await a.client.POST("/api/v1/campaigns", {
-      body: { name: "promo", message: "hi", type: "instant", recipients: ["+14155550185"] },
+      body: { name: "promo", message: "hi", type: "instant", recipients: ["+14155550185", "+14155550186"] },
     });
     const done = await waitUntil("the campaign completed", async () => {
       const { data } = await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: campaign!.campaignId } } });
       return data!.status === "completed" && data;
     });
-    expect(done.stats).toMatchObject({ total: 1, optedOut: 1, scheduled: 0, sent: 0 });
+    expect(done.stats).toMatchObject({ total: 2, optedOut: 1, scheduled: 0, delivered: 1 });
   });
 });

@@ -120,7 +120,7 @@ describe("message retention", () => {
     const ratios: number[] = [];
     let batchStart = 0;
     const onQuery = (q: { sql: string }) => {
-      if (q.sql.includes("WITH batch AS") || /^DELETE FROM (webhook_deliveries|unrouted_messages)/.test(q.sql)) {
+      if (q.sql.includes("WITH batch AS") || /^DELETE FROM (webhook_deliveries|unrouted_messages|audit_events)/.test(q.sql)) {
         events.push("batch");
         batchStart = performance.now();
       }

@@ -61,7 +61,7 @@ beforeAll(async () => {
   await waitUntil("bound to the peer", async () => connection.state === "bound", 10_000);
   receiver = await startReceiver("/events");
   account = await s.account();
-  expect((await account.request("POST", "/api/v1/numbers", { phoneNumber: `+${NUMBER}` })).status).toBe(201);
+  await account.holds(`+${NUMBER}`);
   const webhook = await account.request("POST", "/api/v1/webhooks", {
     name: "events",
     url: receiver.url,
@@ -270,7 +270,7 @@ describe.skipIf(!available)("inbound messages over SMPP (Net::SMPP peer)", { tim
       expect(entry, stop.raw).toMatchObject({ phone: stop.e164, source: "keyword", keyword: "STOP" });
     }
     // A national-format destination reaches the owner of the number (it was acknowledged and dropped as unrouted).
-    expect((await account.request("POST", "/api/v1/numbers", { phoneNumber: GB_NUMBER })).status).toBe(201);
+    await account.holds(GB_NUMBER);
     expect(await acks(mo("14155550664", 0, latin1("to the GB number"), "dton=2", "dest=07911123456"))).toEqual([0]);
     const [message] = await conversation("14155550664");
     expect(message).toMatchObject({ from: "+14155550664", to: GB_NUMBER, body: "to the GB number" });

@@ -1,4 +1,6 @@
 import { deleteOldUnroutedMessages } from "../../db/unroutedMessages.js";
+import { deleteOldAuditEvents } from "../../db/auditEvents.js";
+import { deleteOldDailyUsage } from "../../db/dailyUsage.js";
 import type { Db } from "../../db/knex.js";
 import {
   deleteOldDeliveries,
@@ -66,10 +68,13 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now = new 
       if (!from || before > from) await markBodiesRedacted(db, account.accountId, before);
     }
   }
-  // Unrouted inbound messages are kept as long as messages are by default (no account's setting applies).
+  // Unrouted inbound messages, the audit log and the daily usage counts are kept as long as messages are by
+  // default (no account's setting applies).
   if (policy.messageRetentionDays > 0) {
     const before = ago(policy.messageRetentionDays);
     for (let n = limit; n === limit; total += n) n = await paced(() => deleteOldUnroutedMessages(db, before, limit));
+    for (let n = limit; n === limit; total += n) n = await paced(() => deleteOldAuditEvents(db, before, limit));
+    total += await deleteOldDailyUsage(db, before);
   }
   if (policy.deliveryLogRetentionDays > 0) {
     const before = ago(policy.deliveryLogRetentionDays);

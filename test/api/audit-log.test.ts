@@ -1,0 +1,160 @@
+// The audit log (CONTRACT "Audit log"): every successful change appends exactly one event naming the operation,
+// the key, the account and the resource — never a body, a secret or a key; refused requests, single sends and
+// webhook tests append none. An account reads its own; the operator reads all.
+import { describe, expect, it } from "vitest";
+import { documentOperations, loadDocument } from "../../server/http/document.js";
+import { isAudited } from "../../server/http/audit.js";
+import { applyRetention } from "../../server/jobs/maintenance/applyRetention.js";
+import { useTestServer, type TestAccount, type TestOperator } from "../helpers/server.js";
+
+const server = useTestServer();
+
+type Event = {
+  action: string;
+  actor: { type: string; keyId: string | null };
+  accountId: string | null;
+  resourceId: string | null;
+  requestId: string;
+  status: number;
+};
+
+async function events(who: { request: TestAccount["request"] }, query = ""): Promise<Event[]> {
+  const res = await who.request("GET", `/api/v1/audit-events?limit=100${query}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: Event[] }).data;
+}
+
+/** One successful call of every audited operation, in an order where each has what it needs. */
+async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ done: string[]; secrets: string[] }> {
+  const done: string[] = [];
+  const secrets: string[] = [a.key, op.key];
+  const call = async (operationId: string, who: { request: TestAccount["request"] }, method: string, path: string, body?: unknown) => {
+    const res = await who.request(method, path, body);
+    expect(res.status, `${operationId}: ${await res.clone().text()}`).toBeLessThan(300);
+    done.push(operationId);
+    return res.status === 204 ? {} : ((await res.json()) as Record<string, string>);
+  };
+  const group = await call("Groups_create", a, "POST", "/api/v1/contacts/groups", { name: "audited" });
+  const contact = await call("Contacts_create", a, "POST", "/api/v1/contacts", { phone: "+14155550501", groupId: group.groupId });
+  await call("Contacts_update", a, "PATCH", `/api/v1/contacts/${contact.contactId}`, { firstName: "Ada" });
+  await call("Contacts_import", a, "POST", "/api/v1/contacts/import", { contacts: [{ phone: "+14155550502" }] });
+  await call("Contacts_delete", a, "DELETE", `/api/v1/contacts/${contact.contactId}`);
+  const webhook = await call("Webhooks_create", a, "POST", "/api/v1/webhooks", {
+    name: "audited",
+    url: "http://127.0.0.1:9/h",
+    events: ["contact.opted_out"],
+  });
+  secrets.push(webhook.secret!);
+  await call("OptOuts_add", a, "PUT", "/api/v1/opt-outs/%2B14155550505");
+  const deliveries = (await (await a.request("GET", `/api/v1/webhooks/${webhook.webhookId}/deliveries`)).json()) as {
+    data: { deliveryId: string }[];
+  };
+  await call(
+    "Webhooks_redeliver",
+    a,
+    "POST",
+    `/api/v1/webhooks/${webhook.webhookId}/deliveries/${deliveries.data[0]!.deliveryId}/redeliver`,
+  );
+  await call("Webhooks_update", a, "PATCH", `/api/v1/webhooks/${webhook.webhookId}`, { name: "renamed" });
+  const rotated = await call("Webhooks_rotateSecret", a, "POST", `/api/v1/webhooks/${webhook.webhookId}/secret/rotate`);
+  secrets.push(rotated.secret!);
+  await call("Webhooks_enable", a, "POST", `/api/v1/webhooks/${webhook.webhookId}/enable`);
+  await call("Webhooks_delete", a, "DELETE", `/api/v1/webhooks/${webhook.webhookId}`);
+  const number = await call("Numbers_create", a, "POST", "/api/v1/numbers", { phoneNumber: "+14155550503" });
+  await call("Simulator_inbound", a, "POST", "/api/v1/simulator/inbound", { from: "+14155550504", to: "+14155550503", body: "hi" });
+  await call("Numbers_delete", a, "DELETE", `/api/v1/numbers/${number.numberId}`);
+  await call("OptOuts_remove", a, "DELETE", "/api/v1/opt-outs/%2B14155550505");
+  await call("Accounts_updateSettings", a, "PATCH", "/api/v1/account/settings", { helpReply: "Help." });
+  const later = new Date(Date.now() + 3600_000).toISOString();
+  const message = (await (
+    await a.request("POST", "/api/v1/scheduler/schedule", { to: "+14155550506", from: "ACME", body: "x", scheduledAt: later })
+  ).json()) as { messageId: string };
+  await call("Scheduler_cancel", a, "DELETE", `/api/v1/scheduler/cancel/${message.messageId}`);
+  const campaign = await call("Campaigns_create", a, "POST", "/api/v1/campaigns", {
+    name: "c",
+    message: "hi",
+    type: "scheduled",
+    scheduledAt: later,
+    recipients: ["+14155550507"],
+  });
+  await call("Campaigns_cancel", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/cancel`);
+  await call("Groups_delete", a, "DELETE", `/api/v1/contacts/groups/${group.groupId}`);
+  const key = await call("Keys_create", a, "POST", "/api/v1/keys", { name: "k" });
+  secrets.push(key.key!);
+  await call("Keys_revoke", a, "DELETE", `/api/v1/keys/${key.keyId}`);
+
+  const account = await call("OperatorAccounts_create", op, "POST", "/api/v1/accounts", { name: `audited-${Date.now()}` });
+  await call("OperatorAccounts_update", op, "PATCH", `/api/v1/accounts/${account.accountId}`, { weight: 2 });
+  const opKey = await call("OperatorAccountKeys_create", op, "POST", `/api/v1/accounts/${account.accountId}/keys`, {});
+  secrets.push(opKey.key!);
+  await call("OperatorAccountKeys_revoke", op, "DELETE", `/api/v1/accounts/${account.accountId}/keys/${opKey.keyId}`);
+  const held = await call("OperatorAccountNumbers_assign", op, "POST", `/api/v1/accounts/${account.accountId}/numbers`, {
+    phoneNumber: "+14155550508",
+  });
+  await call("OperatorAccountNumbers_revoke", op, "DELETE", `/api/v1/accounts/${account.accountId}/numbers/${held.numberId}`);
+  return { done, secrets };
+}
+
+describe("the audit log", () => {
+  it("records one event per successful change of every audited operation of the document, none with a secret", async () => {
+    const a = await server().account();
+    const op = await server().operator();
+    const { done, secrets } = await changeEverything(a, op);
+
+    // Every audited operation of the document was exercised (a new one must be added above).
+    const audited = documentOperations(loadDocument())
+      .filter((o) => o.path.startsWith("/api/v1/") && isAudited(o.method.toUpperCase(), o.operationId))
+      .map((o) => o.operationId);
+    expect([...new Set(done)].sort()).toEqual(audited.sort());
+
+    const all = await events(op);
+    for (const action of audited)
+      expect(all.filter((e) => e.action === action).length, action).toBe(done.filter((d) => d === action).length);
+    const raw = JSON.stringify(await server().db("audit_events").select());
+    for (const secret of secrets) expect(raw).not.toContain(secret);
+
+    const renamed = all.find((e) => e.action === "Webhooks_update")!;
+    expect(renamed).toMatchObject({
+      actor: { type: "account", keyId: a.keyId },
+      accountId: a.accountId,
+      status: 200,
+      requestId: expect.any(String),
+    });
+    const weighted = all.find((e) => e.action === "OperatorAccounts_update")!;
+    expect(weighted).toMatchObject({ actor: { type: "operator", keyId: op.keyId }, resourceId: weighted.accountId });
+  });
+
+  it("records no refused request, single send or webhook test; an account sees its own events alone", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    await a.request("POST", "/api/v1/contacts/groups", { name: "mine" });
+    expect((await a.request("POST", "/api/v1/contacts/groups", { name: "mine" })).status).toBe(409);
+    expect((await a.request("POST", "/api/v1/contacts", { phone: "not a phone" })).status).toBe(400);
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    expect(
+      (await a.request("POST", "/api/v1/scheduler/schedule", { to: "+14155550511", from: "ACME", body: "x", scheduledAt: later })).status,
+    ).toBe(201);
+    const mine = await events(a);
+    expect(mine.map((e) => e.action)).toEqual(["Groups_create", "keys.create"]);
+    expect(mine.every((e) => e.accountId === a.accountId)).toBe(true);
+    expect((await events(b)).map((e) => e.action)).toEqual(["keys.create"]);
+    const op = await server().operator();
+    expect((await events(op, `&accountId=${a.accountId}`)).map((e) => e.action)).toEqual(["Groups_create", "keys.create"]);
+    expect(await events(op, `&action=Groups_create&accountId=${a.accountId}`)).toHaveLength(1);
+  });
+
+  it("is kept as long as messages (MESSAGE_RETENTION_DAYS), and so are the daily usage counts", async () => {
+    const { db } = server();
+    const a = await server().account();
+    await db("audit_events").insert({
+      actor_type: "cli",
+      account_id: a.accountId,
+      action: "old",
+      created_at: new Date(Date.now() - 401 * 86_400_000),
+    });
+    await db("account_daily_usage").insert({ account_id: a.accountId, day: "2020-01-01", segments_accepted: 5 });
+    await applyRetention(db, { messageRetentionDays: 400, deliveryLogRetentionDays: 30, messageBodyRetentionDays: 0, batchSize: 10 });
+    expect(await db("audit_events").where({ account_id: a.accountId }).pluck("action")).toEqual(["keys.create"]);
+    expect(await db("account_daily_usage").where({ account_id: a.accountId })).toEqual([]);
+  });
+});
