@@ -38,6 +38,7 @@ app.post("/api/v1/scheduler/schedule", async (req, res) => {
     validUntil: null,
     category: "transactional",
     priority: "normal",
+    test: false,
   });
   await pool.query({ name: scheduleMessageStatement.name, text: sql, values: bindings as unknown[] });
   res.status(201).json({ messageId: id, jobId, status: "scheduled", scheduledAt });

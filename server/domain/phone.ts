@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
+import { parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from "libphonenumber-js/max";
 import { invalidField } from "./errors.js";
 
 const SEPARATORS = /[\s\-.()]/g;
@@ -10,10 +10,15 @@ const ALPHANUMERIC_SENDER = /^[A-Za-z0-9]{1,11}$/;
  * its country according to libphonenumber's full metadata.
  */
 export function toE164(input: string): string | undefined {
+  return parseValidPhone(input)?.number;
+}
+
+/** The parsed number of toE164, for a caller that reads more of it (its type, its country). */
+export function parseValidPhone(input: string): PhoneNumber | undefined {
   const stripped = input.replace(SEPARATORS, "");
   if (!/^\+[1-9][0-9]{6,14}$/.test(stripped)) return undefined;
   const parsed = parsePhoneNumberFromString(stripped);
-  return parsed?.isValid() ? parsed.number : undefined;
+  return parsed?.isValid() ? parsed : undefined;
 }
 
 /** Normalises a phone number of a request field or throws a 400 pointing at that field. */

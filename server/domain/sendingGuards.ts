@@ -2,8 +2,9 @@
 // shared-cost numbers never; countries within the account's allowedCountries) and alphanumeric sender IDs
 // (within the account's senderIds). E.164 senders are checked against the numbers the account holds, in the
 // statement that stores the message (db/messages/insertScheduled.ts).
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
-import { DomainError } from "./errors.js";
+import { parsePhoneNumberFromString, type PhoneNumber } from "libphonenumber-js/max";
+import { DomainError, invalidField } from "./errors.js";
+import { parseValidPhone } from "./phone.js";
 
 /** What the guards read of an account's limits. */
 export interface GuardLimits {
@@ -13,7 +14,10 @@ export interface GuardLimits {
 
 /** Why a destination (E.164, already valid) is not allowed, or undefined when it is. */
 export function destinationProblem(e164: string, allowedCountries: string[] | null): string | undefined {
-  const parsed = parsePhoneNumberFromString(e164);
+  return problemOf(parsePhoneNumberFromString(e164), allowedCountries);
+}
+
+function problemOf(parsed: PhoneNumber | undefined, allowedCountries: string[] | null): string | undefined {
   const type = parsed?.getType();
   if (type === "PREMIUM_RATE") return "is a premium-rate number";
   if (type === "SHARED_COST") return "is a shared-cost number";
@@ -25,12 +29,19 @@ export function destinationProblem(e164: string, allowedCountries: string[] | nu
   return undefined;
 }
 
-/** 422 destination_not_allowed when the destination is not allowed. */
-export function requireAllowedDestination(e164: string, limits: GuardLimits | undefined, path: string): void {
-  const problem = destinationProblem(e164, limits?.allowedCountries ?? null);
+/**
+ * A request's destination: normalised to E.164 (400 when it is not a valid number, as requirePhone), then 422
+ * destination_not_allowed when it may not be sent to. One parse for both.
+ */
+export function requireAllowedDestination(input: string, limits: GuardLimits | undefined, path: string): string {
+  const parsed = parseValidPhone(input);
+  if (!parsed) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
+  const e164 = parsed.number;
+  const problem = problemOf(parsed, limits?.allowedCountries ?? null);
   if (problem) {
     throw new DomainError("destination_not_allowed", `${e164} ${problem}; nothing was accepted.`, { errors: [{ path, message: problem }] });
   }
+  return e164;
 }
 
 /** 422 sender_not_allowed for an alphanumeric sender ID outside the account's senderIds (when it has that list). */

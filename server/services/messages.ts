@@ -6,7 +6,7 @@ import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../d
 import { deleteThrottledSends } from "../db/throttledSends.js";
 import type { Account } from "../db/accounts.js";
 import { DomainError, notFound } from "../domain/errors.js";
-import { requirePhone, requireSender } from "../domain/phone.js";
+import { requireSender } from "../domain/phone.js";
 import { NOT_HELD, requireAllowedDestination, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
 import { chargeQuota, countsQuota } from "./quota.js";
 import { checkScheduledAt } from "../domain/schedule.js";
@@ -37,9 +37,8 @@ export async function scheduleMessage(
   now: Date,
   opts: { test: boolean },
 ): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
-  const to = requirePhone(request.to, "/body/to");
+  const to = requireAllowedDestination(request.to, account.limits, "/body/to");
   const from = requireSender(request.from, "/body/from");
-  requireAllowedDestination(to, account.limits, "/body/to");
   requireAllowedSenderId(from, account.limits, "/body/from");
   const scheduledAt = new Date(request.scheduledAt);
   checkScheduledAt(scheduledAt, now);
