@@ -73,11 +73,11 @@ export function isOptedOutSql(accountColumn: string, phoneColumn: string): strin
 export async function scheduledToOptedOut(
   db: Knex,
   keys: { id: string; accountId: string }[],
-): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }[]> {
+): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }[]> {
   if (keys.length === 0) return [];
-  const { rows } = await run<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null }>(
+  const { rows } = await run<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }>(
     db,
-    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
+    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test
           FROM messages m
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT m.bypasses_opt_out
            AND ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))}`,

@@ -12,14 +12,14 @@ export const SENDER_HELD_SQL = `(left(m.sender, 1) <> '+' OR EXISTS (
 /** True when `m`'s account is suspended. */
 export const ACCOUNT_SUSPENDED_SQL = `EXISTS (SELECT 1 FROM accounts a WHERE a.id = m.account_id AND a.suspended)`;
 
-type Facts = { id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null };
+type Facts = { id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean };
 
 /** Of these messages, those still scheduled whose E.164 sender their account no longer holds. */
 export async function scheduledFromUnheldSenders(db: Knex, keys: { id: string; accountId: string }[]): Promise<Facts[]> {
   if (keys.length === 0) return [];
   const { rows } = await run<Facts>(
     db,
-    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId"
+    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test
           FROM messages m
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT ${sql.raw(SENDER_HELD_SQL)}`,
   );

@@ -16,6 +16,8 @@ export interface ReceiptFacts {
   providerMessageId: string | null;
   campaignId: string | null;
   error: { code: string; message: string } | null;
+  /** A test key's message. */
+  test?: boolean;
 }
 
 export function receiptBody(f: ReceiptFacts): string {
@@ -28,6 +30,7 @@ export function receiptBody(f: ReceiptFacts): string {
     providerMessageId: f.providerMessageId,
     ...(f.campaignId ? { campaignId: f.campaignId } : {}),
     ...(f.error && (f.status === "failed" || f.status === "undelivered") ? { error: f.error } : {}),
+    ...(f.test ? { test: true as const } : {}),
   };
   return JSON.stringify(receipt);
 }

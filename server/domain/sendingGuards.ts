@@ -29,15 +29,20 @@ function problemOf(parsed: PhoneNumber | undefined, allowedCountries: string[] |
   return undefined;
 }
 
+/** A number as given: its E.164 form and why it may not be sent to (undefined: it may), or undefined when invalid. */
+export function checkDestination(input: string, allowedCountries: string[] | null): { e164: string; problem?: string } | undefined {
+  const parsed = parseValidPhone(input);
+  return parsed && { e164: parsed.number, problem: problemOf(parsed, allowedCountries) };
+}
+
 /**
  * A request's destination: normalised to E.164 (400 when it is not a valid number, as requirePhone), then 422
  * destination_not_allowed when it may not be sent to. One parse for both.
  */
 export function requireAllowedDestination(input: string, limits: GuardLimits | undefined, path: string): string {
-  const parsed = parseValidPhone(input);
-  if (!parsed) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
-  const e164 = parsed.number;
-  const problem = problemOf(parsed, limits?.allowedCountries ?? null);
+  const checked = checkDestination(input, limits?.allowedCountries ?? null);
+  if (!checked) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
+  const { e164, problem } = checked;
   if (problem) {
     throw new DomainError("destination_not_allowed", `${e164} ${problem}; nothing was accepted.`, { errors: [{ path, message: problem }] });
   }

@@ -21,8 +21,8 @@ import { holdsNumber } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { personalisationProblem, personalise } from "../../common/personalise.js";
 import { segmentInfo } from "../../common/segments.js";
-import { requirePhone, requireSender } from "../domain/phone.js";
-import { destinationProblem, NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
+import { requireSender } from "../domain/phone.js";
+import { checkDestination, destinationProblem, NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
 import { chargeQuota, countsQuota } from "./quota.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
@@ -55,27 +55,33 @@ export async function createCampaign(
   }
   const from = body.from === undefined ? (account.limits?.senderIds?.[0] ?? opts.defaultSenderId) : requireSender(body.from, "/body/from");
   requireAllowedSenderId(from, account.limits, "/body/from");
-  // Normalised and de-duplicated: one number listed twice gets one message.
-  const recipients = body.recipients && [
-    ...new Set(await mapYielding(body.recipients, (phone, i) => requirePhone(phone, `/body/recipients/${i}`))),
-  ];
+  const allowedCountries = account.limits?.allowedCountries ?? null;
+  // Normalised (with whether each may be sent to, from the same parse) and de-duplicated: one number listed
+  // twice gets one message.
+  const listed =
+    body.recipients &&
+    (await mapYielding(body.recipients, (phone, i) => {
+      const checked = checkDestination(phone, allowedCountries);
+      if (!checked) throw invalidField(`/body/recipients/${i}`, "must be a valid phone number with its +country prefix, e.g. +14155550123");
+      return checked;
+    }));
 
   return db.transaction(async (tx) => {
     const id = uuidv7();
     const groupId = body.groupId ?? null;
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
     if (from.startsWith("+") && !(await holdsNumber(tx, accountId, from))) throw senderNotAllowed(from, "/body/from", NOT_HELD);
-    const candidates = groupId ? await groupAudience(tx, accountId, groupId) : recipients!.map((phone) => ({ phone, firstName: null }));
+    const candidates = groupId
+      ? await groupAudience(tx, accountId, groupId)
+      : [...new Map(listed!.map((c) => [c.e164, { phone: c.e164, firstName: null }])).values()];
     if (candidates.length === 0)
       throw new DomainError("empty_audience", "The group has no contacts.", {
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
       });
-    const allowedCountries = account.limits?.allowedCountries ?? null;
-    const blocked = new Set(
-      (await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowedCountries) ? c.phone : undefined))).filter(
-        (p): p is string => p !== undefined,
-      ),
-    );
+    const blockedList = groupId
+      ? await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowedCountries) ? c.phone : undefined))
+      : listed!.map((c) => (c.problem ? c.e164 : undefined));
+    const blocked = new Set(blockedList.filter((p): p is string => p !== undefined));
     const audience = candidates.filter((c) => !blocked.has(c.phone));
     const optedOut = await optedOutAmong(
       tx,

@@ -23,6 +23,8 @@ export interface MessageFacts {
   to: string;
   campaignId: string | null;
   providerMessageId: string | null;
+  /** A test key's message: its receipts say `test: true`. */
+  test?: boolean;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function changeMessageStatuses(
             providerMessageId: facts.get(message.id)!.providerMessageId,
             campaignId: message.campaignId,
             error: change.error ?? null,
+            test: message.test === true,
           }),
         })),
         { event: `dlr.${status}`, seq: RECEIPT_SEQ[status] },

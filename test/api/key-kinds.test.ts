@@ -82,4 +82,28 @@ describe("kinds of key", () => {
     }
     expect(await counts()).toEqual(before);
   });
+
+  it("an account key gets 403 wrong_key_kind on every operator operation, and nothing is changed", async () => {
+    const a = await server().account();
+    const db = server().db;
+    const count = async () =>
+      Number((await db("accounts").count({ n: "*" }))[0]!.n) + Number((await db("api_keys").count({ n: "*" }))[0]!.n);
+    const before = await count();
+    const operatorOnly = documentOperations(loadDocument()).filter(
+      (op) => !(op.operation["x-key-kinds"] ?? ["account"]).includes("account"),
+    );
+    expect(operatorOnly.length).toBeGreaterThanOrEqual(12);
+    for (const op of operatorOnly) {
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === "keyId" ? a.keyId : a.accountId));
+      const withBody = op.method !== "get" && op.method !== "delete";
+      const res = await a.request(
+        op.method.toUpperCase(),
+        `${path}${op.operationId === "NumberHolders_get" ? "?phoneNumber=%2B14155550100" : ""}`,
+        withBody ? { name: "x" } : undefined,
+      );
+      expect(res.status, op.operationId).toBe(403);
+      expect((await problemOf(res)).code).toBe("wrong_key_kind");
+    }
+    expect(await count()).toBe(before);
+  });
 });

@@ -34,13 +34,22 @@ async function schedule(key: string, body: Record<string, unknown>): Promise<str
 describe("guards at send time", () => {
   it("a test key's message is delivered by the simulator and never reaches the SMSC; a real one does", async () => {
     const a = await server().account();
+    await a.request("POST", "/api/v1/webhooks", { name: "receipts", url: "http://127.0.0.1:9/dlr" });
     const testKey = (await (await a.request("POST", "/api/v1/keys", { test: true })).json()) as { key: string };
     const test = await schedule(testKey.key, { to: "+14155550601" });
     const real = await schedule(a.key, { to: "+14155550602" });
     const delivered = await inStatus(a, test, "delivered");
     expect(delivered.test).toBe(true);
     expect(delivered.providerMessageId).toMatch(/^sim-/);
+    // Its receipts say so; the real message's do not.
+    const receipts = await server().db("webhook_deliveries").where({ message_id: test }).pluck("body");
+    expect(receipts.map((b: string) => JSON.parse(b) as { event: string; test?: boolean })).toEqual([
+      expect.objectContaining({ event: "dlr.sent", test: true }),
+      expect.objectContaining({ event: "dlr.delivered", test: true }),
+    ]);
     await inStatus(a, real, "sent");
+    const realReceipts = await server().db("webhook_deliveries").where({ message_id: real }).pluck("body");
+    expect(realReceipts.map((b: string) => JSON.parse(b) as { test?: boolean })).toEqual([expect.not.objectContaining({ test: true })]);
     const destinations = smsc().submits.map((p) => p.destination_addr);
     expect(destinations).toContain("14155550602");
     expect(destinations).not.toContain("14155550601");
