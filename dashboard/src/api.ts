@@ -16,6 +16,17 @@ export type PhoneNumber = Schemas["PhoneNumberResource"];
 export type OptOut = Schemas["OptOut"];
 export type AccountSettings = Schemas["AccountSettings"];
 export type WebhookEventType = Schemas["WebhookEventType"];
+export type KeyInfo = Schemas["ApiKeyInfo"];
+export type KeyScope = Schemas["ApiKeyScope"];
+export type KeySummary = Schemas["ApiKeySummary"];
+export type CreatedKey = Schemas["CreatedApiKey"];
+export type NewKeyRequest = Schemas["CreateApiKeyRequest"];
+export type Account = Schemas["Account"];
+export type AccountLimits = Schemas["AccountLimits"];
+export type AccountUsage = Schemas["AccountUsage"];
+export type OperatorAccount = Schemas["OperatorAccount"];
+export type AuditEvent = Schemas["AuditEvent"];
+export type UnroutedMessage = Schemas["UnroutedMessage"];
 
 /** Every event a webhook can subscribe to, with what it is for (the create and edit forms offer these). */
 export const WEBHOOK_EVENTS: { event: WebhookEventType; label: string }[] = [

@@ -1,22 +1,12 @@
 import { render } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type ApiProblem, createClient, ok, setUnauthorizedHandler } from "./api.js";
-import { CampaignDetail } from "./pages/CampaignDetail.js";
-import { Campaigns } from "./pages/Campaigns.js";
-import { Contacts } from "./pages/contacts/index.js";
-import { Conversation } from "./pages/Conversation.js";
-import { Inbox } from "./pages/Inbox.js";
-import { MessageDetail } from "./pages/MessageDetail.js";
-import { Messages } from "./pages/Messages.js";
-import { Numbers } from "./pages/Numbers.js";
-import { OptOuts } from "./pages/OptOuts.js";
-import { Replies } from "./pages/Replies.js";
-import { Sending } from "./pages/Sending.js";
-import { Webhooks } from "./pages/Webhooks.js";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { type ApiProblem, createClient, type KeyInfo, setUnauthorizedHandler } from "./api.js";
+import { AccountPage, OperatorPage } from "./pages/index.js";
 import { Link, navigate, useLocation } from "./router.js";
-import { KEY_FORMAT, storedKey, storeKey } from "./session.js";
+import { storedKey, storeKey } from "./session.js";
+import { NOT_ACCEPTED, SignIn, whoIs } from "./signIn.js";
 import "./styles.css";
-import { Field, SessionContext, type Session } from "./ui.js";
+import { permissions, ProblemMessage, SessionContext, type Session } from "./ui.js";
 
 const NAV = [
   { to: "/messages", label: "Messages" },
@@ -28,162 +18,156 @@ const NAV = [
   { to: "/settings/opt-outs", label: "Settings → Opt-outs" },
   { to: "/settings/replies", label: "Settings → Replies" },
   { to: "/settings/sending", label: "Settings → Sending" },
+  { to: "/settings/keys", label: "Settings → API keys" },
+  { to: "/audit-log", label: "Audit log" },
 ];
 
-function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: string) => void }) {
-  const [key, setKey] = useState("");
-  const [error, setError] = useState<string | undefined>(message);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const candidate = key.trim();
-    if (!KEY_FORMAT.test(candidate)) {
-      setError("That is not an API key: a key looks like sms_ followed by 12 letters or digits, _ and 32 more.");
-      return;
-    }
-    setBusy(true);
-    setError(undefined);
-    try {
-      // Any authenticated read tells whether the key works; the webhook list is small.
-      await ok(createClient(candidate, false).GET("/api/v1/webhooks"));
-      onSignedIn(candidate);
-    } catch (err) {
-      const problem = err as ApiProblem;
-      setError(
-        problem.status === 401
-          ? "This API key was not accepted: it is unknown, revoked or mistyped. Check it and try again."
-          : problem.problem.detail,
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
+const OPERATOR_NAV = [
+  { to: "/operator/accounts", label: "Accounts" },
+  { to: "/operator/unrouted-messages", label: "Unrouted messages" },
+  { to: "/operator/audit-log", label: "Audit log" },
+];
+
+const isOperator = (info: KeyInfo) => info.kind === "operator";
+const home = (info: KeyInfo) => (isOperator(info) ? "/operator/accounts" : "/messages");
+/** Whether `path` is a page of the key's view: the operator's pages are under /operator, the account's elsewhere. */
+const fits = (path: string, info: KeyInfo) => path !== "/" && (path === "/operator" || path.startsWith("/operator/")) === isOperator(info);
+
+/** What the key may do, said in words on every page (never by colour alone). */
+function KeyNotes({ info }: { info: KeyInfo }) {
+  const notes = [
+    info.test && "Test key: messages never reach a carrier (they go through the simulator).",
+    info.scope === "read" && "Read-only key: you can look at everything here but change nothing.",
+    info.scope === "send" && "Send key: you can schedule and cancel messages and campaigns and reply; other changes need a full key.",
+  ].filter((note): note is string => !!note);
+  if (notes.length === 0) return null;
   return (
-    <main id="main" class="signin">
-      <h1>SMS Platform</h1>
-      <form onSubmit={(e) => void submit(e)} class="card" aria-describedby="signin-help">
-        <h2>Sign in</h2>
-        <p id="signin-help" class="muted">
-          Paste an API key (<code>npm run keys -- create --account NAME</code> makes one). It is kept in this tab only and sent as a bearer
-          token.
+    <div class="key-notes">
+      {notes.map((note) => (
+        <p key={note} class="key-note">
+          {note}
         </p>
-        <Field id="api-key" label="API key" error={error}>
-          <input
-            id="api-key"
-            name="apiKey"
-            type="password"
-            autoComplete="off"
-            // autofocus on purpose: the sign-in screen's one field; its help is read with it (aria-describedby), and keyboard users start typing at once
-            autoFocus
-            spellcheck={false}
-            required
-            value={key}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? "api-key-error" : undefined}
-            onInput={(e) => setKey(e.currentTarget.value)}
-          />
-        </Field>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? "Checking…" : "Sign in"}
-          </button>
-        </div>
-      </form>
-    </main>
+      ))}
+    </div>
   );
 }
 
-/** A path segment as typed or linked (a phone's "+" arrives as %2B); a malformed escape stays as it is. */
-function decodePathPart(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
-
-function Page({ path }: { path: string }) {
-  const parts = path.split("/").filter(Boolean);
-  if (parts[0] === "messages" && parts[1]) return <MessageDetail messageId={parts[1]} />;
-  if (parts[0] === "messages") return <Messages />;
-  if (parts[0] === "contacts") return <Contacts />;
-  if (parts[0] === "campaigns" && parts[1]) return <CampaignDetail campaignId={parts[1]} />;
-  if (parts[0] === "campaigns") return <Campaigns />;
-  if (parts[0] === "inbox") return <Inbox />;
-  if (parts[0] === "conversations" && parts[1]) return <Conversation phone={decodePathPart(parts[1])} />;
-  if (parts[0] === "settings" && parts[1] === "numbers") return <Numbers />;
-  if (parts[0] === "settings" && parts[1] === "opt-outs") return <OptOuts />;
-  if (parts[0] === "settings" && parts[1] === "replies") return <Replies />;
-  if (parts[0] === "settings" && parts[1] === "sending") return <Sending />;
-  if (parts[0] === "settings") return <Webhooks />;
-  return (
-    <section>
-      <h1 tabIndex={-1}>Not found</h1>
-      <p>
-        There is no page here. <Link to="/messages">Go to messages</Link>.
-      </p>
-    </section>
-  );
+interface SignedIn {
+  apiKey: string;
+  /** Who the key is; unknown for a key kept from before a reload until GET /api/v1/key answers. */
+  info?: KeyInfo;
 }
 
 function App() {
-  const [apiKey, setApiKey] = useState<string | null>(storedKey);
+  const [signedIn, setSignedIn] = useState<SignedIn | null>(() => {
+    const apiKey = storedKey();
+    return apiKey ? { apiKey } : null;
+  });
   const [signedOutMessage, setSignedOutMessage] = useState<string | undefined>();
+  const [checkError, setCheckError] = useState<ApiProblem | undefined>();
+  const [attempt, setAttempt] = useState(0);
   const { path } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
 
-  const session = useMemo<Session | null>(() => {
-    if (!apiKey) return null;
-    return {
-      client: createClient(apiKey),
-      signOut: (message?: string) => {
-        storeKey(null);
-        setSignedOutMessage(message);
-        setApiKey(null);
+  const signOut = useCallback((message?: string) => {
+    storeKey(null);
+    setSignedOutMessage(message);
+    setCheckError(undefined);
+    setSignedIn(null);
+  }, []);
+
+  // A key kept from before a reload: ask again who it is (its kind and scope decide what is shown).
+  useEffect(() => {
+    if (!signedIn || signedIn.info) return;
+    let live = true;
+    setCheckError(undefined);
+    whoIs(signedIn.apiKey).then(
+      (info) => live && setSignedIn({ apiKey: signedIn.apiKey, info }),
+      (error: ApiProblem) => {
+        if (!live) return;
+        if (error.status === 401) signOut(NOT_ACCEPTED);
+        else setCheckError(error);
       },
-    };
-  }, [apiKey]);
+    );
+    return () => void (live = false);
+  }, [signedIn, attempt, signOut]);
+
+  const info = signedIn?.info;
+  const session = useMemo<Session | null>(() => {
+    if (!signedIn?.info) return null;
+    return { client: createClient(signedIn.apiKey), key: signedIn.info, ...permissions(signedIn.info), signOut };
+  }, [signedIn, signOut]);
 
   useEffect(() => {
     setUnauthorizedHandler((problem) => session?.signOut(problem.problem.detail));
   }, [session]);
 
+  // A path of the other view (or "/") goes to the key's home page. After navigating between pages, the page
+  // heading takes the focus so keyboard and screen-reader users start at the new content; not on the first
+  // page shown after signing in or a reload.
+  const lastShown = useRef<string | null>(null);
   useEffect(() => {
-    if (path === "/") navigate("/messages", { replace: true });
-  }, [path]);
-
-  // After navigating, focus the page heading so keyboard and screen-reader users start at the new content.
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
+    if (!info) {
+      lastShown.current = null;
       return;
     }
-    mainRef.current?.querySelector<HTMLElement>("h1")?.focus();
-  }, [path]);
+    if (!fits(path, info)) {
+      navigate(home(info), { replace: true });
+      return;
+    }
+    const before = lastShown.current;
+    lastShown.current = path;
+    if (before !== null && before !== path) mainRef.current?.querySelector<HTMLElement>("h1")?.focus();
+  }, [path, info]);
 
-  if (!session) {
+  if (!signedIn) {
     return (
       <SignIn
         message={signedOutMessage}
-        onSignedIn={(key) => {
-          storeKey(key);
+        onSignedIn={(apiKey, keyInfo) => {
+          storeKey(apiKey);
           setSignedOutMessage(undefined);
-          setApiKey(key);
+          setSignedIn({ apiKey, info: keyInfo });
         }}
       />
     );
   }
+  if (!session) {
+    return (
+      <main id="main" class="signin">
+        <h1>SMS Platform</h1>
+        {checkError ? (
+          <div class="card">
+            <ProblemMessage error={checkError} prefix="Could not check the API key" />
+            <div class="actions">
+              <button type="button" class="primary" onClick={() => setAttempt((n) => n + 1)}>
+                Try again
+              </button>
+              <button type="button" onClick={() => signOut()}>
+                Sign out
+              </button>
+            </div>
+          </div>
+        ) : (
+          <p class="muted" role="status">
+            Checking the API key…
+          </p>
+        )}
+      </main>
+    );
+  }
+  const operator = isOperator(session.key);
+  const nav = operator ? OPERATOR_NAV : NAV;
   return (
     <SessionContext.Provider value={session}>
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="top">
-        <span class="brand">SMS Platform</span>
+        <span class="brand">{operator ? "SMS Platform · Operator" : "SMS Platform"}</span>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((item) => (
+            {nav.map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={path.startsWith(item.to) ? "page" : undefined}>
                   {item.label}
@@ -195,9 +179,10 @@ function App() {
         <button type="button" class="link signout" onClick={() => session.signOut()}>
           Sign out
         </button>
+        <KeyNotes info={session.key} />
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
-        <Page path={path} />
+        {fits(path, session.key) && (operator ? <OperatorPage path={path} /> : <AccountPage path={path} />)}
       </main>
     </SessionContext.Provider>
   );

@@ -2,13 +2,25 @@
 import { createContext, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SmsClient } from "../../client/http.js";
-import { ApiProblem } from "./api.js";
+import { ApiProblem, type KeyInfo } from "./api.js";
 
 // ---- session --------------------------------------------------------------------------------------------------
 
 export interface Session {
   client: SmsClient;
+  /** The signed-in key as GET /api/v1/key tells it: its kind, scope and whether it is a test key. */
+  key: KeyInfo;
+  /** The key may schedule and cancel messages and campaigns (scope `send` or `full`, or an operator key). */
+  canSend: boolean;
+  /** The key may change everything else (scope `full`, or an operator key). */
+  canWrite: boolean;
   signOut: (message?: string) => void;
+}
+
+/** What a key may do in the dashboard, from its scope (each operation's `x-scope` in the API). */
+export function permissions(key: KeyInfo): Pick<Session, "canSend" | "canWrite"> {
+  const canWrite = key.kind === "operator" || key.scope === "full";
+  return { canWrite, canSend: canWrite || key.scope === "send" };
 }
 
 export const SessionContext = createContext<Session | null>(null);
@@ -219,6 +231,25 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, dis
       </form>
     </Dialog>
   );
+}
+
+/** Copies text; without the async clipboard (plain http on another host) selects `element` and uses execCommand. */
+export async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    if (!element) return false;
+    if (element instanceof HTMLInputElement) element.select();
+    else {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      const selection = getSelection();
+      selection?.removeAllRanges();
+      selection?.addRange(range);
+    }
+    return document.execCommand("copy");
+  }
 }
 
 // ---- forms ----------------------------------------------------------------------------------------------------

@@ -37,11 +37,17 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await page.getByText("This API key was not accepted").waitFor();
     await screenshot(page, "dashboard-signin-wrong-key");
 
-    // An operator key works only on the operator API (no operator view yet): the sign-in says to use an account key.
+    // An operator key opens the operator view: its own navigation, the accounts first.
     await input.fill((await createOperatorKey(server().db, "dashboard")).key);
     await input.press("Enter");
-    await page.getByText("An operator key calls the operator API only; this path is the account API: use an account key.").waitFor();
+    await page.getByRole("heading", { name: "Accounts", level: 1 }).waitFor();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Unrouted messages" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/dashboard/operator/accounts");
+    expect(await page.getByRole("link", { name: "Messages", exact: true }).count()).toBe(0);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
 
+    // An account key signed in where the operator was goes to the account's own first page.
     await input.fill(key);
     await input.press("Enter");
     await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();

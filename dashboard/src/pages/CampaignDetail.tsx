@@ -81,7 +81,7 @@ function GroupName({ groupId }: { groupId: string }) {
 }
 
 export function CampaignDetail({ campaignId }: { campaignId: string }) {
-  const { client } = useSession();
+  const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
   const campaign = useAsync(() => ok(client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })), [campaignId]);
@@ -103,7 +103,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
           <div class="card">
             <p class="status-line">
               Status: <StatusChip status={c.status} />
-              {(c.status === "sending" || c.status === "scheduled") && (
+              {(c.status === "sending" || c.status === "scheduled") && canSend && (
                 <button type="button" class="danger" onClick={() => setCancelling(true)}>
                   Cancel campaign
                 </button>

@@ -9,6 +9,7 @@ import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { segmentSummary } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
 import { Field, fieldError, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import { QuotaNote } from "../usage.js";
 import { CampaignProgress } from "./CampaignDetail.js";
 
 /** Numbers pasted one a line, or separated by commas, semicolons or tabs. */
@@ -211,13 +212,14 @@ function CreateCampaign() {
 }
 
 export function Campaigns() {
-  const { client } = useSession();
+  const { client, canSend } = useSession();
   const list = usePagedList<Campaign>(async (query) => ok(client.GET("/api/v1/campaigns", { params: { query } })), [], 50);
   usePolling(list.reload, 2000, !!list.items?.some((c) => c.status === "sending"));
   return (
     <section>
       <h1 tabIndex={-1}>Campaigns</h1>
-      <CreateCampaign />
+      <QuotaNote />
+      {canSend && <CreateCampaign />}
       <section class="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">All campaigns</h2>
         <PagedRows list={list} noun="campaigns" one="campaign" empty="No campaigns yet.">

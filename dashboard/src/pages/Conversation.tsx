@@ -15,7 +15,7 @@ const REPLY_LEAD_MS = 5_000;
 const sentOrReceived = (m: Message) => (m.direction === "inbound" ? m.receivedAt : (m.sentAt ?? m.scheduledAt));
 
 function OptOutState({ phone, version }: { phone: string; version: number }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [notice, setNotice] = useState<string | undefined>();
   const state = useAsync(async () => {
     try {
@@ -48,7 +48,7 @@ function OptOutState({ phone, version }: { phone: string; version: number }) {
           to this number.
         </p>
       )}
-      {entry !== undefined && (
+      {entry !== undefined && canWrite && (
         <div class="actions">
           <button type="button" class={entry ? "" : "danger"} disabled={change.busy} onClick={() => void change.run(!entry)}>
             {entry ? "Remove the opt-out" : "Opt out this number"}
@@ -153,7 +153,7 @@ function ReplyForm({
 }
 
 export function Conversation({ phone }: { phone: string }) {
-  const { client } = useSession();
+  const { client, canSend } = useSession();
   const list = usePagedList<Message>(
     async (page) => ok(client.GET("/api/v1/messages", { params: { query: { ...page, phone } } })),
     [phone],
@@ -204,12 +204,14 @@ export function Conversation({ phone }: { phone: string }) {
           </ol>
         )}
       </section>
-      <ReplyForm
-        phone={phone}
-        defaultFrom={latestInbound?.direction === "inbound" ? latestInbound.to : undefined}
-        onSent={() => void list.reload()}
-        onRefused={() => setOptOutVersion((v) => v + 1)}
-      />
+      {canSend && (
+        <ReplyForm
+          phone={phone}
+          defaultFrom={latestInbound?.direction === "inbound" ? latestInbound.to : undefined}
+          onSent={() => void list.reload()}
+          onRefused={() => setOptOutVersion((v) => v + 1)}
+        />
+      )}
     </section>
   );
 }

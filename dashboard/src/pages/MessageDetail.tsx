@@ -86,7 +86,7 @@ function Receipts({ message }: { message: Message }) {
 }
 
 export function MessageDetail({ messageId }: { messageId: string }) {
-  const { client } = useSession();
+  const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
   const message = useAsync(() => ok(client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })), [messageId]);
@@ -107,7 +107,7 @@ export function MessageDetail({ messageId }: { messageId: string }) {
           <div class="card">
             <p class="status-line">
               Status: <StatusChip status={m.status} />
-              {m.status === "scheduled" && (
+              {m.status === "scheduled" && canSend && (
                 <button type="button" class="danger" onClick={() => setCancelling(true)}>
                   Cancel message
                 </button>

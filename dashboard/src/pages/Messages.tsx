@@ -7,6 +7,7 @@ import { SegmentCount } from "../segments.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
 import { ConfirmDialog, Field, fieldError, Notice, ProblemMessage, StatusChip, useAction, usePolling, useSession } from "../ui.js";
+import { QuotaNote } from "../usage.js";
 
 const LIMIT = 25;
 
@@ -124,7 +125,7 @@ export function CancelMessageDialog({
 }
 
 export function Messages() {
-  const { client } = useSession();
+  const { client, canSend } = useSession();
   const { query } = useLocation();
   const status = query.get("status") ?? "";
   const campaignId = query.get("campaignId") ?? "";
@@ -160,12 +161,15 @@ export function Messages() {
   return (
     <section>
       <h1 tabIndex={-1}>Messages</h1>
-      <ScheduleForm
-        onScheduled={(messageId, scheduledAt) => {
-          setNotice({ text: `Message scheduled for ${formatTime(scheduledAt)} (${scheduledAt} UTC).`, messageId });
-          void list.reload();
-        }}
-      />
+      <QuotaNote />
+      {canSend && (
+        <ScheduleForm
+          onScheduled={(messageId, scheduledAt) => {
+            setNotice({ text: `Message scheduled for ${formatTime(scheduledAt)} (${scheduledAt} UTC).`, messageId });
+            void list.reload();
+          }}
+        />
+      )}
       {notice && (
         <Notice>
           {notice.text} {notice.messageId && <Link to={`/messages/${notice.messageId}`}>Open it</Link>}
@@ -245,7 +249,7 @@ export function Messages() {
                   </span>
                 </div>
                 <div class="row-actions">
-                  {m.status === "scheduled" && (
+                  {m.status === "scheduled" && canSend && (
                     <button type="button" class="danger" onClick={() => setCancelling(m)} aria-label={`Cancel message to ${m.to}`}>
                       Cancel
                     </button>

@@ -6,7 +6,7 @@ import { formatTime } from "../time.js";
 import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 
 export function Numbers() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [phoneNumber, setPhoneNumber] = useState("");
   const [name, setName] = useState("");
   const [notice, setNotice] = useState<string | undefined>();
@@ -27,43 +27,45 @@ export function Numbers() {
         The phone numbers this account owns. Messages people send to them arrive in the inbox; replies go out from them. A number belongs to
         one account in the whole service.
       </p>
-      <form
-        class="card"
-        aria-labelledby="new-number-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.run();
-        }}
-      >
-        <h2 id="new-number-title">Add a number</h2>
-        <div class="grid-2">
-          <PhoneField
-            id="number-phone"
-            hint="With its +country prefix, e.g. +14155550199"
-            error={fieldError(add.error, "/body/phoneNumber")}
-            value={phoneNumber}
-            onValue={setPhoneNumber}
-          />
-          <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
-            <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </Field>
-        </div>
-        {taken ? (
-          <div class="problem" role="alert" data-testid="number-taken">
-            <p>
-              <strong>Number not added: it is already registered.</strong> {add.error?.problem.detail} A number can belong to one account
-              only; if it is yours, delete it from the account that holds it first.
-            </p>
+      {canWrite && (
+        <form
+          class="card"
+          aria-labelledby="new-number-title"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void add.run();
+          }}
+        >
+          <h2 id="new-number-title">Add a number</h2>
+          <div class="grid-2">
+            <PhoneField
+              id="number-phone"
+              hint="With its +country prefix, e.g. +14155550199"
+              error={fieldError(add.error, "/body/phoneNumber")}
+              value={phoneNumber}
+              onValue={setPhoneNumber}
+            />
+            <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
+              <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            </Field>
           </div>
-        ) : (
-          <ProblemMessage error={add.error} prefix="Number not added" />
-        )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={add.busy}>
-            Add number
-          </button>
-        </div>
-      </form>
+          {taken ? (
+            <div class="problem" role="alert" data-testid="number-taken">
+              <p>
+                <strong>Number not added: it is already registered.</strong> {add.error?.problem.detail} A number can belong to one account
+                only; if it is yours, delete it from the account that holds it first.
+              </p>
+            </div>
+          ) : (
+            <ProblemMessage error={add.error} prefix="Number not added" />
+          )}
+          <div class="actions">
+            <button type="submit" class="primary" disabled={add.busy}>
+              Add number
+            </button>
+          </div>
+        </form>
+      )}
       {notice && <Notice>{notice}</Notice>}
       <PagedRows
         list={list}
@@ -79,9 +81,11 @@ export function Numbers() {
                 <th scope="col">Number</th>
                 <th scope="col">Name</th>
                 <th scope="col">Added</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody ref={list.rowsRef}>
@@ -90,11 +94,18 @@ export function Numbers() {
                   <td data-label="Number">{n.phoneNumber}</td>
                   <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
                   <td data-label="Added">{formatTime(n.createdAt)}</td>
-                  <td>
-                    <button type="button" class="danger small" onClick={() => setDeleting(n)} aria-label={`Delete number ${n.phoneNumber}`}>
-                      Delete
-                    </button>
-                  </td>
+                  {canWrite && (
+                    <td>
+                      <button
+                        type="button"
+                        class="danger small"
+                        onClick={() => setDeleting(n)}
+                        aria-label={`Delete number ${n.phoneNumber}`}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

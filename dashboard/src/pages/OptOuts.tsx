@@ -9,7 +9,7 @@ import { ConfirmDialog, fieldError, Notice, PhoneField, ProblemMessage, useActio
 import { conversationPath } from "./Inbox.js";
 
 export function OptOuts() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [phone, setPhone] = useState("");
   const [notice, setNotice] = useState<string | undefined>();
   const [removing, setRemoving] = useState<OptOut | undefined>();
@@ -28,29 +28,31 @@ export function OptOuts() {
         before are not sent. A person joins it by texting STOP (or a similar keyword) to one of the account's numbers and leaves it by
         texting START.
       </p>
-      <form
-        class="card"
-        aria-labelledby="new-opt-out-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.run();
-        }}
-      >
-        <h2 id="new-opt-out-title">Add a number</h2>
-        <PhoneField
-          id="opt-out-phone"
-          hint="With its +country prefix; for someone who asked by other means (a call, an email)"
-          error={fieldError(add.error, "/path/phone")}
-          value={phone}
-          onValue={setPhone}
-        />
-        <ProblemMessage error={add.error} prefix="Not added" />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={add.busy}>
-            Add to the opt-out list
-          </button>
-        </div>
-      </form>
+      {canWrite && (
+        <form
+          class="card"
+          aria-labelledby="new-opt-out-title"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void add.run();
+          }}
+        >
+          <h2 id="new-opt-out-title">Add a number</h2>
+          <PhoneField
+            id="opt-out-phone"
+            hint="With its +country prefix; for someone who asked by other means (a call, an email)"
+            error={fieldError(add.error, "/path/phone")}
+            value={phone}
+            onValue={setPhone}
+          />
+          <ProblemMessage error={add.error} prefix="Not added" />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={add.busy}>
+              Add to the opt-out list
+            </button>
+          </div>
+        </form>
+      )}
       {notice && <Notice>{notice}</Notice>}
       <PagedRows list={list} noun="opt-outs" one="opt-out" errorPrefix="Could not load the opt-out list" empty="Nobody has opted out.">
         {(items) => (
@@ -61,9 +63,11 @@ export function OptOuts() {
                 <th scope="col">Source</th>
                 <th scope="col">Keyword</th>
                 <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody ref={list.rowsRef}>
@@ -77,16 +81,18 @@ export function OptOuts() {
                   <td data-label="Source">{o.source === "keyword" ? "keyword" : "added by hand (API)"}</td>
                   <td data-label="Keyword">{o.keyword ?? <span class="muted">—</span>}</td>
                   <td data-label="Since">{formatTime(o.createdAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="danger small"
-                      onClick={() => setRemoving(o)}
-                      aria-label={`Remove ${o.phone} from the list`}
-                    >
-                      Remove
-                    </button>
-                  </td>
+                  {canWrite && (
+                    <td>
+                      <button
+                        type="button"
+                        class="danger small"
+                        onClick={() => setRemoving(o)}
+                        aria-label={`Remove ${o.phone} from the list`}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

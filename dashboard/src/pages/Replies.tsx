@@ -1,6 +1,7 @@
 // Settings → Replies: the texts sent back to STOP, START and HELP. An empty box sends no reply (null in the API).
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { ok } from "../api.js";
+import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { SegmentCount } from "../segments.js";
 import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
@@ -67,11 +68,25 @@ function RepliesForm({ settings, onSaved }: SettingsFormProps) {
   );
 }
 
+function RepliesSummary({ settings }: { settings: AccountSettings }) {
+  return (
+    <dl class="facts">
+      {REPLIES.map(({ key, label }) => (
+        <Fragment key={key}>
+          <dt>{label}</dt>
+          <dd>{settings[key] ?? <span class="muted">no reply</span>}</dd>
+        </Fragment>
+      ))}
+    </dl>
+  );
+}
+
 export function Replies() {
   return (
     <SettingsPage
       title="Settings → Replies"
       form={RepliesForm}
+      summary={RepliesSummary}
       intro={
         <>
           When a person texts a keyword to one of the account's numbers, the number answers with these texts (at most two segments: 306

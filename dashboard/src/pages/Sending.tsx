@@ -1,10 +1,11 @@
 // Settings → Sending: the account's sending policy. Quiet hours hold marketing messages in each recipient's
 // local time, the default time zone is for recipients whose zone is not known, the cap limits segments a second.
 import { useState } from "preact/hooks";
-import { ok } from "../api.js";
+import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { TimeZoneInput } from "../timeZoneInput.js";
 import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { count, LimitsFacts } from "../usage.js";
 
 function SendingForm({ settings, onSaved }: SettingsFormProps) {
   const { client } = useSession();
@@ -97,11 +98,38 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
   );
 }
 
+function SendingSummary({ settings }: { settings: AccountSettings }) {
+  return (
+    <dl class="facts">
+      <dt>Quiet hours</dt>
+      <dd>{settings.quietHours ? `${settings.quietHours.start} to ${settings.quietHours.end}` : "none"}</dd>
+      <dt>Default time zone</dt>
+      <dd>{settings.defaultTimeZone}</dd>
+      <dt>Throughput cap</dt>
+      <dd>{settings.maxSegmentsPerSecond === null ? "none" : `${settings.maxSegmentsPerSecond} segments a second`}</dd>
+    </dl>
+  );
+}
+
 export function Sending() {
   return (
     <SettingsPage
       title="Settings → Sending"
       form={SendingForm}
+      summary={SendingSummary}
+      aside={(account) => (
+        <section class="card" aria-labelledby="limits-title">
+          <h2 id="limits-title">Limits set by the operator</h2>
+          {account.usage && account.limits.dailySegmentQuota !== null && (
+            <p data-testid="quota-usage">
+              <strong>
+                Today (UTC): {count(account.usage.segmentsAccepted)} of {count(account.limits.dailySegmentQuota)} segments
+              </strong>
+            </p>
+          )}
+          <LimitsFacts limits={account.limits} usage={account.usage} />
+        </section>
+      )}
       intro={
         <>
           When and how fast the account's messages go out. Changing the quiet hours or the default time zone re-judges held messages at

@@ -8,6 +8,7 @@ import { formatTime } from "../time.js";
 import { EditEvents, EventChoice } from "./WebhookEvents.js";
 import {
   ConfirmDialog,
+  copyText,
   Field,
   fieldError,
   Loading,
@@ -22,24 +23,8 @@ import {
 
 type DeliveryFilter = "" | WebhookDelivery["status"];
 
-/** Copies text; without the async clipboard (plain http on another host) selects it and uses execCommand. */
-async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    if (!element) return false;
-    const range = document.createRange();
-    range.selectNodeContents(element);
-    const selection = getSelection();
-    selection?.removeAllRanges();
-    selection?.addRange(range);
-    return document.execCommand("copy");
-  }
-}
-
 function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [secret, setSecret] = useState<string | undefined>(initial);
   const [copied, setCopied] = useState<string | undefined>();
   const [rotating, setRotating] = useState(false);
@@ -60,40 +45,42 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
           </code>
         </p>
       ) : (
-        <p class="muted">Hidden. Receivers verify every receipt with it.</p>
+        <p class="muted">Hidden. Receivers verify every receipt with it.{!canWrite && " Only a full key may reveal it."}</p>
       )}
-      <div class="actions">
-        {secret ? (
-          <>
-            <button
-              type="button"
-              onClick={() =>
-                void copyText(secret, codeRef.current).then((copied) =>
-                  setCopied(copied ? "Secret copied to the clipboard." : "Could not copy: select the secret and copy it."),
-                )
-              }
-            >
-              Copy secret
+      {canWrite && (
+        <div class="actions">
+          {secret ? (
+            <>
+              <button
+                type="button"
+                onClick={() =>
+                  void copyText(secret, codeRef.current).then((copied) =>
+                    setCopied(copied ? "Secret copied to the clipboard." : "Could not copy: select the secret and copy it."),
+                  )
+                }
+              >
+                Copy secret
+              </button>
+              <button
+                type="button"
+                onClick={() => {
+                  setSecret(undefined);
+                  setCopied(undefined);
+                }}
+              >
+                Hide secret
+              </button>
+            </>
+          ) : (
+            <button type="button" onClick={() => void reveal.run()} disabled={reveal.busy} aria-label={`Reveal secret of ${webhook.name}`}>
+              Reveal secret
             </button>
-            <button
-              type="button"
-              onClick={() => {
-                setSecret(undefined);
-                setCopied(undefined);
-              }}
-            >
-              Hide secret
-            </button>
-          </>
-        ) : (
-          <button type="button" onClick={() => void reveal.run()} disabled={reveal.busy} aria-label={`Reveal secret of ${webhook.name}`}>
-            Reveal secret
+          )}
+          <button type="button" onClick={() => setRotating(true)} aria-label={`Rotate secret of ${webhook.name}`}>
+            Rotate secret
           </button>
-        )}
-        <button type="button" onClick={() => setRotating(true)} aria-label={`Rotate secret of ${webhook.name}`}>
-          Rotate secret
-        </button>
-      </div>
+        </div>
+      )}
       <p class="muted" role="status">
         {copied}
       </p>
@@ -158,7 +145,7 @@ function TestReceipt({ webhook }: { webhook: Webhook }) {
 }
 
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [filter, setFilter] = useState<DeliveryFilter>("");
   const [note, setNote] = useState<string | undefined>();
   const log = usePagedList<WebhookDelivery>(
@@ -211,9 +198,11 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
               <th scope="col">Outcome</th>
               <th scope="col">Attempts</th>
               <th scope="col">Last answer</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+              {canWrite && (
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody ref={log.rowsRef}>
@@ -242,17 +231,19 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                       "—"
                     )}
                   </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small"
-                      onClick={() => void redeliver.run(d)}
-                      disabled={redeliver.busy}
-                      aria-label={`Redeliver ${d.event} of ${formatTime(d.createdAt)}`}
-                    >
-                      Redeliver
-                    </button>
-                  </td>
+                  {canWrite && (
+                    <td>
+                      <button
+                        type="button"
+                        class="small"
+                        onClick={() => void redeliver.run(d)}
+                        disabled={redeliver.busy}
+                        aria-label={`Redeliver ${d.event} of ${formatTime(d.createdAt)}`}
+                      >
+                        Redeliver
+                      </button>
+                    </td>
+                  )}
                 </tr>
               );
             })}
@@ -266,7 +257,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
 
 /** A disabled webhook is sent nothing; its receipts are logged `failed` (webhook_disabled) until it is enabled. */
 function DisabledNotice({ webhook, onEnabled }: { webhook: Webhook; onEnabled: () => Promise<void> }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const enable = useAction(async () => {
     await ok(client.POST("/api/v1/webhooks/{webhookId}/enable", { params: { path: { webhookId: webhook.webhookId } } }));
     await onEnabled();
@@ -278,9 +269,11 @@ function DisabledNotice({ webhook, onEnabled }: { webhook: Webhook; onEnabled: (
         <strong>Disabled {formatTime(webhook.disabledAt)}</strong>: {webhook.disabledReason}. It is sent no receipts; those made meanwhile
         are in the delivery log as failed (<code>webhook_disabled</code>) and can be redelivered once it is enabled.
       </p>
-      <button type="button" onClick={() => void enable.run()} disabled={enable.busy} aria-label={`Enable webhook ${webhook.name}`}>
-        Enable webhook
-      </button>
+      {canWrite && (
+        <button type="button" onClick={() => void enable.run()} disabled={enable.busy} aria-label={`Enable webhook ${webhook.name}`}>
+          Enable webhook
+        </button>
+      )}
       <ProblemMessage error={enable.error} />
     </div>
   );
@@ -297,6 +290,7 @@ function WebhookCard({
   onDelete: (w: Webhook) => void;
   onChanged: () => Promise<void>;
 }) {
+  const { canWrite } = useSession();
   const [showLog, setShowLog] = useState(false);
   const [editing, setEditing] = useState(false);
   const logId = `log-${webhook.webhookId}`;
@@ -305,9 +299,11 @@ function WebhookCard({
     <li class="card webhook" data-webhook={webhook.name}>
       <div class="card-head">
         <h3>{webhook.name}</h3>
-        <button type="button" class="danger small" onClick={() => onDelete(webhook)} aria-label={`Delete webhook ${webhook.name}`}>
-          Delete
-        </button>
+        {canWrite && (
+          <button type="button" class="danger small" onClick={() => onDelete(webhook)} aria-label={`Delete webhook ${webhook.name}`}>
+            Delete
+          </button>
+        )}
       </div>
       <p class="break">
         <code>{webhook.url}</code>
@@ -322,13 +318,17 @@ function WebhookCard({
           </span>
         ))}
       </p>
-      <button type="button" class="link" aria-expanded={editing} aria-controls={eventsId} onClick={() => setEditing(!editing)}>
-        {editing ? "Close events" : "Change events"}
-      </button>
-      <div id={eventsId}>{editing && <EditEvents webhook={webhook} onSaved={onChanged} />}</div>
+      {canWrite && (
+        <>
+          <button type="button" class="link" aria-expanded={editing} aria-controls={eventsId} onClick={() => setEditing(!editing)}>
+            {editing ? "Close events" : "Change events"}
+          </button>
+          <div id={eventsId}>{editing && <EditEvents webhook={webhook} onSaved={onChanged} />}</div>
+        </>
+      )}
       <DisabledNotice webhook={webhook} onEnabled={onChanged} />
       <Secret webhook={webhook} initial={initialSecret} />
-      <TestReceipt webhook={webhook} />
+      {canWrite && <TestReceipt webhook={webhook} />}
       <button type="button" class="link" aria-expanded={showLog} aria-controls={logId} onClick={() => setShowLog(!showLog)}>
         {showLog ? "Hide delivery log" : "Show delivery log"}
       </button>
@@ -338,7 +338,7 @@ function WebhookCard({
 }
 
 export function Webhooks() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<WebhookEventType[]>(RECEIPT_EVENTS);
@@ -362,38 +362,40 @@ export function Webhooks() {
         Each webhook is posted the events it subscribes to, signed: the receipts of a message's status changes (sent, delivered, failed,
         undelivered), messages received, and opt-outs and opt-ins.
       </p>
-      <form
-        class="card"
-        aria-labelledby="new-webhook-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.run();
-        }}
-      >
-        <h2 id="new-webhook-title">Add a webhook</h2>
-        <div class="grid-2">
-          <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
-            <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </Field>
-          <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
-            <input
-              id="webhook-url"
-              type="url"
-              required
-              value={url}
-              onInput={(e) => setUrl(e.currentTarget.value)}
-              aria-describedby="webhook-url-hint"
-            />
-          </Field>
-        </div>
-        <EventChoice id="webhook-events" events={events} onChange={setEvents} />
-        <ProblemMessage error={add.error} prefix="Webhook not added" />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={add.busy || events.length === 0}>
-            Add webhook
-          </button>
-        </div>
-      </form>
+      {canWrite && (
+        <form
+          class="card"
+          aria-labelledby="new-webhook-title"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void add.run();
+          }}
+        >
+          <h2 id="new-webhook-title">Add a webhook</h2>
+          <div class="grid-2">
+            <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
+              <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            </Field>
+            <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
+              <input
+                id="webhook-url"
+                type="url"
+                required
+                value={url}
+                onInput={(e) => setUrl(e.currentTarget.value)}
+                aria-describedby="webhook-url-hint"
+              />
+            </Field>
+          </div>
+          <EventChoice id="webhook-events" events={events} onChange={setEvents} />
+          <ProblemMessage error={add.error} prefix="Webhook not added" />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={add.busy || events.length === 0}>
+              Add webhook
+            </button>
+          </div>
+        </form>
+      )}
       {notice && <Notice>{notice}</Notice>}
       <ProblemMessage error={hooks.error} />
       {!hooks.data && hooks.loading && <Loading what="webhooks" />}

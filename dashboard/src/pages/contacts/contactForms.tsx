@@ -81,7 +81,7 @@ export function ContactItem({
   onChanged: (c: Contact, note: string) => void;
   onDelete: (c: Contact) => void;
 }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [editing, setEditing] = useState(false);
   const [phone, setPhone] = useState(contact.phone);
   const [firstName, setFirstName] = useState(contact.firstName ?? "");
@@ -157,40 +157,45 @@ export function ContactItem({
         {contact.timeZone && <small class="muted">{contact.timeZone}</small>}
       </div>
       <div class="row-meta">
-        <label class="inline" for={`group-of-${contact.contactId}`}>
-          <span class="muted">Group</span>
-          <GroupSelect
-            id={`group-of-${contact.contactId}`}
-            groups={groups}
-            value={contact.groupId ?? ""}
-            label={`Group of ${contact.phone}`}
-            disabled={save.busy}
-            onChange={(groupId) => {
-              const target = groupId || null;
-              void save.run({ groupId: target }, (c) => `Moved ${c.phone} to ${groupName(target)}.`);
-            }}
-          />
-        </label>
+        {!canWrite && <span>Group: {groupName(contact.groupId)}</span>}
+        {canWrite && (
+          <label class="inline" for={`group-of-${contact.contactId}`}>
+            <span class="muted">Group</span>
+            <GroupSelect
+              id={`group-of-${contact.contactId}`}
+              groups={groups}
+              value={contact.groupId ?? ""}
+              label={`Group of ${contact.phone}`}
+              disabled={save.busy}
+              onChange={(groupId) => {
+                const target = groupId || null;
+                void save.run({ groupId: target }, (c) => `Moved ${c.phone} to ${groupName(target)}.`);
+              }}
+            />
+          </label>
+        )}
         <ProblemMessage error={save.error} />
       </div>
-      <div class="row-actions">
-        <button
-          type="button"
-          onClick={() => {
-            setPhone(contact.phone);
-            setFirstName(contact.firstName ?? "");
-            setZone(contact.timeZone ?? "");
-            save.clearError();
-            setEditing(true);
-          }}
-          aria-label={`Edit ${contact.phone}`}
-        >
-          Edit
-        </button>
-        <button type="button" class="danger" onClick={() => onDelete(contact)} aria-label={`Delete ${contact.phone}`}>
-          Delete
-        </button>
-      </div>
+      {canWrite && (
+        <div class="row-actions">
+          <button
+            type="button"
+            onClick={() => {
+              setPhone(contact.phone);
+              setFirstName(contact.firstName ?? "");
+              setZone(contact.timeZone ?? "");
+              save.clearError();
+              setEditing(true);
+            }}
+            aria-label={`Edit ${contact.phone}`}
+          >
+            Edit
+          </button>
+          <button type="button" class="danger" onClick={() => onDelete(contact)} aria-label={`Delete ${contact.phone}`}>
+            Delete
+          </button>
+        </div>
+      )}
     </li>
   );
 }

@@ -78,7 +78,7 @@ export function GroupsPanel({
   onChanged: () => void;
   onDeleted: (g: Group) => void;
 }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [deleting, setDeleting] = useState<Group | undefined>();
   return (
     <aside class="card" aria-labelledby="groups-title">
@@ -102,14 +102,16 @@ export function GroupsPanel({
                 {g.contactCount} contact{g.contactCount === 1 ? "" : "s"}
               </span>
               {g.description && <small class="muted block">{g.description}</small>}
-              <button type="button" class="danger small" onClick={() => setDeleting(g)} aria-label={`Delete group ${g.name}`}>
-                Delete
-              </button>
+              {canWrite && (
+                <button type="button" class="danger small" onClick={() => setDeleting(g)} aria-label={`Delete group ${g.name}`}>
+                  Delete
+                </button>
+              )}
             </li>
           ))}
         </ul>
       )}
-      <CreateGroupForm onCreated={onChanged} />
+      {canWrite && <CreateGroupForm onCreated={onChanged} />}
       <ConfirmDialog
         open={!!deleting}
         title={`Delete group “${deleting?.name ?? ""}”?`}

@@ -11,7 +11,7 @@ import { ImportForm } from "./importForm.js";
 const LIMIT = 50;
 
 export function Contacts() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const { query } = useLocation();
   const groupId = query.get("groupId") ?? "";
   const [notice, setNotice] = useState<string | undefined>();
@@ -86,15 +86,19 @@ export function Contacts() {
               )}
             </PagedRows>
           </section>
-          <CreateContactForm
-            groups={groupList}
-            defaultGroup={groupId}
-            onCreated={(c) => {
-              setNotice(`Added ${c.phone}.`);
-              void refresh();
-            }}
-          />
-          <ImportForm onImported={() => void refresh()} />
+          {canWrite && (
+            <>
+              <CreateContactForm
+                groups={groupList}
+                defaultGroup={groupId}
+                onCreated={(c) => {
+                  setNotice(`Added ${c.phone}.`);
+                  void refresh();
+                }}
+              />
+              <ImportForm onImported={() => void refresh()} />
+            </>
+          )}
         </div>
       </div>
       <ConfirmDialog

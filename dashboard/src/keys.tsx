@@ -1,0 +1,186 @@
+// API keys, shared by Settings → API keys (the account's own keys) and the operator's page of an account: the
+// list, the form that makes a key, and the new key, shown this once.
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { CreatedKey, KeyScope, KeySummary, NewKeyRequest } from "./api.js";
+import { formatTime, localInputToUtc, timeZone, utcOffset } from "./time.js";
+import { copyText, Field, fieldError, ProblemMessage, useAction } from "./ui.js";
+
+const SCOPES: { scope: KeyScope; label: string }[] = [
+  { scope: "full", label: "full: everything" },
+  { scope: "send", label: "send: read, schedule and cancel messages and campaigns" },
+  { scope: "read", label: "read: look only" },
+];
+
+/** Makes a key: name, scope, optional expiry (local time, sent as UTC), test. `testOnly`: a test key's form. */
+export function CreateKeyForm({
+  id,
+  testOnly = false,
+  onCreate,
+}: {
+  id: string;
+  testOnly?: boolean;
+  onCreate: (body: NewKeyRequest) => Promise<void>;
+}) {
+  const [name, setName] = useState("");
+  const [scope, setScope] = useState<KeyScope>("full");
+  const [expires, setExpires] = useState("");
+  const [test, setTest] = useState(testOnly);
+  const create = useAction(async () => {
+    const expiresAt = expires ? (localInputToUtc(expires) ?? expires) : null;
+    await onCreate({ ...(name.trim() ? { name: name.trim() } : {}), scope, expiresAt, test: testOnly || test });
+    setName("");
+    setExpires("");
+  });
+  const err = (path: string) => fieldError(create.error, path);
+  return (
+    <form
+      class="card"
+      aria-labelledby={`${id}-title`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void create.run();
+      }}
+    >
+      <h2 id={`${id}-title`}>Create a key</h2>
+      <div class="grid-2">
+        <Field id={`${id}-name`} label="Key name (optional)" error={err("/body/name")}>
+          <input id={`${id}-name`} maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field id={`${id}-scope`} label="Scope" error={err("/body/scope")}>
+          <select id={`${id}-scope`} value={scope} onChange={(e) => setScope(e.currentTarget.value as KeyScope)}>
+            {SCOPES.map((s) => (
+              <option key={s.scope} value={s.scope}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field
+          id={`${id}-expires`}
+          label="Expires (optional)"
+          hint={`Your time zone: ${timeZone()} (${utcOffset()}). Empty: the key never expires.`}
+          error={err("/body/expiresAt")}
+        >
+          <input
+            id={`${id}-expires`}
+            type="datetime-local"
+            value={expires}
+            onInput={(e) => setExpires(e.currentTarget.value)}
+            aria-describedby={`${id}-expires-hint`}
+          />
+        </Field>
+      </div>
+      <label class="inline">
+        <input type="checkbox" checked={testOnly || test} disabled={testOnly} onChange={(e) => setTest(e.currentTarget.checked)} /> Test
+        key: its messages never reach a carrier
+      </label>
+      {testOnly && <p class="muted">You are signed in with a test key: it makes test keys only.</p>}
+      <ProblemMessage error={create.error} prefix="Key not created" />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={create.busy}>
+          {create.busy ? "Creating…" : "Create key"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A key just made: the whole key in a field to copy, shown this once (the API never shows it again). */
+export function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<string | undefined>();
+  // The key is what the user came for: the focus goes to it.
+  useEffect(() => input.current?.focus(), [created.keyId]);
+  return (
+    <section class="card new-key" aria-labelledby="new-key-title" data-testid="new-key">
+      <h2 id="new-key-title">New key{created.name ? ` “${created.name}”` : ""}</h2>
+      <p>
+        <strong>Copy it now: it is shown this once.</strong> Only its id, <code>{created.keyId}</code>, is kept on view; store the key where
+        the program that uses it can read it.
+      </p>
+      <Field id="new-key-value" label="The new API key">
+        <input id="new-key-value" ref={input} readOnly spellcheck={false} value={created.key} onFocus={(e) => e.currentTarget.select()} />
+      </Field>
+      <div class="actions">
+        <button
+          type="button"
+          onClick={() =>
+            void copyText(created.key, input.current).then((ok) =>
+              setCopied(ok ? "Key copied to the clipboard." : "Could not copy: select the key and copy it."),
+            )
+          }
+        >
+          Copy key
+        </button>
+        <button type="button" onClick={onDone}>
+          I have stored it
+        </button>
+      </div>
+      <p class="muted" role="status">
+        {copied}
+      </p>
+    </section>
+  );
+}
+
+const expired = (k: KeySummary) => k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now();
+
+/** The keys of an account; `onRevoke` (absent for a key that may not) adds a Revoke button but on `currentKeyId`. */
+export function KeysTable({
+  items,
+  caption,
+  currentKeyId,
+  onRevoke,
+  rowsRef,
+}: {
+  items: KeySummary[];
+  caption: string;
+  currentKeyId?: string;
+  onRevoke?: (k: KeySummary) => void;
+  rowsRef: (element: HTMLElement | null) => void;
+}) {
+  return (
+    <table class="table">
+      <caption class="sr-only">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Key</th>
+          <th scope="col">Scope</th>
+          <th scope="col">Test key</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          {onRevoke && (
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          )}
+        </tr>
+      </thead>
+      <tbody ref={rowsRef}>
+        {items.map((k) => (
+          <tr key={k.keyId} data-key-id={k.keyId}>
+            <td data-label="Key">
+              {k.name ?? <span class="muted">unnamed</span>} <code class="muted">{k.keyId}</code>
+              {k.keyId === currentKeyId && <strong class="this-key"> (this key: you are signed in with it)</strong>}
+            </td>
+            <td data-label="Scope">{k.scope}</td>
+            <td data-label="Test key">{k.test ? "yes" : "no"}</td>
+            <td data-label="Expires">{k.expiresAt ? `${formatTime(k.expiresAt)}${expired(k) ? " (expired)" : ""}` : "never"}</td>
+            <td data-label="Created">{formatTime(k.createdAt)}</td>
+            <td data-label="Last used">{k.lastUsedAt ? formatTime(k.lastUsedAt) : "never"}</td>
+            {onRevoke && (
+              <td>
+                {k.keyId !== currentKeyId && (
+                  <button type="button" class="danger small" onClick={() => onRevoke(k)} aria-label={`Revoke key ${k.name ?? k.keyId}`}>
+                    Revoke
+                  </button>
+                )}
+              </td>
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

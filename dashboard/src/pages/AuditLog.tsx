@@ -1,0 +1,149 @@
+// The audit log: every successful change, newest first — when, by whom (the kind of key and its id), to which
+// account, what (the operation) and to what. An account key sees its own account's; the operator sees all,
+// and filters by account too. Filters live in the query string (?action=, ?accountId=).
+import { useState } from "preact/hooks";
+import { ok, type AuditEvent } from "../api.js";
+import { PagedRows, usePagedList } from "../paging.js";
+import { Link, navigate, useLocation } from "../router.js";
+import { formatTime } from "../time.js";
+import { useAsync, useSession } from "../ui.js";
+
+const ACTORS = { account: "account key", operator: "operator key", cli: "keys command" } as const;
+
+export function AuditLog() {
+  const { client, key } = useSession();
+  const operator = key.kind === "operator";
+  const base = operator ? "/operator/audit-log" : "/audit-log";
+  const { query } = useLocation();
+  const action = query.get("action") ?? "";
+  const accountId = operator ? (query.get("accountId") ?? "") : "";
+  const [typed, setTyped] = useState(action);
+  // The operator's rows name their account: the first 100 accounts give the names (others show their id).
+  const accounts = useAsync(
+    async () => (operator ? (await ok(client.GET("/api/v1/accounts", { params: { query: { limit: 100 } } }))).data : []),
+    [operator],
+  );
+  const nameOf = (id: string) => accounts.data?.find((a) => a.accountId === id)?.name;
+  const list = usePagedList<AuditEvent>(
+    async (page) =>
+      ok(
+        client.GET("/api/v1/audit-events", {
+          params: { query: { ...page, ...(action ? { action } : {}), ...(accountId ? { accountId } : {}) } },
+        }),
+      ),
+    [action, accountId],
+    50,
+  );
+  const show = (next: { action?: string; accountId?: string }) => {
+    const params = new URLSearchParams();
+    const a = next.action ?? action;
+    const id = next.accountId ?? accountId;
+    if (a) params.set("action", a);
+    if (id) params.set("accountId", id);
+    const qs = params.toString();
+    navigate(`${base}${qs ? `?${qs}` : ""}`, { replace: true });
+  };
+  const actions = [...new Set(list.items?.map((e) => e.action) ?? [])].sort();
+  return (
+    <section>
+      <h1 tabIndex={-1}>Audit log</h1>
+      <p class="muted">
+        {operator ? "Every successful change in the service" : "Every successful change to this account"}, newest first: who made it (the
+        kind of key and its id, never the key itself), the operation and what it changed. Request bodies are never kept.
+      </p>
+      <search class="toolbar" aria-label="Filter the audit log">
+        <form
+          class="toolbar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            show({ action: typed.trim() });
+          }}
+        >
+          <div class="field">
+            <label for="audit-action">Action</label>
+            <input id="audit-action" list="audit-actions" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+            <datalist id="audit-actions">
+              {actions.map((a) => (
+                <option key={a} value={a} />
+              ))}
+            </datalist>
+          </div>
+          <button type="submit">Filter</button>
+        </form>
+        {operator && (
+          <div class="field">
+            <label for="audit-account">Account</label>
+            <select id="audit-account" value={accountId} onChange={(e) => show({ accountId: e.currentTarget.value })}>
+              <option value="">All accounts</option>
+              {accountId && !nameOf(accountId) && <option value={accountId}>{accountId}</option>}
+              {accounts.data?.map((a) => (
+                <option key={a.accountId} value={a.accountId}>
+                  {a.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {(action || accountId) && (
+          <button
+            type="button"
+            onClick={() => {
+              setTyped("");
+              show({ action: "", accountId: "" });
+            }}
+          >
+            Show every event
+          </button>
+        )}
+      </search>
+      <PagedRows
+        list={list}
+        noun="events"
+        one="event"
+        loading="the audit log"
+        errorPrefix="Could not load the audit log"
+        empty={action || accountId ? "No events match these filters." : "No changes yet."}
+      >
+        {(items) => (
+          <table class="table">
+            <caption class="sr-only">Audit events, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">At</th>
+                <th scope="col">Actor</th>
+                {operator && <th scope="col">Account</th>}
+                <th scope="col">Action</th>
+                <th scope="col">Resource</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody ref={list.rowsRef}>
+              {items.map((e) => (
+                <tr key={e.auditEventId} data-action={e.action}>
+                  <td data-label="At">{formatTime(e.at)}</td>
+                  <td data-label="Actor">
+                    {ACTORS[e.actor.type]} {e.actor.keyId && <code>{e.actor.keyId}</code>}
+                  </td>
+                  {operator && (
+                    <td data-label="Account">
+                      {e.accountId ? (
+                        <Link to={`/operator/accounts/${e.accountId}`}>{nameOf(e.accountId) ?? `${e.accountId.slice(0, 8)}…`}</Link>
+                      ) : (
+                        <span class="muted">the service</span>
+                      )}
+                    </td>
+                  )}
+                  <td data-label="Action">
+                    <code>{e.action}</code>
+                  </td>
+                  <td data-label="Resource">{e.resourceId ? <code>{e.resourceId}</code> : <span class="muted">—</span>}</td>
+                  <td data-label="Status">{e.status ?? <span class="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </PagedRows>
+    </section>
+  );
+}

@@ -1,0 +1,68 @@
+// Settings → API keys: the account's keys (the one signed in with marked), making one (its secret shown this
+// once) and revoking one; a key cannot revoke itself. A key that may not change things sees the list alone.
+import { useState } from "preact/hooks";
+import { ok, type CreatedKey, type KeySummary } from "../api.js";
+import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
+import { PagedRows, usePagedList } from "../paging.js";
+import { ConfirmDialog, Notice, useSession } from "../ui.js";
+import { QuotaNote } from "../usage.js";
+
+export function Keys() {
+  const { client, key, canWrite } = useSession();
+  const [created, setCreated] = useState<CreatedKey | undefined>();
+  const [revoking, setRevoking] = useState<KeySummary | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const list = usePagedList<KeySummary>(async (page) => ok(client.GET("/api/v1/keys", { params: { query: page } })), [], 50);
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → API keys</h1>
+      <p class="muted">
+        The keys that call the API for this account. A key's scope limits what it may do: <strong>full</strong> everything,{" "}
+        <strong>send</strong> reading plus scheduling and cancelling messages and campaigns, <strong>read</strong> looking only. A test
+        key's messages go through the simulator and never reach a carrier.
+      </p>
+      <QuotaNote />
+      {canWrite && (
+        <CreateKeyForm
+          id="new-key"
+          testOnly={key.test}
+          onCreate={async (body) => {
+            setNotice(undefined);
+            setCreated(await ok(client.POST("/api/v1/keys", { body })));
+            await list.reload();
+          }}
+        />
+      )}
+      {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
+      {notice && <Notice>{notice}</Notice>}
+      <section class="card" aria-labelledby="keys-title">
+        <h2 id="keys-title">Keys</h2>
+        <PagedRows list={list} noun="keys" one="key" errorPrefix="Could not load the keys" empty="No keys.">
+          {(items) => (
+            <KeysTable
+              items={items}
+              caption="The account's API keys, newest first"
+              currentKeyId={key.keyId}
+              onRevoke={canWrite ? setRevoking : undefined}
+              rowsRef={list.rowsRef}
+            />
+          )}
+        </PagedRows>
+      </section>
+      <ConfirmDialog
+        open={!!revoking}
+        title={`Revoke key ${revoking?.name ?? revoking?.keyId ?? ""}?`}
+        confirmLabel="Revoke key"
+        danger
+        onClose={() => setRevoking(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/keys/{keyId}", { params: { path: { keyId: revoking!.keyId } } }));
+          setNotice(`Key ${revoking!.name ?? revoking!.keyId} revoked: it is refused from now on.`);
+          list.update((items) => items.filter((k) => k.keyId !== revoking!.keyId));
+        }}
+      >
+        <p>Every program that calls the API with it is refused (401) from now on. This cannot be undone.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,98 @@
+// Operator → Accounts: every account of the service with its state and today's use of its quota, making one,
+// and who holds a number.
+import { useState } from "preact/hooks";
+import { ok, type OperatorAccount } from "../../api.js";
+import { PagedRows, usePagedList } from "../../paging.js";
+import { Link, navigate } from "../../router.js";
+import { formatTime } from "../../time.js";
+import { Field, fieldError, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { quotaUsage } from "../../usage.js";
+import { NumberHolder } from "./holder.js";
+
+export const accountPath = (accountId: string) => `/operator/accounts/${accountId}`;
+
+export function Accounts() {
+  const { client } = useSession();
+  const [name, setName] = useState("");
+  const list = usePagedList<OperatorAccount>(async (page) => ok(client.GET("/api/v1/accounts", { params: { query: page } })), [], 50);
+  const create = useAction(async () => {
+    const created = await ok(client.POST("/api/v1/accounts", { body: { name: name.trim() } }));
+    navigate(accountPath(created.accountId));
+  });
+  return (
+    <section>
+      <h1 tabIndex={-1}>Accounts</h1>
+      <p class="muted">
+        The service's accounts. Open one to suspend it, set its limits (daily quota, countries, sender IDs, throughput), and manage its keys
+        and numbers.
+      </p>
+      <form
+        class="card"
+        aria-labelledby="new-account-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create.run();
+        }}
+      >
+        <h2 id="new-account-title">Create an account</h2>
+        <Field
+          id="account-name"
+          label="Account name"
+          hint="Unique in the service, 1 to 100 characters."
+          error={fieldError(create.error, "/body/name")}
+        >
+          <input
+            id="account-name"
+            required
+            maxLength={100}
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            aria-describedby="account-name-hint"
+          />
+        </Field>
+        <ProblemMessage error={create.error} prefix="Account not created" />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={create.busy}>
+            {create.busy ? "Creating…" : "Create account"}
+          </button>
+        </div>
+      </form>
+      <section class="card" aria-labelledby="accounts-title">
+        <div class="card-head">
+          <h2 id="accounts-title">All accounts</h2>
+          <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
+            Refresh
+          </button>
+        </div>
+        <PagedRows list={list} noun="accounts" one="account" errorPrefix="Could not load the accounts" empty="No accounts yet.">
+          {(items) => (
+            <table class="table">
+              <caption class="sr-only">Accounts, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Suspended</th>
+                  <th scope="col">Quota use</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody ref={list.rowsRef}>
+                {items.map((a) => (
+                  <tr key={a.accountId} data-account={a.name}>
+                    <td data-label="Name">
+                      <Link to={accountPath(a.accountId)}>{a.name}</Link>
+                    </td>
+                    <td data-label="Suspended">{a.suspended ? "yes" : "no"}</td>
+                    <td data-label="Quota use">{quotaUsage(a.limits, a.usage)}</td>
+                    <td data-label="Created">{formatTime(a.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </PagedRows>
+      </section>
+      <NumberHolder />
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+// The numbers of an account on the operator's page of it: assigning one, taking one back.
+import { useState } from "preact/hooks";
+import { ok, type PhoneNumber } from "../../api.js";
+import { PagedRows, usePagedList } from "../../paging.js";
+import { formatTime } from "../../time.js";
+import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../../ui.js";
+
+export function AccountNumbers({ accountId }: { accountId: string }) {
+  const { client } = useSession();
+  const [phoneNumber, setPhoneNumber] = useState("");
+  const [name, setName] = useState("");
+  const [notice, setNotice] = useState<string | undefined>();
+  const [taking, setTaking] = useState<PhoneNumber | undefined>();
+  const path = { path: { accountId } };
+  const list = usePagedList<PhoneNumber>(
+    async (page) => ok(client.GET("/api/v1/accounts/{accountId}/numbers", { params: { ...path, query: page } })),
+    [accountId],
+    50,
+  );
+  const assign = useAction(async () => {
+    const body = { phoneNumber, ...(name.trim() ? { name: name.trim() } : {}) };
+    const added = await ok(client.POST("/api/v1/accounts/{accountId}/numbers", { params: path, body }));
+    setPhoneNumber("");
+    setName("");
+    setNotice(`Number ${added.phoneNumber} assigned: messages sent to it now reach this account.`);
+    await list.reload();
+  });
+  return (
+    <section class="card" aria-labelledby="account-numbers-title">
+      <h2 id="account-numbers-title">Numbers</h2>
+      <PagedRows list={list} noun="numbers" one="number" errorPrefix="Could not load the numbers" empty="No numbers: nothing can reach it.">
+        {(items) => (
+          <table class="table">
+            <caption class="sr-only">The account's numbers, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Name</th>
+                <th scope="col">Added by</th>
+                <th scope="col">Added</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody ref={list.rowsRef}>
+              {items.map((n) => (
+                <tr key={n.numberId} data-number={n.phoneNumber}>
+                  <td data-label="Number">{n.phoneNumber}</td>
+                  <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
+                  <td data-label="Added by">{n.selfService ? "the account (self-service)" : "the operator"}</td>
+                  <td data-label="Added">{formatTime(n.createdAt)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger small"
+                      onClick={() => setTaking(n)}
+                      aria-label={`Take back number ${n.phoneNumber}`}
+                    >
+                      Take back
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </PagedRows>
+      {notice && <Notice>{notice}</Notice>}
+      <form
+        aria-labelledby="assign-number-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void assign.run();
+        }}
+      >
+        <h3 id="assign-number-title">Assign a number</h3>
+        <div class="grid-2">
+          <PhoneField
+            id="assign-phone"
+            hint="With its +country prefix, e.g. +14155550199; a number belongs to one account"
+            error={fieldError(assign.error, "/body/phoneNumber")}
+            value={phoneNumber}
+            onValue={setPhoneNumber}
+          />
+          <Field id="assign-name" label="Number name (optional)" error={fieldError(assign.error, "/body/name")}>
+            <input id="assign-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+        </div>
+        <ProblemMessage error={assign.error} prefix="Number not assigned" />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={assign.busy}>
+            Assign number
+          </button>
+        </div>
+      </form>
+      <ConfirmDialog
+        open={!!taking}
+        title={`Take back number ${taking?.phoneNumber ?? ""}?`}
+        confirmLabel="Take back number"
+        danger
+        onClose={() => setTaking(undefined)}
+        onConfirm={async () => {
+          await ok(
+            client.DELETE("/api/v1/accounts/{accountId}/numbers/{numberId}", {
+              params: { path: { accountId, numberId: taking!.numberId } },
+            }),
+          );
+          setNotice(`Number ${taking!.phoneNumber} taken back: messages to it are kept as unrouted.`);
+          list.update((items) => items.filter((n) => n.numberId !== taking!.numberId));
+        }}
+      >
+        <p>Messages sent to {taking?.phoneNumber} no longer reach this account. Messages already received stay with it.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
