@@ -75,7 +75,14 @@ export async function scheduledToOptedOut(
   keys: { id: string; accountId: string }[],
 ): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }[]> {
   if (keys.length === 0) return [];
-  const { rows } = await run<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }>(
+  const { rows } = await run<{
+    id: string;
+    accountId: string;
+    to: string;
+    campaignId: string | null;
+    providerMessageId: string | null;
+    test: boolean;
+  }>(
     db,
     sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test
           FROM messages m

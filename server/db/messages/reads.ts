@@ -125,7 +125,14 @@ export async function scheduledPastValidity(
   keys: MessageKey[],
 ): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }[]> {
   if (keys.length === 0) return [];
-  const { rows } = await run<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }>(
+  const { rows } = await run<{
+    id: string;
+    accountId: string;
+    to: string;
+    campaignId: string | null;
+    providerMessageId: string | null;
+    test: boolean;
+  }>(
     db,
     sql`SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId", test
           FROM messages m WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND valid_until <= now()`,
