@@ -1,7 +1,7 @@
 // The operator API (CONTRACT "Operator keys and accounts"): accounts with their suspension and limits, their
 // keys and their numbers; an account sees its limits read-only.
 import { describe, expect, it } from "vitest";
-import { problemOf, useTestServer } from "../helpers/server.js";
+import { problemOf, scheduleBody, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 const smppOnly = useTestServer({ provider: "smpp" });
@@ -15,13 +15,7 @@ const DEFAULT_LIMITS = {
   maxSegmentsPerSecond: null,
 };
 
-const schedule = (over: Record<string, unknown> = {}) => ({
-  to: "+14155550123",
-  from: "ACME",
-  body: "hello",
-  scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-  ...over,
-});
+const schedule = scheduleBody;
 
 describe("the operator's accounts", () => {
   it("creates, lists, reads and changes accounts; a name is unique (409 account_exists)", async () => {

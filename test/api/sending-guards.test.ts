@@ -2,7 +2,7 @@
 // and countries outside allowedCountries refused (a campaign skips them), and the daily segment quota, which
 // 50 concurrent requests never pass.
 import { describe, expect, it } from "vitest";
-import { problemOf, useTestServer } from "../helpers/server.js";
+import { problemOf, scheduleBody, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 
@@ -10,13 +10,7 @@ const PREMIUM_GB = "+449098765432";
 const SHARED_COST_FR = "+33810123456";
 const MOBILE_DE = "+4915123456789";
 
-const schedule = (over: Record<string, unknown> = {}) => ({
-  to: "+14155550123",
-  from: "ACME",
-  body: "hello",
-  scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-  ...over,
-});
+const schedule = scheduleBody;
 
 describe("destinations", () => {
   it("refuses premium-rate and shared-cost numbers, and countries outside allowedCountries (422)", async () => {

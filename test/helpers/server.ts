@@ -122,3 +122,12 @@ export async function problemOf(
 }
 
 export const inHours = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
+
+/** A valid POST /scheduler/schedule body an hour ahead, with `over` on top. */
+export const scheduleBody = (over: Record<string, unknown> = {}) => ({
+  to: "+14155550123",
+  from: "ACME",
+  body: "hello",
+  scheduledAt: inHours(1),
+  ...over,
+});
