@@ -202,6 +202,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batches/{batchId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a batch
+         * @description Cancel the batch's messages not yet sent, like a campaign's cancel. Repeatable.
+         */
+        post: operations["Batches_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns": {
         parameters: {
             query?: never;
@@ -491,7 +511,56 @@ export interface paths {
          */
         get: operations["Messages_list"];
         put?: never;
-        post?: never;
+        /**
+         * Send a message
+         * @description Send a message now (without `scheduledAt`: due when the request commits), or at a time. The same checks and
+         *     answer as `POST /scheduler/schedule`; `Idempotency-Key` works the same way.
+         */
+        post: operations["Messages_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/messages/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch of messages
+         * @description Send up to 10,000 messages, each with its own text and recipient, in one request (up to 16 MiB). Every valid
+         *     item is stored and every invalid one reported by its index; nothing is half-stored. Each item passes the
+         *     checks of `POST /messages`. With a daily quota, the accepted items together must fit in it (else 429
+         *     `quota_exceeded` and nothing is stored). `Idempotency-Key` covers the whole batch. Each item costs a token
+         *     of the bulk rate limit.
+         */
+        post: operations["Messages_sendBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/messages/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a message
+         * @description Count a text's encoding and segments, and what smart encoding would make of it. Sends nothing.
+         */
+        post: operations["Messages_preview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1284,7 +1353,8 @@ export interface components {
          *         "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply.",
          *         "quietHours": null,
          *         "defaultTimeZone": "UTC",
-         *         "maxSegmentsPerSecond": null
+         *         "maxSegmentsPerSecond": null,
+         *         "smartEncoding": false
          *       },
          *       "limits": {
          *         "weight": 1,
@@ -1365,7 +1435,8 @@ export interface components {
          *         "end": "08:00"
          *       },
          *       "defaultTimeZone": "America/New_York",
-         *       "maxSegmentsPerSecond": null
+         *       "maxSegmentsPerSecond": null,
+         *       "smartEncoding": false
          *     }
          */
         AccountSettings: {
@@ -1399,6 +1470,8 @@ export interface components {
              *     in order of `priority`, then `scheduledAt`; they never fail for rate alone (unless their validity ends).
              */
             maxSegmentsPerSecond: components["schemas"]["SegmentsPerSecond"] | null;
+            /** @description Smart-encode messages that do not say otherwise (see `SendingExtras.smartEncoding`). Default `false`. */
+            smartEncoding: boolean;
         };
         /**
          * @description The segments an account had accepted on one UTC day, shown when it has a `dailySegmentQuota`.
@@ -1571,6 +1644,37 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
+        /** @description An accepted item. */
+        BatchItemAccepted: {
+            /**
+             * Format: int32
+             * @description The item's 0-based position in `messages`.
+             */
+            index: number;
+            /** @description The message made of it. */
+            messageId: components["schemas"]["Uuid"];
+        };
+        /** @description Why an item of a batch was not accepted. */
+        BatchItemError: {
+            /** @description The problem code, as a single request would get it (`validation_failed`, `destination_not_allowed`, …). */
+            code: components["schemas"]["ProblemCode"];
+            /** @description What is wrong. */
+            detail: string;
+            /** @description The offending field, e.g. `/body/messages/3/to`, or `null`. */
+            path: string | null;
+        };
+        /** @description A refused item: nothing was stored for it. */
+        BatchItemRejected: {
+            /**
+             * Format: int32
+             * @description The item's 0-based position in `messages`.
+             */
+            index: number;
+            /** @description Why. */
+            error: components["schemas"]["BatchItemError"];
+        };
+        /** @description What became of one item. */
+        BatchItemResult: components["schemas"]["BatchItemAccepted"] | components["schemas"]["BatchItemRejected"];
         /**
          * @description A campaign and its live statistics.
          * @example {
@@ -1585,6 +1689,9 @@ export interface components {
          *       "validityPeriod": null,
          *       "category": "marketing",
          *       "priority": "low",
+         *       "reference": "bf-2026",
+         *       "metadata": null,
+         *       "smartEncoding": false,
          *       "stats": {
          *         "total": 3,
          *         "scheduled": 1,
@@ -1624,6 +1731,12 @@ export interface components {
             category: components["schemas"]["MessageCategory"];
             /** @description Priority of its messages among due messages. */
             priority: components["schemas"]["MessagePriority"];
+            /** @description Your reference, given to each of its messages, or `null`. */
+            reference: string | null;
+            /** @description Your metadata, given to each of its messages, or `null`. */
+            metadata: components["schemas"]["Metadata"] | null;
+            /** @description Whether its messages are smart-encoded. */
+            smartEncoding: boolean;
             /** @description Counts of its messages by status. */
             stats: components["schemas"]["CampaignStats"];
             /**
@@ -1708,6 +1821,22 @@ export interface components {
          * @enum {string}
          */
         CampaignType: "instant" | "scheduled";
+        /**
+         * @description The outcome of a batch's cancel.
+         * @example {
+         *       "batchId": "0193c3a4-5b6c-7d8e-9f0a-1b2c3d4e5f60",
+         *       "cancelled": 4998
+         *     }
+         */
+        CancelledBatch: {
+            /** @description The batch. */
+            batchId: components["schemas"]["Uuid"];
+            /**
+             * Format: int32
+             * @description Messages this call cancelled (0 on a repeat: the rest had been sent or cancelled already).
+             */
+            cancelled: number;
+        };
         /**
          * @description Result of a cancellation.
          * @example {
@@ -1879,6 +2008,16 @@ export interface components {
             category?: components["schemas"]["MessageCategory"];
             /** @description Priority of every message of the campaign: `low` (default), `normal` or `high`. */
             priority?: components["schemas"]["MessagePriority"];
+            /** @description Your reference, returned on the message and in every delivery receipt; `GET /messages?reference=` finds it. */
+            reference?: components["schemas"]["Reference"];
+            /** @description Your data, returned on the message and in every delivery receipt. */
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Replace characters that have a GSM-7 look-alike (curly quotes, dashes, ellipsis, non-breaking spaces, …)
+             *     when that makes the whole body GSM-7; otherwise the body is sent as given. Default: the account's
+             *     `smartEncoding` setting (false unless set). The message keeps `body` and shows what was sent in `sentBody`.
+             */
+            smartEncoding?: boolean;
         };
         /**
          * @description Request to create a contact.
@@ -2012,7 +2151,11 @@ export interface components {
          *       "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
          *       "to": "+14155550123",
          *       "status": "delivered",
-         *       "providerMessageId": "sim-7f3a9c0e1b2d"
+         *       "providerMessageId": "sim-7f3a9c0e1b2d",
+         *       "reference": "order-1042",
+         *       "metadata": {
+         *         "orderId": "1042"
+         *       }
          *     }
          */
         DeliveryReceipt: {
@@ -2041,6 +2184,10 @@ export interface components {
             campaignId?: components["schemas"]["Uuid"];
             /** @description Why the message failed or was undeliverable; present only for `failed` and `undelivered`. */
             error?: components["schemas"]["ErrorDetail"];
+            /** @description Your reference of the message, or `null` (always `null` in `dlr.test`). */
+            reference: string | null;
+            /** @description Your metadata of the message, or `null` (always `null` in `dlr.test`). */
+            metadata: components["schemas"]["Metadata"] | null;
             /**
              * @description Present, and `true`, only for a message sent with a test key (it never reached a carrier).
              * @enum {boolean}
@@ -2382,6 +2529,20 @@ export interface components {
          */
         MessageText: string;
         /**
+         * @description Your own data on a message: at most 10 string values, keys of 1 to 40 characters of `A-Z a-z 0-9 _ . -`
+         *     (else 400 `validation_failed`). Returned on the message and in every delivery receipt. Personal data: the
+         *     body retention (`MESSAGE_BODY_RETENTION_DAYS`) erases it with the body.
+         * @example {
+         *       "orderId": "A-1042",
+         *       "customer": "7731"
+         *     }
+         */
+        Metadata: {
+            [key: string]: components["schemas"]["MetadataValue"];
+        };
+        /** @description A metadata value: up to 500 characters. */
+        MetadataValue: string;
+        /**
          * @description Who holds a number.
          * @example {
          *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
@@ -2499,6 +2660,12 @@ export interface components {
          *       "encoding": "GSM-7",
          *       "error": null,
          *       "test": false,
+         *       "batchId": null,
+         *       "reference": "order-1042",
+         *       "metadata": {
+         *         "orderId": "1042"
+         *       },
+         *       "sentBody": null,
          *       "history": [
          *         {
          *           "status": "scheduled",
@@ -2578,6 +2745,14 @@ export interface components {
              *     quota and never reached a carrier.
              */
             test: boolean;
+            /** @description The batch it was sent in (`POST /messages/batch`), or `null`. */
+            batchId: components["schemas"]["Uuid"] | null;
+            /** @description Your reference, or `null`. */
+            reference: string | null;
+            /** @description Your metadata, or `null`. */
+            metadata: components["schemas"]["Metadata"] | null;
+            /** @description The text as sent when smart encoding changed it (`body` stays as given), else `null`. */
+            sentBody: string | null;
             /** @description Every status the message went through, oldest first. */
             history: components["schemas"]["StatusChange"][];
         };
@@ -2618,6 +2793,64 @@ export interface components {
             data: components["schemas"]["PhoneNumberResource"][];
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
+        };
+        /**
+         * @description A text to count.
+         * @example {
+         *       "body": "Your order’s on its way — thanks!",
+         *       "smartEncoding": true
+         *     }
+         */
+        PreviewRequest: {
+            /** @description The text, 1 to 1600 characters; placeholders such as `{{firstName}}` are counted as written. */
+            body: components["schemas"]["MessageText"];
+            /** @description Count the smart-encoded text (see `SendingExtras.smartEncoding`). Default: the account's setting. */
+            smartEncoding?: boolean;
+        };
+        /**
+         * @description How a text would be sent: encoding, segments and room left.
+         * @example {
+         *       "encoding": "GSM-7",
+         *       "segments": 1,
+         *       "characters": 33,
+         *       "charactersLeftInLastSegment": 127,
+         *       "smartEncoded": {
+         *         "body": "Your order's on its way - thanks!",
+         *         "replacements": [
+         *           {
+         *             "from": "’",
+         *             "to": "'",
+         *             "count": 1
+         *           },
+         *           {
+         *             "from": "—",
+         *             "to": "-",
+         *             "count": 1
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        PreviewResult: {
+            /** @description `GSM-7` or `UCS-2`: of what would be sent. */
+            encoding: components["schemas"]["MessageEncoding"];
+            /**
+             * Format: int32
+             * @description SMS segments of what would be sent.
+             */
+            segments: number;
+            /**
+             * Format: int32
+             * @description Unicode code points of what would be sent.
+             */
+            characters: number;
+            /**
+             * Format: int32
+             * @description Room left in the last segment, in the encoding's units (GSM-7 septets, an escaped character two; UCS-2 code units).
+             */
+            charactersLeftInLastSegment: number;
+            /** @description What smart encoding made of the text, when it was asked for and applies; else `null`. */
+            smartEncoded: components["schemas"]["SmartEncoded"] | null;
         };
         /**
          * @description An RFC 9457 problem document, sent with `Content-Type: application/problem+json`.
@@ -2736,6 +2969,20 @@ export interface components {
              */
             provider?: "bound";
         };
+        /** @description Your own reference for a message (an order id, a ticket): 1 to 128 characters, returned in every receipt. */
+        Reference: string;
+        /** @description A character smart encoding replaced. */
+        Replacement: {
+            /** @description The character in the text. */
+            from: string;
+            /** @description Its GSM-7 look-alike. */
+            to: string;
+            /**
+             * Format: int32
+             * @description How often it occurs.
+             */
+            count: number;
+        };
         /**
          * @description Text of an automatic reply: 1 to 320 characters, and at most two segments (306 GSM-7 or 134 UCS-2
          *     characters); a longer one is 422 `reply_too_long`.
@@ -2771,6 +3018,16 @@ export interface components {
             category?: components["schemas"]["MessageCategory"];
             /** @description `high`, `normal` (default) or `low`: among due messages, the order they go to the provider. */
             priority?: components["schemas"]["MessagePriority"];
+            /** @description Your reference, returned on the message and in every delivery receipt; `GET /messages?reference=` finds it. */
+            reference?: components["schemas"]["Reference"];
+            /** @description Your data, returned on the message and in every delivery receipt. */
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Replace characters that have a GSM-7 look-alike (curly quotes, dashes, ellipsis, non-breaking spaces, …)
+             *     when that makes the whole body GSM-7; otherwise the body is sent as given. Default: the account's
+             *     `smartEncoding` setting (false unless set). The message keeps `body` and shows what was sent in `sentBody`.
+             */
+            smartEncoding?: boolean;
         };
         /**
          * @description The message as accepted for sending.
@@ -2804,10 +3061,122 @@ export interface components {
          */
         SegmentsPerSecond: number;
         /**
+         * @description Up to 10,000 messages, each with its own text and recipient.
+         * @example {
+         *       "messages": [
+         *         {
+         *           "to": "+14155550123",
+         *           "body": "Order A-1042 has shipped.",
+         *           "from": "ACME",
+         *           "reference": "A-1042"
+         *         },
+         *         {
+         *           "to": "+14155550124",
+         *           "body": "Order A-1043 has shipped.",
+         *           "from": "ACME",
+         *           "reference": "A-1043"
+         *         }
+         *       ]
+         *     }
+         */
+        SendBatchRequest: {
+            /** @description 1 to 10,000 messages (duplicates allowed), each as `POST /messages` takes it. */
+            messages: components["schemas"]["SendMessageRequest"][];
+        };
+        /**
+         * @description The outcome of a batch: every valid item stored, every invalid one reported, in the order given.
+         * @example {
+         *       "batchId": "0193c3a4-5b6c-7d8e-9f0a-1b2c3d4e5f60",
+         *       "accepted": 1,
+         *       "rejected": 1,
+         *       "results": [
+         *         {
+         *           "index": 0,
+         *           "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21"
+         *         },
+         *         {
+         *           "index": 1,
+         *           "error": {
+         *             "code": "destination_not_allowed",
+         *             "detail": "+449098765432 is a premium-rate number.",
+         *             "path": "/body/messages/1/to"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        SendBatchResult: {
+            /** @description The batch: `GET /messages?batchId=` lists its messages, `POST /batches/{batchId}/cancel` cancels them. */
+            batchId: components["schemas"]["Uuid"];
+            /**
+             * Format: int32
+             * @description Items stored.
+             */
+            accepted: number;
+            /**
+             * Format: int32
+             * @description Items refused.
+             */
+            rejected: number;
+            /** @description One result per item, in the order given. */
+            results: components["schemas"]["BatchItemResult"][];
+        };
+        /**
+         * @description A message to send now, or at a time.
+         * @example {
+         *       "to": "+14155550123",
+         *       "body": "Your code is 482913",
+         *       "from": "ACME",
+         *       "reference": "login-7731"
+         *     }
+         */
+        SendMessageRequest: {
+            /** @description Recipient phone number (E.164 after stripping spaces, dashes, dots and parentheses). */
+            to: components["schemas"]["PhoneNumber"];
+            /** @description Message content, 1 to 1600 characters. */
+            body: components["schemas"]["MessageText"];
+            /** @description Sender ID: an E.164 number the account holds, or 1 to 11 alphanumeric characters. */
+            from: components["schemas"]["SenderId"];
+            /**
+             * Format: date-time
+             * @description When to send; absent means now. When given it must be later than the request and at most 365 days ahead.
+             */
+            scheduledAt?: string;
+            /** @description Seconds after `scheduledAt` (or the request, when sent now) by which the message must reach the provider. */
+            validityPeriod?: components["schemas"]["ValidityPeriod"];
+            /** @description `transactional` (default) or `marketing`. */
+            category?: components["schemas"]["MessageCategory"];
+            /** @description `high`, `normal` (default) or `low`: the order of the account's due messages. */
+            priority?: components["schemas"]["MessagePriority"];
+            /** @description Your reference, returned on the message and in every delivery receipt; `GET /messages?reference=` finds it. */
+            reference?: components["schemas"]["Reference"];
+            /** @description Your data, returned on the message and in every delivery receipt. */
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Replace characters that have a GSM-7 look-alike (curly quotes, dashes, ellipsis, non-breaking spaces, …)
+             *     when that makes the whole body GSM-7; otherwise the body is sent as given. Default: the account's
+             *     `smartEncoding` setting (false unless set). The message keeps `body` and shows what was sent in `sentBody`.
+             */
+            smartEncoding?: boolean;
+        };
+        /**
          * @description Sender: an E.164 phone number or an alphanumeric sender ID of 1 to 11 characters.
          * @example ACME
          */
         SenderId: string;
+        /** @description What a message may carry besides its text: your reference, your metadata, and smart encoding. */
+        SendingExtras: {
+            /** @description Your reference, returned on the message and in every delivery receipt; `GET /messages?reference=` finds it. */
+            reference?: components["schemas"]["Reference"];
+            /** @description Your data, returned on the message and in every delivery receipt. */
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Replace characters that have a GSM-7 look-alike (curly quotes, dashes, ellipsis, non-breaking spaces, …)
+             *     when that makes the whole body GSM-7; otherwise the body is sent as given. Default: the account's
+             *     `smartEncoding` setting (false unless set). The message keeps `body` and shows what was sent in `sentBody`.
+             */
+            smartEncoding?: boolean;
+        };
         /**
          * @description A message a person sends to one of the account's numbers, as the simulated carrier would deliver it.
          * @example {
@@ -2833,6 +3202,13 @@ export interface components {
         SimulatedInboundResult: {
             /** @description Identifier of the stored inbound message. */
             messageId: components["schemas"]["Uuid"];
+        };
+        /** @description What smart encoding made of the text. */
+        SmartEncoded: {
+            /** @description The text as it would be sent. */
+            body: string;
+            /** @description Each replaced character with its look-alike and count. */
+            replacements: components["schemas"]["Replacement"][];
         };
         /** @description One entry of a message's status history. */
         StatusChange: {
@@ -2952,6 +3328,8 @@ export interface components {
             defaultTimeZone?: components["schemas"]["TimeZone"];
             /** @description New cap in segments per second, or `null` for none. */
             maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
+            /** @description Smart-encode messages that do not say otherwise. */
+            smartEncoding?: boolean;
         };
         /**
          * @description Changes to a contact; fields left out are unchanged.
@@ -3183,7 +3561,8 @@ export interface operations {
                      *         "helpReply": "Reply STOP to unsubscribe. Msg & data rates may apply.",
                      *         "quietHours": null,
                      *         "defaultTimeZone": "UTC",
-                     *         "maxSegmentsPerSecond": null
+                     *         "maxSegmentsPerSecond": null,
+                     *         "smartEncoding": false
                      *       },
                      *       "limits": {
                      *         "weight": 1,
@@ -4515,6 +4894,98 @@ export interface operations {
              *     account (`account_suspended`).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Batches_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the batch.
+                 * @example 0193c3a4-5b6c-7d8e-9f0a-1b2c3d4e5f60
+                 */
+                batchId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelledBatch"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6418,6 +6889,10 @@ export interface operations {
                 campaignId?: components["schemas"]["Uuid"];
                 /** @description Only test messages (`true`, sent with a test key) or only real ones (`false`). */
                 test?: boolean;
+                /** @description Only the messages of this batch. */
+                batchId?: components["schemas"]["Uuid"];
+                /** @description Only the messages with this `reference` (exact match). */
+                reference?: string;
                 /**
                  * @description Maximum number of items to return, 1 to 100.
                  * @example 20
@@ -6470,6 +6945,376 @@ export interface operations {
              *     account (`account_suspended`).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Messages_send: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string up to 255 characters; makes a retried request safe. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "+14155550123",
+                 *       "body": "Your code is 482913",
+                 *       "from": "ACME",
+                 *       "reference": "login-7731"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+                     *       "jobId": "5f0e2f8c-8d1a-4f4c-9a55-2a8d7c1b9e10",
+                     *       "scheduledAt": "2026-11-23T09:00:00.000Z",
+                     *       "status": "scheduled"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduledMessage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Messages_sendBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string up to 255 characters; a repeat with the same key and body returns the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messages": [
+                 *         {
+                 *           "to": "+14155550123",
+                 *           "body": "Order A-1042 has shipped.",
+                 *           "from": "ACME",
+                 *           "reference": "A-1042"
+                 *         },
+                 *         {
+                 *           "to": "+449098765432",
+                 *           "body": "Order A-1043 has shipped.",
+                 *           "from": "ACME",
+                 *           "reference": "A-1043"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendBatchResult"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
+             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
+             *     recipient or row.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Messages_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "Your order’s on its way — thanks!",
+                 *       "smartEncoding": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["PreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewResult"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

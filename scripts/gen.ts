@@ -41,7 +41,9 @@ try {
   writeFileSync(join(root, "generated/openapi.yaml"), `# ${notice}\n${yamlText}`);
   writeFileSync(join(root, "generated/openapi.json"), `${JSON.stringify({ "x-generated": notice, ...document }, null, 2)}\n`);
 
-  const ast = await openapiTS(document as never, { exportType: false, alphabetize: false });
+  // openapi-typescript reads a map's values from additionalProperties only; TypeSpec's 3.1 output says
+  // unevaluatedProperties (a Record<T>, such as Metadata). The types are made from a copy that says both.
+  const ast = await openapiTS(withAdditionalProperties(document) as never, { exportType: false, alphabetize: false });
   writeFileSync(join(root, "generated/api.ts"), `// ${notice}\n/* eslint-disable */\n${astToString(ast)}`);
   console.log("generated/openapi.yaml, generated/openapi.json, generated/api.ts");
 } finally {
@@ -76,4 +78,15 @@ function eventWebhooks(document: Record<string, unknown>): Record<string, unknow
       },
     ]),
   );
+}
+
+/** A copy of `node` in which every schema-valued unevaluatedProperties is also its additionalProperties. */
+function withAdditionalProperties(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withAdditionalProperties);
+  if (!node || typeof node !== "object") return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withAdditionalProperties(v)]));
+  const values = (node as Record<string, unknown>).unevaluatedProperties;
+  // (A closed model's `{ not: {} }` says "no other property": not a map.)
+  if (values && typeof values === "object" && !("not" in values)) out.additionalProperties = out.unevaluatedProperties;
+  return out;
 }

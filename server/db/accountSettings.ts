@@ -14,6 +14,7 @@ export interface AccountSettingsRow {
   quietHours: QuietHours | null;
   defaultTimeZone: string;
   maxSegmentsPerSecond: number | null;
+  smartEncoding: boolean;
 }
 
 /** The contract's defaults, also the column defaults of account_settings (server/db/schema.sql). */
@@ -24,6 +25,7 @@ export const DEFAULT_SETTINGS: AccountSettingsRow = {
   quietHours: null,
   defaultTimeZone: "UTC",
   maxSegmentsPerSecond: null,
+  smartEncoding: false,
 };
 
 const SELECT = [
@@ -34,6 +36,7 @@ const SELECT = [
   "quiet_hours_end as quietEnd",
   "default_time_zone as defaultTimeZone",
   "max_segments_per_second as maxSegmentsPerSecond",
+  "smart_encoding as smartEncoding",
 ];
 type Row = Omit<AccountSettingsRow, "quietHours"> & { quietStart: string | null; quietEnd: string | null };
 
@@ -54,7 +57,7 @@ export async function updateAccountSettings(
   accountId: string,
   changes: Partial<AccountSettingsRow>,
 ): Promise<AccountSettingsRow> {
-  const patch: Record<string, string | number | null> = {};
+  const patch: Record<string, string | number | boolean | null> = {};
   if (changes.optOutReply !== undefined) patch.opt_out_reply = changes.optOutReply;
   if (changes.optInReply !== undefined) patch.opt_in_reply = changes.optInReply;
   if (changes.helpReply !== undefined) patch.help_reply = changes.helpReply;
@@ -64,10 +67,17 @@ export async function updateAccountSettings(
   }
   if (changes.defaultTimeZone !== undefined) patch.default_time_zone = changes.defaultTimeZone;
   if (changes.maxSegmentsPerSecond !== undefined) patch.max_segments_per_second = changes.maxSegmentsPerSecond;
+  if (changes.smartEncoding !== undefined) patch.smart_encoding = changes.smartEncoding;
   const [row] = await db("account_settings")
     .insert({ account_id: accountId, ...patch })
     .onConflict("account_id")
     .merge({ ...patch, updated_at: db.fn.now() })
     .returning(SELECT);
   return fromRow(row as Row);
+}
+
+/** The account's smartEncoding setting (false when it never changed its settings). */
+export async function accountSmartEncoding(db: Knex, accountId: string): Promise<boolean> {
+  const row = await db("account_settings").where({ account_id: accountId }).first("smart_encoding as smartEncoding");
+  return (row as { smartEncoding?: boolean } | undefined)?.smartEncoding === true;
 }

@@ -25,6 +25,9 @@ export interface CampaignRow {
   validityPeriod: number | null;
   category: Category;
   priority: Priority;
+  reference: string | null;
+  metadata: Record<string, string> | null;
+  smartEncoding: boolean;
   createdAt: Date;
   audienceSize: number;
   fanoutDone: number;
@@ -68,6 +71,9 @@ function selectCampaigns(db: Knex) {
     validityPeriod: "c.validity_period",
     category: "c.category",
     priority: "c.priority",
+    reference: "c.reference",
+    metadata: "c.metadata",
+    smartEncoding: "c.smart_encoding",
     createdAt: "c.created_at",
     audienceSize: "c.audience_size",
     fanoutDone: "c.fanout_done",
@@ -115,6 +121,9 @@ export interface NewCampaign {
   test?: boolean;
   /** Recipients left out because their destination is not allowed. */
   skipped?: number;
+  reference?: string | null;
+  metadata?: Record<string, string> | null;
+  smartEncoding?: boolean;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -133,6 +142,9 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     status: c.type === "scheduled" ? "scheduled" : "sending",
     test: c.test ?? false,
     skipped: c.skipped ?? 0,
+    reference: c.reference ?? null,
+    metadata: c.metadata ? JSON.stringify(c.metadata) : null,
+    smart_encoding: c.smartEncoding ?? false,
   });
 }
 
@@ -186,6 +198,9 @@ export interface FanoutBatch {
     category: Category;
     priority: Priority;
     test: boolean;
+    reference: string | null;
+    metadata: Record<string, string> | null;
+    smartEncoding: boolean;
   };
   recipients: { seq: number; phone: string; firstName: string | null }[];
 }
@@ -212,6 +227,9 @@ export async function nextFanoutBatch(
     category: "category",
     priority: "priority",
     test: "test",
+    reference: "reference",
+    metadata: "metadata",
+    smartEncoding: "smart_encoding",
     fanoutDone: "fanout_done",
   });
   if (!campaign) return undefined;

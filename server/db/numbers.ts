@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+import { run, sql } from "./sql.js";
 
 export interface NumberRow {
   id: string;
@@ -56,4 +57,14 @@ export async function listNumbers(
 
 export async function deleteNumber(db: Knex, accountId: string, numberId: string): Promise<boolean> {
   return (await db("numbers").where({ account_id: accountId, id: numberId }).del()) > 0;
+}
+
+/** Of these E.164 senders, those the account holds. */
+export async function heldAmong(db: Knex, accountId: string, phones: string[]): Promise<Set<string>> {
+  if (phones.length === 0) return new Set();
+  const { rows } = await run<{ phone: string }>(
+    db,
+    sql`SELECT phone_number AS phone FROM numbers WHERE account_id = ${accountId} AND phone_number = ANY(${phones}::text[])`,
+  );
+  return new Set(rows.map((r) => r.phone));
 }

@@ -48,8 +48,9 @@ export async function retainAccountMessages(
   const change =
     action === "delete"
       ? sql`DELETE FROM messages m WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status = ANY(${RETIRABLE_STATUSES}::text[]) RETURNING m.id`
-      : sql`UPDATE messages m SET body = ''
-             WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status NOT IN ('scheduled', 'sending') AND m.body <> '' RETURNING m.id`;
+      : sql`UPDATE messages m SET body = '', sent_body = NULL, reference = NULL, metadata = NULL
+             WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status NOT IN ('scheduled', 'sending')
+               AND (m.body <> '' OR m.reference IS NOT NULL OR m.metadata IS NOT NULL) RETURNING m.id`;
   const { rows } = await run<{ changed: number; walked: number; id: string | null; createdAt: string | null }>(
     db,
     sql`WITH batch AS (
@@ -69,17 +70,22 @@ export async function retainAccountMessages(
 }
 
 /**
- * The text of an erased message lives on in the stored payload of its message.received event (the exact
- * bytes signed and posted, and posted again by redeliver): erased there too, in place, the payload's other
- * fields and their order unchanged. `,"body":"` cannot occur inside a JSON string (a quote in one is escaped),
- * so the pattern finds the field itself. Embedded in retainAccountMessages' statement (reads `changed`).
+ * The text of an erased message lives on in the stored payload of its message.received event, and its
+ * reference and metadata in its receipts' (the exact bytes signed and posted, and posted again by redeliver):
+ * erased there too, in place, the payload's other fields and their order unchanged. `,"body":"` cannot occur
+ * inside a JSON string (a quote in one is escaped), so the patterns find the fields themselves; metadata holds
+ * strings only, never a nested object. Embedded in retainAccountMessages' statement (reads `changed`).
  */
 function eraseEventBodies(accountId: string) {
-  return sql`UPDATE webhook_deliveries w SET body = regexp_replace(w.body, ${ERASE_BODY_FIELD}, ',"body":""')
-              WHERE w.account_id = ${accountId} AND w.message_id = ANY(ARRAY(SELECT id FROM changed))
-                AND w.event = 'message.received'`;
+  return sql`UPDATE webhook_deliveries w
+                SET body = regexp_replace(regexp_replace(regexp_replace(w.body, ${ERASE_BODY_FIELD}, ',"body":""'),
+                                                         ${ERASE_REFERENCE}, ',"reference":null'), ${ERASE_METADATA}, ',"metadata":null')
+              WHERE w.account_id = ${accountId} AND w.message_id = ANY(ARRAY(SELECT id FROM changed))`;
 }
-const ERASE_BODY_FIELD = ',"body":"(?:[^"\\\\]|\\\\.)*"';
+const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
+const ERASE_BODY_FIELD = `,"body":${JSON_STRING}`;
+const ERASE_REFERENCE = `,"reference":${JSON_STRING}`;
+const ERASE_METADATA = `,"metadata":\\{(?:[^"}]|${JSON_STRING})*\\}`;
 
 /** Records that every body of the account's messages created before `before` has been dealt with. */
 export async function markBodiesRedacted(db: Knex, accountId: string, before: Date): Promise<void> {

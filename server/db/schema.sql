@@ -20,6 +20,7 @@ CREATE TABLE account_settings (
   quiet_hours_end text,
   default_time_zone text NOT NULL DEFAULT 'UTC'::text,
   max_segments_per_second integer,
+  smart_encoding boolean NOT NULL DEFAULT false,
   CONSTRAINT account_settings_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT account_settings_help_reply_check CHECK (((length(help_reply) >= 1) AND (length(help_reply) <= 320))),
   CONSTRAINT account_settings_max_segments_per_second_check CHECK ((max_segments_per_second >= 1)),
@@ -113,6 +114,18 @@ CREATE TABLE auto_reply_counts (
   CONSTRAINT auto_reply_counts_sent_check CHECK ((sent >= 0))
 );
 
+CREATE TABLE batches (
+  id uuid NOT NULL,
+  account_id uuid NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  accepted integer NOT NULL,
+  rejected integer NOT NULL,
+  CONSTRAINT batches_accepted_check CHECK ((accepted >= 0)),
+  CONSTRAINT batches_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT batches_pkey PRIMARY KEY (id),
+  CONSTRAINT batches_rejected_check CHECK ((rejected >= 0))
+);
+
 CREATE TABLE campaign_recipients (
   campaign_id uuid NOT NULL,
   seq integer NOT NULL,
@@ -146,6 +159,9 @@ CREATE TABLE campaigns (
   priority text NOT NULL DEFAULT 'low'::text,
   test boolean NOT NULL DEFAULT false,
   skipped integer NOT NULL DEFAULT 0,
+  reference text,
+  metadata jsonb,
+  smart_encoding boolean NOT NULL DEFAULT false,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
@@ -156,6 +172,7 @@ CREATE TABLE campaigns (
   CONSTRAINT campaigns_opted_out_check CHECK ((opted_out >= 0)),
   CONSTRAINT campaigns_pkey PRIMARY KEY (id),
   CONSTRAINT campaigns_priority_check CHECK ((priority = ANY (ARRAY['high'::text, 'normal'::text, 'low'::text]))),
+  CONSTRAINT campaigns_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 128))),
   CONSTRAINT campaigns_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'completed'::text, 'cancelled'::text]))),
   CONSTRAINT campaigns_type_check CHECK ((type = ANY (ARRAY['instant'::text, 'scheduled'::text]))),
   CONSTRAINT campaigns_validity_period_check CHECK (((validity_period >= 1) AND (validity_period <= 604800)))
@@ -298,6 +315,10 @@ CREATE TABLE messages (
   priority text NOT NULL DEFAULT 'normal'::text,
   deferred_until timestamp with time zone,
   test boolean NOT NULL DEFAULT false,
+  batch_id uuid,
+  reference text,
+  metadata jsonb,
+  sent_body text,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -313,6 +334,7 @@ END),
   CONSTRAINT messages_pkey PRIMARY KEY (id),
   CONSTRAINT messages_priority_check CHECK ((priority = ANY (ARRAY['high'::text, 'normal'::text, 'low'::text]))),
   CONSTRAINT messages_recipient_check CHECK ((recipient ~ '^\+[1-9][0-9]{6,14}$'::text)),
+  CONSTRAINT messages_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 128))),
   CONSTRAINT messages_segments_check CHECK ((segments >= 1)),
   CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text, 'received'::text])))
 );
@@ -491,6 +513,8 @@ CREATE INDEX audit_events_created_idx ON audit_events USING btree (created_at DE
 CREATE UNIQUE INDEX audit_events_pkey ON audit_events USING btree (id);
 CREATE UNIQUE INDEX auto_replies_pkey ON auto_replies USING btree (account_id, phone, kind);
 CREATE UNIQUE INDEX auto_reply_counts_pkey ON auto_reply_counts USING btree (account_id, phone, window_start);
+CREATE INDEX batches_account_idx ON batches USING btree (account_id, created_at);
+CREATE UNIQUE INDEX batches_pkey ON batches USING btree (id);
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
 CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);
@@ -518,6 +542,7 @@ CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id);
 CREATE INDEX message_status_history_message_idx ON message_status_history USING btree (message_id, id);
 CREATE UNIQUE INDEX message_status_history_pkey ON message_status_history USING btree (id);
 CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, created_at DESC, id DESC);
+CREATE INDEX messages_batch_page_idx ON messages USING btree (batch_id, created_at DESC, id DESC) WHERE (batch_id IS NOT NULL);
 CREATE INDEX messages_campaign_idx ON messages USING btree (campaign_id, status) WHERE (campaign_id IS NOT NULL);
 CREATE INDEX messages_campaign_page_idx ON messages USING btree (campaign_id, created_at DESC, id DESC) WHERE (campaign_id IS NOT NULL);
 CREATE INDEX messages_inbound_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
@@ -526,6 +551,7 @@ CREATE INDEX messages_pending_page_idx ON messages USING btree (account_id, crea
 CREATE UNIQUE INDEX messages_pkey ON messages USING btree (id);
 CREATE INDEX messages_provider_id_idx ON messages USING btree (provider_message_id) WHERE (provider_message_id IS NOT NULL);
 CREATE INDEX messages_recipient_page_idx ON messages USING btree (account_id, recipient, created_at DESC, id DESC) WHERE (direction = 'outbound'::text);
+CREATE INDEX messages_reference_page_idx ON messages USING btree (account_id, reference, created_at DESC, id DESC) WHERE (reference IS NOT NULL);
 CREATE INDEX messages_sender_page_idx ON messages USING btree (account_id, sender, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
 CREATE INDEX messages_status_page_idx ON messages USING btree (account_id, status, created_at DESC, id DESC) WHERE (status = ANY (ARRAY['sent'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text]));
 CREATE INDEX numbers_account_page_idx ON numbers USING btree (account_id, created_at DESC, id DESC);

@@ -2,6 +2,7 @@
 // its account is not suspended. The send claim tests both (db/messages/transitions.ts); what it leaves is
 // failed (an unheld sender) or waits (a suspended account) — services/sendingGuards.ts.
 import type { Knex } from "knex";
+import type { MessageFactsRow } from "./messages/rows.js";
 import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
 import { run, sql } from "./sql.js";
 
@@ -12,14 +13,12 @@ export const SENDER_HELD_SQL = `(left(m.sender, 1) <> '+' OR EXISTS (
 /** True when `m`'s account is suspended. */
 export const ACCOUNT_SUSPENDED_SQL = `EXISTS (SELECT 1 FROM accounts a WHERE a.id = m.account_id AND a.suspended)`;
 
-type Facts = { id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean };
-
 /** Of these messages, those still scheduled whose E.164 sender their account no longer holds. */
-export async function scheduledFromUnheldSenders(db: Knex, keys: { id: string; accountId: string }[]): Promise<Facts[]> {
+export async function scheduledFromUnheldSenders(db: Knex, keys: { id: string; accountId: string }[]): Promise<MessageFactsRow[]> {
   if (keys.length === 0) return [];
-  const { rows } = await run<Facts>(
+  const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test
+    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata
           FROM messages m
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT ${sql.raw(SENDER_HELD_SQL)}`,
   );

@@ -78,6 +78,17 @@ export async function deleteThrottledSendsOfCampaign(tx: Knex, accountId: string
   return rowCount;
 }
 
+/** Takes a batch's cancelled messages out of the throughput queue (after their jobs: the pacer's lock order). */
+export async function deleteThrottledSendsOfBatch(tx: Knex, accountId: string, batchId: string): Promise<number> {
+  const { rowCount } = await run(
+    tx,
+    sql`DELETE FROM throttled_sends t USING messages m
+         WHERE m.account_id = ${accountId} AND m.batch_id = ${batchId} AND m.status = 'cancelled'
+           AND t.account_id = m.account_id AND t.message_id = m.id`,
+  );
+  return rowCount;
+}
+
 export interface WaitingAhead {
   /** A message of its account waits ahead of it (in release order). */
   account: boolean;

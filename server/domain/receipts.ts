@@ -18,6 +18,9 @@ export interface ReceiptFacts {
   error: { code: string; message: string } | null;
   /** A test key's message. */
   test?: boolean;
+  /** The caller's reference and metadata, null when absent. */
+  reference: string | null;
+  metadata: Record<string, string> | null;
 }
 
 export function receiptBody(f: ReceiptFacts): string {
@@ -28,6 +31,8 @@ export function receiptBody(f: ReceiptFacts): string {
     to: f.to,
     status: f.status,
     providerMessageId: f.providerMessageId,
+    reference: f.reference,
+    metadata: f.metadata,
     ...(f.campaignId ? { campaignId: f.campaignId } : {}),
     ...(f.error && (f.status === "failed" || f.status === "undelivered") ? { error: f.error } : {}),
     ...(f.test ? { test: true as const } : {}),

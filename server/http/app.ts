@@ -13,6 +13,7 @@ import type { FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { operationAccess, requireKeyAccess } from "./access.js";
 import { isAudited, recordAudit } from "./audit.js";
+import { batchItemValidator } from "./batchItems.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
@@ -55,6 +56,8 @@ export const handlers: Handlers = {
   ...operatorAccountHandlers,
   ...auditEventHandlers,
 };
+
+const BATCH_PATH = "/api/v1/messages/batch";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -129,6 +132,8 @@ export function createApp(services: Services): Express {
   const operations = documentOperations(document).filter((op) => !op.operationId.startsWith("System_"));
   app.use("/api/v1", requireKeyAccess(operationAccess(operations)));
   app.use("/api/v1", requireJsonBody);
+  // A batch of 10,000 messages may take up to 16 MiB; every other body 1 MiB (a parsed body is not parsed again).
+  app.use(BATCH_PATH, express.json({ limit: "16mb", strict: true }));
   app.use(express.json({ limit: "1mb", strict: true }));
   app.use("/api/v1", chargeRequestWork(db, keyLimit));
   app.use(rejectHostileBodies);
@@ -137,6 +142,7 @@ export function createApp(services: Services): Express {
   const apiServices: ApiServices = {
     ...services,
     keyUsage,
+    batchItems: batchItemValidator(document),
     receipts: new ReceiptClient({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
@@ -221,7 +227,8 @@ function validatorOptions(document: object, config: Services["config"]): Paramet
     // over into another day (a send moved to 3 March); full ones know each month's days, leap years and that
     // an hour or an offset ends at 23.
     ajvFormats: { mode: "full" },
-    ignorePaths: /^\/(healthz|readyz)$/,
+    // The batch's items are checked one by one, each reported by its index (http/batchItems.ts).
+    ignorePaths: /^\/(healthz|readyz|api\/v1\/messages\/batch)$/,
     // The generated document is checked against the OpenAPI schema by `npm run lint:spec` and by every
     // test run; a production start skips checking it again.
     validateApiSpec: config.nodeEnv !== "production",

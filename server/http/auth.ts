@@ -102,6 +102,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
 const WORK_LISTS: Record<string, (body: Record<string, unknown>) => unknown> = {
   "POST /api/v1/campaigns": (body) => body.recipients,
   "POST /api/v1/contacts/import": (body) => body.contacts,
+  "POST /api/v1/messages/batch": (body) => body.messages,
 };
 
 /** Tokens a parsed request costs: the length of its list, at least 1 (the token taken at admission). */

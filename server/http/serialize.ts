@@ -51,6 +51,10 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     encoding: row.encoding,
     error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
     test: row.test,
+    batchId: row.batchId,
+    reference: row.reference,
+    metadata: row.metadata,
+    sentBody: row.sentBody,
     history: history.map((h) => ({ status: h.status, at: iso(h.at) })),
   };
 }
@@ -96,6 +100,9 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   validityPeriod: row.validityPeriod,
   category: row.category,
   priority: row.priority,
+  reference: row.reference,
+  metadata: row.metadata,
+  smartEncoding: row.smartEncoding,
   stats: row.stats,
   deferredUntil: isoOrNull(row.deferredUntil),
   createdAt: iso(row.createdAt),

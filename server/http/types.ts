@@ -4,6 +4,7 @@ import type { operations } from "../../generated/api.js";
 import type { Config } from "../config.js";
 import type { Account } from "../db/accounts.js";
 import type { RequestKey } from "./auth.js";
+import type { batchItemValidator } from "./batchItems.js";
 import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
@@ -44,6 +45,8 @@ export interface ApiServices extends Services {
   receipts: ReceiptClient;
   /** When keys were last used (recorded in batches). */
   keyUsage: KeyUsage;
+  /** POST /messages/batch's body checked: each item a request or its schema error (http/batchItems.ts). */
+  batchItems: ReturnType<typeof batchItemValidator>;
 }
 
 export interface Context<K extends OperationId> extends ApiServices {

@@ -21,6 +21,10 @@ import { holdsNumber } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { personalisationProblem, personalise } from "../../common/personalise.js";
 import { segmentInfo } from "../../common/segments.js";
+import { textToSend } from "../../common/smartEncoding.js";
+import { accountSmartEncoding } from "../db/accountSettings.js";
+import { requireMetadata } from "../domain/metadata.js";
+import { needsSmartEncodingDefault } from "./acceptMessage.js";
 import { requireSender } from "../domain/phone.js";
 import { checkDestination, destinationProblem, NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
 import { chargeQuota, countsQuota } from "./quota.js";
@@ -55,6 +59,9 @@ export async function createCampaign(
   }
   const from = body.from === undefined ? (account.limits?.senderIds?.[0] ?? opts.defaultSenderId) : requireSender(body.from, "/body/from");
   requireAllowedSenderId(from, account.limits, "/body/from");
+  const metadata = requireMetadata(body.metadata, "/body/metadata");
+  const smartEncoding =
+    body.smartEncoding ?? (needsSmartEncodingDefault({ body: body.message }) && (await accountSmartEncoding(db, accountId)));
   const allowedCountries = account.limits?.allowedCountries ?? null;
   // Normalised (with whether each may be sent to, from the same parse) and de-duplicated: one number listed
   // twice gets one message.
@@ -109,6 +116,9 @@ export async function createCampaign(
       priority: body.priority,
       test: opts.test,
       skipped: blocked.size,
+      reference: body.reference ?? null,
+      metadata,
+      smartEncoding,
     });
     if (groupId) await snapshotGroupAudience(tx, accountId, id, groupId, [...blocked]);
     else
@@ -122,7 +132,10 @@ export async function createCampaign(
     const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
     if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
     if (countsQuota(account, opts.test)) {
-      const segments = await mapYielding(reached, (c) => segmentInfo(personalise(body.message, c.firstName)).segments);
+      const segments = await mapYielding(
+        reached,
+        (c) => segmentInfo(textToSend(personalise(body.message, c.firstName), smartEncoding)).segments,
+      );
       await chargeQuota(
         tx,
         account,

@@ -25,6 +25,9 @@ export interface MessageFacts {
   providerMessageId: string | null;
   /** A test key's message: its receipts say `test: true`. */
   test?: boolean;
+  /** The caller's reference and metadata, carried in every receipt. */
+  reference?: string | null;
+  metadata?: Record<string, string> | null;
 }
 
 /**
@@ -71,6 +74,8 @@ export async function changeMessageStatuses(
             campaignId: message.campaignId,
             error: change.error ?? null,
             test: message.test === true,
+            reference: message.reference ?? null,
+            metadata: message.metadata ?? null,
           }),
         })),
         { event: `dlr.${status}`, seq: RECEIPT_SEQ[status] },

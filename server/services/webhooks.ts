@@ -87,6 +87,8 @@ export async function sendTestReceipt(
     to: "+14155550100",
     status: "delivered",
     providerMessageId: "test",
+    reference: null,
+    metadata: null,
   });
   const live = secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > at ? secrets.previousSecret : null;
   const result = await client.post(

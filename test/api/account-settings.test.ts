@@ -10,6 +10,7 @@ const DEFAULTS = {
   quietHours: null,
   defaultTimeZone: "UTC",
   maxSegmentsPerSecond: null,
+  smartEncoding: false,
 };
 
 describe("account settings", () => {

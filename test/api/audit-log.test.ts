@@ -78,6 +78,10 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     recipients: ["+14155550507"],
   });
   await call("Campaigns_cancel", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/cancel`);
+  const batch = (await (
+    await a.request("POST", "/api/v1/messages/batch", { messages: [{ to: "+14155550509", from: "ACME", body: "x", scheduledAt: later }] })
+  ).json()) as { batchId: string };
+  await call("Batches_cancel", a, "POST", `/api/v1/batches/${batch.batchId}/cancel`);
   await call("Groups_delete", a, "DELETE", `/api/v1/contacts/groups/${group.groupId}`);
   const key = await call("Keys_create", a, "POST", "/api/v1/keys", { name: "k" });
   secrets.push(key.key!);

@@ -21,6 +21,7 @@ async function snapshot(a: TestAccount, ids: Record<string, string>) {
     campaign: await get(`/api/v1/campaigns/${ids.campaignId}`),
     number: await get(`/api/v1/numbers/${ids.numberId}`),
     optOut: await get(`/api/v1/opt-outs/${ids.phone}`),
+    batch: await get(`/api/v1/messages?batchId=${ids.batchId}`),
   };
 }
 
@@ -35,6 +36,9 @@ describe("tenant isolation", () => {
     });
     const { data: number } = await a.client.POST("/api/v1/numbers", { body: { phoneNumber: "+14155550160" } });
     const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "A", url: "http://127.0.0.1:9/a" } });
+    const { data: batch } = await a.client.POST("/api/v1/messages/batch", {
+      body: { messages: [{ to: "+14155550151", body: "private batch", from: "ACME", scheduledAt: inHours(5) }] },
+    });
     // Campaign creation arrives with the delivery engine; until then A's campaign is stored directly.
     const [campaign] = await server()
       .db("campaigns")
@@ -58,6 +62,7 @@ describe("tenant isolation", () => {
       phone: "14155550161",
       deliveryId: "4f0c7d3e-2b1a-4c5d-8e9f-0a1b2c3d4e5f",
       keyId: a.keyId,
+      batchId: batch!.batchId,
     };
     expect((await a.request("PUT", `/api/v1/opt-outs/${ids.phone}`)).status).toBe(201);
     const before = await snapshot(a, ids);

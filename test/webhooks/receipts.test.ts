@@ -47,8 +47,19 @@ describe("delivery receipts", () => {
       to: "+14155550123",
       status: "sent",
       providerMessageId: expect.stringMatching(/^sim-/),
+      reference: null,
+      metadata: null,
     });
-    expect(Object.keys(sent!.json)).toEqual(["event", "timestamp", "messageId", "to", "status", "providerMessageId"]);
+    expect(Object.keys(sent!.json)).toEqual([
+      "event",
+      "timestamp",
+      "messageId",
+      "to",
+      "status",
+      "providerMessageId",
+      "reference",
+      "metadata",
+    ]);
     expect(delivered!.json).toMatchObject({ event: "dlr.delivered", status: "delivered", providerMessageId: sent!.json.providerMessageId });
     for (const receipt of [sent!, delivered!]) {
       expect(receipt.headers["content-type"]).toBe("application/json");

@@ -24,8 +24,11 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                                ${col((m) => m.scheduledAt.toISOString())}::timestamptz[], ${col((m) => m.segments)}::int[],
                                ${col((m) => m.encoding)}::text[], ${col((m) => m.validUntil?.toISOString() ?? null)}::timestamptz[],
                                ${col((m) => m.category ?? SCHEDULE_DEFAULTS.category)}::text[],
-                               ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[], ${col((m) => m.test ?? false)}::boolean[])
-            AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test)
+                               ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[], ${col((m) => m.test ?? false)}::boolean[],
+                               ${col((m) => m.batchId ?? null)}::uuid[], ${col((m) => m.reference ?? null)}::text[],
+                               ${col((m) => (m.metadata ? JSON.stringify(m.metadata) : null))}::jsonb[], ${col((m) => m.sentBody ?? null)}::text[])
+            AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+                 batch_id, reference, metadata, sent_body)
         ), jobs AS (
           ${insertJobsSql("send_message", {
             id: "job_id",
@@ -36,8 +39,10 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
             from: "rows",
           })}
         )
-        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test)
-        SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test FROM rows`,
+        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+                              batch_id, reference, metadata, sent_body)
+        SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+               batch_id, reference, metadata, sent_body FROM rows`,
   );
   await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }

@@ -24,9 +24,11 @@ export const insertScheduledMessageStatement = {
          ), job AS (
            ${sql.text(insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "CASE WHEN :test::boolean THEN jsonb_build_object('messageId', :id::uuid, 'test', true) ELSE jsonb_build_object('messageId', :id::uuid) END", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" }))}
          ), message AS (
-           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test)
+           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+                                 reference, metadata, sent_body)
            SELECT :id::uuid, :accountId::uuid, :jobId::uuid, :to::text, :from::text, :body::text, :scheduledAt::timestamptz,
-                  :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text, :test::boolean
+                  :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text, :test::boolean,
+                  :reference::text, :metadata::jsonb, :sentBody::text
              FROM allowed
          )
          SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
@@ -57,6 +59,9 @@ export async function insertScheduledMessage(
     category: m.category ?? SCHEDULE_DEFAULTS.category,
     priority: m.priority ?? SCHEDULE_DEFAULTS.priority,
     test: m.test ?? false,
+    reference: m.reference ?? null,
+    metadata: m.metadata ? JSON.stringify(m.metadata) : null,
+    sentBody: m.sentBody ?? null,
   });
   return row!.senderNotHeld ? "sender_not_held" : row!.optedOut ? "opted_out" : "stored";
 }

@@ -1,4 +1,5 @@
 // Reads of messages: one by key, a page of a list, histories, and the lookups of the send and receipt paths.
+import type { MessageFactsRow } from "./rows.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../../domain/cursor.js";
 import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
@@ -28,6 +29,8 @@ export async function listMessages(
     campaignId?: string;
     /** Only test messages (true) or only real ones (false). */
     test?: boolean;
+    batchId?: string;
+    reference?: string;
     direction?: MessageRow["direction"];
     /** The conversation with this number: outbound to it, inbound from it. */
     phone?: string;
@@ -39,6 +42,8 @@ export async function listMessages(
   if (opts.statuses) query.whereIn("status", opts.statuses);
   if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
   if (opts.test !== undefined) query.where({ test: opts.test });
+  if (opts.batchId) query.where({ batch_id: opts.batchId });
+  if (opts.reference) query.where({ reference: opts.reference });
   if (opts.direction) query.where({ direction: opts.direction });
   if (opts.phone) {
     // Each side matches a partial index: messages_recipient_page_idx, messages_sender_page_idx.
@@ -123,18 +128,22 @@ export async function findMessages(
 export async function scheduledPastValidity(
   db: Knex,
   keys: MessageKey[],
-): Promise<{ id: string; accountId: string; to: string; campaignId: string | null; providerMessageId: string | null; test: boolean }[]> {
-  if (keys.length === 0) return [];
-  const { rows } = await run<{
+): Promise<
+  {
     id: string;
     accountId: string;
     to: string;
     campaignId: string | null;
     providerMessageId: string | null;
     test: boolean;
-  }>(
+    reference: string | null;
+    metadata: Record<string, string> | null;
+  }[]
+> {
+  if (keys.length === 0) return [];
+  const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId", test
+    sql`SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId", test, reference, metadata
           FROM messages m WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND valid_until <= now()`,
   );
   return rows;

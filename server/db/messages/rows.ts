@@ -37,6 +37,11 @@ export interface MessageRow {
   incomplete: boolean;
   /** Sent with a test key: through the simulator, never a carrier. */
   test: boolean;
+  batchId: string | null;
+  reference: string | null;
+  metadata: Record<string, string> | null;
+  /** The text as sent when smart encoding changed it; else null. */
+  sentBody: string | null;
   createdAt: Date;
 }
 
@@ -62,6 +67,11 @@ export interface NewMessage {
   encoding: Encoding;
   /** Sent with a test key. Default false. */
   test?: boolean;
+  batchId?: string | null;
+  reference?: string | null;
+  metadata?: Record<string, string> | null;
+  /** The text as sent when smart encoding changed it (segments and encoding are its). */
+  sentBody?: string | null;
 }
 
 export const columns = {
@@ -89,6 +99,10 @@ export const columns = {
   receivedAt: "received_at",
   incomplete: "incomplete",
   test: "test",
+  batchId: "batch_id",
+  reference: "reference",
+  metadata: "metadata",
+  sentBody: "sent_body",
   createdAt: "created_at",
 };
 
@@ -105,6 +119,18 @@ export const returningSql = returning
   })
   .join(", ");
 export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Date | null; outcomeUnknownAt: Date | null };
+
+/** What a status change and its receipt need of a message (services/statusChanges.ts, MessageFacts). */
+export interface MessageFactsRow {
+  id: string;
+  accountId: string;
+  to: string;
+  campaignId: string | null;
+  providerMessageId: string | null;
+  test: boolean;
+  reference: string | null;
+  metadata: Record<string, string> | null;
+}
 
 /** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
 export type MessageKey = AccountKey;

@@ -45,6 +45,21 @@ export async function cancelCampaignMessages(tx: Knex.Transaction, accountId: st
   return rows[0]!.n;
 }
 
+/**
+ * Cancels every message of the batch still scheduled, with their history entries and their jobs, in one
+ * statement. Returns how many.
+ */
+export async function cancelBatchMessages(tx: Knex.Transaction, accountId: string, batchId: string): Promise<number> {
+  const { rows } = await run<{ n: number }>(
+    tx,
+    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND batch_id = ${batchId}`)}),
+             h AS (${historySql("cancelled")}),
+             j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
+        SELECT count(*)::int AS n FROM c`,
+  );
+  return rows[0]!.n;
+}
+
 /** → cancelled for the messages `where` picks that may be cancelled; returns the columns the history needs. */
 const cancelSql = (where: Sql) =>
   sql`UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL

@@ -5,14 +5,52 @@ import { requirePhone } from "../../domain/phone.js";
 import { storedStatuses } from "../../domain/messageStatus.js";
 import { toMessage } from "../serialize.js";
 import type { Handlers } from "../types.js";
+import type { Knex } from "knex";
+import { preview } from "../../../common/smartEncoding.js";
+import { accountSmartEncoding } from "../../db/accountSettings.js";
+import { cancelBatch, sendBatch } from "../../services/batches.js";
+import { scheduleMessage } from "../../services/messages.js";
+import { withIdempotency } from "../idempotency.js";
+import { iso } from "../serialize.js";
 
-export const messageHandlers: Pick<Handlers, "Messages_list" | "Messages_get"> = {
+export const messageHandlers: Pick<
+  Handlers,
+  "Messages_list" | "Messages_get" | "Messages_send" | "Messages_sendBatch" | "Messages_preview" | "Batches_cancel"
+> = {
+  async Messages_send({ db, account, key: apiKey, body, headers, now }) {
+    const send = async (conn: Knex) => {
+      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), { test: apiKey.test });
+      return { status: 201 as const, body: { messageId, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
+    };
+    const key = headers["Idempotency-Key"];
+    return key === undefined ? send(db) : withIdempotency(db, account.id, key, body, send);
+  },
+
+  async Messages_sendBatch({ db, account, key: apiKey, body, headers, now, batchItems }) {
+    const items = batchItems(body);
+    return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => ({
+      status: 200 as const,
+      body: await sendBatch(tx, account, items, { now: now(), test: apiKey.test }),
+    }));
+  },
+
+  async Messages_preview({ db, account, body }) {
+    const smart = body.smartEncoding ?? (await accountSmartEncoding(db, account.id));
+    return { status: 200, body: preview(body.body, smart) };
+  },
+
+  async Batches_cancel({ db, account, path }) {
+    return { status: 200, body: { batchId: path.batchId, cancelled: await cancelBatch(db, account.id, path.batchId) } };
+  },
+
   async Messages_list({ db, account, query }) {
     const { items, nextCursor } = await fetchPage(query, (w) =>
       listMessages(db, account.id, {
         statuses: query.status ? storedStatuses(query.status) : undefined,
         campaignId: query.campaignId,
         test: query.test,
+        batchId: query.batchId,
+        reference: query.reference,
         direction: query.direction,
         phone: query.phone === undefined ? undefined : requirePhone(query.phone, "/query/phone"),
         ...w,

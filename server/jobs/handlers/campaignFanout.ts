@@ -8,6 +8,7 @@ import { insertMessagesWithJobs, type NewMessage } from "../../db/messages/index
 import { optedOutAmong } from "../../db/optOuts.js";
 import { personalise } from "../../../common/personalise.js";
 import { segmentInfo } from "../../../common/segments.js";
+import { textToSend } from "../../../common/smartEncoding.js";
 import { validUntil } from "../../domain/validity.js";
 import type { JobHandler } from "../types.js";
 
@@ -40,6 +41,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
           .filter((r) => !optedOut.has(r.phone))
           .map((r) => {
             const body = personalise(campaign.message, r.firstName);
+            const sent = textToSend(body, campaign.smartEncoding);
             return {
               id: uuidv7(),
               jobId: uuidv7(),
@@ -52,7 +54,10 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
               category: campaign.category,
               priority: campaign.priority,
               test: campaign.test,
-              ...segmentInfo(body),
+              reference: campaign.reference,
+              metadata: campaign.metadata,
+              sentBody: sent === body ? null : sent,
+              ...segmentInfo(sent),
             };
           });
         await insertMessagesWithJobs(tx, campaign.accountId, messages);

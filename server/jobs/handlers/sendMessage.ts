@@ -189,7 +189,7 @@ class SendBatch {
         messageId: m.id,
         to: m.to,
         from: m.from,
-        body: m.body,
+        body: m.sentBody ?? m.body,
         encoding: m.encoding,
         segments: m.segments,
         validUntil: m.validUntil,
