@@ -177,4 +177,38 @@ describe("campaigns", () => {
     const c = await campaign(a, created!.campaignId);
     expect(c.stats).toMatchObject({ total: 2500, scheduled: 2500 });
   });
+
+  it("gives each message the campaign's reference and metadata, smart-encoded per recipient when asked", async () => {
+    const a = await server().account();
+    const groupId = await groupWith(a, "smart", [
+      { phone: "+14155550291", firstName: "Zoë" },
+      { phone: "+14155550292", firstName: "Bob" },
+    ]);
+    const { data: created } = await a.client.POST("/api/v1/campaigns", {
+      body: {
+        name: "Smart",
+        message: "Hi {{firstName}} — it’s here",
+        type: "instant",
+        groupId,
+        reference: "spring",
+        metadata: { wave: "1" },
+        smartEncoding: true,
+      },
+    });
+    expect(created).toMatchObject({ reference: "spring", metadata: { wave: "1" }, smartEncoding: true });
+    const messages = await waitUntil("both messages", async () => {
+      const all = await campaignMessages(a, created!.campaignId);
+      return all.length === 2 && all;
+    });
+    const byTo = Object.fromEntries(messages.map((m) => [m.to, m]));
+    // ë is not GSM-7: Zoë's text stays UCS-2 as written; Bob's becomes GSM-7.
+    expect(byTo["+14155550291"]).toMatchObject({
+      body: "Hi Zoë — it’s here",
+      sentBody: null,
+      encoding: "UCS-2",
+      reference: "spring",
+      metadata: { wave: "1" },
+    });
+    expect(byTo["+14155550292"]).toMatchObject({ sentBody: "Hi Bob - it's here", encoding: "GSM-7" });
+  });
 });
