@@ -12,6 +12,7 @@ import { importContacts } from "../../client/examples/import.js";
 import { receiptReceiver, type DeliveryReceipt } from "../../client/examples/receiver.js";
 import { replyingReceiver, type MessageReceived } from "../../client/examples/replies.js";
 import { scheduleAndCancel } from "../../client/examples/schedule-and-cancel.js";
+import { sendNowAndBatch } from "../../client/examples/send-now.js";
 import { loadDocument } from "../../server/http/document.js";
 import { useTestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -51,6 +52,7 @@ describe("client examples", () => {
     expect(sources["client/README.md"].map((b) => b.file)).toEqual([
       "common.ts",
       "schedule-and-cancel.ts",
+      "send-now.ts",
       "campaign.ts",
       "import.ts",
       "receiver.ts",
@@ -72,6 +74,18 @@ describe("client examples", () => {
     const { scheduled, cancelled } = await scheduleAndCancel(a.client);
     expect(scheduled.status).toBe("scheduled");
     expect(cancelled).toMatchObject({ messageId: scheduled.messageId, status: "cancelled" });
+  });
+
+  it("a one-time code sent now, and a batch with one refused item", async () => {
+    const a = await server().account();
+    const { code, batch } = await sendNowAndBatch(a.client);
+    expect(code.status).toBe("scheduled");
+    expect(batch).toMatchObject({ accepted: 1, rejected: 1 });
+    const sent = await waitUntil("the code sent", async () => {
+      const m = (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: code.messageId } } })).data!;
+      return m.status !== "scheduled" && m;
+    });
+    expect(sent).toMatchObject({ reference: "login-7731" });
   });
 
   it("group, contacts, campaign, and stats polled until completed", async () => {

@@ -1,6 +1,7 @@
 // Retention: final messages past their time go with their history and receipt deliveries, in small batches;
 // a message that is not final never goes; the delivery log is trimmed on its own schedule; bodies are erased
 // (the row stays); an account may keep its messages for a different time; and all of it runs beside sending.
+import { receiptBody } from "../../server/domain/receipts.js";
 import { describe, expect, it } from "vitest";
 import { applyRetention, type RetentionPolicy } from "../../server/jobs/maintenance/applyRetention.js";
 import { FINAL_STATUSES, type StoredStatus } from "../../server/domain/messageStatus.js";
@@ -266,6 +267,44 @@ describe("body redaction in the webhooks' delivery log", () => {
       expect(posted!.body).toBe(stored);
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+describe("reference and metadata under body redaction", () => {
+  it("erases a message's reference, metadata and sentBody with its body, and nulls them in its stored receipts", async () => {
+    const account = await server().account();
+    const [webhook] = await db()("webhooks")
+      .insert({ account_id: account.accountId, name: "w", url: "https://example.com/", secret: "whsec_x" })
+      .returning("id");
+    const id = await storedMessage(account.accountId, webhook.id, "delivered", 91, "It’s private");
+    await db()("messages").where({ id }).update({ reference: "order-secret", metadata: { card: 'x"y}z' }, sent_body: "It's private" });
+    const receipt = receiptBody({
+      status: "delivered",
+      at: new Date(),
+      messageId: id,
+      to: "+14155550100",
+      providerMessageId: "p1",
+      campaignId: null,
+      error: null,
+      reference: "order-secret",
+      metadata: { card: 'x"y}z' },
+    });
+    await db()("webhook_deliveries").where({ message_id: id }).update({ body: receipt });
+
+    await applyRetention(db(), { ...policy, messageBodyRetentionDays: 90 });
+
+    expect(await db()("messages").where({ id }).first("body", "reference", "metadata", "sent_body")).toEqual({
+      body: "",
+      reference: null,
+      metadata: null,
+      sent_body: null,
+    });
+    const stored = await db()("webhook_deliveries").where({ message_id: id }).pluck("body");
+    expect(stored.length).toBeGreaterThan(0);
+    for (const body of stored as string[]) {
+      expect(body).not.toContain("secret");
+      expect(Object.entries(JSON.parse(body))).toEqual(Object.entries({ ...JSON.parse(receipt), reference: null, metadata: null }));
     }
   });
 });
