@@ -88,6 +88,12 @@ interface CampaignResult extends Result {
   peakRssMiB: { api: number; workers: number[]; bench: number };
 }
 
+interface SendNowResult extends Result {
+  sendNow: { rate: number; seconds: number; messages: number; toSubmit: Latency; httpAnswer: Latency };
+  batch: { items: number; rounds: number; batchMs: number[]; campaignMs: number[]; ratio: number };
+}
+type Latency = { p50Ms: number; p99Ms: number; maxMs: number };
+
 const read = <T extends Result>(name: string): T | undefined => {
   const file = join(root, `bench/results/${name}.json`);
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : undefined;
@@ -123,6 +129,7 @@ const inbound = read<InboundResult>("inbound");
 const campaign = read<CampaignResult>("campaign");
 const throttle = read<ThrottleResult>("throttle");
 const history = read<HistoryResult>("history");
+const sendNow = read<SendNowResult>("sendnow");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];
@@ -157,6 +164,18 @@ if (campaign) {
   ]);
 }
 if (history) targets.push(historyTarget(history));
+if (sendNow) {
+  targets.push([
+    `send now: request to submit p99 ≤ 50 ms at ${sendNow.sendNow.rate}/s`,
+    `${sendNow.sendNow.toSubmit.p99Ms} ms`,
+    met(sendNow.sendNow.toSubmit.p99Ms <= 50),
+  ]);
+  targets.push([
+    `batch of ${n(sendNow.batch.items)} ≤ 1.5 × a campaign of as many`,
+    `${sendNow.batch.ratio}`,
+    met(sendNow.batch.ratio <= 1.5),
+  ]);
+}
 if (targets.length) {
   lines.push("## Targets", "", "| target | measured | |", "|---|---|---|", ...targets.map((t) => `| ${t.join(" | ")} |`), "");
 }
@@ -273,6 +292,24 @@ if (dispatch) {
         })),
       }),
     ),
+    "",
+  );
+}
+if (sendNow) {
+  const ms = (xs: number[]) => xs.map((x) => `${n(x)} ms`).join(" / ");
+  lines.push(
+    "## sendnow (`npm run bench:sendnow`)",
+    "",
+    machineLine(sendNow),
+    "",
+    `POST /api/v1/messages without \`scheduledAt\` at ${sendNow.sendNow.rate} requests/s for ${sendNow.sendNow.seconds} s (${n(sendNow.sendNow.messages)} messages), one API process and one worker, the simulator without delay: from the request to the simulator's submit, and the HTTP answer's own latency beside it.`,
+    "",
+    "| | p50 | p99 | max |",
+    "|---|---|---|---|",
+    `| request → submit | ${sendNow.sendNow.toSubmit.p50Ms} ms | ${sendNow.sendNow.toSubmit.p99Ms} ms | ${sendNow.sendNow.toSubmit.maxMs} ms |`,
+    `| HTTP answer | ${sendNow.sendNow.httpAnswer.p50Ms} ms | ${sendNow.sendNow.httpAnswer.p99Ms} ms | ${sendNow.sendNow.httpAnswer.maxMs} ms |`,
+    "",
+    `${n(sendNow.batch.items)} distinct messages by \`POST /messages/batch\` against a campaign to as many recipients by \`POST /campaigns\`, ${sendNow.batch.rounds} alternating rounds, time to the answer: batch ${ms(sendNow.batch.batchMs)}, campaign ${ms(sendNow.batch.campaignMs)}; ratio of medians **${sendNow.batch.ratio}**. The batch makes its 10,000 messages and send jobs before it answers; the campaign stores its recipients and leaves the messages to its fan-out job.`,
     "",
   );
 }
