@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
+const limited = useTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 5 });
 
 const item = (over: Record<string, unknown> = {}) => ({ to: "+14155550123", from: "ACME", body: "Your code is 482913", ...over });
 
@@ -192,5 +193,37 @@ describe("preview and smart encoding", () => {
     expect(await send({})).toMatchObject({ sentBody: "It's here - today", encoding: "GSM-7" });
     expect(await send({ smartEncoding: false })).toMatchObject({ sentBody: null, encoding: "UCS-2" });
     expect(await send({ body: "It’s 🎉" })).toMatchObject({ sentBody: null, encoding: "UCS-2" });
+  });
+});
+
+describe("the new paths keep the other checks of schedule", () => {
+  it("a test key's messages are test messages; validity counts from now; priority and category are kept", async () => {
+    const a = await server().account();
+    const testKey = (await (await a.request("POST", "/api/v1/keys", { test: true })).json()) as { key: string };
+    const as = (path: string, body: unknown) =>
+      fetch(`${server().baseUrl}${path}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${testKey.key}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const sent = (await (await as("/api/v1/messages", item({ validityPeriod: 300, priority: "high", category: "marketing" }))).json()) as {
+      messageId: string;
+      scheduledAt: string;
+    };
+    const message = (await (await a.request("GET", `/api/v1/messages/${sent.messageId}`)).json()) as Record<string, string | boolean>;
+    expect(message).toMatchObject({ test: true, priority: "high", category: "marketing" });
+    expect(new Date(message.validUntil as string).getTime() - new Date(sent.scheduledAt).getTime()).toBe(300_000);
+    const batched = (await (await as("/api/v1/messages/batch", { messages: [item()] })).json()) as { results: { messageId: string }[] };
+    const inBatch = (await (await a.request("GET", `/api/v1/messages/${batched.results[0]!.messageId}`)).json()) as { test: boolean };
+    expect(inBatch.test).toBe(true);
+  });
+
+  it("a batch costs a rate-limit token per item: after a batch larger than the burst the key waits (429)", async () => {
+    const a = await limited().account();
+    const res = await a.request("POST", "/api/v1/messages/batch", { messages: Array.from({ length: 20 }, () => item()) });
+    expect(res.status).toBe(200);
+    const next = await a.request("GET", "/api/v1/messages");
+    expect(next.status).toBe(429);
+    expect(Number(next.headers.get("retry-after"))).toBeGreaterThan(5);
   });
 });
