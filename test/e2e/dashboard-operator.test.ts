@@ -249,7 +249,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     const page = await browser().newPage();
     await signIn(page, baseUrl, sender.key);
     await page.getByText("Send key:").waitFor();
-    await page.getByRole("button", { name: "Schedule message" }).waitFor();
+    await page.getByRole("button", { name: "Send now" }).waitFor();
     await page.getByRole("link", { name: "Campaigns" }).click();
     await page.getByRole("heading", { name: "New campaign" }).waitFor();
     await page.getByRole("link", { name: "Contacts & groups" }).click();

@@ -57,12 +57,12 @@ describe.skipIf(!browserAvailable)("dashboard: sending policy", { timeout: 60_00
     await page.context().close();
   });
 
-  it("schedules with a category, priority and validity, and the message page shows them with validUntil", async () => {
+  it("sends with a category, priority and validity, and the message page shows them with validUntil", async () => {
     const { baseUrl, account } = server();
     const a = await account();
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/messages");
-    const form = page.getByRole("form", { name: "Schedule a message" });
+    const form = page.getByRole("form", { name: "Send a message" });
     // A single message's defaults, each with what it means.
     expect(await form.getByLabel("Category").inputValue()).toBe("transactional");
     expect(await form.getByLabel("Priority").inputValue()).toBe("normal");
@@ -73,7 +73,7 @@ describe.skipIf(!browserAvailable)("dashboard: sending policy", { timeout: 60_00
     await form.getByLabel("To").fill("+14155550123");
     await form.getByLabel("From").fill("ACME");
     await form.getByLabel("Message").fill("Flash sale");
-    await page.getByRole("button", { name: "Schedule message" }).click();
+    await page.getByRole("button", { name: "Send now" }).click();
     await page.getByRole("link", { name: "Open it" }).click();
     await page.getByTestId("valid-until").waitFor();
     const messages = (await a.client.GET("/api/v1/messages")).data!.data;

@@ -1,6 +1,6 @@
 // The dashboard in a real browser (Debian's Chromium through playwright-core) against the server on 127.0.0.1
-// with a real database and an in-process worker: sign in; schedule and cancel a message; add a webhook,
-// reveal its secret and send a test receipt that a local receiver verifies with that secret.
+// with a real database and an in-process worker: sign in; schedule a message ("Send later") and cancel it; add a
+// webhook, reveal its secret and send a test receipt that a local receiver verifies with that secret.
 import type { components } from "../../generated/api.js";
 import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
@@ -90,11 +90,15 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await page.getByLabel("To", { exact: true }).fill("+1 415 555 0123");
     await page.getByLabel("From", { exact: true }).fill("ACME");
     await page.getByLabel("Message", { exact: true }).fill("Your table is ready");
-    await page.getByText("19 characters · 1 segment · GSM-7").waitFor();
+    await page.getByText("1 segment · GSM-7 · 141 characters left").waitFor();
+    // Sent now unless "Send later" is chosen, which shows the time.
+    expect(await page.getByLabel("Send at").count()).toBe(0);
+    await page.getByLabel("Send later").check();
+    await page.getByRole("button", { name: "Schedule", exact: true }).waitFor();
     await page.getByLabel("Send at").fill(`${year}-07-01T09:30`);
     await page.getByText("America/New_York (UTC-04:00)").waitFor();
     await page.getByText(`${year}-07-01T13:30:00.000Z`).waitFor();
-    await page.getByRole("button", { name: "Schedule message" }).click();
+    await page.getByRole("button", { name: "Schedule", exact: true }).click();
     await page.getByText("Message scheduled for").waitFor();
 
     const listed = await client.GET("/api/v1/messages");

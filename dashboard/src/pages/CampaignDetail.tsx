@@ -1,6 +1,7 @@
 // One campaign: a live progress bar (sent / delivered / failed / undelivered) while it sends, and cancel.
 import { useState } from "preact/hooks";
 import { ok, type Campaign } from "../api.js";
+import { MetadataTable } from "../metadata.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { ConfirmDialog, Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
@@ -140,6 +141,14 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               <dd>{c.priority}</dd>
               <dt>Valid for</dt>
               <dd>{c.validityPeriod === null ? "no limit" : `${c.validityPeriod} s after each message is due`}</dd>
+              <dt>Smart encoding</dt>
+              <dd>{c.smartEncoding ? "yes: look-alike characters are replaced when that makes a message GSM-7" : "no"}</dd>
+              <dt>Reference</dt>
+              <dd>{c.reference ?? <span class="muted">none</span>}</dd>
+              <dt>Metadata</dt>
+              <dd>
+                <MetadataTable metadata={c.metadata} label="Metadata of the campaign" />
+              </dd>
             </dl>
             <p>
               <Link to={`/messages?campaignId=${c.campaignId}`}>See its messages</Link>

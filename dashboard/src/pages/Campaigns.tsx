@@ -6,7 +6,7 @@ import { ok, type Campaign } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
-import { segmentSummary } from "../segments.js";
+import { countIds, MessageCount, segmentSummary, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
 import { Field, fieldError, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
@@ -29,6 +29,8 @@ function CreateCampaign() {
   const [name, setName] = useState("");
   const [message, setMessage] = useState("Hi {{firstName}}, ");
   const [from, setFrom] = useState("");
+  const [reference, setReference] = useState("");
+  const [smart, setSmart] = useSmartEncoding();
   const [audience, setAudience] = useState<"group" | "recipients">("group");
   const [groupId, setGroupId] = useState("");
   const [pasted, setPasted] = useState("");
@@ -59,6 +61,8 @@ function CreateCampaign() {
           message,
           type,
           ...(from ? { from } : {}),
+          ...(reference.trim() ? { reference: reference.trim() } : {}),
+          ...smartField(message, smart),
           ...(audience === "group" ? { groupId } : { recipients }),
           ...(type === "scheduled" ? { scheduledAt: utc ?? when } : {}),
           ...policyBody(policy),
@@ -100,7 +104,23 @@ function CreateCampaign() {
           maxLength={1600}
           value={message}
           onInput={(e) => setMessage(e.currentTarget.value)}
-          aria-describedby="campaign-message-hint"
+          aria-describedby={`campaign-message-hint ${countIds("campaign-message-count", message)}`}
+        />
+        <MessageCount text={message} id="campaign-message-count" smart={smart} onSmart={setSmart} />
+      </Field>
+      <Field
+        id="campaign-reference"
+        label="Reference (optional)"
+        hint="Your own reference, given to each of its messages and their receipts."
+        error={err("/body/reference")}
+      >
+        <input
+          id="campaign-reference"
+          maxLength={128}
+          autoComplete="off"
+          value={reference}
+          onInput={(e) => setReference(e.currentTarget.value)}
+          aria-describedby="campaign-reference-hint"
         />
       </Field>
 
@@ -197,7 +217,7 @@ function CreateCampaign() {
           {preview || <span class="muted">(empty)</span>}
         </p>
         <p class="muted" data-testid="preview-segments">
-          {segmentSummary(preview)} · {audienceSize} recipient{audienceSize === 1 ? "" : "s"}
+          {segmentSummary(preview, smart)} · {audienceSize} recipient{audienceSize === 1 ? "" : "s"}
         </p>
       </section>
 

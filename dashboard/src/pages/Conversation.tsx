@@ -1,16 +1,14 @@
 // The conversation with one number: both directions in time order, whether the number opted out (and the button
-// to change that), and a reply sent at once from one of the account's numbers.
+// to change that), and a reply sent now (POST /messages) from one of the account's numbers.
 import { useState } from "preact/hooks";
 import { ApiProblem, ok, type Message } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
-import { SegmentCount } from "../segments.js";
+import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime } from "../time.js";
 import { Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
 
 const LIMIT = 50;
-/** A reply is scheduled this far ahead: the API takes only future times, and the browser's clock may lag a little. */
-const REPLY_LEAD_MS = 5_000;
 
 const sentOrReceived = (m: Message) => (m.direction === "inbound" ? m.receivedAt : (m.sentAt ?? m.scheduledAt));
 
@@ -75,21 +73,21 @@ function ReplyForm({
   const [body, setBody] = useState("");
   const [chosenFrom, setFrom] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
+  const [smart, setSmart] = useSmartEncoding();
   // The first 100 numbers are offered (an account with more can still reply from the one the person wrote to).
   const numbers = useAsync(async () => (await ok(client.GET("/api/v1/numbers", { params: { query: { limit: 100 } } }))).data, []);
   const from = chosenFrom ?? defaultFrom ?? numbers.data?.[0]?.phoneNumber ?? "";
   const send = useAction(async () => {
     setNotice(undefined);
-    const scheduledAt = new Date(Date.now() + REPLY_LEAD_MS).toISOString();
     try {
-      await ok(client.POST("/api/v1/scheduler/schedule", { body: { to: phone, from, body, scheduledAt } }));
+      await ok(client.POST("/api/v1/messages", { body: { to: phone, from, body, ...smartField(body, smart) } }));
     } catch (error) {
       // Opted out meanwhile (a STOP, another tab): the consent card shows it too.
       if (error instanceof ApiProblem && error.problem.code === "recipient_opted_out") onRefused();
       throw error;
     }
     setBody("");
-    setNotice("Reply sent: it goes out within a few seconds.");
+    setNotice("Reply sent: it goes out now.");
     onSent();
   });
   const optedOut = send.error?.problem.code === "recipient_opted_out";
@@ -128,9 +126,9 @@ function ReplyForm({
           maxLength={1600}
           value={body}
           onInput={(e) => setBody(e.currentTarget.value)}
-          aria-describedby="reply-body-count"
+          aria-describedby={countIds("reply-body-count", body)}
         />
-        <SegmentCount text={body} id="reply-body-count" />
+        <MessageCount text={body} id="reply-body-count" smart={smart} onSmart={setSmart} />
       </Field>
       {optedOut ? (
         <div class="problem" role="alert" data-testid="reply-opted-out">

@@ -1,6 +1,7 @@
 // One message: its fields, its status timeline and the receipts posted about it to each webhook.
 import { useState } from "preact/hooks";
 import { ok, type Message, type Webhook, type WebhookDelivery } from "../api.js";
+import { MetadataTable } from "../metadata.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
@@ -177,6 +178,32 @@ export function MessageDetail({ messageId }: { messageId: string }) {
                       </dd>
                     </>
                   )}
+                </>
+              )}
+              {m.direction === "outbound" && m.sentBody !== null && (
+                <>
+                  <dt>Sent as</dt>
+                  <dd class="pre" data-testid="sent-body">
+                    {m.sentBody} <small class="muted">(smart-encoded: look-alike characters replaced to send it as GSM-7)</small>
+                  </dd>
+                </>
+              )}
+              {m.direction === "outbound" && (
+                <>
+                  <dt>Reference</dt>
+                  <dd data-testid="message-reference">{m.reference ?? <span class="muted">none</span>}</dd>
+                  <dt>Metadata</dt>
+                  <dd>
+                    <MetadataTable metadata={m.metadata} label="Metadata of the message" />
+                  </dd>
+                </>
+              )}
+              {m.direction === "outbound" && m.batchId && (
+                <>
+                  <dt>Batch</dt>
+                  <dd>
+                    <code>{m.batchId}</code> <Link to={`/messages?batchId=${m.batchId}`}>Messages of this batch</Link>
+                  </dd>
                 </>
               )}
               {m.direction === "outbound" && m.campaignId && (

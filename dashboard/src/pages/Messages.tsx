@@ -1,101 +1,15 @@
-// Messages: the list with status chips and filters (status, campaign), scheduling a message, cancelling one.
-import { useState } from "preact/hooks";
+// Messages: the list with status chips and filters (status, campaign, reference, batch), sending or scheduling
+// a message, cancelling one.
+import { useEffect, useState } from "preact/hooks";
 import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
-import { SegmentCount } from "../segments.js";
-import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
-import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Notice, ProblemMessage, StatusChip, useAction, usePolling, useSession } from "../ui.js";
+import { formatTime } from "../time.js";
+import { ConfirmDialog, Notice, StatusChip, usePolling, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
+import { SendForm } from "./SendForm.js";
 
 const LIMIT = 25;
-
-function ScheduleForm({ onScheduled }: { onScheduled: (messageId: string, scheduledAt: string) => void }) {
-  const { client } = useSession();
-  const [to, setTo] = useState("");
-  const [from, setFrom] = useState("");
-  const [body, setBody] = useState("");
-  const [when, setWhen] = useState(() => toLocalInput(new Date(Date.now() + 3600_000)));
-  // The API's defaults for a single message.
-  const [policy, setPolicy] = usePolicy({ category: "transactional", priority: "normal" });
-  const utc = localInputToUtc(when);
-  const action = useAction(async () => {
-    const scheduled = await ok(
-      client.POST("/api/v1/scheduler/schedule", { body: { to, from, body, scheduledAt: utc ?? when, ...policyBody(policy) } }),
-    );
-    setBody("");
-    onScheduled(scheduled.messageId, scheduled.scheduledAt);
-  });
-  const err = (path: string) => fieldError(action.error, path);
-  return (
-    <form
-      class="card"
-      aria-labelledby="schedule-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run();
-      }}
-    >
-      <h2 id="schedule-title">Schedule a message</h2>
-      <div class="grid-2">
-        <Field id="msg-to" label="To" hint="With its +country prefix, e.g. +14155550123" error={err("/body/to")}>
-          <input
-            id="msg-to"
-            type="tel"
-            required
-            autoComplete="off"
-            value={to}
-            onInput={(e) => setTo(e.currentTarget.value)}
-            aria-describedby="msg-to-hint"
-          />
-        </Field>
-        <Field id="msg-from" label="From" hint="Sender ID (1–11 letters/digits) or a phone number" error={err("/body/from")}>
-          <input id="msg-from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="msg-from-hint" />
-        </Field>
-      </div>
-      <Field id="msg-body" label="Message" error={err("/body/body")}>
-        <textarea
-          id="msg-body"
-          required
-          rows={3}
-          maxLength={1600}
-          value={body}
-          onInput={(e) => setBody(e.currentTarget.value)}
-          aria-describedby="msg-body-count"
-        />
-        <SegmentCount text={body} id="msg-body-count" />
-      </Field>
-      <Field
-        id="msg-when"
-        label="Send at"
-        error={err("/body/scheduledAt")}
-        hint={
-          <>
-            Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as{" "}
-            <output id="msg-when-utc">{utc ?? "—"}</output> (UTC).
-          </>
-        }
-      >
-        <input
-          id="msg-when"
-          type="datetime-local"
-          required
-          value={when}
-          onInput={(e) => setWhen(e.currentTarget.value)}
-          aria-describedby="msg-when-hint"
-        />
-      </Field>
-      <PolicyFields id="msg" policy={policy} onChange={setPolicy} error={err} />
-      <ProblemMessage error={action.error} prefix="Not scheduled" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={action.busy}>
-          {action.busy ? "Scheduling…" : "Schedule message"}
-        </button>
-      </div>
-    </form>
-  );
-}
 
 export function CancelMessageDialog({
   message,
@@ -129,6 +43,11 @@ export function Messages() {
   const { query } = useLocation();
   const status = query.get("status") ?? "";
   const campaignId = query.get("campaignId") ?? "";
+  const reference = query.get("reference") ?? "";
+  const batchId = query.get("batchId") ?? "";
+  // As typed; the filter applies on Enter or leaving the field (a change), and follows the address.
+  const [referenceText, setReferenceText] = useState(reference);
+  useEffect(() => setReferenceText(reference), [reference]);
   const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
 
@@ -137,10 +56,18 @@ export function Messages() {
     async (page) =>
       ok(
         client.GET("/api/v1/messages", {
-          params: { query: { ...page, ...(status ? { status: status as Message["status"] } : {}), ...(campaignId ? { campaignId } : {}) } },
+          params: {
+            query: {
+              ...page,
+              ...(status ? { status: status as Message["status"] } : {}),
+              ...(campaignId ? { campaignId } : {}),
+              ...(reference ? { reference } : {}),
+              ...(batchId ? { batchId } : {}),
+            },
+          },
         }),
       ),
-    [status, campaignId],
+    [status, campaignId, reference, batchId],
     LIMIT,
   );
 
@@ -163,9 +90,12 @@ export function Messages() {
       <h1 tabIndex={-1}>Messages</h1>
       <QuotaNote />
       {canSend && (
-        <ScheduleForm
-          onScheduled={(messageId, scheduledAt) => {
-            setNotice({ text: `Message scheduled for ${formatTime(scheduledAt)} (${scheduledAt} UTC).`, messageId });
+        <SendForm
+          onSent={({ messageId, to, scheduledAt, later }) => {
+            const text = later
+              ? `Message scheduled for ${formatTime(scheduledAt)} (${scheduledAt} UTC).`
+              : `Message to ${to} accepted: it is sent now.`;
+            setNotice({ text, messageId });
             void list.reload();
           }}
         />
@@ -210,6 +140,31 @@ export function Messages() {
             </button>
           )}
         </div>
+        <div class="field">
+          <label for="filter-reference">Reference</label>
+          <input
+            id="filter-reference"
+            type="search"
+            maxLength={128}
+            value={referenceText}
+            onInput={(e) => setReferenceText(e.currentTarget.value)}
+            onChange={(e) => setFilter("reference", e.currentTarget.value.trim())}
+            aria-describedby="filter-reference-hint"
+          />
+          <small class="hint" id="filter-reference-hint">
+            Exact; Enter to apply
+          </small>
+        </div>
+        {batchId && (
+          <p class="field">
+            <span>
+              Batch <code>{batchId}</code>
+            </span>
+            <button type="button" class="link small" onClick={() => setFilter("batchId", "")}>
+              Clear the batch filter
+            </button>
+          </p>
+        )}
         <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
           Refresh
         </button>
@@ -220,7 +175,7 @@ export function Messages() {
         noun="messages"
         one="message"
         errorPrefix="Could not load messages"
-        empty={`No messages${status || campaignId ? " match these filters" : " yet"}.`}
+        empty={`No messages${status || campaignId || reference || batchId ? " match these filters" : " yet"}.`}
       >
         {(items) => (
           <ul class="rows" aria-label="Messages" aria-busy={list.loading} ref={list.rowsRef}>

@@ -1,5 +1,6 @@
 // Settings → Sending: the account's sending policy. Quiet hours hold marketing messages in each recipient's
-// local time, the default time zone is for recipients whose zone is not known, the cap limits segments a second.
+// local time, the default time zone is for recipients whose zone is not known, the cap limits segments a second,
+// smart encoding is what messages that do not say otherwise get.
 import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
@@ -14,6 +15,7 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
   const [end, setEnd] = useState(settings.quietHours?.end ?? "08:00");
   const [zone, setZone] = useState(settings.defaultTimeZone);
   const [cap, setCap] = useState(settings.maxSegmentsPerSecond === null ? "" : String(settings.maxSegmentsPerSecond));
+  const [smart, setSmart] = useState(settings.smartEncoding);
   const [notice, setNotice] = useState<string | undefined>();
   const save = useAction(async () => {
     setNotice(undefined);
@@ -23,6 +25,7 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
           quietHours: quiet ? { start, end } : null,
           defaultTimeZone: zone.trim(),
           maxSegmentsPerSecond: cap.trim() ? Number(cap) : null,
+          smartEncoding: smart,
         },
       }),
     );
@@ -87,6 +90,17 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
           aria-describedby="segments-cap-hint"
         />
       </Field>
+      <div class="field">
+        <label class="inline">
+          <input type="checkbox" checked={smart} onChange={(e) => setSmart(e.currentTarget.checked)} aria-describedby="smart-hint" /> Smart
+          encoding by default
+        </label>
+        <small class="hint" id="smart-hint">
+          A message whose text is UCS-2 only because of look-alike characters (curly quotes, dashes, an ellipsis, non-breaking spaces) is
+          sent with them replaced, as GSM-7: fewer segments. A message or campaign may still say otherwise (the forms' "Use smart encoding"
+          box starts from this setting). The message keeps its text and shows what was sent.
+        </small>
+      </div>
       <ProblemMessage error={save.error} prefix="Not saved" />
       {notice && <Notice>{notice}</Notice>}
       <div class="actions">
@@ -107,6 +121,8 @@ function SendingSummary({ settings }: { settings: AccountSettings }) {
       <dd>{settings.defaultTimeZone}</dd>
       <dt>Throughput cap</dt>
       <dd>{settings.maxSegmentsPerSecond === null ? "none" : `${settings.maxSegmentsPerSecond} segments a second`}</dd>
+      <dt>Smart encoding by default</dt>
+      <dd>{settings.smartEncoding ? "yes" : "no"}</dd>
     </dl>
   );
 }

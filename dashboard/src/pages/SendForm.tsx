@@ -1,0 +1,143 @@
+// The Messages page's form: a message sent now (POST /messages without scheduledAt), or later at a time in the
+// browser's time zone; an optional reference; the live count and smart encoding under the text.
+import { useState } from "preact/hooks";
+import { ok } from "../api.js";
+import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
+import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
+import { localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
+import { Field, fieldError, ProblemMessage, useAction, useSession } from "../ui.js";
+
+export interface Sent {
+  messageId: string;
+  to: string;
+  scheduledAt: string;
+  /** Scheduled for a chosen time, not sent now. */
+  later: boolean;
+}
+
+export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
+  const { client } = useSession();
+  const [to, setTo] = useState("");
+  const [from, setFrom] = useState("");
+  const [body, setBody] = useState("");
+  const [reference, setReference] = useState("");
+  const [later, setLater] = useState(false);
+  const [when, setWhen] = useState(() => toLocalInput(new Date(Date.now() + 3600_000)));
+  const [smart, setSmart] = useSmartEncoding();
+  // The API's defaults for a single message.
+  const [policy, setPolicy] = usePolicy({ category: "transactional", priority: "normal" });
+  const utc = localInputToUtc(when);
+  const action = useAction(async () => {
+    const ref = reference.trim();
+    const sent = await ok(
+      client.POST("/api/v1/messages", {
+        body: {
+          to,
+          from,
+          body,
+          ...(later ? { scheduledAt: utc ?? when } : {}),
+          ...(ref ? { reference: ref } : {}),
+          ...smartField(body, smart),
+          ...policyBody(policy),
+        },
+      }),
+    );
+    setBody("");
+    setReference("");
+    onSent({ messageId: sent.messageId, to, scheduledAt: sent.scheduledAt, later });
+  });
+  const err = (path: string) => fieldError(action.error, path);
+  return (
+    <form
+      class="card"
+      aria-labelledby="send-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run();
+      }}
+    >
+      <h2 id="send-title">Send a message</h2>
+      <div class="grid-2">
+        <Field id="msg-to" label="To" hint="With its +country prefix, e.g. +14155550123" error={err("/body/to")}>
+          <input
+            id="msg-to"
+            type="tel"
+            required
+            autoComplete="off"
+            value={to}
+            onInput={(e) => setTo(e.currentTarget.value)}
+            aria-describedby="msg-to-hint"
+          />
+        </Field>
+        <Field id="msg-from" label="From" hint="Sender ID (1–11 letters/digits) or a phone number" error={err("/body/from")}>
+          <input id="msg-from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="msg-from-hint" />
+        </Field>
+      </div>
+      <Field id="msg-body" label="Message" error={err("/body/body")}>
+        <textarea
+          id="msg-body"
+          required
+          rows={3}
+          maxLength={1600}
+          value={body}
+          onInput={(e) => setBody(e.currentTarget.value)}
+          aria-describedby={countIds("msg-body-count", body)}
+        />
+        <MessageCount text={body} id="msg-body-count" smart={smart} onSmart={setSmart} />
+      </Field>
+      <Field
+        id="msg-reference"
+        label="Reference (optional)"
+        hint="Your own reference (an order id, a ticket): shown on the message and in every receipt."
+        error={err("/body/reference")}
+      >
+        <input
+          id="msg-reference"
+          maxLength={128}
+          autoComplete="off"
+          value={reference}
+          onInput={(e) => setReference(e.currentTarget.value)}
+          aria-describedby="msg-reference-hint"
+        />
+      </Field>
+      <fieldset>
+        <legend>When</legend>
+        <label class="inline">
+          <input type="radio" name="msg-when-choice" checked={!later} onChange={() => setLater(false)} /> Send now
+        </label>
+        <label class="inline">
+          <input type="radio" name="msg-when-choice" checked={later} onChange={() => setLater(true)} /> Send later
+        </label>
+        {later && (
+          <Field
+            id="msg-when"
+            label="Send at"
+            error={err("/body/scheduledAt")}
+            hint={
+              <>
+                Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as{" "}
+                <output id="msg-when-utc">{utc ?? "—"}</output> (UTC).
+              </>
+            }
+          >
+            <input
+              id="msg-when"
+              type="datetime-local"
+              required
+              value={when}
+              onInput={(e) => setWhen(e.currentTarget.value)}
+              aria-describedby="msg-when-hint"
+            />
+          </Field>
+        )}
+      </fieldset>
+      <PolicyFields id="msg" policy={policy} onChange={setPolicy} error={err} />
+      <ProblemMessage error={action.error} prefix={later ? "Not scheduled" : "Not sent"} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={action.busy}>
+          {action.busy ? (later ? "Scheduling…" : "Sending…") : later ? "Schedule" : "Send now"}
+        </button>
+      </div>
+    </form>
+  );
+}
