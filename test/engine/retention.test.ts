@@ -278,7 +278,9 @@ describe("reference and metadata under body redaction", () => {
       .insert({ account_id: account.accountId, name: "w", url: "https://example.com/", secret: "whsec_x" })
       .returning("id");
     const id = await storedMessage(account.accountId, webhook.id, "delivered", 91, "It’s private");
-    await db()("messages").where({ id }).update({ reference: "order-secret", metadata: { card: 'x"y}z' }, sent_body: "It's private" });
+    await db()("messages")
+      .where({ id })
+      .update({ reference: "order-secret", metadata: { card: 'x"y}z' }, sent_body: "It's private" });
     const receipt = receiptBody({
       status: "delivered",
       at: new Date(),
