@@ -294,7 +294,7 @@ describe("reference and metadata under body redaction", () => {
     });
     await db()("webhook_deliveries").where({ message_id: id }).update({ body: receipt });
 
-    await applyRetention(db(), { ...policy, messageBodyRetentionDays: 90 });
+    await applyRetention(db(), { ...policy, deliveryLogRetentionDays: 400, messageBodyRetentionDays: 90 });
 
     expect(await db()("messages").where({ id }).first("body", "reference", "metadata", "sent_body")).toEqual({
       body: "",
