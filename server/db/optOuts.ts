@@ -1,4 +1,4 @@
-import type { MessageFactsRow } from "./messages/rows.js";
+import { MESSAGE_FACTS_SQL, type MessageFactsRow } from "./messages/rows.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
@@ -71,25 +71,11 @@ export function isOptedOutSql(accountColumn: string, phoneColumn: string): strin
  * Of these messages, the scheduled outbound ones whose recipient is on their account's list (keyword
  * confirmations excepted): one indexed probe per message.
  */
-export async function scheduledToOptedOut(
-  db: Knex,
-  keys: { id: string; accountId: string }[],
-): Promise<
-  {
-    id: string;
-    accountId: string;
-    to: string;
-    campaignId: string | null;
-    providerMessageId: string | null;
-    test: boolean;
-    reference: string | null;
-    metadata: Record<string, string> | null;
-  }[]
-> {
+export async function scheduledToOptedOut(db: Knex, keys: { id: string; accountId: string }[]): Promise<MessageFactsRow[]> {
   if (keys.length === 0) return [];
   const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata
+    sql`SELECT ${sql.raw(MESSAGE_FACTS_SQL)}
           FROM messages m
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT m.bypasses_opt_out
            AND ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))}`,

@@ -2,7 +2,7 @@
 // its account is not suspended. The send claim tests both (db/messages/transitions.ts); what it leaves is
 // failed (an unheld sender) or waits (a suspended account) — services/sendingGuards.ts.
 import type { Knex } from "knex";
-import type { MessageFactsRow } from "./messages/rows.js";
+import { MESSAGE_FACTS_SQL, type MessageFactsRow } from "./messages/rows.js";
 import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
 import { run, sql } from "./sql.js";
 
@@ -18,7 +18,7 @@ export async function scheduledFromUnheldSenders(db: Knex, keys: { id: string; a
   if (keys.length === 0) return [];
   const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId", m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata
+    sql`SELECT ${sql.raw(MESSAGE_FACTS_SQL)}
           FROM messages m
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT ${sql.raw(SENDER_HELD_SQL)}`,
   );

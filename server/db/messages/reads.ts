@@ -1,5 +1,5 @@
 // Reads of messages: one by key, a page of a list, histories, and the lookups of the send and receipt paths.
-import type { MessageFactsRow } from "./rows.js";
+import { MESSAGE_FACTS_SQL, type MessageFactsRow } from "./rows.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../../domain/cursor.js";
 import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
@@ -125,25 +125,11 @@ export async function findMessages(
 }
 
 /** Of the given messages, those still `scheduled` whose validity has ended (on the database's clock). */
-export async function scheduledPastValidity(
-  db: Knex,
-  keys: MessageKey[],
-): Promise<
-  {
-    id: string;
-    accountId: string;
-    to: string;
-    campaignId: string | null;
-    providerMessageId: string | null;
-    test: boolean;
-    reference: string | null;
-    metadata: Record<string, string> | null;
-  }[]
-> {
+export async function scheduledPastValidity(db: Knex, keys: MessageKey[]): Promise<MessageFactsRow[]> {
   if (keys.length === 0) return [];
   const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT id, account_id AS "accountId", recipient AS "to", campaign_id AS "campaignId", provider_message_id AS "providerMessageId", test, reference, metadata
+    sql`SELECT ${sql.raw(MESSAGE_FACTS_SQL)}
           FROM messages m WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND valid_until <= now()`,
   );
   return rows;

@@ -132,6 +132,10 @@ export interface MessageFactsRow {
   metadata: Record<string, string> | null;
 }
 
+/** The select list of MessageFactsRow, from messages as `m`. */
+export const MESSAGE_FACTS_SQL = `m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId",
+  m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata`;
+
 /** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
 export type MessageKey = AccountKey;
 
