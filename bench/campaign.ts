@@ -64,7 +64,7 @@ try {
     return (Date.now() - t) / 1000;
   })().finally(() => tx.rollback().catch(() => undefined));
   process.stderr.write(`floor: ${N} messages and their jobs written by PostgreSQL alone in ${floor} s\n`);
-  const api = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
+  const api = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0", RATE_LIMIT_BULK_PER_SECOND: "0" });
   const workers = await startWorkers(2, bench.url, { WEBHOOK_ALLOW_PRIVATE: "1" });
 
   const t0 = Date.now();

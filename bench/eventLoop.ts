@@ -46,7 +46,7 @@ async function longestBlock(work: () => Promise<void>): Promise<{ histogramMaxMs
 }
 
 const bench = await startBenchDatabase();
-const config = { ...loadConfig({}), rateLimitPerSecond: 0, unauthenticatedPerSecond: 0 };
+const config = { ...loadConfig({}), rateLimitPerSecond: 0, rateLimitBulkPerSecond: 0, unauthenticatedPerSecond: 0 };
 const server = createHttpServer(createApp({ db: bench.db, log: createLogger("warn"), config, now: () => new Date() }), config);
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;

@@ -21,7 +21,7 @@ const bench = await startBenchDatabase();
 const { db } = bench;
 const account = await ensureAccount(db, "bench-sendnow");
 const { key } = await createKeyForAccount(db, "bench-sendnow");
-const api = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0" });
+const api = await serveProcess("server/main.ts", bench.url, { ROLE: "api", RATE_LIMIT_PER_SECOND: "0", RATE_LIMIT_BULK_PER_SECOND: "0" });
 const workers = await startWorkers(1, bench.url, { SIMULATOR_SUBMIT_DELAY_MS: "0" });
 const headers = { "content-type": "application/json", authorization: `Bearer ${key}` };
 const post = (path: string, body: unknown) => fetch(`${api.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });

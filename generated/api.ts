@@ -1988,7 +1988,7 @@ export interface components {
             groupId?: components["schemas"]["Uuid"];
             /**
              * @description Audience: a list of 1 to 10,000 phone numbers; a longer list is a 400 `validation_failed` problem and
-             *     nothing is stored. Passed in place of `groupId`. Each recipient costs one rate-limit token.
+             *     nothing is stored. Passed in place of `groupId`. Each recipient costs one row of the account's bulk rate limit.
              */
             recipients?: components["schemas"]["PhoneNumber"][];
             /** @description Sender ID; defaults to the server's `DEFAULT_SENDER_ID`. */
@@ -2299,7 +2299,7 @@ export interface components {
         ImportContactsRequest: {
             /**
              * @description The contacts to create, 1 to 10,000 rows (more is a 400 `validation_failed` problem and nothing is stored);
-             *     `row` in the errors is the 1-based index into this array. Each row costs one rate-limit token.
+             *     `row` in the errors is the 1-based index into this array. Each row costs one row of the account's bulk rate limit.
              */
             contacts: components["schemas"]["ImportContactRow"][];
         };
@@ -3603,9 +3603,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -3716,9 +3716,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -3826,9 +3826,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -3939,9 +3939,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4031,9 +4031,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4154,9 +4154,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4257,9 +4257,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4385,9 +4385,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4480,9 +4480,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4583,9 +4583,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4712,9 +4712,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4807,9 +4807,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4902,9 +4902,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -4994,9 +4994,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5087,9 +5087,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5215,9 +5215,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5307,9 +5307,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5408,9 +5408,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5501,9 +5501,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5624,9 +5624,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5738,9 +5738,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5819,9 +5819,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -5911,9 +5911,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6001,9 +6001,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6131,9 +6131,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6223,9 +6223,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6313,9 +6313,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6450,9 +6450,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6531,9 +6531,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6635,9 +6635,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6749,9 +6749,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6848,9 +6848,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -6953,9 +6953,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7089,9 +7089,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7218,9 +7218,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7323,9 +7323,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7415,9 +7415,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7517,9 +7517,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7631,9 +7631,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7729,9 +7729,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7821,9 +7821,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -7911,9 +7911,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8012,9 +8012,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8104,9 +8104,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8196,9 +8196,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8286,9 +8286,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8394,9 +8394,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8530,9 +8530,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8654,9 +8654,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8759,9 +8759,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8847,9 +8847,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -8961,9 +8961,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9053,9 +9053,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9143,9 +9143,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9266,9 +9266,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9379,9 +9379,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9476,9 +9476,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9568,9 +9568,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9665,9 +9665,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9762,9 +9762,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {
@@ -9866,9 +9866,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many requests for this API key, or too many requests without a valid key from this client address. A
-             *     request costs one token; `POST /campaigns` with `recipients` and `POST /contacts/import` cost one token per
-             *     recipient or row.
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
              */
             429: {
                 headers: {

@@ -206,12 +206,18 @@ export const SETTINGS = {
   rateLimitPerSecond: int(
     "RATE_LIMIT_PER_SECOND",
     50,
-    "tokens per second per API key, shared by every instance (kept in PostgreSQL): a request costs 1, plus 1 per campaign recipient or imported contact row; `0` turns limits off",
+    "requests per second per account (all its keys share them; an operator key has its own), shared by every instance (kept in PostgreSQL); `0` turns limits off",
   ),
-  rateLimitBurst: int(
-    "RATE_LIMIT_BURST",
-    100,
-    "tokens a key may spend at once before the per-second rate applies (a request costing more needs a full bucket and leaves the key in debt)",
+  rateLimitBurst: int("RATE_LIMIT_BURST", 100, "requests an account may make at once before the per-second rate applies"),
+  rateLimitBulkPerSecond: int(
+    "RATE_LIMIT_BULK_PER_SECOND",
+    1000,
+    "bulk rows per second per account: campaign recipients, imported contact rows and batch items, in a bucket of their own (so a large import never blocks the next send or read); `0` turns it off",
+  ),
+  rateLimitBulkBurst: int(
+    "RATE_LIMIT_BULK_BURST",
+    20000,
+    "bulk rows an account may send at once (a request with more needs a full bulk bucket and leaves it in debt: the account's next bulk requests wait)",
   ),
   unauthenticatedPerSecond: int(
     "UNAUTHENTICATED_RATE_PER_SECOND",

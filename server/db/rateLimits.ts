@@ -29,12 +29,12 @@ export interface Admission {
 
 /**
  * Every API request's authentication and rate limit in one round trip: the key's row, and a GCRA token taken
- * from the key's bucket. GCRA: each request moves the key's theoretical arrival time (tat) one interval
+ * from its account's request bucket (an operator key's own), shared by all the account's keys. GCRA: each request moves the key's theoretical arrival time (tat) one interval
  * (1/rate s) later; it is allowed while tat stays within burst intervals of now. The row lock of the upsert
- * serialises a key's requests across every server instance; different keys never wait on each other.
+ * serialises an account's requests across every server instance; different accounts never wait on each other.
  *
  * A token is taken only when the presented secret's SHA-256 equals the stored one, so someone who knows a key
- * id (it is not secret) cannot drain that key's bucket. (The equality here only gates the token; the
+ * id (it is not secret) cannot drain that account's bucket. (The equality here only gates the token; the
  * caller decides authentication with a constant-time comparison.) Measured under the sustained-load test:
  * two statements per request (lookup, then token) held the API to ~265 requests/s with a worker sending
  * beside it on 2 cores; one statement is what this module exists for.
@@ -48,9 +48,11 @@ const admit = {
              FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
             WHERE k.key_id = :keyId AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
          ), attempt AS (
-           INSERT INTO rate_limits AS r (key_id, tat)
-           SELECT key_id, now() + make_interval(secs => :interval::float8) FROM k WHERE k.secret_hash = :secretHash::bytea
-           ON CONFLICT (key_id) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => :interval::float8)
+           INSERT INTO rate_buckets AS r (bucket, tat)
+           SELECT CASE WHEN account_id IS NULL THEN 'r.key.' || key_id ELSE 'r.' || account_id END,
+                  now() + make_interval(secs => :interval::float8)
+             FROM k WHERE k.secret_hash = :secretHash::bytea
+           ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => :interval::float8)
             WHERE greatest(r.tat, now()) + make_interval(secs => :interval::float8) <= now() + make_interval(secs => :window::float8)
            RETURNING tat
          )
@@ -60,7 +62,8 @@ const admit = {
                 k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt",
                 k.secret_hash = :secretHash::bytea AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
-                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = :keyId)) - now())::float8 AS ahead
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_buckets
+                  WHERE bucket = CASE WHEN k.account_id IS NULL THEN 'r.key.' || k.key_id ELSE 'r.' || k.account_id END)) - now())::float8 AS ahead
            FROM k`,
 };
 
@@ -90,29 +93,32 @@ export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffe
 }
 
 /**
- * The rest of a request's cost, charged once its body is parsed: `tokens` more from the key's bucket (the one
- * token of admission is already taken). GCRA with a cost: tat moves `tokens` intervals later. A request is
- * allowed when the bucket holds min(tokens, burst - 1) now, and pays its whole cost: one larger than the burst
- * is allowed only on a (nearly) full bucket and leaves the key in debt, so its next requests wait at admission
- * — before their bodies are read — until the debt is paid at the sustained rate.
+ * A request's bulk rows (campaign recipients, import rows, batch items), charged to the account's bulk bucket
+ * once its body is parsed: `tokens` from bucket `b.<accountId>`. GCRA with a cost: tat moves `tokens`
+ * intervals later. Allowed when the bucket holds min(tokens, burst - 1) now, and it pays its whole cost: a
+ * request larger than the burst needs a (nearly) full bucket and leaves the bulk bucket in debt, so the
+ * account's next bulk requests are refused until it is paid; its other requests are not (their bucket is
+ * the request bucket).
  */
 const charge = {
-  name: "charge_api_work",
+  name: "charge_bulk_rows",
   text: `WITH attempt AS (
-           UPDATE rate_limits SET tat = greatest(tat, now()) + make_interval(secs => :cost::float8)
-            WHERE key_id = :keyId AND greatest(tat, now()) + make_interval(secs => :needed::float8) <= now() + make_interval(secs => :window::float8)
+           INSERT INTO rate_buckets AS r (bucket, tat)
+           SELECT :bucket, now() + make_interval(secs => :cost::float8) WHERE :needed::float8 <= :window::float8
+           ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => :cost::float8)
+            WHERE greatest(r.tat, now()) + make_interval(secs => :needed::float8) <= now() + make_interval(secs => :window::float8)
            RETURNING tat
          )
          SELECT EXISTS (SELECT 1 FROM attempt) AS allowed,
-                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_limits WHERE key_id = :keyId)) - now())::float8 AS ahead`,
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_buckets WHERE bucket = :bucket)) - now())::float8 AS ahead`,
 };
 
-export async function chargeApiWork(db: Knex, keyId: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
+export async function chargeBulkRows(db: Knex, accountId: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
   const interval = 1 / limit.perSecond;
   const window = limit.burst * interval;
   const needed = Math.min(tokens, Math.max(0, limit.burst - 1));
   const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, {
-    keyId,
+    bucket: `b.${accountId}`,
     cost: tokens * interval,
     needed: needed * interval,
     window,

@@ -369,6 +369,12 @@ CREATE TABLE opt_outs (
   CONSTRAINT opt_outs_source_check CHECK ((source = ANY (ARRAY['keyword'::text, 'api'::text])))
 );
 
+CREATE TABLE rate_buckets (
+  bucket text NOT NULL,
+  tat timestamp with time zone NOT NULL,
+  CONSTRAINT rate_buckets_pkey PRIMARY KEY (bucket)
+);
+
 CREATE TABLE rate_limits (
   key_id text NOT NULL,
   tat timestamp with time zone NOT NULL,
@@ -560,6 +566,7 @@ CREATE UNIQUE INDEX numbers_pkey ON numbers USING btree (id);
 CREATE INDEX opt_outs_account_page_idx ON opt_outs USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX opt_outs_id_key ON opt_outs USING btree (id);
 CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);
+CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);

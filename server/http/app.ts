@@ -135,7 +135,7 @@ export function createApp(services: Services): Express {
   // A batch of 10,000 messages may take up to 16 MiB; every other body 1 MiB (a parsed body is not parsed again).
   app.use(BATCH_PATH, express.json({ limit: "16mb", strict: true }));
   app.use(express.json({ limit: "1mb", strict: true }));
-  app.use("/api/v1", chargeRequestWork(db, keyLimit));
+  app.use("/api/v1", chargeRequestWork(db, { perSecond: config.rateLimitBulkPerSecond, burst: config.rateLimitBulkBurst }));
   app.use(rejectHostileBodies);
   app.use(validator.middleware);
 

@@ -3,7 +3,7 @@ import type { Account } from "../db/accounts.js";
 import type { ApiKeyKind, ApiKeyScope } from "../db/apiKeys.js";
 import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
-import { admitApiRequest, chargeApiWork, type RateDecision, type RateLimit } from "../db/rateLimits.js";
+import { admitApiRequest, chargeBulkRows, type RateDecision, type RateLimit } from "../db/rateLimits.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../domain/apiKeys.js";
 import { HttpError } from "./problem.js";
 import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
@@ -39,10 +39,10 @@ export interface AddressLimit {
 
 /**
  * Authenticates `Authorization: Bearer sms_<keyId>_<secret>`, puts the key's account on the request, and
- * applies the key's rate limit (RATE_LIMIT_PER_SECOND sustained, RATE_LIMIT_BURST at once, shared by all
- * instances: the state is in PostgreSQL), all in one database round trip. Every admitted answer carries
- * RateLimit-Limit/-Remaining/-Reset; a refused one is a 429 problem with Retry-After. Admission costs one
- * token; `chargeRequestWork` charges the rest of a request's cost once its body is parsed.
+ * applies its account's request rate limit (RATE_LIMIT_PER_SECOND sustained, RATE_LIMIT_BURST at once, shared by
+ * all the account's keys and all instances: the state is in PostgreSQL), all in one database round trip. Every
+ * admitted answer carries RateLimit-Limit/-Remaining/-Reset; a refused one is a 429 problem with Retry-After.
+ * `chargeRequestWork` charges a request's bulk rows to the account's bulk bucket once its body is parsed.
  *
  * Every 401 takes a token from its client address's in-memory bucket; while that bucket is empty the address's
  * requests are refused with 429 before any database query, except those bearing a key this process has
@@ -84,7 +84,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
       }
       req.apiKey = { id: key.keyId, kind: key.kind, scope: key.scope, test: key.test };
       usage?.seen(key.keyId);
-      if (decision) applyRateDecision(res, decision, limit, 1);
+      if (decision) applyRateDecision(res, decision, limit);
       if (key.accountSuspended)
         throw new HttpError("account_suspended", "The operator suspended this account: its keys call nothing until it is reinstated.");
       next();
@@ -96,8 +96,8 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
 }
 
 /**
- * The list whose length is a request's cost, by operation: a campaign recipient or an imported row is a
- * token, so a request carrying 10,000 of them costs what 10,000 small requests would.
+ * The list whose length is a request's bulk rows, by operation: a campaign recipient, an imported row or a
+ * batch item is a token of the account's bulk bucket.
  */
 const WORK_LISTS: Record<string, (body: Record<string, unknown>) => unknown> = {
   "POST /api/v1/campaigns": (body) => body.recipients,
@@ -105,24 +105,32 @@ const WORK_LISTS: Record<string, (body: Record<string, unknown>) => unknown> = {
   "POST /api/v1/messages/batch": (body) => body.messages,
 };
 
-/** Tokens a parsed request costs: the length of its list, at least 1 (the token taken at admission). */
+/** Bulk rows a parsed request carries: the length of its list (0 without one). */
 export function requestCost(req: Request): number {
   const list = WORK_LISTS[`${req.method} ${(req.baseUrl + req.path).replace(/\/+$/, "")}`];
   const items = list && req.body && typeof req.body === "object" ? list(req.body as Record<string, unknown>) : undefined;
-  return Array.isArray(items) ? Math.max(1, items.length) : 1;
+  return Array.isArray(items) ? items.length : 0;
 }
 
 /**
- * Runs after the JSON body is parsed and before it is validated or handled: charges the tokens beyond the one
- * taken at admission. It comes before validation because validating 10,000 items is itself the work to pay
- * for (an invalid body is charged as well). Refused: 429 with Retry-After, nothing done.
+ * Runs after the JSON body is parsed and before it is validated or handled: charges its bulk rows to the
+ * account's bulk bucket. It comes before validation because validating 10,000 items is itself the work to pay
+ * for (an invalid body is charged as well). Refused: 429 with Retry-After, nothing done. The request bucket
+ * (and its RateLimit-* headers) is not touched: a large import never blocks the account's next send.
  */
-export function chargeRequestWork(db: Db, limit: RateLimit): RequestHandler {
+export function chargeRequestWork(db: Db, bulk: RateLimit): RequestHandler {
   return async (req, res, next) => {
     try {
-      const extra = requestCost(req) - 1;
-      if (limit.perSecond > 0 && extra > 0 && req.apiKey) {
-        applyRateDecision(res, await chargeApiWork(db, req.apiKey.id, extra, limit), limit, extra + 1);
+      const rows = requestCost(req);
+      if (bulk.perSecond > 0 && rows > 0 && req.account) {
+        const decision = await chargeBulkRows(db, req.account.id, rows, bulk);
+        if (!decision.allowed) {
+          throw new HttpError(
+            "rate_limited",
+            `This request carries ${rows} bulk rows (campaign recipients, import rows or batch items), charged to the account's bulk bucket: at most ${bulk.perSecond} rows/s (bursts of ${bulk.burst}). Retry after ${decision.retryAfterSeconds} s.`,
+            { headers: { "Retry-After": String(decision.retryAfterSeconds) } },
+          );
+        }
       }
       next();
     } catch (error) {
@@ -131,15 +139,14 @@ export function chargeRequestWork(db: Db, limit: RateLimit): RequestHandler {
   };
 }
 
-function applyRateDecision(res: Response, decision: RateDecision, limit: RateLimit, cost: number): void {
+function applyRateDecision(res: Response, decision: RateDecision, limit: RateLimit): void {
   res.setHeader("RateLimit-Limit", String(limit.burst));
   res.setHeader("RateLimit-Remaining", String(decision.remaining));
   res.setHeader("RateLimit-Reset", String(decision.resetSeconds));
   if (decision.allowed) return;
-  const what = cost > 1 ? `This request costs ${cost} tokens (one per recipient or row). ` : "";
   throw new HttpError(
     "rate_limited",
-    `${what}Too many requests for this API key: at most ${limit.perSecond} tokens/s (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`,
+    `Too many requests for this account: at most ${limit.perSecond} requests/s across all its keys (bursts of ${limit.burst}). Retry after ${decision.retryAfterSeconds} s.`,
     {
       headers: { "Retry-After": String(decision.retryAfterSeconds) },
     },

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
-const limited = useTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 5 });
+const limited = useTestServer({ rateLimitPerSecond: 1, rateLimitBurst: 5, rateLimitBulkPerSecond: 1, rateLimitBulkBurst: 5 });
 
 const item = (over: Record<string, unknown> = {}) => ({ to: "+14155550123", from: "ACME", body: "Your code is 482913", ...over });
 
@@ -218,12 +218,13 @@ describe("the new paths keep the other checks of schedule", () => {
     expect(inBatch.test).toBe(true);
   });
 
-  it("a batch costs a rate-limit token per item: after a batch larger than the burst the key waits (429)", async () => {
+  it("a batch costs a bulk row per item: after a batch larger than the bulk burst the next bulk request waits, a read does not", async () => {
     const a = await limited().account();
     const res = await a.request("POST", "/api/v1/messages/batch", { messages: Array.from({ length: 20 }, () => item()) });
     expect(res.status).toBe(200);
-    const next = await a.request("GET", "/api/v1/messages");
+    const next = await a.request("POST", "/api/v1/messages/batch", { messages: [item()] });
     expect(next.status).toBe(429);
     expect(Number(next.headers.get("retry-after"))).toBeGreaterThan(5);
+    expect((await a.request("GET", "/api/v1/messages")).status).toBe(200);
   });
 });

@@ -67,6 +67,7 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
       webhookAllowPrivate: true,
       validateResponses: true,
       rateLimitPerSecond: 0,
+      rateLimitBulkPerSecond: 0,
       unauthenticatedPerSecond: 0,
       ...overrides,
     };

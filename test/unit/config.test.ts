@@ -29,6 +29,8 @@ describe("loadConfig", () => {
       messageBodyRetentionDays: 0,
       rateLimitPerSecond: 50,
       rateLimitBurst: 100,
+      rateLimitBulkPerSecond: 1000,
+      rateLimitBulkBurst: 20000,
       unauthenticatedPerSecond: 5,
       unauthenticatedBurst: 20,
       defaultSenderId: "SMSPlatform",

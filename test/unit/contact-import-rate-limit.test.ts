@@ -7,7 +7,7 @@ import { importContactRows } from "../../dashboard/src/contactImport.js";
 import type { ContactRow } from "../../dashboard/src/csv.js";
 import { useTestServer } from "../helpers/server.js";
 
-const server = useTestServer({ rateLimitPerSecond: 10, rateLimitBurst: 5 });
+const server = useTestServer({ rateLimitPerSecond: 10, rateLimitBurst: 5, rateLimitBulkPerSecond: 10, rateLimitBulkBurst: 5 });
 
 /** One import request as the page's api.ts sends it: a refusal is thrown with its status and Retry-After. */
 async function send(client: SmsClient, contacts: { phone: string; firstName?: string | null }[]) {

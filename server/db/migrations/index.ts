@@ -26,6 +26,7 @@ import * as m024 from "./024_unrouted_messages.js";
 import * as m025 from "./025_auto_reply_caps.js";
 import * as m026 from "./026_operator_layer.js";
 import * as m027 from "./027_sending_extras.js";
+import * as m028 from "./028_account_rate_buckets.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -57,6 +58,7 @@ const migrations: Record<string, Knex.Migration> = {
   "025_auto_reply_caps": m025,
   "026_operator_layer": m026,
   "027_sending_extras": m027,
+  "028_account_rate_buckets": m028,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
