@@ -214,11 +214,7 @@ export const SETTINGS = {
     1000,
     "bulk rows per second per account: campaign recipients, imported contact rows and batch items, in a bucket of their own (so a large import never blocks the next send or read); `0` turns it off",
   ),
-  rateLimitBulkBurst: int(
-    "RATE_LIMIT_BULK_BURST",
-    20000,
-    "bulk rows an account may send at once (a request with more needs a full bulk bucket and leaves it in debt: the account's next bulk requests wait)",
-  ),
+  rateLimitBulkBurst: int("RATE_LIMIT_BULK_BURST", 20000, "bulk rows an account may send at once (more leaves the bulk bucket in debt)"),
   unauthenticatedPerSecond: int(
     "UNAUTHENTICATED_RATE_PER_SECOND",
     5,
