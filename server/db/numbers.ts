@@ -25,11 +25,6 @@ export async function insertNumber(
   return row as NumberRow;
 }
 
-/** Whether the account holds this number (E.164). */
-export async function holdsNumber(db: Knex, accountId: string, phoneNumber: string): Promise<boolean> {
-  return (await db("numbers").where({ phone_number: phoneNumber, account_id: accountId }).first("id")) !== undefined;
-}
-
 /** Who holds a number, across the service (the operator's lookup). */
 export async function findNumberHolder(db: Knex, phoneNumber: string): Promise<{ accountId: string; numberId: string } | undefined> {
   return db("numbers").where({ phone_number: phoneNumber }).first({ accountId: "account_id", numberId: "id" });

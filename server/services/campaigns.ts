@@ -17,7 +17,7 @@ import { groupExists } from "../db/groups.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
-import { holdsNumber } from "../db/numbers.js";
+import { heldAmong } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { personalisationProblem, personalise } from "../../common/personalise.js";
 import { segmentInfo } from "../../common/segments.js";
@@ -77,7 +77,7 @@ export async function createCampaign(
     const id = uuidv7();
     const groupId = body.groupId ?? null;
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
-    if (from.startsWith("+") && !(await holdsNumber(tx, accountId, from))) throw senderNotAllowed(from, "/body/from", NOT_HELD);
+    if (from.startsWith("+") && !(await heldAmong(tx, accountId, [from])).has(from)) throw senderNotAllowed(from, "/body/from", NOT_HELD);
     const candidates = groupId
       ? await groupAudience(tx, accountId, groupId)
       : [...new Map(listed!.map((c) => [c.e164, { phone: c.e164, firstName: null }])).values()];
