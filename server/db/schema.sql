@@ -267,7 +267,7 @@ CREATE TABLE jobs (
   CONSTRAINT jobs_finalized_check CHECK (((state = ANY (ARRAY['cancelled'::text, 'discarded'::text])) = (finalized_at IS NOT NULL))),
   CONSTRAINT jobs_max_attempts_check CHECK ((max_attempts >= 1)),
   CONSTRAINT jobs_pkey PRIMARY KEY (id),
-  CONSTRAINT jobs_priority_check CHECK (((priority >= 0) AND (priority <= 2))),
+  CONSTRAINT jobs_priority_check CHECK (((priority >= '-1'::integer) AND (priority <= 2))),
   CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['available'::text, 'running'::text, 'retryable'::text, 'cancelled'::text, 'discarded'::text])))
 );
 
@@ -537,6 +537,11 @@ CREATE UNIQUE INDEX idempotency_keys_pkey ON idempotency_keys USING btree (accou
 CREATE INDEX inbound_parts_assembled_idx ON inbound_parts USING btree (assembled_at) WHERE (assembled_at IS NOT NULL);
 CREATE UNIQUE INDEX inbound_parts_pkey ON inbound_parts USING btree (sender, recipient, reference, total, seq);
 CREATE INDEX inbound_parts_waiting_idx ON inbound_parts USING btree (received_at) WHERE (assembled_at IS NULL);
+CREATE INDEX jobs_account_claim_idx ON jobs USING btree (account_id, priority, run_at, id) WHERE ((state = ANY (ARRAY['available'::text, 'retryable'::text])) AND (
+CASE
+    WHEN (kind = 'deliver_receipt'::text) THEN 'receipts'::text
+    ELSE 'default'::text
+END = 'default'::text));
 CREATE INDEX jobs_finalized_idx ON jobs USING btree (finalized_at) WHERE (finalized_at IS NOT NULL);
 CREATE INDEX jobs_lane_priority_claim_idx ON jobs USING btree ((
 CASE
@@ -792,6 +797,116 @@ AS $function$
                 AND priority = p.priority AND run_at > now()
               ORDER BY run_at
               LIMIT 1) n)
+$function$;
+
+CREATE OR REPLACE FUNCTION claim_jobs_v4(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid)
+ RETURNS TABLE(jobs json, next_due_in_ms double precision, last_account uuid)
+ LANGUAGE sql
+AS $function$
+  WITH RECURSIVE
+  timed AS (
+    SELECT id, row_number() OVER (ORDER BY run_at, id) AS ord FROM (
+      SELECT id, run_at FROM jobs
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND priority = -1 AND run_at <= now()
+       ORDER BY run_at, id
+       LIMIT p_limit
+       FOR UPDATE SKIP LOCKED) t),
+  unmatched AS (
+    SELECT id, (SELECT count(*) FROM timed) + row_number() OVER (ORDER BY priority, run_at, id) AS ord FROM (
+      SELECT id, priority, run_at FROM jobs
+       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id IS NULL AND run_at <= now()
+       ORDER BY priority, run_at, id
+       LIMIT greatest(0, least(p_limit - (SELECT count(*) FROM timed), (p_limit + 1) / 2))
+       FOR UPDATE SKIP LOCKED) u),
+  window_size AS (
+    SELECT (p_limit - (SELECT count(*) FROM timed) - (SELECT count(*) FROM unmatched))::int AS rest),
+  -- The ring: accounts with default-lane jobs after the cursor, then from the start up to it.
+  ring(account_id, n, wrapped) AS (
+    SELECT coalesce(s.a, (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > '00000000-0000-0000-0000-000000000000'::uuid ORDER BY account_id LIMIT 1)), 1, s.a IS NULL
+      FROM (SELECT (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > coalesce(p_after, '00000000-0000-0000-0000-000000000000'::uuid) ORDER BY account_id LIMIT 1) AS a) s
+    UNION ALL
+    SELECT nx.a, r.n + 1, nx.wrapped
+      FROM ring r
+     CROSS JOIN LATERAL (SELECT (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > r.account_id ORDER BY account_id LIMIT 1) AS a) f
+     CROSS JOIN LATERAL (SELECT CASE WHEN f.a IS NULL AND NOT r.wrapped THEN (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > '00000000-0000-0000-0000-000000000000'::uuid ORDER BY account_id LIMIT 1) ELSE f.a END AS a,
+                                r.wrapped OR f.a IS NULL AS wrapped) nx
+     WHERE r.account_id IS NOT NULL AND nx.a IS NOT NULL AND r.n < 4 * p_limit
+       AND NOT (nx.wrapped AND nx.a > coalesce(p_after, '00000000-0000-0000-0000-000000000000'::uuid))),
+  due AS (
+    SELECT r.account_id, r.n, coalesce((SELECT a.weight FROM accounts a WHERE a.id = r.account_id), 1) AS weight
+      FROM ring r
+     WHERE r.account_id IS NOT NULL AND (SELECT rest FROM window_size) > 0
+       AND EXISTS (SELECT 1 FROM jobs
+                    WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id = r.account_id AND priority = ANY ('{0,1,2}'::smallint[]) AND run_at <= now())
+     LIMIT (SELECT rest FROM window_size)),
+  shares AS (
+    SELECT account_id, n, weight,
+           greatest(1, floor((SELECT rest FROM window_size) * weight / sum(weight) OVER ()))::int AS share
+      FROM due),
+  first_round AS (
+    SELECT s.account_id, s.n, s.weight, s.share, l.id,
+           row_number() OVER (PARTITION BY s.account_id ORDER BY l.priority, l.run_at, l.id) AS rn
+      FROM shares s
+     CROSS JOIN LATERAL (
+          SELECT x.id, x.priority, x.run_at FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+           CROSS JOIN LATERAL (
+             SELECT id, priority, run_at FROM jobs
+              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id = s.account_id AND priority = p.priority AND run_at <= now()
+              ORDER BY run_at, id
+              LIMIT s.share
+              FOR UPDATE SKIP LOCKED) x
+           LIMIT s.share) l),
+  filled AS (
+    SELECT account_id, n, weight, share FROM first_round GROUP BY account_id, n, weight, share HAVING count(*) = share),
+  spare AS (
+    SELECT greatest(0, (SELECT rest FROM window_size) - (SELECT count(*) FROM first_round))::int AS n),
+  second_round AS (
+    SELECT f.account_id, f.n, f.weight, l.id, f.share + row_number() OVER (PARTITION BY f.account_id ORDER BY l.priority, l.run_at, l.id) AS rn
+      FROM filled f
+     CROSS JOIN LATERAL (
+       SELECT y.id, y.priority, y.run_at FROM (
+          SELECT x.id, x.priority, x.run_at FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+           CROSS JOIN LATERAL (
+             SELECT id, priority, run_at FROM jobs
+              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id = f.account_id AND priority = p.priority AND run_at <= now()
+              ORDER BY run_at, id
+              LIMIT f.share + (SELECT n FROM spare)
+              FOR UPDATE SKIP LOCKED) x
+           LIMIT f.share + (SELECT n FROM spare)) y
+        ORDER BY y.priority, y.run_at, y.id OFFSET f.share) l
+     WHERE (SELECT n FROM spare) > 0),
+  chosen AS (
+    SELECT id, account_id, n, (SELECT count(*) FROM timed) + (SELECT count(*) FROM unmatched)
+                  + row_number() OVER (ORDER BY rn::float8 / weight, n, rn) AS ord
+      FROM (SELECT account_id, n, weight, id, rn FROM first_round
+            UNION ALL SELECT account_id, n, weight, id, rn FROM second_round) p
+     ORDER BY rn::float8 / weight, n, rn
+     LIMIT (SELECT rest FROM window_size)),
+  picked AS (
+    SELECT id, ord FROM timed UNION ALL SELECT id, ord FROM unmatched UNION ALL SELECT id, ord FROM chosen),
+  claimed AS (
+    UPDATE jobs j
+       SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
+           locked_until = now() + make_interval(secs => p_lease_seconds),
+           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+      FROM picked p
+     WHERE j.id = p.id
+    RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
+              j.created_at AS "createdAt", j.account_id AS "accountId", p.ord)
+  SELECT (SELECT coalesce(json_agg(json_build_object('id', c.id, 'kind', c.kind, 'payload', c.payload, 'attempt', c.attempt,
+                    'maxAttempts', c."maxAttempts", 'runAt', c."runAt", 'createdAt', c."createdAt", 'accountId', c."accountId")
+                  ORDER BY c.ord), '[]') FROM claimed c),
+         CASE WHEN (SELECT count(*) FROM due) < (SELECT rest FROM window_size)
+                   AND EXISTS (SELECT 1 FROM ring WHERE n = 4 * p_limit)
+              THEN 0::double precision
+              ELSE (SELECT EXTRACT(EPOCH FROM min(n.run_at) - now())::double precision * 1000
+                      FROM (VALUES (-1::smallint), (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
+                     CROSS JOIN LATERAL (
+                       SELECT run_at FROM jobs
+                        WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND priority = p.priority AND run_at > now()
+                        ORDER BY run_at
+                        LIMIT 1) n) END,
+         (SELECT c.account_id FROM chosen c ORDER BY c.n DESC LIMIT 1)
 $function$;
 
 CREATE OR REPLACE FUNCTION gen_uuid_v7()

@@ -64,6 +64,8 @@ interface Lane {
   producer: Producer;
   running: number;
   wakeQueued: boolean;
+  /** The default lane's fair claim starts after this account (the last one its previous claim served). */
+  cursor: string | null;
 }
 
 interface RunningJob {
@@ -102,13 +104,18 @@ export class JobRunner {
         concurrency,
         running: 0,
         wakeQueued: false,
+        cursor: null,
         producer: undefined as unknown as Producer,
       };
       lane.producer = new Producer({
         concurrency,
         prefetch: Math.max(prefetch ?? concurrency, concurrency),
         safetyPollMs: opts.safetyPollMs ?? 5_000,
-        claim: (limit) => claimJobs(this.db, this.workerId, limit, this.leaseMs, name),
+        claim: async (limit) => {
+          const claim = await claimJobs(this.db, this.workerId, limit, this.leaseMs, name, lane.cursor);
+          if (claim.lastAccount) lane.cursor = claim.lastAccount;
+          return claim;
+        },
         start: (jobs) => this.dispatch(lane, jobs),
         running: () => lane.running,
         log: name ? this.log.child({ lane: name }) : this.log,

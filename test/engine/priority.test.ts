@@ -1,5 +1,5 @@
-// Priority: due sends go to the provider high before normal before low, then by scheduledAt. The claim is an
-// ordered index walk per priority (EXPLAIN), and a real worker over the simulator sends a high message due now
+// Priority: an account's due sends go to the provider high before normal before low, then by scheduledAt (between
+// accounts the fair claim shares: fair-shares.test.ts). The lane claim is an ordered index walk per priority (EXPLAIN), and a real worker over the simulator sends a high message due now
 // before a backlog of low campaign messages due earlier.
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
@@ -87,21 +87,23 @@ describe("priority", () => {
     expect(await only(given!.campaignId)).toMatchObject({ category: "transactional", priority: "high" });
   });
 
-  it("the lane claim takes high before normal before low, each an ordered index walk that reads only what it takes", async () => {
+  it("the lane claim takes an account's high before its normal before its low, each an ordered index walk that reads only what it takes", async () => {
     const { db } = server();
+    const { accountId } = await server().account();
     const insert = (n: number, priority: number, runAt: string) =>
       db.raw(
-        `INSERT INTO jobs (id, kind, payload, max_attempts, run_at, priority)
-         SELECT gen_random_uuid(), 'test_priority', '{}'::jsonb, 3, ${runAt}, ? FROM generate_series(1, ?)`,
-        [priority, n],
+        `INSERT INTO jobs (id, kind, payload, max_attempts, run_at, priority, account_id)
+         SELECT gen_random_uuid(), 'test_priority', '{}'::jsonb, 3, ${runAt}, ?, ? FROM generate_series(1, ?)`,
+        [priority, accountId, n],
       );
     await insert(5000, 2, "now() - make_interval(secs => 10 + generate_series)"); // low, all due, the earliest long ago
     await insert(2000, 0, "now() + interval '1 hour'"); // high, not due yet
     const high = randomUUID();
     const normal = randomUUID();
     await db.raw(
-      `INSERT INTO jobs (id, kind, payload, max_attempts, run_at, priority) VALUES (?, 'test_priority', '{}', 3, now(), 0), (?, 'test_priority', '{}', 3, now() - interval '1 minute', 1)`,
-      [high, normal],
+      `INSERT INTO jobs (id, kind, payload, max_attempts, run_at, priority, account_id)
+       VALUES (?, 'test_priority', '{}', 3, now(), 0, ?), (?, 'test_priority', '{}', 3, now() - interval '1 minute', 1, ?)`,
+      [high, accountId, normal, accountId],
     );
     await db.raw("ANALYZE jobs");
 
@@ -110,8 +112,9 @@ describe("priority", () => {
     expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);
 
-    // The earlier test's campaign fan-outs (normal, due) are in the same lane: only this test's jobs are looked at.
-    const claim = (await claimJobs(db, "W", 12, 10_000, "default")).jobs.filter((j) => j.kind === "test_priority");
+    // The earlier test's campaign fan-outs (normal, due; another account) share the window: only this test's
+    // jobs are looked at, at least half of the 20.
+    const claim = (await claimJobs(db, "W", 20, 10_000, "default")).jobs.filter((j) => j.kind === "test_priority");
     expect(claim.slice(0, 2).map((j) => j.id)).toEqual([high, normal]);
     const lows = claim.slice(2).map((j) => j.runAt.getTime());
     expect(lows.length).toBeGreaterThanOrEqual(8);

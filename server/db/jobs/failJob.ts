@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import { JOBS_CHANNEL, wakeUpPayload } from "./wakeUp.js";
 import { run, sql } from "../sql.js";
+import { HIGH_PRIORITY, TIMED_PRIORITY } from "./priorities.js";
 
 /**
  * Records a failed attempt: the job runs again at `retryAt`, or, with no attempts left (or `retryAt` null),
@@ -22,8 +23,8 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
 /**
  * Puts jobs back to run at their `runAt` without counting the attempt (the job chose to wait, it did not
  * fail), in one statement: receipts over their webhook's cap are snoozed by the dozen (jobs/completer.ts).
- * Jobs marked `wake` (due shortly, to start on time) become timed jobs, as with rescheduleJobs (priority 0:
- * claimed first once due), and wake the workers for the earliest of them, at commit.
+ * Jobs marked `wake` (due shortly, to start on time) become timed jobs, as with rescheduleJobs (TIMED_PRIORITY:
+ * claimed first once due); a timed job snoozed without `wake` goes back to HIGH_PRIORITY, and wake the workers for the earliest of them, at commit.
  *
  * A job made due while it ran (its run_at moved past the one it was claimed with: makeHeldSendsDue
  * asks a send job being judged to be judged again) is not put off: it keeps that earlier time, and the
@@ -46,7 +47,7 @@ export async function snoozeJobs(
              SET state = 'available', attempt = j.attempt - 1, locked_by = NULL, locked_until = NULL,
                  run_at = CASE WHEN date_trunc('milliseconds', j.run_at) > s.claimed_run_at THEN LEAST(j.run_at, s.run_at)
                                ELSE s.run_at END,
-                 priority = CASE WHEN s.wake THEN 0 ELSE j.priority END
+                 priority = CASE WHEN s.wake THEN ${TIMED_PRIORITY}::smallint WHEN j.priority = ${TIMED_PRIORITY} THEN ${HIGH_PRIORITY}::smallint ELSE j.priority END
             FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt.toISOString())}::timestamptz[],
                         ${jobs.map((j) => j.claimedRunAt.toISOString())}::timestamptz[], ${jobs.map((j) => j.wake === true)}::boolean[])
               AS s(id, run_at, claimed_run_at, wake)

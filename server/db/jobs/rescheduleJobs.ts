@@ -1,11 +1,12 @@
 import type { Knex } from "knex";
 import { notifyWorkers } from "./wakeUp.js";
 import { run, sql } from "../sql.js";
+import { TIMED_PRIORITY } from "./priorities.js";
 
 /**
  * Moves waiting jobs (available or retryable) to run at new times (seconds since the epoch, the database's
- * clock), without counting an attempt, and wakes the workers for the earliest. They become timed jobs: priority
- * 0, so once due they are claimed before everything that is merely due (a backlog of their own kind among it).
+ * clock), without counting an attempt, and wakes the workers for the earliest. They become timed jobs
+ * (TIMED_PRIORITY), so once due they are claimed before everything that is merely due, of every account.
  * A job running or final is left alone. The throughput pacer makes a paid message's snoozed send job due at its
  * slot this way: it must start at its slot, or its segments would go out later, bunched with the next slots'.
  * Returns the ids it moved.
@@ -14,7 +15,7 @@ export async function rescheduleJobs(tx: Knex, jobs: { id: string; runAt: number
   if (jobs.length === 0) return [];
   const { rows } = await run<{ id: string }>(
     tx,
-    sql`UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = 0
+    sql`UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = ${TIMED_PRIORITY}
           FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt)}::float8[]) AS r(id, run_at)
          WHERE j.id = r.id AND j.state IN ('available', 'retryable')
         RETURNING j.id`,
