@@ -7,6 +7,9 @@
 //   precision:  200 and 1,000 messages/s due over BENCH_PRECISION_SECONDS (10) s, 1 worker: p50/p99/max of
 //               sentAt − scheduledAt; and graphile-worker 0.17.3's add→start latency for no-op jobs due at the
 //               same rates, measured the same way (its own clock reading at start minus run_at).
+//   accounts:   the same BENCH_MESSAGES spread evenly over each of BENCH_ACCOUNTS (1,1000,10000) accounts, all due at
+//               one instant, 1 worker, no webhook, BENCH_ACCOUNT_ROUNDS (2) alternating rounds: the fair claim's
+//               cost per account (each has due sends); the figure is the median rate and its ratio to 1 account.
 //   BENCH_NO_WEBHOOK (unset): set, the account has no webhook, so the run measures the send path alone.
 //   BENCH_OPT_OUTS (0): that many opt-out entries in the sending account (none of them a recipient), so the
 //               send-time opt-out check is measured against a big list.
@@ -33,6 +36,8 @@ const PRECISION_SECONDS = Number(process.env.BENCH_PRECISION_SECONDS ?? 10);
 const OPT_OUTS = Number(process.env.BENCH_OPT_OUTS ?? 0);
 const NO_WEBHOOK = Boolean(process.env.BENCH_NO_WEBHOOK);
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").filter(Boolean).map(Number); // "" = precision only
+const ACCOUNTS = (process.env.BENCH_ACCOUNTS ?? "1,1000,10000").split(",").filter(Boolean).map(Number);
+const ACCOUNT_ROUNDS = Number(process.env.BENCH_ACCOUNT_ROUNDS ?? 2);
 const bench = await startBenchDatabase();
 const { db } = bench;
 const count = async (sql: string) => Number((await db.raw(sql)).rows[0].n);
@@ -46,6 +51,53 @@ function distribution(sortedMs: number[]) {
     early: sortedMs.filter((ms) => ms < 0).length,
     percentilesMs: Array.from({ length: 100 }, (_v, i) => Math.round(percentile(sortedMs, i + 1))),
   };
+}
+
+/** Messages/s to delivered with the messages spread over k accounts, for each of ACCOUNTS, rounds alternating. */
+async function acrossAccounts() {
+  const rates = new Map<number, number[]>(ACCOUNTS.map((k) => [k, []]));
+  for (let round = 0; round < ACCOUNT_ROUNDS; round++) {
+    for (const k of ACCOUNTS) {
+      await resetData(db);
+      await db.raw("DELETE FROM accounts WHERE name LIKE 'bench-spread-%'");
+      const { rows } = await db.raw(
+        "INSERT INTO accounts (name) SELECT 'bench-spread-' || g FROM generate_series(1, ?) g RETURNING id",
+        [k],
+      );
+      const ids: string[] = rows.map((r: { id: string }) => r.id);
+      const procs = await startWorkers(1, bench.url);
+      const due = new Date(Date.now() + 5000);
+      await scheduleMessages(db, { n: N, dueAt: () => due, accountId: ids[0] });
+      // Message i goes to account i mod k (jobs too: the claim reads jobs.account_id), before any is due.
+      await db.raw(
+        `WITH a AS (SELECT id, row_number() OVER () - 1 AS i FROM unnest(?::uuid[]) id),
+              m AS (SELECT id, job_id, row_number() OVER (ORDER BY id) - 1 AS i FROM messages),
+              moved AS (UPDATE messages SET account_id = a.id FROM m JOIN a ON a.i = m.i % ? WHERE messages.id = m.id RETURNING messages.job_id, messages.account_id)
+         UPDATE jobs SET account_id = moved.account_id FROM moved WHERE jobs.id = moved.job_id`,
+        [ids, k],
+      );
+      if (Date.now() >= due.getTime()) throw new Error("the messages were due before they were spread over the accounts");
+      await waitForCount(`delivered, ${k} account(s)`, N, () => count("SELECT count(*) AS n FROM messages WHERE status = 'delivered'"));
+      const seconds = Number(
+        (await db.raw("SELECT EXTRACT(EPOCH FROM max(delivered_at) - ?::timestamptz) AS s FROM messages", [due])).rows[0].s,
+      );
+      rates.get(k)!.push(N / seconds);
+      await printTopStatements(db, `dispatch, ${k} account(s)`);
+      await Promise.all(procs.map((p) => p.stop()));
+    }
+  }
+  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const one = median(rates.get(ACCOUNTS[0]!)!);
+  return Object.fromEntries(
+    ACCOUNTS.map((k) => [
+      `accounts${k}`,
+      {
+        messagesPerSecond: Math.round(median(rates.get(k)!)),
+        rounds: rates.get(k)!.map(Math.round),
+        ratioToFirst: Number((median(rates.get(k)!) / one).toFixed(2)),
+      },
+    ]),
+  );
 }
 
 try {
@@ -84,8 +136,10 @@ try {
     receiver.close();
   }
 
+  const accounts = await acrossAccounts();
+
   const precision: Record<string, unknown> = {};
-  for (const rate of [200, 1000]) {
+  for (const rate of PRECISION_SECONDS > 0 ? [200, 1000] : []) {
     const total = rate * PRECISION_SECONDS;
     await resetData(db);
     const procs = await startWorkers(1, bench.url);
@@ -116,6 +170,7 @@ try {
     optOuts: OPT_OUTS,
     ceilingMessagesPerSecond: ceiling,
     throughput,
+    accounts,
     fractionOfCeiling: ceiling ? Number((best / ceiling).toFixed(2)) : null,
     precision,
   });

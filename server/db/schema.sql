@@ -537,11 +537,7 @@ CREATE UNIQUE INDEX idempotency_keys_pkey ON idempotency_keys USING btree (accou
 CREATE INDEX inbound_parts_assembled_idx ON inbound_parts USING btree (assembled_at) WHERE (assembled_at IS NOT NULL);
 CREATE UNIQUE INDEX inbound_parts_pkey ON inbound_parts USING btree (sender, recipient, reference, total, seq);
 CREATE INDEX inbound_parts_waiting_idx ON inbound_parts USING btree (received_at) WHERE (assembled_at IS NULL);
-CREATE INDEX jobs_account_claim_idx ON jobs USING btree (account_id, priority, run_at, id) WHERE ((state = ANY (ARRAY['available'::text, 'retryable'::text])) AND (
-CASE
-    WHEN (kind = 'deliver_receipt'::text) THEN 'receipts'::text
-    ELSE 'default'::text
-END = 'default'::text));
+CREATE INDEX jobs_account_claim_idx ON jobs USING btree (account_id, priority, run_at, id) WHERE ((state = ANY (ARRAY['available'::text, 'retryable'::text])) AND (kind <> 'deliver_receipt'::text));
 CREATE INDEX jobs_finalized_idx ON jobs USING btree (finalized_at) WHERE (finalized_at IS NOT NULL);
 CREATE INDEX jobs_lane_priority_claim_idx ON jobs USING btree ((
 CASE
@@ -801,8 +797,11 @@ $function$;
 
 CREATE OR REPLACE FUNCTION claim_jobs_v4(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid)
  RETURNS TABLE(jobs json, next_due_in_ms double precision, last_account uuid)
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
   WITH RECURSIVE
   timed AS (
     SELECT id, row_number() OVER (ORDER BY run_at, id) AS ord FROM (
@@ -814,7 +813,7 @@ AS $function$
   unmatched AS (
     SELECT id, (SELECT count(*) FROM timed) + row_number() OVER (ORDER BY priority, run_at, id) AS ord FROM (
       SELECT id, priority, run_at FROM jobs
-       WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id IS NULL AND run_at <= now()
+       WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id IS NULL AND run_at <= now()
        ORDER BY priority, run_at, id
        LIMIT greatest(0, least(p_limit - (SELECT count(*) FROM timed), (p_limit + 1) / 2))
        FOR UPDATE SKIP LOCKED) u),
@@ -822,13 +821,13 @@ AS $function$
     SELECT (p_limit - (SELECT count(*) FROM timed) - (SELECT count(*) FROM unmatched))::int AS rest),
   -- The ring: accounts with default-lane jobs after the cursor, then from the start up to it.
   ring(account_id, n, wrapped) AS (
-    SELECT coalesce(s.a, (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > '00000000-0000-0000-0000-000000000000'::uuid ORDER BY account_id LIMIT 1)), 1, s.a IS NULL
-      FROM (SELECT (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > coalesce(p_after, '00000000-0000-0000-0000-000000000000'::uuid) ORDER BY account_id LIMIT 1) AS a) s
+    SELECT coalesce(s.a, (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id > '00000000-0000-0000-0000-000000000000'::uuid ORDER BY account_id LIMIT 1)), 1, s.a IS NULL
+      FROM (SELECT (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id > coalesce(p_after, '00000000-0000-0000-0000-000000000000'::uuid) ORDER BY account_id LIMIT 1) AS a) s
     UNION ALL
     SELECT nx.a, r.n + 1, nx.wrapped
       FROM ring r
-     CROSS JOIN LATERAL (SELECT (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > r.account_id ORDER BY account_id LIMIT 1) AS a) f
-     CROSS JOIN LATERAL (SELECT CASE WHEN f.a IS NULL AND NOT r.wrapped THEN (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id > '00000000-0000-0000-0000-000000000000'::uuid ORDER BY account_id LIMIT 1) ELSE f.a END AS a,
+     CROSS JOIN LATERAL (SELECT (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id > r.account_id ORDER BY account_id LIMIT 1) AS a) f
+     CROSS JOIN LATERAL (SELECT CASE WHEN f.a IS NULL AND NOT r.wrapped THEN (SELECT account_id FROM jobs WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id > '00000000-0000-0000-0000-000000000000'::uuid ORDER BY account_id LIMIT 1) ELSE f.a END AS a,
                                 r.wrapped OR f.a IS NULL AS wrapped) nx
      WHERE r.account_id IS NOT NULL AND nx.a IS NOT NULL AND r.n < 4 * p_limit
        AND NOT (nx.wrapped AND nx.a > coalesce(p_after, '00000000-0000-0000-0000-000000000000'::uuid))),
@@ -836,8 +835,10 @@ AS $function$
     SELECT r.account_id, r.n, coalesce((SELECT a.weight FROM accounts a WHERE a.id = r.account_id), 1) AS weight
       FROM ring r
      WHERE r.account_id IS NOT NULL AND (SELECT rest FROM window_size) > 0
-       AND EXISTS (SELECT 1 FROM jobs
-                    WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id = r.account_id AND priority = ANY ('{0,1,2}'::smallint[]) AND run_at <= now())
+       -- A scalar subquery, not EXISTS: a semi-join would sort the whole ring first instead of stopping at the LIMIT.
+       AND (SELECT true FROM jobs
+             WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id = r.account_id AND priority = ANY ('{0,1,2}'::smallint[]) AND run_at <= now()
+             LIMIT 1)
      LIMIT (SELECT rest FROM window_size)),
   shares AS (
     SELECT account_id, n, weight,
@@ -851,7 +852,7 @@ AS $function$
           SELECT x.id, x.priority, x.run_at FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
            CROSS JOIN LATERAL (
              SELECT id, priority, run_at FROM jobs
-              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id = s.account_id AND priority = p.priority AND run_at <= now()
+              WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id = s.account_id AND priority = p.priority AND run_at <= now()
               ORDER BY run_at, id
               LIMIT s.share
               FOR UPDATE SKIP LOCKED) x
@@ -868,7 +869,7 @@ AS $function$
           SELECT x.id, x.priority, x.run_at FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
            CROSS JOIN LATERAL (
              SELECT id, priority, run_at FROM jobs
-              WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND account_id = f.account_id AND priority = p.priority AND run_at <= now()
+              WHERE state IN ('available', 'retryable') AND kind NOT IN ('deliver_receipt') AND account_id = f.account_id AND priority = p.priority AND run_at <= now()
               ORDER BY run_at, id
               LIMIT f.share + (SELECT n FROM spare)
               FOR UPDATE SKIP LOCKED) x
@@ -906,7 +907,8 @@ AS $function$
                         WHERE state IN ('available', 'retryable') AND (CASE WHEN kind = 'deliver_receipt' THEN 'receipts' ELSE 'default' END) = 'default' AND priority = p.priority AND run_at > now()
                         ORDER BY run_at
                         LIMIT 1) n) END,
-         (SELECT c.account_id FROM chosen c ORDER BY c.n DESC LIMIT 1)
+         (SELECT c.account_id FROM chosen c ORDER BY c.n DESC LIMIT 1);
+END
 $function$;
 
 CREATE OR REPLACE FUNCTION gen_uuid_v7()

@@ -84,7 +84,7 @@ describe("the fair claim", () => {
   });
 
   it("with more accounts due than a window holds, serves each in turn: 250 accounts in five windows of 50", async () => {
-    const accounts = Array.from({ length: 250 }, () => randomUUID());
+    const accounts: string[] = Array.from({ length: 250 }, () => randomUUID());
     for (const account of accounts) await insertDue(account, 2);
     const claim = claimer();
     const served: string[] = [];
