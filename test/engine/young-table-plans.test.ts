@@ -16,7 +16,7 @@ import {
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { policyFacts } from "../../server/db/sendingPolicy.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { laneClaimPlan, plansOf, summarise } from "../helpers/explain.js";
+import { accountClaimPlan, laneClaimPlan, plansOf, summarise } from "../helpers/explain.js";
 
 const database = useTestDatabase();
 let keys: MessageKey[];
@@ -118,6 +118,40 @@ describe("a burst of 20,000 due jobs on a job table whose statistics predate it 
     expect(plan).toContain("jobs_lane_priority_claim_idx");
     expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toContain("Bitmap");
+    expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);
+  });
+});
+
+// The fair claim walks one account at a time (db/jobs/functions/claimJobsV4.ts): the walk must be the account
+// index's, never the lane index filtered by account (33 ms a claim with 1,000 accounts when both could serve it).
+describe("a burst of 20,000 due jobs of 100 accounts on a job table whose statistics predate it is claimed account by account", () => {
+  const accounts = Array.from({ length: 100 }, (_, i) => `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`);
+  const burst = (n = 20_000) =>
+    database().db.raw(
+      `INSERT INTO jobs (id, kind, payload, run_at, max_attempts, account_id)
+       SELECT gen_random_uuid(), 'send_message', '{}', now() - interval '1 second', 3, (?::uuid[])[1 + g % 100]
+         FROM generate_series(1, ?) g`,
+      [accounts, n],
+    );
+  it.each([
+    ["never analysed", async () => {}],
+    ["analysed while empty", () => database().db.raw("ANALYZE jobs")],
+    ["analysed with 300 due jobs of one account", async () => {
+      await database().db.raw(
+        `INSERT INTO jobs (kind, payload, max_attempts, account_id) SELECT 'send_message', '{}', 3, ? FROM generate_series(1, 300)`,
+        [accounts[0]],
+      );
+      await database().db.raw("ANALYZE jobs");
+    }],
+  ])("%s", async (_, before) => {
+    const { db } = database();
+    await db.raw("TRUNCATE jobs");
+    await before();
+    await burst();
+    const plan = await accountClaimPlan(db, accounts[7]!, 100);
+    expect(plan).toContain("jobs_account_claim_idx");
+    expect(plan).not.toContain("jobs_lane_priority_claim_idx");
+    expect(plan).not.toContain('"Node Type":"Sort"');
     expect(plan).not.toMatch(/"Rows Removed by Filter":[1-9]/);
   });
 });

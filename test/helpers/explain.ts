@@ -2,6 +2,7 @@
 // sends them (text and parameters), then EXPLAINed, so a test checks the real statement, not a copy of it.
 import type pg from "pg";
 import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV3.js";
+import { accountJobs } from "../../server/db/jobs/functions/claimJobsV4.js";
 import type { Db } from "../../server/db/knex.js";
 
 export interface PlanNode {
@@ -57,6 +58,14 @@ export function summarise(plan: PlanNode): { indexes: string[]; sorts: boolean; 
 export async function laneClaimPlan(db: Db, lane: string, limit: number): Promise<string> {
   const { rows } = await db.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
     `EXPLAIN (ANALYZE, FORMAT JSON) ${LANE_CLAIM_SELECT.replaceAll("p_lane", `'${lane}'`).replaceAll("p_limit", String(limit))}`,
+  );
+  return JSON.stringify(rows[0]!["QUERY PLAN"]);
+}
+
+/** The plan (EXPLAIN ANALYZE, JSON) of the fair claim's walk of one account's due jobs (claim_jobs_v4). */
+export async function accountClaimPlan(db: Db, accountId: string, limit: number): Promise<string> {
+  const { rows } = await db.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${accountJobs(`'${accountId}'::uuid`, String(limit))}`,
   );
   return JSON.stringify(rows[0]!["QUERY PLAN"]);
 }

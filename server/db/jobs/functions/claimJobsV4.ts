@@ -42,8 +42,11 @@ export const ACCOUNT_CLAIM_INDEX = `CREATE INDEX jobs_account_claim_idx ON jobs 
 const nextAccount = (after: string) =>
   `(SELECT account_id FROM jobs WHERE ${DUE} AND account_id > ${after} ORDER BY account_id LIMIT 1)`;
 
-/** An account's due jobs of the ordinary priorities, in claim order, at most `n` (locked, others skipped). */
-const accountJobs = (account: string, n: string) => `
+/**
+ * An account's due jobs of the ordinary priorities, in claim order, at most `n` (locked, others skipped); its
+ * plan is checked by test/engine/young-table-plans.test.ts.
+ */
+export const accountJobs = (account: string, n: string) => `
           SELECT x.id, x.priority, x.run_at FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
            CROSS JOIN LATERAL (
              SELECT id, priority, run_at FROM jobs
