@@ -55,6 +55,7 @@ function distribution(sortedMs: number[]) {
 
 /** Messages/s to delivered with the messages spread over k accounts, for each of ACCOUNTS, rounds alternating. */
 async function acrossAccounts() {
+  if (ACCOUNTS.length === 0) return {};
   const rates = new Map<number, number[]>(ACCOUNTS.map((k) => [k, []]));
   for (let round = 0; round < ACCOUNT_ROUNDS; round++) {
     for (const k of ACCOUNTS) {

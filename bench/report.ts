@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib.js";
+import { accountsLines, fairnessSection, fairnessTargets, type AccountsCase, type FairnessResult } from "./reportFairness.js";
 import { historySection, historyTarget, type HistoryResult } from "./reportHistory.js";
 import { lineChart } from "./svg.js";
 
@@ -39,6 +40,7 @@ interface DispatchResult extends Result {
   fractionOfCeiling?: number | null;
   throughput: Record<string, { messagesPerSecond: number; seconds: number; receiptsDoneSeconds: number }>;
   precision: Record<string, Latencies>;
+  accounts?: AccountsCase;
 }
 interface InboundResult extends Result {
   messages: number;
@@ -130,6 +132,7 @@ const campaign = read<CampaignResult>("campaign");
 const throttle = read<ThrottleResult>("throttle");
 const history = read<HistoryResult>("history");
 const sendNow = read<SendNowResult>("sendnow");
+const fairness = read<FairnessResult>("fairness");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];
@@ -176,6 +179,7 @@ if (sendNow) {
     met(sendNow.batch.ratio <= 1.5),
   ]);
 }
+targets.push(...fairnessTargets(fairness, dispatch?.accounts));
 if (targets.length) {
   lines.push("## Targets", "", "| target | measured | |", "|---|---|---|", ...targets.map((t) => `| ${t.join(" | ")} |`), "");
 }
@@ -265,6 +269,7 @@ if (dispatch) {
       }),
     ),
     "",
+    ...accountsLines(dispatch.accounts),
     "Precision: messages due at a steady rate for 10 s, one worker; lateness of `sentAt` after `scheduledAt`.",
     "graphile-worker: no-op jobs due at the same rates, lateness of the task's start after `run_at`.",
     "",
@@ -386,6 +391,7 @@ if (campaign) {
   );
 }
 if (history) lines.push(...historySection(history, machineLine(history)));
+if (fairness) lines.push(...fairnessSection(fairness, machineLine(fairness)));
 const notes = join(root, "bench/NOTES.md");
 if (existsSync(notes)) lines.push(readFileSync(notes, "utf8").trimEnd(), "");
 writeFileSync(join(root, "bench/README.md"), lines.join("\n"));

@@ -163,15 +163,24 @@ export async function anyThrottledSends(db: Knex): Promise<boolean> {
   return rows[0].any as boolean;
 }
 
+/** An account with messages waiting: its cap and its weight (its share of the link's cap against others). */
+export interface WaitingAccount {
+  accountId: string;
+  maxSegmentsPerSecond: number | null;
+  weight: number;
+}
+
 /**
  * The accounts with messages waiting, each with its cap: the lower of its own setting and the operator's
- * ceiling (null: neither, it waits for the link's, or for nothing any more). One probe of the release-order index per account.
+ * ceiling (null: neither, it waits for the link's, or for nothing any more), and its weight. One probe of the
+ * release-order index per account.
  */
-export async function listWaitingAccounts(db: Knex): Promise<{ accountId: string; maxSegmentsPerSecond: number | null }[]> {
-  const { rows } = await run<{ accountId: string; maxSegmentsPerSecond: number | null }>(
+export async function listWaitingAccounts(db: Knex): Promise<WaitingAccount[]> {
+  const { rows } = await run<WaitingAccount>(
     db,
     sql`WITH RECURSIVE ${WAITING_ACCOUNTS_CTE}
-        SELECT a.account_id AS "accountId", least(s.max_segments_per_second, o.max_segments_per_second) AS "maxSegmentsPerSecond"
+        SELECT a.account_id AS "accountId", least(s.max_segments_per_second, o.max_segments_per_second) AS "maxSegmentsPerSecond",
+               coalesce(o.weight, 1) AS weight
           FROM waiting_accounts a LEFT JOIN account_settings s ON s.account_id = a.account_id
           LEFT JOIN accounts o ON o.id = a.account_id
          WHERE a.account_id IS NOT NULL`,
@@ -198,22 +207,29 @@ export interface ReleaseCandidate {
  * The next waiting messages, in release order: the first `limit` of each account listed, each an ordered walk of
  * the per-account release-order index, with the message's status and its job's state (each an index probe).
  */
-export async function listReleaseCandidates(tx: Knex, accounts: { accountId: string; limit: number }[]): Promise<ReleaseCandidate[]> {
+export async function listReleaseCandidates(
+  tx: Knex,
+  accounts: { accountId: string; limit: number; weight: number }[],
+): Promise<ReleaseCandidate[]> {
   if (accounts.length === 0) return [];
   // LATERAL … LIMIT keeps each lookup a probe of its primary key, whatever the planner guesses of the walks.
+  // Release order: each account's queue in its own order (priority, scheduledAt, id), the accounts interleaved
+  // by weight (the k-th message of an account of weight w at k ÷ w), as the fair claim shares a window.
   const { rows } = await run<ReleaseCandidate>(
     tx,
     sql`SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
             EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil",
             EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds",
             x.status, x.job_id AS "jobId", x.state AS "jobState"
-       FROM unnest(${accounts.map((a) => a.accountId)}::uuid[], ${accounts.map((a) => a.limit)}::int[]) AS a(account_id, n)
+       FROM unnest(${accounts.map((a) => a.accountId)}::uuid[], ${accounts.map((a) => a.limit)}::int[],
+                   ${accounts.map((a) => a.weight)}::int[]) AS a(account_id, n, weight)
       CROSS JOIN LATERAL (
-        SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
-         ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) c
+        SELECT t.*, row_number() OVER (ORDER BY t.priority, t.scheduled_at, t.message_id) AS rank FROM (
+          SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
+           ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) t) c
        LEFT JOIN LATERAL (
         SELECT m.status, m.job_id, j.state FROM messages m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = c.message_id LIMIT 1) x ON true
-      ORDER BY c.priority, c.scheduled_at, c.message_id`,
+      ORDER BY c.rank::float8 / a.weight, c.priority, c.scheduled_at, c.message_id`,
   );
   return rows;
 }

@@ -286,12 +286,12 @@ describe("throughput caps", () => {
     expect(await db("throttled_sends").where({ message_id: quiet }).count({ n: "*" })).toEqual([{ n: 0 }]);
   });
 
-  it("PROVIDER_MAX_SEGMENTS_PER_SECOND caps the link across accounts, in priority order across them", async () => {
+  it("PROVIDER_MAX_SEGMENTS_PER_SECOND caps the link across accounts, shared between them whatever their priorities", async () => {
     const { db } = server();
     const a = await server().account();
     const b = await server().account();
     const t = Date.now() - 1_000;
-    // Account a's messages are low and due first; b's are normal: b's go first, and both share the link's 20/s.
+    // Account a's messages are low and due first; b's are normal: they share the link's 20/s, neither first.
     const lows = await insertMessages(
       db,
       a.accountId,
@@ -307,7 +307,10 @@ describe("throughput caps", () => {
     const subs = await submissionsOf(db, [...lows, ...normals]);
     expectWithinCap(subs, 20);
     const order = subs.map((s) => s.messageId);
-    expect(Math.max(...normals.map((id) => order.indexOf(id)))).toBeLessThan(Math.min(...lows.map((id) => order.indexOf(id))));
+    // The first 30 handed over (all while both accounts had messages waiting) are shared, about 15 each.
+    const firstOfA = order.slice(0, 30).filter((id) => lows.includes(id)).length;
+    expect(firstOfA).toBeGreaterThanOrEqual(10);
+    expect(firstOfA).toBeLessThanOrEqual(20);
     expect((await statuses(db, [...lows, ...normals])).filter((s) => s.status === "failed")).toEqual([]);
   });
 });

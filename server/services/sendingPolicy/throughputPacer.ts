@@ -11,6 +11,7 @@ import {
   listWaitingAccounts,
   markThrottledSendsReleased,
   sweepThrottledSends,
+  type WaitingAccount,
 } from "../../db/throttledSends.js";
 import { lockThroughputBuckets, updateThroughputBuckets } from "../../db/throughputBuckets.js";
 import { accountBucketKey, admitInOrder, changedTats, LINK_BUCKET_KEY, messagesThatMayFit, type Bucket } from "../../domain/throughput.js";
@@ -66,7 +67,7 @@ export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<numbe
  */
 async function releaseDue(
   tx: Knex.Transaction,
-  accounts: { accountId: string; maxSegmentsPerSecond: number | null }[],
+  accounts: WaitingAccount[],
   opts: PacerOptions,
 ): Promise<number> {
   const link = opts.linkMaxSegmentsPerSecond;
@@ -89,7 +90,7 @@ async function releaseDue(
   // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
   const fits = (accountId: string) =>
     Math.min(RELEASE_BATCH, ...keysOf(accountId).map((k) => messagesThatMayFit(buckets.get(k)!, now, horizon)));
-  const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId) })).filter((a) => a.limit > 0);
+  const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId), weight: a.weight })).filter((a) => a.limit > 0);
   const candidates = await listReleaseCandidates(tx, limits);
 
   const stale = candidates.filter(
