@@ -1401,7 +1401,8 @@ export interface components {
         AccountLimits: {
             /**
              * Format: int32
-             * @description The account's share of the sending capacity against other accounts with due work, 1 to 100. Default 1.
+             * @description The account's share of the sending capacity against other accounts with due messages, 1 to 100 (an account
+             *     of weight 3 gets three messages sent for each of a weight-1 account's while both have messages due). Default 1.
              */
             weight: number;
             /**
@@ -2463,8 +2464,10 @@ export interface components {
             nextCursor: string | null;
         };
         /**
-         * @description The order in which due messages go to the provider: `high` before `normal` before `low`, then by
-         *     `scheduledAt`, so a one-time code due now is not stuck behind a large campaign.
+         * @description The order in which an account's due messages go to the provider: `high` before `normal` before `low`, then by
+         *     `scheduledAt`, so a one-time code due now is not stuck behind the account's own large campaign. It orders one
+         *     account's messages only: accounts with due messages share the sending capacity (equally, or by the weight
+         *     the operator gives each), whatever the priority of their messages.
          * @enum {string}
          */
         MessagePriority: "high" | "normal" | "low";
