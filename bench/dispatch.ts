@@ -61,10 +61,9 @@ async function acrossAccounts() {
     for (const k of ACCOUNTS) {
       await resetData(db);
       await db.raw("DELETE FROM accounts WHERE name LIKE 'bench-spread-%'");
-      const { rows } = await db.raw(
-        "INSERT INTO accounts (name) SELECT 'bench-spread-' || g FROM generate_series(1, ?) g RETURNING id",
-        [k],
-      );
+      const { rows } = await db.raw("INSERT INTO accounts (name) SELECT 'bench-spread-' || g FROM generate_series(1, ?) g RETURNING id", [
+        k,
+      ]);
       const ids: string[] = rows.map((r: { id: string }) => r.id);
       const procs = await startWorkers(1, bench.url);
       const due = new Date(Date.now() + 5000);
@@ -87,7 +86,11 @@ async function acrossAccounts() {
       await Promise.all(procs.map((p) => p.stop()));
     }
   }
-  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  const median = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   const one = median(rates.get(ACCOUNTS[0]!)!);
   return Object.fromEntries(
     ACCOUNTS.map((k) => [

@@ -6,16 +6,7 @@
 //   shares:   accounts weighted 3 and 1, BENCH_FAIR_BURST messages each due at one instant, 1 worker: each
 //             account's share of the messages sent until the first of them had sent all of its own.
 import { ensureAccount, updateAccount } from "../server/db/accounts.js";
-import {
-  machine,
-  percentile,
-  resetData,
-  scheduleMessages,
-  startBenchDatabase,
-  startWorkers,
-  waitForCount,
-  writeResult,
-} from "./lib.js";
+import { machine, percentile, resetData, scheduleMessages, startBenchDatabase, startWorkers, waitForCount, writeResult } from "./lib.js";
 
 const BURST = Number(process.env.BENCH_FAIR_BURST ?? 10_000);
 const B_MESSAGES = Number(process.env.BENCH_FAIR_B ?? 50);
@@ -38,7 +29,9 @@ async function lateness(workers: number, burst: boolean): Promise<number[]> {
   await scheduleMessages(db, { n: B_MESSAGES, dueAt: () => bAt, accountId: b, to: (i) => `+1415559${String(1000 + i)}` });
   if (Date.now() >= burstAt.getTime()) throw new Error("the messages were due before they were all stored");
   const label = `B ${burst ? "behind the burst" : "quiet"}, ${workers} worker(s)`;
-  await waitForCount(label, B_MESSAGES, () => count("SELECT count(*) AS n FROM messages WHERE account_id = ? AND sent_at IS NOT NULL", [b]));
+  await waitForCount(label, B_MESSAGES, () =>
+    count("SELECT count(*) AS n FROM messages WHERE account_id = ? AND sent_at IS NOT NULL", [b]),
+  );
   const { rows } = await db.raw(
     "SELECT EXTRACT(EPOCH FROM sent_at - scheduled_at) * 1000 AS ms FROM messages WHERE account_id = ? ORDER BY 1",
     [b],

@@ -25,7 +25,11 @@ export function fairnessTargets(f: FairnessResult | undefined, accounts: Account
     ]);
   }
   for (const [k, v] of Object.entries(accounts ?? {}).slice(1)) {
-    rows.push([`dispatch over ${n(Number(k.replace("accounts", "")))} accounts ≥ 0.9 × one account`, `${v.ratioToFirst}`, met(v.ratioToFirst >= 0.9)]);
+    rows.push([
+      `dispatch over ${n(Number(k.replace("accounts", "")))} accounts ≥ 0.9 × one account`,
+      `${v.ratioToFirst}`,
+      met(v.ratioToFirst >= 0.9),
+    ]);
   }
   return rows;
 }
@@ -59,7 +63,8 @@ export function accountsLines(accounts: AccountsCase | undefined): string[] {
     "| accounts | messages/s to delivered | rounds | ratio to one account |",
     "|---|---|---|---|",
     ...Object.entries(accounts).map(
-      ([k, v]) => `| ${n(Number(k.replace("accounts", "")))} | ${n(v.messagesPerSecond)} | ${v.rounds.map(n).join(", ")} | ${v.ratioToFirst} |`,
+      ([k, v]) =>
+        `| ${n(Number(k.replace("accounts", "")))} | ${n(v.messagesPerSecond)} | ${v.rounds.map(n).join(", ")} | ${v.ratioToFirst} |`,
     ),
     "",
   ];

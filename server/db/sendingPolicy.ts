@@ -40,7 +40,8 @@ export interface PolicyFacts {
 
 /**
  * The facts of those of `messageIds` still `scheduled` that the policy applies to (all of them when
- * `everyMessage`, as with a cap on the whole link), in the order they are to go: priority, then scheduledAt.
+ * `everyMessage`, as with a cap on the whole link), in the order they are to go: the order of `keys`, the
+ * claim's (an account's messages by priority, then scheduledAt; accounts interleaved by the fair claim).
  */
 export async function policyFacts(db: Knex, keys: { id: string; accountId: string }[], everyMessage = false): Promise<PolicyFacts[]> {
   if (keys.length === 0) return [];
@@ -58,7 +59,7 @@ export async function policyFacts(db: Knex, keys: { id: string; accountId: strin
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
       WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND (m.valid_until IS NULL OR m.valid_until > now())
         AND (${everyMessage}::boolean OR ${sql.raw(NEEDS_SENDING_POLICY_SQL)})
-      ORDER BY array_position(ARRAY['high', 'normal', 'low'], m.priority), m.scheduled_at, m.id`,
+      ORDER BY array_position(${keys.map((k) => k.id)}::uuid[], m.id)`,
   );
   return rows;
 }

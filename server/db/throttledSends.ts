@@ -123,20 +123,22 @@ const headOf = (account: string, not: string[]) => sql`
 
 /**
  * For each of these (scheduled messages about to be sent), whether the queue holds a message ahead of it
- * that is not one of them: of its own account, and (when `link`) of any account; and whether it is in the queue
- * itself. Each account's head is read once (one probe); the whole queue's head, for the link, is the first of
- * every waiting account's head.
+ * that is not one of them: of its own account, and (when `link`) for the link: one of its own account ahead of
+ * it, or any message of another account (the link's queue is shared between accounts by the pacer, by weight,
+ * not by priority, so a message of one account never takes a free slot ahead of another's waiting ones); and
+ * whether it is in the queue itself. Each account's head is read once (one probe).
  */
 export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boolean): Promise<Map<string, WaitingAhead>> {
   if (keys.length === 0) return new Map();
   const messageIds = keys.map((k) => k.id);
   const linkHead = link
-    ? sql`, ${WAITING_ACCOUNTS_CTE}, link_head AS MATERIALIZED (
-         SELECT h.* FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id", messageIds)}) h
-          WHERE a.account_id IS NOT NULL ORDER BY h.priority, h.scheduled_at, h.message_id LIMIT 1)`
+    ? sql`, ${WAITING_ACCOUNTS_CTE}, link_accounts AS MATERIALIZED (
+         SELECT h.account_id FROM waiting_accounts a CROSS JOIN LATERAL (${headOf("a.account_id", messageIds)}) h
+          WHERE a.account_id IS NOT NULL)`
     : sql``;
   const linkAhead = link
-    ? sql`coalesce((SELECT (l.priority, l.scheduled_at, l.message_id) < (w.priority, w.scheduled_at, w.id) FROM link_head l), false)`
+    ? sql`(EXISTS (SELECT 1 FROM link_accounts l WHERE l.account_id <> w.account_id)
+           OR coalesce((h.priority, h.scheduled_at, h.message_id) < (w.priority, w.scheduled_at, w.id), false))`
     : sql`false`;
   const { rows } = await run<{ id: string } & WaitingAhead>(
     db,
@@ -207,29 +209,23 @@ export interface ReleaseCandidate {
  * The next waiting messages, in release order: the first `limit` of each account listed, each an ordered walk of
  * the per-account release-order index, with the message's status and its job's state (each an index probe).
  */
-export async function listReleaseCandidates(
-  tx: Knex,
-  accounts: { accountId: string; limit: number; weight: number }[],
-): Promise<ReleaseCandidate[]> {
+export async function listReleaseCandidates(tx: Knex, accounts: { accountId: string; limit: number }[]): Promise<ReleaseCandidate[]> {
   if (accounts.length === 0) return [];
   // LATERAL … LIMIT keeps each lookup a probe of its primary key, whatever the planner guesses of the walks.
-  // Release order: each account's queue in its own order (priority, scheduledAt, id), the accounts interleaved
-  // by weight (the k-th message of an account of weight w at k ÷ w), as the fair claim shares a window.
+  // Each account's queue in its own order (priority, scheduledAt, id); the pacer interleaves the accounts.
   const { rows } = await run<ReleaseCandidate>(
     tx,
     sql`SELECT c.message_id AS "messageId", c.account_id AS "accountId", c.segments,
             EXTRACT(EPOCH FROM c.valid_until)::float8 AS "validUntil",
             EXTRACT(EPOCH FROM clock_timestamp() - c.held_at)::float8 AS "waitedSeconds",
             x.status, x.job_id AS "jobId", x.state AS "jobState"
-       FROM unnest(${accounts.map((a) => a.accountId)}::uuid[], ${accounts.map((a) => a.limit)}::int[],
-                   ${accounts.map((a) => a.weight)}::int[]) AS a(account_id, n, weight)
+       FROM unnest(${accounts.map((a) => a.accountId)}::uuid[], ${accounts.map((a) => a.limit)}::int[]) AS a(account_id, n)
       CROSS JOIN LATERAL (
-        SELECT t.*, row_number() OVER (ORDER BY t.priority, t.scheduled_at, t.message_id) AS rank FROM (
-          SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
-           ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) t) c
+        SELECT * FROM throttled_sends t WHERE t.account_id = a.account_id AND t.released_at IS NULL
+         ORDER BY t.priority, t.scheduled_at, t.message_id LIMIT a.n) c
        LEFT JOIN LATERAL (
         SELECT m.status, m.job_id, j.state FROM messages m LEFT JOIN jobs j ON j.id = m.job_id WHERE m.id = c.message_id LIMIT 1) x ON true
-      ORDER BY c.rank::float8 / a.weight, c.priority, c.scheduled_at, c.message_id`,
+      ORDER BY c.account_id, c.priority, c.scheduled_at, c.message_id`,
   );
   return rows;
 }

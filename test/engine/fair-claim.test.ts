@@ -79,7 +79,12 @@ describe("the fair claim", () => {
     const ofA = jobs.filter((j) => j.accountId === a);
     expect(ofA).toHaveLength(10);
     const highIds = await server().db("jobs").where({ kind: KIND, account_id: a, priority: 0 }).pluck("id");
-    expect(ofA.slice(0, 5).map((j) => j.id).sort()).toEqual([...highIds].sort());
+    expect(
+      ofA
+        .slice(0, 5)
+        .map((j) => j.id)
+        .sort(),
+    ).toEqual([...highIds].sort());
     expect(jobs.filter((j) => j.accountId === b)).toHaveLength(10);
   });
 

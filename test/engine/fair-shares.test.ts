@@ -52,14 +52,16 @@ describe("fair shares between accounts", { timeout: 120_000 }, () => {
       }
 
       await waitUntil("B's messages submitted", async () => (await submittedOf(s.db, b.accountId)) === 5, 60_000);
-      const [row] = await s.db.raw(
-        `WITH subs AS (SELECT s.id, s.submitted_at, m.account_id FROM simulator_submissions s JOIN messages m ON m.id = s.message_id
+      const [row] = await s.db
+        .raw(
+          `WITH subs AS (SELECT s.id, s.submitted_at, m.account_id FROM simulator_submissions s JOIN messages m ON m.id = s.message_id
                         WHERE m.account_id IN (?, ?)),
               b_last AS (SELECT max(id) AS id FROM subs WHERE account_id = ?)
          SELECT count(*) FILTER (WHERE subs.submitted_at >= ?) AS behind, count(*) AS before
            FROM subs, b_last WHERE subs.account_id = ? AND subs.id < b_last.id`,
-        [a.accountId, b.accountId, b.accountId, bDueAt.toISOString(), a.accountId],
-      ).then((r: { rows: { behind: string; before: string }[] }) => r.rows);
+          [a.accountId, b.accountId, b.accountId, bDueAt.toISOString(), a.accountId],
+        )
+        .then((r: { rows: { behind: string; before: string }[] }) => r.rows);
       // What each worker held when B's messages came due (its queue and its running batch), and one window more.
       expect(Number(row!.behind)).toBeLessThanOrEqual(count * 3 * CONCURRENCY);
       expect(10_000 - Number(row!.before)).toBeGreaterThanOrEqual(1_000);

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Config } from "../../server/config.js";
 import { updateAccountSettings } from "../../server/db/accountSettings.js";
 import type { Db } from "../../server/db/knex.js";
+import { TIMED_PRIORITY } from "../../server/db/jobs/priorities.js";
 import { createLogger } from "../../server/logger.js";
 import { throughputPacer } from "../../server/services/sendingPolicy/index.js";
 import { throughputStage } from "../../server/services/sendingPolicy/throughputStage.js";
@@ -277,7 +278,7 @@ describe("throughput caps", () => {
       .where("messages.id", next)
       .first("jobs.run_at", "jobs.priority");
     expect(job!.run_at.getTime()).toBeLessThan(Date.now() + 1_000);
-    expect(job!.priority).toBe(0); // a timed job: claimed first once due
+    expect(job!.priority).toBe(TIMED_PRIORITY); // a timed job: claimed first once due
 
     // Quiet hours (an earlier stage) held `quiet`: it waits for that now, not in the throughput queue.
     const held = new Map([[quiet!, { until: new Date(Date.now() + 3_600_000), reason: "quiet hours" }]]);

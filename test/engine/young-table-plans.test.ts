@@ -136,13 +136,16 @@ describe("a burst of 20,000 due jobs of 100 accounts on a job table whose statis
   it.each([
     ["never analysed", async () => {}],
     ["analysed while empty", () => database().db.raw("ANALYZE jobs")],
-    ["analysed with 300 due jobs of one account", async () => {
-      await database().db.raw(
-        `INSERT INTO jobs (kind, payload, max_attempts, account_id) SELECT 'send_message', '{}', 3, ? FROM generate_series(1, 300)`,
-        [accounts[0]],
-      );
-      await database().db.raw("ANALYZE jobs");
-    }],
+    [
+      "analysed with 300 due jobs of one account",
+      async () => {
+        await database().db.raw(
+          `INSERT INTO jobs (kind, payload, max_attempts, account_id) SELECT 'send_message', '{}', 3, ? FROM generate_series(1, 300)`,
+          [accounts[0]],
+        );
+        await database().db.raw("ANALYZE jobs");
+      },
+    ],
   ])("%s", async (_, before) => {
     const { db } = database();
     await db.raw("TRUNCATE jobs");

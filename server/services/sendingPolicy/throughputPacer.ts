@@ -49,6 +49,9 @@ export interface PacerOptions {
  */
 export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<number> {
   let sweptAt = 0;
+  // When each waiting account last had a message released (a counter): between accounts level on their share,
+  // the one served longest ago goes first, so a tick with room for one message alternates between them.
+  const served = { tick: 0, at: new Map<string, number>() };
   return async () => {
     if (!(await anyThrottledSends(db))) return 0;
     let handled = 0;
@@ -57,7 +60,8 @@ export function throughputPacer(db: Db, opts: PacerOptions): () => Promise<numbe
       handled += await sweepThrottledSends(db, PAID_FOR_SECONDS);
     }
     const accounts = await listWaitingAccounts(db);
-    return handled + (await db.transaction((tx) => releaseDue(tx, accounts, opts)));
+    for (const id of served.at.keys()) if (!accounts.some((a) => a.accountId === id)) served.at.delete(id);
+    return handled + (await db.transaction((tx) => releaseDue(tx, accounts, opts, served)));
   };
 }
 
@@ -69,6 +73,7 @@ async function releaseDue(
   tx: Knex.Transaction,
   accounts: WaitingAccount[],
   opts: PacerOptions,
+  served: { tick: number; at: Map<string, number> },
 ): Promise<number> {
   const link = opts.linkMaxSegmentsPerSecond;
   const capOf = new Map(accounts.map((a) => [a.accountId, a.maxSegmentsPerSecond]));
@@ -90,7 +95,7 @@ async function releaseDue(
   // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
   const fits = (accountId: string) =>
     Math.min(RELEASE_BATCH, ...keysOf(accountId).map((k) => messagesThatMayFit(buckets.get(k)!, now, horizon)));
-  const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId), weight: a.weight })).filter((a) => a.limit > 0);
+  const limits = accounts.map((a) => ({ accountId: a.accountId, limit: fits(a.accountId) })).filter((a) => a.limit > 0);
   const candidates = await listReleaseCandidates(tx, limits);
 
   const stale = candidates.filter(
@@ -104,6 +109,19 @@ async function releaseDue(
   // A job running long after its message joined the queue is looking at it again (its safety wake, or a
   // worker that died holding it): it re-queues or sends the message itself; the queue does not wait for it.
   const live = candidates.filter((c) => !staleIds.has(c.messageId) && !(c.jobState === "running" && c.waitedSeconds > SETTLING_SECONDS));
+  // Release order: each account's queue in its own order, the accounts interleaved by weight (the k-th of an
+  // account of weight w at k ÷ w), ties to the account served longest ago.
+  const weightOf = new Map(accounts.map((a) => [a.accountId, a.weight]));
+  const seen = new Map<string, number>();
+  const share = new Map(
+    live.map((c) => {
+      const k = (seen.get(c.accountId) ?? 0) + 1;
+      seen.set(c.accountId, k);
+      return [c.messageId, k / (weightOf.get(c.accountId) ?? 1)];
+    }),
+  );
+  const lastServed = (accountId: string) => served.at.get(accountId) ?? -1;
+  live.sort((x, y) => share.get(x.messageId)! - share.get(y.messageId)! || lastServed(x.accountId) - lastServed(y.accountId));
   const decision = admitInOrder(
     live.map((c) => ({
       id: c.messageId,
@@ -119,6 +137,7 @@ async function releaseDue(
     horizon,
   );
   const releases = live.filter((c) => decision.slots.has(c.messageId)).map((c) => ({ ...c, sendAt: decision.slots.get(c.messageId)! }));
+  for (const r of releases) served.at.set(r.accountId, ++served.tick);
   // The jobs first, then the queue rows: the order a cancel takes them in (messages, jobs, throttled_sends).
   await rescheduleJobs(
     tx,

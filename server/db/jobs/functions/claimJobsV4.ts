@@ -46,8 +46,7 @@ const DUE = `state IN ('available', 'retryable') AND kind NOT IN (${OTHER_LANES}
 export const ACCOUNT_CLAIM_INDEX = `CREATE INDEX jobs_account_claim_idx ON jobs (account_id, priority DESC, run_at DESC, id DESC) WHERE ${DUE}`;
 
 /** The next account after `after` that has jobs in the default lane (due or not), or null. */
-const nextAccount = (after: string) =>
-  `(SELECT account_id FROM jobs WHERE ${DUE} AND account_id > ${after} ORDER BY account_id LIMIT 1)`;
+const nextAccount = (after: string) => `(SELECT account_id FROM jobs WHERE ${DUE} AND account_id > ${after} ORDER BY account_id LIMIT 1)`;
 
 /**
  * An account's due jobs of the ordinary priorities, in claim order, at most `n` (locked, others skipped); its
