@@ -8,7 +8,7 @@
 //               sentAt − scheduledAt; and graphile-worker 0.17.3's add→start latency for no-op jobs due at the
 //               same rates, measured the same way (its own clock reading at start minus run_at).
 //   accounts:   the same BENCH_MESSAGES spread evenly over each of BENCH_ACCOUNTS (1,1000,10000) accounts, all due at
-//               one instant, 1 worker, no webhook, BENCH_ACCOUNT_ROUNDS (2) alternating rounds: the fair claim's
+//               one instant, 1 worker, no webhook, BENCH_ACCOUNT_ROUNDS (3) alternating rounds: the fair claim's
 //               cost per account (each has due sends); the figure is the median rate and its ratio to 1 account.
 //   BENCH_NO_WEBHOOK (unset): set, the account has no webhook, so the run measures the send path alone.
 //   BENCH_OPT_OUTS (0): that many opt-out entries in the sending account (none of them a recipient), so the
@@ -37,7 +37,7 @@ const OPT_OUTS = Number(process.env.BENCH_OPT_OUTS ?? 0);
 const NO_WEBHOOK = Boolean(process.env.BENCH_NO_WEBHOOK);
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").filter(Boolean).map(Number); // "" = precision only
 const ACCOUNTS = (process.env.BENCH_ACCOUNTS ?? "1,1000,10000").split(",").filter(Boolean).map(Number);
-const ACCOUNT_ROUNDS = Number(process.env.BENCH_ACCOUNT_ROUNDS ?? 2);
+const ACCOUNT_ROUNDS = Number(process.env.BENCH_ACCOUNT_ROUNDS ?? 3);
 const bench = await startBenchDatabase();
 const { db } = bench;
 const count = async (sql: string) => Number((await db.raw(sql)).rows[0].n);
