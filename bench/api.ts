@@ -1,6 +1,7 @@
 // npm run bench:api — POST /api/v1/scheduler/schedule under autocannon (32 connections, valid random bodies),
 // against our server and a baseline Express app running the same single statement (job + message + wake-up)
-// with no auth, no validation and no logging, side by side on the same database: alternating rounds, medians, and the ratio.
+// with no auth, no validation and no logging, side by side on the same database: alternating rounds, medians, and the
+// ratio; a side that answers any request with an error, a timeout or a non-2xx status fails the run instead.
 import autocannon from "autocannon";
 import { ensureAccount } from "../server/db/accounts.js";
 import { createKeyForAccount } from "../server/services/keys.js";
@@ -26,7 +27,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   ] as const) {
     process.stderr.write(`round ${round}/${ROUNDS}: ${name} for ${DURATION} s…\n`);
     const r = await autocannon({ url: target.url, connections: 32, duration: DURATION, requests: [request] });
-    runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });
+    runs[name].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors + r.timeouts });
   }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -40,6 +41,13 @@ const result = { ours: summary("ours"), baseline: summary("baseline") };
 await printTopStatements(db, "api, both servers");
 ours.child.kill("SIGTERM");
 baseline.child.kill("SIGTERM");
+// A side that answered with errors measured something else: report the failure, never a ratio.
+const failed = (["ours", "baseline"] as const).filter((name) => result[name].non2xx > 0);
+if (failed.length > 0) {
+  process.stderr.write(`bench:api failed: ${failed.map((name) => `${name} answered ${result[name].non2xx} requests with an error`).join("; ")}\n`);
+  await bench.stop();
+  process.exit(1);
+}
 writeResult("api", {
   machine: await machine(db),
   connections: 32,

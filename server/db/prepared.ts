@@ -18,21 +18,27 @@ export interface Statement {
  * PostgreSQL's `$n` once per statement.
  */
 export async function queryPrepared<R>(db: Knex, statement: Statement, values: Record<string, unknown>): Promise<R[]> {
+  const query = preparedQuery(statement, values);
+  const client: Knex.Client = db.client;
+  // Reported as knex reports its own statements, so whatever watches the statements sent sees these too.
+  client.emit("query", { sql: query.text, bindings: query.values, prepared: statement.name });
+  const connection = (await client.acquireConnection()) as pg.PoolClient;
+  try {
+    const result = await connection.query<R & pg.QueryResultRow>(query);
+    return result.rows;
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
+/** The statement as pg's named query with its values in `$n` order; every name must have a value. */
+export function preparedQuery(statement: Statement, values: Record<string, unknown>): { name: string; text: string; values: unknown[] } {
   const { text, names } = compiled(statement);
   const bindings = names.map((name) => {
     if (!(name in values)) throw new Error(`${statement.name}: no value for :${name}`);
     return values[name];
   });
-  const client: Knex.Client = db.client;
-  // Reported as knex reports its own statements, so whatever watches the statements sent sees these too.
-  client.emit("query", { sql: text, bindings, prepared: statement.name });
-  const connection = (await client.acquireConnection()) as pg.PoolClient;
-  try {
-    const result = await connection.query<R & pg.QueryResultRow>({ name: statement.name, text, values: bindings });
-    return result.rows;
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  return { name: statement.name, text, values: bindings };
 }
 
 const cache = new WeakMap<Statement, { text: string; names: string[] }>();

@@ -35,16 +35,9 @@ export const insertScheduledMessageStatement = {
                 ${notifyWhenSql(":wakeUp::text <> '' AND EXISTS (SELECT FROM allowed)", ":wakeUp::text")}`,
 };
 
-/**
- * Stores the message and its job; nothing is stored, and the answer says why, when the account does not hold
- * its E.164 sender or its recipient is on the account's opt-out list.
- */
-export async function insertScheduledMessage(
-  db: Knex,
-  accountId: string,
-  m: NewMessage,
-): Promise<"stored" | "sender_not_held" | "opted_out"> {
-  const [row] = await queryPrepared<{ senderNotHeld: boolean; optedOut: boolean }>(db, insertScheduledMessageStatement, {
+/** The statement's named values for a message (bench:api's baseline sends the same statement with them). */
+export function scheduleMessageBindings(accountId: string, m: NewMessage): Record<string, unknown> {
+  return {
     id: m.id,
     jobId: m.jobId,
     to: m.to,
@@ -62,6 +55,22 @@ export async function insertScheduledMessage(
     reference: m.reference ?? null,
     metadata: m.metadata ? JSON.stringify(m.metadata) : null,
     sentBody: m.sentBody ?? null,
-  });
+  };
+}
+
+/**
+ * Stores the message and its job; nothing is stored, and the answer says why, when the account does not hold
+ * its E.164 sender or its recipient is on the account's opt-out list.
+ */
+export async function insertScheduledMessage(
+  db: Knex,
+  accountId: string,
+  m: NewMessage,
+): Promise<"stored" | "sender_not_held" | "opted_out"> {
+  const [row] = await queryPrepared<{ senderNotHeld: boolean; optedOut: boolean }>(
+    db,
+    insertScheduledMessageStatement,
+    scheduleMessageBindings(accountId, m),
+  );
   return row!.senderNotHeld ? "sender_not_held" : row!.optedOut ? "opted_out" : "stored";
 }
