@@ -44,7 +44,9 @@ baseline.child.kill("SIGTERM");
 // A side that answered with errors measured something else: report the failure, never a ratio.
 const failed = (["ours", "baseline"] as const).filter((name) => result[name].non2xx > 0);
 if (failed.length > 0) {
-  process.stderr.write(`bench:api failed: ${failed.map((name) => `${name} answered ${result[name].non2xx} requests with an error`).join("; ")}\n`);
+  process.stderr.write(
+    `bench:api failed: ${failed.map((name) => `${name} answered ${result[name].non2xx} requests with an error`).join("; ")}\n`,
+  );
   await bench.stop();
   process.exit(1);
 }

@@ -20,7 +20,16 @@ app.post("/api/v1/scheduler/schedule", async (req, res) => {
   const jobId = randomUUID();
   const { to, from, body, scheduledAt } = req.body;
   try {
-    const values = scheduleMessageBindings(accountId, { id, jobId, to, from, body, scheduledAt: new Date(scheduledAt), segments: 1, encoding: "GSM-7" });
+    const values = scheduleMessageBindings(accountId, {
+      id,
+      jobId,
+      to,
+      from,
+      body,
+      scheduledAt: new Date(scheduledAt),
+      segments: 1,
+      encoding: "GSM-7",
+    });
     await pool.query(preparedQuery(insertScheduledMessageStatement, values));
     res.status(201).json({ messageId: id, jobId, status: "scheduled", scheduledAt });
   } catch (error) {
