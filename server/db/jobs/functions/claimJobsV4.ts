@@ -11,15 +11,15 @@ import { TIMED_PRIORITY } from "../priorities.js";
 // 2. jobs without an account yet (an SMSC's receipt not matched), at most half of the claim;
 // 3. the rest shared by a ring over the accounts with due jobs, from the account after the worker's cursor
 //    (p_after): a skip scan of jobs_account_claim_idx visits at most 4 × p_limit accounts and keeps the first
-//    p_limit with a due job; each gets share = max(1, ⌊rest × weight / Σweight⌋) of its due jobs in (priority,
+//    `rest` with a due job; each gets share = max(1, ⌊rest × weight / Σweight⌋) of its due jobs in (priority,
 //    run_at) order; what accounts with fewer due jobs leave is offered to those that filled their share; the
 //    jobs are then taken in order of (rank in account ÷ weight, ring place) up to the rest: weighted fair
 //    queuing within the window. The ring's last account served is returned, and the worker's next claim
 //    starts after it, so with more due accounts than a claim can serve each is served in turn.
 // plpgsql in small steps, not one SQL statement: PostgreSQL before 18 plans a SQL function's statement on every
-// call, and as one statement (a recursive ring, shares, two rounds and the UPDATE in CTEs) it cost 1.7–2.2 ms to
-// plan and 2.7 ms to run a claim of 100 against the priority claim's 0.4 and 1.4; its generic plan was worse
-// still (7.4 ms). Each step here is a short statement whose plan plpgsql keeps for the connection.
+// call, and as one statement (a recursive ring, shares, two rounds and the UPDATE in CTEs) planning it cost more
+// than running it, and its generic plan was worse still (bench/NOTES.md, 2026-11-26). Each step here is a short
+// statement whose plan plpgsql keeps for the connection.
 // Cost (docs/ARCHITECTURE.md, "Fair shares"): per account visited, one index descent to find it and up to three
 // to see a due job; per account served, up to three more for its jobs (six with the second round) and one
 // primary-key probe of accounts for its weight. The next-due time is v3's probe per priority.
@@ -29,7 +29,7 @@ const LANE_WAITING = `state IN ('available', 'retryable') AND ${JOB_LANE_SQL} = 
 /**
  * The same jobs, said so that only the account index serves them: its predicate names the kinds of the other
  * lanes, not the lane expression, so a walk of one account can never be planned as a walk of the whole lane
- * filtered by account (what PostgreSQL chose when both matched: 33 ms a claim with 1,000 accounts).
+ * filtered by account (what PostgreSQL chose when both matched, with 1,000 accounts: bench/NOTES.md).
  */
 const OTHER_LANES = Object.entries(LANE_OF_KIND)
   .filter(([, lane]) => lane !== "default")
@@ -41,7 +41,7 @@ const DUE = `state IN ('available', 'retryable') AND kind NOT IN (${OTHER_LANES}
  * The default lane's waiting jobs by account, each account's in claim order read backwards. Descending, so that
  * the ring's probes (the next account, whether it has a due job) land on an account's latest jobs, which are
  * live: its earliest entries are the ones just claimed, dead until the horizon passes them, and a forward probe
- * visited the heap for each of them (three walks over them a claim instead of one: 12 % of bench:dispatch).
+ * visited the heap for each of them (three walks over them a claim instead of one).
  */
 export const ACCOUNT_CLAIM_INDEX = `CREATE INDEX jobs_account_claim_idx ON jobs (account_id, priority DESC, run_at DESC, id DESC) WHERE ${DUE}`;
 
