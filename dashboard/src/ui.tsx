@@ -290,6 +290,34 @@ export function Field({
   );
 }
 
+/** The optional reference of a message or campaign (up to 128 characters), with its hint and error. */
+export function ReferenceField({
+  id,
+  hint,
+  error,
+  value,
+  onValue,
+}: {
+  id: string;
+  hint: string;
+  error?: string;
+  value: string;
+  onValue: (v: string) => void;
+}) {
+  return (
+    <Field id={id} label="Reference (optional)" hint={hint} error={error}>
+      <input
+        id={id}
+        maxLength={128}
+        autoComplete="off"
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-describedby={`${id}-hint`}
+      />
+    </Field>
+  );
+}
+
 /** A phone number field (E.164 with its + prefix), labelled "Phone number", with its hint and error. */
 export function PhoneField({
   id,

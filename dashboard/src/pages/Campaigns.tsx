@@ -8,7 +8,7 @@ import { Link, navigate } from "../router.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, segmentSummary, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { Field, fieldError, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import { Field, fieldError, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession, ReferenceField } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { CampaignProgress } from "./CampaignDetail.js";
 
@@ -108,21 +108,13 @@ function CreateCampaign() {
         />
         <MessageCount text={message} id="campaign-message-count" smart={smart} onSmart={setSmart} />
       </Field>
-      <Field
+      <ReferenceField
         id="campaign-reference"
-        label="Reference (optional)"
         hint="Your own reference, given to each of its messages and their receipts."
         error={err("/body/reference")}
-      >
-        <input
-          id="campaign-reference"
-          maxLength={128}
-          autoComplete="off"
-          value={reference}
-          onInput={(e) => setReference(e.currentTarget.value)}
-          aria-describedby="campaign-reference-hint"
-        />
-      </Field>
+        value={reference}
+        onValue={setReference}
+      />
 
       <fieldset>
         <legend>Audience</legend>

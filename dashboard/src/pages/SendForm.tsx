@@ -5,7 +5,7 @@ import { ok } from "../api.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { Field, fieldError, ProblemMessage, useAction, useSession } from "../ui.js";
+import { Field, fieldError, ProblemMessage, useAction, useSession, ReferenceField } from "../ui.js";
 
 export interface Sent {
   messageId: string;
@@ -85,21 +85,13 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
         />
         <MessageCount text={body} id="msg-body-count" smart={smart} onSmart={setSmart} />
       </Field>
-      <Field
+      <ReferenceField
         id="msg-reference"
-        label="Reference (optional)"
         hint="Your own reference (an order id, a ticket): shown on the message and in every receipt."
         error={err("/body/reference")}
-      >
-        <input
-          id="msg-reference"
-          maxLength={128}
-          autoComplete="off"
-          value={reference}
-          onInput={(e) => setReference(e.currentTarget.value)}
-          aria-describedby="msg-reference-hint"
-        />
-      </Field>
+        value={reference}
+        onValue={setReference}
+      />
       <fieldset>
         <legend>When</legend>
         <label class="inline">
