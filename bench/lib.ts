@@ -20,6 +20,8 @@ export const root = resolve(import.meta.dirname, "..");
 export interface BenchDb {
   db: Db;
   url: string;
+  /** The cluster's data directory (its postmaster.pid names the server's process). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startBenchDatabase(): Promise<BenchDb> {
   return {
     db,
     url: pg.url,
+    dataDir: dir,
     async stop() {
       await db.destroy();
       await pg.stop();

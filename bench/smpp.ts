@@ -1,0 +1,341 @@
+// npm run bench:smpp — the carrier path end to end: messages in over HTTP, out over SMPP to a local SMSC
+// (bench/smsc.ts, its own process: answers and receipts every submit_sm at once), every receipt posted back
+// over HTTP to a local receiver, timed from the first request until the last receipt arrived.
+//   ceiling:  the SMSC's own rate with a trivial client (submit, read the receipt) at each window, in this run.
+//   ours:     one API process and BENCH_WORKERS (1,2) worker processes, SMPP_MAX_IN_FLIGHT = the window;
+//             `one-by-one`: POST /api/v1/messages for each message (BENCH_CONCURRENCY (32) requests in flight);
+//             `campaign`: one POST /api/v1/campaigns to a group of as many contacts (made beforehand). Every
+//             message's `sent` and `delivered` receipt posted to the account's webhook.
+//   kannel:   where Debian's kannel is installed (bench/kannel.ts; BENCH_KANNEL=0 skips it): one sendsms GET
+//             per message at the same concurrency, dlr-mask 9 (the SMSC's answer and the delivery), each posted
+//             to the same receiver.
+// BENCH_MESSAGES (5000,20000) × BENCH_WINDOWS (10,100), BENCH_ROUNDS (2) alternating rounds, medians. Reports
+// messages/s to every receipt in, CPU per message (ms, from /proc: for ours the API, the workers and every
+// PostgreSQL process; for Kannel bearerbox and smsbox), the ratios to Kannel, and per round the checks: every
+// message submitted exactly once (the SMSC's count), every receipt in once, nothing unmatched. With
+// BENCH_PG_STATS=1, statements per message from pg_stat_statements. Results: bench/results/smpp.json.
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import smpp, { type PDU } from "smpp";
+import { ensureAccount } from "../server/db/accounts.js";
+import { insertWebhook } from "../server/db/webhooks.js";
+import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
+import { createKeyForAccount } from "../server/services/keys.js";
+import { cpuOf, postgresCpu, postmasterPid } from "./cpu.js";
+import { hasKannel, startKannel } from "./kannel.js";
+import { machine, printTopStatements, root, serveProcess, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
+
+const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").filter(Boolean);
+const COUNTS = list("BENCH_MESSAGES", "5000,20000").map(Number);
+const WINDOWS = list("BENCH_WINDOWS", "10,100").map(Number);
+const WORKERS = list("BENCH_WORKERS", "1,2").map(Number);
+const MODES = list("BENCH_MODES", "one-by-one,campaign") as ("one-by-one" | "campaign")[];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const KANNEL = process.env.BENCH_KANNEL !== "0";
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 600_000);
+
+if (KANNEL && !hasKannel())
+  process.stderr.write(
+    "\n*** bench:smpp: Kannel is not installed (apt-get install kannel kannel-extras): measuring without it, no ratios ***\n\n",
+  );
+const withKannel = KANNEL && hasKannel();
+
+// The SMSC, its own process.
+const smsc = spawn("node", ["--import", "tsx", "bench/smsc.ts"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
+const smscLines: ((line: string) => void)[] = [];
+smsc.stdout.on("data", (c: Buffer) =>
+  c
+    .toString()
+    .split("\n")
+    .filter(Boolean)
+    .forEach((l) => smscLines.shift()?.(l)),
+);
+const smscLine = () => new Promise<string>((r) => smscLines.push(r));
+const smscPort = Number((await smscLine()).split(" ")[1]);
+process.on("exit", () => smsc.kill("SIGTERM"));
+async function smscCounts(): Promise<{ submits: number; bound: number }> {
+  const line = smscLine();
+  smsc.stdin.write("count\n");
+  const [, submits, bound] = (await line).split(" ").map(Number);
+  return { submits: submits!, bound: bound! };
+}
+const smscSubmits = async () => (await smscCounts()).submits;
+
+// The receiver: our JSON receipts (POST) and Kannel's DLR calls (GET), each counted once per (message, status).
+const seen = new Set<string>();
+let received = 0;
+let duplicates = 0;
+let lastArrival = 0;
+let onReceipt: (() => void) | undefined;
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (c: Buffer) => chunks.push(c));
+  req.on("end", () => {
+    let key: string;
+    if (req.method === "GET") {
+      const q = new URL(req.url!, "http://x").searchParams;
+      key = `${q.get("m")}:${q.get("type")}`;
+    } else {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { messageId: string; status: string };
+      key = `${body.messageId}:${body.status}`;
+    }
+    if (seen.has(key)) duplicates++;
+    else seen.add(key);
+    received++;
+    lastArrival = Date.now();
+    onReceipt?.();
+    res.writeHead(200).end();
+  });
+});
+receiver.keepAliveTimeout = 60_000;
+await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+function receiptsIn(total: number, label: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label}: ${received}/${total} receipts after ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+    const check = () => {
+      if (received < total) return;
+      clearTimeout(timer);
+      onReceipt = undefined;
+      resolve();
+    };
+    onReceipt = check;
+    check();
+  });
+}
+
+function resetReceiver() {
+  seen.clear();
+  received = 0;
+  duplicates = 0;
+}
+
+/** Runs `send(i)` for i < n, `concurrency` at a time; each must resolve with a 2xx response. */
+async function inParallel(n: number, send: (i: number) => Promise<Response>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < n) {
+      const i = next++;
+      const res = await send(i);
+      if (res.status >= 300) throw new Error(`request ${i} answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+}
+
+/** A distinct valid number for each i < 30,000 (+1 415 556-0000 on). */
+const to = (i: number) => `+141555${6 + (Math.floor(i / 10_000) % 3)}${String(i % 10_000).padStart(4, "0")}`;
+
+/** The SMSC's ceiling: a trivial client writing n submit_sm at `window` and acknowledging the receipts. */
+async function ceiling(n: number, window: number): Promise<number> {
+  const session = smpp.connect({ url: `smpp://127.0.0.1:${smscPort}` });
+  await new Promise<void>((r) => session.bind_transceiver({ system_id: "ceiling", password: "x" }, () => r()));
+  let receipts = 0;
+  const done = new Promise<void>((r) =>
+    session.on("deliver_sm", (pdu: PDU) => {
+      session.send(pdu.response());
+      if (++receipts === n) r();
+    }),
+  );
+  const t0 = performance.now();
+  let written = 0;
+  let inFlight = 0;
+  await new Promise<void>((r) => {
+    const pump = () => {
+      while (inFlight < window && written < n) {
+        inFlight++;
+        session.submit_sm({ source_addr: "ACME", destination_addr: to(written++).slice(1), short_message: "ceiling" }, () => {
+          inFlight--;
+          if (written === n && inFlight === 0) r();
+          else pump();
+        });
+      }
+    };
+    pump();
+  });
+  await done;
+  const rate = n / ((performance.now() - t0) / 1000);
+  session.close();
+  return rate;
+}
+
+const bench = await startBenchDatabase();
+const { db } = bench;
+const postmaster = postmasterPid(bench.dataDir);
+const smppUrl = `smpp://ours:secret@127.0.0.1:${smscPort}`;
+const serviceEnv = {
+  PROVIDER: "smpp",
+  SMPP_URL: smppUrl,
+  SMPP_MAX_PER_SECOND: "1000000",
+  WEBHOOK_ALLOW_PRIVATE: "1",
+  RATE_LIMIT_PER_SECOND: "0",
+  RATE_LIMIT_BULK_PER_SECOND: "0",
+};
+const account = await ensureAccount(db, "bench-smpp");
+const { key } = await createKeyForAccount(db, "bench-smpp");
+await insertWebhook(db, account.id, { name: "bench", url: `${receiverUrl}/ours`, secret: generateWebhookSecret() });
+const api = await serveProcess("server/main.ts", bench.url, { ...serviceEnv, ROLE: "api" });
+const headers = { "content-type": "application/json", authorization: `Bearer ${key}` };
+const post = (path: string, body: unknown) => fetch(`${api.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+const groupOf = new Map<number, string>();
+/** A group of n contacts (a contact is in one group: each group its own numbers, +1 212 556-0000 on). */
+async function groupOfSize(n: number): Promise<string> {
+  if (!groupOf.has(n)) {
+    const [group] = await db("groups")
+      .insert({ account_id: account.id, name: `bench ${n}` })
+      .returning("id");
+    await db.raw(
+      `INSERT INTO contacts (account_id, phone, first_name, group_id)
+       SELECT ?, '+1212' || (556 + ? + g / 10000) || lpad((g % 10000)::text, 4, '0'), 'Contact' || g, ? FROM generate_series(0, ? - 1) g`,
+      [account.id, 3 * groupOf.size, group.id, n],
+    );
+    groupOf.set(n, group.id);
+  }
+  return groupOf.get(n)!;
+}
+
+interface Round {
+  messagesPerSecond: number;
+  cpuMsPerMessage: number;
+  statementsPerMessage?: number;
+}
+
+async function ours(n: number, window: number, workers: number, mode: "one-by-one" | "campaign"): Promise<Round> {
+  await db.raw(
+    "TRUNCATE jobs, messages, message_status_history, webhook_deliveries, smpp_segments, campaigns, campaign_recipients CASCADE",
+  );
+  const group = mode === "campaign" ? await groupOfSize(n) : undefined;
+  const procs = await startWorkers(workers, bench.url, { ...serviceEnv, SMPP_MAX_IN_FLIGHT: String(window) });
+  try {
+    await waitBound(workers);
+    if (process.env.BENCH_PG_STATS) await db.raw("SELECT pg_stat_statements_reset()");
+    resetReceiver();
+    const submitted = await smscSubmits();
+    const pids = [api.child.pid!, ...procs.map((p) => p.child.pid!)];
+    const cpu0 = cpuOf(pids) + postgresCpu(postmaster);
+    const t0 = Date.now();
+    if (mode === "one-by-one") await inParallel(n, (i) => post("/api/v1/messages", { to: to(i), from: "ACME", body: `Your code is ${i}` }));
+    else {
+      const res = await post("/api/v1/campaigns", {
+        name: `bench ${n}`,
+        message: "Your code is 1234",
+        type: "instant",
+        groupId: group,
+        from: "ACME",
+      });
+      if (res.status !== 201) throw new Error(`campaign answered ${res.status}: ${await res.text()}`);
+    }
+    await receiptsIn(2 * n, `ours, ${mode}, ${n} messages, window ${window}, ${workers} worker(s)`);
+    const seconds = (lastArrival - t0) / 1000;
+    const cpu = cpuOf(pids) + postgresCpu(postmaster) - cpu0;
+    const statements = process.env.BENCH_PG_STATS
+      ? Number((await db.raw("SELECT sum(calls) AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'")).rows[0].n)
+      : undefined;
+    await printTopStatements(db, `ours, ${mode}, ${n} messages, window ${window}, ${workers} worker(s)`);
+    await check(n, (await smscSubmits()) - submitted, "ours");
+    const unmatched = Number((await db.raw("SELECT count(*) AS n FROM unmatched_receipts")).rows[0].n);
+    const notDelivered = Number((await db.raw("SELECT count(*) AS n FROM messages WHERE status <> 'delivered'")).rows[0].n);
+    if (unmatched + notDelivered > 0) throw new Error(`ours: ${unmatched} receipts unmatched, ${notDelivered} messages not delivered`);
+    return {
+      messagesPerSecond: Math.round(n / seconds),
+      cpuMsPerMessage: Number(((cpu * 1000) / n).toFixed(3)),
+      ...(statements !== undefined ? { statementsPerMessage: Number((statements / n).toFixed(1)) } : {}),
+    };
+  } finally {
+    await Promise.all(procs.map((p) => p.stop()));
+  }
+}
+
+/** Every worker has bound its session (and only theirs: Kannel and the ceiling's client are gone). */
+async function waitBound(workers: number): Promise<void> {
+  for (let i = 0; (await smscCounts()).bound < workers; i++) {
+    if (i > 200) throw new Error(`${workers} worker(s) did not bind to the SMSC`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function check(n: number, submits: number, who: string): Promise<void> {
+  if (submits !== n) throw new Error(`${who}: the SMSC answered ${submits} submits for ${n} messages`);
+  if (duplicates > 0) throw new Error(`${who}: ${duplicates} receipts arrived twice`);
+}
+
+async function kannel(n: number, window: number): Promise<Round> {
+  const k = await startKannel({ smscPort, window });
+  try {
+    resetReceiver();
+    const submitted = await smscSubmits();
+    const cpu0 = cpuOf(k.pids());
+    const t0 = Date.now();
+    await inParallel(n, (i) => fetch(k.sendsmsUrl(to(i), `Your code is ${i}`, `${receiverUrl}/kannel?m=${i}&type=%d`)));
+    await receiptsIn(2 * n, `Kannel, ${n} messages, window ${window}`);
+    const seconds = (lastArrival - t0) / 1000;
+    const cpu = cpuOf(k.pids()) - cpu0;
+    await check(n, (await smscSubmits()) - submitted, "Kannel");
+    return { messagesPerSecond: Math.round(n / seconds), cpuMsPerMessage: Number(((cpu * 1000) / n).toFixed(3)) };
+  } finally {
+    await k.stop();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const summarize = (rounds: Round[]) => ({
+  messagesPerSecond: median(rounds.map((r) => r.messagesPerSecond)),
+  cpuMsPerMessage: median(rounds.map((r) => r.cpuMsPerMessage)),
+  ...(rounds[0]?.statementsPerMessage !== undefined ? { statementsPerMessage: median(rounds.map((r) => r.statementsPerMessage!)) } : {}),
+  rounds: rounds.map((r) => r.messagesPerSecond),
+});
+
+const cases: Record<string, unknown>[] = [];
+try {
+  for (const window of WINDOWS) {
+    const smscCeiling = Math.round(await ceiling(20_000, window));
+    process.stderr.write(`window ${window}: the SMSC's ceiling with a trivial client: ${smscCeiling} messages/s\n`);
+    for (const n of COUNTS) {
+      const runs = new Map<string, Round[]>();
+      const add = (name: string, r: Round) => {
+        runs.set(name, [...(runs.get(name) ?? []), r]);
+        process.stderr.write(`  ${n} messages, window ${window}, ${name}: ${r.messagesPerSecond}/s, ${r.cpuMsPerMessage} ms CPU each\n`);
+      };
+      for (let round = 0; round < ROUNDS; round++) {
+        if (withKannel) add("kannel", await kannel(n, window));
+        for (const workers of WORKERS)
+          for (const mode of MODES) add(`ours ${mode}, ${workers} worker(s)`, await ours(n, window, workers, mode));
+      }
+      const k = runs.has("kannel") ? summarize(runs.get("kannel")!) : undefined;
+      const entries = [...runs].filter(([name]) => name !== "kannel");
+      cases.push({
+        messages: n,
+        window,
+        smscCeiling,
+        ...(k ? { kannel: k } : {}),
+        ours: Object.fromEntries(
+          entries.map(([name, rounds]) => {
+            const s = summarize(rounds);
+            return [
+              name.replace(/^ours /, ""),
+              {
+                ...s,
+                ...(k
+                  ? {
+                      rateToKannel: Number((s.messagesPerSecond / k.messagesPerSecond).toFixed(2)),
+                      cpuToKannel: Number((s.cpuMsPerMessage / k.cpuMsPerMessage).toFixed(2)),
+                    }
+                  : {}),
+              },
+            ];
+          }),
+        ),
+      });
+    }
+  }
+  writeResult("smpp", { machine: await machine(db), rounds: ROUNDS, concurrency: CONCURRENCY, kannel: withKannel, cases });
+} finally {
+  api.child.kill("SIGTERM");
+  smsc.kill("SIGTERM");
+  receiver.close();
+  await bench.stop();
+}
