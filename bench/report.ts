@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib.js";
 import { accountsLines, fairnessSection, fairnessTargets, type AccountsCase, type FairnessResult } from "./reportFairness.js";
+import { smppSection, smppTargets, type SmppResult } from "./reportSmpp.js";
 import { historySection, historyTarget, type HistoryResult } from "./reportHistory.js";
 import { lineChart } from "./svg.js";
 
@@ -133,6 +134,7 @@ const throttle = read<ThrottleResult>("throttle");
 const history = read<HistoryResult>("history");
 const sendNow = read<SendNowResult>("sendnow");
 const fairness = read<FairnessResult>("fairness");
+const smpp = read<SmppResult>("smpp");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];
@@ -180,6 +182,7 @@ if (sendNow) {
   ]);
 }
 targets.push(...fairnessTargets(fairness, dispatch?.accounts));
+targets.push(...smppTargets(smpp));
 if (targets.length) {
   lines.push("## Targets", "", "| target | measured | |", "|---|---|---|", ...targets.map((t) => `| ${t.join(" | ")} |`), "");
 }
@@ -392,6 +395,7 @@ if (campaign) {
 }
 if (history) lines.push(...historySection(history, machineLine(history)));
 if (fairness) lines.push(...fairnessSection(fairness, machineLine(fairness)));
+if (smpp) lines.push(...smppSection(smpp, machineLine(smpp)));
 const notes = join(root, "bench/NOTES.md");
 if (existsSync(notes)) lines.push(readFileSync(notes, "utf8").trimEnd(), "");
 writeFileSync(join(root, "bench/README.md"), lines.join("\n"));

@@ -133,6 +133,7 @@ const to = (i: number) => `+141555${6 + (Math.floor(i / 10_000) % 3)}${String(i 
 /** The SMSC's ceiling: a trivial client writing n submit_sm at `window` and acknowledging the receipts. */
 async function ceiling(n: number, window: number): Promise<number> {
   const session = smpp.connect({ url: `smpp://127.0.0.1:${smscPort}` });
+  session.socket.setNoDelay(true);
   await new Promise<void>((r) => session.bind_transceiver({ system_id: "ceiling", password: "x" }, () => r()));
   let receipts = 0;
   const done = new Promise<void>((r) =>

@@ -22,6 +22,19 @@ function smppMinute(at: Date): string {
 }
 
 const server = smpp.createServer((session: Session) => {
+  // What one read of the socket asks for is answered in one write (corked until the end of this turn), and
+  // that write goes at once (TCP_NODELAY): no answer waits for the peer's delayed ACK.
+  session.socket.setNoDelay(true);
+  let corked = false;
+  const cork = () => {
+    if (corked) return;
+    corked = true;
+    session.socket.cork();
+    setImmediate(() => {
+      corked = false;
+      session.socket.uncork();
+    });
+  };
   const bind = (pdu: PDU) => {
     bound++;
     session.once("close", () => bound--);
@@ -37,6 +50,7 @@ const server = smpp.createServer((session: Session) => {
   });
   session.on("submit_sm", (pdu: PDU) => {
     const id = String(++submits);
+    cork();
     session.send(pdu.response({ message_id: id }));
     session.deliver_sm({
       source_addr_ton: pdu.dest_addr_ton,

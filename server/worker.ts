@@ -2,6 +2,7 @@
 // delivery) and the maintenance services. Any number of workers may share one database.
 import type { Config } from "./config.js";
 import type { Db } from "./db/knex.js";
+import { coalesced } from "./jobs/coalesced.js";
 import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
 import { deliverReceiptHandler } from "./jobs/handlers/deliverReceipt.js";
 import { providerReportHandler } from "./jobs/handlers/providerReport.js";
@@ -91,20 +92,27 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
 function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptClient): JobHandlers {
   const { db, log, config } = opts;
   return {
-    send_message: sendMessageHandler(
-      db,
-      provider,
-      {
-        resolveMs: config.sendOutcomeResolveMs,
-        unresolved: config.sendOutcomeUnresolved,
-        policy: {
-          linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
-          throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
-          clock: opts.clock,
+    // Two batches at a time: the next one waits for the send window, ready when it frees; what arrives
+    // meanwhile is merged into the one after.
+    send_message: coalesced(
+      sendMessageHandler(
+        db,
+        provider,
+        {
+          resolveMs: config.sendOutcomeResolveMs,
+          unresolved: config.sendOutcomeUnresolved,
+          policy: {
+            linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+            throughputLookaheadMs: throughputLookaheadMs(config.throughputPacerMs),
+            clock: opts.clock,
+          },
         },
-      },
-      // Test keys' messages: the simulator, whatever the deployment's carriers (the deployment's own when it is one).
-      provider.name === "simulator" ? provider : new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs),
+        // Test keys' messages: the simulator, whatever the deployment's carriers (the deployment's own when it is one).
+        provider.name === "simulator"
+          ? provider
+          : new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs),
+      ),
+      { running: 2 },
     ),
     provider_report: providerReportHandler(db),
     campaign_fanout: campaignFanoutHandler(db),
@@ -117,7 +125,7 @@ function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptCli
       disableAfterMs: config.webhookDisableAfterMs,
       log: log.child({ component: "webhooks" }),
     }),
-    smpp_receipt: smppReceiptHandler(db),
+    smpp_receipt: coalesced(smppReceiptHandler(db), { running: 1 }),
   } satisfies JobHandlers;
 }
 

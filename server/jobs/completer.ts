@@ -4,7 +4,7 @@
 import { completeJobs, failJob, snoozeJobs, type ClaimedJob } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
-import { batcher } from "./batcher.js";
+import { batcher } from "../db/batcher.js";
 import { retryTransient } from "./retryTransient.js";
 import { PermanentFailure, RetryLater, Snooze } from "./types.js";
 

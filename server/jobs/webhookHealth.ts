@@ -5,7 +5,7 @@
 import { Counter } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { recordWebhookAttempts, type WebhookAttempts } from "../db/webhooks.js";
-import { batcher } from "./batcher.js";
+import { batcher } from "../db/batcher.js";
 import type { Logger } from "../logger.js";
 
 export const webhooksDisabledTotal = new Counter({

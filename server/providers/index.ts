@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
-import { insertJobs } from "../db/jobs/index.js";
+import { insertJobs, type NewJob } from "../db/jobs/index.js";
+import { batcher } from "../db/batcher.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
@@ -17,6 +18,9 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
       return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);
     case "smpp": {
       const inboundLog = log.child({ component: "smpp-inbound" });
+      // Receipts read together (a window's worth arrives at once) are stored in one transaction, each
+      // deliver_sm acknowledged once its batch is committed.
+      const receiptJobs = batcher<NewJob>((jobs) => db.transaction((tx) => insertJobs(tx, jobs)), { maxBatch: 500 });
       if (!config.smppUrl) throw new Error("PROVIDER=smpp needs SMPP_URL=smpp://system_id:password@host:port");
       return new SmppProvider(db, {
         url: config.smppUrl,
@@ -50,7 +54,7 @@ export function createProvider(config: Config, db: Db, log: Logger): Provider {
             submittedMinute: receipt.submittedMinute?.toISOString() ?? null,
             text: receipt.text,
           };
-          await db.transaction((tx) => insertJobs(tx, [{ kind: "smpp_receipt", payload, accountId: null }]));
+          await receiptJobs.add({ kind: "smpp_receipt", payload, accountId: null });
         },
       });
     }

@@ -1,6 +1,7 @@
-// The default lane's fair claim (claim_jobs_v4), called directly: a window is shared between the accounts with
+// The default lane's fair claim (claim_jobs_v5), called directly: a window is shared between the accounts with
 // due jobs by weight, priority orders jobs within an account only, a worker's cursor walks the accounts in turn
-// when there are more than a window holds, timed jobs go first and unmatched receipts take at most half.
+// when there are more than a window holds, timed jobs go first and unmatched receipts take at most half while
+// accounts have due jobs, and the whole window when none have.
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { claimJobs, type Claim } from "../../server/db/jobs/index.js";
@@ -117,5 +118,16 @@ describe("the fair claim", () => {
     const unmatched = jobs.filter((j) => j.accountId === null);
     expect(unmatched).toHaveLength(20);
     expect(jobs.filter((j) => j.accountId === busy)).toHaveLength(16);
+  });
+
+  it("fills the window with unmatched receipts when no account has due jobs, or the room the accounts leave", async () => {
+    await insertDue(null, 100);
+    // A short claim tells the worker nothing more is due (jobs/producer.ts): 40 asked, 40 given.
+    expect((await claimer()(40)).jobs).toHaveLength(40);
+    const few = randomUUID();
+    await insertDue(few, 3, 1, 20);
+    const counts = countBy(await claimer()(40));
+    expect(counts.get(few)).toBe(3);
+    expect(counts.get(null)).toBe(37);
   });
 });

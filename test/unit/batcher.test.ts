@@ -1,6 +1,6 @@
-// The one batching helper (jobs/batcher.ts), shared by job completions and receipt finishes.
+// The one batching helper (db/batcher.ts), shared by job completions and receipt finishes.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { batcher } from "../../server/jobs/batcher.js";
+import { batcher } from "../../server/db/batcher.js";
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());

@@ -17,7 +17,7 @@ export interface Claim {
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The default lane's claim
- * is claim_jobs_v4, which shares the window between accounts, starting after the account `after` (the
+ * is claim_jobs_v5, which shares the window between accounts, starting after the account `after` (the
  * worker's cursor: db/jobs/functions/claimJobsV4.ts); the receipts lane and a claim of every lane are
  * claim_jobs_v3 (functions/claimJobsV3.ts).
  */
@@ -48,4 +48,4 @@ type ClaimRow = { jobs: RawJob[]; nextDueInMs: number | null; lastAccount?: stri
 
 const claimAll = { name: "claim_jobs_v3", text: CLAIM_ALL_CALL };
 const claimLane = { name: "claim_jobs_v3_lane", text: CLAIM_LANE_CALL };
-const claimFair = { name: "claim_jobs_v4", text: CLAIM_FAIR_CALL };
+const claimFair = { name: "claim_jobs_v5", text: CLAIM_FAIR_CALL };

@@ -96,14 +96,19 @@ export async function findMessage(
 }
 
 /**
- * Messages by key, or by the provider's ids, each of the account in the same place of `accountIds` when the
- * caller knows them (see findMessage).
+ * Messages by key, by id found through their SMPP segments (`carrierLookups`, as findMessage's), or by the
+ * provider's ids, each of the account in the same place of `accountIds` when the caller knows them (see
+ * findMessage).
  */
 export async function findMessages(
   db: Knex,
-  where: { keys: MessageKey[] } | { providerMessageIds: string[]; accountIds?: string[] },
+  where: { keys: MessageKey[] } | { carrierLookups: string[] } | { providerMessageIds: string[]; accountIds?: string[] },
 ): Promise<OwnedMessageRow[]> {
   if ("keys" in where) return byKeys(db, where.keys).select(returning);
+  if ("carrierLookups" in where)
+    return where.carrierLookups.length === 0
+      ? []
+      : db("messages").whereRaw("id = ANY(?::uuid[])", [where.carrierLookups]).select(returning);
   if (where.providerMessageIds.length === 0) return [];
   // One index probe per provider id: a LATERAL subquery the planner cannot flatten (OFFSET 0). Written as
   // `provider_message_id IN (…)`, a young table (no statistics: a fresh install's first burst, a benchmark) was

@@ -28,6 +28,7 @@ import * as m026 from "./026_operator_layer.js";
 import * as m027 from "./027_sending_extras.js";
 import * as m028 from "./028_account_rate_buckets.js";
 import * as m029 from "./029_fair_claim.js";
+import * as m030 from "./030_claim_refill.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -61,6 +62,7 @@ const migrations: Record<string, Knex.Migration> = {
   "027_sending_extras": m027,
   "028_account_rate_buckets": m028,
   "029_fair_claim": m029,
+  "030_claim_refill": m030,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -26,7 +26,7 @@ import type { Logger } from "../../logger.js";
 import { webhookHealth } from "../webhookHealth.js";
 import { WebhookPacing } from "../../webhooks/pacing.js";
 import { receiptHeaders } from "../../webhooks/signing.js";
-import { batcher, type Batcher } from "../batcher.js";
+import { batcher, type Batcher } from "../../db/batcher.js";
 import { retryTransient } from "../retryTransient.js";
 import { JOB_COMPLETED, RetryLater, Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 

@@ -17,6 +17,10 @@ export class GuardedSession extends smpp.Session {
 
   constructor(host: string, port: number) {
     super({ host, port });
+    // Every PDU written at once (TCP_NODELAY): with Nagle's algorithm a window's submit_sm and the
+    // deliver_sm_resp of its receipts wait for the SMSC's delayed ACK, tens of ms a round (bench/NOTES.md,
+    // "bench:smpp").
+    this.socket.setNoDelay(true);
   }
 
   override _extractPDUs(): void {

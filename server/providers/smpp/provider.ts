@@ -73,6 +73,38 @@ export class SmppProvider implements Provider {
   }
 
   async submit(message: OutboundMessage): Promise<SubmitResult> {
+    const [result] = await this.submitBatch([message]);
+    if (result instanceof Error) throw result;
+    return result!;
+  }
+
+  /**
+   * A window's messages: their submit_sm written in order on the session's line (submitQueue.ts), then the
+   * segments' ids of every accepted message recorded in one statement.
+   */
+  async submitBatch(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]> {
+    const written = await Promise.all(
+      messages.map((m) => this.write(m).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
+    );
+    const accepted = messages.flatMap((m, i) => {
+      const w = written[i]!;
+      return !(w instanceof Error) && w.accepted ? [{ messageId: m.messageId, segmentIds: w.segmentIds }] : [];
+    });
+    try {
+      await insertSegments(this.db, accepted);
+    } catch (error) {
+      // Handed over, but not recorded: their receipts could not be matched by id. An unknown outcome, which a
+      // receipt kept unmatched can still resolve (services/unknownOutcomes.ts).
+      const lost = error instanceof Error ? error : new Error(String(error));
+      return written.map((w) => (w instanceof Error || !w.accepted ? w : lost));
+    }
+    return written.map((w) => (w instanceof Error || !w.accepted ? w : { accepted: true, providerMessageId: w.segmentIds[0]! }));
+  }
+
+  /** Writes one message's segments in order; a refused segment ends it. */
+  private async write(
+    message: OutboundMessage,
+  ): Promise<{ accepted: true; segmentIds: string[] } | Extract<SubmitResult, { accepted: false }>> {
     this.reference = (this.reference + 1) & 0xff;
     const pdus = submitPdus(message, this.reference);
     // The first segment waits for a throttled link until this; then the message goes back to `scheduled`. Past
@@ -98,8 +130,7 @@ export class SmppProvider implements Provider {
       }
       ids.push(resp.message_id as string);
     }
-    await insertSegments(this.db, message.messageId, ids);
-    return { accepted: true, providerMessageId: ids[0]! };
+    return { accepted: true, segmentIds: ids };
   }
 }
 

@@ -1,14 +1,15 @@
 import { JOB_LANE_SQL, LANE_OF_KIND } from "../lanes.js";
 import { TIMED_PRIORITY } from "../priorities.js";
 
-// claim_jobs_v4: the default lane's fair claim (claimJobs.ts calls it; the receipts lane keeps claim_jobs_v3,
-// whose webhooks are kept fair by the dispatcher). Versioned by name like v3: never edited once released.
+// claim_jobs_v4 and v5: the default lane's fair claim (claimJobs.ts calls v5; the receipts lane keeps
+// claim_jobs_v3, whose webhooks are kept fair by the dispatcher). Versioned by name like v3: the text each
+// version creates is never edited once released (v5 adds step 7, below).
 //
 // Due jobs are shared between the accounts that have due work, by weight (accounts.weight); priority orders
 // jobs within an account only. One claim is one fair-share window:
 // 1. timed jobs (priority -1: a send paid for a throughput slot, made due at it) of every account, oldest
 //    first: their slot is now, and the caps already bound how many an account gets;
-// 2. jobs without an account yet (an SMSC's receipt not matched), at most half of the claim;
+// 2. jobs without an account yet (an SMSC's receipt not matched), at most half of the claim (v5: and step 7);
 // 3. the rest shared by a ring over the accounts with due jobs, from the account after the worker's cursor
 //    (p_after): a skip scan of jobs_account_claim_idx visits at most 4 × p_limit accounts and keeps the first
 //    `rest` with a due job; each gets share = max(1, ⌊rest × weight / Σweight⌋) of its due jobs in (priority,
@@ -16,6 +17,8 @@ import { TIMED_PRIORITY } from "../priorities.js";
 //    jobs are then taken in order of (rank in account ÷ weight, ring place) up to the rest: weighted fair
 //    queuing within the window. The ring's last account served is returned, and the worker's next claim
 //    starts after it, so with more due accounts than a claim can serve each is served in turn.
+// 7. (v5) the room the accounts left, to more jobs without an account: a claim is short only when nothing
+//    more is due, which is what the worker's producer reads a short claim as.
 // plpgsql in small steps, not one SQL statement: PostgreSQL before 18 plans a SQL function's statement on every
 // call, and as one statement (a recursive ring, shares, two rounds and the UPDATE in CTEs) planning it cost more
 // than running it, and its generic plan was worse still (bench/NOTES.md, 2026-11-26). Each step here is a short
@@ -64,8 +67,14 @@ export const accountJobs = (account: string, n: string) => `
 
 const NIL = "'00000000-0000-0000-0000-000000000000'::uuid";
 
-export const CLAIM_JOBS_V4 = `
-CREATE FUNCTION claim_jobs_v4(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid)
+/**
+ * The fair claim as created by name. `refill` (v5): after the ring, the window's room left goes to more jobs
+ * without an account, so a claim comes back short only when nothing more is due. v4 capped those at half the
+ * window whatever the accounts left, so a burst of SMSC receipts came back in half-full claims, which the
+ * worker's producer reads as "nothing more due" (it waited for a NOTIFY or its safety poll).
+ */
+const fairClaim = (name: string, refill: boolean) => `
+CREATE FUNCTION ${name}(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid)
   RETURNS TABLE (jobs json, next_due_in_ms double precision, last_account uuid)
   LANGUAGE plpgsql
 AS $$
@@ -160,7 +169,20 @@ BEGIN
                LIMIT v_rest) c;
     END IF;
   END IF;
-
+${
+  refill
+    ? `  -- 7. Room the accounts left: more jobs without an account.
+  IF cardinality(v_ids) < p_limit THEN
+    v_ids := v_ids || ARRAY(
+      SELECT id FROM jobs
+       WHERE ${DUE} AND account_id IS NULL AND run_at <= now() AND id <> ALL(v_ids)
+       ORDER BY priority, run_at, id
+       LIMIT p_limit - cardinality(v_ids)
+       FOR UPDATE SKIP LOCKED);
+  END IF;
+`
+    : ""
+}
   RETURN QUERY
   WITH claimed AS (
     UPDATE jobs j
@@ -185,6 +207,9 @@ BEGIN
 END
 $$;`;
 
+export const CLAIM_JOBS_V4 = fairClaim("claim_jobs_v4", false);
+export const CLAIM_JOBS_V5 = fairClaim("claim_jobs_v5", true);
+
 /** The default lane's fair claim, as db/jobs/claimJobs.ts prepares it. */
 export const CLAIM_FAIR_CALL =
-  'SELECT jobs, next_due_in_ms AS "nextDueInMs", last_account AS "lastAccount" FROM claim_jobs_v4(:limit::int, :workerId::text, :leaseSeconds::float8, :after::uuid)';
+  'SELECT jobs, next_due_in_ms AS "nextDueInMs", last_account AS "lastAccount" FROM claim_jobs_v5(:limit::int, :workerId::text, :leaseSeconds::float8, :after::uuid)';

@@ -1,8 +1,9 @@
-// Collects items written one by one into few statements: job completions (completer.ts) and receipt finishes
-// (jobs/handlers/deliverReceipt.ts). The first item waits `delayMs` for company (0: the rest of this turn of the event
-// loop), or not at all once `maxBatch` items wait; while a write is in flight, everything that arrives
-// meanwhile is written together by the next one: a statement per item was most of a run's statements and a
-// third of a worker's CPU (bench/NOTES.md, "Figures behind the code").
+// Collects items written one by one into few statements: job completions (jobs/completer.ts), receipt finishes
+// (jobs/handlers/deliverReceipt.ts) and SMPP receipts stored before their deliver_sm_resp (providers/index.ts).
+// The first item waits `delayMs` for company (0: the rest of this turn of the event loop), or not at all once
+// `maxBatch` items wait; while a write is in flight, everything that arrives meanwhile is written together by
+// the next one: a statement per item was most of a run's statements and a third of a worker's CPU
+// (bench/NOTES.md, "Figures behind the code").
 
 export interface Batcher<T> {
   /** Resolves once the item's batch is written; rejects with the write's error. */
