@@ -72,7 +72,7 @@ describe("coalesced batches", () => {
     ]);
     expect(most).toBe(2);
     expect(results[0]).toEqual([undefined]);
-    expect(results[1]![0]!.message).toBe("boom");
+    expect(results[1][0]!.message).toBe("boom");
     expect(results[2]).toEqual([undefined]);
   });
 });
