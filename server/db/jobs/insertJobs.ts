@@ -3,7 +3,8 @@
 // attempt budget from the kind map, so it is written once per kind.
 import type { Knex } from "knex";
 import { MAX_ATTEMPTS, type JobKind, type JobKinds } from "./kinds.js";
-import { notifyWorkers } from "./wakeUp.js";
+import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
+import { queryPrepared, type Statement } from "../prepared.js";
 import { sql, type Sql } from "../sql.js";
 
 /** `accountId`: the account whose work it is (null only for an SMSC's receipt, whose account is not known yet). */
@@ -30,18 +31,29 @@ export async function insertJobs(tx: Knex.Transaction, jobs: NewJob[]): Promise<
 export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJob[]): Promise<void> {
   if (jobs.length === 0) return;
   const now = new Date();
-  await tx("jobs").insert(
-    jobs.map((j) => ({
-      id: j.id,
-      kind: j.kind,
-      payload: j.payload,
-      run_at: j.runAt ?? now,
-      max_attempts: j.maxAttempts,
-      account_id: j.accountId ?? null,
-    })),
-  );
-  await notifyWorkers(tx, new Date(Math.min(...jobs.map((j) => (j.runAt ?? now).getTime()))));
+  // One prepared statement whatever the number of jobs (a multi-row VALUES list is a new statement text, and
+  // so a new plan, for every count), with its NOTIFY: receipts stored a batch at a time come through here.
+  await queryPrepared(tx, INSERT_JOBS, {
+    ids: jobs.map((j) => j.id ?? null),
+    kinds: jobs.map((j) => j.kind),
+    payloads: jobs.map((j) => JSON.stringify(j.payload)),
+    runAts: jobs.map((j) => j.runAt ?? now),
+    maxAttempts: jobs.map((j) => j.maxAttempts),
+    accountIds: jobs.map((j) => j.accountId ?? null),
+    wakeUp: wakeUpPayload(new Date(Math.min(...jobs.map((j) => (j.runAt ?? now).getTime())))) ?? null,
+  });
 }
+
+const INSERT_JOBS: Statement = {
+  name: "insert_jobs",
+  text: `WITH inserted AS (
+           INSERT INTO jobs (id, kind, payload, run_at, max_attempts, account_id)
+           SELECT coalesce(j.id, gen_uuid_v7()), j.kind, j.payload, j.run_at, j.max_attempts, j.account_id
+             FROM unnest(:ids::uuid[], :kinds::text[], :payloads::jsonb[], :runAts::timestamptz[], :maxAttempts::int[],
+                         :accountIds::uuid[]) AS j(id, kind, payload, run_at, max_attempts, account_id)
+           RETURNING 1)
+         SELECT count(*) AS n, ${notifyWhenSql(":wakeUp::text IS NOT NULL", ":wakeUp::text")} FROM inserted`,
+};
 
 /**
  * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `accountId`,
