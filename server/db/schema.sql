@@ -401,6 +401,7 @@ CREATE TABLE smpp_segments (
   stat text,
   err text,
   id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  segment_key text DEFAULT COALESCE(NULLIF(lower(ltrim(segment_id, '0'::text)), ''::text), '0'::text),
   CONSTRAINT smpp_segments_check CHECK ((total >= seq)),
   CONSTRAINT smpp_segments_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE,
   CONSTRAINT smpp_segments_pkey PRIMARY KEY (id),
@@ -571,6 +572,7 @@ CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
+CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);
 CREATE INDEX smpp_segments_message_idx ON smpp_segments USING btree (message_id);
 CREATE UNIQUE INDEX smpp_segments_pkey ON smpp_segments USING btree (id);
 CREATE INDEX smpp_segments_segment_idx ON smpp_segments USING btree (segment_id, id DESC);

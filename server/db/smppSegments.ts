@@ -35,40 +35,59 @@ const INSERT_SEGMENTS: Statement = {
          SELECT * FROM unnest(:segmentIds::text[], :messageIds::uuid[], :providerMessageIds::text[], :seqs::int[], :totals::int[])`,
 };
 
-/** A segment's receipt: its carrier id, `stat` and `err`. */
+/** A segment's receipt: its carrier id, `stat` and `err`, and the keys the id may match (domain/carrierIds.ts). */
 export interface SegmentReceipt {
   segmentId: string;
   stat: string;
   err: string | null;
+  keys: string[];
+}
+
+/** A segment of a message a batch of receipts touched; `receiptId`: the id of the receipt recorded on it now. */
+export interface TouchedSegment extends SegmentRow {
+  receiptId: string | null;
 }
 
 /**
- * Records receipts, each on the most recent segment with its id (SMSCs reuse ids), in one statement, and returns
- * every segment of the messages they touched, with the receipts recorded, ordered by message and seq. A receipt
- * of an unknown id touches nothing. The ids must be distinct (the caller keeps one receipt per segment).
+ * Records receipts, each on the most recent segment whose id it matches (SMSCs reuse ids; the same id first,
+ * then any of its keys: another case, leading zeros, hex for decimal), in one statement, and returns every
+ * segment of the messages they touched, with the receipts recorded, ordered by message and seq. A receipt
+ * that matches no segment touches nothing; of two receipts matching one segment, the first counts.
  */
-export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]): Promise<SegmentRow[]> {
+export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]): Promise<TouchedSegment[]> {
   if (receipts.length === 0) return [];
-  return queryPrepared<SegmentRow>(db, RECORD_SEGMENT_RECEIPTS, {
+  return queryPrepared<TouchedSegment>(db, RECORD_SEGMENT_RECEIPTS, {
     segmentIds: receipts.map((r) => r.segmentId),
     stats: receipts.map((r) => r.stat),
     errs: receipts.map((r) => r.err),
+    keyOrds: receipts.flatMap((r, i) => r.keys.map(() => i + 1)),
+    keys: receipts.flatMap((r) => r.keys),
   });
 }
 
 // The UPDATE's rows are not visible to the SELECT of the same statement: the segments it changed are read
 // from its RETURNING instead.
 const RECORD_SEGMENT_RECEIPTS: Statement = {
-  name: "record_segment_receipts",
+  name: "record_segment_receipts_v2",
   text: `WITH r AS (
-           SELECT r.stat, r.err, (SELECT s.id FROM smpp_segments s WHERE s.segment_id = r.segment_id ORDER BY s.id DESC LIMIT 1) AS id
-             FROM unnest(:segmentIds::text[], :stats::text[], :errs::text[]) AS r(segment_id, stat, err)
+           SELECT * FROM unnest(:segmentIds::text[], :stats::text[], :errs::text[]) WITH ORDINALITY AS r(receipt_id, stat, err, ord)
+         ), k AS (
+           SELECT * FROM unnest(:keyOrds::int[], :keys::text[]) AS k(ord, key)
+         ), target AS (
+           SELECT DISTINCT ON (t.id) t.id, r.receipt_id, r.stat, r.err
+             FROM r CROSS JOIN LATERAL (
+               SELECT s.id FROM k JOIN smpp_segments s ON s.segment_key = k.key
+                WHERE k.ord = r.ord
+                ORDER BY s.segment_id = r.receipt_id DESC, s.id DESC
+                LIMIT 1) t
+            ORDER BY t.id, r.ord
          ), changed AS (
-           UPDATE smpp_segments s SET stat = r.stat, err = r.err FROM r WHERE s.id = r.id
-           RETURNING s.id, s.message_id, s.stat, s.err
+           UPDATE smpp_segments s SET stat = target.stat, err = target.err FROM target WHERE s.id = target.id
+           RETURNING s.id, s.message_id, s.stat, s.err, target.receipt_id
          )
          SELECT s.segment_id AS "segmentId", s.message_id AS "messageId", s.provider_message_id AS "providerMessageId",
-                s.seq, s.total, COALESCE(c.stat, s.stat) AS stat, CASE WHEN c.id IS NULL THEN s.err ELSE c.err END AS err
+                s.seq, s.total, COALESCE(c.stat, s.stat) AS stat, CASE WHEN c.id IS NULL THEN s.err ELSE c.err END AS err,
+                c.receipt_id AS "receiptId"
            FROM smpp_segments s LEFT JOIN changed c ON c.id = s.id
           WHERE s.message_id IN (SELECT message_id FROM changed)
           ORDER BY s.message_id, s.seq`,

@@ -29,6 +29,7 @@ import * as m027 from "./027_sending_extras.js";
 import * as m028 from "./028_account_rate_buckets.js";
 import * as m029 from "./029_fair_claim.js";
 import * as m030 from "./030_claim_refill.js";
+import * as m031 from "./031_carrier_id_keys.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -63,6 +64,7 @@ const migrations: Record<string, Knex.Migration> = {
   "028_account_rate_buckets": m028,
   "029_fair_claim": m029,
   "030_claim_refill": m030,
+  "031_carrier_id_keys": m031,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

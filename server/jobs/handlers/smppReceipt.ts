@@ -6,6 +6,7 @@
 import type { Db } from "../../db/knex.js";
 import { findMessages, type OwnedMessageRow } from "../../db/messages/index.js";
 import { recordSegmentReceipts, type SegmentReceipt, type SegmentRow } from "../../db/smppSegments.js";
+import { carrierIdCandidates } from "../../domain/carrierIds.js";
 import { canTransition } from "../../domain/messageStatus.js";
 import { changeMessageStatus, changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";
@@ -29,12 +30,13 @@ export function smppReceiptHandler(db: Db): BatchJobHandler<"smpp_receipt"> {
       });
       const receipts: SegmentReceipt[] = [...chosen.values()].map((i) => {
         const { segmentId, stat, err } = jobs[i]!.payload;
-        return { segmentId, stat, err };
+        return { segmentId, stat, err, keys: carrierIdCandidates(segmentId) };
       });
       const segments = await recordSegmentReceipts(db, receipts);
       const byMessage = new Map<string, SegmentRow[]>();
       for (const s of segments) byMessage.set(s.messageId, [...(byMessage.get(s.messageId) ?? []), s]);
-      const segmentMessage = new Map(segments.map((s) => [s.segmentId, s.messageId]));
+      // By the receipt's own id, which may be written otherwise than the segment's (messageIdFormat "auto").
+      const segmentMessage = new Map(segments.filter((s) => s.receiptId !== null).map((s) => [s.receiptId!, s.messageId]));
 
       const unknown = jobs.flatMap((job, i) => (segmentMessage.has(job.payload.segmentId) ? [] : [i]));
       for (const i of unknown) outcomes[i] = await unmatched(db, jobs[i]!, ctx);
