@@ -60,24 +60,25 @@ export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]
     segmentIds: receipts.map((r) => r.segmentId),
     stats: receipts.map((r) => r.stat),
     errs: receipts.map((r) => r.err),
-    keyOrds: receipts.flatMap((r, i) => r.keys.map(() => i + 1)),
-    keys: receipts.flatMap((r) => r.keys),
+    // Each receipt's keys in one element, split in SQL: ids are printable, so the unit separator is in none.
+    keyLists: receipts.map((r) => r.keys.join(KEY_SEPARATOR)),
   });
 }
 
 // The UPDATE's rows are not visible to the SELECT of the same statement: the segments it changed are read
 // from its RETURNING instead.
+const KEY_SEPARATOR = "\x1f";
+
 const RECORD_SEGMENT_RECEIPTS: Statement = {
   name: "record_segment_receipts_v2",
   text: `WITH r AS (
-           SELECT * FROM unnest(:segmentIds::text[], :stats::text[], :errs::text[]) WITH ORDINALITY AS r(receipt_id, stat, err, ord)
-         ), k AS (
-           SELECT * FROM unnest(:keyOrds::int[], :keys::text[]) AS k(ord, key)
+           SELECT * FROM unnest(:segmentIds::text[], :stats::text[], :errs::text[], :keyLists::text[])
+                    WITH ORDINALITY AS r(receipt_id, stat, err, keys, ord)
          ), target AS (
            SELECT DISTINCT ON (t.id) t.id, r.receipt_id, r.stat, r.err
              FROM r CROSS JOIN LATERAL (
-               SELECT s.id FROM k JOIN smpp_segments s ON s.segment_key = k.key
-                WHERE k.ord = r.ord
+               SELECT s.id FROM smpp_segments s
+                WHERE s.segment_key = ANY(string_to_array(r.keys, chr(31)))
                 ORDER BY s.segment_id = r.receipt_id DESC, s.id DESC
                 LIMIT 1) t
             ORDER BY t.id, r.ord
