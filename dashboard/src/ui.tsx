@@ -290,59 +290,36 @@ export function Field({
   );
 }
 
-/** The optional reference of a message or campaign (up to 128 characters), with its hint and error. */
-export function ReferenceField({
-  id,
-  hint,
-  error,
-  value,
-  onValue,
-}: {
+interface TextFieldProps {
   id: string;
   hint: string;
   error?: string;
   value: string;
   onValue: (v: string) => void;
-}) {
+}
+
+/** A labelled one-line input, text or a phone number, with its hint and error (ReferenceField, PhoneField). */
+function TextField(p: TextFieldProps & { label: string; tel?: boolean; maxLength?: number }) {
+  const common = {
+    id: p.id,
+    autoComplete: "off",
+    value: p.value,
+    onInput: (e: { currentTarget: HTMLInputElement }) => p.onValue(e.currentTarget.value),
+    "aria-describedby": `${p.id}-hint`,
+  };
   return (
-    <Field id={id} label="Reference (optional)" hint={hint} error={error}>
-      <input
-        id={id}
-        maxLength={128}
-        autoComplete="off"
-        value={value}
-        onInput={(e) => onValue(e.currentTarget.value)}
-        aria-describedby={`${id}-hint`}
-      />
+    <Field id={p.id} label={p.label} hint={p.hint} error={p.error}>
+      {p.tel ? <input type="tel" required {...common} /> : <input maxLength={p.maxLength} {...common} />}
     </Field>
   );
 }
 
+/** The optional reference of a message or campaign (up to 128 characters), with its hint and error. */
+export function ReferenceField(p: TextFieldProps) {
+  return <TextField {...p} label="Reference (optional)" maxLength={128} />;
+}
+
 /** A phone number field (E.164 with its + prefix), labelled "Phone number", with its hint and error. */
-export function PhoneField({
-  id,
-  hint,
-  error,
-  value,
-  onValue,
-}: {
-  id: string;
-  hint: string;
-  error?: string;
-  value: string;
-  onValue: (v: string) => void;
-}) {
-  return (
-    <Field id={id} label="Phone number" hint={hint} error={error}>
-      <input
-        id={id}
-        type="tel"
-        required
-        autoComplete="off"
-        value={value}
-        onInput={(e) => onValue(e.currentTarget.value)}
-        aria-describedby={`${id}-hint`}
-      />
-    </Field>
-  );
+export function PhoneField(p: TextFieldProps) {
+  return <TextField {...p} label="Phone number" tel />;
 }
