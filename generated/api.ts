@@ -290,6 +290,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connectors
+         * @description Every connector with its live state.
+         */
+        get: operations["Connectors_list"];
+        put?: never;
+        /**
+         * Create a connector
+         * @description Make a connector; every worker opens its sessions within seconds, without a restart.
+         */
+        post: operations["Connectors_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connectors/{connectorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a connector
+         * @description One connector with its live state.
+         */
+        get: operations["Connectors_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a connector
+         * @description Delete a connector no route names (409 `connector_in_use` otherwise).
+         */
+        delete: operations["Connectors_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a connector
+         * @description Change a connector; every worker applies it within seconds (binds open, close or move), without a restart.
+         */
+        patch: operations["Connectors_update"];
+        trace?: never;
+    };
     "/api/v1/contacts": {
         parameters: {
             query?: never;
@@ -702,6 +754,51 @@ export interface paths {
          * @description Remove a number from the list: it may be sent to again. 404 when it is not on the list.
          */
         delete: operations["OptOuts_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the routing table
+         * @description The table and its version.
+         */
+        get: operations["Routes_get"];
+        /**
+         * Replace the routing table
+         * @description Replace the whole table at once: 409 `version_conflict` when `version` is not the current one, 422
+         *     `route_invalid` for an unknown connector and the like. Messages already waiting follow the new table.
+         */
+        put: operations["Routes_replace"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/routes/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Explain a route
+         * @description The route a message would take now, and which of its connectors would take it.
+         */
+        post: operations["Routes_explain"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1861,6 +1958,77 @@ export interface components {
             cancelledAt: string;
         };
         /**
+         * @description A connector with its live state.
+         * @example {
+         *       "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
+         *       "name": "carrier-a",
+         *       "type": "smpp",
+         *       "smpp": {
+         *         "host": "smsc.carrier-a.example",
+         *         "port": 2775,
+         *         "systemId": "acme",
+         *         "sessions": 2,
+         *         "window": 10,
+         *         "messageIdFormat": "auto"
+         *       },
+         *       "maxSegmentsPerSecond": 100,
+         *       "enabled": true,
+         *       "state": "bound",
+         *       "sessionsBound": 2,
+         *       "stateSince": "2026-11-26T06:00:00.000Z",
+         *       "lastError": null,
+         *       "createdAt": "2026-11-25T10:00:00.000Z"
+         *     }
+         */
+        Connector: {
+            /** @description Identifier of the connector. */
+            connectorId: components["schemas"]["Uuid"];
+            /** @description Its unique name (`default` for the one `PROVIDER`/`SMPP_URL` made). */
+            name: string;
+            /** @description `smpp` or `simulator`. */
+            type: components["schemas"]["ConnectorType"];
+            /** @description The SMPP link without its password, or `null` for the simulator. */
+            smpp: components["schemas"]["SmppConnectorView"] | null;
+            /** @description Its cap in segments per second, or `null`. */
+            maxSegmentsPerSecond: number | null;
+            /** @description Whether it is switched on. */
+            enabled: boolean;
+            /** @description `bound` (at least one session bound), `binding`, `down` or `disabled`. */
+            state: components["schemas"]["ConnectorState"];
+            /**
+             * Format: int32
+             * @description Sessions bound across every worker now.
+             */
+            sessionsBound: number;
+            /**
+             * Format: date-time
+             * @description Since when it has been in `state`, as far as the workers know (its creation or last change otherwise).
+             */
+            stateSince: string;
+            /** @description The last reason a session ended or failed to bind, or `null`. */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            createdAt: string;
+        };
+        /** @description The connectors. */
+        ConnectorList: {
+            /** @description Every connector, oldest first. */
+            data: components["schemas"]["Connector"][];
+        };
+        /**
+         * @description A connector's state, as the workers report it.
+         * @enum {string}
+         */
+        ConnectorState: "bound" | "binding" | "down" | "disabled";
+        /**
+         * @description What carries a connector's messages.
+         * @enum {string}
+         */
+        ConnectorType: "smpp" | "simulator";
+        /**
          * @description A stored contact.
          * @example {
          *       "contactId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
@@ -2019,6 +2187,19 @@ export interface components {
              *     `smartEncoding` setting (false unless set). The message keeps `body` and shows what was sent in `sentBody`.
              */
             smartEncoding?: boolean;
+        };
+        /** @description Make a connector. */
+        CreateConnectorRequest: {
+            /** @description Unique name, 1 to 64 characters. */
+            name: string;
+            /** @description `smpp` (with `smpp`) or `simulator`. */
+            type: components["schemas"]["ConnectorType"];
+            /** @description The SMPP link, for `type: "smpp"` only. */
+            smpp?: components["schemas"]["SmppConnectorSettings"];
+            /** @description Its cap in segments per second across every worker, or `null` (default) for none. */
+            maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
+            /** @description Default `true`; `false` closes its sessions and routes nothing to it. */
+            enabled?: boolean;
         };
         /**
          * @description Request to create a contact.
@@ -2211,6 +2392,37 @@ export interface components {
             code: string;
             /** @description Human-readable explanation. */
             message: string;
+        };
+        /** @description What a message would do now. */
+        ExplainRouteRequest: {
+            /** @description The recipient. */
+            to: components["schemas"]["PhoneNumber"];
+            /** @description The sender. */
+            from: string;
+            /** @description The account sending. */
+            accountId: components["schemas"]["Uuid"];
+            /** @description Default `transactional`. */
+            category?: components["schemas"]["MessageCategory"];
+            /** @description Default `normal`. */
+            priority?: components["schemas"]["MessagePriority"];
+        };
+        /** @description One connector of the route, in the order it would be tried. */
+        ExplainedCandidate: {
+            /** @description Identifier of the connector. */
+            connectorId: components["schemas"]["Uuid"];
+            /** @description Whether it would take the message now. */
+            available: boolean;
+            /** @description Why not (`disabled`, `down`), or `null`. */
+            reason: string | null;
+        };
+        /** @description The route a message would take now and its connectors. */
+        ExplainedRoute: {
+            /** @description The route's name, or `null` when none matches (the message would fail `no_route`). */
+            route: string | null;
+            /** @description The route's pool, then its fallback. */
+            candidates: components["schemas"]["ExplainedCandidate"][];
+            /** @description The sender it would go out as. */
+            sender: string;
         };
         /** @description One failed check of a request, pointing at the offending field. */
         FieldError: {
@@ -2456,6 +2668,11 @@ export interface components {
          * @enum {string}
          */
         MessageEncoding: "GSM-7" | "UCS-2";
+        /**
+         * @description How a connector's receipt ids are matched to the ids its submits were answered with.
+         * @enum {string}
+         */
+        MessageIdFormat: "auto" | "exact";
         /** @description One page of a list, newest first. */
         MessagePage: {
             /** @description The items of this page. */
@@ -2682,7 +2899,16 @@ export interface components {
          *           "status": "delivered",
          *           "at": "2026-11-23T09:00:00.530Z"
          *         }
-         *       ]
+         *       ],
+         *       "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
+         *       "attempts": [
+         *         {
+         *           "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
+         *           "at": "2026-11-23T09:00:00.005Z",
+         *           "error": null
+         *         }
+         *       ],
+         *       "waitingFor": null
          *     }
          */
         OutboundMessage: {
@@ -2758,6 +2984,15 @@ export interface components {
             sentBody: string | null;
             /** @description Every status the message went through, oldest first. */
             history: components["schemas"]["StatusChange"][];
+            /** @description The connector it was handed to (the last it was tried on), or `null` before that and for test keys. */
+            connectorId: components["schemas"]["Uuid"] | null;
+            /**
+             * @description Every connector it was tried on, in order, with the error each answered (`null` for the one that took it).
+             *     More than one when a carrier refused it and it failed over (docs/ROUTING.md).
+             */
+            attempts: components["schemas"]["SendAttempt"][];
+            /** @description `connector` while it waits for a connector of its route to be available, else `null`. */
+            waitingFor: "connector" | null;
         };
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
@@ -2895,7 +3130,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "account_suspended" | "self_service_disabled" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "account_suspended" | "self_service_disabled" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -2991,6 +3226,89 @@ export interface components {
          *     characters); a longer one is 422 `reply_too_long`.
          */
         ReplyText: string;
+        /** @description One route of the table. */
+        Route: {
+            /** @description Its name, unique in the table. */
+            name: string;
+            /** @description Which messages it takes. */
+            match: components["schemas"]["RouteMatch"];
+            /** @description The pool: one available connector chosen by weight. */
+            connectors: components["schemas"]["RouteConnector"][];
+            /** @description When no pool connector is available (or each refused the message): these, in order. */
+            fallback?: components["schemas"]["Uuid"][];
+        };
+        /** @description A connector of a route's pool. */
+        RouteConnector: {
+            /** @description Identifier of the connector. */
+            connectorId: components["schemas"]["Uuid"];
+            /**
+             * Format: int32
+             * @description Its share of the pool's traffic, 1 to 100 (default 1).
+             */
+            weight?: number;
+        };
+        /** @description What a route matches: its fields AND-ed, the values of one field OR-ed; empty matches every message. */
+        RouteMatch: {
+            /** @description Recipient prefixes, `+` and digits (`+4477`). */
+            prefixes?: string[];
+            /** @description Recipient countries. */
+            countries?: components["schemas"]["CountryCode"][];
+            /** @description Accounts. */
+            accountIds?: components["schemas"]["Uuid"][];
+            /** @description Senders (`from`, as the message has it once its sender is chosen). */
+            senders?: string[];
+            /** @description Categories. */
+            categories?: components["schemas"]["MessageCategory"][];
+            /** @description Priorities. */
+            priorities?: components["schemas"]["MessagePriority"][];
+        };
+        /**
+         * @description The routing table: the first route that matches a message is its route, judged when it is sent.
+         * @example {
+         *       "version": 3,
+         *       "routes": [
+         *         {
+         *           "name": "uk",
+         *           "match": {
+         *             "prefixes": [
+         *               "+44"
+         *             ]
+         *           },
+         *           "connectors": [
+         *             {
+         *               "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
+         *               "weight": 70
+         *             },
+         *             {
+         *               "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6e",
+         *               "weight": 30
+         *             }
+         *           ],
+         *           "fallback": [
+         *             "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6f"
+         *           ]
+         *         },
+         *         {
+         *           "name": "rest",
+         *           "match": {},
+         *           "connectors": [
+         *             {
+         *               "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6f"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        RoutingTable: {
+            /**
+             * Format: int32
+             * @description Bumped by every change; name it to change the table.
+             */
+            version: number;
+            /** @description The routes, in order. */
+            routes: components["schemas"]["Route"][];
+        };
         /**
          * @description Request to schedule a text message.
          * @example {
@@ -3063,6 +3381,18 @@ export interface components {
          * @example 10
          */
         SegmentsPerSecond: number;
+        /** @description One connector a message was handed to. */
+        SendAttempt: {
+            /** @description Identifier of the connector. */
+            connectorId: components["schemas"]["Uuid"];
+            /**
+             * Format: date-time
+             * @description When it was written to it.
+             */
+            at: string;
+            /** @description What the connector answered when it refused it, or `null`. */
+            error: components["schemas"]["ErrorDetail"] | null;
+        };
         /**
          * @description Up to 10,000 messages, each with its own text and recipient.
          * @example {
@@ -3213,6 +3543,64 @@ export interface components {
             /** @description Each replaced character with its look-alike and count. */
             replacements: components["schemas"]["Replacement"][];
         };
+        /** @description An SMPP connector's link, as sent (with its password). */
+        SmppConnectorSettings: {
+            /** @description The SMSC's host name or address. */
+            host: string;
+            /**
+             * Format: int32
+             * @description The SMSC's port.
+             */
+            port: number;
+            /** @description The system_id bound as. */
+            systemId: string;
+            /** @description The bind password. Never shown again. */
+            password: string;
+            /** @description The bind's system_type. */
+            systemType?: string;
+            /**
+             * Format: int32
+             * @description Transceiver binds, 1 to 8 (default 1).
+             */
+            sessions?: number;
+            /**
+             * Format: int32
+             * @description submit_sm awaiting their answer per session, 1 to 100 (default 10).
+             */
+            window?: number;
+            /** @description The country of national-format addresses in its receipts and inbound messages (ISO 3166-1 alpha-2). */
+            defaultCountry?: components["schemas"]["CountryCode"];
+            /** @description How its receipt ids are matched (default `auto`). */
+            messageIdFormat?: components["schemas"]["MessageIdFormat"];
+        };
+        /** @description An SMPP connector's link as shown: everything but the password. */
+        SmppConnectorView: {
+            /** @description The SMSC's host name or address. */
+            host: string;
+            /**
+             * Format: int32
+             * @description The SMSC's port.
+             */
+            port: number;
+            /** @description The system_id bound as. */
+            systemId: string;
+            /** @description The bind's system_type. */
+            systemType?: string;
+            /** @description The country of national-format addresses in its receipts and inbound messages (ISO 3166-1 alpha-2). */
+            defaultCountry?: components["schemas"]["CountryCode"];
+            /**
+             * Format: int32
+             * @description Transceiver binds.
+             */
+            sessions: number;
+            /**
+             * Format: int32
+             * @description submit_sm awaiting their answer per session.
+             */
+            window: number;
+            /** @description How its receipt ids are matched. */
+            messageIdFormat: components["schemas"]["MessageIdFormat"];
+        };
         /** @description One entry of a message's status history. */
         StatusChange: {
             /** @description The status entered. */
@@ -3333,6 +3721,19 @@ export interface components {
             maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
             /** @description Smart-encode messages that do not say otherwise. */
             smartEncoding?: boolean;
+        };
+        /** @description Change a connector: any field; the others stay. */
+        UpdateConnectorRequest: {
+            /** @description New unique name. */
+            name?: string;
+            /** @description New type (`smpp` needs `smpp`). */
+            type?: components["schemas"]["ConnectorType"];
+            /** @description The whole SMPP link (its password too). */
+            smpp?: components["schemas"]["SmppConnectorSettings"];
+            /** @description New cap, or `null` for none. */
+            maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
+            /** @description Switch it on or off. */
+            enabled?: boolean;
         };
         /**
          * @description Changes to a contact; fields left out are unchanged.
@@ -5403,6 +5804,534 @@ export interface operations {
             };
             /** @description The request conflicts with the current state of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connectors_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
+                     *           "name": "default",
+                     *           "type": "simulator",
+                     *           "smpp": null,
+                     *           "maxSegmentsPerSecond": null,
+                     *           "enabled": true,
+                     *           "state": "bound",
+                     *           "sessionsBound": 1,
+                     *           "stateSince": "2026-11-26T06:00:00.000Z",
+                     *           "lastError": null,
+                     *           "createdAt": "2026-11-25T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConnectorList"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connectors_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "carrier-a",
+                 *       "type": "smpp",
+                 *       "smpp": {
+                 *         "host": "smsc.carrier-a.example",
+                 *         "port": 2775,
+                 *         "systemId": "acme",
+                 *         "password": "secret",
+                 *         "sessions": 2
+                 *       },
+                 *       "maxSegmentsPerSecond": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateConnectorRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connectors_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the connector.
+                 * @example 01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d
+                 */
+                connectorId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connectors_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the connector.
+                 * @example 01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d
+                 */
+                connectorId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connectors_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the connector.
+                 * @example 01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d
+                 */
+                connectorId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateConnectorRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8281,6 +9210,331 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Routes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 1,
+                     *       "routes": [
+                     *         {
+                     *           "name": "default",
+                     *           "match": {},
+                     *           "connectors": [
+                     *             {
+                     *               "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
+                     *               "weight": 1
+                     *             }
+                     *           ],
+                     *           "fallback": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoutingTable"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Routes_replace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 3,
+                 *       "routes": [
+                 *         {
+                 *           "name": "rest",
+                 *           "match": {},
+                 *           "connectors": [
+                 *             {
+                 *               "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6f"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoutingTable"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoutingTable"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Routes_explain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "+447700900123",
+                 *       "from": "ACME",
+                 *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExplainRouteRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExplainedRoute"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

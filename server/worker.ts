@@ -1,5 +1,7 @@
 // The worker role: the job runner with every handler (sending, provider reports, campaign fan-out, receipt
 // delivery) and the maintenance services. Any number of workers may share one database.
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { Config } from "./config.js";
 import type { Db } from "./db/knex.js";
 import { coalesced } from "./jobs/coalesced.js";
@@ -12,8 +14,8 @@ import { maintenanceChores, startMaintenance, type Maintenance } from "./jobs/ma
 import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
-import { createProvider } from "./providers/index.js";
-import { SimulatorProvider } from "./providers/simulator.js";
+import { ConnectorSet, fixedRouter, type SendRouter } from "./providers/connectors.js";
+import { createSimulator } from "./providers/index.js";
 import { throughputLookaheadMs } from "./services/sendingPolicy/index.js";
 import type { Provider } from "./providers/types.js";
 import { ReceiptClient } from "./webhooks/client.js";
@@ -24,6 +26,7 @@ export interface WorkerOptions {
   databaseUrl: string;
   log: Logger;
   config: Config;
+  /** Every message to this provider, not the deployment's connectors (tests of one provider's behaviour). */
   provider?: Provider;
   resolver?: Resolver;
   workerId?: string;
@@ -37,14 +40,19 @@ export interface WorkerOptions {
 
 export interface Worker {
   runner: JobRunner;
-  provider: Provider;
+  /** The deployment's connectors as this worker runs them (undefined with a provider given). */
+  connectors: ConnectorSet | undefined;
+  /** The provider given, or the `default` connector's (the first one's without it), as it runs now. */
+  readonly provider: Provider;
   maintenance: Maintenance;
   stop(deadlineMs?: number): Promise<void>;
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const { db, log, config } = opts;
-  const provider = opts.provider ?? createProvider(config, db, log);
+  const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const connectors = opts.provider ? undefined : new ConnectorSet({ db, config, log, workerId, refreshMs: config.connectorRefreshMs });
+  const router: SendRouter = connectors ?? fixedRouter(opts.provider!);
   const client = new ReceiptClient({
     timeoutMs: config.webhookTimeoutMs,
     allowPrivate: config.webhookAllowPrivate,
@@ -62,10 +70,10 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       { lane: "receipts", concurrency: config.workerReceiptConcurrency, prefetch: config.workerReceiptConcurrency * 4 },
     ],
     leaseMs: config.jobLeaseMs,
-    workerId: opts.workerId,
-    handlers: jobHandlers(opts, provider, client),
+    workerId,
+    handlers: jobHandlers(opts, router, client),
   });
-  await provider.start?.();
+  await (connectors ? connectors.start() : opts.provider!.start?.());
   await runner.start();
   // Every worker may lead; one does at a time. The election runs at the rescue cadence, so a dead leader's
   // successor starts rescuing within about two lease thirds.
@@ -77,19 +85,24 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   });
   return {
     runner,
-    provider,
+    connectors,
+    get provider() {
+      if (opts.provider) return opts.provider;
+      const live = connectors!.list();
+      return (live.find((c) => c.name === "default") ?? live[0])!.provider;
+    },
     maintenance,
     async stop(deadlineMs = 7_000) {
       await maintenance.stop();
       await runner.stop(deadlineMs);
-      await provider.stop?.();
+      await (connectors ? connectors.stop() : opts.provider!.stop?.());
       await client.close();
     },
   };
 }
 
 /** A handler for every job kind, with its settings. */
-function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptClient): JobHandlers {
+function jobHandlers(opts: WorkerOptions, router: SendRouter, client: ReceiptClient): JobHandlers {
   const { db, log, config } = opts;
   return {
     // Two batches at a time: the next one waits for the send window, ready when it frees; what arrives
@@ -97,7 +110,7 @@ function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptCli
     send_message: coalesced(
       sendMessageHandler(
         db,
-        provider,
+        router,
         {
           resolveMs: config.sendOutcomeResolveMs,
           unresolved: config.sendOutcomeUnresolved,
@@ -107,10 +120,8 @@ function jobHandlers(opts: WorkerOptions, provider: Provider, client: ReceiptCli
             clock: opts.clock,
           },
         },
-        // Test keys' messages: the simulator, whatever the deployment's carriers (the deployment's own when it is one).
-        provider.name === "simulator"
-          ? provider
-          : new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs),
+        // Test keys' messages: the simulator, whatever the deployment's connectors.
+        createSimulator(db, config),
       ),
       { running: 2 },
     ),

@@ -1,54 +1,87 @@
-// The connectors table (migration 022): the deployment's provider as one row, `default`, for now.
-import { isDeepStrictEqual } from "node:util";
+// The connectors table (migrations 022, 032): the carrier links messages leave by, each `simulator` or `smpp`,
+// and connector_states: each worker's view of its own sessions of each connector (docs/ROUTING.md).
 import type { Knex } from "knex";
 import { run, sql } from "./sql.js";
 
-/** An SMPP connector's link, as SMPP_URL spells it apart. */
+/** An SMPP connector's link (the password is never shown by the API). */
 export interface SmppSettings {
   host: string;
   port: number;
   systemId: string;
   password: string;
+  systemType?: string;
+  /** Binds (1..8). */
+  sessions?: number;
+  /** submit_sm awaiting their answer per session (1..100). */
+  window?: number;
+  /** ISO country for national-format addresses in receipts and inbound messages. */
+  defaultCountry?: string;
+  /** `auto`: receipt ids matched across case, leading zeros, hex and decimal; `exact`: as written. */
+  messageIdFormat?: "auto" | "exact";
 }
 
 export type ConnectorSettings = { type: "simulator"; smpp: null } | { type: "smpp"; smpp: SmppSettings };
 
-export type ConnectorRow = ConnectorSettings & { name: string; createdAt: Date; updatedAt: Date };
+export type ConnectorRow = ConnectorSettings & {
+  id: string;
+  name: string;
+  maxSegmentsPerSecond: number | null;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+const COLUMNS = sql`id, name, type, smpp, max_segments_per_second AS "maxSegmentsPerSecond", enabled,
+                    created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export async function readConnector(db: Knex, name: string): Promise<ConnectorRow | undefined> {
+  const { rows } = await run<ConnectorRow>(db, sql`SELECT ${COLUMNS} FROM connectors WHERE name = ${name}`);
+  return rows[0];
+}
+
+export async function getConnector(db: Knex, id: string): Promise<ConnectorRow | undefined> {
+  const { rows } = await run<ConnectorRow>(db, sql`SELECT ${COLUMNS} FROM connectors WHERE id = ${id}`);
+  return rows[0];
+}
+
+/** Every connector, oldest first (there are few). */
+export async function listConnectors(db: Knex): Promise<ConnectorRow[]> {
+  const { rows } = await run<ConnectorRow>(db, sql`SELECT ${COLUMNS} FROM connectors ORDER BY created_at, id`);
+  return rows;
+}
+
+export interface NewConnector {
+  name: string;
+  settings: ConnectorSettings;
+  maxSegmentsPerSecond: number | null;
+  enabled: boolean;
+}
+
+/** Inserts a connector; undefined when its name is taken. */
+export async function insertConnector(db: Knex, c: NewConnector): Promise<ConnectorRow | undefined> {
   const { rows } = await run<ConnectorRow>(
     db,
-    sql`SELECT name, type, smpp, created_at AS "createdAt", updated_at AS "updatedAt" FROM connectors WHERE name = ${name}`,
+    sql`INSERT INTO connectors (name, type, smpp, max_segments_per_second, enabled)
+        VALUES (${c.name}, ${c.settings.type}, ${jsonOf(c.settings)}::jsonb, ${c.maxSegmentsPerSecond}, ${c.enabled})
+        ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
   );
   return rows[0];
 }
 
-/**
- * Records the connector's settings: inserts it, or changes it when they differ. Returns the row now stored and
- * the settings it had before (undefined when it is new or unchanged).
- */
-export async function recordConnector(
-  db: Knex,
-  name: string,
-  settings: ConnectorSettings,
-): Promise<{ row: ConnectorRow; before: ConnectorSettings | undefined }> {
-  return db.transaction(async (tx) => {
-    // Locked, so two processes starting at once each see what the other wrote, and report a change once.
-    await run(
-      tx,
-      sql`INSERT INTO connectors (name, type, smpp) VALUES (${name}, ${settings.type}, ${jsonOf(settings)}::jsonb)
-                      ON CONFLICT (name) DO NOTHING`,
-    );
-    const { rows } = await run<ConnectorSettings>(tx, sql`SELECT type, smpp FROM connectors WHERE name = ${name} FOR UPDATE`);
-    const stored = rows[0]!;
-    const changed = stored.type !== settings.type || !isDeepStrictEqual(stored.smpp, settings.smpp); // jsonb reorders keys
-    if (changed)
-      await run(
-        tx,
-        sql`UPDATE connectors SET type = ${settings.type}, smpp = ${jsonOf(settings)}::jsonb, updated_at = now() WHERE name = ${name}`,
-      );
-    return { row: (await readConnector(tx, name))!, before: changed ? stored : undefined };
-  });
+/** Replaces a connector's settings (the whole row but its id and creation time). */
+export async function updateConnector(db: Knex, id: string, c: NewConnector): Promise<ConnectorRow | undefined> {
+  const { rows } = await run<ConnectorRow>(
+    db,
+    sql`UPDATE connectors SET name = ${c.name}, type = ${c.settings.type}, smpp = ${jsonOf(c.settings)}::jsonb,
+               max_segments_per_second = ${c.maxSegmentsPerSecond}, enabled = ${c.enabled}, updated_at = now()
+         WHERE id = ${id} RETURNING ${COLUMNS}`,
+  );
+  return rows[0];
+}
+
+export async function deleteConnector(db: Knex, id: string): Promise<boolean> {
+  const { rowCount } = await run(db, sql`DELETE FROM connectors WHERE id = ${id}`);
+  return (rowCount ?? 0) > 0;
 }
 
 const jsonOf = (settings: ConnectorSettings) => (settings.smpp === null ? null : JSON.stringify(settings.smpp));
@@ -57,4 +90,49 @@ const jsonOf = (settings: ConnectorSettings) => (settings.smpp === null ? null :
 export async function simulatorAlone(db: Knex): Promise<boolean> {
   const { rows } = await run<{ alone: boolean | null }>(db, sql`SELECT bool_and(type = 'simulator') AS alone FROM connectors`);
   return rows[0]?.alone === true;
+}
+
+/** One worker's sessions of one connector. */
+export interface ConnectorState {
+  connectorId: string;
+  state: "bound" | "binding" | "down" | "disabled";
+  sessionsBound: number;
+  stateSince: Date;
+  lastError: string | null;
+}
+
+/** A worker's states of its connectors, stored (and its rows of connectors it no longer runs removed). */
+export async function recordConnectorStates(db: Knex, workerId: string, states: ConnectorState[]): Promise<void> {
+  await run(
+    db,
+    sql`WITH s AS (
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb)
+                   AS x("connectorId" uuid, state text, "sessionsBound" int, "stateSince" timestamptz, "lastError" text)
+        ), gone AS (
+          DELETE FROM connector_states c WHERE c.worker_id = ${workerId}
+             AND NOT EXISTS (SELECT FROM s WHERE s."connectorId" = c.connector_id)
+        )
+        INSERT INTO connector_states (connector_id, worker_id, state, sessions_bound, state_since, last_error, seen_at)
+        SELECT s."connectorId", ${workerId}, s.state, s."sessionsBound", s."stateSince", s."lastError", now()
+          FROM s JOIN connectors c ON c.id = s."connectorId"
+        ON CONFLICT (connector_id, worker_id) DO UPDATE
+           SET state = excluded.state, sessions_bound = excluded.sessions_bound, state_since = excluded.state_since,
+               last_error = excluded.last_error, seen_at = excluded.seen_at`,
+  );
+}
+
+/** A stopping worker's states, removed. */
+export async function forgetConnectorStates(db: Knex, workerId: string): Promise<void> {
+  await run(db, sql`DELETE FROM connector_states WHERE worker_id = ${workerId}`);
+}
+
+/** The live workers' states of every connector (a row not refreshed within `freshMs` is a dead worker's). */
+export async function readConnectorStates(db: Knex, freshMs: number): Promise<ConnectorState[]> {
+  const { rows } = await run<ConnectorState>(
+    db,
+    sql`SELECT connector_id AS "connectorId", state, sessions_bound AS "sessionsBound", state_since AS "stateSince",
+               last_error AS "lastError"
+          FROM connector_states WHERE seen_at > now() - make_interval(secs => ${freshMs / 1000})`,
+  );
+  return rows;
 }

@@ -178,6 +178,19 @@ CREATE TABLE campaigns (
   CONSTRAINT campaigns_validity_period_check CHECK (((validity_period >= 1) AND (validity_period <= 604800)))
 );
 
+CREATE TABLE connector_states (
+  connector_id uuid NOT NULL,
+  worker_id text NOT NULL,
+  state text NOT NULL,
+  sessions_bound integer NOT NULL,
+  state_since timestamp with time zone NOT NULL,
+  last_error text,
+  seen_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT connector_states_connector_id_fkey FOREIGN KEY (connector_id) REFERENCES connectors(id) ON DELETE CASCADE,
+  CONSTRAINT connector_states_pkey PRIMARY KEY (connector_id, worker_id),
+  CONSTRAINT connector_states_state_check CHECK ((state = ANY (ARRAY['bound'::text, 'binding'::text, 'down'::text, 'disabled'::text])))
+);
+
 CREATE TABLE connectors (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   name text NOT NULL,
@@ -185,6 +198,9 @@ CREATE TABLE connectors (
   smpp jsonb,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  max_segments_per_second integer,
+  enabled boolean NOT NULL DEFAULT true,
+  CONSTRAINT connectors_max_segments_per_second_check CHECK ((max_segments_per_second >= 1)),
   CONSTRAINT connectors_name_key UNIQUE (name),
   CONSTRAINT connectors_pkey PRIMARY KEY (id),
   CONSTRAINT connectors_smpp_check CHECK (((type = 'smpp'::text) = (smpp IS NOT NULL))),
@@ -319,6 +335,9 @@ CREATE TABLE messages (
   reference text,
   metadata jsonb,
   sent_body text,
+  connector_id uuid,
+  attempts jsonb,
+  waiting_for text,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -336,7 +355,8 @@ END),
   CONSTRAINT messages_recipient_check CHECK ((recipient ~ '^\+[1-9][0-9]{6,14}$'::text)),
   CONSTRAINT messages_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 128))),
   CONSTRAINT messages_segments_check CHECK ((segments >= 1)),
-  CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text, 'received'::text])))
+  CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text, 'received'::text]))),
+  CONSTRAINT messages_waiting_for_check CHECK ((waiting_for = 'connector'::text))
 );
 
 CREATE TABLE numbers (
@@ -380,6 +400,15 @@ CREATE TABLE rate_limits (
   tat timestamp with time zone NOT NULL,
   CONSTRAINT rate_limits_key_id_fkey FOREIGN KEY (key_id) REFERENCES api_keys(key_id) ON DELETE CASCADE,
   CONSTRAINT rate_limits_pkey PRIMARY KEY (key_id)
+);
+
+CREATE TABLE routing_table (
+  singleton boolean NOT NULL DEFAULT true,
+  version integer NOT NULL,
+  routes jsonb NOT NULL,
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT routing_table_pkey PRIMARY KEY (singleton),
+  CONSTRAINT routing_table_singleton_check CHECK (singleton)
 );
 
 CREATE TABLE simulator_submissions (
@@ -525,6 +554,7 @@ CREATE UNIQUE INDEX batches_pkey ON batches USING btree (id);
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
 CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);
+CREATE UNIQUE INDEX connector_states_pkey ON connector_states USING btree (connector_id, worker_id);
 CREATE UNIQUE INDEX connectors_name_key ON connectors USING btree (name);
 CREATE UNIQUE INDEX connectors_pkey ON connectors USING btree (id);
 CREATE INDEX contacts_account_page_idx ON contacts USING btree (account_id, created_at DESC, id DESC);
@@ -570,6 +600,7 @@ CREATE UNIQUE INDEX opt_outs_id_key ON opt_outs USING btree (id);
 CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);
 CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
+CREATE UNIQUE INDEX routing_table_pkey ON routing_table USING btree (singleton);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
 CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);

@@ -32,6 +32,7 @@ import { messageHandlers } from "./routes/messages.js";
 import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
 import { keyHandlers } from "./routes/keys.js";
+import { routingHandlers } from "./routes/routing.js";
 import { unroutedMessageHandlers } from "./routes/unroutedMessages.js";
 import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
 import { auditEventHandlers } from "./routes/auditEvents.js";
@@ -55,6 +56,7 @@ export const handlers: Handlers = {
   ...unroutedMessageHandlers,
   ...operatorAccountHandlers,
   ...auditEventHandlers,
+  ...routingHandlers,
 };
 
 const BATCH_PATH = "/api/v1/messages/batch";

@@ -6,6 +6,7 @@ import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";
 import { readThroughputBacklog, type ThroughputBacklog } from "../db/throttledSends.js";
+import { connectorViews, type ConnectorView } from "../services/connectors.js";
 
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -17,12 +18,17 @@ export const DATABASE_METRICS = [
   "sms_webhooks_disabled",
   "sms_throughput_waiting_messages",
   "sms_throughput_oldest_waiting_seconds",
+  "sms_connector_up",
 ] as const;
 
-type Reading = QueueHealth & { throughput: ThroughputBacklog[] };
+type Reading = QueueHealth & { throughput: ThroughputBacklog[]; connectors: ConnectorView[] };
 const read = async (db: Db): Promise<Reading> => {
-  const [health, throughput] = await Promise.all([readQueueHealth(db, SCRAPE_TIMEOUT_MS), readThroughputBacklog(db, SCRAPE_TIMEOUT_MS)]);
-  return { ...health, throughput };
+  const [health, throughput, connectors] = await Promise.all([
+    readQueueHealth(db, SCRAPE_TIMEOUT_MS),
+    readThroughputBacklog(db, SCRAPE_TIMEOUT_MS),
+    connectorViews(db),
+  ]);
+  return { ...health, throughput, connectors };
 };
 
 export function registerDatabaseMetrics(registry: Registry, db: Db): void {
@@ -94,4 +100,18 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       },
     });
   }
+
+  // Each connector as its workers report it (services/connectors.ts): 1 bound, else 0; a disabled one is absent.
+  new Gauge({
+    name: "sms_connector_up",
+    help: "1 when at least one session of the connector is bound in some worker, 0 while it binds or is down (disabled connectors are not shown)",
+    labelNames: ["connector"] as const,
+    registers: [registry],
+    async collect() {
+      const r = await reading();
+      if (!r) return;
+      this.reset();
+      for (const c of r.connectors) if (c.state !== "disabled") this.set({ connector: c.row.name }, c.state === "bound" ? 1 : 0);
+    },
+  });
 }

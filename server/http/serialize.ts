@@ -56,7 +56,24 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     metadata: row.metadata,
     sentBody: row.sentBody,
     history: history.map((h) => ({ status: h.status, at: iso(h.at) })),
+    connectorId: row.connectorId,
+    attempts: attemptsOf(row),
+    waitingFor: row.waitingFor,
   };
+}
+
+/** A message tried on one connector only stores none: its one attempt is its connector, claim time and refusal. */
+function attemptsOf(row: MessageRow): Schemas["SendAttempt"][] {
+  if (row.attempts) return row.attempts;
+  if (row.connectorId === null || row.submittedAt === null) return [];
+  const refused = row.sentAt === null && row.errorCode !== null && row.status === "failed";
+  return [
+    {
+      connectorId: row.connectorId,
+      at: iso(row.submittedAt),
+      error: refused ? { code: row.errorCode!, message: row.errorMessage ?? "" } : null,
+    },
+  ];
 }
 
 export const toGroup = (row: GroupRow): Schemas["Group"] => ({

@@ -31,6 +31,8 @@ export class ProviderUnavailable extends Error {
   constructor(
     message: string,
     readonly retryAfterMs = 1000,
+    /** The link was up but throttled it too long (routing may move it within its pool only). */
+    readonly throttled = false,
   ) {
     super(message);
   }

@@ -6,8 +6,24 @@ export class SendWindow {
   private free: number;
   private readonly waiting: { n: number; resolve: (count: number) => void }[] = [];
 
-  constructor(readonly size: number) {
+  constructor(public size: number) {
     this.free = size;
+  }
+
+  /** A new size (connectors added or removed): the slots taken stay taken; waiters take what frees. */
+  resize(size: number): void {
+    this.free += size - this.size;
+    this.size = size;
+    this.drain();
+  }
+
+  private drain(): void {
+    while (this.waiting.length > 0 && this.free > 0) {
+      const next = this.waiting.shift()!;
+      const taken = Math.min(next.n, this.free);
+      this.free -= taken;
+      next.resolve(taken);
+    }
   }
 
   /**
@@ -28,12 +44,7 @@ export class SendWindow {
       if (released) return;
       released = true;
       this.free += count;
-      while (this.waiting.length > 0 && this.free > 0) {
-        const next = this.waiting.shift()!;
-        const taken = Math.min(next.n, this.free);
-        this.free -= taken;
-        next.resolve(taken);
-      }
+      this.drain();
     };
     return { count, release };
   }

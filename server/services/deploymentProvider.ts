@@ -1,17 +1,19 @@
-// Which provider the deployment sends through: the deployment's choice, recorded in the database (the
-// `default` connector) so that every process agrees, never a process's own default. The rules, checked by
-// test/deploy/deployment-provider.test.ts and stated in docs/OPERATIONS.md ("The provider"):
-// - a process started with PROVIDER (and SMPP_URL for smpp) records that choice, and says so when it changes
-//   what was recorded;
-// - a process started without PROVIDER follows the record;
-// - with nothing recorded and no PROVIDER, a start outside production records the simulator (so `npm start`
-//   works on a fresh machine), and a production start is refused;
-// - production on the simulator is refused unless ALLOW_SIMULATOR_IN_PRODUCTION=1: it sends nothing, and
-//   every message would show `delivered`.
+// The deployment's connectors as a starting process finds them (docs/ROUTING.md, "The default connector"): the
+// deployment's choice, recorded in the database so that every process agrees, never a process's own default.
+// The rules, checked by test/deploy/deployment-provider.test.ts and stated in docs/OPERATIONS.md:
+// - when no connector exists, a process started with PROVIDER (and SMPP_URL for smpp) makes the `default`
+//   connector and a catch-all route to it; so does the first start outside production without them (the
+//   simulator, so `npm start` works on a fresh machine); a production start without them refuses;
+// - once a connector exists, the API manages them: a PROVIDER/SMPP_URL that differs from `default` is reported
+//   with a warning and not applied;
+// - production whose every connector is the simulator is refused unless ALLOW_SIMULATOR_IN_PRODUCTION=1: it
+//   sends nothing, and every message would show `delivered`.
 import type { Config } from "../config.js";
-import { readConnector, recordConnector, type ConnectorSettings, type SmppSettings } from "../db/connectors.js";
+import { insertConnector, listConnectors, readConnector, type ConnectorSettings, type SmppSettings } from "../db/connectors.js";
 import type { Db } from "../db/knex.js";
+import { readRoutingTable, replaceRoutingTable } from "../db/routingTable.js";
 import type { Logger } from "../logger.js";
+import { isDeepStrictEqual } from "node:util";
 
 export const DEFAULT_CONNECTOR = "default";
 
@@ -24,37 +26,53 @@ export interface DeploymentProvider {
   smppUrl?: string;
 }
 
-/** Resolves (and, where the rules say so, records) the deployment's provider for a starting process. */
+/** Resolves (and, where the rules say so, records) the deployment's connectors for a starting process. */
 export async function resolveDeploymentProvider(
   db: Db,
-  config: Pick<Config, "provider" | "smppUrl" | "nodeEnv" | "allowSimulatorInProduction">,
+  config: Pick<Config, "provider" | "smppUrl" | "nodeEnv" | "allowSimulatorInProduction" | "smppSystemType" | "smppDefaultCountry">,
   log: Logger,
 ): Promise<DeploymentProvider> {
   const production = config.nodeEnv === "production";
-  let settings: ConnectorSettings;
-  if (config.provider !== undefined) {
-    settings = fromEnvironment(config.provider, config.smppUrl);
-    const { before } = await recordConnector(db, DEFAULT_CONNECTOR, settings);
-    if (before)
-      log.warn(
-        { was: before.type, now: settings.type },
-        "PROVIDER/SMPP_URL of this process changed the deployment's recorded provider; processes started without PROVIDER follow it from their next start",
-      );
-  } else {
-    const recorded = await readConnector(db, DEFAULT_CONNECTOR);
-    if (recorded) settings = recorded;
-    else if (production)
+  const wanted = config.provider === undefined ? undefined : fromEnvironment(config);
+  let connectors = await listConnectors(db);
+  if (connectors.length === 0) {
+    if (!wanted && production)
       throw new ProviderRefused(
         "cannot start: no provider is configured. Set PROVIDER=smpp and SMPP_URL=smpp://system_id:password@host:port (or PROVIDER=simulator with ALLOW_SIMULATOR_IN_PRODUCTION=1 to send nothing)",
       );
-    else settings = (await recordConnector(db, DEFAULT_CONNECTOR, { type: "simulator", smpp: null })).row;
+    await createDefaultConnector(db, wanted ?? { type: "simulator", smpp: null });
+    connectors = await listConnectors(db);
+  } else if (wanted) {
+    const recorded = connectors.find((c) => c.name === DEFAULT_CONNECTOR);
+    if (!recorded || recorded.type !== wanted.type || !isDeepStrictEqual(recorded.smpp, wanted.smpp))
+      log.warn(
+        { recorded: recorded?.type ?? null, environment: wanted.type },
+        "PROVIDER/SMPP_URL differ from the deployment's `default` connector and are not applied: connectors are managed by the API (/api/v1/connectors)",
+      );
   }
-  if (settings.type === "simulator" && production && !config.allowSimulatorInProduction)
+  if (production && !config.allowSimulatorInProduction && connectors.every((c) => c.type === "simulator"))
     throw new ProviderRefused(
       "cannot start: this production deployment's provider is the simulator, which sends nothing. Set PROVIDER=smpp and SMPP_URL, or ALLOW_SIMULATOR_IN_PRODUCTION=1 to run on it anyway",
     );
-  log.info({ provider: settings.type, from: config.provider === undefined ? "the deployment's record" : "PROVIDER" }, "provider");
-  return settings.type === "smpp" ? { provider: "smpp", smppUrl: smppUrlOf(settings.smpp) } : { provider: "simulator" };
+  const main = connectors.find((c) => c.name === DEFAULT_CONNECTOR) ?? connectors[0]!;
+  log.info(
+    { provider: main.type, from: config.provider === undefined ? "the deployment's record" : "PROVIDER", connectors: connectors.length },
+    "provider",
+  );
+  return main.type === "smpp" ? { provider: "smpp", smppUrl: smppUrlOf(main.smpp) } : { provider: "simulator" };
+}
+
+/** The `default` connector, and the catch-all route to it when the table has no route yet. */
+async function createDefaultConnector(db: Db, settings: ConnectorSettings): Promise<void> {
+  await db.transaction(async (tx) => {
+    // Two processes starting at once: the table row is locked first, so one makes both and the other neither.
+    const table = await readRoutingTable(tx, { forUpdate: true });
+    const made = await insertConnector(tx, { name: DEFAULT_CONNECTOR, settings, maxSegmentsPerSecond: null, enabled: true });
+    if (made && table.routes.length === 0)
+      await replaceRoutingTable(tx, table.version, [
+        { name: "default", match: {}, connectors: [{ connectorId: made.id, weight: 1 }], fallback: [] },
+      ]);
+  });
 }
 
 /** The `default` connector's type now (the simulator's endpoint exists only while it is the simulator). */
@@ -62,7 +80,8 @@ export async function deploymentProviderType(db: Db): Promise<ConnectorSettings[
   return (await readConnector(db, DEFAULT_CONNECTOR))?.type;
 }
 
-function fromEnvironment(provider: "simulator" | "smpp", smppUrl: string | undefined): ConnectorSettings {
+function fromEnvironment(config: Pick<Config, "provider" | "smppUrl" | "smppSystemType" | "smppDefaultCountry">): ConnectorSettings {
+  const { provider, smppUrl } = config;
   if (provider === "simulator") return { type: "simulator", smpp: null };
   if (!smppUrl) throw new ProviderRefused("cannot start: PROVIDER=smpp needs SMPP_URL=smpp://system_id:password@host:port");
   let url: URL;
@@ -80,10 +99,12 @@ function fromEnvironment(provider: "simulator" | "smpp", smppUrl: string | undef
       port: Number(url.port || 2775),
       systemId: decodeURIComponent(url.username),
       password: decodeURIComponent(url.password),
+      ...(config.smppSystemType ? { systemType: config.smppSystemType } : {}),
+      ...(config.smppDefaultCountry ? { defaultCountry: config.smppDefaultCountry } : {}),
     },
   };
 }
 
-function smppUrlOf(s: SmppSettings): string {
+export function smppUrlOf(s: SmppSettings): string {
   return `smpp://${encodeURIComponent(s.systemId)}:${encodeURIComponent(s.password)}@${s.host}:${s.port}`;
 }

@@ -82,6 +82,16 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     await a.request("POST", "/api/v1/messages/batch", { messages: [{ to: "+14155550509", from: "ACME", body: "x", scheduledAt: later }] })
   ).json()) as { batchId: string };
   await call("Batches_cancel", a, "POST", `/api/v1/batches/${batch.batchId}/cancel`);
+  const connector = await call("Connectors_create", op, "POST", "/api/v1/connectors", {
+    name: `audited-${Date.now()}`,
+    type: "smpp",
+    smpp: { host: "127.0.0.1", port: 9, systemId: "audited", password: "s3cr3tpw" },
+  });
+  secrets.push("s3cr3tpw");
+  await call("Connectors_update", op, "PATCH", `/api/v1/connectors/${connector.connectorId}`, { enabled: false });
+  const table = (await (await op.request("GET", "/api/v1/routes")).json()) as { version: number; routes: unknown[] };
+  await call("Routes_replace", op, "PUT", "/api/v1/routes", table);
+  await call("Connectors_delete", op, "DELETE", `/api/v1/connectors/${connector.connectorId}`);
   await call("Groups_delete", a, "DELETE", `/api/v1/contacts/groups/${group.groupId}`);
   const key = await call("Keys_create", a, "POST", "/api/v1/keys", { name: "k" });
   secrets.push(key.key!);

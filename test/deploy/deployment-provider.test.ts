@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
 import { readConnector } from "../../server/db/connectors.js";
+import { readRoutingTable } from "../../server/db/routingTable.js";
 import { freePort } from "../../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../../server/db/knex.js";
 import { createLogger } from "../../server/logger.js";
@@ -21,25 +22,43 @@ const log = createLogger("info", { write: (line: string) => void lines.push(JSON
 const env = (vars: Record<string, string>) => loadConfig(vars);
 
 describe("the deployment's provider, resolved at a process's start", () => {
-  it("outside production a first start with nothing configured records the simulator; later starts follow the record", async () => {
+  it("outside production a first start with nothing configured makes the simulator `default` and its route; later starts follow it", async () => {
     const { db } = database();
     await db("connectors").del();
+    await db("routing_table").update({ version: 0, routes: JSON.stringify([]) });
     expect(await resolveDeploymentProvider(db, env({}), log)).toEqual({ provider: "simulator" });
-    expect((await readConnector(db, "default"))?.type).toBe("simulator");
-    // A process with PROVIDER records its choice, and says it changed the record.
+    const recorded = await readConnector(db, "default");
+    expect(recorded?.type).toBe("simulator");
+    expect(await readRoutingTable(db)).toEqual({
+      version: 1,
+      routes: [{ name: "default", match: {}, connectors: [{ connectorId: recorded!.id, weight: 1 }], fallback: [] }],
+    });
+    // Once a connector exists the API manages them: a process with another PROVIDER is told, and nothing changes.
     const smpp = await resolveDeploymentProvider(db, env({ PROVIDER: "smpp", SMPP_URL: "smpp://acme:p%40ss@127.0.0.1:2776" }), log);
-    expect(smpp).toEqual({ provider: "smpp", smppUrl: "smpp://acme:p%40ss@127.0.0.1:2776" });
-    expect(lines.map((l) => l.msg)).toContainEqual(expect.stringMatching(/changed the deployment's recorded provider/));
-    // The same again changes nothing, and says nothing.
-    const warnings = lines.filter((l) => l.level === 40).length;
-    await resolveDeploymentProvider(db, env({ PROVIDER: "smpp", SMPP_URL: "smpp://acme:p%40ss@127.0.0.1:2776" }), log);
-    expect(lines.filter((l) => l.level === 40)).toHaveLength(warnings);
-    // One without follows it: no default of its own.
-    expect(await resolveDeploymentProvider(db, env({}), log)).toEqual(smpp);
+    expect(smpp).toEqual({ provider: "simulator" });
+    expect(lines.map((l) => l.msg)).toContainEqual(
+      expect.stringMatching(/differ from the deployment's `default` connector and are not applied/),
+    );
+    expect(await readConnector(db, "default")).toEqual(recorded);
+    expect((await readRoutingTable(db)).version).toBe(1);
+  });
+
+  it("a first start with PROVIDER=smpp makes the smpp `default` from SMPP_URL; the same again says nothing", async () => {
+    const { db } = database();
+    await db("connectors").del();
+    await db("routing_table").update({ version: 0, routes: JSON.stringify([]) });
+    const vars = { PROVIDER: "smpp", SMPP_URL: "smpp://acme:p%40ss@127.0.0.1:2776" };
+    expect(await resolveDeploymentProvider(db, env(vars), log)).toEqual({ provider: "smpp", smppUrl: "smpp://acme:p%40ss@127.0.0.1:2776" });
     expect(await readConnector(db, "default")).toMatchObject({
       type: "smpp",
       smpp: { host: "127.0.0.1", port: 2776, systemId: "acme", password: "p@ss" },
+      enabled: true,
     });
+    const warnings = lines.filter((l) => l.level === 40).length;
+    await resolveDeploymentProvider(db, env(vars), log);
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(warnings);
+    // One without follows it.
+    expect(await resolveDeploymentProvider(db, env({}), log)).toEqual({ provider: "smpp", smppUrl: "smpp://acme:p%40ss@127.0.0.1:2776" });
   });
 
   it("production refuses to start with nothing configured, and on the simulator unless ALLOW_SIMULATOR_IN_PRODUCTION=1", async () => {

@@ -18,7 +18,8 @@ function metricNames(expr: string): string[] {
   const bare = expr
     .replace(/"[^"]*"/g, "")
     .replace(/\{[^}]*\}/g, "")
-    .replace(/\[[^\]]*\]/g, "");
+    .replace(/\[[^\]]*\]/g, "")
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ");
   const names = [...bare.matchAll(/(?<![\w:.])[a-zA-Z_:][\w:]*(?![\w:])(?!\s*\()/g)].map((m) => m[0]);
   return names.filter((n) => !PROMQL_WORDS.has(n) && !/^\d/.test(n));
 }
@@ -40,6 +41,7 @@ describe("alerting rules and the metrics they use", () => {
     expect([...named].sort()).toEqual([
       "http_request_duration_seconds_count",
       "smpp_bound",
+      "sms_connector_up",
       "sms_database_up",
       "sms_oldest_due_message_seconds",
       "sms_receipt_deliveries_given_up_last_hour",

@@ -74,7 +74,7 @@ describe("in a burst the statistics have not seen, id-keyed statements look ids 
   it("the send claim (scheduled → sending)", async () => {
     const { db } = database();
     const indexes = await indexesOf(
-      () => claimMessagesForSending(db, scheduledIds, "simulator"),
+      () => claimMessagesForSending(db, scheduledIds, { link: "simulator", connectorId: null }),
       (sql) => sql.startsWith("UPDATE messages"),
     );
     expect(indexes).toContain("messages_pkey");

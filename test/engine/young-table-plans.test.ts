@@ -48,7 +48,7 @@ async function messageIndexes(fn: () => Promise<unknown>): Promise<string[]> {
 
 describe("on a table no ANALYZE has seen, statements by key look messages up by the key", () => {
   it.each([
-    ["the send claim", () => claimMessagesForSending(database().db, keys, "simulator")],
+    ["the send claim", () => claimMessagesForSending(database().db, keys, { link: "simulator", connectorId: null })],
     ["the opt-out check", () => scheduledToOptedOut(database().db, keys)],
     ["the validity check", () => scheduledPastValidity(database().db, keys)],
     ["the sending policy's facts", () => policyFacts(database().db, keys, true)],

@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
+import { startWorker, type Worker, type WorkerOptions } from "../../server/worker.js";
+import { resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
 import type { TestServer } from "./server.js";
 import { waitUntil } from "./wait.js";
 
@@ -152,6 +153,15 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
 }
 
 /**
+ * A worker as one started with PROVIDER=smpp and SMPP_URL (`config.smppUrl`) on a fresh deployment: the `default`
+ * connector and its catch-all route are made first (services/deploymentProvider.ts) when no connector exists.
+ */
+export async function startSmppTestWorker(opts: WorkerOptions): Promise<Worker> {
+  await resolveDeploymentProvider(opts.db, { ...opts.config, provider: "smpp" }, createLogger("silent"));
+  return startWorker(opts);
+}
+
+/**
  * For a test file: an SMSC on 127.0.0.1 and a worker of the file's server bound to it over SMPP (the server's
  * config with `smppUrl` pointing at the SMSC), both stopped after the file. `stop` stops the worker once, whoever
  * calls it first (a test that stops it itself, or the file's end).
@@ -166,7 +176,7 @@ export function useSmppWorker(server: () => TestServer): {
   beforeAll(async () => {
     smsc = await startSmsc();
     const s = server();
-    worker = await startWorker({
+    worker = await startSmppTestWorker({
       db: s.db,
       databaseUrl: s.url,
       log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),

@@ -10,7 +10,8 @@ import { storeIncompleteInboundMessagesChore } from "../../server/jobs/maintenan
 import { createLogger } from "../../server/logger.js";
 import { createOperatorKey } from "../../server/services/keys.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
+import type { Worker } from "../../server/worker.js";
+import { startSmppTestWorker } from "../helpers/smsc.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { systemPackagePresent } from "../helpers/systemPackage.js";
@@ -51,7 +52,7 @@ beforeAll(async () => {
   peer.stdout!.on("data", (chunk: Buffer) => (peerLog += chunk.toString()));
   const port = Number((await waitUntil("the peer listening", async () => /LISTENING (\d+)/.exec(peerLog)))[1]);
   const s = server();
-  worker = await startWorker({
+  worker = await startSmppTestWorker({
     db: s.db,
     databaseUrl: s.url,
     log: createLogger("info", logSink),

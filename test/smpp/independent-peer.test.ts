@@ -5,7 +5,8 @@ import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
+import type { Worker } from "../../server/worker.js";
+import { startSmppTestWorker } from "../helpers/smsc.js";
 import { useTestServer } from "../helpers/server.js";
 import { systemPackagePresent } from "../helpers/systemPackage.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -35,7 +36,7 @@ describe.skipIf(!available)("against Net::SMPP's example SMSC", () => {
     smsc = spawn("perl", [SMSC_PL, "3"], { stdio: "ignore", detached: true });
     await waitUntil("smsc.pl listening on 9900", listening, 10_000, 100);
     const s = server();
-    worker = await startWorker({
+    worker = await startSmppTestWorker({
       db: s.db,
       databaseUrl: s.url,
       log: createLogger("silent"),

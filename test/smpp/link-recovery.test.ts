@@ -12,9 +12,9 @@ import { createApp } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
 import { ConnectionLost, NotBound, SmppConnection } from "../../server/providers/smpp/connection.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
+import type { Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
-import { startSmsc, type Smsc } from "../helpers/smsc.js";
+import { startSmsc, type Smsc, startSmppTestWorker } from "../helpers/smsc.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   smsc = await startSmsc();
   const s = server();
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
-  worker = await startWorker({ db: s.db, databaseUrl: s.url, log, config: { ...s.config, smppUrl: smsc.url } });
+  worker = await startSmppTestWorker({ db: s.db, databaseUrl: s.url, log, config: { ...s.config, smppUrl: smsc.url } });
   connection = (worker.provider as SmppProvider).connection;
   // The API as `npm start` runs it beside a worker: /readyz follows the SMPP session.
   const app = createApp({ db: s.db, log, config: s.config, now: () => new Date(), providerReady: () => connection.state === "bound" });

@@ -12,9 +12,9 @@ import type { Config } from "../../server/config.js";
 import { notifyWorkers } from "../../server/db/jobs/index.js";
 import { createLogger } from "../../server/logger.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
-import { startWorker, type Worker } from "../../server/worker.js";
+import type { Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
-import { startSmsc, type Smsc } from "../helpers/smsc.js";
+import { startSmsc, type Smsc, startSmppTestWorker } from "../helpers/smsc.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
@@ -36,7 +36,7 @@ const server = useTestServer({
 
 async function start(config: Partial<Config> = {}): Promise<SmppProvider> {
   const s = server();
-  worker = await startWorker({
+  worker = await startSmppTestWorker({
     db: s.db,
     databaseUrl: s.url,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),

@@ -57,6 +57,7 @@ describe("loadConfig", () => {
       smppThrottlePauseMs: 1000,
       smppThrottleMaxWaitMs: 60000,
       autoReplyMaxPerHour: 100,
+      connectorRefreshMs: 1000,
       inboundReassemblyTimeoutMs: 60000,
     });
   });

@@ -34,6 +34,8 @@ export interface JobKinds {
     destination?: string | null;
     submittedMinute?: string | null;
     text?: string | null;
+    /** Its connector's messageIdFormat is `exact`: the id is not read as hexadecimal or decimal. */
+    exactId?: boolean;
   };
 }
 

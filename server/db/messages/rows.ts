@@ -43,6 +43,21 @@ export interface MessageRow {
   /** The text as sent when smart encoding changed it; else null. */
   sentBody: string | null;
   createdAt: Date;
+  /** When it was claimed to be written to a connector (the last time), or null. */
+  submittedAt: Date | null;
+  /** The connector it was (last) handed to, or null. */
+  connectorId: string | null;
+  /** Stored only when it was tried on more than one connector (failover); else derived from the above. */
+  attempts: SendAttemptRow[] | null;
+  /** `connector` while no connector of its route is available. */
+  waitingFor: "connector" | null;
+}
+
+/** One connector a message was written to, and its refusal. */
+export interface SendAttemptRow {
+  connectorId: string;
+  at: string;
+  error: { code: string; message: string } | null;
 }
 
 export interface StatusChangeRow {
@@ -104,12 +119,15 @@ export const columns = {
   metadata: "metadata",
   sentBody: "sent_body",
   createdAt: "created_at",
+  submittedAt: "submitted_at",
+  connectorId: "connector_id",
+  attempts: "attempts",
+  waitingFor: "waiting_for",
 };
 
 export const returning = [
   ...Object.entries(columns).map(([alias, col]) => `${col} as ${alias}`),
   "account_id as accountId",
-  "submitted_at as submittedAt",
   "outcome_unknown_at as outcomeUnknownAt",
 ];
 export const returningSql = returning
@@ -118,7 +136,7 @@ export const returningSql = returning
     return `m.${col} AS "${alias}"`;
   })
   .join(", ");
-export type OwnedMessageRow = MessageRow & { accountId: string; submittedAt: Date | null; outcomeUnknownAt: Date | null };
+export type OwnedMessageRow = MessageRow & { accountId: string; outcomeUnknownAt: Date | null };
 
 /** What a status change and its receipt need of a message (services/statusChanges.ts, MessageFacts). */
 export interface MessageFactsRow {

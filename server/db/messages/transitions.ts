@@ -10,7 +10,7 @@ import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
 import { run, sql, type Sql } from "../sql.js";
 import { ACCOUNT_SUSPENDED_SQL, SENDER_HELD_SQL } from "../sendingGuards.js";
-import { byKeys, returningSql, type MessageKey, type OwnedMessageRow } from "./rows.js";
+import { byKeys, returningSql, type MessageKey, type OwnedMessageRow, type SendAttemptRow } from "./rows.js";
 
 /**
  * scheduled → cancelled as one conditional UPDATE: the send claim is the same kind of statement on the same
@@ -78,10 +78,32 @@ const whereStatusIn = (statuses: readonly string[]) => {
 };
 
 /** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
-export async function returnToScheduled(db: Knex, keys: MessageKey[]): Promise<number> {
+export async function returnToScheduled(db: Knex, keys: MessageKey[], opts: { waitingFor?: "connector" } = {}): Promise<number> {
   return byKeys(db, keys)
     .whereRaw(...whereStatusIn(allowedFrom("scheduled")))
-    .update({ status: "scheduled", submitted_at: null, submitted_via: null });
+    .update({ status: "scheduled", submitted_at: null, submitted_via: null, waiting_for: opts.waitingFor ?? null });
+}
+
+/** Where each message of a routed window goes (before it is written): its connector and that link's name. */
+export async function assignConnectors(db: Knex, targets: (MessageKey & { connectorId: string; link: string })[]): Promise<void> {
+  if (targets.length === 0) return;
+  await run(
+    db,
+    sql`UPDATE messages m SET connector_id = t."connectorId", submitted_via = t.link
+          FROM jsonb_to_recordset(${JSON.stringify(targets)}::jsonb) AS t(id uuid, "accountId" uuid, "connectorId" uuid, link text)
+         WHERE m.account_id = t."accountId" AND m.id = t.id AND m.status = 'sending'`,
+  );
+}
+
+/** The connectors a message was tried on, for those tried on more than one (failover). */
+export async function recordAttempts(db: Knex, tried: (MessageKey & { attempts: SendAttemptRow[] })[]): Promise<void> {
+  if (tried.length === 0) return;
+  await run(
+    db,
+    sql`UPDATE messages m SET attempts = t.attempts
+          FROM jsonb_to_recordset(${JSON.stringify(tried)}::jsonb) AS t(id uuid, "accountId" uuid, attempts jsonb)
+         WHERE m.account_id = t."accountId" AND m.id = t.id`,
+  );
 }
 
 /**
@@ -132,7 +154,8 @@ export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise
 export async function claimMessagesForSending(
   db: Knex,
   keys: MessageKey[],
-  link: string,
+  /** The connector they all go to, when one takes every message; null when each is routed after the claim. */
+  target: { link: string; connectorId: string | null } | null,
   opts: { policyChecked?: boolean } = {},
 ): Promise<OwnedMessageRow[]> {
   if (keys.length === 0) return [];
@@ -141,7 +164,8 @@ export async function claimMessagesForSending(
   // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await run<OwnedMessageRow>(
     db,
-    sql`UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ${link}, deferred_until = NULL
+    sql`UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ${target?.link ?? null},
+                              connector_id = ${target?.connectorId ?? null}, waiting_for = NULL, deferred_until = NULL
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", allowedFrom("sending"))}
            AND (m.valid_until IS NULL OR m.valid_until > now())
            AND (m.bypasses_opt_out OR NOT ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))})

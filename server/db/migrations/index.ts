@@ -30,6 +30,7 @@ import * as m028 from "./028_account_rate_buckets.js";
 import * as m029 from "./029_fair_claim.js";
 import * as m030 from "./030_claim_refill.js";
 import * as m031 from "./031_carrier_id_keys.js";
+import * as m032 from "./032_carrier_routing.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -65,6 +66,7 @@ const migrations: Record<string, Knex.Migration> = {
   "029_fair_claim": m029,
   "030_claim_refill": m030,
   "031_carrier_id_keys": m031,
+  "032_carrier_routing": m032,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -31,12 +31,19 @@ import { applySendingPolicy, type PolicyDecision, type SendingPolicyOptions } fr
 import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
-import { ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
+import { fixedRouter, type RoutedConnector, type SendRouter } from "../../providers/connectors.js";
+import { countAnswers, submitRouted, type RoutedResult } from "../../providers/routing.js";
+import { ProviderUnavailable, submitAll, type OutboundMessage, type Provider } from "../../providers/types.js";
 import type { JobRow } from "../../db/jobs/index.js";
 import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
 /** How often a suspended account's waiting message looks again whether the account was reinstated. */
 export const SUSPENDED_RECHECK_MS = 15_000;
+
+/** How often a message waiting for a connector looks again (a connector bound, the table changed). */
+export const CONNECTOR_RECHECK_MS = 1_000;
+
+export const NO_ROUTE = { code: "no_route", message: "No route of the routing table matches the message." };
 
 export const OUTCOME_UNKNOWN = {
   code: "send_outcome_unknown",
@@ -62,17 +69,18 @@ export interface SendOptions {
  */
 export function sendMessageHandler(
   db: Db,
-  provider: Provider,
+  router: SendRouter,
   opts: SendOptions,
   testProvider?: Provider,
 ): BatchJobHandler<"send_message"> {
+  const testRouter = testProvider && fixedRouter(testProvider);
   return {
     batch: async (jobs, ctx) => {
-      const tests = testProvider ? jobs.flatMap((j, i) => (j.payload.test ? [i] : [])) : [];
-      if (tests.length === 0) return new SendBatch(db, provider, opts, jobs, ctx).run();
+      const tests = testRouter ? jobs.flatMap((j, i) => (j.payload.test ? [i] : [])) : [];
+      if (tests.length === 0) return new SendBatch(db, router, opts, jobs, ctx).run();
       const outcomes: (Error | undefined)[] = jobs.map(() => undefined);
       const real = jobs.flatMap((j, i) => (j.payload.test ? [] : [i]));
-      const part = async (indexes: number[], via: Provider) => {
+      const part = async (indexes: number[], via: SendRouter) => {
         const sub: JobContext = { ...ctx, settle: (i, outcome) => ctx.settle(indexes[i]!, outcome) };
         const results = await new SendBatch(
           db,
@@ -83,7 +91,7 @@ export function sendMessageHandler(
         ).run();
         results.forEach((r, i) => (outcomes[indexes[i]!] = r));
       };
-      await Promise.all([real.length > 0 ? part(real, provider) : undefined, part(tests, testProvider!)]);
+      await Promise.all([real.length > 0 ? part(real, router) : undefined, part(tests, testRouter!)]);
       return outcomes;
     },
   };
@@ -104,7 +112,7 @@ class SendBatch {
 
   constructor(
     private readonly db: Db,
-    private readonly provider: Provider,
+    private readonly router: SendRouter,
     private readonly opts: SendOptions,
     jobs: JobRow<"send_message">[],
     private readonly ctx: JobContext,
@@ -123,12 +131,15 @@ class SendBatch {
 
   async run(): Promise<(Error | undefined)[]> {
     for (let rest = [...this.accountOf.keys()]; rest.length > 0;) {
-      const { count, release } = await this.provider.window.acquire(rest.length);
+      const { count, release } = await this.router.window.acquire(rest.length);
       const window = rest.slice(0, count);
       rest = rest.slice(count);
       try {
-        const claimed = await this.claimWindow(window);
-        if (claimed.length > 0) await this.submitWindow(claimed);
+        // One connector takes every message now (one catch-all route): the claim records it. Else each
+        // message is routed once claimed (providers/routing.ts).
+        const target = this.router.fixed();
+        const claimed = await this.claimWindow(window, target);
+        if (claimed.length > 0) await this.submitWindow(claimed, target);
       } finally {
         release();
       }
@@ -139,23 +150,25 @@ class SendBatch {
   }
 
   /** scheduled → sending for the window's messages the policy lets go now, in claim order. */
-  private async claimWindow(window: string[]): Promise<OwnedMessageRow[]> {
-    const { db, provider } = this;
+  private async claimWindow(window: string[], target: RoutedConnector | undefined): Promise<OwnedMessageRow[]> {
+    const { db } = this;
+    const provider = target?.provider;
+    const to = target ? { link: target.provider.link, connectorId: target.connectorId } : null;
     // The policy decides first where a message it holds must take no share of anything: over a paced link
     // (SMPP's beforeClaim waits for the window's share of the link's rate before the claim) and with a cap
     // on the whole link (nothing goes by the fast path unchecked). Elsewhere the fast path claims first and
     // the policy sees only what it left, so no policy costs no extra round trip.
-    const policyFirst = this.linkCapped || provider.beforeClaim !== undefined;
+    const policyFirst = this.linkCapped || provider?.beforeClaim !== undefined;
     let decision = policyFirst ? await this.decide(window) : undefined;
     const toClaim = decision ? window.filter((id) => !decision!.held.has(id)) : window;
-    await provider.beforeClaim?.(toClaim.length);
-    const claimed = this.linkCapped ? [] : await claimMessagesForSending(db, this.keys(toClaim), provider.link);
+    await provider?.beforeClaim?.(toClaim.length);
+    const claimed = this.linkCapped ? [] : await claimMessagesForSending(db, this.keys(toClaim), to);
     const claimedIds = new Set(claimed.map((m) => m.id));
     const left = toClaim.filter((id) => !claimedIds.has(id));
     if (left.length > 0) {
       // Left by the fast path: the sending policy decides those it applies to (sent in this window, or held).
       decision ??= await this.decide(left);
-      const cleared = await claimMessagesForSending(db, this.keys(decision.admitted), provider.link, { policyChecked: true });
+      const cleared = await claimMessagesForSending(db, this.keys(decision.admitted), to, { policyChecked: true });
       for (const m of cleared) claimedIds.add(m.id);
       claimed.push(...cleared);
       this.unclaimed.push(...left.filter((id) => !claimedIds.has(id) && !decision!.held.has(id)));
@@ -180,29 +193,42 @@ class SendBatch {
     return decision;
   }
 
-  /** Hands the window to the provider and records its answers. */
-  private async submitWindow(claimed: OwnedMessageRow[]): Promise<void> {
+  /** Hands the window to its connector(s) and records the answers. */
+  private async submitWindow(claimed: OwnedMessageRow[], target: RoutedConnector | undefined): Promise<void> {
     const { db } = this;
-    const results = await submitAll(
-      this.provider,
-      claimed.map((m) => ({
-        messageId: m.id,
-        to: m.to,
-        from: m.from,
-        body: m.sentBody ?? m.body,
-        encoding: m.encoding,
-        segments: m.segments,
-        validUntil: m.validUntil,
-        priority: m.priority,
-        accountId: m.accountId,
-      })),
-    );
+    const outbound: OutboundMessage[] = claimed.map((m) => ({
+      messageId: m.id,
+      to: m.to,
+      from: m.from,
+      body: m.sentBody ?? m.body,
+      encoding: m.encoding,
+      segments: m.segments,
+      validUntil: m.validUntil,
+      priority: m.priority,
+      accountId: m.accountId,
+    }));
+    let results: RoutedResult[];
+    if (target) {
+      results = await submitAll(target.provider, outbound);
+      countAnswers(
+        target.name,
+        results as Exclude<RoutedResult, string>[],
+        outbound.map((m) => m.segments),
+      );
+    } else results = await submitRouted(db, this.router, claimed, outbound);
     const at = new Date();
     const notTaken: string[] = [];
+    const waiting: string[] = [];
     const changes: { message: MessageFacts; change: StatusChange }[] = [];
     results.forEach((result, i) => {
       const message = claimed[i]!;
-      if (result instanceof ProviderUnavailable) {
+      if (result === "no_route") {
+        changes.push({ message, change: { status: "failed", at, error: NO_ROUTE } });
+      } else if (result === "no_connector") {
+        // No connector of its route is available: it waits (scheduled, cancellable) and looks again shortly.
+        waiting.push(message.id);
+        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + CONNECTOR_RECHECK_MS), "waiting for a connector");
+      } else if (result instanceof ProviderUnavailable) {
         // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
         notTaken.push(message.id);
         this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + result.retryAfterMs), result.message);
@@ -216,6 +242,7 @@ class SendBatch {
       }
     });
     if (notTaken.length > 0) await returnToScheduled(db, this.keys(notTaken));
+    if (waiting.length > 0) await returnToScheduled(db, this.keys(waiting), { waitingFor: "connector" });
     await changeMessageStatuses(db, changes, { handoff: this.ctx.handoff("receipts") });
     const campaigns = new Map(claimed.filter((m) => m.campaignId !== null).map((m) => [m.campaignId!, m.accountId]));
     await markCampaignsSending(

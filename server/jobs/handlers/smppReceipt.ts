@@ -29,8 +29,9 @@ export function smppReceiptHandler(db: Db): BatchJobHandler<"smpp_receipt"> {
         if (before === undefined || !outcomeOf(jobs[before]!.payload.stat)) chosen.set(job.payload.segmentId, i);
       });
       const receipts: SegmentReceipt[] = [...chosen.values()].map((i) => {
-        const { segmentId, stat, err } = jobs[i]!.payload;
-        return { segmentId, stat, err, keys: carrierIdCandidates(segmentId) };
+        const { segmentId, stat, err, exactId } = jobs[i]!.payload;
+        const keys = carrierIdCandidates(segmentId);
+        return { segmentId, stat, err, keys: exactId ? keys.slice(0, 1) : keys };
       });
       const segments = await recordSegmentReceipts(db, receipts);
       const byMessage = new Map<string, SegmentRow[]>();

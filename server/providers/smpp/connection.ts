@@ -47,6 +47,8 @@ interface InFlight {
 
 export class SmppConnection {
   state: BindState = "disconnected";
+  /** Why the last session ended or failed to bind (shown on the connector), or null. */
+  lastError: string | null = null;
   private session: GuardedSession | undefined;
   private backoffMs = MIN_BACKOFF_MS;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -140,7 +142,10 @@ export class SmppConnection {
       if (!session.send(pdu.response(), undefined, end)) end();
     });
     session.on("malformed", (error: MalformedPdu) => this.endSession(session, "malformed_pdu", error.message));
-    session.on("error", (error: Error) => this.opts.log.warn({ err: error }, "SMPP connection error"));
+    session.on("error", (error: Error) => {
+      session.error ??= error.message;
+      this.opts.log.warn({ err: error }, "SMPP connection error");
+    });
     session.on("close", () => this.endSession(session, "closed", "connection closed"));
   }
 
@@ -154,6 +159,8 @@ export class SmppConnection {
     for (const timer of this.sessionTimers.splice(0)) clearTimeout(timer);
     session.destroy();
     sessionEnds.inc({ reason });
+    // A socket error (ECONNREFUSED) says more than the "closed" that follows it.
+    if (reason !== "stopped") this.lastError = session.error ?? `${reason}: ${detail}`;
     // The writes still buffered in this process report their failure before the socket's "close": settle after
     // it, so a submit_sm whose bytes never left is known as such.
     const inFlight = [...this.requests];

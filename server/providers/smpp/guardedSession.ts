@@ -14,6 +14,8 @@ export class GuardedSession extends smpp.Session {
   /** The 4-byte command_length of a PDU whose rest has not arrived yet. */
   private lengthField: Buffer | undefined;
   private reading = false;
+  /** The first socket error of this session, if any (the connector's lastError). */
+  error: string | undefined;
 
   constructor(host: string, port: number) {
     super({ host, port });

@@ -119,7 +119,9 @@ export class SmppProvider implements Provider {
         resp = await this.connection.submit(fields, i === 0 ? { deadline } : {});
       } catch (error) {
         if (error instanceof NotBound && i === 0)
-          throw new ProviderUnavailable(error.message, error instanceof WaitedTooLong ? this.throttlePauseMs : 1000);
+          throw error instanceof WaitedTooLong
+            ? new ProviderUnavailable(error.message, this.throttlePauseMs, true)
+            : new ProviderUnavailable(error.message, 1000);
         throw error;
       }
       const status = resp.command_status;

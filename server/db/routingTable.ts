@@ -1,0 +1,54 @@
+// The routing table (migration 032): one row holding the ordered routes as one document and its version.
+// Replaced whole, only by a writer that names the version it read (optimistic concurrency).
+import type { Knex } from "knex";
+import type { Route } from "../domain/routing.js";
+import type { ConnectorRow } from "./connectors.js";
+import { run, sql } from "./sql.js";
+
+/** A connector as a worker runs it. */
+export type LiveConnector = Omit<ConnectorRow, "createdAt" | "updatedAt">;
+
+export interface RoutingTable {
+  version: number;
+  routes: Route[];
+}
+
+export async function readRoutingTable(db: Knex, opts: { forUpdate?: boolean } = {}): Promise<RoutingTable> {
+  const lock = sql.raw(opts.forUpdate ? "FOR UPDATE" : "");
+  const { rows } = await run<RoutingTable>(db, sql`SELECT version, routes FROM routing_table ${lock}`);
+  return rows[0] ?? { version: 0, routes: [] };
+}
+
+/** Replaces the table when its version is still `version`; the new table, or undefined when it moved on. */
+export async function replaceRoutingTable(db: Knex, version: number, routes: Route[]): Promise<RoutingTable | undefined> {
+  const { rows } = await run<RoutingTable>(
+    db,
+    sql`UPDATE routing_table SET version = version + 1, routes = ${JSON.stringify(routes)}::jsonb, updated_at = now()
+         WHERE version = ${version} RETURNING version, routes`,
+  );
+  return rows[0];
+}
+
+/** The names of the routes that name a connector (in their pool or fallback). */
+export async function routesNaming(db: Knex, connectorId: string): Promise<string[]> {
+  const { rows } = await run<{ name: string }>(
+    db,
+    sql`SELECT r->>'name' AS name FROM routing_table, jsonb_array_elements(routes) r
+         WHERE r->'connectors' @> jsonb_build_array(jsonb_build_object('connectorId', ${connectorId}::text))
+            OR r->'fallback' @> to_jsonb(ARRAY[${connectorId}::text])`,
+  );
+  return rows.map((r) => r.name);
+}
+
+/** Everything a worker routes by: the connectors and the table, read in one statement. */
+export async function readRoutingSnapshot(db: Knex): Promise<{ connectors: LiveConnector[]; table: RoutingTable }> {
+  const { rows } = await run<{ connectors: LiveConnector[]; version: number; routes: Route[] }>(
+    db,
+    sql`SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, 'type', type, 'smpp', smpp,
+                        'maxSegmentsPerSecond', max_segments_per_second, 'enabled', enabled) ORDER BY created_at, id), '[]')
+                  FROM connectors) AS connectors, version, routes
+          FROM routing_table`,
+  );
+  const r = rows[0];
+  return { connectors: r?.connectors ?? [], table: { version: r?.version ?? 0, routes: r?.routes ?? [] } };
+}
