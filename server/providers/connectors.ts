@@ -22,6 +22,8 @@ export interface RoutedConnector {
   connectorId: string | null;
   name: string;
   provider: Provider;
+  /** Its cap in segments a second across every worker (a GCRA bucket in the database), or null. */
+  cap: number | null;
 }
 
 /** How SendBatch finds where its messages go: a fixed provider, or the routing table. */
@@ -36,7 +38,7 @@ export interface SendRouter {
 
 /** A provider given as it is: every message goes to it. */
 export function fixedRouter(provider: Provider): SendRouter {
-  const only: RoutedConnector = { connectorId: null, name: provider.name, provider };
+  const only: RoutedConnector = { connectorId: null, name: provider.name, provider, cap: null };
   return {
     window: provider.window,
     fixed: () => only,
@@ -173,7 +175,7 @@ export class ConnectorSet implements SendRouter {
 
   private routed(id: string): RoutedConnector {
     const r = this.running.get(id)!;
-    return { connectorId: id, name: r.row.name, provider: r.provider };
+    return { connectorId: id, name: r.row.name, provider: r.provider, cap: r.row.maxSegmentsPerSecond };
   }
 
   fixed(): RoutedConnector | undefined {
@@ -181,7 +183,8 @@ export class ConnectorSet implements SendRouter {
     if (!first || Object.keys(first.match).length > 0 || first.connectors.length !== 1 || (first.fallback ?? []).length > 0)
       return undefined;
     const id = first.connectors[0]!.connectorId;
-    return this.available(id) ? this.routed(id) : undefined;
+    // A capped connector is paid per message once routed (providers/routing.ts).
+    return this.available(id) && this.running.get(id)!.row.maxSegmentsPerSecond === null ? this.routed(id) : undefined;
   }
 
   plan(m: RoutedFacts) {

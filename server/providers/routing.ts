@@ -7,6 +7,8 @@
 // within the route's pool, never to its fallback.
 import type { Db } from "../db/knex.js";
 import { assignConnectors, recordAttempts, type OwnedMessageRow, type SendAttemptRow } from "../db/messages/index.js";
+import { lockThroughputBuckets, updateThroughputBuckets } from "../db/throughputBuckets.js";
+import { admitInOrder, changedTats } from "../domain/throughput.js";
 import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
 import type { RoutedConnector, SendRouter } from "./connectors.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type SubmitResult } from "./types.js";
@@ -51,15 +53,30 @@ export async function submitRouted(
     }
     await Promise.all(
       [...groups.values()].map(async ({ connector, indexes }) => {
+        let writing = indexes;
+        if (connector.cap !== null) {
+          const paid = await payConnectorCap(
+            db,
+            connector.connectorId!,
+            connector.cap,
+            indexes.map((i) => outbound[i]!),
+          );
+          writing = indexes.filter((_, k) => paid.admitted[k]);
+          for (const [k, i] of indexes.entries())
+            if (!paid.admitted[k])
+              results[i] = new ProviderUnavailable(`connector ${connector.name} at its cap`, paid.retryAfterMs[k]!, true);
+          if (paid.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, paid.waitMs));
+        }
+        if (writing.length === 0) return;
         const answers = await submitAll(
           connector.provider,
-          indexes.map((i) => outbound[i]!),
+          writing.map((i) => outbound[i]!),
         );
-        answers.forEach((answer, k) => (results[indexes[k]!] = answer));
+        answers.forEach((answer, k) => (results[writing[k]!] = answer));
         countAnswers(
           connector.name,
           answers,
-          indexes.map((i) => outbound[i]!.segments),
+          writing.map((i) => outbound[i]!.segments),
         );
       }),
     );
@@ -89,6 +106,40 @@ export async function submitRouted(
     claimed.flatMap((m, i) => (attempts[i]!.length > 1 ? [{ id: m.id, accountId: m.accountId, attempts: attempts[i]! }] : [])),
   );
   return results;
+}
+
+/** How far ahead a capped connector's slots are taken: the window's messages wait at most this for theirs. */
+const CAP_LOOKAHEAD_S = 0.05;
+
+/**
+ * A capped connector's GCRA bucket (`connector:<id>`, the throughput caps' table, shared by every worker): the
+ * messages, in order, whose slots fall within the lookahead are admitted and paid; the caller waits for the
+ * last slot, then writes them. The others were not written: they try another connector of the pool, or wait
+ * until the bucket has room for them.
+ */
+async function payConnectorCap(db: Db, connectorId: string, rate: number, messages: OutboundMessage[]) {
+  const key = `connector:${connectorId}`;
+  return db.transaction(async (tx) => {
+    const { now, tats } = await lockThroughputBuckets(tx, [key]);
+    const buckets = new Map([[key, { rate, tat: tats.get(key) ?? now }]]);
+    const decision = admitInOrder(
+      messages.map((m) => ({ id: m.messageId, segments: m.segments, keys: [key] })),
+      buckets,
+      now,
+      now + CAP_LOOKAHEAD_S,
+    );
+    await updateThroughputBuckets(tx, changedTats(buckets, decision));
+    const last = Math.max(now, ...decision.slots.values());
+    // The refused look again about when their turn would come, one after another, not all at once.
+    let turn = buckets.get(key)!.tat;
+    const retryAfterMs = messages.map((m) => {
+      if (decision.slots.has(m.messageId)) return 0;
+      const at = turn;
+      turn += m.segments / rate;
+      return Math.max(10, (at - now) * 1000);
+    });
+    return { admitted: messages.map((m) => decision.slots.has(m.messageId)), waitMs: Math.max(0, (last - now) * 1000), retryAfterMs };
+  });
 }
 
 /** Each answer counted on its connector. */

@@ -18,12 +18,10 @@ import { throughputPacer } from "../../server/services/sendingPolicy/index.js";
 import { throughputStage } from "../../server/services/sendingPolicy/throughputStage.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer } from "../helpers/server.js";
-import { busiestSecond, insertMessages, submissionsOf, type Submission } from "../helpers/throughput.js";
+import { expectWithinCap, insertMessages, submissionsOf } from "../helpers/throughput.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
-/** What the busiest second at the simulator may hold beyond cap + one message, in seconds of the cap. */
-const JITTER = 0.6;
 const server = useTestServer({ ...fastWorkerConfig, throughputPacerMs: 50 });
 let workers: Worker[] = [];
 afterEach(async () => {
@@ -50,14 +48,6 @@ const waiting = async (db: Db, accountId: string) =>
 const allSubmitted = (db: Db, ids: string[], timeoutMs = 30_000) =>
   waitUntil(`${ids.length} messages submitted`, async () => (await submissionsOf(db, ids)).length === ids.length, timeoutMs);
 
-/** The cap holds: no second busier than cap + one message (+ jitter), and the whole run no faster than the cap. */
-function expectWithinCap(subs: Submission[], cap: number) {
-  const largest = Math.max(...subs.map((s) => s.segments));
-  const total = subs.reduce((n, s) => n + s.segments, 0);
-  expect(busiestSecond(subs)).toBeLessThanOrEqual(cap + largest + Math.ceil(cap * JITTER));
-  // The first message may go at once; every later segment needs 1/cap s (less the jitter of the last one).
-  expect(subs.at(-1)!.at - subs[0]!.at).toBeGreaterThanOrEqual((total - largest) / cap - JITTER);
-}
 
 describe("throughput caps", () => {
   it("an account's cap counts segments; messages over it are sent later, none failed", async () => {

@@ -1,6 +1,7 @@
 // Messages for the throughput-cap tests, stored as fan-out stores them but with the fields those tests vary
 // (priority, segments, validity, due time), and what the simulator's books say about their submissions.
 import { randomUUID } from "node:crypto";
+import { expect } from "vitest";
 import type { Db } from "../../server/db/knex.js";
 import { insertMessagesWithJobs } from "../../server/db/messages/index.js";
 import type { Priority } from "../../server/domain/sendingPolicy.js";
@@ -65,4 +66,16 @@ export function busiestSecond(subs: Submission[]): number {
     sum -= sorted[i]!.segments;
   }
   return best;
+}
+
+/** What the busiest second at the simulator may hold beyond cap + one message, in seconds of the cap. */
+export const JITTER = 0.6;
+
+/** The cap holds: no second busier than cap + one message (+ jitter), and the whole run no faster than the cap. */
+export function expectWithinCap(subs: Submission[], cap: number) {
+  const largest = Math.max(...subs.map((s) => s.segments));
+  const total = subs.reduce((n, s) => n + s.segments, 0);
+  expect(busiestSecond(subs)).toBeLessThanOrEqual(cap + largest + Math.ceil(cap * JITTER));
+  // The first message may go at once; every later segment needs 1/cap s (less the jitter of the last one).
+  expect(subs.at(-1)!.at - subs[0]!.at).toBeGreaterThanOrEqual((total - largest) / cap - JITTER);
 }
