@@ -28,14 +28,19 @@ async function putRoutes(routes: unknown[]): Promise<void> {
 const sentAll = (ids: string[], timeoutMs = 60_000) =>
   waitUntil(
     `${ids.length} messages sent`,
-    async () => Number((await server().db("messages").whereIn("id", ids).whereIn("status", ["sent", "delivered", "failed"]).count({ n: "*" }))[0]!.n) === ids.length,
+    async () =>
+      Number(
+        (await server().db("messages").whereIn("id", ids).whereIn("status", ["sent", "delivered", "failed"]).count({ n: "*" }))[0]!.n,
+      ) === ids.length,
     timeoutMs,
   );
 
 beforeAll(async () => {
   const s = server();
   for (let i = 0; i < 2; i++)
-    workers.push(await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config: s.config }));
+    workers.push(
+      await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config: s.config }),
+    );
 });
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop(2_000)));
@@ -44,7 +49,16 @@ afterAll(async () => {
 describe("a route's pool", () => {
   it("splits 10,000 messages 70/30 by weight, each handed over once", { timeout: 120_000 }, async () => {
     const [heavy, light] = [await simulatorConnector("seventy"), await simulatorConnector("thirty")];
-    await putRoutes([{ name: "split", match: {}, connectors: [{ connectorId: heavy, weight: 70 }, { connectorId: light, weight: 30 }] }]);
+    await putRoutes([
+      {
+        name: "split",
+        match: {},
+        connectors: [
+          { connectorId: heavy, weight: 70 },
+          { connectorId: light, weight: 30 },
+        ],
+      },
+    ]);
     const { accountId } = await server().account();
     const ids = await insertMessages(
       server().db,

@@ -48,7 +48,6 @@ const waiting = async (db: Db, accountId: string) =>
 const allSubmitted = (db: Db, ids: string[], timeoutMs = 30_000) =>
   waitUntil(`${ids.length} messages submitted`, async () => (await submissionsOf(db, ids)).length === ids.length, timeoutMs);
 
-
 describe("throughput caps", () => {
   it("an account's cap counts segments; messages over it are sent later, none failed", async () => {
     const { db } = server();
