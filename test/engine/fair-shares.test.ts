@@ -2,6 +2,7 @@
 // messages due at one instant do not hold up account B's ordinary messages due just after. Counted, not timed:
 // how many of A's messages went to the provider after B's were due but before B's last one (at most what the
 // workers had claimed already, plus one window), and how many of A's were still waiting then (B overtook them).
+// Rerun with two connectors sharing the traffic 50/50 (docs/ROUTING.md): routing after the claim keeps the shares.
 import { afterEach, describe, expect, it } from "vitest";
 import type { Db } from "../../server/db/knex.js";
 import { createLogger } from "../../server/logger.js";
@@ -28,13 +29,31 @@ const submittedOf = async (db: Db, accountId: string) =>
     )[0]!.n,
   );
 
+/** The catch-all route made a 50/50 pool of the `default` simulator connector and a second one. */
+async function splitBetweenTwoConnectors(): Promise<void> {
+  const { request } = await server().operator();
+  const list = (await (await request("GET", "/api/v1/connectors")).json()) as { data: { connectorId: string; name: string }[] };
+  const first = list.data.find((c) => c.name === "default")!.connectorId;
+  const made = await request("POST", "/api/v1/connectors", { name: `second-${Date.now()}`, type: "simulator" });
+  const second = ((await made.json()) as { connectorId: string }).connectorId;
+  const { version } = (await (await request("GET", "/api/v1/routes")).json()) as { version: number };
+  const routes = [{ name: "split", match: {}, connectors: [{ connectorId: first }, { connectorId: second }] }];
+  expect((await request("PUT", "/api/v1/routes", { version, routes })).status).toBe(200);
+  await waitUntil("the workers route by the split", async () => workers.every((w) => w.connectors!.tableVersion === version + 1));
+}
+
 describe("fair shares between accounts", { timeout: 120_000 }, () => {
-  for (const count of [1, 2]) {
-    it(`with ${count} worker(s), B's messages due just after A's 10,000 high ones are sent within the first windows`, async () => {
+  for (const [count, connectors] of [
+    [1, 1],
+    [2, 1],
+    [2, 2],
+  ] as const) {
+    it(`with ${count} worker(s) and ${connectors} connector(s), B's messages due just after A's 10,000 high ones are sent within the first windows`, async () => {
       const s = server();
       for (let i = 0; i < count; i++) {
         workers.push(await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger("silent"), config: s.config }));
       }
+      if (connectors === 2) await splitBetweenTwoConnectors();
       const a = await s.account();
       const b = await s.account();
       const burstAt = new Date(Date.now() + 3_000);
@@ -65,6 +84,10 @@ describe("fair shares between accounts", { timeout: 120_000 }, () => {
       // What each worker held when B's messages came due (its queue and its running batch), and one window more.
       expect(Number(row!.behind)).toBeLessThanOrEqual(count * 3 * CONCURRENCY);
       expect(10_000 - Number(row!.before)).toBeGreaterThanOrEqual(1_000);
+      if (connectors === 2) {
+        const used = await s.db("messages").where({ account_id: a.accountId }).whereNotNull("connector_id").distinct("connector_id");
+        expect(used).toHaveLength(2);
+      }
       await a.client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId: campaign!.campaignId } } });
     });
   }
