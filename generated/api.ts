@@ -846,6 +846,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sender-pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sender pools
+         * @description Every pool of the account.
+         */
+        get: operations["SenderPools_list"];
+        put?: never;
+        /**
+         * Create a sender pool
+         * @description Make a pool. A number the account does not hold, or an alphanumeric ID it may not use, is 422
+         *     `sender_not_allowed`; a name it already has, 409 `sender_pool_exists`.
+         */
+        post: operations["SenderPools_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sender-pools/{senderPoolId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sender pool
+         * @description One pool.
+         */
+        get: operations["SenderPools_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sender pool
+         * @description Delete a pool. Messages that already have their sender keep it; the others fail `sender_pool_deleted` at
+         *     their time.
+         */
+        delete: operations["SenderPools_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a sender pool
+         * @description Change a pool; messages that already have their sender keep it.
+         */
+        patch: operations["SenderPools_update"];
+        trace?: never;
+    };
     "/api/v1/simulator/inbound": {
         parameters: {
             query?: never;
@@ -1781,6 +1835,7 @@ export interface components {
          *       "message": "Hi {{firstName}}, 30% off everything today only!",
          *       "type": "instant",
          *       "from": "ACME",
+         *       "senderPoolId": null,
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
          *       "status": "sending",
          *       "scheduledAt": null,
@@ -1815,8 +1870,10 @@ export interface components {
             message: string;
             /** @description `instant` or `scheduled`. */
             type: components["schemas"]["CampaignType"];
-            /** @description Sender ID of its messages. */
+            /** @description Sender ID of its messages; empty when they take theirs from a sender pool. */
             from: string;
+            /** @description The sender pool its messages take their senders from, or `null`. */
+            senderPoolId: components["schemas"]["Uuid"] | null;
             /** @description The audience group, or `null` when a recipients list was given. */
             groupId: components["schemas"]["Uuid"] | null;
             /** @description Current status. */
@@ -2160,8 +2217,10 @@ export interface components {
              *     nothing is stored. Passed in place of `groupId`. Each recipient costs one row of the account's bulk rate limit.
              */
             recipients?: components["schemas"]["PhoneNumber"][];
-            /** @description Sender ID; defaults to the server's `DEFAULT_SENDER_ID`. */
+            /** @description Sender ID; defaults to the server's `DEFAULT_SENDER_ID`. Not with `senderPoolId`. */
             from?: components["schemas"]["SenderId"];
+            /** @description A sender pool of the account, in place of `from`: each message's sender is chosen when it is sent. */
+            senderPoolId?: components["schemas"]["Uuid"];
             /**
              * Format: date-time
              * @description For `type: scheduled`: when to send; later than now and at most 365 days ahead.
@@ -2247,6 +2306,17 @@ export interface components {
             phoneNumber: components["schemas"]["PhoneNumber"];
             /** @description Label of the number, 1 to 100 characters. */
             name?: string | null;
+        };
+        /** @description Make a sender pool. */
+        CreateSenderPoolRequest: {
+            /** @description Unique in the account, 1 to 64 characters. */
+            name: string;
+            /** @description 1 to 100 senders: E.164 numbers the account holds, or alphanumeric IDs it may use. */
+            senders: components["schemas"]["SenderId"][];
+            /** @description Default `true`. */
+            sticky?: boolean;
+            /** @description Messages a second per sender, or `null` (default) for no cap. */
+            maxMessagesPerSecondPerSender?: number | null;
         };
         /**
          * @description Request to register a webhook.
@@ -2900,6 +2970,7 @@ export interface components {
          *           "at": "2026-11-23T09:00:00.530Z"
          *         }
          *       ],
+         *       "senderPoolId": null,
          *       "connectorId": "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d",
          *       "attempts": [
          *         {
@@ -2925,8 +2996,10 @@ export interface components {
             campaignId: components["schemas"]["Uuid"] | null;
             /** @description Recipient in E.164. */
             to: components["schemas"]["E164"];
-            /** @description Sender ID. */
+            /** @description Sender ID; empty while a message of a sender pool has none chosen yet. */
             from: string;
+            /** @description The sender pool its sender comes from, or `null`. */
+            senderPoolId: components["schemas"]["Uuid"] | null;
             /**
              * @description Message content (personalised, for a campaign message); an empty string once erased by the operator's body
              *     retention (`MESSAGE_BODY_RETENTION_DAYS`), the rest of the message staying as it was.
@@ -3130,7 +3203,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "account_suspended" | "self_service_disabled" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -3468,8 +3541,16 @@ export interface components {
             to: components["schemas"]["PhoneNumber"];
             /** @description Message content, 1 to 1600 characters. */
             body: components["schemas"]["MessageText"];
-            /** @description Sender ID: an E.164 number the account holds, or 1 to 11 alphanumeric characters. */
-            from: components["schemas"]["SenderId"];
+            /**
+             * @description Sender ID: an E.164 number the account holds, or 1 to 11 alphanumeric characters. Exactly one of `from` and
+             *     `senderPoolId` (400 `validation_failed` otherwise).
+             */
+            from?: components["schemas"]["SenderId"];
+            /**
+             * @description A sender pool of the account, in place of `from`: the sender is chosen when the message is sent (422
+             *     `sender_pool_not_found` for none of the account's).
+             */
+            senderPoolId?: components["schemas"]["Uuid"];
             /**
              * Format: date-time
              * @description When to send; absent means now. When given it must be later than the request and at most 365 days ahead.
@@ -3497,6 +3578,43 @@ export interface components {
          * @example ACME
          */
         SenderId: string;
+        /**
+         * @description Senders a message may go out as, chosen when it is sent (docs/ROUTING.md, "Sender pools").
+         * @example {
+         *       "senderPoolId": "01937c1e-9a00-7b8c-9d0e-1f2a3b4c5d6e",
+         *       "name": "us-long-codes",
+         *       "senders": [
+         *         "+14155550101",
+         *         "+14155550102",
+         *         "+12125550103"
+         *       ],
+         *       "sticky": true,
+         *       "maxMessagesPerSecondPerSender": 1,
+         *       "createdAt": "2026-11-26T06:00:00.000Z"
+         *     }
+         */
+        SenderPool: {
+            /** @description Identifier of the pool. */
+            senderPoolId: components["schemas"]["Uuid"];
+            /** @description Its name, unique in the account. */
+            name: string;
+            /** @description Its senders: E.164 numbers the account holds, or alphanumeric IDs it may use. */
+            senders: string[];
+            /** @description A recipient keeps the sender it last got from this account, when that sender is in the pool. */
+            sticky: boolean;
+            /** @description The most messages a second each sender sends, across every worker, or `null` for no cap. */
+            maxMessagesPerSecondPerSender: number | null;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            createdAt: string;
+        };
+        /** @description The account's sender pools. */
+        SenderPoolList: {
+            /** @description Every pool, oldest first. */
+            data: components["schemas"]["SenderPool"][];
+        };
         /** @description What a message may carry besides its text: your reference, your metadata, and smart encoding. */
         SendingExtras: {
             /** @description Your reference, returned on the message and in every delivery receipt; `GET /messages?reference=` finds it. */
@@ -3750,6 +3868,17 @@ export interface components {
             groupId?: components["schemas"]["Uuid"] | null;
             /** @description New IANA time zone, or `null` to clear it (422 `invalid_time_zone` for an unknown name). */
             timeZone?: components["schemas"]["TimeZone"] | null;
+        };
+        /** @description Change a sender pool: any field; the others stay. */
+        UpdateSenderPoolRequest: {
+            /** @description New unique name. */
+            name?: string;
+            /** @description The whole new list of senders (messages that already have their sender keep it). */
+            senders?: components["schemas"]["SenderId"][];
+            /** @description Sticky or not. */
+            sticky?: boolean;
+            /** @description New cap, or `null` for none. */
+            maxMessagesPerSecondPerSender?: number | null;
         };
         /**
          * @description Changes to a webhook; fields left out are unchanged.
@@ -9743,6 +9872,537 @@ export interface operations {
              *     account (`account_suspended`).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SenderPools_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "senderPoolId": "01937c1e-9a00-7b8c-9d0e-1f2a3b4c5d6e",
+                     *           "name": "us-long-codes",
+                     *           "senders": [
+                     *             "+14155550101",
+                     *             "+14155550102"
+                     *           ],
+                     *           "sticky": true,
+                     *           "maxMessagesPerSecondPerSender": 1,
+                     *           "createdAt": "2026-11-26T06:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SenderPoolList"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SenderPools_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "us-long-codes",
+                 *       "senders": [
+                 *         "+14155550101",
+                 *         "+14155550102"
+                 *       ],
+                 *       "maxMessagesPerSecondPerSender": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSenderPoolRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderPool"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SenderPools_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the pool.
+                 * @example 01937c1e-9a00-7b8c-9d0e-1f2a3b4c5d6e
+                 */
+                senderPoolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderPool"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SenderPools_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the pool.
+                 * @example 01937c1e-9a00-7b8c-9d0e-1f2a3b4c5d6e
+                 */
+                senderPoolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SenderPools_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the pool.
+                 * @example 01937c1e-9a00-7b8c-9d0e-1f2a3b4c5d6e
+                 */
+                senderPoolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sticky": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSenderPoolRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderPool"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

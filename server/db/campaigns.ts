@@ -19,6 +19,7 @@ export interface CampaignRow {
   message: string;
   type: "instant" | "scheduled";
   from: string;
+  senderPoolId: string | null;
   groupId: string | null;
   status: CampaignStatus;
   scheduledAt: Date | null;
@@ -65,6 +66,7 @@ function selectCampaigns(db: Knex) {
     message: "c.message",
     type: "c.type",
     from: "c.sender",
+    senderPoolId: "c.sender_pool_id",
     groupId: "c.group_id",
     status: "c.status",
     scheduledAt: "c.scheduled_at",
@@ -110,6 +112,8 @@ export interface NewCampaign {
   message: string;
   type: "instant" | "scheduled";
   from: string;
+  /** Its messages' senders come from this pool (`from` is then empty). */
+  senderPoolId?: string | null;
   groupId: string | null;
   scheduledAt: Date | null;
   /** Seconds each message has to be handed to the provider, from scheduledAt (instant: creation); null: no limit. */
@@ -134,6 +138,7 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     message: c.message,
     type: c.type,
     sender: c.from,
+    sender_pool_id: c.senderPoolId ?? null,
     group_id: c.groupId,
     scheduled_at: c.scheduledAt,
     validity_period: c.validityPeriod ?? null,
@@ -191,6 +196,7 @@ export interface FanoutBatch {
     accountId: string;
     message: string;
     from: string;
+    senderPoolId: string | null;
     status: CampaignStatus;
     scheduledAt: Date | null;
     createdAt: Date;
@@ -220,6 +226,7 @@ export async function nextFanoutBatch(
     accountId: "account_id",
     message: "message",
     from: "sender",
+    senderPoolId: "sender_pool_id",
     status: "status",
     scheduledAt: "scheduled_at",
     createdAt: "created_at",

@@ -162,6 +162,7 @@ CREATE TABLE campaigns (
   reference text,
   metadata jsonb,
   smart_encoding boolean NOT NULL DEFAULT false,
+  sender_pool_id uuid,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
@@ -338,6 +339,7 @@ CREATE TABLE messages (
   connector_id uuid,
   attempts jsonb,
   waiting_for text,
+  sender_pool_id uuid,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -409,6 +411,31 @@ CREATE TABLE routing_table (
   updated_at timestamp with time zone NOT NULL DEFAULT now(),
   CONSTRAINT routing_table_pkey PRIMARY KEY (singleton),
   CONSTRAINT routing_table_singleton_check CHECK (singleton)
+);
+
+CREATE TABLE sender_books (
+  account_id uuid NOT NULL,
+  sender text NOT NULL,
+  last_used double precision NOT NULL DEFAULT 0,
+  tat double precision NOT NULL DEFAULT 0,
+  CONSTRAINT sender_books_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT sender_books_pkey PRIMARY KEY (account_id, sender)
+);
+
+CREATE TABLE sender_pools (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  name text NOT NULL,
+  senders text[] NOT NULL,
+  sticky boolean NOT NULL DEFAULT true,
+  max_per_sender_per_second integer,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT sender_pools_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT sender_pools_max_per_sender_per_second_check CHECK ((max_per_sender_per_second >= 1)),
+  CONSTRAINT sender_pools_name_key UNIQUE (account_id, name),
+  CONSTRAINT sender_pools_pkey PRIMARY KEY (id),
+  CONSTRAINT sender_pools_senders_check CHECK (((cardinality(senders) >= 1) AND (cardinality(senders) <= 100)))
 );
 
 CREATE TABLE simulator_submissions (
@@ -601,6 +628,9 @@ CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);
 CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
 CREATE UNIQUE INDEX routing_table_pkey ON routing_table USING btree (singleton);
+CREATE UNIQUE INDEX sender_books_pkey ON sender_books USING btree (account_id, sender);
+CREATE UNIQUE INDEX sender_pools_name_key ON sender_pools USING btree (account_id, name);
+CREATE UNIQUE INDEX sender_pools_pkey ON sender_pools USING btree (id);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
 CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);

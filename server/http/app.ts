@@ -33,6 +33,7 @@ import { schedulerHandlers } from "./routes/scheduler.js";
 import { webhookHandlers } from "./routes/webhooks.js";
 import { keyHandlers } from "./routes/keys.js";
 import { routingHandlers } from "./routes/routing.js";
+import { senderPoolHandlers } from "./routes/senderPools.js";
 import { unroutedMessageHandlers } from "./routes/unroutedMessages.js";
 import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
 import { auditEventHandlers } from "./routes/auditEvents.js";
@@ -57,6 +58,7 @@ export const handlers: Handlers = {
   ...operatorAccountHandlers,
   ...auditEventHandlers,
   ...routingHandlers,
+  ...senderPoolHandlers,
 };
 
 const BATCH_PATH = "/api/v1/messages/batch";

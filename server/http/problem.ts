@@ -26,6 +26,8 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   key_in_use: { status: 409, title: "Key in use" },
   account_exists: { status: 409, title: "Account exists" },
   connector_exists: { status: 409, title: "Connector exists" },
+  sender_pool_exists: { status: 409, title: "Sender pool exists" },
+  sender_pool_not_found: { status: 422, title: "Sender pool not found" },
   connector_in_use: { status: 409, title: "Connector in use" },
   version_conflict: { status: 409, title: "Version conflict" },
   route_invalid: { status: 422, title: "Route invalid" },

@@ -64,7 +64,7 @@ export async function submitRouted(
           writing = indexes.filter((_, k) => paid.admitted[k]);
           for (const [k, i] of indexes.entries())
             if (!paid.admitted[k])
-              results[i] = new ProviderUnavailable(`connector ${connector.name} at its cap`, paid.retryAfterMs[k]!, true);
+              results[i] = new ProviderUnavailable(`connector ${connector.name} at its cap`, paid.retryAfterMs[k], true);
           if (paid.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, paid.waitMs));
         }
         if (writing.length === 0) return;

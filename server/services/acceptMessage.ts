@@ -6,6 +6,7 @@ import { segmentInfo, isGsm7 } from "../../common/segments.js";
 import { textToSend } from "../../common/smartEncoding.js";
 import type { Account } from "../db/accounts.js";
 import type { NewMessage } from "../db/messages/index.js";
+import { DomainError, invalidField } from "../domain/errors.js";
 import { requireMetadata } from "../domain/metadata.js";
 import { requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
@@ -16,7 +17,9 @@ import { validUntil } from "../domain/validity.js";
 
 export interface SendRequest {
   to: string;
-  from: string;
+  /** Exactly one of `from` and `senderPoolId`. */
+  from?: string;
+  senderPoolId?: string;
   body: string;
   /** Absent: now. */
   scheduledAt?: string;
@@ -40,11 +43,18 @@ export const needsSmartEncodingDefault = (r: { body: string; smartEncoding?: boo
 export function acceptMessage(
   account: Account,
   request: SendRequest,
-  ctx: { now: Date; test: boolean; smartEncodingDefault: boolean; path: string; batchId?: string },
+  ctx: {
+    now: Date;
+    test: boolean;
+    smartEncodingDefault: boolean;
+    path: string;
+    batchId?: string;
+    /** The account's sender pools' ids (read only when a request names one). */
+    senderPools?: ReadonlySet<string>;
+  },
 ): NewMessage {
   const to = requireAllowedDestination(request.to, account.limits, `${ctx.path}/to`);
-  const from = requireSender(request.from, `${ctx.path}/from`);
-  requireAllowedSenderId(from, account.limits, `${ctx.path}/from`);
+  const { from, senderPoolId } = senderOf(account, request, ctx);
   let scheduledAt = ctx.now;
   if (request.scheduledAt !== undefined) {
     scheduledAt = new Date(request.scheduledAt);
@@ -59,6 +69,7 @@ export function acceptMessage(
     from,
     body: request.body,
     sentBody: sent === request.body ? null : sent,
+    senderPoolId,
     scheduledAt,
     validUntil: validUntil(scheduledAt, request.validityPeriod),
     category: request.category,
@@ -69,4 +80,24 @@ export function acceptMessage(
     metadata,
     ...segmentInfo(sent),
   };
+}
+
+/** Exactly one of `from` (checked) and `senderPoolId` (one of the account's pools; its sender chosen at send time). */
+function senderOf(
+  account: Account,
+  request: { from?: string; senderPoolId?: string },
+  ctx: { path: string; senderPools?: ReadonlySet<string> },
+): { from: string; senderPoolId: string | null } {
+  if ((request.from === undefined) === (request.senderPoolId === undefined))
+    throw invalidField(`${ctx.path}/from`, "or senderPoolId: exactly one of the two is required");
+  if (request.senderPoolId !== undefined) {
+    if (!ctx.senderPools?.has(request.senderPoolId))
+      throw new DomainError("sender_pool_not_found", "senderPoolId does not name a sender pool of this account.", {
+        errors: [{ path: `${ctx.path}/senderPoolId`, message: "no such sender pool" }],
+      });
+    return { from: "", senderPoolId: request.senderPoolId };
+  }
+  const from = requireSender(request.from!, `${ctx.path}/from`);
+  requireAllowedSenderId(from, account.limits, `${ctx.path}/from`);
+  return { from, senderPoolId: null };
 }

@@ -5,6 +5,7 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
+import { listSenderPools } from "../db/senderPools.js";
 import type { Account } from "../db/accounts.js";
 import { insertBatch, lockBatch } from "../db/batches.js";
 import { cancelBatchMessages, insertMessagesWithJobs, type NewMessage } from "../db/messages/index.js";
@@ -39,6 +40,9 @@ export async function sendBatch(
   const batchId = uuidv7();
   const requests = items.filter((i): i is SendRequest => !("code" in i));
   const smartEncodingDefault = requests.some(needsSmartEncodingDefault) && (await accountSmartEncoding(db, account.id));
+  const senderPools = requests.some((r) => r.senderPoolId !== undefined)
+    ? new Set((await listSenderPools(db, account.id)).map((p) => p.id))
+    : undefined;
   const results: ItemResult[] = [];
   let stored = 0;
   const store = async (tx: Knex) => {
@@ -46,7 +50,7 @@ export async function sendBatch(
     try {
       for (let from = 0; from < items.length; from += CHUNK) {
         const chunk = await mapYielding(items.slice(from, from + CHUNK), (item, i) =>
-          accept(account, item, from + i, { ...opts, smartEncodingDefault, batchId }),
+          accept(account, item, from + i, { ...opts, smartEncodingDefault, batchId, senderPools }),
         );
         const messages = chunk.filter(isMessage);
         const optedOut = await optedOutAmong(tx, account.id, [...new Set(messages.map((m) => m.to))]);
@@ -106,7 +110,7 @@ function accept(
   account: Account,
   item: SendRequest | BatchItemError,
   index: number,
-  ctx: { now: Date; test: boolean; smartEncodingDefault: boolean; batchId: string },
+  ctx: { now: Date; test: boolean; smartEncodingDefault: boolean; batchId: string; senderPools?: ReadonlySet<string> },
 ): NewMessage | BatchItemError {
   if ("code" in item) return item;
   try {

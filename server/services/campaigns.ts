@@ -14,6 +14,7 @@ import {
   snapshotListAudience,
 } from "../db/campaigns.js";
 import { groupExists } from "../db/groups.js";
+import { getSenderPool } from "../db/senderPools.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
@@ -57,8 +58,17 @@ export async function createCampaign(
   } else if (body.scheduledAt !== undefined) {
     throw invalidField("/body/scheduledAt", "is only allowed when type is scheduled");
   }
-  const from = body.from === undefined ? (account.limits?.senderIds?.[0] ?? opts.defaultSenderId) : requireSender(body.from, "/body/from");
-  requireAllowedSenderId(from, account.limits, "/body/from");
+  if (body.from !== undefined && body.senderPoolId !== undefined)
+    throw invalidField("/body/from", "or senderPoolId: at most one of the two");
+  const senderPoolId = body.senderPoolId ?? null;
+  // With a pool, each message's sender is chosen when it is sent.
+  const from =
+    senderPoolId !== null
+      ? ""
+      : body.from === undefined
+        ? (account.limits?.senderIds?.[0] ?? opts.defaultSenderId)
+        : requireSender(body.from, "/body/from");
+  if (senderPoolId === null) requireAllowedSenderId(from, account.limits, "/body/from");
   const metadata = requireMetadata(body.metadata, "/body/metadata");
   const smartEncoding =
     body.smartEncoding ?? (needsSmartEncodingDefault({ body: body.message }) && (await accountSmartEncoding(db, accountId)));
@@ -77,6 +87,10 @@ export async function createCampaign(
     const id = uuidv7();
     const groupId = body.groupId ?? null;
     if (groupId && !(await groupExists(tx, accountId, groupId))) throw groupNotFound();
+    if (senderPoolId !== null && !(await getSenderPool(tx, accountId, senderPoolId)))
+      throw new DomainError("sender_pool_not_found", "senderPoolId does not name a sender pool of this account.", {
+        errors: [{ path: "/body/senderPoolId", message: "no such sender pool" }],
+      });
     if (from.startsWith("+") && !(await heldAmong(tx, accountId, [from])).has(from)) throw senderNotAllowed(from, "/body/from", NOT_HELD);
     const candidates = groupId
       ? await groupAudience(tx, accountId, groupId)
@@ -109,6 +123,7 @@ export async function createCampaign(
       message: body.message,
       type: body.type,
       from,
+      senderPoolId,
       groupId,
       scheduledAt,
       validityPeriod: body.validityPeriod ?? null,

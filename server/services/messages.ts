@@ -5,6 +5,7 @@ import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../d
 import { deleteThrottledSends } from "../db/throttledSends.js";
 import type { Account } from "../db/accounts.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
+import { getSenderPool } from "../db/senderPools.js";
 import { DomainError, notFound } from "../domain/errors.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
@@ -24,7 +25,9 @@ export async function scheduleMessage(
   opts: { test: boolean },
 ): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
   const smartEncodingDefault = needsSmartEncodingDefault(request) && (await accountSmartEncoding(conn, account.id));
-  const message = acceptMessage(account, request, { now, test: opts.test, smartEncodingDefault, path: "/body" });
+  const senderPools =
+    request.senderPoolId && (await getSenderPool(conn, account.id, request.senderPoolId)) ? new Set([request.senderPoolId]) : undefined;
+  const message = acceptMessage(account, request, { now, test: opts.test, smartEncodingDefault, path: "/body", senderPools });
   const store = async (db: Knex) => {
     await chargeQuota(db, account, message.segments, opts);
     const outcome = await insertScheduledMessage(db, account.id, message);

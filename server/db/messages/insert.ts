@@ -26,9 +26,10 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                                ${col((m) => m.category ?? SCHEDULE_DEFAULTS.category)}::text[],
                                ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[], ${col((m) => m.test ?? false)}::boolean[],
                                ${col((m) => m.batchId ?? null)}::uuid[], ${col((m) => m.reference ?? null)}::text[],
-                               ${col((m) => (m.metadata ? JSON.stringify(m.metadata) : null))}::jsonb[], ${col((m) => m.sentBody ?? null)}::text[])
+                               ${col((m) => (m.metadata ? JSON.stringify(m.metadata) : null))}::jsonb[], ${col((m) => m.sentBody ?? null)}::text[],
+                               ${col((m) => m.senderPoolId ?? null)}::uuid[])
             AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                 batch_id, reference, metadata, sent_body)
+                 batch_id, reference, metadata, sent_body, sender_pool_id)
         ), jobs AS (
           ${insertJobsSql("send_message", {
             id: "job_id",
@@ -40,9 +41,9 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
           })}
         )
         INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                              batch_id, reference, metadata, sent_body)
+                              batch_id, reference, metadata, sent_body, sender_pool_id)
         SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-               batch_id, reference, metadata, sent_body FROM rows`,
+               batch_id, reference, metadata, sent_body, sender_pool_id FROM rows`,
   );
   await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }

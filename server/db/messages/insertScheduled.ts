@@ -25,10 +25,10 @@ export const insertScheduledMessageStatement = {
            ${sql.text(insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "CASE WHEN :test::boolean THEN jsonb_build_object('messageId', :id::uuid, 'test', true) ELSE jsonb_build_object('messageId', :id::uuid) END", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" }))}
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                 reference, metadata, sent_body)
+                                 reference, metadata, sent_body, sender_pool_id)
            SELECT :id::uuid, :accountId::uuid, :jobId::uuid, :to::text, :from::text, :body::text, :scheduledAt::timestamptz,
                   :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text, :test::boolean,
-                  :reference::text, :metadata::jsonb, :sentBody::text
+                  :reference::text, :metadata::jsonb, :sentBody::text, :senderPoolId::uuid
              FROM allowed
          )
          SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
@@ -55,6 +55,7 @@ export function scheduleMessageBindings(accountId: string, m: NewMessage): Recor
     reference: m.reference ?? null,
     metadata: m.metadata ? JSON.stringify(m.metadata) : null,
     sentBody: m.sentBody ?? null,
+    senderPoolId: m.senderPoolId ?? null,
   };
 }
 

@@ -51,6 +51,8 @@ export interface MessageRow {
   attempts: SendAttemptRow[] | null;
   /** `connector` while no connector of its route is available. */
   waitingFor: "connector" | null;
+  /** The sender pool its sender comes from (its `from` is empty until chosen), or null. */
+  senderPoolId: string | null;
 }
 
 /** One connector a message was written to, and its refusal. */
@@ -87,6 +89,8 @@ export interface NewMessage {
   metadata?: Record<string, string> | null;
   /** The text as sent when smart encoding changed it (segments and encoding are its). */
   sentBody?: string | null;
+  /** Its sender is chosen from this pool when it is sent (`from` is empty until then). */
+  senderPoolId?: string | null;
 }
 
 export const columns = {
@@ -123,6 +127,7 @@ export const columns = {
   connectorId: "connector_id",
   attempts: "attempts",
   waitingFor: "waiting_for",
+  senderPoolId: "sender_pool_id",
 };
 
 export const returning = [

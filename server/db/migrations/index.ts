@@ -31,6 +31,7 @@ import * as m029 from "./029_fair_claim.js";
 import * as m030 from "./030_claim_refill.js";
 import * as m031 from "./031_carrier_id_keys.js";
 import * as m032 from "./032_carrier_routing.js";
+import * as m033 from "./033_sender_pools.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -67,6 +68,7 @@ const migrations: Record<string, Knex.Migration> = {
   "030_claim_refill": m030,
   "031_carrier_id_keys": m031,
   "032_carrier_routing": m032,
+  "033_sender_pools": m033,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -48,6 +48,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
               campaignId,
               to: r.phone,
               from: campaign.from,
+              senderPoolId: campaign.senderPoolId,
               body,
               scheduledAt: runAt,
               validUntil: expiresAt,

@@ -26,6 +26,7 @@ import {
   type OwnedMessageRow,
 } from "../../db/messages/index.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
+import { chooseSenders } from "../../services/senderPools.js";
 import { failMessagesFromUnheldSenders, scheduledOfSuspendedAccounts } from "../../services/sendingGuards.js";
 import { applySendingPolicy, type PolicyDecision, type SendingPolicyOptions } from "../../services/sendingPolicy/index.js";
 import { failMessagesPastValidity } from "../../services/validity.js";
@@ -42,6 +43,11 @@ export const SUSPENDED_RECHECK_MS = 15_000;
 
 /** How often a message waiting for a connector looks again (a connector bound, the table changed). */
 export const CONNECTOR_RECHECK_MS = 1_000;
+
+export const NO_SENDER = {
+  code: "sender_pool_deleted",
+  message: "The message's sender pool was deleted (or none of its senders may be used any more) before a sender was chosen.",
+};
 
 export const NO_ROUTE = { code: "no_route", message: "No route of the routing table matches the message." };
 
@@ -138,7 +144,7 @@ class SendBatch {
         // One connector takes every message now (one catch-all route): the claim records it. Else each
         // message is routed once claimed (providers/routing.ts).
         const target = this.router.fixed();
-        const claimed = await this.claimWindow(window, target);
+        const claimed = await this.withSenders(await this.claimWindow(window, target));
         if (claimed.length > 0) await this.submitWindow(claimed, target);
       } finally {
         release();
@@ -191,6 +197,32 @@ class SendBatch {
       this.ctx.settle(i, this.outcomes[i]);
     }
     return decision;
+  }
+
+  /**
+   * Messages of sender pools without a sender get one now (services/senderPools.ts), before they are routed.
+   * At their sender's cap they go back to wait for it; a pool deleted fails them. Returns those to send.
+   */
+  private async withSenders(claimed: OwnedMessageRow[]): Promise<OwnedMessageRow[]> {
+    const pooled = claimed.filter((m) => m.senderPoolId !== null && m.from === "");
+    if (pooled.length === 0) return claimed;
+    const choices = await chooseSenders(
+      this.db,
+      pooled.map((m) => ({ id: m.id, accountId: m.accountId, to: m.to, senderPoolId: m.senderPoolId! })),
+    );
+    for (const m of pooled) m.from = choices.chosen.get(m.id) ?? m.from;
+    for (const [id, until] of choices.waiting)
+      this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(until), "waiting for its sender's cap");
+    if (choices.waiting.size > 0) await returnToScheduled(this.db, this.keys([...choices.waiting.keys()]));
+    const at = new Date();
+    await changeMessageStatuses(
+      this.db,
+      pooled.filter((m) => choices.noSender.has(m.id)).map((message) => ({ message, change: { status: "failed", at, error: NO_SENDER } })),
+      { handoff: this.ctx.handoff("receipts") },
+    );
+    // The senders' slots are at most a lookahead away: the writes wait for the last of them.
+    if (choices.lastSlot > choices.now) await new Promise((resolve) => setTimeout(resolve, (choices.lastSlot - choices.now) * 1000));
+    return claimed.filter((m) => !choices.waiting.has(m.id) && !choices.noSender.has(m.id));
   }
 
   /** Hands the window to its connector(s) and records the answers. */
