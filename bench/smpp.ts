@@ -9,6 +9,8 @@
 //   kannel:   where Debian's kannel is installed (bench/kannel.ts; BENCH_KANNEL=0 skips it): one sendsms GET
 //             per message at the same concurrency, dlr-mask 9 (the SMSC's answer and the delivery), each posted
 //             to the same receiver.
+// BENCH_CONNECTORS (1; "1,2" adds the catch-all route as a 50/50 pool of two connectors to the same SMSC, each
+// its own bind per worker).
 // BENCH_MESSAGES (5000,20000) × BENCH_WINDOWS (10,100), BENCH_ROUNDS (2) alternating rounds, medians. Reports
 // messages/s to every receipt in, CPU per message (ms, from /proc: for ours the API, the workers and every
 // PostgreSQL process; for Kannel bearerbox and smsbox), the ratios to Kannel, and per round the checks: every
@@ -18,6 +20,8 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import smpp, { type PDU } from "smpp";
+import { listConnectors } from "../server/db/connectors.js";
+import { changeConnector, createConnector, replaceRoutes, routingTable } from "../server/services/connectors.js";
 import { ensureAccount } from "../server/db/accounts.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
@@ -31,6 +35,8 @@ const COUNTS = list("BENCH_MESSAGES", "5000,20000").map(Number);
 const WINDOWS = list("BENCH_WINDOWS", "10,100").map(Number);
 const WORKERS = list("BENCH_WORKERS", "1,2").map(Number);
 const MODES = list("BENCH_MODES", "one-by-one,campaign") as ("one-by-one" | "campaign")[];
+/** Connectors the catch-all route splits between (docs/ROUTING.md): 1, or 2 at 50/50 (both to the same SMSC). */
+const CONNECTORS = list("BENCH_CONNECTORS", "1").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KANNEL = process.env.BENCH_KANNEL !== "0";
@@ -207,14 +213,34 @@ interface Round {
   statementsPerMessage?: number;
 }
 
-async function ours(n: number, window: number, workers: number, mode: "one-by-one" | "campaign"): Promise<Round> {
+/** The catch-all route to the `default` connector alone, or split 50/50 with a second one to the same SMSC. */
+async function routeTo(connectors: number): Promise<void> {
+  const second = (await listConnectors(db)).find((c) => c.name === "second");
+  const secondId =
+    second?.id ??
+    (
+      await createConnector(db, {
+        name: "second",
+        type: "smpp",
+        smpp: { host: "127.0.0.1", port: smscPort, systemId: "ours2", password: "secret" },
+      })
+    ).row.id;
+  const first = (await listConnectors(db)).find((c) => c.name === "default")!.id;
+  const pool = connectors === 2 ? [{ connectorId: first }, { connectorId: secondId }] : [{ connectorId: first }];
+  await replaceRoutes(db, (await routingTable(db)).version, [{ name: "all", match: {}, connectors: pool }]);
+  // Every enabled connector binds: the second one is switched off while it is not routed to.
+  await changeConnector(db, secondId, { enabled: connectors === 2 });
+}
+
+async function ours(n: number, window: number, workers: number, mode: "one-by-one" | "campaign", connectors: number): Promise<Round> {
   await db.raw(
     "TRUNCATE jobs, messages, message_status_history, webhook_deliveries, smpp_segments, campaigns, campaign_recipients CASCADE",
   );
   const group = mode === "campaign" ? await groupOfSize(n) : undefined;
+  await routeTo(connectors);
   const procs = await startWorkers(workers, bench.url, { ...serviceEnv, SMPP_MAX_IN_FLIGHT: String(window) });
   try {
-    await waitBound(workers);
+    await waitBound(workers * connectors);
     if (process.env.BENCH_PG_STATS) await db.raw("SELECT pg_stat_statements_reset()");
     resetReceiver();
     const submitted = await smscSubmits();
@@ -317,7 +343,12 @@ try {
       for (let round = 0; round < ROUNDS; round++) {
         if (withKannel) add("kannel", await kannel(n, window));
         for (const workers of WORKERS)
-          for (const mode of MODES) add(`ours ${mode}, ${workers} worker(s)`, await ours(n, window, workers, mode));
+          for (const connectors of CONNECTORS)
+            for (const mode of MODES)
+              add(
+                `ours ${mode}, ${workers} worker(s)${connectors > 1 ? `, ${connectors} connectors` : ""}`,
+                await ours(n, window, workers, mode, connectors),
+              );
       }
       const k = runs.has("kannel") ? summarize(runs.get("kannel")!) : undefined;
       const entries = [...runs].filter(([name]) => name !== "kannel");

@@ -19,11 +19,14 @@ const NAV = [
   { to: "/settings/replies", label: "Settings → Replies" },
   { to: "/settings/sending", label: "Settings → Sending" },
   { to: "/settings/keys", label: "Settings → API keys" },
+  { to: "/settings/sender-pools", label: "Settings → Sender pools" },
   { to: "/audit-log", label: "Audit log" },
 ];
 
 const OPERATOR_NAV = [
   { to: "/operator/accounts", label: "Accounts" },
+  { to: "/operator/connectors", label: "Connectors" },
+  { to: "/operator/routing", label: "Routing" },
   { to: "/operator/unrouted-messages", label: "Unrouted messages" },
   { to: "/operator/audit-log", label: "Audit log" },
 ];

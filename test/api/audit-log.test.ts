@@ -92,6 +92,9 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   const table = (await (await op.request("GET", "/api/v1/routes")).json()) as { version: number; routes: unknown[] };
   await call("Routes_replace", op, "PUT", "/api/v1/routes", table);
   await call("Connectors_delete", op, "DELETE", `/api/v1/connectors/${connector.connectorId}`);
+  const pool = await call("SenderPools_create", a, "POST", "/api/v1/sender-pools", { name: "audited", senders: ["ACME"] });
+  await call("SenderPools_update", a, "PATCH", `/api/v1/sender-pools/${pool.senderPoolId}`, { sticky: false });
+  await call("SenderPools_delete", a, "DELETE", `/api/v1/sender-pools/${pool.senderPoolId}`);
   await call("Groups_delete", a, "DELETE", `/api/v1/contacts/groups/${group.groupId}`);
   const key = await call("Keys_create", a, "POST", "/api/v1/keys", { name: "k" });
   secrets.push(key.key!);

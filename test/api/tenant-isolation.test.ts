@@ -22,6 +22,7 @@ async function snapshot(a: TestAccount, ids: Record<string, string>) {
     number: await get(`/api/v1/numbers/${ids.numberId}`),
     optOut: await get(`/api/v1/opt-outs/${ids.phone}`),
     batch: await get(`/api/v1/messages?batchId=${ids.batchId}`),
+    pool: await get(`/api/v1/sender-pools/${ids.senderPoolId}`),
   };
 }
 
@@ -36,6 +37,7 @@ describe("tenant isolation", () => {
     });
     const { data: number } = await a.client.POST("/api/v1/numbers", { body: { phoneNumber: "+14155550160" } });
     const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "A", url: "http://127.0.0.1:9/a" } });
+    const { data: pool } = await a.client.POST("/api/v1/sender-pools", { body: { name: "A's pool", senders: ["ACME"] } });
     const { data: batch } = await a.client.POST("/api/v1/messages/batch", {
       body: { messages: [{ to: "+14155550151", body: "private batch", from: "ACME", scheduledAt: inHours(5) }] },
     });
@@ -63,6 +65,7 @@ describe("tenant isolation", () => {
       deliveryId: "4f0c7d3e-2b1a-4c5d-8e9f-0a1b2c3d4e5f",
       keyId: a.keyId,
       batchId: batch!.batchId,
+      senderPoolId: pool!.senderPoolId,
     };
     expect((await a.request("PUT", `/api/v1/opt-outs/${ids.phone}`)).status).toBe(201);
     const before = await snapshot(a, ids);

@@ -13,9 +13,12 @@ import { Messages } from "./Messages.js";
 import { Numbers } from "./Numbers.js";
 import { OperatorAccount } from "./operator/Account.js";
 import { Accounts } from "./operator/Accounts.js";
+import { Connectors } from "./operator/Connectors.js";
+import { Routing } from "./operator/Routing.js";
 import { Unrouted } from "./operator/Unrouted.js";
 import { OptOuts } from "./OptOuts.js";
 import { Replies } from "./Replies.js";
+import { SenderPools } from "./SenderPools.js";
 import { Sending } from "./Sending.js";
 import { Webhooks } from "./Webhooks.js";
 
@@ -54,6 +57,7 @@ export function AccountPage({ path }: { path: string }) {
   if (parts[0] === "settings" && parts[1] === "replies") return <Replies />;
   if (parts[0] === "settings" && parts[1] === "sending") return <Sending />;
   if (parts[0] === "settings" && parts[1] === "keys") return <Keys />;
+  if (parts[0] === "settings" && parts[1] === "sender-pools") return <SenderPools />;
   if (parts[0] === "settings") return <Webhooks />;
   return <NotFound home="/messages" label="messages" />;
 }
@@ -63,6 +67,8 @@ export function OperatorPage({ path }: { path: string }) {
   if (page === "accounts" && id) return <OperatorAccount accountId={id} />;
   if (page === "accounts") return <Accounts />;
   if (page === "unrouted-messages") return <Unrouted />;
+  if (page === "connectors") return <Connectors />;
+  if (page === "routing") return <Routing />;
   if (page === "audit-log") return <AuditLog />;
   return <NotFound home="/operator/accounts" label="the accounts" />;
 }

@@ -1,0 +1,159 @@
+// Settings → Sender pools: senders a message may go out as, chosen when it is sent (sticky, the recipient's
+// country, least recently used), each within its cap. Make one, list them, delete one.
+import { useState } from "preact/hooks";
+import { ok, type Schemas } from "../api.js";
+import { formatTime } from "../time.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../ui.js";
+
+type SenderPool = Schemas["SenderPool"];
+
+export function SenderPools() {
+  const { client, canWrite } = useSession();
+  const [name, setName] = useState("");
+  const [senders, setSenders] = useState("");
+  const [sticky, setSticky] = useState(true);
+  const [cap, setCap] = useState("");
+  const [notice, setNotice] = useState<string | undefined>();
+  const [deleting, setDeleting] = useState<SenderPool | undefined>();
+  const pools = useAsync(async () => (await ok(client.GET("/api/v1/sender-pools"))).data, []);
+  const create = useAction(async () => {
+    const list = senders
+      .split(/[\s,]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const created = await ok(
+      client.POST("/api/v1/sender-pools", {
+        body: { name: name.trim(), senders: list, sticky, maxMessagesPerSecondPerSender: cap.trim() ? Number(cap) : null },
+      }),
+    );
+    setName("");
+    setSenders("");
+    setCap("");
+    setNotice(`Sender pool “${created.name}” made: give senderPoolId ${created.senderPoolId} instead of from.`);
+    await pools.reload();
+  });
+  return (
+    <section>
+      <h1 tabIndex={-1}>Settings → Sender pools</h1>
+      <p class="muted">
+        A pool&apos;s sender is chosen when a message is sent: the one the recipient last got from this account (when the pool is sticky),
+        else one of the recipient&apos;s country, else the least recently used, each within its cap. Send with <code>senderPoolId</code> in
+        place of <code>from</code>.
+      </p>
+      {notice && <Notice>{notice}</Notice>}
+      {pools.loading && !pools.data && <Loading what="sender pools" />}
+      <ProblemMessage error={pools.error} prefix="Could not load the sender pools" />
+      {pools.data && pools.data.length === 0 && <p class="muted">No sender pools yet.</p>}
+      {pools.data && pools.data.length > 0 && (
+        <table class="table">
+          <caption class="sr-only">Sender pools, oldest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Senders</th>
+              <th scope="col">Sticky</th>
+              <th scope="col">Cap per sender</th>
+              <th scope="col">Made</th>
+              {canWrite && (
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {pools.data.map((p) => (
+              <tr key={p.senderPoolId} data-pool={p.name}>
+                <td data-label="Name">{p.name}</td>
+                <td data-label="Senders">{p.senders.join(", ")}</td>
+                <td data-label="Sticky">{p.sticky ? "yes" : "no"}</td>
+                <td data-label="Cap per sender">
+                  {p.maxMessagesPerSecondPerSender === null ? "none" : `${p.maxMessagesPerSecondPerSender} a second`}
+                </td>
+                <td data-label="Made">{formatTime(p.createdAt)}</td>
+                {canWrite && (
+                  <td>
+                    <button type="button" class="danger small" onClick={() => setDeleting(p)} aria-label={`Delete sender pool ${p.name}`}>
+                      Delete
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {canWrite && (
+        <form
+          class="card"
+          aria-labelledby="new-pool-title"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run();
+          }}
+        >
+          <h2 id="new-pool-title">Make a sender pool</h2>
+          <div class="grid-2">
+            <Field id="pool-name" label="Pool name" error={fieldError(create.error, "/body/name")}>
+              <input id="pool-name" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            </Field>
+            <Field
+              id="pool-cap"
+              label="Messages a second per sender (optional)"
+              hint="Empty: no cap"
+              error={fieldError(create.error, "/body/maxMessagesPerSecondPerSender")}
+            >
+              <input
+                id="pool-cap"
+                type="number"
+                min={1}
+                value={cap}
+                aria-describedby="pool-cap-hint"
+                onInput={(e) => setCap(e.currentTarget.value)}
+              />
+            </Field>
+          </div>
+          <Field
+            id="pool-senders"
+            label="Senders"
+            hint="Numbers this account holds (+14155550101) or its sender IDs, one per line"
+            error={fieldError(create.error, "/body/senders")}
+          >
+            <textarea
+              id="pool-senders"
+              required
+              rows={4}
+              value={senders}
+              aria-describedby="pool-senders-hint"
+              onInput={(e) => setSenders(e.currentTarget.value)}
+            />
+          </Field>
+          <label class="inline">
+            <input type="checkbox" checked={sticky} onChange={(e) => setSticky(e.currentTarget.checked)} /> Sticky: a recipient keeps the
+            sender it last got
+          </label>
+          <ProblemMessage error={create.error} prefix="Sender pool not made" />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={create.busy}>
+              Create sender pool
+            </button>
+          </div>
+        </form>
+      )}
+      <ConfirmDialog
+        open={!!deleting}
+        title={`Delete sender pool ${deleting?.name ?? ""}?`}
+        confirmLabel="Delete sender pool"
+        danger
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/sender-pools/{senderPoolId}", { params: { path: { senderPoolId: deleting!.senderPoolId } } }));
+          setNotice(`Sender pool “${deleting!.name}” deleted.`);
+          await pools.reload();
+        }}
+      >
+        <p>Messages that already have their sender keep it; those still waiting for one fail with sender_pool_deleted.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}

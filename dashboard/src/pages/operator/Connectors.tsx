@@ -1,0 +1,228 @@
+// Operator → Connectors: the carrier links with their live state (refreshed every few seconds), made, switched
+// on and off, and deleted here; every worker applies a change within seconds (docs/ROUTING.md).
+import { useState } from "preact/hooks";
+import { ok, type Schemas } from "../../api.js";
+import { formatTime } from "../../time.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  useAction,
+  useAsync,
+  usePolling,
+  useSession,
+} from "../../ui.js";
+
+type Connector = Schemas["Connector"];
+
+const STATE_WORDS: Record<Connector["state"], string> = {
+  bound: "Bound",
+  binding: "Binding…",
+  down: "Down",
+  disabled: "Disabled",
+};
+
+export function Connectors() {
+  const { client } = useSession();
+  const [notice, setNotice] = useState<string | undefined>();
+  const [deleting, setDeleting] = useState<Connector | undefined>();
+  const list = useAsync(async () => (await ok(client.GET("/api/v1/connectors"))).data, []);
+  usePolling(() => list.reload(), 3_000, true);
+  const toggle = useAction(async (c: Connector) => {
+    await ok(
+      client.PATCH("/api/v1/connectors/{connectorId}", { params: { path: { connectorId: c.connectorId } }, body: { enabled: !c.enabled } }),
+    );
+    setNotice(`Connector “${c.name}” ${c.enabled ? "disabled: its sessions close" : "enabled: its sessions open"} within seconds.`);
+    await list.reload();
+  });
+  return (
+    <section>
+      <h1 tabIndex={-1}>Connectors</h1>
+      <p class="muted">
+        The carrier links messages leave by, as the workers report them (refreshed every few seconds). The routing table sends each message
+        to one of them.
+      </p>
+      {notice && <Notice>{notice}</Notice>}
+      <ProblemMessage error={toggle.error} prefix="Connector not changed" />
+      {list.loading && !list.data && <Loading what="connectors" />}
+      <ProblemMessage error={list.error} prefix="Could not load the connectors" />
+      {list.data && list.data.length === 0 && <p class="muted">No connectors: nothing can be sent until one is made and routed to.</p>}
+      {list.data && list.data.length > 0 && (
+        <table class="table">
+          <caption class="sr-only">Connectors, oldest first, with their live state</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">State</th>
+              <th scope="col">Sessions bound</th>
+              <th scope="col">Cap</th>
+              <th scope="col">Last error</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((c) => (
+              <tr key={c.connectorId} data-connector={c.name}>
+                <td data-label="Name">
+                  {c.name}
+                  <small class="muted block">{c.connectorId}</small>
+                </td>
+                <td data-label="Type">{c.type === "smpp" && c.smpp ? `SMPP ${c.smpp.host}:${c.smpp.port}` : "Simulator"}</td>
+                <td data-label="State">
+                  <span class={`chip chip-${c.state}`}>{STATE_WORDS[c.state]}</span>
+                  <small class="muted block">since {formatTime(c.stateSince)}</small>
+                </td>
+                <td data-label="Sessions bound">
+                  {c.sessionsBound}
+                  {c.smpp ? ` of ${c.smpp.sessions} per worker` : ""}
+                </td>
+                <td data-label="Cap">{c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`}</td>
+                <td data-label="Last error">{c.lastError ?? <span class="muted">—</span>}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="small"
+                    disabled={toggle.busy}
+                    onClick={() => void toggle.run(c)}
+                    aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
+                  >
+                    {c.enabled ? "Disable" : "Enable"}
+                  </button>{" "}
+                  <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <NewConnector
+        onMade={async (c) => {
+          setNotice(`Connector “${c.name}” made: route to it on the Routing page.`);
+          await list.reload();
+        }}
+      />
+      <ConfirmDialog
+        open={!!deleting}
+        title={`Delete connector ${deleting?.name ?? ""}?`}
+        confirmLabel="Delete connector"
+        danger
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/connectors/{connectorId}", { params: { path: { connectorId: deleting!.connectorId } } }));
+          setNotice(`Connector “${deleting!.name}” deleted.`);
+          await list.reload();
+        }}
+      >
+        <p>Its sessions close. A connector a route names cannot be deleted: take it out of the routing table first.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function NewConnector({ onMade }: { onMade: (c: Connector) => Promise<void> }) {
+  const { client } = useSession();
+  const [f, setF] = useState({
+    name: "",
+    type: "smpp" as "smpp" | "simulator",
+    host: "",
+    port: "2775",
+    systemId: "",
+    password: "",
+    sessions: "1",
+    cap: "",
+  });
+  const set = (k: keyof typeof f) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setF({ ...f, [k]: e.currentTarget.value });
+  const make = useAction(async () => {
+    const smpp = {
+      host: f.host.trim(),
+      port: Number(f.port),
+      systemId: f.systemId.trim(),
+      password: f.password,
+      sessions: Number(f.sessions),
+    };
+    const made = await ok(
+      client.POST("/api/v1/connectors", {
+        body: {
+          name: f.name.trim(),
+          type: f.type,
+          ...(f.type === "smpp" ? { smpp } : {}),
+          maxSegmentsPerSecond: f.cap.trim() ? Number(f.cap) : null,
+        },
+      }),
+    );
+    setF({ ...f, name: "", host: "", systemId: "", password: "", cap: "" });
+    await onMade(made);
+  });
+  return (
+    <form
+      class="card"
+      aria-labelledby="new-connector-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void make.run();
+      }}
+    >
+      <h2 id="new-connector-title">Make a connector</h2>
+      <div class="grid-2">
+        <Field id="connector-name" label="Connector name" error={fieldError(make.error, "/body/name")}>
+          <input id="connector-name" required maxLength={64} value={f.name} onInput={set("name")} />
+        </Field>
+        <Field id="connector-type" label="Type">
+          <select id="connector-type" value={f.type} onChange={set("type")}>
+            <option value="smpp">SMPP</option>
+            <option value="simulator">Simulator (sends nothing)</option>
+          </select>
+        </Field>
+        {f.type === "smpp" && (
+          <>
+            <Field id="connector-host" label="SMSC host" error={fieldError(make.error, "/body/smpp/host")}>
+              <input id="connector-host" required value={f.host} onInput={set("host")} />
+            </Field>
+            <Field id="connector-port" label="Port" error={fieldError(make.error, "/body/smpp/port")}>
+              <input id="connector-port" type="number" min={1} max={65535} required value={f.port} onInput={set("port")} />
+            </Field>
+            <Field id="connector-system-id" label="System ID" error={fieldError(make.error, "/body/smpp/systemId")}>
+              <input id="connector-system-id" required maxLength={15} value={f.systemId} onInput={set("systemId")} />
+            </Field>
+            <Field id="connector-password" label="Password" error={fieldError(make.error, "/body/smpp/password")}>
+              <input
+                id="connector-password"
+                type="password"
+                maxLength={8}
+                autoComplete="off"
+                value={f.password}
+                onInput={set("password")}
+              />
+            </Field>
+            <Field id="connector-sessions" label="Sessions (binds)" error={fieldError(make.error, "/body/smpp/sessions")}>
+              <input id="connector-sessions" type="number" min={1} max={8} value={f.sessions} onInput={set("sessions")} />
+            </Field>
+          </>
+        )}
+        <Field
+          id="connector-cap"
+          label="Segments a second (optional)"
+          hint="Empty: no cap"
+          error={fieldError(make.error, "/body/maxSegmentsPerSecond")}
+        >
+          <input id="connector-cap" type="number" min={1} value={f.cap} aria-describedby="connector-cap-hint" onInput={set("cap")} />
+        </Field>
+      </div>
+      <ProblemMessage error={make.error} prefix="Connector not made" />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={make.busy}>
+          Create connector
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,178 @@
+// Operator → Routing: the routing table (the first route that matches a message is its route, judged when it is
+// sent), edited as the document `PUT /routes` takes (configuration as code), and what a message would do now.
+import { useEffect, useState } from "preact/hooks";
+import { ApiProblem, ok, type Schemas } from "../../api.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../../ui.js";
+
+type Route = Schemas["Route"];
+
+const matchWords = (m: Route["match"]) => {
+  const parts = Object.entries(m)
+    .filter(([, v]) => Array.isArray(v) && v.length > 0)
+    .map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`);
+  return parts.length > 0 ? parts.join("; ") : "every message";
+};
+
+export function Routing() {
+  const { client } = useSession();
+  const table = useAsync(async () => ok(client.GET("/api/v1/routes")), []);
+  const connectors = useAsync(async () => (await ok(client.GET("/api/v1/connectors"))).data, []);
+  const [text, setText] = useState("");
+  const [notice, setNotice] = useState<string | undefined>();
+  useEffect(() => {
+    if (table.data) setText(JSON.stringify(table.data.routes, null, 2));
+  }, [table.data?.version]);
+  const nameOf = (id: string) => connectors.data?.find((c) => c.connectorId === id)?.name ?? id;
+  const save = useAction(async () => {
+    let routes: Route[];
+    try {
+      routes = JSON.parse(text) as Route[];
+    } catch (error) {
+      throw new ApiProblem(400, { code: "validation_failed", detail: `The routes are not JSON: ${(error as Error).message}` });
+    }
+    const saved = await ok(client.PUT("/api/v1/routes", { body: { version: table.data!.version, routes } }));
+    table.setData(saved);
+    setNotice(`Routing table saved as version ${saved.version}: every worker routes by it within a second, waiting messages too.`);
+  });
+  return (
+    <section>
+      <h1 tabIndex={-1}>Routing</h1>
+      <p class="muted">
+        The first route that matches a message is its route, judged when it is sent. Among its pool&apos;s connectors that are bound, one is
+        chosen by weight; when a carrier refuses the message it tries the others, then the fallback, each once.
+      </p>
+      {notice && <Notice>{notice}</Notice>}
+      {table.loading && !table.data && <Loading what="the routing table" />}
+      <ProblemMessage error={table.error} prefix="Could not load the routing table" />
+      {table.data && (
+        <>
+          <table class="table" data-version={table.data.version}>
+            <caption>Routing table, version {table.data.version}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Route</th>
+                <th scope="col">Matches</th>
+                <th scope="col">Pool (weight)</th>
+                <th scope="col">Fallback</th>
+              </tr>
+            </thead>
+            <tbody>
+              {table.data.routes.length === 0 && (
+                <tr>
+                  <td colSpan={4}>No routes: every message fails no_route.</td>
+                </tr>
+              )}
+              {table.data.routes.map((r) => (
+                <tr key={r.name} data-route={r.name}>
+                  <td data-label="Route">{r.name}</td>
+                  <td data-label="Matches">{matchWords(r.match)}</td>
+                  <td data-label="Pool (weight)">{r.connectors.map((c) => `${nameOf(c.connectorId)} (${c.weight ?? 1})`).join(", ")}</td>
+                  <td data-label="Fallback">{(r.fallback ?? []).map(nameOf).join(", ") || "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <form
+            class="card"
+            aria-labelledby="routes-edit-title"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void save.run();
+            }}
+          >
+            <h2 id="routes-edit-title">Edit the routing table</h2>
+            <Field
+              id="routes-json"
+              label="Routes (JSON)"
+              hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
+              error={fieldError(save.error, "/body/routes")}
+            >
+              <textarea
+                id="routes-json"
+                class="mono"
+                rows={14}
+                spellcheck={false}
+                value={text}
+                aria-describedby="routes-json-hint"
+                onInput={(e) => setText(e.currentTarget.value)}
+              />
+            </Field>
+            {save.error?.problem.errors && save.error.problem.errors.length > 0 && (
+              <ul class="problem-list" data-testid="route-errors">
+                {save.error.problem.errors.map((e) => (
+                  <li key={e.path}>
+                    <code>{e.path}</code>: {e.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <ProblemMessage error={save.error} prefix="Routing table not saved" />
+            <div class="actions">
+              <button type="submit" class="primary" disabled={save.busy}>
+                Save routing table
+              </button>
+            </div>
+          </form>
+        </>
+      )}
+      <Explain nameOf={nameOf} />
+    </section>
+  );
+}
+
+function Explain({ nameOf }: { nameOf: (id: string) => string }) {
+  const { client } = useSession();
+  const [f, setF] = useState({ to: "", from: "", accountId: "" });
+  const [answer, setAnswer] = useState<Schemas["ExplainedRoute"] | undefined>();
+  const explain = useAction(async () => setAnswer(await ok(client.POST("/api/v1/routes/explain", { body: f }))));
+  const set = (k: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) => setF({ ...f, [k]: e.currentTarget.value.trim() });
+  return (
+    <form
+      class="card"
+      aria-labelledby="explain-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void explain.run();
+      }}
+    >
+      <h2 id="explain-title">What would a message do now?</h2>
+      <div class="grid-2">
+        <Field id="explain-to" label="To" error={fieldError(explain.error, "/body/to")}>
+          <input id="explain-to" type="tel" required value={f.to} onInput={set("to")} />
+        </Field>
+        <Field id="explain-from" label="From" error={fieldError(explain.error, "/body/from")}>
+          <input id="explain-from" required value={f.from} onInput={set("from")} />
+        </Field>
+        <Field id="explain-account" label="Account ID" error={fieldError(explain.error, "/body/accountId")}>
+          <input id="explain-account" required value={f.accountId} onInput={set("accountId")} />
+        </Field>
+      </div>
+      <ProblemMessage error={explain.error} prefix="Could not explain" />
+      <div class="actions">
+        <button type="submit" disabled={explain.busy}>
+          Explain route
+        </button>
+      </div>
+      {answer && (
+        <div data-testid="explained" role="status">
+          <p>
+            {answer.route === null ? (
+              <strong>No route matches: the message would fail no_route.</strong>
+            ) : (
+              <>
+                Route <strong>{answer.route}</strong>, as <strong>{answer.sender}</strong>:
+              </>
+            )}
+          </p>
+          <ol>
+            {answer.candidates.map((c) => (
+              <li key={c.connectorId}>
+                {nameOf(c.connectorId)}: {c.available ? "available" : `not available (${c.reason})`}
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,118 @@
+// Carrier routing in a real browser against a real server, database and worker (docs/ROUTING.md): the operator
+// makes a connector and sees its live state, edits the routing table (an unknown connector is refused with where,
+// a good table saved with its new version), asks what a message would do, and switches the connector off; an
+// account makes a sender pool and deletes it. Each page passes axe's WCAG 2.1 A/AA checks.
+import { AxeBuilder } from "@axe-core/playwright";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { useTestServer } from "../helpers/server.js";
+import { useTestWorker } from "../helpers/worker.js";
+
+const server = useTestServer({ connectorRefreshMs: 200 });
+useTestWorker(server);
+const browser = useBrowser();
+
+async function audit(page: Page, name: string): Promise<string[]> {
+  await page.waitForLoadState("networkidle");
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender pools", { timeout: 90_000 }, () => {
+  it("an operator makes a connector, routes to it, explains a route and switches the connector off", async () => {
+    const { baseUrl, operator, account } = server();
+    const op = await operator();
+    const a = await account();
+    const found: string[] = [];
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, op.key, "/dashboard/operator/connectors");
+    await page.getByRole("heading", { name: "Connectors", level: 1 }).waitFor();
+    // The worker reports the `default` simulator bound.
+    await page.locator('tr[data-connector="default"]').getByText("Bound").waitFor();
+
+    await page.getByLabel("Connector name").fill("backup");
+    await page.getByLabel("Type").selectOption("simulator");
+    await page.getByRole("button", { name: "Create connector" }).click();
+    await page.getByText("Connector “backup” made").waitFor();
+    const backup = page.locator('tr[data-connector="backup"]');
+    await backup.getByText("Bound").waitFor();
+    await screenshot(page, "dashboard-connectors");
+    found.push(...(await audit(page, "connectors")));
+    const ids = (await (await op.request("GET", "/api/v1/connectors")).json()) as { data: { connectorId: string; name: string }[] };
+    const idOf = (name: string) => ids.data.find((c) => c.name === name)!.connectorId;
+
+    await page.getByRole("link", { name: "Routing" }).click();
+    await page.getByRole("heading", { name: "Routing", level: 1 }).waitFor();
+    await page.locator('tr[data-route="default"]').waitFor();
+    const editor = page.getByLabel("Routes (JSON)");
+    // An unknown connector: refused, with where.
+    await editor.fill(JSON.stringify([{ name: "all", match: {}, connectors: [{ connectorId: "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d" }] }]));
+    await page.getByRole("button", { name: "Save routing table" }).click();
+    await page.getByTestId("route-errors").getByText("/body/routes/0/connectors/0/connectorId").waitFor();
+    // The default's pool with the backup as its fallback.
+    const version = Number(await page.locator("table[data-version]").getAttribute("data-version"));
+    await editor.fill(
+      JSON.stringify([{ name: "all", match: {}, connectors: [{ connectorId: idOf("default") }], fallback: [idOf("backup")] }]),
+    );
+    await page.getByRole("button", { name: "Save routing table" }).click();
+    await page.getByText(`Routing table saved as version ${version + 1}`).waitFor();
+    expect(await page.locator('tr[data-route="all"]').getByRole("cell").nth(3).innerText()).toBe("backup");
+
+    await page.getByLabel("To").fill("+14155550123");
+    await page.getByLabel("From").fill("ACME");
+    await page.getByLabel("Account ID").fill(a.accountId);
+    await page.getByRole("button", { name: "Explain route" }).click();
+    const explained = page.getByTestId("explained");
+    await explained.getByText("Route all").waitFor();
+    expect(await explained.getByRole("listitem").allInnerTexts()).toEqual(["default: available", "backup: available"]);
+    await screenshot(page, "dashboard-routing");
+    found.push(...(await audit(page, "routing")));
+
+    await page.getByRole("link", { name: "Connectors" }).click();
+    await page.getByRole("button", { name: "Disable connector backup" }).click();
+    await backup.getByText("Disabled").waitFor();
+    await page.getByRole("button", { name: "Delete connector backup" }).click();
+    await page.getByRole("dialog", { name: "Delete connector backup?" }).getByRole("button", { name: "Delete connector" }).click();
+    // A route names it: refused, and it stays.
+    await page.getByRole("dialog").getByText("The connector is named by the route(s) all", { exact: false }).waitFor();
+    expect(found).toEqual([]);
+    // The refusals asked for (422 route_invalid, 409 connector_in_use) are the only failed loads.
+    expect(page.problems.filter((p) => !/status of (409|422)/.test(p))).toEqual([]);
+    await page.context().close();
+  });
+
+  it("an account makes a sender pool from the numbers it holds, and deletes it", async () => {
+    const { baseUrl, account } = server();
+    const a = await account();
+    await a.holds("+14155550181");
+    await a.holds("+14155550182");
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key);
+    await page.getByRole("link", { name: "Settings → Sender pools" }).click();
+    await page.getByRole("heading", { name: "Settings → Sender pools", level: 1 }).waitFor();
+    await page.getByText("No sender pools yet.").waitFor();
+
+    // A number it does not hold: refused, saying which.
+    await page.getByLabel("Pool name").fill("long codes");
+    await page.getByLabel("Senders").fill("+14155550181\n+14155550189");
+    await page.getByRole("button", { name: "Create sender pool" }).click();
+    await page.getByText("Sender pool not made").waitFor();
+    await page.getByLabel("Senders").fill("+14155550181\n+14155550182");
+    await page.getByLabel("Messages a second per sender (optional)").fill("1");
+    await page.getByRole("button", { name: "Create sender pool" }).click();
+    await page.getByText("Sender pool “long codes” made").waitFor();
+    const row = page.locator('tr[data-pool="long codes"]');
+    expect(await row.getByRole("cell").allInnerTexts()).toEqual(
+      expect.arrayContaining(["+14155550181, +14155550182", "yes", "1 a second"]),
+    );
+    await screenshot(page, "dashboard-sender-pools");
+    expect(await audit(page, "sender pools")).toEqual([]);
+
+    await page.getByRole("button", { name: "Delete sender pool long codes" }).click();
+    await page.getByRole("dialog", { name: "Delete sender pool long codes?" }).getByRole("button", { name: "Delete sender pool" }).click();
+    await row.waitFor({ state: "detached" });
+    expect(page.problems.filter((p) => !p.includes("422"))).toEqual([]);
+    await page.context().close();
+  });
+});
