@@ -4,7 +4,8 @@
 //              messages of 1, 2 and 3 segments due at one instant, with 1 and 2 worker processes
 //              (BENCH_WORKERS, "1,2"): achieved segments/s from the first submission to the last against the cap,
 //              the busiest one-second window, and what the queue cost (job row updates and queue row writes
-//              per message, from pg_stat_user_tables).
+//              per message, from pg_stat_user_tables). Then the same with the cap on the `default` connector
+//              instead of the account (connectorWorkers1, connectorWorkers2; docs/ROUTING.md).
 //   latency:   a capped campaign of BENCH_THROTTLE_CAMPAIGN (10,000) low messages of the same account, one
 //              worker; once its backlog is queued, BENCH_THROTTLE_HIGH (50) high messages due 5 a second:
 //              p50/p99/max of submitted − scheduledAt, and the campaign's segments/s meanwhile.
@@ -80,36 +81,43 @@ async function reset(): Promise<void> {
 
 try {
   const precision: Record<string, unknown> = {};
-  for (const workers of WORKERS) {
-    await reset();
-    const procs = await startWorkers(workers, bench.url);
-    const { id: accountId } = await ensureAccount(db, `bench-throttle-${workers}`);
-    await updateAccountSettings(db, accountId, { maxSegmentsPerSecond: CAP });
-    const n = Math.round((CAP * SECONDS) / 2); // 2 segments on average
-    const due = new Date(Date.now() + 2000);
-    await scheduleMessages(db, { n, dueAt: () => due, accountId, segments: (i) => SEGMENTS[i % 3]! });
-    await waitForCount(`capped at ${CAP}/s, ${workers} worker(s)`, n, () =>
-      count("SELECT count(*) AS n FROM simulator_submissions s JOIN messages m ON m.id = s.message_id WHERE m.account_id = ?", [accountId]),
-    );
-    await Promise.all(procs.map((p) => p.stop()));
-    await new Promise((r) => setTimeout(r, 1000)); // the workers' backends flush their statistics as they exit
-    const subs = await submissions(accountId);
-    const total = subs.reduce((sum, s) => sum + s.segments, 0);
-    const span = subs.at(-1)!.at - subs[0]!.at;
-    const achieved = (total - subs.at(-1)!.segments) / span;
-    const jobs = await writes(db, "jobs");
-    const queue = await writes(db, "throttled_sends");
-    precision[`workers${workers}`] = {
-      messages: n,
-      segments: total,
-      achievedSegmentsPerSecond: Number(achieved.toFixed(1)),
-      ofCap: Number((achieved / CAP).toFixed(3)),
-      busiestSecond: busiestSecond(subs),
-      firstSubmittedMs: Math.round((subs[0]!.at - due.getTime() / 1000) * 1000),
-      jobUpdatesPerMessage: Number((jobs.updates / n).toFixed(2)),
-      queueWritesPerMessage: Number((queue.all / n).toFixed(2)),
-    };
-  }
+  for (const capOn of ["account", "connector"] as const)
+    for (const workers of WORKERS) {
+      await reset();
+      const procs = await startWorkers(workers, bench.url);
+      const { id: accountId } = await ensureAccount(db, `bench-throttle-${capOn}-${workers}`);
+      if (capOn === "account") await updateAccountSettings(db, accountId, { maxSegmentsPerSecond: CAP });
+      // The connector's cap instead (docs/ROUTING.md): the workers apply it at their next refresh.
+      await db("connectors").update({ max_segments_per_second: capOn === "connector" ? CAP : null });
+      await new Promise((r) => setTimeout(r, 1500));
+      const n = Math.round((CAP * SECONDS) / 2); // 2 segments on average
+      const due = new Date(Date.now() + 2000);
+      await scheduleMessages(db, { n, dueAt: () => due, accountId, segments: (i) => SEGMENTS[i % 3]! });
+      await waitForCount(`capped at ${CAP}/s on the ${capOn}, ${workers} worker(s)`, n, () =>
+        count("SELECT count(*) AS n FROM simulator_submissions s JOIN messages m ON m.id = s.message_id WHERE m.account_id = ?", [
+          accountId,
+        ]),
+      );
+      await Promise.all(procs.map((p) => p.stop()));
+      await new Promise((r) => setTimeout(r, 1000)); // the workers' backends flush their statistics as they exit
+      const subs = await submissions(accountId);
+      const total = subs.reduce((sum, s) => sum + s.segments, 0);
+      const span = subs.at(-1)!.at - subs[0]!.at;
+      const achieved = (total - subs.at(-1)!.segments) / span;
+      const jobs = await writes(db, "jobs");
+      const queue = await writes(db, "throttled_sends");
+      precision[`${capOn === "account" ? "" : "connector"}${capOn === "account" ? "workers" : "Workers"}${workers}`] = {
+        messages: n,
+        segments: total,
+        achievedSegmentsPerSecond: Number(achieved.toFixed(1)),
+        ofCap: Number((achieved / CAP).toFixed(3)),
+        busiestSecond: busiestSecond(subs),
+        firstSubmittedMs: Math.round((subs[0]!.at - due.getTime() / 1000) * 1000),
+        jobUpdatesPerMessage: Number((jobs.updates / n).toFixed(2)),
+        queueWritesPerMessage: Number((queue.all / n).toFixed(2)),
+      };
+    }
+  await db("connectors").update({ max_segments_per_second: null });
 
   await reset();
   const [worker] = await startWorkers(1, bench.url);

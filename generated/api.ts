@@ -2034,6 +2034,11 @@ export interface components {
          *       "sessionsBound": 2,
          *       "stateSince": "2026-11-26T06:00:00.000Z",
          *       "lastError": null,
+         *       "counters": {
+         *         "accepted": 120411,
+         *         "refused": 37,
+         *         "unknown": 0
+         *       },
          *       "createdAt": "2026-11-25T10:00:00.000Z"
          *     }
          */
@@ -2064,11 +2069,31 @@ export interface components {
             stateSince: string;
             /** @description The last reason a session ended or failed to bind, or `null`. */
             lastError: string | null;
+            /** @description What the running workers wrote to it since each started. */
+            counters: components["schemas"]["ConnectorCounters"];
             /**
              * Format: date-time
              * @description When it was made.
              */
             createdAt: string;
+        };
+        /** @description Messages the running workers wrote to a connector since each started, by its answer. */
+        ConnectorCounters: {
+            /**
+             * Format: int64
+             * @description Taken (the carrier answered with its id).
+             */
+            accepted: number;
+            /**
+             * Format: int64
+             * @description Refused with an error (each failed over, where the route had another candidate).
+             */
+            refused: number;
+            /**
+             * Format: int64
+             * @description Written with no answer (the link lost, or the worker gone): unknown outcomes.
+             */
+            unknown: number;
         };
         /** @description The connectors. */
         ConnectorList: {
@@ -2467,8 +2492,10 @@ export interface components {
         ExplainRouteRequest: {
             /** @description The recipient. */
             to: components["schemas"]["PhoneNumber"];
-            /** @description The sender. */
-            from: string;
+            /** @description The sender (exactly one of `from` and `senderPoolId`). */
+            from?: string;
+            /** @description A sender pool of the account: the sender it would choose now (nothing is chosen). */
+            senderPoolId?: components["schemas"]["Uuid"];
             /** @description The account sending. */
             accountId: components["schemas"]["Uuid"];
             /** @description Default `transactional`. */
@@ -2491,7 +2518,7 @@ export interface components {
             route: string | null;
             /** @description The route's pool, then its fallback. */
             candidates: components["schemas"]["ExplainedCandidate"][];
-            /** @description The sender it would go out as. */
+            /** @description The sender it would go out as (for a pool: the one it would choose now; empty when none is usable). */
             sender: string;
         };
         /** @description One failed check of a request, pointing at the offending field. */
@@ -3274,11 +3301,6 @@ export interface components {
              * @enum {string}
              */
             migrations: "current";
-            /**
-             * @description With PROVIDER=smpp in this process: `bound` when the SMPP session is bound (else the answer is 503).
-             * @enum {string}
-             */
-            provider?: "bound";
         };
         /** @description Your own reference for a message (an order id, a ticket): 1 to 128 characters, returned in every receipt. */
         Reference: string;
@@ -5995,6 +6017,11 @@ export interface operations {
                      *           "sessionsBound": 1,
                      *           "stateSince": "2026-11-26T06:00:00.000Z",
                      *           "lastError": null,
+                     *           "counters": {
+                     *             "accepted": 5120,
+                     *             "refused": 0,
+                     *             "unknown": 0
+                     *           },
                      *           "createdAt": "2026-11-25T10:00:00.000Z"
                      *         }
                      *       ]

@@ -50,19 +50,16 @@ if (firstKeys) {
 }
 
 let worker: Worker | undefined;
-let providerReady: (() => boolean) | undefined;
 if (config.role === "worker" || config.role === "all") {
-  const [{ startWorker }, { SmppProvider }] = await Promise.all([import("./worker.js"), import("./providers/smpp/provider.js")]);
+  const { startWorker } = await import("./worker.js");
   worker = await startWorker({ db, databaseUrl: database.url, log, config });
-  const smpp = worker.provider instanceof SmppProvider ? worker.provider.connection : undefined;
-  if (smpp) providerReady = () => smpp.state === "bound";
 }
 
 // startupMs: from the process's start (performance's time origin) to serving, database included.
 let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
   const { createApp, createHttpServer } = await import("./http/app.js");
-  const app = createApp({ db, log, config, now: () => new Date(), providerReady });
+  const app = createApp({ db, log, config, now: () => new Date() });
   server = createHttpServer(app, config).listen(config.port, config.host, () => {
     log.info(
       { port: config.port, role: config.role, startupMs: Math.round(performance.now()) },

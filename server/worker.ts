@@ -89,7 +89,9 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     get provider() {
       if (opts.provider) return opts.provider;
       const live = connectors!.list();
-      return (live.find((c) => c.name === "default") ?? live[0])!.provider;
+      const main = live.find((c) => c.name === "default") ?? live[0];
+      if (!main) throw new Error("no connector is running in this worker");
+      return main.provider;
     },
     maintenance,
     async stop(deadlineMs = 7_000) {

@@ -134,6 +134,20 @@ export async function lockSenderBooks(
   return { now, books: rows.map(({ now: _now, ...b }) => b) };
 }
 
+/** The books of these senders of one account as they are, unlocked (a sender never chosen: empty), held ones only. */
+export async function readSenderBooks(db: Knex, accountId: string, senders: string[]): Promise<{ now: number; books: SenderBook[] }> {
+  const { rows } = await run<SenderBook & { now: number }>(
+    db,
+    sql`SELECT ${accountId}::uuid AS "accountId", k.sender, coalesce(b.last_used, 0) AS "lastUsed", coalesce(b.tat, 0) AS tat,
+               EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now
+          FROM unnest(${senders}::text[]) AS k(sender)
+          LEFT JOIN sender_books b ON b.account_id = ${accountId} AND b.sender = k.sender
+         WHERE left(k.sender, 1) <> '+' OR EXISTS (SELECT FROM numbers n WHERE n.account_id = ${accountId} AND n.phone_number = k.sender)`,
+  );
+  const now = rows[0]?.now ?? Date.now() / 1000;
+  return { now, books: rows.map(({ now: _now, ...b }) => b) };
+}
+
 export async function updateSenderBooks(tx: Knex.Transaction, books: SenderBook[]): Promise<void> {
   if (books.length === 0) return;
   await run(

@@ -19,7 +19,7 @@ export interface Pool {
   rate: number | null;
 }
 
-export type SenderChoice = { sender: string; slot: number } | { waitUntil: number };
+export type SenderChoice = { sender: string; slot: number } | { sender: string; waitUntil: number };
 
 const callingCode = (e164: string) => (e164.startsWith("+") ? parsePhoneNumberFromString(e164)?.countryCallingCode : undefined);
 
@@ -46,12 +46,15 @@ export function chooseSender(
   };
   if (pool.sticky && last !== undefined && books.has(last) && usable.includes(last)) {
     const book = books.get(last)!;
-    return free(book) ? pay(book) : { waitUntil: book.tat };
+    return free(book) ? pay(book) : { sender: last, waitUntil: book.tat };
   }
   const code = callingCode(recipient);
   const local = code === undefined ? [] : usable.filter((s) => callingCode(s) === code);
   const candidates = (local.length > 0 ? local : usable).map((s) => books.get(s)!);
   const open = candidates.filter(free);
-  if (open.length === 0) return { waitUntil: Math.min(...candidates.map((b) => b.tat)) };
+  if (open.length === 0) {
+    const first = candidates.reduce((a, b) => (b.tat < a.tat ? b : a));
+    return { sender: first.sender, waitUntil: first.tat };
+  }
   return pay(open.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a)));
 }

@@ -279,10 +279,8 @@ function readiness(services: Services, validator: ReturnType<typeof deferredVali
     if (schema.pending.length) {
       return sendProblem(res, new HttpError("service_unavailable", `Migrations are pending: ${schema.pending.join(", ")}.`));
     }
-    if (services.providerReady && !services.providerReady()) {
-      return sendProblem(res, new HttpError("service_unavailable", "The SMPP session is not bound."));
-    }
-    res.json({ status: "ready", database: "up", migrations: "current", ...(services.providerReady ? { provider: "bound" as const } : {}) });
+    // About the process alone: a carrier's link down is an alert (SmsConnectorDown), not unreadiness.
+    res.json({ status: "ready", database: "up", migrations: "current" });
   };
 }
 

@@ -36,8 +36,6 @@ export interface Services {
   now: () => Date;
   /** DNS for the webhook URL policy; tests inject one. */
   resolver?: Resolver;
-  /** When this process holds a provider connection (PROVIDER=smpp, ROLE=all): is it up? */
-  providerReady?: () => boolean;
 }
 
 export interface ApiServices extends Services {

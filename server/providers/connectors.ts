@@ -24,6 +24,15 @@ export interface RoutedConnector {
   provider: Provider;
   /** Its cap in segments a second across every worker (a GCRA bucket in the database), or null. */
   cap: number | null;
+  /** What this worker's writes to it got (reported with its state). */
+  tally: Tally;
+}
+
+/** Messages written to a connector by this worker, by outcome. */
+export interface Tally {
+  accepted: number;
+  refused: number;
+  unknown: number;
 }
 
 /** How SendBatch finds where its messages go: a fixed provider, or the routing table. */
@@ -38,7 +47,13 @@ export interface SendRouter {
 
 /** A provider given as it is: every message goes to it. */
 export function fixedRouter(provider: Provider): SendRouter {
-  const only: RoutedConnector = { connectorId: null, name: provider.name, provider, cap: null };
+  const only: RoutedConnector = {
+    connectorId: null,
+    name: provider.name,
+    provider,
+    cap: null,
+    tally: { accepted: 0, refused: 0, unknown: 0 },
+  };
   return {
     window: provider.window,
     fixed: () => only,
@@ -52,6 +67,7 @@ interface Running {
   provider: Provider;
   state: ConnectorState["state"];
   stateSince: Date;
+  tally: Tally;
 }
 
 const HEARTBEAT_MS = 5_000;
@@ -133,6 +149,7 @@ export class ConnectorSet implements SendRouter {
       provider: sessions.length === 1 ? sessions[0]! : new SessionPool(sessions),
       state: "binding",
       stateSince: new Date(),
+      tally: { accepted: 0, refused: 0, unknown: 0 },
     };
   }
 
@@ -163,6 +180,7 @@ export class ConnectorSet implements SendRouter {
       sessionsBound,
       stateSince: r.stateSince,
       lastError: smpp.map((c) => c.lastError).find((e) => e !== null) ?? null,
+      ...r.tally,
     };
   }
 
@@ -175,7 +193,7 @@ export class ConnectorSet implements SendRouter {
 
   private routed(id: string): RoutedConnector {
     const r = this.running.get(id)!;
-    return { connectorId: id, name: r.row.name, provider: r.provider, cap: r.row.maxSegmentsPerSecond };
+    return { connectorId: id, name: r.row.name, provider: r.provider, cap: r.row.maxSegmentsPerSecond, tally: r.tally };
   }
 
   fixed(): RoutedConnector | undefined {

@@ -74,7 +74,7 @@ export async function submitRouted(
         );
         answers.forEach((answer, k) => (results[writing[k]!] = answer));
         countAnswers(
-          connector.name,
+          connector,
           answers,
           writing.map((i) => outbound[i]!.segments),
         );
@@ -142,13 +142,17 @@ async function payConnectorCap(db: Db, connectorId: string, rate: number, messag
   });
 }
 
-/** Each answer counted on its connector. */
-export function countAnswers(connector: string, answers: (SubmitResult | Error)[], segments: number[]): void {
+/** Each answer counted on its connector: the process's metrics and the worker's tally (shown by the API). */
+export function countAnswers(connector: RoutedConnector, answers: (SubmitResult | Error)[], segments: number[]): void {
   let accepted = 0;
   answers.forEach((a, i) => {
     const status = a instanceof ProviderUnavailable ? "unavailable" : a instanceof Error ? "unknown" : a.accepted ? "ok" : a.code;
-    if (status === "ok") accepted += segments[i]!;
-    connectorSubmits.inc({ connector, status });
+    if (status === "ok") {
+      accepted += segments[i]!;
+      connector.tally.accepted++;
+    } else if (status === "unknown") connector.tally.unknown++;
+    else if (status !== "unavailable") connector.tally.refused++;
+    connectorSubmits.inc({ connector: connector.name, status });
   });
-  if (accepted > 0) connectorSegments.inc({ connector }, accepted);
+  if (accepted > 0) connectorSegments.inc({ connector: connector.name }, accepted);
 }

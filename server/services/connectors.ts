@@ -38,6 +38,8 @@ export interface ConnectorView {
   sessionsBound: number;
   stateSince: Date;
   lastError: string | null;
+  /** What the running workers wrote to it since they started. */
+  counters: { accepted: number; refused: number; unknown: number };
 }
 
 /** Every connector with its state, oldest first. */
@@ -70,6 +72,11 @@ function viewOf(row: ConnectorRow, states: ConnectorState[]): ConnectorView {
     sessionsBound,
     stateSince: since.length > 0 ? new Date(Math.min(...since)) : row.updatedAt,
     lastError: mine.find((s) => s.lastError !== null)?.lastError ?? null,
+    counters: {
+      accepted: mine.reduce((n, s) => n + s.accepted, 0),
+      refused: mine.reduce((n, s) => n + s.refused, 0),
+      unknown: mine.reduce((n, s) => n + s.unknown, 0),
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import {
   lastSendersTo,
   listSenderPools,
   lockSenderBooks,
+  readSenderBooks,
   readSenderPools,
   setMessageSenders,
   updateSenderBooks,
@@ -167,4 +168,23 @@ export async function chooseSenders(db: Db, messages: PoolMessage[]): Promise<Se
     await setMessageSenders(tx, stored);
   });
   return out;
+}
+
+/**
+ * The sender a message of the pool to `to` would get now (`routes/explain`), choosing nothing: the books are read,
+ * not locked or written. Undefined when the pool has no usable sender.
+ */
+export async function previewSender(db: Db, accountId: string, senderPoolId: string, to: string): Promise<string | undefined> {
+  const pool = await getPool(db, accountId, senderPoolId);
+  const [last] = pool.sticky ? await lastSendersTo(db, [{ accountId, recipient: to, senders: pool.senders }]) : [];
+  const { now, books } = await readSenderBooks(db, accountId, pool.senders);
+  const choice = chooseSender(
+    { senders: pool.senders, sticky: pool.sticky, rate: pool.maxPerSenderPerSecond },
+    to,
+    last?.sender,
+    new Map(books.map((b) => [b.sender, b])),
+    now,
+    now + SLOT_LOOKAHEAD_S,
+  );
+  return choice?.sender;
 }

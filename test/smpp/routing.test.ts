@@ -140,6 +140,22 @@ describe("routes", () => {
       candidates: [{ connectorId: connectorA, available: true, reason: null }],
       sender: "ACME",
     });
+    // With a sender pool: the sender it would choose now (the one of the recipient's country), nothing chosen.
+    await account.holds("+447400123470");
+    const pooled = await account.request("POST", "/api/v1/sender-pools", { name: "explained", senders: ["ACME", "+447400123470"] });
+    const { senderPoolId } = (await pooled.json()) as { senderPoolId: string };
+    const withPool = await (
+      await operator()
+    )("POST", "/api/v1/routes/explain", {
+      to: "+447400123499",
+      senderPoolId,
+      accountId: account.accountId,
+    });
+    expect(((await withPool.json()) as { sender: string }).sender).toBe("+447400123470");
+    const both = await (
+      await operator()
+    )("POST", "/api/v1/routes/explain", { to: "+447400123499", from: "ACME", senderPoolId, accountId: account.accountId });
+    expect(both.status).toBe(400);
   });
 
   it("a message no route matches fails no_route", async () => {

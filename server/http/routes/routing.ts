@@ -10,7 +10,9 @@ import {
   routingTable,
   type ConnectorView,
 } from "../../services/connectors.js";
+import { invalidField } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
+import { previewSender } from "../../services/senderPools.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
@@ -34,6 +36,7 @@ function toConnector(v: ConnectorView, defaultWindow: number) {
     sessionsBound: v.sessionsBound,
     stateSince: iso(v.stateSince),
     lastError: v.lastError,
+    counters: v.counters,
     createdAt: iso(row.createdAt),
   };
 }
@@ -72,9 +75,12 @@ export const routingHandlers: Pick<
     return { status: 200, body: await replaceRoutes(db, body.version, body.routes) };
   },
   async Routes_explain({ db, body }) {
+    if ((body.from === undefined) === (body.senderPoolId === undefined))
+      throw invalidField("/body/from", "or senderPoolId: exactly one of the two is required");
+    const to = requirePhone(body.to, "/body/to");
     const facts = {
-      to: requirePhone(body.to, "/body/to"),
-      from: body.from,
+      to,
+      from: body.from ?? (await previewSender(db, body.accountId, body.senderPoolId!, to)) ?? "",
       accountId: body.accountId,
       category: body.category ?? "transactional",
       priority: body.priority ?? "normal",

@@ -243,7 +243,7 @@ class SendBatch {
     if (target) {
       results = await submitAll(target.provider, outbound);
       countAnswers(
-        target.name,
+        target,
         results as Exclude<RoutedResult, string>[],
         outbound.map((m) => m.segments),
       );

@@ -31,38 +31,45 @@ export interface SmppGaugeSource {
   readonly rate?: { readonly current: number };
 }
 
-let connection: SmppGaugeSource | undefined;
-/** Points the gauges at the live connection (one per process). */
+// The process's live sessions (every connector's, every session of each): the gauges add them up.
+const sessions = new Set<SmppGaugeSource>();
+const sum = (pick: (c: SmppGaugeSource) => number) => [...sessions].reduce((n, c) => n + pick(c), 0);
+
+/** Counts a live session in the gauges (until unregisterSmppMetrics). */
 export function registerSmppMetrics(c: SmppGaugeSource): void {
-  connection = c;
+  sessions.add(c);
   if (register.getSingleMetric("smpp_bound")) return;
   new Gauge({
     name: "smpp_bound",
-    help: "1 when the SMPP session is bound",
+    help: "SMPP sessions of this process bound now (per connector: sms_connector_up)",
     collect() {
-      this.set(connection?.state === "bound" ? 1 : 0);
+      this.set(sum((c) => (c.state === "bound" ? 1 : 0)));
     },
   });
   new Gauge({
     name: "smpp_in_flight",
-    help: "submit_sm awaiting submit_sm_resp",
+    help: "submit_sm awaiting submit_sm_resp, over this process's sessions",
     collect() {
-      this.set(connection?.inFlight ?? 0);
+      this.set(sum((c) => c.inFlight));
     },
   });
   new Gauge({
     name: "smpp_submit_rate_limit",
-    help: "submit_sm a second allowed now: SMPP_MAX_PER_SECOND, halved by each throttle burst (down to 1), raised again by successful submits",
+    help: "submit_sm a second allowed now over this process's sessions: SMPP_MAX_PER_SECOND each, halved by each throttle burst (down to 1), raised again by successful submits",
     collect() {
-      const rate = connection?.rate?.current;
-      if (rate !== undefined) this.set(rate);
+      this.set(sum((c) => c.rate?.current ?? 0));
     },
   });
   new Gauge({
     name: "smpp_submits_waiting",
     help: "submit_sm of claimed messages waiting to be written: for the rate, the pause after a throttle, or to be written again after one",
     collect() {
-      this.set(connection?.waiting ?? 0);
+      this.set(sum((c) => c.waiting ?? 0));
     },
   });
+}
+
+/** A session stopped: no longer counted. */
+export function unregisterSmppMetrics(c: SmppGaugeSource): void {
+  sessions.delete(c);
 }

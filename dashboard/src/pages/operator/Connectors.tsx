@@ -59,6 +59,7 @@ export function Connectors() {
               <th scope="col">Type</th>
               <th scope="col">State</th>
               <th scope="col">Sessions bound</th>
+              <th scope="col">Taken / refused / unknown</th>
               <th scope="col">Cap</th>
               <th scope="col">Last error</th>
               <th scope="col">
@@ -81,6 +82,9 @@ export function Connectors() {
                 <td data-label="Sessions bound">
                   {c.sessionsBound}
                   {c.smpp ? ` of ${c.smpp.sessions} per worker` : ""}
+                </td>
+                <td data-label="Taken / refused / unknown">
+                  {c.counters.accepted.toLocaleString()} / {c.counters.refused.toLocaleString()} / {c.counters.unknown.toLocaleString()}
                 </td>
                 <td data-label="Cap">{c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`}</td>
                 <td data-label="Last error">{c.lastError ?? <span class="muted">—</span>}</td>
