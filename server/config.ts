@@ -286,12 +286,9 @@ export const SETTINGS = {
       map: (n) => Math.max(1, n),
     },
   ),
-  connectorRefreshMs: int(
-    "CONNECTOR_REFRESH_MS",
-    1000,
-    "how often each worker reads the connectors and the routing table and applies what changed (docs/ROUTING.md; at least 100)",
-    { map: (n) => Math.max(100, n) },
-  ),
+  connectorRefreshMs: int("CONNECTOR_REFRESH_MS", 1000, "ms between a worker's looks at connectors and routes (≥ 100)", {
+    map: (n) => Math.max(100, n),
+  }),
   smppEnquireLinkMs: int(
     "SMPP_ENQUIRE_LINK_MS",
     30_000,
