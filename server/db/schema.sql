@@ -186,10 +186,10 @@ CREATE TABLE connector_states (
   sessions_bound integer NOT NULL,
   state_since timestamp with time zone NOT NULL,
   last_error text,
+  seen_at timestamp with time zone NOT NULL DEFAULT now(),
   accepted bigint NOT NULL DEFAULT 0,
   refused bigint NOT NULL DEFAULT 0,
   unknown bigint NOT NULL DEFAULT 0,
-  seen_at timestamp with time zone NOT NULL DEFAULT now(),
   CONSTRAINT connector_states_connector_id_fkey FOREIGN KEY (connector_id) REFERENCES connectors(id) ON DELETE CASCADE,
   CONSTRAINT connector_states_pkey PRIMARY KEY (connector_id, worker_id),
   CONSTRAINT connector_states_state_check CHECK ((state = ANY (ARRAY['bound'::text, 'binding'::text, 'down'::text, 'disabled'::text])))

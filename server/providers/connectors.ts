@@ -128,7 +128,8 @@ export class ConnectorSet implements SendRouter {
         [...this.running.values()].reduce((n, r) => n + r.sessions.reduce((k, s) => k + s.window.size, 0), 0),
       ),
     );
-    await this.report();
+    // A report that fails (the database away a moment) is tried again at the next refresh; it never stops sending.
+    await this.report().catch((error: unknown) => this.deps.log.warn({ err: error }, "could not report the connectors' state"));
   }
 
   private open(row: LiveConnector): Running {

@@ -19,10 +19,6 @@ export async function up(knex: Knex): Promise<void> {
       sessions_bound integer NOT NULL,
       state_since timestamptz NOT NULL,
       last_error text,
-      -- Messages this worker wrote to the connector since it started: taken, refused, of unknown outcome.
-      accepted bigint NOT NULL DEFAULT 0,
-      refused bigint NOT NULL DEFAULT 0,
-      unknown bigint NOT NULL DEFAULT 0,
       seen_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (connector_id, worker_id)
     );

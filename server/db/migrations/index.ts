@@ -32,6 +32,7 @@ import * as m030 from "./030_claim_refill.js";
 import * as m031 from "./031_carrier_id_keys.js";
 import * as m032 from "./032_carrier_routing.js";
 import * as m033 from "./033_sender_pools.js";
+import * as m034 from "./034_connector_counters.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -69,6 +70,7 @@ const migrations: Record<string, Knex.Migration> = {
   "031_carrier_id_keys": m031,
   "032_carrier_routing": m032,
   "033_sender_pools": m033,
+  "034_connector_counters": m034,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
