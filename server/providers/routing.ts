@@ -144,15 +144,19 @@ async function payConnectorCap(db: Db, connectorId: string, rate: number, messag
 
 /** Each answer counted on its connector: the process's metrics and the worker's tally (shown by the API). */
 export function countAnswers(connector: RoutedConnector, answers: (SubmitResult | Error)[], segments: number[]): void {
+  // Counted per status first: the metric is bumped once per status and window, not once per message.
+  const byStatus = new Map<string, number>();
   let accepted = 0;
   answers.forEach((a, i) => {
     const status = a instanceof ProviderUnavailable ? "unavailable" : a instanceof Error ? "unknown" : a.accepted ? "ok" : a.code;
-    if (status === "ok") {
-      accepted += segments[i]!;
-      connector.tally.accepted++;
-    } else if (status === "unknown") connector.tally.unknown++;
-    else if (status !== "unavailable") connector.tally.refused++;
-    connectorSubmits.inc({ connector: connector.name, status });
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (status === "ok") accepted += segments[i]!;
   });
+  connector.tally.accepted += byStatus.get("ok") ?? 0;
+  connector.tally.unknown += byStatus.get("unknown") ?? 0;
+  for (const [status, n] of byStatus) {
+    if (status !== "ok" && status !== "unknown" && status !== "unavailable") connector.tally.refused += n;
+    connectorSubmits.inc({ connector: connector.name, status }, n);
+  }
   if (accepted > 0) connectorSegments.inc({ connector: connector.name }, accepted);
 }

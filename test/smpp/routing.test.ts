@@ -182,6 +182,12 @@ describe("routes", () => {
       const t = await settled(taken);
       expect(t.attempts.map((x) => [x.connectorId, x.error])).toEqual([[connectorA, null]]);
       expect([submitsTo(a, "+447400123456"), submitsTo(b, "+447400123456")]).toEqual([1, 0]);
+      // The workers' counters: the refusal on A, the acceptance on B (reported at their next refresh).
+      await waitUntil("the counters reported", async () => {
+        const [ca, cb] = [await connector(connectorA), await connector(connectorB)];
+        const counters = (c: Record<string, unknown>) => c.counters as { accepted: number; refused: number; unknown: number };
+        return counters(ca).refused >= 1 && counters(cb).accepted >= 1 && counters(ca).unknown === 0;
+      });
     } finally {
       a.answer = () => 0;
     }
