@@ -37,6 +37,11 @@ const WORKERS = list("BENCH_WORKERS", "1,2").map(Number);
 const MODES = list("BENCH_MODES", "one-by-one,campaign") as ("one-by-one" | "campaign")[];
 /** Connectors the catch-all route splits between (docs/ROUTING.md): 1, or 2 at 50/50 (both to the same SMSC). */
 const CONNECTORS = list("BENCH_CONNECTORS", "1").map(Number);
+/**
+ * Each connector's `sessions`, binds for the whole service (docs/ROUTING.md, "Sessions"): as many as workers by
+ * default (one each); BENCH_SESSIONS=1 with two workers measures a worker handing its messages to the holder.
+ */
+const SESSIONS = process.env.BENCH_SESSIONS ? Number(process.env.BENCH_SESSIONS) : undefined;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KANNEL = process.env.BENCH_KANNEL !== "0";
@@ -213,8 +218,11 @@ interface Round {
   statementsPerMessage?: number;
 }
 
-/** The catch-all route to the `default` connector alone, or split 50/50 with a second one to the same SMSC. */
-async function routeTo(connectors: number): Promise<void> {
+/**
+ * The catch-all route to the `default` connector alone, or split 50/50 with a second one to the same SMSC; each
+ * with `sessions` binds.
+ */
+async function routeTo(connectors: number, sessions: number): Promise<void> {
   const second = (await listConnectors(db)).find((c) => c.name === "second");
   const secondId =
     second?.id ??
@@ -230,6 +238,7 @@ async function routeTo(connectors: number): Promise<void> {
   await replaceRoutes(db, (await routingTable(db)).version, [{ name: "all", match: {}, connectors: pool }]);
   // Every enabled connector binds: the second one is switched off while it is not routed to.
   await changeConnector(db, secondId, { enabled: connectors === 2 });
+  for (const c of await listConnectors(db)) if (c.smpp) await changeConnector(db, c.id, { smpp: { ...c.smpp, sessions } });
 }
 
 async function ours(n: number, window: number, workers: number, mode: "one-by-one" | "campaign", connectors: number): Promise<Round> {
@@ -237,10 +246,11 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
     "TRUNCATE jobs, messages, message_status_history, webhook_deliveries, smpp_segments, campaigns, campaign_recipients CASCADE",
   );
   const group = mode === "campaign" ? await groupOfSize(n) : undefined;
-  await routeTo(connectors);
+  const sessions = SESSIONS ?? workers;
+  await routeTo(connectors, sessions);
   const procs = await startWorkers(workers, bench.url, { ...serviceEnv, SMPP_MAX_IN_FLIGHT: String(window) });
   try {
-    await waitBound(workers * connectors);
+    await waitBound(sessions * connectors);
     if (process.env.BENCH_PG_STATS) await db.raw("SELECT pg_stat_statements_reset()");
     resetReceiver();
     const submitted = await smscSubmits();
@@ -283,10 +293,10 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
   }
 }
 
-/** Every worker has bound its session (and only theirs: Kannel and the ceiling's client are gone). */
-async function waitBound(workers: number): Promise<void> {
-  for (let i = 0; (await smscCounts()).bound < workers; i++) {
-    if (i > 200) throw new Error(`${workers} worker(s) did not bind to the SMSC`);
+/** Every session the workers share is bound, and only theirs (Kannel and the ceiling's client are gone). */
+async function waitBound(sessions: number): Promise<void> {
+  for (let i = 0; (await smscCounts()).bound !== sessions; i++) {
+    if (i > 200) throw new Error(`the workers did not bind ${sessions} session(s) to the SMSC`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -14,7 +14,7 @@ import { maintenanceChores, startMaintenance, type Maintenance } from "./jobs/ma
 import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
-import { ConnectorSet, fixedRouter, type SendRouter } from "./providers/connectors.js";
+import { ConnectorSet, fixedRouter, sessionLiveMs, type SendRouter } from "./providers/connectors.js";
 import { createSimulator } from "./providers/index.js";
 import { throughputLookaheadMs } from "./services/sendingPolicy/index.js";
 import type { Provider } from "./providers/types.js";
@@ -42,7 +42,7 @@ export interface Worker {
   runner: JobRunner;
   /** The deployment's connectors as this worker runs them (undefined with a provider given). */
   connectors: ConnectorSet | undefined;
-  /** The provider given, or the `default` connector's (the first one's without it), as it runs now. */
+  /** The provider given, or the `default` connector's (the first one's without it), as it runs now in this worker. */
   readonly provider: Provider;
   maintenance: Maintenance;
   stop(deadlineMs?: number): Promise<void>;
@@ -71,6 +71,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     ],
     leaseMs: config.jobLeaseMs,
     workerId,
+    heldConnectors: () => connectors?.held() ?? [],
     handlers: jobHandlers(opts, router, client),
   });
   await (connectors ? connectors.start() : opts.provider!.start?.());
@@ -91,7 +92,8 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
       const live = connectors!.list();
       const main = live.find((c) => c.name === "default") ?? live[0];
       if (!main) throw new Error("no connector is running in this worker");
-      return main.provider;
+      // Its one session when this worker holds one (an SMPP session's connection is what tests and tools read).
+      return main.sessions.length === 1 ? main.sessions[0]! : main.provider;
     },
     maintenance,
     async stop(deadlineMs = 7_000) {
@@ -158,6 +160,8 @@ function workerChores(opts: WorkerOptions) {
     autoReplyMaxPerHour: config.autoReplyMaxPerHour,
     throughputPacerMs: config.throughputPacerMs,
     linkMaxSegmentsPerSecond: config.providerMaxSegmentsPerSecond,
+    connectorRefreshMs: config.connectorRefreshMs,
+    connectorLiveMs: sessionLiveMs(config.connectorRefreshMs),
     log,
   });
 }

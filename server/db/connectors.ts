@@ -97,6 +97,8 @@ export interface ConnectorState {
   connectorId: string;
   state: "bound" | "binding" | "down" | "disabled";
   sessionsBound: number;
+  /** The sessions this worker opened, its share of the connector's (0: the other workers hold them all). */
+  sessionsHeld: number;
   stateSince: Date;
   lastError: string | null;
   /** Messages this worker wrote to it since it started: taken, refused, of unknown outcome. */
@@ -111,17 +113,17 @@ export async function recordConnectorStates(db: Knex, workerId: string, states: 
     db,
     sql`WITH s AS (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb)
-                   AS x("connectorId" uuid, state text, "sessionsBound" int, "stateSince" timestamptz, "lastError" text,
+                   AS x("connectorId" uuid, state text, "sessionsBound" int, "sessionsHeld" int, "stateSince" timestamptz, "lastError" text,
                         accepted bigint, refused bigint, unknown bigint)
         ), gone AS (
           DELETE FROM connector_states c WHERE c.worker_id = ${workerId}
              AND NOT EXISTS (SELECT FROM s WHERE s."connectorId" = c.connector_id)
         )
-        INSERT INTO connector_states (connector_id, worker_id, state, sessions_bound, state_since, last_error, accepted, refused, unknown, seen_at)
-        SELECT s."connectorId", ${workerId}, s.state, s."sessionsBound", s."stateSince", s."lastError", s.accepted, s.refused, s.unknown, now()
+        INSERT INTO connector_states (connector_id, worker_id, state, sessions_bound, sessions_held, state_since, last_error, accepted, refused, unknown, seen_at)
+        SELECT s."connectorId", ${workerId}, s.state, s."sessionsBound", s."sessionsHeld", s."stateSince", s."lastError", s.accepted, s.refused, s.unknown, now()
           FROM s JOIN connectors c ON c.id = s."connectorId"
         ON CONFLICT (connector_id, worker_id) DO UPDATE
-           SET state = excluded.state, sessions_bound = excluded.sessions_bound, state_since = excluded.state_since,
+           SET state = excluded.state, sessions_bound = excluded.sessions_bound, sessions_held = excluded.sessions_held, state_since = excluded.state_since,
                last_error = excluded.last_error, accepted = excluded.accepted, refused = excluded.refused,
                unknown = excluded.unknown, seen_at = excluded.seen_at`,
   );
@@ -136,7 +138,8 @@ export async function forgetConnectorStates(db: Knex, workerId: string): Promise
 export async function readConnectorStates(db: Knex, freshMs: number): Promise<ConnectorState[]> {
   const { rows } = await run<ConnectorState>(
     db,
-    sql`SELECT connector_id AS "connectorId", state, sessions_bound AS "sessionsBound", state_since AS "stateSince",
+    sql`SELECT connector_id AS "connectorId", state, sessions_bound AS "sessionsBound",
+               coalesce(sessions_held, sessions_bound) AS "sessionsHeld", state_since AS "stateSince",
                last_error AS "lastError", accepted::float8 AS accepted, refused::float8 AS refused, unknown::float8 AS unknown
           FROM connector_states WHERE seen_at > now() - make_interval(secs => ${freshMs / 1000})`,
   );

@@ -40,15 +40,44 @@ export async function routesNaming(db: Knex, connectorId: string): Promise<strin
   return rows.map((r) => r.name);
 }
 
-/** Everything a worker routes by: the connectors and the table, read in one statement. */
-export async function readRoutingSnapshot(db: Knex): Promise<{ connectors: LiveConnector[]; table: RoutingTable }> {
-  const { rows } = await run<{ connectors: LiveConnector[]; version: number; routes: Route[] }>(
+export interface RoutingSnapshot {
+  connectors: LiveConnector[];
+  table: RoutingTable;
+  /** The workers that share the connectors' sessions (reported within `liveMs`; the reader among them or not). */
+  workers: string[];
+  /** Connectors some other live worker has a bound session of. */
+  boundElsewhere: string[];
+}
+
+/**
+ * Everything a worker routes by, read in one statement: the connectors, the table, and who holds what (rows of
+ * connector_states reported within `liveMs`; a worker of the previous release writes no `sessions_held` and
+ * opens every session itself, so it takes no share).
+ */
+export async function readRoutingSnapshot(db: Knex, me: string, liveMs: number): Promise<RoutingSnapshot> {
+  const live = sql`seen_at > now() - make_interval(secs => ${liveMs / 1000})`;
+  const { rows } = await run<{
+    connectors: LiveConnector[];
+    version: number;
+    routes: Route[];
+    workers: string[];
+    boundElsewhere: string[];
+  }>(
     db,
     sql`SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, 'type', type, 'smpp', smpp,
                         'maxSegmentsPerSecond', max_segments_per_second, 'enabled', enabled) ORDER BY created_at, id), '[]')
-                  FROM connectors) AS connectors, version, routes
+                  FROM connectors) AS connectors, version, routes,
+               (SELECT coalesce(jsonb_agg(DISTINCT worker_id), '[]') FROM connector_states
+                 WHERE sessions_held IS NOT NULL AND ${live}) AS workers,
+               (SELECT coalesce(jsonb_agg(DISTINCT connector_id), '[]') FROM connector_states
+                 WHERE worker_id <> ${me} AND sessions_bound > 0 AND ${live}) AS "boundElsewhere"
           FROM routing_table`,
   );
   const r = rows[0];
-  return { connectors: r?.connectors ?? [], table: { version: r?.version ?? 0, routes: r?.routes ?? [] } };
+  return {
+    connectors: r?.connectors ?? [],
+    table: { version: r?.version ?? 0, routes: r?.routes ?? [] },
+    workers: r?.workers ?? [],
+    boundElsewhere: r?.boundElsewhere ?? [],
+  };
 }

@@ -39,7 +39,7 @@ export class Completer {
       },
       { delayMs: COMPLETION_DELAY_MS, maxBatch: COMPLETION_BATCH },
     );
-    this.snoozes = batcher<{ id: string; runAt: Date; claimedRunAt: Date; wake: boolean }>(
+    this.snoozes = batcher<{ id: string; runAt: Date; claimedRunAt: Date; wake: boolean; connectorId: string | null }>(
       (jobs) => retryTransient(() => snoozeJobs(db, workerId, jobs), { what: "snoozing jobs", log }),
       {
         delayMs: COMPLETION_DELAY_MS,
@@ -62,7 +62,13 @@ export class Completer {
   async fail(job: ClaimedJob, error: Error, log: Logger): Promise<Date | null> {
     try {
       if (error instanceof Snooze) {
-        await this.snoozes.add({ id: job.id, runAt: error.runAt, claimedRunAt: job.runAt, wake: error.wake });
+        await this.snoozes.add({
+          id: job.id,
+          runAt: error.runAt,
+          claimedRunAt: job.runAt,
+          wake: error.wake,
+          connectorId: error.connectorId,
+        });
         return error.runAt;
       }
       const retryAt =

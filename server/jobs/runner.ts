@@ -49,6 +49,8 @@ export interface RunnerOptions {
   leaseMs?: number;
   safetyPollMs?: number;
   workerId?: string;
+  /** The connectors this worker holds bound sessions of: the default lane claims the send jobs handed to them. */
+  heldConnectors?: () => readonly string[];
 }
 
 export interface LaneOptions {
@@ -95,6 +97,7 @@ export class JobRunner {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.completer = new Completer(this.db, this.workerId, this.log);
+    const held = opts.heldConnectors ?? (() => []);
     const lanes: (Omit<LaneOptions, "lane"> & { lane: JobLane | undefined })[] = opts.lanes ?? [
       { lane: undefined, concurrency: opts.concurrency ?? 10, prefetch: opts.prefetch },
     ];
@@ -112,7 +115,7 @@ export class JobRunner {
         prefetch: Math.max(prefetch ?? concurrency, concurrency),
         safetyPollMs: opts.safetyPollMs ?? 5_000,
         claim: async (limit) => {
-          const claim = await claimJobs(this.db, this.workerId, limit, this.leaseMs, name, lane.cursor);
+          const claim = await claimJobs(this.db, this.workerId, limit, this.leaseMs, name, lane.cursor, held());
           if (claim.lastAccount) lane.cursor = claim.lastAccount;
           return claim;
         },

@@ -61,6 +61,11 @@ export class Snooze extends Error {
      * shortly: otherwise a worker with nothing to do finds it at its safety poll.
      */
     readonly wake = false,
+    /**
+     * Handed to the workers holding this connector's sessions: only they claim it (jobs.connector_id, taken off
+     * by their claim). Send jobs only (docs/ROUTING.md, "Sessions").
+     */
+    readonly connectorId: string | null = null,
   ) {
     super(reason);
   }

@@ -4,6 +4,9 @@
 // rebinds; the table is swapped whole. Messages are judged against the table when they are sent
 // (providers/routing.ts), so a change applies to messages already waiting. The worker also reports the state of
 // its sessions of each connector (connector_states), which the API shows and /routes/explain reads.
+// A connector's `sessions` are for the whole service: each worker opens its share (domain/sessionShare.ts, dealt
+// out over the workers that reported lately), and a message routed to a connector this worker holds no bound
+// session of, but another worker does, is handed to that worker (providers/routing.ts, claim_jobs_v6).
 import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config.js";
 import { forgetConnectorStates, recordConnectorStates, type ConnectorState } from "../db/connectors.js";
@@ -11,7 +14,9 @@ import type { Db } from "../db/knex.js";
 import { readRoutingSnapshot, type LiveConnector, type RoutingTable } from "../db/routingTable.js";
 import { candidatesOf, matchRoute, type RoutedFacts } from "../domain/routing.js";
 import type { Logger } from "../logger.js";
-import { createSimulator, createSmppSession, receiptStore } from "./index.js";
+import { sessionsHeldBy } from "../domain/sessionShare.js";
+import { createSimulator, createSmppSession, receiptStore, smppLinkOf } from "./index.js";
+import { SessionPool } from "./sessionPool.js";
 import type { SmppProvider } from "./smpp/provider.js";
 import type { Provider } from "./types.js";
 import { SendWindow } from "./window.js";
@@ -26,6 +31,8 @@ export interface RoutedConnector {
   cap: number | null;
   /** What this worker's writes to it got (reported with its state). */
   tally: Tally;
+  /** Its sessions are other workers': a message routed to it is handed to them (docs/ROUTING.md, "Sessions"). */
+  remote: boolean;
 }
 
 /** Messages written to a connector by this worker, by outcome. */
@@ -53,6 +60,7 @@ export function fixedRouter(provider: Provider): SendRouter {
     provider,
     cap: null,
     tally: { accepted: 0, refused: 0, unknown: 0 },
+    remote: false,
   };
   return {
     window: provider.window,
@@ -63,22 +71,24 @@ export function fixedRouter(provider: Provider): SendRouter {
 
 interface Running {
   row: LiveConnector;
-  sessions: Provider[];
-  provider: Provider;
+  /** The sessions this worker holds of it: its share (0 when the other workers hold them all). */
+  pool: SessionPool;
   state: ConnectorState["state"];
   stateSince: Date;
   tally: Tally;
 }
 
-const HEARTBEAT_MS = 5_000;
+/** A worker is alive for the sessions' deal while it reported within this (it reports at every refresh). */
+export const sessionLiveMs = (refreshMs: number) => 3 * refreshMs + 1_000;
 
 export class ConnectorSet implements SendRouter {
   readonly window = new SendWindow(1);
   private readonly running = new Map<string, Running>();
   private table: RoutingTable = { version: -1, routes: [] };
+  /** Connectors another live worker has a bound session of: a message routed to one is handed to it. */
+  private elsewhere = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
-  private reported = { at: 0, states: [] as ConnectorState[] };
   private readonly receipts;
 
   constructor(private readonly deps: { db: Db; config: Config; log: Logger; workerId: string; refreshMs: number }) {
@@ -86,6 +96,27 @@ export class ConnectorSet implements SendRouter {
   }
 
   async start(): Promise<void> {
+    // Announced first, holding nothing, so that workers starting together see each other before they deal
+    // the sessions out (rather than each binding them all for a refresh).
+    const { connectors } = await readRoutingSnapshot(this.deps.db, this.deps.workerId, 0);
+    const now = new Date();
+    await recordConnectorStates(
+      this.deps.db,
+      this.deps.workerId,
+      connectors
+        .filter((c) => c.enabled)
+        .map((c) => ({
+          connectorId: c.id,
+          state: "binding",
+          sessionsBound: 0,
+          sessionsHeld: 0,
+          stateSince: now,
+          lastError: null,
+          accepted: 0,
+          refused: 0,
+          unknown: 0,
+        })),
+    );
     await this.refresh();
     this.timer = setInterval(() => {
       this.refresh().catch((error: unknown) => this.deps.log.warn({ err: error }, "could not refresh the connectors"));
@@ -95,106 +126,125 @@ export class ConnectorSet implements SendRouter {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.refreshing;
-    await Promise.all([...this.running.values()].map((r) => this.close(r)));
+    await Promise.all([...this.running.values()].map((r) => r.pool.stop()));
     this.running.clear();
     await forgetConnectorStates(this.deps.db, this.deps.workerId).catch(() => undefined);
   }
 
-  /** Reads the connectors and the table, applies what changed, and reports the sessions' states. */
+  /** Reads the connectors, the table and who holds what; applies what changed, and reports the sessions' states. */
   refresh(): Promise<void> {
     this.refreshing ??= this.apply().finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 
   private async apply(): Promise<void> {
-    const { connectors, table } = await readRoutingSnapshot(this.deps.db);
-    const wanted = new Map(connectors.filter((c) => c.enabled).map((c) => [c.id, c]));
+    const { workerId, refreshMs, log } = this.deps;
+    const snapshot = await readRoutingSnapshot(this.deps.db, workerId, sessionLiveMs(refreshMs));
+    const wanted = new Map(snapshot.connectors.filter((c) => c.enabled).map((c) => [c.id, c]));
     for (const [id, r] of this.running) {
       const next = wanted.get(id);
-      // The link is what the sessions are made of; the name and the cap change in place.
-      if (next && next.type === r.row.type && isDeepStrictEqual(next.smpp, r.row.smpp)) {
+      // The link is what the sessions are made of; the name, the cap and the count of sessions change in place.
+      if (next && next.type === r.row.type && isDeepStrictEqual(linkOf(next), linkOf(r.row))) {
         r.row = next;
         continue;
       }
       this.running.delete(id);
-      this.deps.log.info({ connector: r.row.name }, next ? "connector changed: rebinding" : "connector disabled or deleted: closing");
-      void this.close(r);
+      log.info({ connector: r.row.name }, next ? "connector changed: rebinding" : "connector disabled or deleted: closing");
+      void r.pool.stop();
     }
-    for (const [id, row] of wanted) if (!this.running.has(id)) this.running.set(id, this.open(row));
-    this.table = table;
+    for (const [id, row] of wanted) {
+      const r = this.running.get(id) ?? this.open(row);
+      this.running.set(id, r);
+      const share = row.type === "simulator" ? 1 : sessionsHeldBy(workerId, snapshot.workers, id, row.smpp!.sessions ?? 1);
+      if (share !== r.pool.sessions.length) log.info({ connector: row.name, sessions: share }, "connector sessions held by this worker");
+      while (r.pool.sessions.length < share) r.pool.add(this.session(row));
+      while (r.pool.sessions.length > share) void r.pool.retire();
+    }
+    this.table = snapshot.table;
+    this.elsewhere = new Set(snapshot.boundElsewhere);
+    // A worker without a session of a connector still claims its messages a window at a time, to hand them on.
     this.window.resize(
       Math.max(
         1,
-        [...this.running.values()].reduce((n, r) => n + r.sessions.reduce((k, s) => k + s.window.size, 0), 0),
+        [...this.running.values()].reduce((n, r) => n + (r.pool.sessions.length > 0 ? r.pool.window.size : this.sessionWindow(r.row)), 0),
       ),
     );
-    // A report that fails (the database away a moment) is tried again at the next refresh; it never stops sending.
-    await this.report().catch((error: unknown) => this.deps.log.warn({ err: error }, "could not report the connectors' state"));
+    // Reported at every refresh (the other workers' deal of the sessions counts this worker alive by it). A report
+    // that fails (the database away a moment) is tried again at the next refresh; it never stops sending.
+    await recordConnectorStates(
+      this.deps.db,
+      workerId,
+      [...this.running.values()].map((r) => this.stateOf(r)),
+    ).catch((error: unknown) => log.warn({ err: error }, "could not report the connectors' state"));
   }
 
   private open(row: LiveConnector): Running {
-    const { db, config, log } = this.deps;
-    let sessions: Provider[];
-    if (row.type === "simulator") sessions = [createSimulator(db, config)];
-    else {
-      const smpp = row.smpp!;
-      sessions = Array.from({ length: smpp.sessions ?? 1 }, () =>
-        createSmppSession({ db, config, log, receipts: this.receipts }, smpp, row.name),
-      );
-    }
-    for (const s of sessions) void s.start?.();
-    log.info({ connector: row.name, type: row.type, sessions: sessions.length }, "connector opened");
+    const link = row.type === "simulator" ? "simulator" : smppLinkOf(row.smpp!);
+    this.deps.log.info({ connector: row.name, type: row.type }, "connector opened");
     return {
       row,
-      sessions,
-      provider: sessions.length === 1 ? sessions[0]! : new SessionPool(sessions),
+      pool: new SessionPool(row.name, link),
       state: "binding",
       stateSince: new Date(),
       tally: { accepted: 0, refused: 0, unknown: 0 },
     };
   }
 
-  private async close(r: Running): Promise<void> {
-    await Promise.all(r.sessions.map(async (s) => s.stop?.()));
+  private session(row: LiveConnector): Provider {
+    const { db, config, log } = this.deps;
+    return row.type === "simulator"
+      ? createSimulator(db, config)
+      : createSmppSession({ db, config, log, receipts: this.receipts }, row.smpp!, row.name);
   }
 
-  /** Stored when a state changed, and every few seconds so the API knows this worker is alive. */
-  private async report(): Promise<void> {
-    const states = [...this.running.values()].map((r) => this.stateOf(r));
-    const same = isDeepStrictEqual(
-      states.map(({ stateSince: _, ...s }) => s),
-      this.reported.states.map(({ stateSince: _, ...s }) => s),
-    );
-    if (same && Date.now() - this.reported.at < HEARTBEAT_MS) return;
-    await recordConnectorStates(this.deps.db, this.deps.workerId, states);
-    this.reported = { at: Date.now(), states };
+  private sessionWindow(row: LiveConnector): number {
+    return row.smpp?.window ?? this.deps.config.smppMaxInFlight;
   }
 
   private stateOf(r: Running): ConnectorState {
-    const smpp = r.row.type === "smpp" ? (r.sessions as SmppProvider[]).map((s) => s.connection) : [];
+    const sessions = r.pool.sessions;
+    const smpp = r.row.type === "smpp" ? (sessions as SmppProvider[]).map((s) => s.connection) : [];
     const sessionsBound = r.row.type === "simulator" ? 1 : smpp.filter((c) => c.state === "bound").length;
-    const state = sessionsBound > 0 ? "bound" : smpp.some((c) => c.state === "connecting") ? "binding" : "down";
+    const state = sessionsBound > 0 ? "bound" : smpp.some((c) => c.state === "connecting") || sessions.length === 0 ? "binding" : "down";
     if (state !== r.state) Object.assign(r, { state, stateSince: new Date() });
     return {
       connectorId: r.row.id,
       state,
       sessionsBound,
+      sessionsHeld: sessions.length,
       stateSince: r.stateSince,
       lastError: smpp.map((c) => c.lastError).find((e) => e !== null) ?? null,
       ...r.tally,
     };
   }
 
-  /** Bound (at least one session) and enabled: a message may be written to it now. */
+  /** Bound here (at least one session of this worker's) and enabled: this worker may write to it now. */
   private available(id: string): boolean {
     const r = this.running.get(id);
     if (!r) return false;
-    return r.row.type === "simulator" || (r.sessions as SmppProvider[]).some((s) => s.connection.state === "bound");
+    return r.row.type === "simulator" || (r.pool.sessions as SmppProvider[]).some((s) => s.connection.state === "bound");
+  }
+
+  /** Enabled, not bound here, bound by another worker: a message for it is handed to that worker. */
+  private remote(id: string): boolean {
+    return this.running.has(id) && !this.available(id) && this.elsewhere.has(id);
   }
 
   private routed(id: string): RoutedConnector {
     const r = this.running.get(id)!;
-    return { connectorId: id, name: r.row.name, provider: r.provider, cap: r.row.maxSegmentsPerSecond, tally: r.tally };
+    return {
+      connectorId: id,
+      name: r.row.name,
+      provider: r.pool,
+      cap: r.row.maxSegmentsPerSecond,
+      tally: r.tally,
+      remote: !this.available(id),
+    };
+  }
+
+  /** The connectors this worker has a bound session of: its claim takes the messages handed to them. */
+  held(): string[] {
+    return [...this.running.keys()].filter((id) => this.available(id));
   }
 
   fixed(): RoutedConnector | undefined {
@@ -211,7 +261,10 @@ export class ConnectorSet implements SendRouter {
     if (!route) return undefined;
     return {
       route: route.name,
-      candidates: candidatesOf(route, (id) => this.available(id)).map((c) => ({ ...this.routed(c.connectorId), pool: c.pool })),
+      candidates: candidatesOf(route, (id) => this.available(id) || this.remote(id)).map((c) => ({
+        ...this.routed(c.connectorId),
+        pool: c.pool,
+      })),
     };
   }
 
@@ -221,42 +274,20 @@ export class ConnectorSet implements SendRouter {
   }
 
   /** The live connectors, for metrics and tests. */
-  list(): { id: string; name: string; up: boolean; provider: Provider; sessions: Provider[] }[] {
+  list(): { id: string; name: string; up: boolean; provider: Provider; sessions: readonly Provider[] }[] {
     return [...this.running.values()].map((r) => ({
       id: r.row.id,
       name: r.row.name,
       up: this.available(r.row.id),
-      provider: r.provider,
-      sessions: r.sessions,
+      provider: r.pool,
+      sessions: r.pool.sessions,
     }));
   }
 }
 
-/** A connector's sessions as one provider: each window goes to the bound session with the least to do. */
-class SessionPool implements Provider {
-  readonly name: string;
-  readonly link: string;
-  readonly window: SendWindow;
-
-  constructor(private readonly sessions: Provider[]) {
-    this.name = sessions[0]!.name;
-    this.link = sessions[0]!.link;
-    this.window = new SendWindow(sessions.reduce((n, s) => n + s.window.size, 0));
-  }
-
-  private pick(): Provider {
-    const smpp = this.sessions as SmppProvider[];
-    const bound = smpp.filter((s) => s.connection.state === "bound");
-    if (bound.length === 0) return this.sessions[0]!;
-    return bound.reduce((a, b) => (a.connection.inFlight + a.connection.waiting <= b.connection.inFlight + b.connection.waiting ? a : b));
-  }
-
-  submit(message: Parameters<Provider["submit"]>[0]) {
-    return this.pick().submit(message);
-  }
-
-  submitBatch(messages: Parameters<Provider["submit"]>[0][]) {
-    const session = this.pick();
-    return session.submitBatch ? session.submitBatch(messages) : Promise.all(messages.map((m) => session.submit(m).catch((e: Error) => e)));
-  }
+/** What a connector's sessions are made of: its SMPP settings but how many of them there are. */
+function linkOf(row: LiveConnector): unknown {
+  if (!row.smpp) return null;
+  const { sessions: _, ...link } = row.smpp;
+  return link;
 }

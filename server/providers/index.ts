@@ -21,13 +21,23 @@ export function receiptStore(db: Db): Batcher<NewJob> {
 }
 
 /** One SMPP session of a connector: its link's settings, the process's for the rest (SMPP_* variables). */
+/** A connector's SMPP settings as the session's URL (its password in it: never logged). */
+function smppUrlOf(smpp: SmppSettings): string {
+  return `smpp://${encodeURIComponent(smpp.systemId)}:${encodeURIComponent(smpp.password)}@${smpp.host}:${smpp.port}`;
+}
+
+/** The link a connector's sessions send on (what createSmppSession's sessions call theirs). */
+export function smppLinkOf(smpp: SmppSettings): string {
+  return smppLink(smppUrlOf(smpp));
+}
+
 export function createSmppSession(
   deps: { db: Db; config: Config; log: Logger; receipts: Batcher<NewJob> },
   smpp: SmppSettings,
   connector: string,
 ): SmppProvider {
   const { db, config, log } = deps;
-  const url = `smpp://${encodeURIComponent(smpp.systemId)}:${encodeURIComponent(smpp.password)}@${smpp.host}:${smpp.port}`;
+  const url = smppUrlOf(smpp);
   const link = smppLink(url);
   const defaultCountry = smpp.defaultCountry ?? config.smppDefaultCountry;
   const exact = smpp.messageIdFormat === "exact";

@@ -13,7 +13,15 @@ import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
 import type { RoutedConnector, SendRouter } from "./connectors.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type SubmitResult } from "./types.js";
 
-export type RoutedResult = SubmitResult | Error | "no_route" | "no_connector";
+/** Routed to a connector whose sessions other workers hold: the message goes to them (its job pinned to it). */
+export class HandedOff {
+  constructor(
+    readonly connectorId: string,
+    readonly name: string,
+  ) {}
+}
+
+export type RoutedResult = SubmitResult | Error | HandedOff | "no_route" | "no_connector";
 
 /** One result per message, in order: the provider's answer, or why it was not written anywhere. */
 export async function submitRouted(
@@ -23,18 +31,29 @@ export async function submitRouted(
   outbound: OutboundMessage[],
 ): Promise<RoutedResult[]> {
   const results: RoutedResult[] = claimed.map(() => "no_connector");
-  const attempts: SendAttemptRow[][] = claimed.map(() => []);
-  const plans = claimed.map((m) =>
-    router.plan({ to: m.to, from: m.from, accountId: m.accountId, category: m.category, priority: m.priority }),
-  );
+  // Attempts of an earlier worker (before it handed the message on) count: a connector that refused it is not
+  // tried again.
+  const attempts: SendAttemptRow[][] = claimed.map((m) => [...(m.attempts ?? [])]);
+  const plans = claimed.map((m, i) => {
+    const plan = router.plan({ to: m.to, from: m.from, accountId: m.accountId, category: m.category, priority: m.priority });
+    const refused = new Set(attempts[i]!.filter((a) => a.error !== null).map((a) => a.connectorId));
+    return plan && { ...plan, candidates: plan.candidates.filter((c) => !refused.has(c.connectorId!)) };
+  });
   const next = claimed.map(() => 0);
   let pending = plans.flatMap((plan, i) => {
     if (!plan) results[i] = "no_route";
+    else if (plan.candidates.length === 0 && attempts[i]!.some((a) => a.error !== null)) {
+      // Every candidate refused it already (on the workers before this one): failed with the last refusal.
+      const last = attempts[i]!.findLast((a) => a.error !== null)!.error!;
+      results[i] = { accepted: false, code: last.code, message: last.message };
+    }
     return plan && plan.candidates.length > 0 ? [i] : [];
   });
   while (pending.length > 0) {
     const at = new Date().toISOString();
     const target = (i: number) => plans[i]!.candidates[next[i]!]!;
+    for (const i of pending) if (target(i).remote) results[i] = new HandedOff(target(i).connectorId!, target(i).name);
+    pending = pending.filter((i) => !target(i).remote);
     await assignConnectors(
       db,
       pending.map((i) => ({
@@ -83,7 +102,7 @@ export async function submitRouted(
     pending = pending.filter((i) => {
       const result = results[i]!;
       const tried = target(i);
-      if (typeof result === "string") return false;
+      if (typeof result === "string" || result instanceof HandedOff) return false;
       if (!(result instanceof ProviderUnavailable))
         attempts[i]!.push({
           connectorId: tried.connectorId!,
@@ -101,9 +120,15 @@ export async function submitRouted(
       return true;
     });
   }
+  // Kept when there is more than the one attempt `connectorId` tells, or for the worker a message is handed to.
   await recordAttempts(
     db,
-    claimed.flatMap((m, i) => (attempts[i]!.length > 1 ? [{ id: m.id, accountId: m.accountId, attempts: attempts[i]! }] : [])),
+    claimed.flatMap((m, i) => {
+      const changed = attempts[i]!.length > (m.attempts?.length ?? 0);
+      return changed && (attempts[i]!.length > 1 || results[i] instanceof HandedOff)
+        ? [{ id: m.id, accountId: m.accountId, attempts: attempts[i]! }]
+        : [];
+    }),
   );
   return results;
 }

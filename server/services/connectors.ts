@@ -54,9 +54,13 @@ export async function connectorView(db: Db, id: string): Promise<ConnectorView> 
   return viewOf(row, await readConnectorStates(db, CONNECTOR_STATE_FRESH_MS));
 }
 
-/** The workers' states together: bound when any session is bound anywhere. */
+/**
+ * The workers' states together: bound when any session is bound anywhere. The state is the holders' (a worker
+ * whose share is no session says nothing about the link); the counters are every worker's.
+ */
 function viewOf(row: ConnectorRow, states: ConnectorState[]): ConnectorView {
-  const mine = states.filter((s) => s.connectorId === row.id);
+  const all = states.filter((s) => s.connectorId === row.id);
+  const mine = all.filter((s) => s.sessionsHeld > 0);
   const sessionsBound = mine.reduce((n, s) => n + s.sessionsBound, 0);
   const state: ConnectorView["state"] = !row.enabled
     ? "disabled"
@@ -73,9 +77,9 @@ function viewOf(row: ConnectorRow, states: ConnectorState[]): ConnectorView {
     stateSince: since.length > 0 ? new Date(Math.min(...since)) : row.updatedAt,
     lastError: mine.find((s) => s.lastError !== null)?.lastError ?? null,
     counters: {
-      accepted: mine.reduce((n, s) => n + s.accepted, 0),
-      refused: mine.reduce((n, s) => n + s.refused, 0),
-      unknown: mine.reduce((n, s) => n + s.unknown, 0),
+      accepted: all.reduce((n, s) => n + s.accepted, 0),
+      refused: all.reduce((n, s) => n + s.refused, 0),
+      unknown: all.reduce((n, s) => n + s.unknown, 0),
     },
   };
 }

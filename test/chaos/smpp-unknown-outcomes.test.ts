@@ -1,4 +1,4 @@
-// Chaos over SMPP: two worker processes (PROVIDER=smpp) against an SMSC nobody here wrote the protocol code of
+// Chaos over SMPP: two worker processes (PROVIDER=smpp, the connector's two sessions dealt one each) against an SMSC nobody here wrote the protocol code of
 // (Net::SMPP, test/helpers/smsc-peer.pl), which logs every submit_sm it accepts and receipts each a little later.
 // 1. Workers SIGKILLed while they send (each replaced at once). 2. The link drops: the SMSC's sessions go
 // silent, the workers' response timeout ends them, and they reconnect. Either way, by the peer's own log:
@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
+import { readConnector, updateConnector } from "../../server/db/connectors.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { waitUntilSettled } from "../helpers/outcomes.js";
@@ -142,7 +143,18 @@ async function checkAgainstThePeer(ids: string[], to: Map<string, string>, incid
 
 describe.skipIf(!available)("SMPP workers against the Net::SMPP peer", { timeout: 300_000 }, () => {
   it("SIGKILLed while sending: none twice, none failed unsent, at most a window unknown per kill, all resolved", async () => {
-    await Promise.all([startWorker(), startWorker()].map((w) => w.waitFor(/SMPP bound as transceiver/, 60_000)));
+    // Two sessions for the service, one per worker (docs/ROUTING.md, "Sessions"): the first worker makes the
+    // `default` connector (one session) and binds it; with two, the second worker is dealt one of them.
+    await startWorker().waitFor(/SMPP bound as transceiver/, 60_000);
+    const { db } = database();
+    const main = (await readConnector(db, "default"))!;
+    await updateConnector(db, main.id, {
+      name: main.name,
+      settings: { type: "smpp", smpp: { ...main.smpp!, sessions: 2 } },
+      maxSegmentsPerSecond: main.maxSegmentsPerSecond,
+      enabled: main.enabled,
+    });
+    await startWorker().waitFor(/SMPP bound as transceiver/, 60_000);
     const { ids, to } = await campaign(0);
     const KILLS = 3;
     for (let kill = 1; kill <= KILLS; kill++) {

@@ -17,8 +17,9 @@ export interface Claim {
  * Claims up to `limit` due jobs for `workerId` with a lease of `leaseMs`, and says when the next job not yet
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The default lane's claim
- * is claim_jobs_v5, which shares the window between accounts, starting after the account `after` (the
- * worker's cursor: db/jobs/functions/claimJobsV4.ts); the receipts lane and a claim of every lane are
+ * is claim_jobs_v6, which shares the window between accounts, starting after the account `after` (the
+ * worker's cursor: db/jobs/functions/claimJobsV4.ts), and takes a send job handed to a connector only when
+ * the worker holds that connector (`connectors`, docs/ROUTING.md "Sessions"); the receipts lane and a claim of every lane are
  * claim_jobs_v3 (functions/claimJobsV3.ts).
  */
 export async function claimJobs(
@@ -28,13 +29,14 @@ export async function claimJobs(
   leaseMs: number,
   lane?: JobLane,
   after: string | null = null,
+  connectors: readonly string[] = [],
 ): Promise<Claim> {
   const leaseSeconds = leaseMs / 1000;
   const [row] =
     lane === undefined
       ? await queryPrepared<ClaimRow>(db, claimAll, { limit, workerId, leaseSeconds })
       : lane === "default"
-        ? await queryPrepared<ClaimRow>(db, claimFair, { limit, workerId, leaseSeconds, after })
+        ? await queryPrepared<ClaimRow>(db, claimFair, { limit, workerId, leaseSeconds, after, connectors })
         : await queryPrepared<ClaimRow>(db, claimLane, { limit, workerId, leaseSeconds, lane });
   return {
     jobs: row!.jobs.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
@@ -48,4 +50,4 @@ type ClaimRow = { jobs: RawJob[]; nextDueInMs: number | null; lastAccount?: stri
 
 const claimAll = { name: "claim_jobs_v3", text: CLAIM_ALL_CALL };
 const claimLane = { name: "claim_jobs_v3_lane", text: CLAIM_LANE_CALL };
-const claimFair = { name: "claim_jobs_v5", text: CLAIM_FAIR_CALL };
+const claimFair = { name: "claim_jobs_v6", text: CLAIM_FAIR_CALL };

@@ -23,6 +23,7 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
 /**
  * Puts jobs back to run at their `runAt` without counting the attempt (the job chose to wait, it did not
  * fail), in one statement: receipts over their webhook's cap are snoozed by the dozen (jobs/completer.ts).
+ * A job snoozed with a `connectorId` is handed to the workers holding that connector (claim_jobs_v6).
  * Jobs marked `wake` (due shortly, to start on time) become timed jobs, as with rescheduleJobs (TIMED_PRIORITY:
  * claimed first once due); a timed job snoozed without `wake` goes back to HIGH_PRIORITY, and wake the workers for the earliest of them, at commit.
  *
@@ -35,7 +36,7 @@ export async function failJob(db: Knex, workerId: string, id: string, error: str
 export async function snoozeJobs(
   db: Knex,
   workerId: string,
-  jobs: { id: string; runAt: Date; claimedRunAt: Date; wake?: boolean }[],
+  jobs: { id: string; runAt: Date; claimedRunAt: Date; wake?: boolean; connectorId?: string | null }[],
 ): Promise<void> {
   if (jobs.length === 0) return;
   const woken = jobs.filter((j) => j.wake).map((j) => j.runAt.getTime());
@@ -47,10 +48,12 @@ export async function snoozeJobs(
              SET state = 'available', attempt = j.attempt - 1, locked_by = NULL, locked_until = NULL,
                  run_at = CASE WHEN date_trunc('milliseconds', j.run_at) > s.claimed_run_at THEN LEAST(j.run_at, s.run_at)
                                ELSE s.run_at END,
-                 priority = CASE WHEN s.wake THEN ${TIMED_PRIORITY}::smallint WHEN j.priority = ${TIMED_PRIORITY} THEN ${HIGH_PRIORITY}::smallint ELSE j.priority END
+                 priority = CASE WHEN s.wake THEN ${TIMED_PRIORITY}::smallint WHEN j.priority = ${TIMED_PRIORITY} THEN ${HIGH_PRIORITY}::smallint ELSE j.priority END,
+                 connector_id = s.connector_id
             FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt.toISOString())}::timestamptz[],
-                        ${jobs.map((j) => j.claimedRunAt.toISOString())}::timestamptz[], ${jobs.map((j) => j.wake === true)}::boolean[])
-              AS s(id, run_at, claimed_run_at, wake)
+                        ${jobs.map((j) => j.claimedRunAt.toISOString())}::timestamptz[], ${jobs.map((j) => j.wake === true)}::boolean[],
+                        ${jobs.map((j) => j.connectorId ?? null)}::uuid[])
+              AS s(id, run_at, claimed_run_at, wake, connector_id)
            WHERE j.id = s.id AND j.state = 'running' AND j.locked_by = ${workerId}
           RETURNING j.run_at < s.run_at AS made_due
         )

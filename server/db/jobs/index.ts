@@ -15,6 +15,7 @@ export { recallSnoozedReceipts } from "./recallSnoozedReceipts.js";
 export { releaseJobs } from "./releaseJobs.js";
 export { rescheduleJobs } from "./rescheduleJobs.js";
 export { rescueExpiredJobs } from "./rescueExpiredJobs.js";
+export { unpinJobs } from "./unpinJobs.js";
 export type { ClaimedJob, JobHandoff, JobRow, JobState } from "./types.js";
 export {
   JOBS_CHANNEL,

@@ -33,7 +33,7 @@ import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
 import { fixedRouter, type RoutedConnector, type SendRouter } from "../../providers/connectors.js";
-import { countAnswers, submitRouted, type RoutedResult } from "../../providers/routing.js";
+import { countAnswers, HandedOff, submitRouted, type RoutedResult } from "../../providers/routing.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type Provider } from "../../providers/types.js";
 import type { JobRow } from "../../db/jobs/index.js";
 import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
@@ -241,12 +241,13 @@ class SendBatch {
     }));
     let results: RoutedResult[];
     if (target) {
-      results = await submitAll(target.provider, outbound);
+      const answers = await submitAll(target.provider, outbound);
       countAnswers(
         target,
-        results as Exclude<RoutedResult, string>[],
+        answers,
         outbound.map((m) => m.segments),
       );
+      results = answers;
     } else results = await submitRouted(db, this.router, claimed, outbound);
     const at = new Date();
     const notTaken: string[] = [];
@@ -260,6 +261,16 @@ class SendBatch {
         // No connector of its route is available: it waits (scheduled, cancellable) and looks again shortly.
         waiting.push(message.id);
         this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + CONNECTOR_RECHECK_MS), "waiting for a connector");
+      } else if (result instanceof HandedOff) {
+        // Its connector's sessions are other workers': back to scheduled, its job pinned to that connector and
+        // due now, which only a worker holding a bound session of it claims (docs/ROUTING.md, "Sessions").
+        notTaken.push(message.id);
+        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(
+          new Date(),
+          `handed to the workers holding connector ${result.name}`,
+          true,
+          result.connectorId,
+        );
       } else if (result instanceof ProviderUnavailable) {
         // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
         notTaken.push(message.id);

@@ -2,7 +2,7 @@
 // exists. Retention, the one chore with a policy of its own, is applyRetention.ts.
 import { completeFinishedCampaigns } from "../../db/campaigns.js";
 import { deleteExpiredIdempotencyKeys } from "../../db/idempotencyKeys.js";
-import { deleteFinalizedJobs, rescueExpiredJobs } from "../../db/jobs/index.js";
+import { deleteFinalizedJobs, rescueExpiredJobs, unpinJobs } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { deleteExpiredUnmatchedReceipts, requeueReceiptsNowKnown } from "../../db/unmatchedReceipts.js";
 import { releaseOrphanedParkedDeliveries } from "../../db/webhookDeliveries.js";
@@ -13,6 +13,13 @@ import { chore } from "./chore.js";
 
 /** Jobs whose worker died (its lease expired) become claimable again; run at a third of the lease. */
 export const rescueExpiredJobsChore = (db: Db, everyMs = 5_000) => chore("rescue expired jobs", everyMs, () => rescueExpiredJobs(db));
+
+/**
+ * Send jobs handed to a connector nobody holds bound any more are let go, to be routed again (docs/ROUTING.md,
+ * "Sessions"); at the connectors' refresh, as fast as a worker would notice the connector gone itself.
+ */
+export const unpinJobsChore = (db: Db, liveMs: number, everyMs = 1_000) =>
+  chore("unpin jobs of connectors bound nowhere", everyMs, () => unpinJobs(db, liveMs));
 
 /** Receipts left parked behind an earlier one that has finished (a crash between finish and release). */
 export const releaseOrphanedReceiptsChore = (db: Db, everyMs = 5_000) =>

@@ -13,6 +13,7 @@ import {
   requeueReceiptsNowKnownChore,
   rescueExpiredJobsChore,
   storeIncompleteInboundMessagesChore,
+  unpinJobsChore,
 } from "./chores.js";
 import { Leader } from "./leader.js";
 
@@ -36,6 +37,9 @@ export function maintenanceChores(
     /** The throughput pacer's period (THROUGHPUT_PACER_MS) and the link's cap (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
     throughputPacerMs: number;
     linkMaxSegmentsPerSecond: number | null;
+    /** How often the workers refresh their connectors (CONNECTOR_REFRESH_MS) and how long one counts alive. */
+    connectorRefreshMs: number;
+    connectorLiveMs: number;
     log: Logger;
   },
 ): Chore[] {
@@ -54,6 +58,7 @@ export function maintenanceChores(
       autoReplyMaxPerHour: opts.autoReplyMaxPerHour,
     }),
     releaseThrottledSendsChore(db, { linkMaxSegmentsPerSecond: opts.linkMaxSegmentsPerSecond, everyMs: opts.throughputPacerMs }),
+    unpinJobsChore(db, opts.connectorLiveMs, opts.connectorRefreshMs),
   ];
 }
 

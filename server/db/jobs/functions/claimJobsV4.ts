@@ -1,9 +1,10 @@
 import { JOB_LANE_SQL, LANE_OF_KIND } from "../lanes.js";
 import { TIMED_PRIORITY } from "../priorities.js";
 
-// claim_jobs_v4 and v5: the default lane's fair claim (claimJobs.ts calls v5; the receipts lane keeps
+// claim_jobs_v4, v5 and v6: the default lane's fair claim (claimJobs.ts calls v6; the receipts lane keeps
 // claim_jobs_v3, whose webhooks are kept fair by the dispatcher). Versioned by name like v3: the text each
-// version creates is never edited once released (v5 adds step 7, below).
+// version creates is never edited once released (v5 adds step 7, below; v6 the connector pins: a send job
+// handed to the workers holding a connector's sessions is claimed only by one of them, docs/ROUTING.md).
 //
 // Due jobs are shared between the accounts that have due work, by weight (accounts.weight); priority orders
 // jobs within an account only. One claim is one fair-share window:
@@ -55,11 +56,11 @@ const nextAccount = (after: string) => `(SELECT account_id FROM jobs WHERE ${DUE
  * An account's due jobs of the ordinary priorities, in claim order, at most `n` (locked, others skipped); its
  * plan is checked by test/engine/young-table-plans.test.ts.
  */
-export const accountJobs = (account: string, n: string) => `
+export const accountJobs = (account: string, n: string, pin = "") => `
           SELECT x.id, x.priority, x.run_at FROM (VALUES (0::smallint), (1::smallint), (2::smallint)) AS p(priority)
            CROSS JOIN LATERAL (
              SELECT id, priority, run_at FROM jobs
-              WHERE ${DUE} AND account_id = ${account} AND priority = p.priority AND run_at <= now()
+              WHERE ${DUE}${pin} AND account_id = ${account} AND priority = p.priority AND run_at <= now()
               ORDER BY run_at, id
               LIMIT ${n}
               FOR UPDATE SKIP LOCKED) x
@@ -73,8 +74,12 @@ const NIL = "'00000000-0000-0000-0000-000000000000'::uuid";
  * window whatever the accounts left, so a burst of SMSC receipts came back in half-full claims, which the
  * worker's producer reads as "nothing more due" (it waited for a NOTIFY or its safety poll).
  */
-const fairClaim = (name: string, refill: boolean) => `
-CREATE FUNCTION ${name}(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid)
+const fairClaim = (name: string, refill: boolean, pinned = false) => {
+  // (v6) A send job handed to a connector's worker (jobs.connector_id) is claimed only by a worker that holds a
+  // session of that connector (p_connectors); the claim takes the pin off, so a job released again is free.
+  const pin = pinned ? " AND (connector_id IS NULL OR connector_id = ANY (p_connectors))" : "";
+  return `
+CREATE FUNCTION ${name}(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid${pinned ? ", p_connectors uuid[]" : ""})
   RETURNS TABLE (jobs json, next_due_in_ms double precision, last_account uuid)
   LANGUAGE plpgsql
 AS $$
@@ -95,7 +100,7 @@ BEGIN
   -- 1. Timed jobs of every account, oldest first.
   v_ids := ARRAY(
     SELECT id FROM jobs
-     WHERE ${LANE_WAITING} AND priority = ${TIMED_PRIORITY} AND run_at <= now()
+     WHERE ${LANE_WAITING}${pin} AND priority = ${TIMED_PRIORITY} AND run_at <= now()
      ORDER BY run_at, id
      LIMIT p_limit
      FOR UPDATE SKIP LOCKED);
@@ -126,7 +131,7 @@ BEGIN
       SELECT r.account_id, r.n FROM ring r
        WHERE r.account_id IS NOT NULL
          AND (SELECT true FROM jobs
-               WHERE ${DUE} AND account_id = r.account_id AND priority = ANY ('{0,1,2}'::smallint[]) AND run_at <= now()
+               WHERE ${DUE}${pin} AND account_id = r.account_id AND priority = ANY ('{0,1,2}'::smallint[]) AND run_at <= now()
                LIMIT 1)
        LIMIT v_rest)
     SELECT array_agg(d.account_id ORDER BY d.n),
@@ -145,7 +150,7 @@ BEGIN
         FROM (SELECT l.id, a.ord::int AS ord,
                      row_number() OVER (PARTITION BY a.ord ORDER BY l.priority, l.run_at, l.id)::int AS rank
                 FROM unnest(v_accounts, v_shares) WITH ORDINALITY AS a(account_id, share, ord)
-               CROSS JOIN LATERAL (${accountJobs("a.account_id", "a.share")}) l) x;
+               CROSS JOIN LATERAL (${accountJobs("a.account_id", "a.share", pin)}) l) x;
       -- 5. What accounts with fewer due jobs left, offered to those that filled their share.
       v_spare := v_rest - cardinality(v_r_ids);
       IF v_spare > 0 THEN
@@ -156,7 +161,7 @@ BEGIN
                        (a.share + row_number() OVER (PARTITION BY a.ord ORDER BY y.priority, y.run_at, y.id))::int AS rank
                   FROM unnest(v_accounts, v_shares) WITH ORDINALITY AS a(account_id, share, ord)
                  CROSS JOIN LATERAL (
-                   SELECT z.* FROM (${accountJobs("a.account_id", "a.share + v_spare")}) z
+                   SELECT z.* FROM (${accountJobs("a.account_id", "a.share + v_spare", pin)}) z
                     ORDER BY z.priority, z.run_at, z.id OFFSET a.share) y
                  WHERE cardinality(array_positions(v_r_ords, a.ord::int)) = a.share) x;
       END IF;
@@ -188,7 +193,7 @@ ${
     UPDATE jobs j
        SET state = 'running', attempt = j.attempt + 1, locked_by = p_worker,
            locked_until = now() + make_interval(secs => p_lease_seconds),
-           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END
+           account_id = CASE WHEN j.account_id IS NULL THEN job_account_of(j.kind, j.payload) ELSE j.account_id END${pinned ? ",\n           connector_id = NULL" : ""}
      WHERE j.id = ANY(v_ids)
     RETURNING j.id, j.kind, j.payload, j.attempt, j.max_attempts AS "maxAttempts", j.run_at AS "runAt",
               j.created_at AS "createdAt", j.account_id AS "accountId")
@@ -206,10 +211,12 @@ ${
          v_last;
 END
 $$;`;
+};
 
 export const CLAIM_JOBS_V4 = fairClaim("claim_jobs_v4", false);
 export const CLAIM_JOBS_V5 = fairClaim("claim_jobs_v5", true);
+export const CLAIM_JOBS_V6 = fairClaim("claim_jobs_v6", true, true);
 
 /** The default lane's fair claim, as db/jobs/claimJobs.ts prepares it. */
 export const CLAIM_FAIR_CALL =
-  'SELECT jobs, next_due_in_ms AS "nextDueInMs", last_account AS "lastAccount" FROM claim_jobs_v5(:limit::int, :workerId::text, :leaseSeconds::float8, :after::uuid)';
+  'SELECT jobs, next_due_in_ms AS "nextDueInMs", last_account AS "lastAccount" FROM claim_jobs_v6(:limit::int, :workerId::text, :leaseSeconds::float8, :after::uuid, :connectors::uuid[])';
