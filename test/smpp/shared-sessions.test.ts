@@ -62,9 +62,15 @@ const pinnedTo = async (connectorId: string) =>
 const sessionsIn = (w: Worker | ConnectorSet, id: string) =>
   ("connectors" in w ? w.connectors! : w).list().find((c) => c.id === id)?.sessions.length ?? 0;
 
-/** A worker id the deal gives the connector's one session to, with `other` the only other worker. */
-const holderBeside = (other: string, connectorId: string) =>
-  Array.from({ length: 64 }, (_, i) => `holder-${i}`).find((id) => sessionsHeldBy(id, [id, other], connectorId, 1) === 1)!;
+/**
+ * A worker id the deal gives the one session of each of `holds` to and none of `not`, with `other` the only
+ * other worker (the connectors' ids are new each run, so the id is found, not fixed).
+ */
+const holderBeside = (other: string, holds: string[], not: string[] = []) =>
+  Array.from({ length: 256 }, (_, i) => `holder-${i}`).find(
+    (id) =>
+      holds.every((c) => sessionsHeldBy(id, [id, other], c, 1) === 1) && not.every((c) => sessionsHeldBy(id, [id, other], c, 1) === 0),
+  )!;
 
 async function startBare(workerId: string): Promise<ConnectorSet> {
   const s = server();
@@ -93,7 +99,7 @@ describe("a connector's sessions, shared by the workers", () => {
     const main = await createConnector("main", c, 1);
     uk = await createConnector("uk", smscs[1]!, 1);
     // The bare holder starts alone (it binds); the full worker joins and is dealt no session of `main`.
-    const holder = await startBare(holderBeside(N_ID, main));
+    const holder = await startBare(holderBeside(N_ID, [main]));
     await waitUntil("the holder bound", async () => (await connector(main)).state === "bound");
     const s = server();
     workers.push(await startWorker({ db: s.db, databaseUrl: s.url, log, config: s.config, workerId: N_ID }));
@@ -129,9 +135,12 @@ describe("a connector's sessions, shared by the workers", () => {
   it("messages handed to a connector that then goes away are let go and wait for a connector; sent once it is back; a refusal before the hand-over counts", async () => {
     const s = server();
     const n = workers[0]!;
-    // Make the bare set the holder of `uk` (the full worker gives its session up once the set has joined).
-    const holder = await startBare(holderBeside(N_ID, uk));
+    // Make the bare set the holder of `uk` (the full worker gives its session up once the set has joined), and
+    // leave `main` to the full worker.
+    const main = workers[0]!.connectors!.list().find((c) => c.name === "main")!.id;
+    const holder = await startBare(holderBeside(N_ID, [uk], [main]));
     await waitUntil("uk held by the bare set alone", async () => sessionsIn(holder, uk) === 1 && sessionsIn(n, uk) === 0);
+    await waitUntil("main held by the worker", async () => sessionsIn(n, main) === 1 && (await connector(main)).state === "bound");
     await waitUntil("uk bound", async () => (await connector(uk)).state === "bound");
     const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => send(`+447400123${String(500 + i)}`)));
     await waitUntil("handed to uk's holder", async () => (await pinnedTo(uk)) === 5);
@@ -148,7 +157,6 @@ describe("a connector's sessions, shared by the workers", () => {
 
     // `main` (this worker's) refuses +4475…; its fallback `uk` is the bare set's: handed over with the refusal
     // on it, and the worker that sends it does not try `main` again.
-    const main = workers[0]!.connectors!.list().find((c) => c.name === "main")!.id;
     await putRoutes([
       { name: "uk", match: { prefixes: ["+4474"] }, connectors: [{ connectorId: uk }] },
       { name: "rest", match: {}, connectors: [{ connectorId: main }], fallback: [uk] },
