@@ -484,6 +484,70 @@ export interface paths {
         patch: operations["Contacts_update"];
         trace?: never;
     };
+    "/api/v1/exports/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export contacts
+         * @description Every contact of the account, oldest first. Columns: contactId, phone, firstName, groupId, timeZone, optedOut, createdAt, updatedAt.
+         */
+        get: operations["Exports_contacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export messages
+         * @description Every message of the account in the window, oldest first (by creation; inbound ones by receipt), with its
+         *     status and times. Columns: messageId, direction, from, to, body (empty where retention erased it), status,
+         *     category, priority, segments, encoding, country, campaignId, batchId, reference, connectorId, errorCode,
+         *     errorMessage, createdAt, scheduledAt, sentAt, deliveredAt, cancelledAt, receivedAt.
+         */
+        get: operations["Exports_messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/exports/opt-outs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export opt-outs
+         * @description The account's opt-out list, oldest first. Columns: phone, source, keyword, createdAt.
+         *     `POST /api/v1/opt-outs/import` reads it back (its `phone` column).
+         */
+        get: operations["Exports_optOuts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/key": {
         parameters: {
             query?: never;
@@ -731,6 +795,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/opt-outs/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import opt-outs
+         * @description Add up to 10,000 numbers (`source: "api"`), each with its `contact.opted_out` event. Reads back what
+         *     `GET /api/v1/exports/opt-outs` wrote (its `phone` column). A bad row is reported in `errors` and the others
+         *     are added; a number already on the list is counted in `existing`. Each row costs one row of the account's bulk
+         *     rate limit. With an `Idempotency-Key`, a repeat within 24 hours returns the first response.
+         */
+        post: operations["OptOuts_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/opt-outs/{phone}": {
         parameters: {
             query?: never;
@@ -754,6 +841,28 @@ export interface paths {
          * @description Remove a number from the list: it may be sent to again. 404 when it is not on the list.
          */
         delete: operations["OptOuts_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report message counts
+         * @description Counts of message events in a window, grouped by up to two keys. An account key counts its account's
+         *     messages; an operator key every account's (`accountId` to pick one, `groupBy=account` to split them).
+         *     Test keys' messages are not counted.
+         */
+        get: operations["Reports_messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2521,6 +2630,16 @@ export interface components {
             /** @description The sender it would go out as (for a pool: the one it would choose now; empty when none is usable). */
             sender: string;
         };
+        /**
+         * @description Which messages a messages export holds.
+         * @enum {string}
+         */
+        ExportDirection: "outbound" | "inbound";
+        /**
+         * @description How an export is written.
+         * @enum {string}
+         */
+        ExportFormat: "csv" | "ndjson";
         /** @description One failed check of a request, pointing at the offending field. */
         FieldError: {
             /** @description Location of the offending value, for example `/body/to` or `/path/messageId`. */
@@ -2665,6 +2784,70 @@ export interface components {
             contacts: components["schemas"]["Contact"][];
             /** @description Every problem found, ordered by row; a row may have several (one per field). */
             errors: components["schemas"]["ImportRowError"][];
+        };
+        /** @description Why one row of an opt-out import was not added. */
+        ImportOptOutError: {
+            /**
+             * Format: int32
+             * @description 1-based index of the row in `optOuts`.
+             */
+            row: number;
+            /**
+             * @description Always `phone`.
+             * @enum {string}
+             */
+            field: "phone";
+            /**
+             * @description `invalid_phone` (not a valid number with its `+country` prefix) or `duplicate_in_import` (in an earlier row).
+             * @enum {string}
+             */
+            code: "invalid_phone" | "duplicate_in_import";
+            /** @description Human-readable explanation. */
+            detail: string;
+        };
+        /** @description One row of an opt-out import. */
+        ImportOptOutRow: {
+            /** @description The number, with its `+country` prefix (not checked by the schema: a bad one is this row's `invalid_phone` error). */
+            phone: string;
+        };
+        /** @description Numbers to add to the opt-out list. */
+        ImportOptOutsRequest: {
+            /** @description 1 to 10,000 rows; `row` in the errors is the 1-based index into this array. */
+            optOuts: components["schemas"]["ImportOptOutRow"][];
+        };
+        /**
+         * @description Outcome of an opt-out import: the valid rows are added even when other rows fail.
+         * @example {
+         *       "imported": 1,
+         *       "existing": 1,
+         *       "failed": 1,
+         *       "errors": [
+         *         {
+         *           "row": 3,
+         *           "field": "phone",
+         *           "code": "invalid_phone",
+         *           "detail": "\"555-0125\" is not a valid phone number with its +country prefix, e.g. +14155550123."
+         *         }
+         *       ]
+         *     }
+         */
+        ImportOptOutsResult: {
+            /**
+             * Format: int32
+             * @description Numbers added to the list.
+             */
+            imported: number;
+            /**
+             * Format: int32
+             * @description Valid numbers that were on the list already.
+             */
+            existing: number;
+            /**
+             * Format: int32
+             * @description Rows not added (each has its entry in `errors`).
+             */
+            failed: number;
+            errors: components["schemas"]["ImportOptOutError"][];
         };
         /** @description Why one row of an import was not stored. */
         ImportRowError: {
@@ -2833,6 +3016,25 @@ export interface components {
             receivedAt: string;
             /** @description `true` when parts of a long message were missing. */
             incomplete: boolean;
+        };
+        /** @description A report: its window (widened to whole quarter hours), its zone, and one row per group. */
+        MessageReport: {
+            /**
+             * Format: date-time
+             * @description Start of the window counted (inclusive).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description End of the window counted (exclusive).
+             */
+            until: string;
+            /** @description The zone hours and days are in. */
+            tz: string;
+            /** @description The keys the rows are grouped by. */
+            groupBy: components["schemas"]["ReportGroupKey"][];
+            /** @description One row per group, ordered by its keys; without `groupBy`, one row for the whole window. */
+            rows: components["schemas"]["ReportRow"][];
         };
         /**
          * @description Status of a message. Transitions: `scheduled` → `sent` | `failed` | `cancelled`;
@@ -3321,6 +3523,107 @@ export interface components {
          *     characters); a longer one is 422 `reply_too_long`.
          */
         ReplyText: string;
+        /**
+         * @description What a report groups its rows by.
+         * @enum {string}
+         */
+        ReportGroupKey: "hour" | "day" | "status" | "country" | "category" | "campaign" | "connector" | "errorCode" | "account";
+        /**
+         * @description One group's counts. Its keys are the fields `groupBy` names (`hour`, `day`, `status`, `country`,
+         *     `category`, `campaignId`, `connectorId`, `errorCode`, `accountId`); every count is of events in the window by
+         *     their own time.
+         * @example {
+         *       "day": "2026-11-25",
+         *       "country": "GB",
+         *       "accepted": 1200,
+         *       "sent": 1190,
+         *       "delivered": 1150,
+         *       "failed": 12,
+         *       "undelivered": 25,
+         *       "cancelled": 3,
+         *       "optedOut": 4,
+         *       "received": 31,
+         *       "segments": 1420,
+         *       "deliveryRate": 0.9689,
+         *       "timeToDeliveredP50": 5,
+         *       "timeToDeliveredP95": 30
+         *     }
+         */
+        ReportRow: {
+            /** @description Present with `groupBy=hour`. */
+            hour?: string;
+            /** @description Present with `groupBy=day`. */
+            day?: string;
+            /** @description Present with `groupBy=status`. */
+            status?: string;
+            /** @description Present with `groupBy=country`. */
+            country?: string | null;
+            /** @description Present with `groupBy=category`. */
+            category?: string | null;
+            /** @description Present with `groupBy=campaign`. */
+            campaignId?: components["schemas"]["Uuid"] | null;
+            /** @description Present with `groupBy=connector`. */
+            connectorId?: components["schemas"]["Uuid"] | null;
+            /** @description Present with `groupBy=errorCode`. */
+            errorCode?: string | null;
+            /** @description Present with `groupBy=account`. */
+            accountId?: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description Messages accepted (by their creation time).
+             */
+            accepted: number;
+            /**
+             * Format: int64
+             * @description Messages handed to a carrier (by `sentAt`).
+             */
+            sent: number;
+            /**
+             * Format: int64
+             * @description Messages delivered (by `deliveredAt`).
+             */
+            delivered: number;
+            /**
+             * Format: int64
+             * @description Messages failed (by when they failed), `optedOut` included.
+             */
+            failed: number;
+            /**
+             * Format: int64
+             * @description Messages the carrier could not deliver (by when it said so).
+             */
+            undelivered: number;
+            /**
+             * Format: int64
+             * @description Messages cancelled (by `cancelledAt`).
+             */
+            cancelled: number;
+            /**
+             * Format: int64
+             * @description Messages not sent for their recipient's opt-out (failed with `recipient_opted_out`).
+             */
+            optedOut: number;
+            /**
+             * Format: int64
+             * @description Inbound messages received (by `receivedAt`).
+             */
+            received: number;
+            /**
+             * Format: int64
+             * @description Segments of the messages sent in the window.
+             */
+            segments: number;
+            /** @description delivered ÷ (delivered + undelivered + failed), to four decimals; `null` when all three are 0. */
+            deliveryRate: number | null;
+            /**
+             * @description Median seconds from a message's due time (`scheduledAt`) to `deliveredAt`, of those delivered in the
+             *     window: the upper bound of its bucket (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600,
+             *     86400; 86400 also stands for longer). `null` without deliveries.
+             */
+            timeToDeliveredP50: number | null;
+            /** @description The 95th percentile, from the same buckets. */
+            timeToDeliveredP95: number | null;
+        };
         /** @description One route of the table. */
         Route: {
             /** @description Its name, unique in the table. */
@@ -3700,7 +4003,7 @@ export interface components {
             systemType?: string;
             /**
              * Format: int32
-             * @description Transceiver binds, 1 to 8 (default 1).
+             * @description Transceiver binds for the whole service, 1 to 8 (default 1), shared by its workers (docs/ROUTING.md, "Sessions").
              */
             sessions?: number;
             /**
@@ -7563,6 +7866,265 @@ export interface operations {
             };
         };
     };
+    Exports_contacts: {
+        parameters: {
+            query?: {
+                /** @description `csv` (default) or `ndjson`. */
+                format?: components["schemas"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An export, streamed as it is read: a file to save (`Content-Disposition: attachment`). */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="messages-2026-11-26.csv"`. */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Exports_messages: {
+        parameters: {
+            query?: {
+                /** @description `csv` (default) or `ndjson`. */
+                format?: components["schemas"]["ExportFormat"];
+                /** @description Messages created (or received) at or after this time. */
+                since?: string;
+                /** @description Messages created (or received) before this time. */
+                until?: string;
+                /** @description Only messages in these statuses, comma-separated. */
+                status?: components["schemas"]["MessageStatus"][];
+                /** @description Only outbound or only inbound messages. */
+                direction?: components["schemas"]["ExportDirection"];
+                /** @description Only the messages of this campaign. */
+                campaignId?: components["schemas"]["Uuid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An export, streamed as it is read: a file to save (`Content-Disposition: attachment`). */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="messages-2026-11-26.csv"`. */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Exports_optOuts: {
+        parameters: {
+            query?: {
+                /** @description `csv` (default) or `ndjson`. */
+                format?: components["schemas"]["ExportFormat"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An export, streamed as it is read: a file to save (`Content-Disposition: attachment`). */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="messages-2026-11-26.csv"`. */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Key_get: {
         parameters: {
             query?: never;
@@ -9125,6 +9687,132 @@ export interface operations {
             };
         };
     };
+    OptOuts_import: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any string up to 255 characters; makes a retried request safe. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "optOuts": [
+                 *         {
+                 *           "phone": "+14155550123"
+                 *         },
+                 *         {
+                 *           "phone": "+14155550124"
+                 *         },
+                 *         {
+                 *           "phone": "555-0125"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ImportOptOutsRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOptOutsResult"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     OptOuts_get: {
         parameters: {
             query?: never;
@@ -9366,6 +10054,112 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reports_messages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the window (default: 7 days before `until`); widened down to a quarter hour.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                since?: string;
+                /** @description End of the window (default: now); widened up to a quarter hour. At most 400 days after `since`. */
+                until?: string;
+                /**
+                 * @description One or two keys, comma-separated: `day,country`.
+                 * @example [
+                 *       "day",
+                 *       "country"
+                 *     ]
+                 */
+                groupBy?: components["schemas"]["ReportGroupKey"][];
+                /** @description The IANA zone of `hour` and `day` (default: the account's `defaultTimeZone`; UTC for an operator key). */
+                tz?: string;
+                /** @description Only this account (operator keys; an account key reports its own alone). */
+                accountId?: components["schemas"]["Uuid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageReport"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
+             *     account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

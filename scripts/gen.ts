@@ -31,7 +31,7 @@ try {
     rmSync(outDir, { recursive: true, force: true });
     process.exit(1);
   }
-  const emitted = readFileSync(join(outDir, "openapi.yaml"), "utf8");
+  const emitted = withReservedTimes(readFileSync(join(outDir, "openapi.yaml"), "utf8"));
   const document = parse(emitted) as Record<string, unknown>;
   // TypeSpec cannot declare OpenAPI 3.1 webhooks yet: every event we POST is added here, appended to the YAML
   // so the emitted text stays as it was.
@@ -48,6 +48,15 @@ try {
   console.log("generated/openapi.yaml, generated/openapi.json, generated/api.ts");
 } finally {
   rmSync(outDir, { recursive: true, force: true });
+}
+
+/**
+ * `allowReserved: true` on the query parameters that carry times and zones (`since`, `until`, `tz`), which
+ * TypeSpec cannot say of a query parameter: `since=2026-11-25T00:00:00Z` and `tz=Europe/London` are taken as
+ * people type them, without percent-encoding `:` and `/` (the validator refuses reserved characters otherwise).
+ */
+function withReservedTimes(yamlText: string): string {
+  return yamlText.replace(/^(\s+)- name: (since|until|tz)\n(\s+)in: query\n/gm, (block, _dash, _name, indent: string) => `${block}${indent}allowReserved: true\n`);
 }
 
 /** One `webhooks` entry per value of WebhookEventType, with the schema of its body. */

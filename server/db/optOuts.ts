@@ -46,6 +46,18 @@ export async function insertOptOut(
   return { optOut: (await getOptOut(db, accountId, entry.phone))!, created: false };
 }
 
+/** Adds many numbers by hand (`source: "api"`) in one statement; returns those that were not on the list. */
+export async function insertOptOuts(db: Knex, accountId: string, phones: string[]): Promise<string[]> {
+  if (phones.length === 0) return [];
+  const { rows } = await run<{ phone: string }>(
+    db,
+    sql`INSERT INTO opt_outs (account_id, phone, source)
+        SELECT ${accountId}, p, 'api' FROM unnest(${phones}::text[]) AS p
+        ON CONFLICT (account_id, phone) DO NOTHING RETURNING phone`,
+  );
+  return rows.map((r) => r.phone);
+}
+
 /** Removes a number from the list; the removed entry, or undefined when it was not there. */
 export async function deleteOptOut(db: Knex, accountId: string, phone: string): Promise<OptOutRow | undefined> {
   const [row] = await db("opt_outs").where({ account_id: accountId, phone }).del().returning(columns);

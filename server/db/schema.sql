@@ -293,6 +293,38 @@ CREATE TABLE jobs (
   CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['available'::text, 'running'::text, 'retryable'::text, 'cancelled'::text, 'discarded'::text])))
 );
 
+CREATE TABLE message_count_deltas (
+  account_id uuid NOT NULL,
+  bucket timestamp with time zone NOT NULL,
+  event text NOT NULL,
+  country text NOT NULL,
+  category text NOT NULL,
+  campaign_id uuid NOT NULL,
+  connector_id uuid NOT NULL,
+  error_code text NOT NULL,
+  ttd smallint NOT NULL,
+  messages bigint NOT NULL,
+  segments bigint NOT NULL,
+  CONSTRAINT message_count_deltas_event_check CHECK ((event = ANY (ARRAY['accepted'::text, 'received'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text])))
+);
+
+CREATE TABLE message_counts (
+  account_id uuid NOT NULL,
+  bucket timestamp with time zone NOT NULL,
+  event text NOT NULL,
+  country text NOT NULL,
+  category text NOT NULL,
+  campaign_id uuid NOT NULL,
+  connector_id uuid NOT NULL,
+  error_code text NOT NULL,
+  ttd smallint NOT NULL,
+  messages bigint NOT NULL,
+  segments bigint NOT NULL,
+  CONSTRAINT message_counts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT message_counts_event_check CHECK ((event = ANY (ARRAY['accepted'::text, 'received'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text]))),
+  CONSTRAINT message_counts_pkey PRIMARY KEY (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd)
+);
+
 CREATE TABLE message_status_history (
   id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
   message_id uuid NOT NULL,
@@ -345,6 +377,7 @@ CREATE TABLE messages (
   attempts jsonb,
   waiting_for text,
   sender_pool_id uuid,
+  country text,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -610,6 +643,8 @@ CASE
 END), priority, run_at, id) WHERE (state = ANY (ARRAY['available'::text, 'retryable'::text]));
 CREATE INDEX jobs_lease_idx ON jobs USING btree (locked_until) WHERE (state = 'running'::text);
 CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id);
+CREATE INDEX message_counts_bucket_idx ON message_counts USING btree (bucket);
+CREATE UNIQUE INDEX message_counts_pkey ON message_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
 CREATE INDEX message_status_history_message_idx ON message_status_history USING btree (message_id, id);
 CREATE UNIQUE INDEX message_status_history_pkey ON message_status_history USING btree (id);
 CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, created_at DESC, id DESC);
@@ -665,6 +700,8 @@ CREATE UNIQUE INDEX webhooks_pkey ON webhooks USING btree (id);
 
 CREATE TRIGGER campaign_recipients_account_id BEFORE INSERT ON campaign_recipients FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION campaign_recipients_account_id();
 CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
+CREATE TRIGGER message_status_history_counted AFTER INSERT ON message_status_history REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION count_status_changes();
+CREATE TRIGGER messages_counted AFTER INSERT ON messages REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION count_stored_messages();
 
 CREATE OR REPLACE FUNCTION campaign_recipients_account_id()
  RETURNS trigger
@@ -1290,6 +1327,39 @@ BEGIN
          v_last;
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION count_status_changes()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments) 
+  SELECT h.account_id, to_timestamp(floor(extract(epoch FROM h.at) / 900) * 900) AS bucket, h.status AS event, coalesce(m.country, '') AS country, m.category,
+         coalesce(m.campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, coalesce(m.connector_id, '00000000-0000-0000-0000-000000000000'::uuid) AS connector_id,
+         CASE WHEN h.status IN ('failed', 'undelivered') THEN coalesce(m.error_code, '') ELSE '' END AS error_code,
+         CASE WHEN h.status = 'delivered' THEN (SELECT count(*) FROM unnest('{1,2,5,10,20,30,60,120,300,600,1800,3600,7200,21600,86400}'::float8[]) b WHERE extract(epoch FROM h.at - m.scheduled_at) > b)::smallint ELSE (-1)::smallint END AS ttd,
+         count(*) AS messages, sum(m.segments) AS segments
+    FROM changed h JOIN messages m ON m.account_id = h.account_id AND m.id = h.message_id
+   WHERE NOT m.test
+   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
+      RETURN NULL;
+    END $function$;
+
+CREATE OR REPLACE FUNCTION count_stored_messages()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments) 
+  SELECT account_id, to_timestamp(floor(extract(epoch FROM CASE WHEN direction = 'inbound' THEN received_at ELSE created_at END) / 900) * 900) AS bucket,
+         CASE WHEN direction = 'inbound' THEN 'received' ELSE 'accepted' END AS event,
+         coalesce(country, '') AS country, CASE WHEN direction = 'inbound' THEN '' ELSE category END AS category,
+         coalesce(campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, '00000000-0000-0000-0000-000000000000'::uuid AS connector_id, '' AS error_code, (-1)::smallint AS ttd,
+         count(*) AS messages, sum(segments) AS segments
+    FROM stored WHERE NOT test
+   GROUP BY 1, 2, 3, 4, 5, 6;
+      RETURN NULL;
+    END $function$;
 
 CREATE OR REPLACE FUNCTION gen_uuid_v7()
  RETURNS uuid

@@ -37,9 +37,12 @@ import { senderPoolHandlers } from "./routes/senderPools.js";
 import { unroutedMessageHandlers } from "./routes/unroutedMessages.js";
 import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
 import { auditEventHandlers } from "./routes/auditEvents.js";
+import { reportHandlers } from "./routes/reports.js";
+import { exportHandlers } from "./routes/exports.js";
 import { KeyUsage } from "../services/keyUsage.js";
 import { ReceiptClient } from "../webhooks/client.js";
-import type { ApiOperationId, ApiServices, Context, Handlers, Services } from "./types.js";
+import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
+import { writeStream } from "./stream.js";
 
 // Every operation of the contract has exactly one handler here; a missing one fails the type check.
 export const handlers: Handlers = {
@@ -57,6 +60,8 @@ export const handlers: Handlers = {
   ...unroutedMessageHandlers,
   ...operatorAccountHandlers,
   ...auditEventHandlers,
+  ...reportHandlers,
+  ...exportHandlers,
   ...routingHandlers,
   ...senderPoolHandlers,
 };
@@ -66,7 +71,7 @@ const BATCH_PATH = "/api/v1/messages/batch";
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 function route(services: ApiServices, operationId: ApiOperationId, method: string): RequestHandler {
-  const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown }>;
+  const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown; stream?: Streamed }>;
   const audited = isAudited(method.toUpperCase(), operationId);
   return async (req, res, next) => {
     try {
@@ -89,6 +94,7 @@ function route(services: ApiServices, operationId: ApiOperationId, method: strin
         await recordAudit(services.db, req.log, req, { operationId, status: reply.status, body: reply.body, accountId });
       }
       if (reply.status === 204) res.status(204).end();
+      else if (reply.stream) await writeStream(res, reply.status, reply.stream);
       else res.status(reply.status).json(reply.body);
     } catch (error) {
       next(error);

@@ -103,6 +103,7 @@ const WORK_LISTS: Record<string, (body: Record<string, unknown>) => unknown> = {
   "POST /api/v1/campaigns": (body) => body.recipients,
   "POST /api/v1/contacts/import": (body) => body.contacts,
   "POST /api/v1/messages/batch": (body) => body.messages,
+  "POST /api/v1/opt-outs/import": (body) => body.optOuts,
 };
 
 /** Bulk rows a parsed request carries: the length of its list (0 without one). */

@@ -23,9 +23,22 @@ export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: in
 type SuccessStatus = 200 | 201 | 202 | 204;
 type Statuses<K extends OperationId> = Extract<keyof Op<K>["responses"], SuccessStatus>;
 
-/** What a handler returns: one of the operation's success responses, typed by status. */
+/** A response written as it is made (an export): its type, its file name, and its text in pieces. */
+export interface Streamed {
+  contentType: string;
+  filename: string;
+  chunks: AsyncIterable<string>;
+}
+
+type IsJson<R> = R extends { content: infer C } ? ("application/json" extends keyof C ? true : false) : false;
+
+/** What a handler returns: one of the operation's success responses, typed by status (a file: streamed). */
 export type Reply<K extends OperationId> = {
-  [S in Statuses<K>]: S extends 204 ? { status: 204 } : { status: S; body: JsonOf<Op<K>["responses"][S]> };
+  [S in Statuses<K>]: S extends 204
+    ? { status: 204 }
+    : IsJson<Op<K>["responses"][S]> extends true
+      ? { status: S; body: JsonOf<Op<K>["responses"][S]> }
+      : { status: S; stream: Streamed };
 }[Statuses<K>];
 
 export interface Services {

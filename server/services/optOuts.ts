@@ -3,7 +3,7 @@
 import type { Knex } from "knex";
 import type { Db } from "../db/knex.js";
 import type { MessageKey } from "../db/messages/index.js";
-import { deleteOptOut, insertOptOut, scheduledToOptedOut, type OptOutRow } from "../db/optOuts.js";
+import { deleteOptOut, insertOptOut, insertOptOuts, scheduledToOptedOut, type OptOutRow } from "../db/optOuts.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { invalidField, notFound } from "../domain/errors.js";
 import { contactOptBody } from "../domain/events.js";
@@ -34,6 +34,43 @@ export async function addOptOut(db: Knex, accountId: string, phone: string): Pro
     if (added.created) await apiListEvent(tx, accountId, "contact.opted_out", phone);
     return added;
   });
+}
+
+export interface OptOutImportError {
+  row: number;
+  field: "phone";
+  code: "invalid_phone" | "duplicate_in_import";
+  detail: string;
+}
+
+/**
+ * POST /opt-outs/import: every row checked (a number with its +country prefix, once per import), the valid
+ * ones added in one statement, each new one with its `contact.opted_out` event; a number already on the list
+ * is counted in `existing`, not an error, so an export reads back as it is.
+ */
+export async function importOptOuts(tx: Knex, accountId: string, rows: { phone: string }[]) {
+  const errors: OptOutImportError[] = [];
+  const seen = new Set<string>();
+  const phones: string[] = [];
+  rows.forEach((r, i) => {
+    const phone = toE164(r.phone);
+    if (!phone)
+      errors.push({
+        row: i + 1,
+        field: "phone",
+        code: "invalid_phone",
+        detail: `${JSON.stringify(r.phone)} is not a valid phone number with its +country prefix, e.g. +14155550123.`,
+      });
+    else if (seen.has(phone))
+      errors.push({ row: i + 1, field: "phone", code: "duplicate_in_import", detail: `${phone} is in an earlier row of this import.` });
+    else {
+      seen.add(phone);
+      phones.push(phone);
+    }
+  });
+  const added = await insertOptOuts(tx, accountId, phones);
+  for (const phone of added) await apiListEvent(tx, accountId, "contact.opted_out", phone);
+  return { imported: added.length, existing: phones.length - added.length, failed: errors.length, errors };
 }
 
 export async function removeOptOut(db: Knex, accountId: string, phone: string): Promise<void> {

@@ -1,5 +1,6 @@
 // New messages: scheduled ones with their send jobs (one or a fan-out's batch), automatic replies, inbound ones.
 import type { Knex } from "knex";
+import { countryOf } from "../../domain/phone.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 import type { Encoding } from "../../../common/segments.js";
 import { insertJobsSql, notifyWorkers } from "../jobs/index.js";
@@ -27,9 +28,9 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                                ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[], ${col((m) => m.test ?? false)}::boolean[],
                                ${col((m) => m.batchId ?? null)}::uuid[], ${col((m) => m.reference ?? null)}::text[],
                                ${col((m) => (m.metadata ? JSON.stringify(m.metadata) : null))}::jsonb[], ${col((m) => m.sentBody ?? null)}::text[],
-                               ${col((m) => m.senderPoolId ?? null)}::uuid[])
+                               ${col((m) => m.senderPoolId ?? null)}::uuid[], ${col((m) => countryOf(m.to))}::text[])
             AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                 batch_id, reference, metadata, sent_body, sender_pool_id)
+                 batch_id, reference, metadata, sent_body, sender_pool_id, country)
         ), jobs AS (
           ${insertJobsSql("send_message", {
             id: "job_id",
@@ -41,9 +42,9 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
           })}
         )
         INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                              batch_id, reference, metadata, sent_body, sender_pool_id)
+                              batch_id, reference, metadata, sent_body, sender_pool_id, country)
         SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-               batch_id, reference, metadata, sent_body, sender_pool_id FROM rows`,
+               batch_id, reference, metadata, sent_body, sender_pool_id, country FROM rows`,
   );
   await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }
@@ -63,8 +64,8 @@ export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m
             runAt: sql`${m.scheduledAt}::timestamptz`,
           })}
         )
-        INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out)
-        VALUES (${m.id}, ${accountId}, ${m.jobId}, ${m.to}, ${m.from}, ${m.body}, ${m.scheduledAt}, ${m.segments}, ${m.encoding}, true)`,
+        INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out, country)
+        VALUES (${m.id}, ${accountId}, ${m.jobId}, ${m.to}, ${m.from}, ${m.body}, ${m.scheduledAt}, ${m.segments}, ${m.encoding}, true, ${countryOf(m.to)})`,
   );
   await notifyWorkers(tx, m.scheduledAt);
 }
@@ -94,5 +95,6 @@ export async function insertInboundMessage(db: Knex, accountId: string, m: NewIn
     incomplete: m.incomplete,
     segments: m.segments,
     encoding: m.encoding,
+    country: countryOf(m.from),
   });
 }

@@ -3,6 +3,7 @@ import type { NewMessage } from "./rows.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "../jobs/index.js";
 import { queryPrepared } from "../prepared.js";
 import { sql } from "../sql.js";
+import { countryOf } from "../../domain/phone.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 
 /**
@@ -25,10 +26,10 @@ export const insertScheduledMessageStatement = {
            ${sql.text(insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "CASE WHEN :test::boolean THEN jsonb_build_object('messageId', :id::uuid, 'test', true) ELSE jsonb_build_object('messageId', :id::uuid) END", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" }))}
          ), message AS (
            INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                 reference, metadata, sent_body, sender_pool_id)
+                                 reference, metadata, sent_body, sender_pool_id, country)
            SELECT :id::uuid, :accountId::uuid, :jobId::uuid, :to::text, :from::text, :body::text, :scheduledAt::timestamptz,
                   :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text, :test::boolean,
-                  :reference::text, :metadata::jsonb, :sentBody::text, :senderPoolId::uuid
+                  :reference::text, :metadata::jsonb, :sentBody::text, :senderPoolId::uuid, :country::text
              FROM allowed
          )
          SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
@@ -56,6 +57,7 @@ export function scheduleMessageBindings(accountId: string, m: NewMessage): Recor
     metadata: m.metadata ? JSON.stringify(m.metadata) : null,
     sentBody: m.sentBody ?? null,
     senderPoolId: m.senderPoolId ?? null,
+    country: countryOf(m.to),
   };
 }
 

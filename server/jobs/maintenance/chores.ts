@@ -2,6 +2,7 @@
 // exists. Retention, the one chore with a policy of its own, is applyRetention.ts.
 import { completeFinishedCampaigns } from "../../db/campaigns.js";
 import { deleteExpiredIdempotencyKeys } from "../../db/idempotencyKeys.js";
+import { compactMessageCounts } from "../../db/messageCounts.js";
 import { deleteFinalizedJobs, rescueExpiredJobs, unpinJobs } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { deleteExpiredUnmatchedReceipts, requeueReceiptsNowKnown } from "../../db/unmatchedReceipts.js";
@@ -20,6 +21,17 @@ export const rescueExpiredJobsChore = (db: Db, everyMs = 5_000) => chore("rescue
  */
 export const unpinJobsChore = (db: Db, liveMs: number, everyMs = 1_000) =>
   chore("unpin jobs of connectors bound nowhere", everyMs, () => unpinJobs(db, liveMs));
+
+/**
+ * The counted message events appended by every status change are summed into the report counts
+ * (docs/REPORTS.md); a report reads both, so this only keeps the appended rows few.
+ */
+export const compactMessageCountsChore = (db: Db, everyMs = 5_000) =>
+  chore("compact message counts", everyMs, async () => {
+    let total = 0;
+    for (let n = -1; n !== 0; total += n) n = await compactMessageCounts(db);
+    return total;
+  });
 
 /** Receipts left parked behind an earlier one that has finished (a crash between finish and release). */
 export const releaseOrphanedReceiptsChore = (db: Db, everyMs = 5_000) =>

@@ -4,6 +4,7 @@ import type { Logger } from "../../logger.js";
 import { applyRetentionChore, type RetentionPolicy } from "./applyRetention.js";
 import type { Chore } from "./chore.js";
 import {
+  compactMessageCountsChore,
   completeFinishedCampaignsChore,
   deleteExpiredIdempotencyKeysChore,
   deleteExpiredUnmatchedReceiptsChore,
@@ -59,6 +60,7 @@ export function maintenanceChores(
     }),
     releaseThrottledSendsChore(db, { linkMaxSegmentsPerSecond: opts.linkMaxSegmentsPerSecond, everyMs: opts.throughputPacerMs }),
     unpinJobsChore(db, opts.connectorLiveMs, opts.connectorRefreshMs),
+    compactMessageCountsChore(db),
   ];
 }
 

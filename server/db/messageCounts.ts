@@ -1,0 +1,106 @@
+// Counted message events (migration 036, docs/REPORTS.md): the triggers append message_count_deltas in the
+// transactions that make the events; the leader's chore moves them into message_counts; a report reads both.
+import type { Knex } from "knex";
+import { OPTED_OUT_CODE, type CountedEvent, type ReportKey } from "../domain/reports.js";
+import { run, sql, type Sql } from "./sql.js";
+
+const NIL = "'00000000-0000-0000-0000-000000000000'::uuid";
+const KEYS = "account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd";
+
+export interface CountQuery {
+  /** One account's counts, or every account's (null: the operator's). */
+  accountId: string | null;
+  since: Date;
+  until: Date;
+  /** The IANA zone hours and days are in. */
+  tz: string;
+  groupBy: readonly ReportKey[];
+}
+
+/** Each key as SQL over a counts row (`hour` also needs its UTC offset: a repeated hour at a DST end is two). */
+function keyColumns(k: ReportKey, tz: Sql): Sql[] {
+  const local = sql`(bucket AT TIME ZONE ${tz}::text)`;
+  switch (k) {
+    case "hour":
+      return [
+        sql`to_char(date_trunc('hour', ${local}), 'YYYY-MM-DD"T"HH24:MI:SS') AS hour`,
+        sql`(extract(epoch FROM ${local} - (bucket AT TIME ZONE 'UTC')) / 60)::int AS hour_offset`,
+      ];
+    case "day":
+      return [sql`to_char(${local}::date, 'YYYY-MM-DD') AS day`];
+    case "status":
+      return [sql`event AS status`];
+    case "country":
+      return [sql`nullif(country, '') AS country`];
+    case "category":
+      return [sql`nullif(category, '') AS category`];
+    case "campaign":
+      return [sql.raw(`nullif(campaign_id, ${NIL})::text AS campaign`)];
+    case "connector":
+      return [sql.raw(`nullif(connector_id, ${NIL})::text AS connector`)];
+    case "errorCode":
+      return [sql`nullif(error_code, '') AS "errorCode"`];
+    case "account":
+      return [sql`account_id::text AS account`];
+  }
+}
+
+/** The window's counts grouped by the query's keys, per event, opt-out, time-to-delivered bucket. */
+export async function readMessageCounts(db: Knex, q: CountQuery): Promise<CountedEvent[]> {
+  const tz = sql`${q.tz}`;
+  const columns = q.groupBy.flatMap((k) => keyColumns(k, tz));
+  const names = q.groupBy.flatMap((k) => (k === "hour" ? ["hour", "hour_offset"] : [k === "errorCode" ? '"errorCode"' : k]));
+  const where = sql`${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
+                    AND bucket >= ${q.since.toISOString()}::timestamptz AND bucket < ${q.until.toISOString()}::timestamptz`;
+  const { rows } = await run<Record<string, string | number | boolean | null>>(
+    db,
+    sql`SELECT ${sql.join(columns)}${columns.length > 0 ? sql`,` : sql``} event, (event = 'failed' AND error_code = ${OPTED_OUT_CODE}) AS opted_out, ttd,
+               sum(messages)::float8 AS messages, sum(segments)::float8 AS segments
+          FROM (SELECT ${sql.raw(KEYS)}, messages, segments FROM message_counts WHERE ${where}
+                UNION ALL
+                SELECT ${sql.raw(KEYS)}, messages, segments FROM message_count_deltas WHERE ${where}) c
+         GROUP BY ${sql.raw([...names, "event", "opted_out", "ttd"].join(", "))}`,
+  );
+  return rows.map((r) => ({
+    keys: Object.fromEntries(
+      q.groupBy.map((k) => [k, k === "hour" ? hourKey(r.hour as string, r.hour_offset as number) : (r[k] as string | null)]),
+    ),
+    event: r.event as CountedEvent["event"],
+    optedOut: r.opted_out === true,
+    ttd: r.ttd as number,
+    messages: r.messages as number,
+    segments: r.segments as number,
+  }));
+}
+
+/** A local hour and its offset as an ISO 8601 time: 2026-11-25T14:00:00+05:30. */
+function hourKey(local: string, offsetMinutes: number): string {
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMinutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+}
+
+/**
+ * Moves up to `limit` deltas into message_counts in ONE statement (deleted and added together, so a delta is
+ * counted once or, if the statement fails, stays to be moved later); those of a deleted account are dropped.
+ * Returns how many it moved.
+ */
+export async function compactMessageCounts(db: Knex, limit = 50_000): Promise<number> {
+  const { rows } = await run<{ moved: number }>(
+    db,
+    sql`WITH moved AS (
+          DELETE FROM message_count_deltas
+           WHERE ctid = ANY (ARRAY(SELECT ctid FROM message_count_deltas LIMIT ${limit}))
+          RETURNING ${sql.raw(KEYS)}, messages, segments
+        ), added AS (
+          INSERT INTO message_counts AS c (${sql.raw(KEYS)}, messages, segments)
+          SELECT ${sql.raw(KEYS)}, sum(messages), sum(segments) FROM moved
+           WHERE EXISTS (SELECT FROM accounts a WHERE a.id = moved.account_id)
+           GROUP BY ${sql.raw(KEYS)}
+          ON CONFLICT (${sql.raw(KEYS)}) DO UPDATE
+             SET messages = c.messages + excluded.messages, segments = c.segments + excluded.segments
+        )
+        SELECT count(*)::int AS moved FROM moved`,
+  );
+  return rows[0]?.moved ?? 0;
+}

@@ -1,0 +1,9 @@
+// CSV cells a spreadsheet would run as a formula (OWASP "CSV injection"): a cell starting with =, +, -, @, a
+// tab or a carriage return gets a leading ' so it is read as text. A phone number in E.164 (+ and digits only)
+// is left as it is: it cannot be a formula, and people export numbers to dial them.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+export function spreadsheetSafe(cell: string): string {
+  return FORMULA_START.test(cell) && !E164.test(cell) ? `'${cell}` : cell;
+}

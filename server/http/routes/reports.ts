@@ -1,0 +1,20 @@
+import { messageReport } from "../../services/reports.js";
+import { iso } from "../serialize.js";
+import type { Handlers } from "../types.js";
+
+export const reportHandlers: Pick<Handlers, "Reports_messages"> = {
+  // An account key reports on its own account (its accountId filter is itself); the operator on any or all.
+  async Reports_messages({ db, key, account, query }) {
+    const report = await messageReport(db, {
+      accountId: key.kind === "account" ? account.id : (query.accountId ?? null),
+      since: query.since === undefined ? undefined : new Date(query.since),
+      until: query.until === undefined ? undefined : new Date(query.until),
+      groupBy: query.groupBy,
+      tz: query.tz,
+    });
+    return {
+      status: 200,
+      body: { since: iso(report.since), until: iso(report.until), tz: report.tz, groupBy: [...report.groupBy], rows: report.rows },
+    };
+  },
+};
