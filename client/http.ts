@@ -14,7 +14,15 @@ export interface SmsClientOptions extends Omit<ClientOptions, "baseUrl"> {
   apiKey: string;
 }
 
-/** A client whose methods, bodies and responses are typed by the OpenAPI document. */
+/**
+ * A client whose methods, bodies and responses are typed by the OpenAPI document. Array query parameters are
+ * written comma-separated (`groupBy=day,country`), as every one of the document's says (`explode: false`).
+ */
 export function createSmsClient({ baseUrl, apiKey, headers, ...rest }: SmsClientOptions): SmsClient {
-  return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}`, ...headers }, ...rest });
+  return createClient<paths>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${apiKey}`, ...headers },
+    querySerializer: { array: { style: "form", explode: false } },
+    ...rest,
+  });
 }

@@ -2847,6 +2847,7 @@ export interface components {
              * @description Rows not added (each has its entry in `errors`).
              */
             failed: number;
+            /** @description Why each failed row was not added, in row order. */
             errors: components["schemas"]["ImportOptOutError"][];
         };
         /** @description Why one row of an import was not stored. */
@@ -7869,7 +7870,10 @@ export interface operations {
     Exports_contacts: {
         parameters: {
             query?: {
-                /** @description `csv` (default) or `ndjson`. */
+                /**
+                 * @description `csv` (default) or `ndjson`.
+                 * @example csv
+                 */
                 format?: components["schemas"]["ExportFormat"];
             };
             header?: never;
@@ -7952,13 +7956,25 @@ export interface operations {
     Exports_messages: {
         parameters: {
             query?: {
-                /** @description `csv` (default) or `ndjson`. */
+                /**
+                 * @description `csv` (default) or `ndjson`.
+                 * @example csv
+                 */
                 format?: components["schemas"]["ExportFormat"];
-                /** @description Messages created (or received) at or after this time. */
+                /**
+                 * @description Messages created (or received) at or after this time.
+                 * @example 2026-11-01T00:00:00Z
+                 */
                 since?: string;
                 /** @description Messages created (or received) before this time. */
                 until?: string;
-                /** @description Only messages in these statuses, comma-separated. */
+                /**
+                 * @description Only messages in these statuses, comma-separated.
+                 * @example [
+                 *       "failed",
+                 *       "undelivered"
+                 *     ]
+                 */
                 status?: components["schemas"]["MessageStatus"][];
                 /** @description Only outbound or only inbound messages. */
                 direction?: components["schemas"]["ExportDirection"];
@@ -8045,7 +8061,10 @@ export interface operations {
     Exports_optOuts: {
         parameters: {
             query?: {
-                /** @description `csv` (default) or `ndjson`. */
+                /**
+                 * @description `csv` (default) or `ndjson`.
+                 * @example ndjson
+                 */
                 format?: components["schemas"]["ExportFormat"];
             };
             header?: never;
@@ -9703,10 +9722,10 @@ export interface operations {
                  * @example {
                  *       "optOuts": [
                  *         {
-                 *           "phone": "+14155550123"
+                 *           "phone": "+14155550188"
                  *         },
                  *         {
-                 *           "phone": "+14155550124"
+                 *           "phone": "+14155550189"
                  *         },
                  *         {
                  *           "phone": "555-0125"

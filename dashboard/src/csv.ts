@@ -1,6 +1,7 @@
-// CSV for the contacts import: RFC 4180 (comma separated, "quoted" fields with "" for a quote, fields may span
-// lines inside quotes, CRLF or LF), parsed in the browser. Every record keeps the line it starts on, so an
-// error the API reports for row n of the request can be shown at the line of the file it came from.
+// CSV for the contacts import, read by csv-parse (RFC 4180: comma separated, "quoted" fields with "" for a quote,
+// fields may span lines inside quotes, CRLF or LF), in the browser. Every record keeps the line it starts on, so
+// an error the API reports for row n of the request can be shown at the line of the file it came from.
+import { CsvError as ParseError, parse } from "csv-parse/browser/esm/sync";
 
 export interface CsvRecord {
   /** 1-based line of the file where the record starts. */
@@ -17,64 +18,32 @@ export class CsvError extends Error {
   }
 }
 
+const LINE_BREAK = /\r\n|\r|\n/g;
+
+/** The file's records, blank lines skipped; a byte order mark is ignored. */
 export function parseCsv(text: string): CsvRecord[] {
-  const src = text.replace(/^\uFEFF/, "");
-  const records: CsvRecord[] = [];
-  let fields: string[] = [];
-  let field = "";
-  let line = 1;
-  let recordLine = 1;
-  let quoted = false;
-  let quoteStart = 0;
-  let fieldStarted = false; // something (even "") was read for the current field
-  const endRecord = () => {
-    fields.push(field);
-    // A blank line is no record.
-    if (!(fields.length === 1 && fields[0]!.trim() === "" && !fieldStarted)) records.push({ line: recordLine, fields });
-    fields = [];
-    field = "";
-    fieldStarted = false;
-  };
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i]!;
-    if (quoted) {
-      if (ch === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else {
-          quoted = false;
-        }
-      } else {
-        if (ch === "\n") line++;
-        field += ch;
-      }
-      continue;
-    }
-    if (ch === '"') {
-      if (field.trim() !== "")
-        throw new CsvError(line, "a quote inside an unquoted field; put the whole field in quotes and double the quote");
-      field = "";
-      quoted = true;
-      quoteStart = line;
-      fieldStarted = true;
-    } else if (ch === ",") {
-      fields.push(field);
-      field = "";
-      fieldStarted = true;
-    } else if (ch === "\r" || ch === "\n") {
-      if (ch === "\r" && src[i + 1] === "\n") i++;
-      endRecord();
-      line++;
-      recordLine = line;
-    } else {
-      field += ch;
-      if (ch.trim() !== "") fieldStarted = true;
-    }
+  let parsed: { record: string[]; info: { lines: number } }[];
+  try {
+    parsed = parse(text, {
+      bom: true,
+      info: true,
+      record_delimiter: ["\r\n", "\n", "\r"],
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      trim: true,
+    }) as never;
+  } catch (error) {
+    if (error instanceof ParseError && error.code === "CSV_QUOTE_NOT_CLOSED")
+      throw new CsvError((error as ParseError & { lines: number }).lines, "a quoted field is never closed");
+    if (error instanceof ParseError) throw new CsvError((error as ParseError & { lines: number }).lines ?? 0, error.message);
+    throw error;
   }
-  if (quoted) throw new CsvError(quoteStart, "a quoted field is never closed");
-  if (field !== "" || fields.length > 0 || fieldStarted) endRecord();
-  return records;
+  // csv-parse counts the line a record ends on; a record starts as many lines earlier as its quoted fields break.
+  return parsed.map(({ record, info }) => ({
+    line: info.lines - record.reduce((n, field) => n + (field.match(LINE_BREAK)?.length ?? 0), 0),
+    fields: record,
+  }));
 }
 
 export interface ContactRow {

@@ -8,22 +8,29 @@ import { NOT_ACCEPTED, SignIn, whoIs } from "./signIn.js";
 import "./styles.css";
 import { permissions, ProblemMessage, SessionContext, type Session } from "./ui.js";
 
-const NAV = [
+/** The account's pages: the main ones, then Settings with its own navigation (SETTINGS_NAV). */
+const NAV: { to: string; label: string; section?: string[] }[] = [
+  { to: "/overview", label: "Overview" },
   { to: "/messages", label: "Messages" },
   { to: "/inbox", label: "Inbox" },
-  { to: "/contacts", label: "Contacts & groups" },
+  { to: "/contacts", label: "Contacts" },
   { to: "/campaigns", label: "Campaigns" },
-  { to: "/settings/webhooks", label: "Settings → Webhooks" },
-  { to: "/settings/numbers", label: "Settings → Numbers" },
-  { to: "/settings/opt-outs", label: "Settings → Opt-outs" },
-  { to: "/settings/replies", label: "Settings → Replies" },
-  { to: "/settings/sending", label: "Settings → Sending" },
-  { to: "/settings/keys", label: "Settings → API keys" },
-  { to: "/settings/sender-pools", label: "Settings → Sender pools" },
+  { to: "/settings/webhooks", label: "Settings", section: ["/settings", "/audit-log"] },
+];
+
+const SETTINGS_NAV = [
+  { to: "/settings/webhooks", label: "Webhooks" },
+  { to: "/settings/numbers", label: "Numbers" },
+  { to: "/settings/opt-outs", label: "Opt-outs" },
+  { to: "/settings/replies", label: "Replies" },
+  { to: "/settings/sending", label: "Sending" },
+  { to: "/settings/keys", label: "API keys" },
+  { to: "/settings/sender-pools", label: "Sender pools" },
   { to: "/audit-log", label: "Audit log" },
 ];
 
-const OPERATOR_NAV = [
+const OPERATOR_NAV: { to: string; label: string; section?: string[] }[] = [
+  { to: "/operator/overview", label: "Overview" },
   { to: "/operator/accounts", label: "Accounts" },
   { to: "/operator/connectors", label: "Connectors" },
   { to: "/operator/routing", label: "Routing" },
@@ -31,8 +38,10 @@ const OPERATOR_NAV = [
   { to: "/operator/audit-log", label: "Audit log" },
 ];
 
+const within = (path: string, prefixes: string[]) => prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+
 const isOperator = (info: KeyInfo) => info.kind === "operator";
-const home = (info: KeyInfo) => (isOperator(info) ? "/operator/accounts" : "/messages");
+const home = (info: KeyInfo) => (isOperator(info) ? "/operator/overview" : "/overview");
 /** Whether `path` is a page of the key's view: the operator's pages are under /operator, the account's elsewhere. */
 const fits = (path: string, info: KeyInfo) => path !== "/" && (path === "/operator" || path.startsWith("/operator/")) === isOperator(info);
 
@@ -172,13 +181,26 @@ function App() {
           <ul>
             {nav.map((item) => (
               <li key={item.to}>
-                <Link to={item.to} aria-current={path.startsWith(item.to) ? "page" : undefined}>
+                <Link to={item.to} aria-current={within(path, ("section" in item && item.section) || [item.to]) ? "page" : undefined}>
                   {item.label}
                 </Link>
               </li>
             ))}
           </ul>
         </nav>
+        {!operator && within(path, ["/settings", "/audit-log"]) && (
+          <nav aria-label="Settings" class="subnav">
+            <ul>
+              {SETTINGS_NAV.map((item) => (
+                <li key={item.to}>
+                  <Link to={item.to} aria-current={within(path, [item.to]) ? "page" : undefined}>
+                    {item.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
         <button type="button" class="link signout" onClick={() => session.signOut()}>
           Sign out
         </button>

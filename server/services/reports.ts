@@ -19,6 +19,8 @@ export interface ReportRequest {
   until?: Date;
   groupBy?: readonly ReportKey[];
   tz?: string;
+  /** The operator's reports are in UTC by default, whichever account they pick; an account's in its own zone. */
+  byOperator: boolean;
 }
 
 export interface MessageReport {
@@ -40,7 +42,7 @@ export async function messageReport(db: Db, r: ReportRequest): Promise<MessageRe
   const tz =
     r.tz !== undefined
       ? requireTimeZone(r.tz, "/query/tz")
-      : r.accountId === null
+      : r.byOperator || r.accountId === null
         ? "UTC"
         : (await getAccountSettings(db, r.accountId)).defaultTimeZone;
   const events = await readMessageCounts(db, { accountId: r.accountId, since, until, tz, groupBy });

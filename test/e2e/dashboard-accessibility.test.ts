@@ -73,6 +73,7 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
 
       await signIn(page, baseUrl, a.key, "/dashboard/messages");
       const pages: [string, string, string][] = [
+        ["overview", "/dashboard/overview", "Overview"],
         ["messages", "/dashboard/messages", "Messages"],
         ["message", `/dashboard/messages/${message!.messageId}`, "Message to +447911123456"],
         ["contacts", "/dashboard/contacts", "Contacts & groups"],

@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundMessage } from "../../server/services/inbound.js";
-import { browserAvailable, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, screenshot, openSettings, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -51,7 +51,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     const op = await operator();
     const name = `shop-${Date.now()}`;
     const page = await browser().newPage({ locale: "en-US", permissions: ["clipboard-read", "clipboard-write"] });
-    await signIn(page, baseUrl, op.key);
+    await signIn(page, baseUrl, op.key, "/dashboard/operator/accounts");
     await page.getByRole("heading", { name: "Accounts", level: 1 }).waitFor();
 
     await page.getByLabel("Account name").fill(name);
@@ -145,7 +145,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
 
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, a.key);
-    await page.getByRole("link", { name: "Settings → API keys" }).click();
+    await openSettings(page, "API keys");
     await page.getByRole("heading", { name: "Settings → API keys", level: 1 }).waitFor();
     await page.getByText("Today (UTC): 1 of 1,000 segments.").waitFor();
 
@@ -247,16 +247,16 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     const tester = await keyOf(a, { name: "tester", scope: "full", test: true });
 
     const page = await browser().newPage();
-    await signIn(page, baseUrl, sender.key);
+    await signIn(page, baseUrl, sender.key, "/dashboard/messages");
     await page.getByText("Send key:").waitFor();
     await page.getByRole("button", { name: "Send now" }).waitFor();
     await page.getByRole("link", { name: "Campaigns" }).click();
     await page.getByRole("heading", { name: "New campaign" }).waitFor();
-    await page.getByRole("link", { name: "Contacts & groups" }).click();
+    await page.getByRole("link", { name: "Contacts", exact: true }).click();
     await page.getByRole("heading", { name: "Contacts & groups", level: 1 }).waitFor();
     await page.getByText("No groups yet.").waitFor();
     expect(await page.locator("main form").count()).toBe(0);
-    await page.getByRole("link", { name: "Settings → API keys" }).click();
+    await openSettings(page, "API keys");
     await page.locator(`tr[data-key-id="${sender.keyId}"]`).waitFor();
     expect((await buttonsOf(page)).filter((name) => CHANGING.test(name))).toEqual([]);
     expect(await page.getByText("Test key: messages never reach a carrier").count()).toBe(0);
@@ -265,7 +265,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await signIn(page, baseUrl, tester.key);
     await page.getByText("Test key: messages never reach a carrier").waitFor();
     // A test key makes test keys only: the form says so.
-    await page.getByRole("link", { name: "Settings → API keys" }).click();
+    await openSettings(page, "API keys");
     await page.getByText("it makes test keys only").waitFor();
     expect(await page.getByRole("checkbox", { name: /Test key/ }).isChecked()).toBe(true);
     expect(await page.getByRole("checkbox", { name: /Test key/ }).isDisabled()).toBe(true);
@@ -321,7 +321,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     // The account's own key sees the changes made to it, with no account column.
     const mine = await browser().newPage();
     await signIn(mine, baseUrl, key);
-    await mine.getByRole("link", { name: "Audit log" }).click();
+    await openSettings(mine, "Audit log");
     await mine.locator('tr[data-action="OperatorAccounts_update"]').waitFor();
     expect(await mine.getByRole("columnheader", { name: "Account" }).count()).toBe(0);
     expect(mine.problems).toEqual([]);

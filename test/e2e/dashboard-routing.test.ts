@@ -5,7 +5,7 @@
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, openSettings, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
 import { useTestWorker } from "../helpers/worker.js";
 
@@ -89,7 +89,7 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await a.holds("+14155550182");
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, a.key);
-    await page.getByRole("link", { name: "Settings → Sender pools" }).click();
+    await openSettings(page, "Sender pools");
     await page.getByRole("heading", { name: "Settings → Sender pools", level: 1 }).waitFor();
     await page.getByText("No sender pools yet.").waitFor();
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
 import { revokeApiKey } from "../../server/db/apiKeys.js";
 import { createOperatorKey } from "../../server/services/keys.js";
-import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, screenshot, openSettings, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -84,7 +84,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     const { key, client } = await account();
     // New York: 09:30 local on 1 July is 13:30 UTC (daylight saving time).
     const page = await browser().newPage({ timezoneId: "America/New_York", locale: "en-US" });
-    await signIn(page, baseUrl, key);
+    await signIn(page, baseUrl, key, "/dashboard/messages");
 
     const year = new Date().getUTCFullYear() + (new Date().getUTCMonth() >= 5 ? 1 : 0);
     await page.getByLabel("To", { exact: true }).fill("+1 415 555 0123");
@@ -142,7 +142,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     try {
       const page = await browser().newPage({ permissions: ["clipboard-read", "clipboard-write"] });
       await signIn(page, baseUrl, key);
-      await page.getByRole("link", { name: "Settings → Webhooks" }).click();
+      await openSettings(page, "Webhooks");
       await page.getByLabel("Name").fill("local receiver");
       await page.getByLabel("URL").fill(receiver.url);
       await page.getByLabel("URL").press("Enter");
@@ -280,15 +280,15 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await client.POST("/api/v1/webhooks", { body: { name: "receipts", url: "http://127.0.0.1:9/dlr" } });
     const page = await browser().newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await signIn(page, baseUrl, key);
-    for (const [link, name] of [
-      ["Contacts & groups", "dashboard-phone-contacts"],
-      ["Campaigns", "dashboard-phone-campaigns"],
-      ["Settings → Webhooks", "dashboard-phone-webhooks"],
-      ["Messages", "dashboard-phone-messages"],
+    for (const [link, heading, name] of [
+      ["Contacts", "Contacts & groups", "dashboard-phone-contacts"],
+      ["Campaigns", "Campaigns", "dashboard-phone-campaigns"],
+      ["Settings", "Settings → Webhooks", "dashboard-phone-webhooks"],
+      ["Messages", "Messages", "dashboard-phone-messages"],
     ] as const) {
-      await page.getByRole("link", { name: link }).click();
-      await page.getByRole("heading", { name: link, level: 1 }).waitFor();
-      if (link === "Settings → Webhooks") {
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click();
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      if (link === "Settings") {
         await page.getByRole("button", { name: "Reveal secret of receipts" }).click();
         await page.getByTestId("webhook-secret").waitFor();
       } else {

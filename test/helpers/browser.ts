@@ -77,6 +77,12 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
 }
 
 /** Opens the dashboard and signs in with `key` by typing it and pressing Enter. */
+/** A page of Settings, through the main navigation's Settings link and then Settings' own navigation. */
+export async function openSettings(page: Page, name: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
+  await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name, exact: true }).click();
+}
+
 export async function signIn(page: Page, baseUrl: string, key: string, path = "/dashboard/"): Promise<void> {
   await page.goto(baseUrl + path);
   await page.getByLabel("API key").fill(key);

@@ -1,4 +1,4 @@
-// The dashboard's CSV reading for the contacts import (dashboard/src/csv.ts): RFC 4180 quoting, line numbers
+// The dashboard's CSV reading for the contacts import (dashboard/src/csv.ts, on csv-parse): RFC 4180 quoting, line numbers
 // that point into the file, optional header in any column order.
 import { describe, expect, it } from "vitest";
 import { contactsFromCsv, CsvError, parseCsv } from "../../dashboard/src/csv.js";
@@ -18,8 +18,8 @@ describe("parseCsv", () => {
     expect(parseCsv("\uFEFFa,,c\n")).toEqual([{ line: 1, fields: ["a", "", "c"] }]);
   });
 
-  it("names the line of an unclosed quote", () => {
-    expect(() => parseCsv('ok\n"never closed\nmore')).toThrow(new CsvError(2, "a quoted field is never closed"));
+  it("names the line where the file ends inside an unclosed quote", () => {
+    expect(() => parseCsv('ok\n"never closed\nmore')).toThrow(new CsvError(3, "a quoted field is never closed"));
   });
 });
 

@@ -8,6 +8,7 @@ import { formatTime } from "../time.js";
 import { ConfirmDialog, Notice, StatusChip, usePolling, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
+import { ExportButton } from "../exports.js";
 
 const LIMIT = 25;
 
@@ -89,6 +90,9 @@ export function Messages() {
     <section>
       <h1 tabIndex={-1}>Messages</h1>
       <QuotaNote />
+      <div class="toolbar">
+        <ExportButton path="/api/v1/exports/messages" label="Export all messages (CSV)" />
+      </div>
       {canSend && (
         <SendForm
           onSent={({ messageId, to, scheduledAt, later }) => {

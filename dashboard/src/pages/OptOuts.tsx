@@ -7,6 +7,7 @@ import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { ConfirmDialog, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
+import { ExportButton, OptOutImport } from "../exports.js";
 
 export function OptOuts() {
   const { client, canWrite } = useSession();
@@ -53,7 +54,11 @@ export function OptOuts() {
           </div>
         </form>
       )}
+      {canWrite && <OptOutImport onDone={list.reload} />}
       {notice && <Notice>{notice}</Notice>}
+      <div class="toolbar">
+        <ExportButton path="/api/v1/exports/opt-outs" label="Export the list (CSV)" />
+      </div>
       <PagedRows list={list} noun="opt-outs" one="opt-out" errorPrefix="Could not load the opt-out list" empty="Nobody has opted out.">
         {(items) => (
           <table class="table">

@@ -17,6 +17,7 @@ import { Connectors } from "./operator/Connectors.js";
 import { Routing } from "./operator/Routing.js";
 import { Unrouted } from "./operator/Unrouted.js";
 import { OptOuts } from "./OptOuts.js";
+import { Overview } from "./Overview.js";
 import { Replies } from "./Replies.js";
 import { SenderPools } from "./SenderPools.js";
 import { Sending } from "./Sending.js";
@@ -44,6 +45,7 @@ function NotFound({ home, label }: { home: string; label: string }) {
 
 export function AccountPage({ path }: { path: string }) {
   const parts = path.split("/").filter(Boolean);
+  if (parts[0] === "overview") return <Overview />;
   if (parts[0] === "messages" && parts[1]) return <MessageDetail messageId={parts[1]} />;
   if (parts[0] === "messages") return <Messages />;
   if (parts[0] === "contacts") return <Contacts />;
@@ -64,6 +66,7 @@ export function AccountPage({ path }: { path: string }) {
 
 export function OperatorPage({ path }: { path: string }) {
   const [, page, id] = path.split("/").filter(Boolean);
+  if (page === "overview") return <Overview />;
   if (page === "accounts" && id) return <OperatorAccount accountId={id} />;
   if (page === "accounts") return <Accounts />;
   if (page === "unrouted-messages") return <Unrouted />;

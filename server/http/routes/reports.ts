@@ -11,6 +11,7 @@ export const reportHandlers: Pick<Handlers, "Reports_messages"> = {
       until: query.until === undefined ? undefined : new Date(query.until),
       groupBy: query.groupBy,
       tz: query.tz,
+      byOperator: key.kind === "operator",
     });
     return {
       status: 200,

@@ -7,6 +7,7 @@ import { ConfirmDialog, Notice, useAsync, useSession } from "../../ui.js";
 import { ContactItem, CreateContactForm } from "./contactForms.js";
 import { GroupsPanel } from "./groups.js";
 import { ImportForm } from "./importForm.js";
+import { ExportButton } from "../../exports.js";
 
 const LIMIT = 50;
 
@@ -33,6 +34,9 @@ export function Contacts() {
     <section>
       <h1 tabIndex={-1}>Contacts &amp; groups</h1>
       {notice && <Notice>{notice}</Notice>}
+      <div class="toolbar">
+        <ExportButton path="/api/v1/exports/contacts" label="Export contacts (CSV)" />
+      </div>
       <div class="split">
         <GroupsPanel
           groups={groups}

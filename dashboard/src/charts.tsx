@@ -1,0 +1,128 @@
+// Charts drawn by Chart.js (only the parts used are registered, to keep the bundle small). Every chart is a
+// figure with its caption, a one-sentence summary for screen readers on the canvas, and the same numbers as a
+// table below it. Series are told apart without colour: bars against lines, solid against dashed lines, and
+// each line's own point shape, which the legend shows.
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartConfiguration,
+} from "chart.js";
+import { useEffect, useRef } from "preact/hooks";
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Legend, Tooltip);
+
+export interface Series {
+  label: string;
+  values: (number | null)[];
+  kind: "bar" | "line";
+  /** A dashed line, for a second line beside a solid one. */
+  dashed?: boolean;
+  /** The right-hand axis (a rate beside counts). */
+  right?: boolean;
+  /** How a value reads in the table (a rate as a percentage). */
+  format?: (v: number) => string;
+}
+
+const COLOURS = ["#1f5fa8", "#2e7d32", "#b45309", "#6b21a8"];
+const POINTS = ["circle", "triangle", "rect", "rectRot"] as const;
+
+export function ChartFigure({
+  id,
+  caption,
+  labelHeading,
+  summary,
+  labels,
+  series,
+  horizontal,
+}: {
+  id: string;
+  caption: string;
+  /** The heading of the table's first column (what the labels are: Day, Country). */
+  labelHeading: string;
+  /** What the chart shows, in one sentence (read instead of the canvas). */
+  summary: string;
+  labels: string[];
+  series: Series[];
+  horizontal?: boolean;
+}) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    if (!canvas.current) return;
+    const config: ChartConfiguration = {
+      type: "bar",
+      data: {
+        labels,
+        datasets: series.map((s, i) => ({
+          type: s.kind,
+          label: s.label,
+          data: s.values,
+          backgroundColor: COLOURS[i % COLOURS.length],
+          borderColor: COLOURS[i % COLOURS.length],
+          borderDash: s.dashed ? [6, 4] : [],
+          pointStyle: POINTS[i % POINTS.length],
+          pointRadius: 4,
+          yAxisID: s.right ? "right" : "y",
+          ...(s.kind === "line" ? { fill: false, tension: 0 } : {}),
+        })),
+      },
+      options: {
+        indexAxis: horizontal ? "y" : "x",
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        plugins: { legend: { labels: { usePointStyle: true } } },
+        scales: series.some((s) => s.right)
+          ? {
+              y: { beginAtZero: true, position: "left" },
+              right: { beginAtZero: true, max: 100, position: "right", grid: { drawOnChartArea: false } },
+            }
+          : { [horizontal ? "x" : "y"]: { beginAtZero: true } },
+      },
+    };
+    const chart = new Chart(canvas.current, config);
+    return () => chart.destroy();
+  }, [JSON.stringify({ labels, series: series.map((s) => ({ ...s, format: undefined })) }), horizontal]);
+
+  return (
+    <figure class="chart" aria-labelledby={`${id}-caption`} data-chart={id}>
+      <figcaption id={`${id}-caption`}>{caption}</figcaption>
+      <div class="chart-canvas">
+        <canvas ref={canvas} role="img" aria-label={summary} />
+      </div>
+      <details>
+        <summary>{caption}: the numbers</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{labelHeading}</th>
+              {series.map((s) => (
+                <th key={s.label} scope="col">
+                  {s.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {labels.map((label, row) => (
+              <tr key={label}>
+                <th scope="row">{label}</th>
+                {series.map((s) => {
+                  const v = s.values[row];
+                  return <td key={s.label}>{v === null || v === undefined ? "–" : s.format ? s.format(v) : v.toLocaleString()}</td>;
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}

@@ -1,0 +1,229 @@
+// The first page: how the account's (or, for the operator, the service's) messages went over the last days,
+// from GET /api/v1/reports/messages — volume and delivery rate by day, what became of them, error codes,
+// countries, time to delivered, and the quota (docs/REPORTS.md). Every chart has its table.
+import { useState } from "preact/hooks";
+import { ok, type Schemas } from "../api.js";
+import { ChartFigure } from "../charts.js";
+import { count, QuotaNote } from "../usage.js";
+import { Loading, ProblemMessage, usePolling, useAsync, useSession } from "../ui.js";
+
+type Row = Schemas["ReportRow"];
+type Key = Schemas["ReportGroupKey"];
+
+const percent = (v: number) => `${v.toFixed(1)} %`;
+const rateOf = (r: Row) => (r.deliveryRate === null ? null : r.deliveryRate * 100);
+const top = (rows: Row[], by: (r: Row) => number, n = 10) =>
+  [...rows]
+    .sort((a, b) => by(b) - by(a))
+    .slice(0, n)
+    .filter((r) => by(r) > 0);
+
+const EVENTS: [keyof Row, string][] = [
+  ["accepted", "Accepted"],
+  ["sent", "Sent"],
+  ["delivered", "Delivered"],
+  ["undelivered", "Undelivered"],
+  ["failed", "Failed"],
+  ["optedOut", "Opted out"],
+  ["cancelled", "Cancelled"],
+  ["received", "Received"],
+];
+
+export function Overview() {
+  const { client, key } = useSession();
+  const operator = key.kind === "operator";
+  const [days, setDays] = useState(7);
+  const report = useAsync(async () => {
+    const since = new Date(Date.now() - days * 86_400_000).toISOString();
+    const get = async (groupBy: Key[]) =>
+      (await ok(client.GET("/api/v1/reports/messages", { params: { query: { since, ...(groupBy.length ? { groupBy } : {}) } } }))).rows;
+    const [total, byDay, byError, byCountry, bySplit] = await Promise.all([
+      get([]),
+      get(["day"]),
+      get(["errorCode"]),
+      get(["country"]),
+      get([operator ? "account" : "category"]),
+    ]);
+    const connectors = operator ? await get(["connector"]) : [];
+    return { total: total[0]!, byDay, byError, byCountry, bySplit, connectors };
+  }, [days, operator]);
+  // Live: the counts move as messages do.
+  usePolling(() => report.reload(), 15_000, true);
+  const names = useAsync(async () => {
+    if (!operator) return { accounts: new Map<string, string>(), connectors: new Map<string, string>() };
+    const [accounts, connectors] = await Promise.all([
+      ok(client.GET("/api/v1/accounts", { params: { query: { limit: 100 } } })),
+      ok(client.GET("/api/v1/connectors")),
+    ]);
+    return {
+      accounts: new Map(accounts.data.map((a) => [a.accountId, a.name])),
+      connectors: new Map(connectors.data.map((c) => [c.connectorId, c.name])),
+    };
+  }, [operator]);
+  const r = report.data;
+  return (
+    <section>
+      <h1 tabIndex={-1}>Overview</h1>
+      <p class="muted">
+        {operator ? "Every account's messages" : "Your messages"} over the last {days} days, counted as they happen (times in{" "}
+        {operator ? "UTC" : "your account's time zone"}).
+      </p>
+      <div class="toolbar">
+        <div class="field">
+          <label for="overview-days">Period</label>
+          <select id="overview-days" value={String(days)} onChange={(e) => setDays(Number(e.currentTarget.value))}>
+            <option value="1">Last 24 hours</option>
+            <option value="7">Last 7 days</option>
+            <option value="30">Last 30 days</option>
+            <option value="90">Last 90 days</option>
+          </select>
+        </div>
+      </div>
+      {!operator && <QuotaNote />}
+      <ProblemMessage error={report.error} prefix="Could not load the report" />
+      {!r && report.loading && <Loading what="the report" />}
+      {r && (
+        <>
+          <dl class="facts totals" data-testid="overview-totals">
+            {EVENTS.map(([k, label]) => (
+              <div key={k}>
+                <dt>{label}</dt>
+                <dd>{count(r.total[k] as number)}</dd>
+              </div>
+            ))}
+            <div>
+              <dt>Delivery rate</dt>
+              <dd>{r.total.deliveryRate === null ? "–" : percent(r.total.deliveryRate * 100)}</dd>
+            </div>
+            <div>
+              <dt>Time to delivered (median / 95 %)</dt>
+              <dd>{r.total.timeToDeliveredP50 === null ? "–" : `${r.total.timeToDeliveredP50} s / ${r.total.timeToDeliveredP95} s`}</dd>
+            </div>
+          </dl>
+          <div class="charts">
+            <ChartFigure
+              id="volume"
+              caption="Messages and delivery rate by day"
+              labelHeading="Day"
+              summary={`Sent and delivered messages per day for ${r.byDay.length} days, with the delivery rate.`}
+              labels={r.byDay.map((d) => d.day ?? "")}
+              series={[
+                { label: "Sent", kind: "bar", values: r.byDay.map((d) => d.sent) },
+                { label: "Delivered", kind: "line", values: r.byDay.map((d) => d.delivered) },
+                { label: "Delivery rate (%)", kind: "line", dashed: true, right: true, values: r.byDay.map(rateOf), format: percent },
+              ]}
+            />
+            <ChartFigure
+              id="outcomes"
+              caption="What became of them"
+              labelHeading="Status"
+              horizontal
+              summary={EVENTS.map(([k, label]) => `${label} ${r.total[k] as number}`).join(", ")}
+              labels={EVENTS.map(([, label]) => label)}
+              series={[{ label: "Messages", kind: "bar", values: EVENTS.map(([k]) => r.total[k] as number) }]}
+            />
+            <ChartFigure
+              id="errors"
+              caption="Error codes"
+              labelHeading="Error code"
+              horizontal
+              summary={`The ${Math.min(10, r.byError.length)} most frequent error codes of failed and undelivered messages.`}
+              labels={top(
+                r.byError.filter((e) => e.errorCode),
+                (e) => e.failed + e.undelivered,
+              ).map((e) => e.errorCode!)}
+              series={[
+                {
+                  label: "Failed or undelivered",
+                  kind: "bar",
+                  values: top(
+                    r.byError.filter((e) => e.errorCode),
+                    (e) => e.failed + e.undelivered,
+                  ).map((e) => e.failed + e.undelivered),
+                },
+              ]}
+            />
+            <ChartFigure
+              id="countries"
+              caption="Countries"
+              labelHeading="Country"
+              horizontal
+              summary="The ten countries most messages went to or came from."
+              labels={top(r.byCountry, (c) => c.accepted + c.received).map((c) => c.country ?? "unknown")}
+              series={[
+                { label: "Accepted", kind: "bar", values: top(r.byCountry, (c) => c.accepted + c.received).map((c) => c.accepted) },
+                { label: "Received", kind: "bar", values: top(r.byCountry, (c) => c.accepted + c.received).map((c) => c.received) },
+              ]}
+            />
+            <ChartFigure
+              id="time-to-delivered"
+              caption="Time to delivered by day (seconds)"
+              labelHeading="Day"
+              summary="The median and 95th percentile of the time from a message's due time to its delivery, per day."
+              labels={r.byDay.map((d) => d.day ?? "")}
+              series={[
+                { label: "Median", kind: "line", values: r.byDay.map((d) => d.timeToDeliveredP50) },
+                { label: "95th percentile", kind: "line", dashed: true, values: r.byDay.map((d) => d.timeToDeliveredP95) },
+              ]}
+            />
+            {operator ? (
+              <>
+                <ChartFigure
+                  id="accounts"
+                  caption="Accounts"
+                  labelHeading="Account"
+                  horizontal
+                  summary="Messages sent by the ten busiest accounts, with how many were delivered."
+                  labels={top(r.bySplit, (a) => a.sent).map((a) => names.data?.accounts.get(a.accountId!) ?? a.accountId!)}
+                  series={[
+                    { label: "Sent", kind: "bar", values: top(r.bySplit, (a) => a.sent).map((a) => a.sent) },
+                    { label: "Delivered", kind: "bar", values: top(r.bySplit, (a) => a.sent).map((a) => a.delivered) },
+                  ]}
+                />
+                <ChartFigure
+                  id="connectors"
+                  caption="Connectors"
+                  labelHeading="Connector"
+                  horizontal
+                  summary="Messages sent through each connector, with how many were delivered."
+                  labels={top(
+                    r.connectors.filter((c) => c.connectorId),
+                    (c) => c.sent,
+                  ).map((c) => names.data?.connectors.get(c.connectorId!) ?? c.connectorId!)}
+                  series={[
+                    {
+                      label: "Sent",
+                      kind: "bar",
+                      values: top(
+                        r.connectors.filter((c) => c.connectorId),
+                        (c) => c.sent,
+                      ).map((c) => c.sent),
+                    },
+                    {
+                      label: "Delivered",
+                      kind: "bar",
+                      values: top(
+                        r.connectors.filter((c) => c.connectorId),
+                        (c) => c.sent,
+                      ).map((c) => c.delivered),
+                    },
+                  ]}
+                />
+              </>
+            ) : (
+              <ChartFigure
+                id="categories"
+                caption="Categories"
+                labelHeading="Category"
+                horizontal
+                summary="Transactional and marketing messages accepted."
+                labels={r.bySplit.filter((c) => c.category).map((c) => c.category!)}
+                series={[{ label: "Accepted", kind: "bar", values: r.bySplit.filter((c) => c.category).map((c) => c.accepted) }]}
+              />
+            )}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
