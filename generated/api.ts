@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description List contacts, newest first, optionally only those of one group.
+         * @description List contacts, newest first, optionally only those of one group or with given numbers.
          */
         get: operations["Contacts_list"];
         put?: never;
@@ -6834,6 +6834,11 @@ export interface operations {
                  */
                 groupId?: components["schemas"]["Uuid"];
                 /**
+                 * @description Only the contacts with these numbers (E.164, comma-separated, up to 100): how a list of messages names the
+                 *     people it shows.
+                 */
+                phones?: components["schemas"]["E164"][];
+                /**
                  * @description Maximum number of items to return, 1 to 100.
                  * @example 20
                  */
@@ -10128,6 +10133,8 @@ export interface operations {
                 tz?: string;
                 /** @description Only this account (operator keys; an account key reports its own alone). */
                 accountId?: components["schemas"]["Uuid"];
+                /** @description Only the messages of this campaign (a campaign's progress over time, with `groupBy=hour`). */
+                campaignId?: components["schemas"]["Uuid"];
             };
             header?: never;
             path?: never;

@@ -78,12 +78,13 @@ export async function getContact(db: Knex, accountId: string, contactId: string)
 export async function listContacts(
   db: Knex,
   accountId: string,
-  opts: { groupId?: string; after?: CursorKey; limit: number },
+  opts: { groupId?: string; phones?: string[]; after?: CursorKey; limit: number },
 ): Promise<(ContactRow & CursorKey)[]> {
   const query = db("contacts")
     .where({ account_id: accountId })
     .select([...columns(db), cursorAtColumn(db, "created_at")]);
   if (opts.groupId) query.where({ group_id: opts.groupId });
+  if (opts.phones) query.whereIn("phone", opts.phones);
   return newestFirstPage(query, opts.after, opts.limit);
 }
 

@@ -15,6 +15,8 @@ export interface CountQuery {
   /** The IANA zone hours and days are in. */
   tz: string;
   groupBy: readonly ReportKey[];
+  /** Only one campaign's messages. */
+  campaignId?: string;
 }
 
 /** Each key as SQL over a counts row (`hour` also needs its UTC offset: a repeated hour at a DST end is two). */
@@ -51,6 +53,7 @@ export async function readMessageCounts(db: Knex, q: CountQuery): Promise<Counte
   const columns = q.groupBy.flatMap((k) => keyColumns(k, tz));
   const names = q.groupBy.flatMap((k) => (k === "hour" ? ["hour", "hour_offset"] : [k === "errorCode" ? '"errorCode"' : k]));
   const where = sql`${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
+                    ${q.campaignId ? sql`AND campaign_id = ${q.campaignId}::uuid` : sql``}
                     AND bucket >= ${q.since.toISOString()}::timestamptz AND bucket < ${q.until.toISOString()}::timestamptz`;
   const { rows } = await run<Record<string, string | number | boolean | null>>(
     db,

@@ -1337,7 +1337,7 @@ AS $function$
   SELECT h.account_id, to_timestamp(floor(extract(epoch FROM h.at) / 900) * 900) AS bucket, h.status AS event, coalesce(m.country, '') AS country, m.category,
          coalesce(m.campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, coalesce(m.connector_id, '00000000-0000-0000-0000-000000000000'::uuid) AS connector_id,
          CASE WHEN h.status IN ('failed', 'undelivered') THEN coalesce(m.error_code, '') ELSE '' END AS error_code,
-         CASE WHEN h.status = 'delivered' THEN (SELECT count(*) FROM unnest('{1,2,5,10,20,30,60,120,300,600,1800,3600,7200,21600,86400}'::float8[]) b WHERE extract(epoch FROM h.at - m.scheduled_at) > b)::smallint ELSE (-1)::smallint END AS ttd,
+         CASE WHEN h.status = 'delivered' THEN width_bucket(extract(epoch FROM h.at - m.scheduled_at)::float8, '{1,2,5,10,20,30,60,120,300,600,1800,3600,7200,21600,86400}'::float8[])::smallint ELSE (-1)::smallint END AS ttd,
          count(*) AS messages, sum(m.segments) AS segments
     FROM changed h JOIN messages m ON m.account_id = h.account_id AND m.id = h.message_id
    WHERE NOT m.test

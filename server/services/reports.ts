@@ -19,6 +19,7 @@ export interface ReportRequest {
   until?: Date;
   groupBy?: readonly ReportKey[];
   tz?: string;
+  campaignId?: string;
   /** The operator's reports are in UTC by default, whichever account they pick; an account's in its own zone. */
   byOperator: boolean;
 }
@@ -45,7 +46,7 @@ export async function messageReport(db: Db, r: ReportRequest): Promise<MessageRe
       : r.byOperator || r.accountId === null
         ? "UTC"
         : (await getAccountSettings(db, r.accountId)).defaultTimeZone;
-  const events = await readMessageCounts(db, { accountId: r.accountId, since, until, tz, groupBy });
+  const events = await readMessageCounts(db, { accountId: r.accountId, since, until, tz, groupBy, campaignId: r.campaignId });
   const rows = reportRows(groupBy, events);
   // Without keys the whole window is one row, counted or not.
   return { since, until, tz, groupBy, rows: groupBy.length === 0 && rows.length === 0 ? reportRows([], [emptyEvent]) : rows };

@@ -46,7 +46,7 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   });
   secrets.push(webhook.secret!);
   await call("OptOuts_add", a, "PUT", "/api/v1/opt-outs/%2B14155550505");
-  await call("OptOuts_import", a, "POST", "/api/v1/opt-outs/import", { optOuts: [{ phone: "+14155550506" }] });
+  await call("OptOuts_import", a, "POST", "/api/v1/opt-outs/import", { optOuts: [{ phone: "+14155550517" }] });
   const deliveries = (await (await a.request("GET", `/api/v1/webhooks/${webhook.webhookId}/deliveries`)).json()) as {
     data: { deliveryId: string }[];
   };

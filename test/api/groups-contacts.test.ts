@@ -115,6 +115,22 @@ describe("contacts", () => {
     expect((await problemOf(clash)).code).toBe("contact_exists");
   });
 
+  it("lists the contacts with given numbers (the generated client writes them comma-separated), the account's only", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    for (const [who, phone, firstName] of [
+      [a, "+14155550161", "Ada"],
+      [a, "+14155550162", "Grace"],
+      [b, "+14155550163", "Linus"],
+    ] as const)
+      expect((await who.client.POST("/api/v1/contacts", { body: { phone, firstName } })).response.status).toBe(201);
+    const { data, response } = await a.client.GET("/api/v1/contacts", {
+      params: { query: { phones: ["+14155550161", "+14155550163", "+14155550199"] } },
+    });
+    expect(new URL(response.url).searchParams.get("phones")).toBe("+14155550161,+14155550163,+14155550199");
+    expect(data!.data.map((c) => [c.phone, c.firstName])).toEqual([["+14155550161", "Ada"]]);
+  });
+
   it("lists contacts by group with pagination and deletes them", async () => {
     const a = await server().account();
     const g = await createGroup(a, "paged");

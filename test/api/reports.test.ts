@@ -2,6 +2,7 @@
 // days for a +05:30 zone; time to delivered from its documented buckets; the delivery rate; one account's
 // report never counts another's; the operator's across accounts; bad queries are 4xx problems.
 import { describe, expect, it } from "vitest";
+import { TTD_BOUNDS_SECONDS } from "../../server/domain/reports.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -9,12 +10,12 @@ const server = useTestServer();
 /** A message stored as if made at `createdAt` (the counting triggers see it as any other), with its history. */
 async function stored(
   a: TestAccount,
-  m: { to?: string; createdAt: string; history?: { status: string; afterSeconds: number; errorCode?: string }[] },
+  m: { to?: string; createdAt: string; campaignId?: string; history?: { status: string; afterSeconds: number; errorCode?: string }[] },
 ) {
   const db = server().db;
   const { rows } = await db.raw<{ rows: { id: string }[] }>(
-    `INSERT INTO messages (account_id, job_id, recipient, sender, body, scheduled_at, created_at, segments, encoding, country, error_code)
-     VALUES (?, gen_random_uuid(), ?, 'ACME', 'hi', ?::timestamptz, ?::timestamptz, 2, 'GSM-7', ?, ?) RETURNING id`,
+    `INSERT INTO messages (account_id, job_id, recipient, sender, body, scheduled_at, created_at, segments, encoding, country, error_code, campaign_id)
+     VALUES (?, gen_random_uuid(), ?, 'ACME', 'hi', ?::timestamptz, ?::timestamptz, 2, 'GSM-7', ?, ?, ?) RETURNING id`,
     [
       a.accountId,
       m.to ?? "+14155550100",
@@ -22,6 +23,7 @@ async function stored(
       m.createdAt,
       (m.to ?? "+1").startsWith("+44") ? "GB" : "US",
       m.history?.find((h) => h.errorCode)?.errorCode ?? null,
+      m.campaignId ?? null,
     ],
   );
   for (const h of m.history ?? [])
@@ -117,6 +119,22 @@ describe("GET /api/v1/reports/messages", () => {
     expect(errors.find((r) => r.errorCode === "number_inactive")).toMatchObject({ undelivered: 1 });
   });
 
+  it("reports one campaign's messages by hour", async () => {
+    const a = await server().account();
+    const [campaign] = await server()
+      .db("campaigns")
+      .insert({ account_id: a.accountId, name: "spring", message: "x", type: "instant", sender: "ACME", status: "completed" })
+      .returning("id");
+    await stored(a, { createdAt: "2026-09-01T10:05:00Z", campaignId: campaign.id, history: [{ status: "sent", afterSeconds: 1 }] });
+    await stored(a, { createdAt: "2026-09-01T11:05:00Z", campaignId: campaign.id });
+    await stored(a, { createdAt: "2026-09-01T10:10:00Z" });
+    const { body } = await report(a, `since=2026-09-01T00:00:00Z&until=2026-09-02T00:00:00Z&groupBy=hour&campaignId=${campaign.id}`);
+    expect(body.rows.map((r) => [r.hour, r.accepted, r.sent])).toEqual([
+      ["2026-09-01T10:00:00+00:00", 1, 1],
+      ["2026-09-01T11:00:00+00:00", 1, 0],
+    ]);
+  });
+
   it("never counts another account's messages; the operator's report splits every account", async () => {
     const a = await server().account();
     const b = await server().account();
@@ -134,6 +152,11 @@ describe("GET /api/v1/reports/messages", () => {
         .map((r) => r.accepted)
         .sort(),
     ).toEqual([1, 2]);
+  });
+
+  it("reads the time-to-delivered buckets the counting trigger writes", async () => {
+    const { rows } = await server().db.raw<{ rows: { def: string }[] }>("SELECT pg_get_functiondef('count_status_changes'::regproc) AS def");
+    expect(rows[0]!.def).toContain(`'{${TTD_BOUNDS_SECONDS.join(",")}}'::float8[]`);
   });
 
   it("answers bad queries with 4xx problems", async () => {

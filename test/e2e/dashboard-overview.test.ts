@@ -104,6 +104,25 @@ describe.skipIf(!browserAvailable)("dashboard: the Overview", { timeout: 90_000 
     await page.context().close();
   });
 
+  it("names a number's contact wherever the number is shown, and the inbox updates itself", async () => {
+    const { baseUrl, account } = server();
+    const a = await account();
+    await a.holds("+14155550180");
+    expect((await a.request("POST", "/api/v1/contacts", { phone: "+14155550181", firstName: "Ada" })).status).toBe(201);
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/inbox");
+    await page.getByText("No messages received yet.").waitFor();
+    // A message arrives while the page is open: it appears without Refresh, under the contact's name.
+    await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550181", to: "+14155550180", body: "hi there" });
+    const row = page.getByRole("link", { name: "Conversation with +14155550181" });
+    await row.getByText("Ada").waitFor();
+    expect(await row.innerText()).toBe("Ada +14155550181");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages", exact: true }).click();
+    await page.locator("li[data-message-id] .row-title", { hasText: "Ada" }).waitFor();
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("the operator's Overview splits the accounts and the connectors by name", async () => {
     const { baseUrl, account, operator } = server();
     const a = await account("Overview Ltd");

@@ -37,22 +37,22 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await page.getByText("This API key was not accepted").waitFor();
     await screenshot(page, "dashboard-signin-wrong-key");
 
-    // An operator key opens the operator view: its own navigation, the accounts first.
+    // An operator key opens the operator view: its own navigation, its Overview first.
     await input.fill((await createOperatorKey(server().db, "dashboard")).key);
     await input.press("Enter");
-    await page.getByRole("heading", { name: "Accounts", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Unrouted messages" }).waitFor();
-    expect(new URL(page.url()).pathname).toBe("/dashboard/operator/accounts");
+    expect(new URL(page.url()).pathname).toBe("/dashboard/operator/overview");
     expect(await page.getByRole("link", { name: "Messages", exact: true }).count()).toBe(0);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
 
-    // An account key signed in where the operator was goes to the account's own first page.
+    // An account key signed in where the operator was goes to the account's own first page, its Overview.
     await input.fill(key);
     await input.press("Enter");
-    await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     expect(await page.evaluate<string[]>("Object.values(sessionStorage)")).toEqual([key]);
-    expect(new URL(page.url()).pathname).toBe("/dashboard/messages");
+    expect(new URL(page.url()).pathname).toBe("/dashboard/overview");
 
     // A reload keeps the session; a deep link is served the page too (the router decides what to show).
     await page.goto(`${baseUrl}/dashboard/settings/webhooks`);
@@ -220,14 +220,16 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     // The key field has the focus: type, Enter.
     await page.keyboard.type(key);
     await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     await page.keyboard.press("Tab");
     expect(await focused()).toBe("A Skip to content");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A Overview");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Tab");
     expect(await focused()).toBe("A Inbox");
     await page.keyboard.press("Tab");
-    expect(await focused()).toBe("A Contacts & groups");
+    expect(await focused()).toBe("A Contacts");
     await page.keyboard.press("Enter");
     // After navigating, the focus is on the new page's heading.
     await expect.poll(focused).toBe("H1 Contacts & groups");

@@ -44,6 +44,7 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   { starts: "select priority, count(*)::int as waiting", why: "throughput backlog metrics" },
   { starts: "select exists (select 1 from throttled_sends)", why: "the throughput pacer's idle check" },
   { starts: "update jobs j set connector_id = null", why: "letting go of jobs pinned to a connector bound nowhere" },
+  { starts: "with moved as ( delete from message_count_deltas", why: "folding every account's counted events into the report counts" },
   // Keys by their ids (an operator key has no account).
   { starts: "update api_keys k set last_used_at", why: "when keys were last used, by the keys' ids" },
   { starts: 'select "k"."key_id" as "keyid", "k"."kind"', why: "GET /api/v1/key: the caller's own key, by its id" },

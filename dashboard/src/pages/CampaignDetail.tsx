@@ -5,6 +5,7 @@ import { MetadataTable } from "../metadata.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { ConfirmDialog, Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
+import { ChartFigure } from "../charts.js";
 
 const PARTS = [
   { key: "delivered", label: "Delivered" },
@@ -81,6 +82,39 @@ function GroupName({ groupId }: { groupId: string }) {
   return <Link to={`/contacts?groupId=${groupId}`}>{group.data ? `group “${group.data.name}”` : "a group"}</Link>;
 }
 
+/** Sent and delivered by hour since the campaign was made (GET /reports/messages?campaignId=…&groupBy=hour). */
+function ProgressOverTime({ campaignId, since, live }: { campaignId: string; since: string; live: boolean }) {
+  const { client } = useSession();
+  const hours = useAsync(
+    async () =>
+      (
+        await ok(
+          client.GET("/api/v1/reports/messages", {
+            params: { query: { campaignId, since, until: new Date(Date.now() + 3_600_000).toISOString(), groupBy: ["hour"] } },
+          }),
+        )
+      ).rows,
+    [campaignId, since],
+  );
+  usePolling(hours.reload, 5000, live);
+  const rows = hours.data ?? [];
+  if (rows.length === 0) return null;
+  return (
+    <ChartFigure
+      id="campaign-progress"
+      caption="Progress over time"
+      labelHeading="Hour"
+      summary={`Messages of this campaign sent and delivered, by hour, over ${rows.length} hours.`}
+      labels={rows.map((r) => formatTime(r.hour!))}
+      series={[
+        { label: "Sent", kind: "bar", values: rows.map((r) => r.sent) },
+        { label: "Delivered", kind: "line", values: rows.map((r) => r.delivered) },
+        { label: "Failed or undelivered", kind: "line", dashed: true, values: rows.map((r) => r.failed + r.undelivered) },
+      ]}
+    />
+  );
+}
+
 export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
@@ -111,6 +145,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               )}
             </p>
             <CampaignProgress campaign={c} />
+            {c.status !== "scheduled" && <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />}
             {c.stats.deferred > 0 && c.deferredUntil && (
               <p class="notice notice-info" data-testid="campaign-deferred">
                 {c.stats.deferred} message{c.stats.deferred === 1 ? " is" : "s are"} held by the account's quiet hours (marketing messages

@@ -226,7 +226,9 @@ function CreateCampaign() {
 export function Campaigns() {
   const { client, canSend } = useSession();
   const list = usePagedList<Campaign>(async (query) => ok(client.GET("/api/v1/campaigns", { params: { query } })), [], 50);
-  usePolling(list.reload, 2000, !!list.items?.some((c) => c.status === "sending"));
+  // Live: quickly while one sends, now and then while one waits for its time.
+  const sending = !!list.items?.some((c) => c.status === "sending");
+  usePolling(list.reload, sending ? 2000 : 10_000, sending || !!list.items?.some((c) => c.status === "scheduled"));
   return (
     <section>
       <h1 tabIndex={-1}>Campaigns</h1>

@@ -7,6 +7,7 @@ import { Link } from "../router.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime } from "../time.js";
 import { Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import { useContactNames } from "../contactNames.js";
 
 const LIMIT = 50;
 
@@ -163,7 +164,9 @@ export function Conversation({ phone }: { phone: string }) {
   const ordered = [...items].sort((a, b) => Date.parse(sentOrReceived(a)) - Date.parse(sentOrReceived(b)));
   const latestInbound = items.find((m) => m.direction === "inbound");
   const changing = items.some((m) => m.direction === "outbound" && (m.status === "scheduled" || m.status === "sent"));
-  usePolling(list.reload, 2000, changing && items.length <= 2 * LIMIT);
+  // Live: quickly while a message of ours is on its way, else now and then for the person's replies.
+  usePolling(list.reload, changing ? 2000 : 5000, items.length <= 2 * LIMIT);
+  const names = useContactNames([phone]);
 
   return (
     <section>
@@ -171,6 +174,7 @@ export function Conversation({ phone }: { phone: string }) {
         <Link to="/inbox">← Inbox</Link>
       </p>
       <h1 tabIndex={-1}>Conversation with {phone}</h1>
+      {names.get(phone) && <p class="muted">Contact: {names.get(phone)}</p>}
       <OptOutState phone={phone} version={optOutVersion} />
       <section class="card" aria-labelledby="conversation-title">
         <div class="card-head">

@@ -4,6 +4,7 @@ import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { usePolling, useSession } from "../ui.js";
+import { Person, useContactNames } from "../contactNames.js";
 
 const LIMIT = 25;
 
@@ -22,6 +23,7 @@ export function Inbox() {
   );
   // New messages arrive by themselves: look again now and then while few rows are shown (a reload fetches them all).
   usePolling(list.reload, 5000, !!list.items && list.items.length <= 4 * LIMIT);
+  const names = useContactNames(list.items?.map((m) => m.from) ?? []);
   return (
     <section>
       <h1 tabIndex={-1}>Inbox</h1>
@@ -48,7 +50,7 @@ export function Inbox() {
               <li key={m.messageId} class="row" data-message-id={m.messageId}>
                 <div class="row-main">
                   <Link to={conversationPath(m.from)} class="row-title" aria-label={`Conversation with ${m.from}`}>
-                    {m.from}
+                    <Person phone={m.from} names={names} />
                   </Link>
                   {m.incomplete && <span class="chip chip-undelivered">incomplete</span>}
                   <p class="row-text">{m.body}</p>

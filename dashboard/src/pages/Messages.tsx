@@ -9,6 +9,7 @@ import { ConfirmDialog, Notice, StatusChip, usePolling, useSession } from "../ui
 import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
 import { ExportButton } from "../exports.js";
+import { Person, useContactNames } from "../contactNames.js";
 
 const LIMIT = 25;
 
@@ -76,6 +77,7 @@ export function Messages() {
   // as a reload fetches every row shown).
   const changing = (m: Message) => m.status === "sent" || (m.status === "scheduled" && Date.parse(m.scheduledAt) - Date.now() < 60_000);
   usePolling(list.reload, 3000, !!list.items && list.items.length <= 4 * LIMIT && list.items.some(changing));
+  const names = useContactNames(list.items?.map((m) => (m.direction === "inbound" ? m.from : m.to)) ?? []);
 
   const setFilter = (name: string, value: string) => {
     const next = new URLSearchParams(query);
@@ -187,7 +189,7 @@ export function Messages() {
               <li key={m.messageId} class="row" data-message-id={m.messageId}>
                 <div class="row-main">
                   <Link to={`/messages/${m.messageId}`} class="row-title">
-                    {m.direction === "inbound" ? m.from : m.to}
+                    <Person phone={m.direction === "inbound" ? m.from : m.to} names={names} />
                   </Link>
                   {m.direction === "inbound" && <span class="chip chip-inbound">inbound</span>}
                   <StatusChip status={m.status} />

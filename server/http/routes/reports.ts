@@ -12,6 +12,7 @@ export const reportHandlers: Pick<Handlers, "Reports_messages"> = {
       groupBy: query.groupBy,
       tz: query.tz,
       byOperator: key.kind === "operator",
+      campaignId: query.campaignId,
     });
     return {
       status: 200,

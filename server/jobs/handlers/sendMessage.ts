@@ -265,12 +265,8 @@ class SendBatch {
         // Its connector's sessions are other workers': back to scheduled, its job pinned to that connector and
         // due now, which only a worker holding a bound session of it claims (docs/ROUTING.md, "Sessions").
         notTaken.push(message.id);
-        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(
-          new Date(),
-          `handed to the workers holding connector ${result.name}`,
-          true,
-          result.connectorId,
-        );
+        const why = `handed to the workers holding connector ${result.name}`;
+        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(), why, true, result.connectorId);
       } else if (result instanceof ProviderUnavailable) {
         // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
         notTaken.push(message.id);
