@@ -4,10 +4,8 @@
 // "Load more"). Any violation fails the test and is printed with the elements it concerns. axe cannot judge
 // everything (reading order, wording); the keyboard and phone-width tests in dashboard.test.ts cover some of
 // the rest.
-import { AxeBuilder } from "@axe-core/playwright";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserAvailable, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -15,11 +13,6 @@ import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 const server = useTestServer(fastWorkerConfig);
 useTestWorker(server);
 const browser = useBrowser();
-
-async function audit(page: Page, name: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 }, () => {
   it("has no WCAG 2.1 A/AA violations that axe can find, on any page", async () => {

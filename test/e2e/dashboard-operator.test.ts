@@ -2,12 +2,11 @@
 // makes an account, sets its quota and countries, gives it a key (shown once) and a number, and reads the audit
 // log; an account makes and revokes its own keys; a `read` key sees lists and nothing that changes anything, a
 // `send` key the sending forms alone, a test key a banner saying its messages never reach a carrier.
-import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundMessage } from "../../server/services/inbound.js";
-import { browserAvailable, screenshot, openSettings, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, screenshot, openSettings, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -39,11 +38,6 @@ const buttonsOf = (page: Page) =>
 /** What a button that changes something is called on any account page. */
 const CHANGING =
   /^(Schedule|Send|Cancel|Delete|Add|Create|Save|Revoke|Remove|Rotate|Reveal|Import|Edit|Enable|Redeliver|Opt out|Change events|Assign|Take back)/;
-
-async function audit(page: Page, name: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { timeout: 90_000 }, () => {
   it("an operator makes an account, sets its quota and countries, gives it a key (shown once) and numbers; the list shows its usage", async () => {

@@ -2,10 +2,9 @@
 // to it, sees its totals and every chart with the numbers behind it (messages the simulator delivered, reported
 // undelivered and rejected); the operator's Overview splits accounts and connectors, by name. Both pass axe's
 // WCAG 2.1 A/AA checks, and the navigation is grouped (Settings has its own).
-import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserAvailable, openSettings, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openSettings, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -13,12 +12,6 @@ import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 const server = useTestServer(fastWorkerConfig);
 useTestWorker(server);
 const browser = useBrowser();
-
-async function audit(page: Page, name: string): Promise<string[]> {
-  await page.waitForLoadState("networkidle");
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 /** Three delivered, one undelivered (…0002), one rejected (…0001), settled. */
 async function traffic(a: TestAccount): Promise<void> {

@@ -2,22 +2,14 @@
 // makes a connector and sees its live state, edits the routing table (an unknown connector is refused with where,
 // a good table saved with its new version), asks what a message would do, and switches the connector off; an
 // account makes a sender pool and deletes it. Each page passes axe's WCAG 2.1 A/AA checks.
-import { AxeBuilder } from "@axe-core/playwright";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { browserAvailable, openSettings, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openSettings, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
 import { useTestWorker } from "../helpers/worker.js";
 
 const server = useTestServer({ connectorRefreshMs: 200 });
 useTestWorker(server);
 const browser = useBrowser();
-
-async function audit(page: Page, name: string): Promise<string[]> {
-  await page.waitForLoadState("networkidle");
-  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender pools", { timeout: 90_000 }, () => {
   it("an operator makes a connector, routes to it, explains a route and switches the connector off", async () => {

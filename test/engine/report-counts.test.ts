@@ -5,6 +5,7 @@
 // retention deletes the messages, and the report is unchanged.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { components } from "../../generated/api.js";
 import { insertJobs, type NewJob } from "../../server/db/jobs/index.js";
 import { compactMessageCounts } from "../../server/db/messageCounts.js";
 import { applyRetention } from "../../server/jobs/maintenance/applyRetention.js";
@@ -73,17 +74,8 @@ async function directCounts(accountId: string): Promise<{ byEvent: Counts; byCou
   return { byEvent, byCountry, optedOut, segments };
 }
 
-interface Row extends Record<string, unknown> {
-  accepted: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  undelivered: number;
-  cancelled: number;
-  optedOut: number;
-  received: number;
-  segments: number;
-}
+/** A report's row, as the document says, read by its keys too. */
+type Row = components["schemas"]["ReportRow"] & Record<string, unknown>;
 const EVENTS = ["accepted", "received", "sent", "delivered", "failed", "undelivered", "cancelled"] as const;
 
 async function report(a: TestAccount, query: string): Promise<Row[]> {

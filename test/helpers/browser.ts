@@ -2,6 +2,7 @@
 // playwright-core, headless, with a fresh profile. Playwright never downloads a browser here.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { systemPackagePresent } from "./systemPackage.js";
@@ -77,6 +78,16 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
 }
 
 /** Opens the dashboard and signs in with `key` by typing it and pressing Enter. */
+/**
+ * axe-core's WCAG 2.1 A/AA checks of the page as it is once its requests have settled: one line per violation,
+ * with the elements it concerns, prefixed by `name` (the tests expect none).
+ */
+export async function audit(page: Page, name: string): Promise<string[]> {
+  await page.waitForLoadState("networkidle");
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
 /** A page of Settings, through the main navigation's Settings link and then Settings' own navigation. */
 export async function openSettings(page: Page, name: string): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();

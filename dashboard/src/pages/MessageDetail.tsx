@@ -8,6 +8,7 @@ import { formatTime } from "../time.js";
 import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 import { CancelMessageDialog } from "./Messages.js";
+import { useContactNames } from "../contactNames.js";
 
 const FINAL = new Set(["delivered", "failed", "undelivered", "cancelled"]);
 
@@ -92,6 +93,7 @@ export function MessageDetail({ messageId }: { messageId: string }) {
   const [notice, setNotice] = useState<string | undefined>();
   const message = useAsync(() => ok(client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })), [messageId]);
   const m = message.data;
+  const names = useContactNames(m ? [m.direction === "inbound" ? m.from : m.to] : []);
   usePolling(message.reload, 2000, !!m && !FINAL.has(m.status));
 
   return (
@@ -100,6 +102,9 @@ export function MessageDetail({ messageId }: { messageId: string }) {
         <Link to="/messages">← Messages</Link>
       </p>
       <h1 tabIndex={-1}>Message {m ? (m.direction === "inbound" ? `from ${m.from}` : `to ${m.to}`) : ""}</h1>
+      {m && names.get(m.direction === "inbound" ? m.from : m.to) && (
+        <p class="muted">Contact: {names.get(m.direction === "inbound" ? m.from : m.to)}</p>
+      )}
       <ProblemMessage error={message.error} />
       {!m && message.loading && <Loading what="the message" />}
       {notice && <Notice>{notice}</Notice>}
