@@ -4,6 +4,9 @@ import type { Knex } from "knex";
 import { isOptedOutSql } from "./optOuts.js";
 import { sql, type Sql } from "./sql.js";
 
+/** A time as the file writes it (ISO 8601 UTC, milliseconds): made by PostgreSQL, not parsed into a Date and back. */
+const iso = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
 /** Rows fetched per round trip: big enough that a round trip is cheap per row, small enough to hold. */
 const FETCH_ROWS = 5_000;
 
@@ -54,12 +57,12 @@ export interface MessageExportRow {
   connectorId: string | null;
   errorCode: string | null;
   errorMessage: string | null;
-  createdAt: Date;
-  scheduledAt: Date | null;
-  sentAt: Date | null;
-  deliveredAt: Date | null;
-  cancelledAt: Date | null;
-  receivedAt: Date | null;
+  createdAt: string;
+  scheduledAt: string | null;
+  sentAt: string | null;
+  deliveredAt: string | null;
+  cancelledAt: string | null;
+  receivedAt: string | null;
 }
 
 /** An account's messages, oldest first (messages_account_page_idx walked backwards), test ones included. */
@@ -77,9 +80,9 @@ export function exportMessages(db: Knex, accountId: string, f: MessageExportFilt
                CASE WHEN direction = 'inbound' THEN NULL ELSE category END AS category,
                CASE WHEN direction = 'inbound' THEN NULL ELSE priority END AS priority, segments, encoding, country,
                campaign_id AS "campaignId", batch_id AS "batchId", reference, connector_id AS "connectorId",
-               error_code AS "errorCode", error_message AS "errorMessage", created_at AS "createdAt",
-               scheduled_at AS "scheduledAt", sent_at AS "sentAt", delivered_at AS "deliveredAt",
-               cancelled_at AS "cancelledAt", received_at AS "receivedAt"
+               error_code AS "errorCode", error_message AS "errorMessage", ${iso("created_at")} AS "createdAt",
+               ${iso("scheduled_at")} AS "scheduledAt", ${iso("sent_at")} AS "sentAt", ${iso("delivered_at")} AS "deliveredAt",
+               ${iso("cancelled_at")} AS "cancelledAt", ${iso("received_at")} AS "receivedAt"
           FROM messages WHERE ${sql.join(filters, " AND ")}
          ORDER BY account_id, created_at, id`,
   );
@@ -92,8 +95,8 @@ export interface ContactExportRow {
   groupId: string | null;
   timeZone: string | null;
   optedOut: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export function exportContacts(db: Knex, accountId: string): AsyncGenerator<ContactExportRow[]> {
@@ -101,7 +104,7 @@ export function exportContacts(db: Knex, accountId: string): AsyncGenerator<Cont
     db,
     sql`SELECT id AS "contactId", phone, first_name AS "firstName", group_id AS "groupId", time_zone AS "timeZone",
                ${sql.raw(isOptedOutSql("contacts.account_id", "contacts.phone"))} AS "optedOut",
-               created_at AS "createdAt", updated_at AS "updatedAt"
+               ${iso("created_at")} AS "createdAt", ${iso("updated_at")} AS "updatedAt"
           FROM contacts WHERE account_id = ${accountId}::uuid
          ORDER BY account_id, created_at, id`,
   );
@@ -111,13 +114,13 @@ export interface OptOutExportRow {
   phone: string;
   source: string;
   keyword: string | null;
-  createdAt: Date;
+  createdAt: string;
 }
 
 export function exportOptOuts(db: Knex, accountId: string): AsyncGenerator<OptOutExportRow[]> {
   return cursorRows(
     db,
-    sql`SELECT phone, source, keyword, created_at AS "createdAt" FROM opt_outs
+    sql`SELECT phone, source, keyword, ${iso("created_at")} AS "createdAt" FROM opt_outs
          WHERE account_id = ${accountId}::uuid ORDER BY account_id, created_at, id`,
   );
 }

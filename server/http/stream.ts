@@ -1,6 +1,5 @@
 // A streamed response (an export): written as its pieces come, waiting for the client to take each before the
 // next is made (backpressure), so a slow reader holds the export back instead of the server buffering it.
-import { once } from "node:events";
 import type { Response } from "express";
 import type { Streamed } from "./types.js";
 
@@ -15,7 +14,7 @@ export async function writeStream(res: Response, status: number, s: Streamed): P
       const { value, done } = await chunks.next();
       if (done) break;
       if (res.destroyed) break;
-      if (!res.write(value)) await Promise.race([once(res, "drain"), once(res, "close")]);
+      if (!res.write(value)) await drained(res);
     }
     res.end();
   } catch (error) {
@@ -26,4 +25,17 @@ export async function writeStream(res: Response, status: number, s: Streamed): P
     // The reader stopped (or the client left): the cursor's transaction is let go.
     await chunks.return?.();
   }
+}
+
+/** Until the response takes more (drain) or is gone (close); both listeners are removed either way. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
