@@ -19,30 +19,17 @@ export interface CountQuery {
   campaignId?: string;
 }
 
-/** The raw columns a key needs from the counts (the first stage groups by them alone). */
-const RAW: Record<ReportKey, string[]> = {
-  hour: ["bucket"],
-  day: ["bucket"],
-  status: [],
-  country: ["country"],
-  category: ["category"],
-  campaign: ["campaign_id"],
-  connector: ["connector_id"],
-  errorCode: ["error_code"],
-  account: ["account_id"],
-};
-
-/** Each key over the first stage's rows: the zone's conversions run once per quarter hour, not per counted row. */
+/** Each key as SQL over a counts row (`hour` also needs its UTC offset: a repeated hour at a DST end is two). */
 function keyColumns(k: ReportKey, tz: Sql): Sql[] {
   const local = sql`(bucket AT TIME ZONE ${tz}::text)`;
   switch (k) {
     case "hour":
       return [
-        sql`date_trunc('hour', ${local})::text AS hour`,
+        sql`to_char(date_trunc('hour', ${local}), 'YYYY-MM-DD"T"HH24:MI:SS') AS hour`,
         sql`(extract(epoch FROM ${local} - (bucket AT TIME ZONE 'UTC')) / 60)::int AS hour_offset`,
       ];
     case "day":
-      return [sql`${local}::date::text AS day`];
+      return [sql`to_char(${local}::date, 'YYYY-MM-DD') AS day`];
     case "status":
       return [sql`event AS status`];
     case "country":
@@ -60,33 +47,21 @@ function keyColumns(k: ReportKey, tz: Sql): Sql[] {
   }
 }
 
-/**
- * The window's counts grouped by the query's keys, per event, opt-out, time-to-delivered bucket. Two stages:
- * the counts (and the deltas not folded yet) summed by the raw columns the keys need, then the keys made from
- * those few rows (bench/NOTES.md, "issue 36": the zone's conversions per counted row were most of a report).
- */
+/** The window's counts grouped by the query's keys, per event, opt-out, time-to-delivered bucket. */
 export async function readMessageCounts(db: Knex, q: CountQuery): Promise<CountedEvent[]> {
   const tz = sql`${q.tz}`;
-  const raw = [...new Set(q.groupBy.flatMap((k) => RAW[k]))];
   const columns = q.groupBy.flatMap((k) => keyColumns(k, tz));
   const names = q.groupBy.flatMap((k) => (k === "hour" ? ["hour", "hour_offset"] : [k === "errorCode" ? '"errorCode"' : k]));
   const where = sql`${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
                     ${q.campaignId ? sql`AND campaign_id = ${q.campaignId}::uuid` : sql``}
                     AND bucket >= ${q.since.toISOString()}::timestamptz AND bucket < ${q.until.toISOString()}::timestamptz`;
-  const firstKeys = sql.raw([...raw, "event", "opted_out", "ttd"].join(", "));
   const { rows } = await run<Record<string, string | number | boolean | null>>(
     db,
-    sql`WITH c AS (
-          SELECT ${raw.length > 0 ? sql.raw(`${raw.join(", ")},`) : sql``} event, (event = 'failed' AND error_code = ${OPTED_OUT_CODE}) AS opted_out, ttd,
-                 sum(messages) AS messages, sum(segments) AS segments
-            FROM (SELECT ${sql.raw(KEYS)}, messages, segments FROM message_counts WHERE ${where}
-                  UNION ALL
-                  SELECT ${sql.raw(KEYS)}, messages, segments FROM message_count_deltas WHERE ${where}) u
-           GROUP BY ${firstKeys}
-        )
-        SELECT ${sql.join(columns)}${columns.length > 0 ? sql`,` : sql``} event, opted_out, ttd,
+    sql`SELECT ${sql.join(columns)}${columns.length > 0 ? sql`,` : sql``} event, (event = 'failed' AND error_code = ${OPTED_OUT_CODE}) AS opted_out, ttd,
                sum(messages)::float8 AS messages, sum(segments)::float8 AS segments
-          FROM c
+          FROM (SELECT ${sql.raw(KEYS)}, messages, segments FROM message_counts WHERE ${where}
+                UNION ALL
+                SELECT ${sql.raw(KEYS)}, messages, segments FROM message_count_deltas WHERE ${where}) c
          GROUP BY ${sql.raw([...names, "event", "opted_out", "ttd"].join(", "))}`,
   );
   return rows.map((r) => ({
@@ -103,7 +78,6 @@ export async function readMessageCounts(db: Knex, q: CountQuery): Promise<Counte
 
 /** A local hour and its offset as an ISO 8601 time: 2026-11-25T14:00:00+05:30. */
 function hourKey(local: string, offsetMinutes: number): string {
-  local = local.replace(" ", "T");
   const sign = offsetMinutes < 0 ? "-" : "+";
   const abs = Math.abs(offsetMinutes);
   return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
