@@ -180,7 +180,10 @@ async function retentionUnderLoad(side: Side, url: string) {
   return { ...load, deleted, retentionSeconds: (Date.now() - t) / 1000 };
 }
 
-const sides = [await prepareHistory("full", await startBenchDatabase(), receiver.url), await prepareHistory("empty", await startBenchDatabase(), receiver.url)];
+const sides = [
+  await prepareHistory("full", await startBenchDatabase(), receiver.url),
+  await prepareHistory("empty", await startBenchDatabase(), receiver.url),
+];
 const buildSeconds = await buildHistory(sides[0]!, N);
 await buildHistory(sides[1]!, EMPTY_N);
 const stored = await storage(sides[0]!);

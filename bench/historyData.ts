@@ -17,7 +17,6 @@ export interface Side {
   webhookId: string;
 }
 
-
 /** The accounts, their webhooks (to `webhookUrl`) and the big account's campaign, on a fresh database. */
 export async function prepareHistory(name: string, bench: BenchDb, webhookUrl: string): Promise<Side> {
   const { db } = bench;
@@ -81,4 +80,3 @@ async function buildHistory(side: Side, n: number): Promise<number> {
   await db.raw("CHECKPOINT");
   return (Date.now() - t0) / 1000;
 }
-

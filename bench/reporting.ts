@@ -20,7 +20,7 @@ const bench = await startBenchDatabase();
 const { db } = bench;
 const side = await prepareHistory("reporting", bench, "http://127.0.0.1:9/");
 const buildSeconds = await buildHistory(side, N);
-for (let moved = -1; moved !== 0; ) moved = await compactMessageCounts(db);
+for (let moved = -1; moved !== 0;) moved = await compactMessageCounts(db);
 await db.raw("VACUUM ANALYZE");
 const counts = Number((await db.raw("SELECT count(*) AS n FROM message_counts")).rows[0].n);
 const operator = await createOperatorKey(db, "bench");
@@ -82,7 +82,12 @@ async function exportThroughApi(): Promise<{ rows: number; seconds: number; rows
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const rows = lines - 1; // the header
-  return { rows, seconds: Number(seconds.toFixed(2)), rowsPerSecond: Math.round(rows / seconds), rssGrowthMiB: Number(((peak - before) / 2 ** 20).toFixed(1)) };
+  return {
+    rows,
+    seconds: Number(seconds.toFixed(2)),
+    rowsPerSecond: Math.round(rows / seconds),
+    rssGrowthMiB: Number(((peak - before) / 2 ** 20).toFixed(1)),
+  };
 }
 
 /** The ceiling: the same rows read through a cursor here, 5,000 a fetch, nothing written. */
@@ -90,7 +95,9 @@ async function cursorCeiling(): Promise<{ rows: number; rowsPerSecond: number }>
   const t0 = performance.now();
   let rows = 0;
   await db.transaction(async (tx) => {
-    await tx.raw("DECLARE c NO SCROLL CURSOR FOR SELECT * FROM messages WHERE account_id = ? ORDER BY account_id, created_at, id", [side.bigAccountId]);
+    await tx.raw("DECLARE c NO SCROLL CURSOR FOR SELECT * FROM messages WHERE account_id = ? ORDER BY account_id, created_at, id", [
+      side.bigAccountId,
+    ]);
     for (let got = -1; got !== 0; rows += got) got = (await tx.raw("FETCH 5000 FROM c")).rows.length;
   });
   return { rows, rowsPerSecond: Math.round(rows / ((performance.now() - t0) / 1000)) };
@@ -110,7 +117,11 @@ const result = {
   buildSeconds,
   countRows: counts,
   reports,
-  export: { ...exported, ceilingRowsPerSecond: ceiling.rowsPerSecond, ratioToCeiling: Number((exported.rowsPerSecond / ceiling.rowsPerSecond).toFixed(2)) },
+  export: {
+    ...exported,
+    ceilingRowsPerSecond: ceiling.rowsPerSecond,
+    ratioToCeiling: Number((exported.rowsPerSecond / ceiling.rowsPerSecond).toFixed(2)),
+  },
   targets: {
     reportP95AtMost200ms: Math.max(reports.dayByStatus.p95, reports.dayByCountry.p95) <= 200,
     export50kRowsPerSecond: exported.rowsPerSecond >= 50_000,

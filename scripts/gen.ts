@@ -56,7 +56,10 @@ try {
  * people type them, without percent-encoding `:` and `/` (the validator refuses reserved characters otherwise).
  */
 function withReservedTimes(yamlText: string): string {
-  return yamlText.replace(/^(\s+)- name: (since|until|tz)\n(\s+)in: query\n/gm, (block, _dash, _name, indent: string) => `${block}${indent}allowReserved: true\n`);
+  return yamlText.replace(
+    /^(\s+)- name: (since|until|tz)\n(\s+)in: query\n/gm,
+    (block, _dash, _name, indent: string) => `${block}${indent}allowReserved: true\n`,
+  );
 }
 
 /** One `webhooks` entry per value of WebhookEventType, with the schema of its body. */

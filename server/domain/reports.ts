@@ -90,7 +90,7 @@ export function reportRows(keys: readonly ReportKey[], events: readonly CountedE
       g = { row, ttd: TTD_BOUNDS_SECONDS.map(() => 0).concat(0) };
       groups.set(id, g);
     }
-    g.row[e.event] = (g.row[e.event] as number) + e.messages;
+    g.row[e.event] = g.row[e.event] + e.messages;
     if (e.optedOut) g.row.optedOut += e.messages;
     if (e.event === "sent") g.row.segments += e.segments;
     if (e.event === "delivered" && e.ttd >= 0) g.ttd[e.ttd] = (g.ttd[e.ttd] ?? 0) + e.messages;

@@ -47,7 +47,7 @@ const text = (v: unknown): string => (v === null || v === undefined ? "" : v ins
 
 /** The rows of `batches` as the file's pieces: a header and each batch's lines (CSV), or a line per row. */
 async function* lines<R extends object>(batches: AsyncIterable<R[]>, columns: readonly (keyof R & string)[], format: ExportFormat) {
-  if (format === "csv") yield stringify([columns as readonly string[]], { record_delimiter: "windows" });
+  if (format === "csv") yield stringify([columns], { record_delimiter: "windows" });
   for await (const batch of batches) {
     if (format === "ndjson") {
       yield batch.map((r) => JSON.stringify(Object.fromEntries(columns.map((c) => [c, r[c] ?? null])))).join("\n") + "\n";

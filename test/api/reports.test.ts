@@ -155,7 +155,9 @@ describe("GET /api/v1/reports/messages", () => {
   });
 
   it("reads the time-to-delivered buckets the counting trigger writes", async () => {
-    const { rows } = await server().db.raw<{ rows: { def: string }[] }>("SELECT pg_get_functiondef('count_status_changes'::regproc) AS def");
+    const { rows } = await server().db.raw<{ rows: { def: string }[] }>(
+      "SELECT pg_get_functiondef('count_status_changes'::regproc) AS def",
+    );
     expect(rows[0]!.def).toContain(`'{${TTD_BOUNDS_SECONDS.join(",")}}'::float8[]`);
   });
 

@@ -105,7 +105,7 @@ function ProgressOverTime({ campaignId, since, live }: { campaignId: string; sin
       caption="Progress over time"
       labelHeading="Hour"
       summary={`Messages of this campaign sent and delivered, by hour, over ${rows.length} hours.`}
-      labels={rows.map((r) => formatTime(r.hour!))}
+      labels={rows.map((r) => formatTime(r.hour))}
       series={[
         { label: "Sent", kind: "bar", values: rows.map((r) => r.sent) },
         { label: "Delivered", kind: "line", values: rows.map((r) => r.delivered) },

@@ -22,7 +22,9 @@ export const contactHandlers: Pick<
   },
 
   async Contacts_list({ db, account, query }) {
-    const { items, nextCursor } = await fetchPage(query, (w) => listContacts(db, account.id, { groupId: query.groupId, phones: query.phones, ...w }));
+    const { items, nextCursor } = await fetchPage(query, (w) =>
+      listContacts(db, account.id, { groupId: query.groupId, phones: query.phones, ...w }),
+    );
     return { status: 200, body: { data: items.map(toContact), nextCursor } };
   },
 
