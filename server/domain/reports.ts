@@ -1,5 +1,6 @@
 // Message reports (docs/REPORTS.md): what a report may group by, the time-to-delivered buckets its percentiles
 // come from, and how counted events become a report's rows.
+import type { components } from "../../generated/api.js";
 
 /** What a report groups by: one or two of these. */
 export const REPORT_KEYS = ["hour", "day", "status", "country", "category", "campaign", "connector", "errorCode", "account"] as const;
@@ -45,21 +46,8 @@ export interface CountedEvent {
   segments: number;
 }
 
-export interface ReportRow {
-  [key: string]: string | number | null;
-  accepted: number;
-  sent: number;
-  delivered: number;
-  failed: number;
-  undelivered: number;
-  cancelled: number;
-  optedOut: number;
-  received: number;
-  segments: number;
-  deliveryRate: number | null;
-  timeToDeliveredP50: number | null;
-  timeToDeliveredP95: number | null;
-}
+/** A report's row as the document defines it (spec/reports.tsp), read and written by its fields' names too. */
+export type ReportRow = components["schemas"]["ReportRow"] & Record<string, string | number | null>;
 
 /**
  * Counted events folded into one row per group, in the order of their keys. `segments` are those of the
