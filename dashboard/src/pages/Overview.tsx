@@ -45,7 +45,22 @@ export function Overview() {
       get([operator ? "account" : "category"]),
     ]);
     const connectors = operator ? await get(["connector"]) : [];
-    return { total: total[0]!, byDay, byError, byCountry, bySplit, connectors };
+    // The ten largest of each breakdown, picked once for the chart and its table.
+    return {
+      total: total[0]!,
+      byDay,
+      bySplit,
+      errors: top(
+        byError.filter((e) => e.errorCode),
+        (e) => e.failed + e.undelivered,
+      ),
+      countries: top(byCountry, (c) => c.accepted + c.received),
+      accounts: top(bySplit, (a) => a.sent),
+      connectors: top(
+        connectors.filter((c) => c.connectorId),
+        (c) => c.sent,
+      ),
+    };
   }, [days, operator]);
   // Live: the counts move as messages do.
   usePolling(() => report.reload(), 15_000, true);
@@ -127,21 +142,9 @@ export function Overview() {
               caption="Error codes"
               labelHeading="Error code"
               horizontal
-              summary={`The ${Math.min(10, r.byError.length)} most frequent error codes of failed and undelivered messages.`}
-              labels={top(
-                r.byError.filter((e) => e.errorCode),
-                (e) => e.failed + e.undelivered,
-              ).map((e) => e.errorCode!)}
-              series={[
-                {
-                  label: "Failed or undelivered",
-                  kind: "bar",
-                  values: top(
-                    r.byError.filter((e) => e.errorCode),
-                    (e) => e.failed + e.undelivered,
-                  ).map((e) => e.failed + e.undelivered),
-                },
-              ]}
+              summary={`The ${r.errors.length} most frequent error codes of failed and undelivered messages.`}
+              labels={r.errors.map((e) => e.errorCode!)}
+              series={[{ label: "Failed or undelivered", kind: "bar", values: r.errors.map((e) => e.failed + e.undelivered) }]}
             />
             <ChartFigure
               id="countries"
@@ -149,10 +152,10 @@ export function Overview() {
               labelHeading="Country"
               horizontal
               summary="The ten countries most messages went to or came from."
-              labels={top(r.byCountry, (c) => c.accepted + c.received).map((c) => c.country ?? "unknown")}
+              labels={r.countries.map((c) => c.country ?? "unknown")}
               series={[
-                { label: "Accepted", kind: "bar", values: top(r.byCountry, (c) => c.accepted + c.received).map((c) => c.accepted) },
-                { label: "Received", kind: "bar", values: top(r.byCountry, (c) => c.accepted + c.received).map((c) => c.received) },
+                { label: "Accepted", kind: "bar", values: r.countries.map((c) => c.accepted) },
+                { label: "Received", kind: "bar", values: r.countries.map((c) => c.received) },
               ]}
             />
             <ChartFigure
@@ -174,10 +177,10 @@ export function Overview() {
                   labelHeading="Account"
                   horizontal
                   summary="Messages sent by the ten busiest accounts, with how many were delivered."
-                  labels={top(r.bySplit, (a) => a.sent).map((a) => names.data?.accounts.get(a.accountId!) ?? a.accountId!)}
+                  labels={r.accounts.map((a) => names.data?.accounts.get(a.accountId!) ?? a.accountId!)}
                   series={[
-                    { label: "Sent", kind: "bar", values: top(r.bySplit, (a) => a.sent).map((a) => a.sent) },
-                    { label: "Delivered", kind: "bar", values: top(r.bySplit, (a) => a.sent).map((a) => a.delivered) },
+                    { label: "Sent", kind: "bar", values: r.accounts.map((a) => a.sent) },
+                    { label: "Delivered", kind: "bar", values: r.accounts.map((a) => a.delivered) },
                   ]}
                 />
                 <ChartFigure
@@ -186,27 +189,10 @@ export function Overview() {
                   labelHeading="Connector"
                   horizontal
                   summary="Messages sent through each connector, with how many were delivered."
-                  labels={top(
-                    r.connectors.filter((c) => c.connectorId),
-                    (c) => c.sent,
-                  ).map((c) => names.data?.connectors.get(c.connectorId!) ?? c.connectorId!)}
+                  labels={r.connectors.map((c) => names.data?.connectors.get(c.connectorId!) ?? c.connectorId!)}
                   series={[
-                    {
-                      label: "Sent",
-                      kind: "bar",
-                      values: top(
-                        r.connectors.filter((c) => c.connectorId),
-                        (c) => c.sent,
-                      ).map((c) => c.sent),
-                    },
-                    {
-                      label: "Delivered",
-                      kind: "bar",
-                      values: top(
-                        r.connectors.filter((c) => c.connectorId),
-                        (c) => c.sent,
-                      ).map((c) => c.delivered),
-                    },
+                    { label: "Sent", kind: "bar", values: r.connectors.map((c) => c.sent) },
+                    { label: "Delivered", kind: "bar", values: r.connectors.map((c) => c.delivered) },
                   ]}
                 />
               </>
