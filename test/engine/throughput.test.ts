@@ -123,15 +123,25 @@ describe("throughput caps", () => {
     const campaignSubs = await submissionsOf(s.db, campaignIds);
     expectWithinCap(campaignSubs, 50);
 
-    // Cancelled: its waiting messages leave the queue at once, and nothing of it is sent after a moment.
-    const cancelledAt = Date.now();
+    // Cancelled: its waiting messages leave the queue at once and are never sent.
     await a.client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId: campaign!.campaignId } } });
     expect(await waiting(s.db, a.accountId)).toBe(0);
     const after = await (await fetch(`${s.baseUrl}/metrics`)).text();
     expect(after).toMatch(/^sms_throughput_waiting_messages\{priority="low"\} 0$/m);
     await waitUntil("the queue empty", async () => Number((await s.db("throttled_sends").count({ n: "*" }))[0]!.n) === 0);
-    const late = (await submissionsOf(s.db, campaignIds)).filter((x) => x.at * 1000 > cancelledAt + 500);
-    expect(late).toEqual([]);
+    // The ones the pacer had released before the cancel may still go (on a loaded machine, later than a
+    // moment after it); a message the cancel caught is never sent.
+    await waitUntil(
+      "no campaign message in flight",
+      async () =>
+        Number((await s.db("messages").whereIn("id", campaignIds).whereIn("status", ["scheduled", "sending"]).count({ n: "*" }))[0]!.n) ===
+        0,
+    );
+    const cancelled = new Set(
+      (await s.db("messages").whereIn("id", campaignIds).where({ status: "cancelled" }).select("id")).map((r) => r.id as string),
+    );
+    expect(cancelled.size).toBeGreaterThan(8_000);
+    expect((await submissionsOf(s.db, campaignIds)).filter((x) => cancelled.has(x.messageId))).toEqual([]);
   });
 
   it("a message whose validity ends while it waits becomes failed / validity_expired, never sent late", async () => {
