@@ -47,21 +47,54 @@ function keyColumns(k: ReportKey, tz: Sql): Sql[] {
   }
 }
 
-/** The window's counts grouped by the query's keys, per event, opt-out, time-to-delivered bucket. */
+const HOUR_MS = 3_600_000;
+
+/**
+ * Whether every UTC hour of [from, to) is one local hour in `tz`: the zone's offset is whole hours and does
+ * not change inside any of them (checked at each quarter hour, the counts' grain, by PostgreSQL's own zone
+ * data, which makes the keys). Then that window's hourly counts group exactly as its quarter hours would.
+ */
+async function hoursAreLocalHours(db: Knex, tz: string, from: Date, to: Date): Promise<boolean> {
+  const offset = (at: Sql) => sql`((${at}) AT TIME ZONE ${tz}::text) - ((${at}) AT TIME ZONE 'UTC')`;
+  const { rows } = await run<{ whole: boolean }>(
+    db,
+    sql`SELECT coalesce(bool_and(extract(epoch FROM ${offset(sql`t`)})::int % 3600 = 0
+                                 AND ${offset(sql`t`)} = ${offset(sql`to_timestamp(floor(extract(epoch FROM t) / 3600) * 3600)`)}), true) AS whole
+          FROM generate_series(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz - interval '15 minutes',
+                               interval '15 minutes') t`,
+  );
+  return rows[0]!.whole;
+}
+
+/**
+ * The window's counts grouped by the query's keys, per event, opt-out, time-to-delivered bucket. Its whole
+ * UTC hours are read from the hourly counts when they are local hours in the zone, the rest (and any zone with
+ * a half or quarter hour offset) from the quarter hours; the deltas not yet moved are read at their quarter hour.
+ */
 export async function readMessageCounts(db: Knex, q: CountQuery): Promise<CountedEvent[]> {
   const tz = sql`${q.tz}`;
   const columns = q.groupBy.flatMap((k) => keyColumns(k, tz));
   const names = q.groupBy.flatMap((k) => (k === "hour" ? ["hour", "hour_offset"] : [k === "errorCode" ? '"errorCode"' : k]));
-  const where = sql`${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
-                    ${q.campaignId ? sql`AND campaign_id = ${q.campaignId}::uuid` : sql``}
-                    AND bucket >= ${q.since.toISOString()}::timestamptz AND bucket < ${q.until.toISOString()}::timestamptz`;
+  const from = (table: string, since: Date, until: Date) =>
+    sql`SELECT ${sql.raw(KEYS)}, messages, segments FROM ${sql.raw(table)}
+         WHERE ${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
+               ${q.campaignId ? sql`AND campaign_id = ${q.campaignId}::uuid` : sql``}
+               AND bucket >= ${since.toISOString()}::timestamptz AND bucket < ${until.toISOString()}::timestamptz`;
+  const firstHour = new Date(Math.ceil(q.since.getTime() / HOUR_MS) * HOUR_MS);
+  const endHour = new Date(Math.floor(q.until.getTime() / HOUR_MS) * HOUR_MS);
+  const hourly = firstHour < endHour && (await hoursAreLocalHours(db, q.tz, firstHour, endHour));
+  const parts = hourly
+    ? [
+        from("message_counts_hourly", firstHour, endHour),
+        ...(q.since < firstHour ? [from("message_counts", q.since, firstHour)] : []),
+        ...(endHour < q.until ? [from("message_counts", endHour, q.until)] : []),
+      ]
+    : [from("message_counts", q.since, q.until)];
   const { rows } = await run<Record<string, string | number | boolean | null>>(
     db,
     sql`SELECT ${sql.join(columns)}${columns.length > 0 ? sql`,` : sql``} event, (event = 'failed' AND error_code = ${OPTED_OUT_CODE}) AS opted_out, ttd,
                sum(messages)::float8 AS messages, sum(segments)::float8 AS segments
-          FROM (SELECT ${sql.raw(KEYS)}, messages, segments FROM message_counts WHERE ${where}
-                UNION ALL
-                SELECT ${sql.raw(KEYS)}, messages, segments FROM message_count_deltas WHERE ${where}) c
+          FROM (${sql.join([...parts, from("message_count_deltas", q.since, q.until)], " UNION ALL ")}) c
          GROUP BY ${sql.raw([...names, "event", "opted_out", "ttd"].join(", "))}`,
   );
   return rows.map((r) => ({

@@ -325,6 +325,23 @@ CREATE TABLE message_counts (
   CONSTRAINT message_counts_pkey PRIMARY KEY (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd)
 );
 
+CREATE TABLE message_counts_hourly (
+  account_id uuid NOT NULL,
+  bucket timestamp with time zone NOT NULL,
+  event text NOT NULL,
+  country text NOT NULL,
+  category text NOT NULL,
+  campaign_id uuid NOT NULL,
+  connector_id uuid NOT NULL,
+  error_code text NOT NULL,
+  ttd smallint NOT NULL,
+  messages bigint NOT NULL,
+  segments bigint NOT NULL,
+  CONSTRAINT message_counts_event_check CHECK ((event = ANY (ARRAY['accepted'::text, 'received'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text]))),
+  CONSTRAINT message_counts_hourly_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT message_counts_hourly_pkey PRIMARY KEY (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd)
+);
+
 CREATE TABLE message_status_history (
   id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
   message_id uuid NOT NULL,
@@ -645,6 +662,7 @@ CREATE INDEX jobs_lease_idx ON jobs USING btree (locked_until) WHERE (state = 'r
 CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id);
 CREATE INDEX message_counts_bucket_idx ON message_counts USING btree (bucket);
 CREATE UNIQUE INDEX message_counts_pkey ON message_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
+CREATE UNIQUE INDEX message_counts_hourly_pkey ON message_counts_hourly USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
 CREATE INDEX message_status_history_message_idx ON message_status_history USING btree (message_id, id);
 CREATE UNIQUE INDEX message_status_history_pkey ON message_status_history USING btree (id);
 CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, created_at DESC, id DESC);
@@ -699,6 +717,8 @@ CREATE INDEX webhooks_disabled_idx ON webhooks USING btree (disabled_at) WHERE (
 CREATE UNIQUE INDEX webhooks_pkey ON webhooks USING btree (id);
 
 CREATE TRIGGER campaign_recipients_account_id BEFORE INSERT ON campaign_recipients FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION campaign_recipients_account_id();
+CREATE TRIGGER message_counts_added AFTER INSERT ON message_counts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_hourly_added();
+CREATE TRIGGER message_counts_changed AFTER UPDATE ON message_counts REFERENCING OLD TABLE AS before NEW TABLE AS after FOR EACH STATEMENT EXECUTE FUNCTION count_hourly_changed();
 CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
 CREATE TRIGGER message_status_history_counted AFTER INSERT ON message_status_history REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION count_status_changes();
 CREATE TRIGGER messages_counted AFTER INSERT ON messages REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION count_stored_messages();
@@ -1327,6 +1347,37 @@ BEGIN
          v_last;
 END
 $function$;
+
+CREATE OR REPLACE FUNCTION count_hourly_added()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      
+  INSERT INTO message_counts_hourly AS c (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments)
+  SELECT account_id, to_timestamp(floor(extract(epoch FROM bucket) / 3600) * 3600), event, country, category, campaign_id, connector_id, error_code, ttd, sum(messages), sum(segments)
+    FROM (SELECT account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments FROM added) d
+   GROUP BY account_id, to_timestamp(floor(extract(epoch FROM bucket) / 3600) * 3600), event, country, category, campaign_id, connector_id, error_code, ttd
+  ON CONFLICT (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd) DO UPDATE
+     SET messages = c.messages + excluded.messages, segments = c.segments + excluded.segments;
+      RETURN NULL;
+    END $function$;
+
+CREATE OR REPLACE FUNCTION count_hourly_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      
+  INSERT INTO message_counts_hourly AS c (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments)
+  SELECT account_id, to_timestamp(floor(extract(epoch FROM bucket) / 3600) * 3600), event, country, category, campaign_id, connector_id, error_code, ttd, sum(messages), sum(segments)
+    FROM (SELECT n.account_id, n.bucket, n.event, n.country, n.category, n.campaign_id, n.connector_id, n.error_code, n.ttd, n.messages - o.messages AS messages, n.segments - o.segments AS segments
+                       FROM after n JOIN before o USING (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd)) d
+   GROUP BY account_id, to_timestamp(floor(extract(epoch FROM bucket) / 3600) * 3600), event, country, category, campaign_id, connector_id, error_code, ttd
+  ON CONFLICT (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd) DO UPDATE
+     SET messages = c.messages + excluded.messages, segments = c.segments + excluded.segments;
+      RETURN NULL;
+    END $function$;
 
 CREATE OR REPLACE FUNCTION count_status_changes()
  RETURNS trigger

@@ -35,6 +35,7 @@ import * as m033 from "./033_sender_pools.js";
 import * as m034 from "./034_connector_counters.js";
 import * as m035 from "./035_shared_sessions.js";
 import * as m036 from "./036_message_counts.js";
+import * as m037 from "./037_hourly_message_counts.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -75,6 +76,7 @@ const migrations: Record<string, Knex.Migration> = {
   "034_connector_counters": m034,
   "035_shared_sessions": m035,
   "036_message_counts": m036,
+  "037_hourly_message_counts": m037,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
