@@ -7,6 +7,7 @@
 //
 // `sql.raw` is for trusted constant text only (an identifier or an expression made in code, never input).
 import type { Knex } from "knex";
+import pg from "pg";
 
 export class Sql {
   /** @internal use the `sql` tag */
@@ -46,6 +47,23 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
     }
   });
   return new Sql(parts, flat);
+}
+
+/**
+ * The statement as text with its values written in as literals (quoted by pg's escapeLiteral), for a statement
+ * that takes no parameters: COPY. Strings, finite numbers, booleans, null, Dates and arrays of those.
+ */
+sql.inline = (statement: Sql): string =>
+  statement.parts.reduce((text, part, i) => (i === 0 ? part : `${text}${literal(statement.values[i - 1])}${part}`), "");
+
+function literal(v: unknown): string {
+  if (v === null || v === undefined) return "NULL";
+  if (typeof v === "string") return pg.escapeLiteral(v);
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  if (typeof v === "boolean") return v ? "TRUE" : "FALSE";
+  if (v instanceof Date) return pg.escapeLiteral(v.toISOString());
+  if (Array.isArray(v)) return `ARRAY[${v.map(literal).join(", ")}]`;
+  throw new Error(`sql.inline: cannot write ${typeof v} as a literal`);
 }
 
 /** Trusted constant SQL text (an expression or identifier made in code, never input). */

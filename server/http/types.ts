@@ -27,7 +27,7 @@ type Statuses<K extends OperationId> = Extract<keyof Op<K>["responses"], Success
 export interface Streamed {
   contentType: string;
   filename: string;
-  chunks: AsyncIterable<string>;
+  chunks: AsyncIterable<string | Buffer>;
 }
 
 type IsJson<R> = R extends { content: infer C } ? ("application/json" extends keyof C ? true : false) : false;

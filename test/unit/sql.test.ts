@@ -23,4 +23,13 @@ describe("the sql tag", () => {
     expect(sql`VALUES (${list})`.toKnex()).toEqual({ text: "VALUES (?, ?, now())", bindings: [1, 2] });
     expect(sql.join([]).toKnex()).toEqual({ text: "", bindings: [] });
   });
+
+  it("writes values in as literals for a statement without parameters (COPY)", () => {
+    const at = new Date("2026-11-26T10:00:00.000Z");
+    const statement = sql`SELECT ${String.raw`it's a \ test`}, ${["a'", "b"]}::text[], ${at}::timestamptz, ${3}, ${true}, ${null}`;
+    expect(sql.inline(statement)).toBe(
+      String.raw`SELECT  E'it''s a \\ test', ARRAY['a''', 'b']::text[], '2026-11-26T10:00:00.000Z'::timestamptz, 3, TRUE, NULL`,
+    );
+    expect(() => sql.inline(sql`SELECT ${{ a: 1 }}`)).toThrow(/cannot write object/);
+  });
 });
