@@ -76,9 +76,9 @@ async function exportThroughApi(): Promise<{ rows: number; seconds: number; rows
   const t0 = performance.now();
   const res = await fetch(`${api.url}/api/v1/exports/messages`, { headers: { Authorization: `Bearer ${side.key}` } });
   if (res.status !== 200) throw new Error(`export answered ${res.status}`);
+  // Lines counted by their LF bytes (no body here holds a line break).
   let lines = 0;
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body!) lines += (decoder.decode(chunk, { stream: true }).match(/\r\n/g) ?? []).length;
+  for await (const chunk of res.body!) for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
   const seconds = (performance.now() - t0) / 1000;
   clearInterval(sampler);
   const rows = lines - 1; // the header
