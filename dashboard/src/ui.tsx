@@ -1,4 +1,4 @@
-// Small shared pieces: status chips, problem messages, dialogs, data loading and polling hooks.
+// Small shared pieces: status chips, problem messages, dialogs, data loading and polling hooks, form pieces.
 import { createContext, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SmsClient } from "../../client/http.js";
@@ -253,6 +253,50 @@ export async function copyText(text: string, element: HTMLElement | null): Promi
 }
 
 // ---- forms ----------------------------------------------------------------------------------------------------
+
+/**
+ * A page's creation form, a click away: the list comes first, and this button in the page's toolbar (under the
+ * <h1>) shows the form in place, in the `<FormPanel>` with id `panelId` between the toolbar and the list, and
+ * hides it when pressed again. The page holds `open`; show the button only where the form may be used.
+ */
+export function FormToggle({
+  label,
+  panelId,
+  open,
+  onToggle,
+}: {
+  label: string;
+  panelId: string;
+  open: boolean;
+  onToggle: (open: boolean) => void;
+}) {
+  return (
+    <button type="button" class="form-toggle" aria-expanded={open} aria-controls={panelId} onClick={() => onToggle(!open)}>
+      {label}
+    </button>
+  );
+}
+
+const FIRST_FIELD = "input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled)";
+
+/**
+ * The form a `<FormToggle>` shows. Hidden, not unmounted, while closed (what was typed stays); opening it moves
+ * the focus to its first field. It stays open after a submit (the forms reset themselves), so several items can
+ * be made in a row.
+ */
+export function FormPanel({ id, open, children }: { id: string; open: boolean; children: ComponentChildren }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const wasOpen = useRef(open);
+  useEffect(() => {
+    if (open && !wasOpen.current) ref.current?.querySelector<HTMLElement>(FIRST_FIELD)?.focus();
+    wasOpen.current = open;
+  }, [open]);
+  return (
+    <div id={id} ref={ref} class="form-panel" hidden={!open}>
+      {children}
+    </div>
+  );
+}
 
 /** The message of the API's field error for `path` (e.g. "/body/to"), to show under that field. */
 export function fieldError(error: ApiProblem | undefined, path: string): string | undefined {

@@ -5,7 +5,7 @@
 // everything (reading order, wording); the keyboard and phone-width tests in dashboard.test.ts cover some of
 // the rest.
 import { describe, expect, it } from "vitest";
-import { audit, browserAvailable, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openForm, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -65,20 +65,22 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
       found.push(...(await audit(page, "sign in")));
 
       await signIn(page, baseUrl, a.key, "/dashboard/messages");
-      const pages: [string, string, string][] = [
-        ["overview", "/dashboard/overview", "Overview"],
-        ["messages", "/dashboard/messages", "Messages"],
-        ["message", `/dashboard/messages/${message!.messageId}`, "Message to +447911123456"],
-        ["contacts", "/dashboard/contacts", "Contacts & groups"],
-        ["campaigns", "/dashboard/campaigns", "Campaigns"],
-        ["campaign", `/dashboard/campaigns/${campaign!.campaignId}`, "Campaign “Tomorrow”"],
-        ["webhooks", "/dashboard/settings/webhooks", "Settings → Webhooks"],
+      // Each page with its creation form opened ("New message"), so the forms are audited too.
+      const pages: [string, string, string, string[]][] = [
+        ["overview", "/dashboard/overview", "Overview", []],
+        ["messages", "/dashboard/messages", "Messages", ["New message"]],
+        ["message", `/dashboard/messages/${message!.messageId}`, "Message to +447911123456", []],
+        ["contacts", "/dashboard/contacts", "Contacts & groups", []],
+        ["campaigns", "/dashboard/campaigns", "Campaigns", ["New campaign"]],
+        ["campaign", `/dashboard/campaigns/${campaign!.campaignId}`, "Campaign “Tomorrow”", []],
+        ["webhooks", "/dashboard/settings/webhooks", "Settings → Webhooks", ["New webhook"]],
       ];
-      for (const [name, path, heading] of pages) {
+      for (const [name, path, heading, forms] of pages) {
         await page.goto(baseUrl + path);
         await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
         await page.waitForLoadState("networkidle");
         if (name === "messages") await page.getByRole("button", { name: "Load more messages" }).waitFor();
+        for (const form of forms) await openForm(page, form);
         found.push(...(await audit(page, name)));
       }
       // A paged list after "Load more": every row shown, focus on the first new one.
@@ -120,19 +122,21 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
     const page = await browser().newPage();
     const found: string[] = [];
     await signIn(page, baseUrl, a.key, "/dashboard/inbox");
-    const pages: [string, string, string][] = [
-      ["inbox", "/dashboard/inbox", "Inbox"],
-      ["conversation", `/dashboard/conversations/${encodeURIComponent(person)}`, `Conversation with ${person}`],
-      ["inbound message", `/dashboard/messages/${inbound!.data[0]!.messageId}`, `Message from ${person}`],
-      ["numbers", "/dashboard/settings/numbers", "Settings → Numbers"],
-      ["opt-outs", "/dashboard/settings/opt-outs", "Settings → Opt-outs"],
-      ["replies", "/dashboard/settings/replies", "Settings → Replies"],
-      ["sending", "/dashboard/settings/sending", "Settings → Sending"],
+    // With their creation forms opened, so the forms are audited too.
+    const pages: [string, string, string, string[]][] = [
+      ["inbox", "/dashboard/inbox", "Inbox", []],
+      ["conversation", `/dashboard/conversations/${encodeURIComponent(person)}`, `Conversation with ${person}`, []],
+      ["inbound message", `/dashboard/messages/${inbound!.data[0]!.messageId}`, `Message from ${person}`, []],
+      ["numbers", "/dashboard/settings/numbers", "Settings → Numbers", ["Add a number"]],
+      ["opt-outs", "/dashboard/settings/opt-outs", "Settings → Opt-outs", ["Add a number", "Import a file"]],
+      ["replies", "/dashboard/settings/replies", "Settings → Replies", []],
+      ["sending", "/dashboard/settings/sending", "Settings → Sending", []],
     ];
-    for (const [name, path, heading] of pages) {
+    for (const [name, path, heading, forms] of pages) {
       await page.goto(baseUrl + path);
       await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
       await page.waitForLoadState("networkidle");
+      for (const form of forms) await openForm(page, form);
       found.push(...(await audit(page, name)));
     }
     // The problems these pages show: a reply to an opted-out number, a taken number.
@@ -142,6 +146,7 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
     await page.getByTestId("reply-opted-out").waitFor();
     found.push(...(await audit(page, "conversation with an opted-out number")));
     await page.goto(`${baseUrl}/dashboard/settings/numbers`);
+    await openForm(page, "Add a number");
     await page.getByLabel("Phone number").fill("+14155550501");
     await page.getByRole("button", { name: "Add number" }).click();
     await page.getByTestId("number-taken").waitFor();

@@ -1,7 +1,7 @@
 // The dashboard's contacts, groups, CSV import and campaigns in a real browser (Debian's Chromium through
 // playwright-core) against the server on 127.0.0.1 with a real database and an in-process worker.
 import { describe, expect, it } from "vitest";
-import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, openForm, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
@@ -97,6 +97,7 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
 
     // The campaign, with a live preview of the personalised text and its size.
     await page.getByRole("link", { name: "Campaigns" }).click();
+    await openForm(page, "New campaign");
     await page.getByLabel("Name", { exact: true }).fill("Spring sale");
     await page.getByLabel("Message", { exact: true }).fill("Hi {{firstName}}, spring sale today!");
     await page.getByLabel("Group", { exact: true }).selectOption({ label: "Importers (3)" });
@@ -224,6 +225,7 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     const { key, client } = await account();
     const page = await browser().newPage({ timezoneId: "Asia/Kolkata" });
     await signIn(page, baseUrl, key, "/dashboard/campaigns");
+    await openForm(page, "New campaign");
     await page.getByLabel("Name", { exact: true }).fill("Later");
     await page.getByLabel("Message", { exact: true }).fill("Hello {{firstName}}from us");
     await page.getByLabel("Pasted numbers").check();

@@ -2,7 +2,7 @@
 // (Settings → Replies; an emptied box turns a reply off) and the events a webhook subscribes to, chosen when it
 // is added and changed afterwards (PATCH).
 import { describe, expect, it } from "vitest";
-import { browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, openForm, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -43,6 +43,7 @@ describe.skipIf(!browserAvailable)("dashboard: consent settings", { timeout: 60_
     const a = await account();
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/settings/webhooks");
+    await openForm(page, "New webhook");
     await page.getByLabel("Name").fill("inbound receiver");
     await page.getByLabel("URL").fill("http://127.0.0.1:9/events");
     const form = page.getByRole("form", { name: "Add a webhook" });

@@ -6,7 +6,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundMessage } from "../../server/services/inbound.js";
-import { audit, browserAvailable, screenshot, openSettings, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, screenshot, openForm, openSettings, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -35,9 +35,9 @@ const buttonsOf = (page: Page) =>
     .getByRole("button")
     .evaluateAll((buttons) => buttons.map((b) => (b.getAttribute("aria-label") ?? b.textContent ?? "").trim()));
 
-/** What a button that changes something is called on any account page. */
+/** What a button that changes something, or opens a form that does ("New message"), is called on any account page. */
 const CHANGING =
-  /^(Schedule|Send|Cancel|Delete|Add|Create|Save|Revoke|Remove|Rotate|Reveal|Import|Edit|Enable|Redeliver|Opt out|Change events|Assign|Take back)/;
+  /^(Schedule|Send|Cancel|Delete|Add|Create|Save|Revoke|Remove|Rotate|Reveal|Import|Edit|Enable|Redeliver|Opt out|Change events|Assign|Take back|New)/;
 
 describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { timeout: 90_000 }, () => {
   it("an operator makes an account, sets its quota and countries, gives it a key (shown once) and numbers; the list shows its usage", async () => {
@@ -48,6 +48,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await signIn(page, baseUrl, op.key, "/dashboard/operator/accounts");
     await page.getByRole("heading", { name: "Accounts", level: 1 }).waitFor();
 
+    await openForm(page, "New account");
     await page.getByLabel("Account name").fill(name);
     await page.getByRole("button", { name: "Create account" }).click();
     await page.getByRole("heading", { name: `Account “${name}”`, level: 1 }).waitFor();
@@ -149,6 +150,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     expect(await mine.getByRole("button").count()).toBe(0);
     await page.getByRole("button", { name: "Revoke key old integration" }).waitFor();
 
+    await openForm(page, "New key");
     await page.getByLabel("Key name (optional)").fill("reporting");
     await page.getByLabel("Scope").selectOption("read");
     await page.getByRole("button", { name: "Create key" }).click();
@@ -243,8 +245,10 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     const page = await browser().newPage();
     await signIn(page, baseUrl, sender.key, "/dashboard/messages");
     await page.getByText("Send key:").waitFor();
+    await openForm(page, "New message");
     await page.getByRole("button", { name: "Send now" }).waitFor();
     await page.getByRole("link", { name: "Campaigns" }).click();
+    await openForm(page, "New campaign");
     await page.getByRole("heading", { name: "New campaign" }).waitFor();
     await page.getByRole("link", { name: "Contacts", exact: true }).click();
     await page.getByRole("heading", { name: "Contacts & groups", level: 1 }).waitFor();
@@ -260,6 +264,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await page.getByText("Test key: messages never reach a carrier").waitFor();
     // A test key makes test keys only: the form says so.
     await openSettings(page, "API keys");
+    await openForm(page, "New key");
     await page.getByText("it makes test keys only").waitFor();
     expect(await page.getByRole("checkbox", { name: /Test key/ }).isChecked()).toBe(true);
     expect(await page.getByRole("checkbox", { name: /Test key/ }).isDisabled()).toBe(true);
@@ -337,16 +342,18 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     const page = await browser().newPage();
     const found: string[] = [];
     await signIn(page, baseUrl, op.key);
-    const pages: [string, string, string][] = [
-      ["accounts", "/operator/accounts", "tr[data-account]"],
+    // The accounts page with its form open.
+    const pages: [string, string, string, string?][] = [
+      ["accounts", "/operator/accounts", "tr[data-account]", "New account"],
       ["account", `/operator/accounts/${a.accountId}`, 'tr[data-number="+14155550170"]'],
       ["unrouted", "/operator/unrouted-messages", "text=Anyone there?"],
       ["operator audit", "/operator/audit-log", "tr[data-action]"],
     ];
-    for (const [name, path, loaded] of pages) {
+    for (const [name, path, loaded, form] of pages) {
       await page.goto(`${baseUrl}/dashboard${path}`);
       await page.locator(loaded).first().waitFor();
       await page.waitForLoadState("networkidle");
+      if (form) await openForm(page, form);
       found.push(...(await audit(page, name)));
     }
     // A new key on view.

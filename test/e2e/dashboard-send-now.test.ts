@@ -6,7 +6,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
-import { browserAvailable, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, openForm, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
@@ -36,6 +36,7 @@ describe.skipIf(!browserAvailable)("dashboard: send now and smart encoding", { t
     const a = await account();
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/messages");
+    await openForm(page, "New message");
     const form = page.getByRole("form", { name: "Send a message" });
     await fillAddresses(page);
 
@@ -95,6 +96,7 @@ describe.skipIf(!browserAvailable)("dashboard: send now and smart encoding", { t
     const a = await account();
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/messages");
+    await openForm(page, "New message");
     const form = page.getByRole("form", { name: "Send a message" });
     await fillAddresses(page);
     await form.getByLabel("Message", { exact: true }).fill(CURLY);
@@ -198,6 +200,7 @@ describe.skipIf(!browserAvailable)("dashboard: send now and smart encoding", { t
 
     // The message form's box follows the account; unticked, the message goes as written.
     await page.getByRole("link", { name: "Messages", exact: true }).click();
+    await openForm(page, "New message");
     await fillAddresses(page);
     await page.getByLabel("Message", { exact: true }).fill("Don’t forget — 8 pm");
     const box = page.getByTestId("msg-body-count-smart").getByLabel("Use smart encoding");
@@ -211,6 +214,7 @@ describe.skipIf(!browserAvailable)("dashboard: send now and smart encoding", { t
 
     // A campaign: the same suggestion under its message, on by default now; the campaign keeps the choice.
     await page.getByRole("link", { name: "Campaigns" }).click();
+    await openForm(page, "New campaign");
     await page.getByLabel("Name", { exact: true }).fill("Smart");
     await page.getByLabel("Message", { exact: true }).fill("It’s our birthday — 20% off today");
     await page.getByLabel("Pasted numbers").check();

@@ -4,7 +4,7 @@
 // the message page showing validUntil; a campaign held by quiet hours shows how many and until when, and its
 // message shows deferredUntil.
 import { describe, expect, it } from "vitest";
-import { browserAvailable, unexpectedProblems, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, openForm, unexpectedProblems, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -62,6 +62,7 @@ describe.skipIf(!browserAvailable)("dashboard: sending policy", { timeout: 60_00
     const a = await account();
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/messages");
+    await openForm(page, "New message");
     const form = page.getByRole("form", { name: "Send a message" });
     // A single message's defaults, each with what it means.
     expect(await form.getByLabel("Category").inputValue()).toBe("transactional");
@@ -93,6 +94,7 @@ describe.skipIf(!browserAvailable)("dashboard: sending policy", { timeout: 60_00
     const a = await account();
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/campaigns");
+    await openForm(page, "New campaign");
     const form = page.getByRole("form", { name: "New campaign" });
     expect(await form.getByLabel("Category").inputValue()).toBe("marketing");
     expect(await form.getByLabel("Priority").inputValue()).toBe("low");

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
 import { revokeApiKey } from "../../server/db/apiKeys.js";
 import { createOperatorKey } from "../../server/services/keys.js";
-import { browserAvailable, screenshot, openSettings, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, screenshot, openForm, openSettings, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -86,6 +86,17 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     const page = await browser().newPage({ timezoneId: "America/New_York", locale: "en-US" });
     await signIn(page, baseUrl, key, "/dashboard/messages");
 
+    // The page opens with its list, the form a click away: "New message" shows it with the focus in its first field.
+    await page.getByText("No messages yet.").waitFor();
+    const newMessage = page.getByRole("button", { name: "New message" });
+    expect(await newMessage.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.getByRole("form", { name: "Send a message" }).count()).toBe(0);
+    expect(await page.getByLabel("To", { exact: true }).isVisible()).toBe(false);
+    await newMessage.click();
+    await page.getByRole("form", { name: "Send a message" }).waitFor();
+    expect(await newMessage.getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(() => page.evaluate<string>("document.activeElement?.id ?? ''")).toBe("msg-to");
+
     const year = new Date().getUTCFullYear() + (new Date().getUTCMonth() >= 5 ? 1 : 0);
     await page.getByLabel("To", { exact: true }).fill("+1 415 555 0123");
     await page.getByLabel("From", { exact: true }).fill("ACME");
@@ -100,6 +111,12 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await page.getByText(`${year}-07-01T13:30:00.000Z`).waitFor();
     await page.getByRole("button", { name: "Schedule", exact: true }).click();
     await page.getByText("Message scheduled for").waitFor();
+    // The form stays open for the next message, its text emptied; pressing the button again hides it.
+    expect(await page.getByLabel("Message", { exact: true }).inputValue()).toBe("");
+    expect(await newMessage.getAttribute("aria-expanded")).toBe("true");
+    await newMessage.click();
+    await page.getByLabel("To", { exact: true }).waitFor({ state: "hidden" });
+    expect(await newMessage.getAttribute("aria-expanded")).toBe("false");
 
     const listed = await client.GET("/api/v1/messages");
     expect(listed.data!.data).toHaveLength(1);
@@ -143,6 +160,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
       const page = await browser().newPage({ permissions: ["clipboard-read", "clipboard-write"] });
       await signIn(page, baseUrl, key);
       await openSettings(page, "Webhooks");
+      await openForm(page, "New webhook");
       await page.getByLabel("Name").fill("local receiver");
       await page.getByLabel("URL").fill(receiver.url);
       await page.getByLabel("URL").press("Enter");
@@ -207,6 +225,71 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it("opens every page with its list; the creation form is a click away, with the focus in its first field", async () => {
+    const { baseUrl, account } = server();
+    const a = await account();
+    // Something in every list.
+    await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550131", from: "ACME", body: "See you soon", scheduledAt: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    await a.client.POST("/api/v1/campaigns", {
+      body: {
+        name: "Tomorrow",
+        message: "Hello",
+        type: "scheduled",
+        recipients: ["+14155550131"],
+        scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    await a.client.POST("/api/v1/webhooks", { body: { name: "receipts", url: "http://127.0.0.1:9/dlr" } });
+    await a.holds("+14155550132");
+    await a.client.PUT("/api/v1/opt-outs/{phone}", { params: { path: { phone: "+14155550133" } } });
+    const page = await browser().newPage();
+    await signIn(page, baseUrl, a.key);
+    // The page, a row of its list, and each of its buttons with the form's first field.
+    const pages: [string, string, string, [string, string][]][] = [
+      ["/messages", "Messages", "[data-message-id]", [["New message", "msg-to"]]],
+      ["/campaigns", "Campaigns", '[data-campaign="Tomorrow"]', [["New campaign", "campaign-name"]]],
+      ["/settings/webhooks", "Settings → Webhooks", '[data-webhook="receipts"]', [["New webhook", "webhook-name"]]],
+      ["/settings/numbers", "Settings → Numbers", 'tr[data-number="+14155550132"]', [["Add a number", "number-phone"]]],
+      [
+        "/settings/opt-outs",
+        "Settings → Opt-outs",
+        'tr[data-phone="+14155550133"]',
+        [
+          ["Add a number", "opt-out-phone"],
+          ["Import a file", "opt-out-file"],
+        ],
+      ],
+      ["/settings/keys", "Settings → API keys", `tr[data-key-id="${a.keyId}"]`, [["New key", "create-key-name"]]],
+    ];
+    for (const [path, heading, row, forms] of pages) {
+      await page.goto(`${baseUrl}/dashboard${path}`);
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await page.locator(row).first().waitFor();
+      for (const [name, field] of forms) {
+        const button = page.getByRole("button", { name, exact: true });
+        const panelId = (await button.getAttribute("aria-controls"))!;
+        const panel = page.locator(`[id="${panelId}"]`);
+        expect(await button.getAttribute("aria-expanded"), path).toBe("false");
+        expect(await page.locator(`[id="${field}"]`).isVisible(), path).toBe(false);
+        // The button, then its panel (hidden), then the list.
+        const selectors = JSON.stringify([`[aria-controls="${panelId}"]`, `[id="${panelId}"]`, row]);
+        const inOrder = `(([b, p, r]) => !!(b.compareDocumentPosition(p) & 4) && !!(p.compareDocumentPosition(r) & 4))(${selectors}.map((s) => document.querySelector(s)))`;
+        expect(await page.evaluate<boolean>(inOrder), path).toBe(true);
+        await button.click();
+        await panel.waitFor();
+        expect(await button.getAttribute("aria-expanded"), path).toBe("true");
+        await expect.poll(() => page.evaluate<string>("document.activeElement?.id ?? ''"), { message: path }).toBe(field);
+        await button.click();
+        await panel.waitFor({ state: "hidden" });
+        expect(await button.getAttribute("aria-expanded"), path).toBe("false");
+      }
+    }
+    expect(page.problems).toEqual([]);
+    await page.context().close();
   });
 
   it("works with the keyboard alone", async () => {
@@ -282,11 +365,12 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await client.POST("/api/v1/webhooks", { body: { name: "receipts", url: "http://127.0.0.1:9/dlr" } });
     const page = await browser().newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await signIn(page, baseUrl, key);
-    for (const [link, heading, name] of [
-      ["Contacts", "Contacts & groups", "dashboard-phone-contacts"],
-      ["Campaigns", "Campaigns", "dashboard-phone-campaigns"],
-      ["Settings", "Settings → Webhooks", "dashboard-phone-webhooks"],
-      ["Messages", "Messages", "dashboard-phone-messages"],
+    // With each page's creation form open, so the forms are measured too.
+    for (const [link, heading, name, form] of [
+      ["Contacts", "Contacts & groups", "dashboard-phone-contacts", undefined],
+      ["Campaigns", "Campaigns", "dashboard-phone-campaigns", "New campaign"],
+      ["Settings", "Settings → Webhooks", "dashboard-phone-webhooks", "New webhook"],
+      ["Messages", "Messages", "dashboard-phone-messages", "New message"],
     ] as const) {
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click();
       await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
@@ -300,6 +384,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
           .last()
           .waitFor();
       }
+      if (form) await openForm(page, form);
       // Nothing wider than the screen: no sideways scrolling.
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       await screenshot(page, name);

@@ -88,6 +88,16 @@ export async function audit(page: Page, name: string): Promise<string[]> {
   return violations.map((v) => `${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
+/**
+ * Opens a page's creation form: presses its button in the toolbar ("New campaign", the dashboard's FormToggle)
+ * and waits until the button says it is expanded and the panel it controls is shown.
+ */
+export async function openForm(page: Page, name: string): Promise<void> {
+  await page.getByRole("button", { name, exact: true, expanded: false }).click();
+  const button = page.getByRole("button", { name, exact: true, expanded: true });
+  await page.locator(`[id="${await button.getAttribute("aria-controls")}"]`).waitFor();
+}
+
 /** A page of Settings, through the main navigation's Settings link and then Settings' own navigation. */
 export async function openSettings(page: Page, name: string): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();

@@ -8,7 +8,19 @@ import { Link, navigate } from "../router.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, segmentSummary, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { Field, fieldError, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession, ReferenceField } from "../ui.js";
+import {
+  Field,
+  fieldError,
+  FormPanel,
+  FormToggle,
+  ProblemMessage,
+  StatusChip,
+  useAction,
+  useAsync,
+  usePolling,
+  useSession,
+  ReferenceField,
+} from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { CampaignProgress } from "./CampaignDetail.js";
 
@@ -225,6 +237,7 @@ function CreateCampaign() {
 
 export function Campaigns() {
   const { client, canSend } = useSession();
+  const [creating, setCreating] = useState(false);
   const list = usePagedList<Campaign>(async (query) => ok(client.GET("/api/v1/campaigns", { params: { query } })), [], 50);
   // Live: quickly while one sends, now and then while one waits for its time.
   const sending = !!list.items?.some((c) => c.status === "sending");
@@ -233,7 +246,16 @@ export function Campaigns() {
     <section>
       <h1 tabIndex={-1}>Campaigns</h1>
       <QuotaNote />
-      {canSend && <CreateCampaign />}
+      {canSend && (
+        <>
+          <div class="toolbar">
+            <FormToggle label="New campaign" panelId="new-campaign-panel" open={creating} onToggle={setCreating} />
+          </div>
+          <FormPanel id="new-campaign-panel" open={creating}>
+            <CreateCampaign />
+          </FormPanel>
+        </>
+      )}
       <section class="card" aria-labelledby="campaigns-title">
         <h2 id="campaigns-title">All campaigns</h2>
         <PagedRows list={list} noun="campaigns" one="campaign" empty="No campaigns yet.">

@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../api.js";
 import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
 import { PagedRows, usePagedList } from "../paging.js";
-import { ConfirmDialog, Notice, useSession } from "../ui.js";
+import { ConfirmDialog, FormPanel, FormToggle, Notice, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 
 export function Keys() {
@@ -12,6 +12,7 @@ export function Keys() {
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [revoking, setRevoking] = useState<KeySummary | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
+  const [creating, setCreating] = useState(false);
   const list = usePagedList<KeySummary>(async (page) => ok(client.GET("/api/v1/keys", { params: { query: page } })), [], 50);
   return (
     <section>
@@ -23,15 +24,22 @@ export function Keys() {
       </p>
       <QuotaNote />
       {canWrite && (
-        <CreateKeyForm
-          id="new-key"
-          testOnly={key.test}
-          onCreate={async (body) => {
-            setNotice(undefined);
-            setCreated(await ok(client.POST("/api/v1/keys", { body })));
-            await list.reload();
-          }}
-        />
+        <>
+          <div class="toolbar">
+            <FormToggle label="New key" panelId="create-key-panel" open={creating} onToggle={setCreating} />
+          </div>
+          <FormPanel id="create-key-panel" open={creating}>
+            <CreateKeyForm
+              id="create-key"
+              testOnly={key.test}
+              onCreate={async (body) => {
+                setNotice(undefined);
+                setCreated(await ok(client.POST("/api/v1/keys", { body })));
+                await list.reload();
+              }}
+            />
+          </FormPanel>
+        </>
       )}
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
       {notice && <Notice>{notice}</Notice>}

@@ -5,7 +5,7 @@ import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Notice, StatusChip, usePolling, useSession } from "../ui.js";
+import { ConfirmDialog, FormPanel, FormToggle, Notice, StatusChip, usePolling, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
 import { ExportButton } from "../exports.js";
@@ -52,6 +52,7 @@ export function Messages() {
   useEffect(() => setReferenceText(reference), [reference]);
   const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
+  const [sending, setSending] = useState(false);
 
   const campaigns = usePagedList<Campaign>(async (page) => ok(client.GET("/api/v1/campaigns", { params: { query: page } })), [], 50);
   const list = usePagedList<Message>(
@@ -93,18 +94,21 @@ export function Messages() {
       <h1 tabIndex={-1}>Messages</h1>
       <QuotaNote />
       <div class="toolbar">
+        {canSend && <FormToggle label="New message" panelId="send-panel" open={sending} onToggle={setSending} />}
         <ExportButton path="/api/v1/exports/messages" label="Export all messages (CSV)" />
       </div>
       {canSend && (
-        <SendForm
-          onSent={({ messageId, to, scheduledAt, later }) => {
-            const text = later
-              ? `Message scheduled for ${formatTime(scheduledAt)} (${scheduledAt} UTC).`
-              : `Message to ${to} accepted: it is sent now.`;
-            setNotice({ text, messageId });
-            void list.reload();
-          }}
-        />
+        <FormPanel id="send-panel" open={sending}>
+          <SendForm
+            onSent={({ messageId, to, scheduledAt, later }) => {
+              const text = later
+                ? `Message scheduled for ${formatTime(scheduledAt)} (${scheduledAt} UTC).`
+                : `Message to ${to} accepted: it is sent now.`;
+              setNotice({ text, messageId });
+              void list.reload();
+            }}
+          />
+        </FormPanel>
       )}
       {notice && (
         <Notice>

@@ -3,7 +3,18 @@ import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  FormPanel,
+  FormToggle,
+  Notice,
+  PhoneField,
+  ProblemMessage,
+  useAction,
+  useSession,
+} from "../ui.js";
 
 export function Numbers() {
   const { client, canWrite } = useSession();
@@ -11,6 +22,7 @@ export function Numbers() {
   const [name, setName] = useState("");
   const [notice, setNotice] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<PhoneNumber | undefined>();
+  const [adding, setAdding] = useState(false);
   const list = usePagedList<PhoneNumber>(async (page) => ok(client.GET("/api/v1/numbers", { params: { query: page } })), [], 50);
   const add = useAction(async () => {
     const created = await ok(client.POST("/api/v1/numbers", { body: { phoneNumber, ...(name.trim() ? { name: name.trim() } : {}) } }));
@@ -28,43 +40,50 @@ export function Numbers() {
         one account in the whole service.
       </p>
       {canWrite && (
-        <form
-          class="card"
-          aria-labelledby="new-number-title"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void add.run();
-          }}
-        >
-          <h2 id="new-number-title">Add a number</h2>
-          <div class="grid-2">
-            <PhoneField
-              id="number-phone"
-              hint="With its +country prefix, e.g. +14155550199"
-              error={fieldError(add.error, "/body/phoneNumber")}
-              value={phoneNumber}
-              onValue={setPhoneNumber}
-            />
-            <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
-              <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-            </Field>
+        <>
+          <div class="toolbar">
+            <FormToggle label="Add a number" panelId="new-number-panel" open={adding} onToggle={setAdding} />
           </div>
-          {taken ? (
-            <div class="problem" role="alert" data-testid="number-taken">
-              <p>
-                <strong>Number not added: it is already registered.</strong> {add.error?.problem.detail} A number can belong to one account
-                only; if it is yours, delete it from the account that holds it first.
-              </p>
-            </div>
-          ) : (
-            <ProblemMessage error={add.error} prefix="Number not added" />
-          )}
-          <div class="actions">
-            <button type="submit" class="primary" disabled={add.busy}>
-              Add number
-            </button>
-          </div>
-        </form>
+          <FormPanel id="new-number-panel" open={adding}>
+            <form
+              class="card"
+              aria-labelledby="new-number-title"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void add.run();
+              }}
+            >
+              <h2 id="new-number-title">Add a number</h2>
+              <div class="grid-2">
+                <PhoneField
+                  id="number-phone"
+                  hint="With its +country prefix, e.g. +14155550199"
+                  error={fieldError(add.error, "/body/phoneNumber")}
+                  value={phoneNumber}
+                  onValue={setPhoneNumber}
+                />
+                <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
+                  <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+                </Field>
+              </div>
+              {taken ? (
+                <div class="problem" role="alert" data-testid="number-taken">
+                  <p>
+                    <strong>Number not added: it is already registered.</strong> {add.error?.problem.detail} A number can belong to one
+                    account only; if it is yours, delete it from the account that holds it first.
+                  </p>
+                </div>
+              ) : (
+                <ProblemMessage error={add.error} prefix="Number not added" />
+              )}
+              <div class="actions">
+                <button type="submit" class="primary" disabled={add.busy}>
+                  Add number
+                </button>
+              </div>
+            </form>
+          </FormPanel>
+        </>
       )}
       {notice && <Notice>{notice}</Notice>}
       <PagedRows

@@ -5,7 +5,7 @@ import { ok, type OptOut } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
+import { ConfirmDialog, fieldError, FormPanel, FormToggle, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 import { ExportButton, OptOutImport } from "../exports.js";
 
@@ -14,6 +14,8 @@ export function OptOuts() {
   const [phone, setPhone] = useState("");
   const [notice, setNotice] = useState<string | undefined>();
   const [removing, setRemoving] = useState<OptOut | undefined>();
+  const [adding, setAdding] = useState(false);
+  const [importing, setImporting] = useState(false);
   const list = usePagedList<OptOut>(async (page) => ok(client.GET("/api/v1/opt-outs", { params: { query: page } })), [], 50);
   const add = useAction(async () => {
     const entry = await ok(client.PUT("/api/v1/opt-outs/{phone}", { params: { path: { phone } } }));
@@ -29,36 +31,48 @@ export function OptOuts() {
         before are not sent. A person joins it by texting STOP (or a similar keyword) to one of the account's numbers and leaves it by
         texting START.
       </p>
-      {canWrite && (
-        <form
-          class="card"
-          aria-labelledby="new-opt-out-title"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void add.run();
-          }}
-        >
-          <h2 id="new-opt-out-title">Add a number</h2>
-          <PhoneField
-            id="opt-out-phone"
-            hint="With its +country prefix; for someone who asked by other means (a call, an email)"
-            error={fieldError(add.error, "/path/phone")}
-            value={phone}
-            onValue={setPhone}
-          />
-          <ProblemMessage error={add.error} prefix="Not added" />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={add.busy}>
-              Add to the opt-out list
-            </button>
-          </div>
-        </form>
-      )}
-      {canWrite && <OptOutImport onDone={list.reload} />}
-      {notice && <Notice>{notice}</Notice>}
       <div class="toolbar">
+        {canWrite && (
+          <>
+            <FormToggle label="Add a number" panelId="new-opt-out-panel" open={adding} onToggle={setAdding} />
+            <FormToggle label="Import a file" panelId="opt-out-import-panel" open={importing} onToggle={setImporting} />
+          </>
+        )}
         <ExportButton path="/api/v1/exports/opt-outs" label="Export the list (CSV)" />
       </div>
+      {canWrite && (
+        <>
+          <FormPanel id="new-opt-out-panel" open={adding}>
+            <form
+              class="card"
+              aria-labelledby="new-opt-out-title"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void add.run();
+              }}
+            >
+              <h2 id="new-opt-out-title">Add a number</h2>
+              <PhoneField
+                id="opt-out-phone"
+                hint="With its +country prefix; for someone who asked by other means (a call, an email)"
+                error={fieldError(add.error, "/path/phone")}
+                value={phone}
+                onValue={setPhone}
+              />
+              <ProblemMessage error={add.error} prefix="Not added" />
+              <div class="actions">
+                <button type="submit" class="primary" disabled={add.busy}>
+                  Add to the opt-out list
+                </button>
+              </div>
+            </form>
+          </FormPanel>
+          <FormPanel id="opt-out-import-panel" open={importing}>
+            <OptOutImport onDone={list.reload} />
+          </FormPanel>
+        </>
+      )}
+      {notice && <Notice>{notice}</Notice>}
       <PagedRows list={list} noun="opt-outs" one="opt-out" errorPrefix="Could not load the opt-out list" empty="Nobody has opted out.">
         {(items) => (
           <table class="table">

@@ -11,6 +11,8 @@ import {
   copyText,
   Field,
   fieldError,
+  FormPanel,
+  FormToggle,
   Loading,
   Notice,
   ProblemMessage,
@@ -345,6 +347,7 @@ export function Webhooks() {
   const [notice, setNotice] = useState<string | undefined>();
   const [fresh, setFresh] = useState<{ webhookId: string; secret: string } | undefined>();
   const [deleting, setDeleting] = useState<Webhook | undefined>();
+  const [adding, setAdding] = useState(false);
   const hooks = useAsync(async () => (await ok(client.GET("/api/v1/webhooks"))).data, []);
   const add = useAction(async () => {
     const created = await ok(client.POST("/api/v1/webhooks", { body: { name, url, events } }));
@@ -363,38 +366,45 @@ export function Webhooks() {
         undelivered), messages received, and opt-outs and opt-ins.
       </p>
       {canWrite && (
-        <form
-          class="card"
-          aria-labelledby="new-webhook-title"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void add.run();
-          }}
-        >
-          <h2 id="new-webhook-title">Add a webhook</h2>
-          <div class="grid-2">
-            <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
-              <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-            </Field>
-            <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
-              <input
-                id="webhook-url"
-                type="url"
-                required
-                value={url}
-                onInput={(e) => setUrl(e.currentTarget.value)}
-                aria-describedby="webhook-url-hint"
-              />
-            </Field>
+        <>
+          <div class="toolbar">
+            <FormToggle label="New webhook" panelId="new-webhook-panel" open={adding} onToggle={setAdding} />
           </div>
-          <EventChoice id="webhook-events" events={events} onChange={setEvents} />
-          <ProblemMessage error={add.error} prefix="Webhook not added" />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={add.busy || events.length === 0}>
-              Add webhook
-            </button>
-          </div>
-        </form>
+          <FormPanel id="new-webhook-panel" open={adding}>
+            <form
+              class="card"
+              aria-labelledby="new-webhook-title"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void add.run();
+              }}
+            >
+              <h2 id="new-webhook-title">Add a webhook</h2>
+              <div class="grid-2">
+                <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
+                  <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+                </Field>
+                <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
+                  <input
+                    id="webhook-url"
+                    type="url"
+                    required
+                    value={url}
+                    onInput={(e) => setUrl(e.currentTarget.value)}
+                    aria-describedby="webhook-url-hint"
+                  />
+                </Field>
+              </div>
+              <EventChoice id="webhook-events" events={events} onChange={setEvents} />
+              <ProblemMessage error={add.error} prefix="Webhook not added" />
+              <div class="actions">
+                <button type="submit" class="primary" disabled={add.busy || events.length === 0}>
+                  Add webhook
+                </button>
+              </div>
+            </form>
+          </FormPanel>
+        </>
       )}
       {notice && <Notice>{notice}</Notice>}
       <ProblemMessage error={hooks.error} />

@@ -5,7 +5,7 @@ import { ok, type OperatorAccount } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { Link, navigate } from "../../router.js";
 import { formatTime } from "../../time.js";
-import { Field, fieldError, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { Field, fieldError, FormPanel, FormToggle, ProblemMessage, useAction, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
 import { NumberHolder } from "./holder.js";
 
@@ -14,6 +14,7 @@ export const accountPath = (accountId: string) => `/operator/accounts/${accountI
 export function Accounts() {
   const { client } = useSession();
   const [name, setName] = useState("");
+  const [creating, setCreating] = useState(false);
   const list = usePagedList<OperatorAccount>(async (page) => ok(client.GET("/api/v1/accounts", { params: { query: page } })), [], 50);
   const create = useAction(async () => {
     const created = await ok(client.POST("/api/v1/accounts", { body: { name: name.trim() } }));
@@ -26,37 +27,42 @@ export function Accounts() {
         The service's accounts. Open one to suspend it, set its limits (daily quota, countries, sender IDs, throughput), and manage its keys
         and numbers.
       </p>
-      <form
-        class="card"
-        aria-labelledby="new-account-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create.run();
-        }}
-      >
-        <h2 id="new-account-title">Create an account</h2>
-        <Field
-          id="account-name"
-          label="Account name"
-          hint="Unique in the service, 1 to 100 characters."
-          error={fieldError(create.error, "/body/name")}
+      <div class="toolbar">
+        <FormToggle label="New account" panelId="new-account-panel" open={creating} onToggle={setCreating} />
+      </div>
+      <FormPanel id="new-account-panel" open={creating}>
+        <form
+          class="card"
+          aria-labelledby="new-account-title"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run();
+          }}
         >
-          <input
+          <h2 id="new-account-title">Create an account</h2>
+          <Field
             id="account-name"
-            required
-            maxLength={100}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            aria-describedby="account-name-hint"
-          />
-        </Field>
-        <ProblemMessage error={create.error} prefix="Account not created" />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={create.busy}>
-            {create.busy ? "Creating…" : "Create account"}
-          </button>
-        </div>
-      </form>
+            label="Account name"
+            hint="Unique in the service, 1 to 100 characters."
+            error={fieldError(create.error, "/body/name")}
+          >
+            <input
+              id="account-name"
+              required
+              maxLength={100}
+              value={name}
+              onInput={(e) => setName(e.currentTarget.value)}
+              aria-describedby="account-name-hint"
+            />
+          </Field>
+          <ProblemMessage error={create.error} prefix="Account not created" />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={create.busy}>
+              {create.busy ? "Creating…" : "Create account"}
+            </button>
+          </div>
+        </form>
+      </FormPanel>
       <section class="card" aria-labelledby="accounts-title">
         <div class="card-head">
           <h2 id="accounts-title">All accounts</h2>
