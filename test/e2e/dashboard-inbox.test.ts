@@ -179,6 +179,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
   it("Settings → Opt-outs lists keyword and added entries with their source, adds one and removes one", async () => {
     const { baseUrl } = server();
     const a = await withNumber("+14155550431");
+    expect((await a.request("POST", "/api/v1/contacts", { phone: "+14155550432", firstName: "Ada" })).status).toBe(201);
     await inbound(a, "+14155550432", "+14155550431", "Stop.");
 
     const page = await browser().newPage();
@@ -186,6 +187,8 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     const byKeyword = page.locator('[data-phone="+14155550432"]');
     await byKeyword.locator('[data-label="Source"]').getByText("keyword").waitFor();
     await byKeyword.locator('[data-label="Keyword"]').getByText("STOP").waitFor();
+    // The contact's name beside its number.
+    await byKeyword.getByRole("link", { name: "Conversation with +14155550432 (Ada)" }).getByText("Ada").waitFor();
 
     await openForm(page, "Add a number");
     await page.getByLabel("Phone number").fill("+14155550433");

@@ -8,6 +8,7 @@ import { formatTime } from "../time.js";
 import { ConfirmDialog, fieldError, FormPanel, FormToggle, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 import { ExportButton, OptOutImport } from "../exports.js";
+import { Person, useContactNames } from "../contactNames.js";
 
 export function OptOuts() {
   const { client, canWrite } = useSession();
@@ -17,6 +18,7 @@ export function OptOuts() {
   const [adding, setAdding] = useState(false);
   const [importing, setImporting] = useState(false);
   const list = usePagedList<OptOut>(async (page) => ok(client.GET("/api/v1/opt-outs", { params: { query: page } })), [], 50);
+  const names = useContactNames(list.items?.map((o) => o.phone) ?? []);
   const add = useAction(async () => {
     const entry = await ok(client.PUT("/api/v1/opt-outs/{phone}", { params: { path: { phone } } }));
     setPhone("");
@@ -93,8 +95,11 @@ export function OptOuts() {
               {items.map((o) => (
                 <tr key={o.phone} data-phone={o.phone}>
                   <td data-label="Number">
-                    <Link to={conversationPath(o.phone)} aria-label={`Conversation with ${o.phone}`}>
-                      {o.phone}
+                    <Link
+                      to={conversationPath(o.phone)}
+                      aria-label={`Conversation with ${o.phone}${names.has(o.phone) ? ` (${names.get(o.phone)!})` : ""}`}
+                    >
+                      <Person phone={o.phone} names={names} />
                     </Link>
                   </td>
                   <td data-label="Source">{o.source === "keyword" ? "keyword" : "added by hand (API)"}</td>
