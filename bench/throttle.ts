@@ -5,10 +5,12 @@
 //              (BENCH_WORKERS, "1,2"): achieved segments/s from the first submission to the last against the cap,
 //              the busiest one-second window, and what the queue cost (job row updates and queue row writes
 //              per message, from pg_stat_user_tables). Then the same with the cap on the `default` connector
-//              instead of the account (connectorWorkers1, connectorWorkers2; docs/ROUTING.md).
+//              instead of the account (connectorWorkers1, connectorWorkers2; docs/ROUTING.md). BENCH_THROTTLE_ON
+//              ("account,connector") picks the cases.
 //   latency:   a capped campaign of BENCH_THROTTLE_CAMPAIGN (10,000) low messages of the same account, one
 //              worker; once its backlog is queued, BENCH_THROTTLE_HIGH (50) high messages due 5 a second:
-//              p50/p99/max of submitted − scheduledAt, and the campaign's segments/s meanwhile.
+//              p50/p99/max of submitted − scheduledAt, and the campaign's segments/s meanwhile (skipped with
+//              BENCH_THROTTLE_CAMPAIGN=0).
 // THROUGHPUT_PACER_MS is the default (100 ms) unless set in the environment.
 import { ensureAccount } from "../server/db/accounts.js";
 import { updateAccountSettings } from "../server/db/accountSettings.js";
@@ -32,6 +34,7 @@ const HIGH = Number(process.env.BENCH_THROTTLE_HIGH ?? 50);
 const HIGH_PER_SECOND = 5;
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2").split(",").filter(Boolean).map(Number);
 const SEGMENTS = [1, 2, 3];
+const CAPS_ON = (process.env.BENCH_THROTTLE_ON ?? "account,connector").split(",").filter(Boolean) as ("account" | "connector")[];
 
 const bench = await startBenchDatabase();
 const { db } = bench;
@@ -79,9 +82,58 @@ async function reset(): Promise<void> {
   await db.raw("SELECT pg_stat_reset()");
 }
 
+/** The latency case: high messages due during a capped low campaign of the same account. */
+async function measureHighPriority() {
+  await reset();
+  const [worker] = await startWorkers(1, bench.url);
+  const { id: accountId } = await ensureAccount(db, "bench-throttle-latency");
+  await updateAccountSettings(db, accountId, { maxSegmentsPerSecond: CAP });
+  const campaignDue = new Date(Date.now() + 1000);
+  await scheduleMessages(db, { n: CAMPAIGN, dueAt: () => campaignDue, accountId, priority: () => "low" });
+  await waitForCount(`campaign of ${CAMPAIGN} queued`, Math.floor(CAMPAIGN * 0.9), async () =>
+    Math.min(
+      CAMPAIGN,
+      (await count("SELECT count(*) AS n FROM throttled_sends")) + (await count("SELECT count(*) AS n FROM simulator_submissions")),
+    ),
+  );
+  const queuedSeconds = (Date.now() - campaignDue.getTime()) / 1000;
+  const highStart = Date.now() + 1000;
+  await scheduleMessages(db, {
+    n: HIGH,
+    dueAt: (i) => new Date(highStart + (i * 1000) / HIGH_PER_SECOND),
+    accountId,
+    priority: () => "high",
+  });
+  const bar = progress("high messages during the campaign", HIGH);
+  let highs: Submission[] = [];
+  for (;;) {
+    highs = (await submissions(accountId)).filter((s) => s.priority === "high");
+    bar.update(highs.length);
+    if (highs.length >= HIGH) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  bar.stop();
+  await worker!.stop();
+  const latencies = highs.map((s) => (s.at - s.scheduledAt) * 1000).sort((a, b) => a - b);
+  const during = (await submissions(accountId)).filter((s) => s.at >= highStart / 1000 && s.at <= highs.at(-1)!.at);
+  const duringSpan = during.at(-1)!.at - during[0]!.at;
+  const duringSegments = during.slice(0, -1).reduce((sum, s) => sum + s.segments, 0);
+
+  return {
+    campaign: CAMPAIGN,
+    campaignQueuedSeconds: Number(queuedSeconds.toFixed(1)),
+    messages: HIGH,
+    p50Ms: Math.round(percentile(latencies, 50)),
+    p99Ms: Math.round(percentile(latencies, 99)),
+    maxMs: Math.round(latencies.at(-1)!),
+    segmentsPerSecondMeanwhile: Number((duringSegments / duringSpan).toFixed(1)),
+    busiestSecondMeanwhile: busiestSecond(during),
+  };
+}
+
 try {
   const precision: Record<string, unknown> = {};
-  for (const capOn of ["account", "connector"] as const)
+  for (const capOn of CAPS_ON)
     for (const workers of WORKERS) {
       await reset();
       const procs = await startWorkers(workers, bench.url);
@@ -119,56 +171,12 @@ try {
     }
   await db("connectors").update({ max_segments_per_second: null });
 
-  await reset();
-  const [worker] = await startWorkers(1, bench.url);
-  const { id: accountId } = await ensureAccount(db, "bench-throttle-latency");
-  await updateAccountSettings(db, accountId, { maxSegmentsPerSecond: CAP });
-  const campaignDue = new Date(Date.now() + 1000);
-  await scheduleMessages(db, { n: CAMPAIGN, dueAt: () => campaignDue, accountId, priority: () => "low" });
-  await waitForCount(`campaign of ${CAMPAIGN} queued`, Math.floor(CAMPAIGN * 0.9), async () =>
-    Math.min(
-      CAMPAIGN,
-      (await count("SELECT count(*) AS n FROM throttled_sends")) + (await count("SELECT count(*) AS n FROM simulator_submissions")),
-    ),
-  );
-  const queuedSeconds = (Date.now() - campaignDue.getTime()) / 1000;
-  const highStart = Date.now() + 1000;
-  await scheduleMessages(db, {
-    n: HIGH,
-    dueAt: (i) => new Date(highStart + (i * 1000) / HIGH_PER_SECOND),
-    accountId,
-    priority: () => "high",
-  });
-  const bar = progress("high messages during the campaign", HIGH);
-  let highs: Submission[] = [];
-  for (;;) {
-    highs = (await submissions(accountId)).filter((s) => s.priority === "high");
-    bar.update(highs.length);
-    if (highs.length >= HIGH) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  bar.stop();
-  await worker!.stop();
-  const latencies = highs.map((s) => (s.at - s.scheduledAt) * 1000).sort((a, b) => a - b);
-  const during = (await submissions(accountId)).filter((s) => s.at >= highStart / 1000 && s.at <= highs.at(-1)!.at);
-  const duringSpan = during.at(-1)!.at - during[0]!.at;
-  const duringSegments = during.slice(0, -1).reduce((sum, s) => sum + s.segments, 0);
-
   writeResult("throttle", {
     machine: await machine(db),
     cap: CAP,
     pacerMs: Number(process.env.THROUGHPUT_PACER_MS ?? 100),
     precision,
-    highPriority: {
-      campaign: CAMPAIGN,
-      campaignQueuedSeconds: Number(queuedSeconds.toFixed(1)),
-      messages: HIGH,
-      p50Ms: Math.round(percentile(latencies, 50)),
-      p99Ms: Math.round(percentile(latencies, 99)),
-      maxMs: Math.round(latencies.at(-1)!),
-      segmentsPerSecondMeanwhile: Number((duringSegments / duringSpan).toFixed(1)),
-      busiestSecondMeanwhile: busiestSecond(during),
-    },
+    highPriority: CAMPAIGN > 0 ? await measureHighPriority() : null,
   });
 } finally {
   await bench.stop();

@@ -78,7 +78,7 @@ export async function submitRouted(
             db,
             connector.connectorId!,
             connector.cap,
-            indexes.map((i) => outbound[i]!),
+            indexes.map((i) => ({ message: outbound[i]!, waits: nextInPool(plans[i]!.candidates, next[i]!) === undefined })),
           );
           writing = indexes.filter((_, k) => paid.admitted[k]);
           for (const [k, i] of indexes.entries())
@@ -112,10 +112,8 @@ export async function submitRouted(
       const refused = result instanceof ProviderUnavailable || (!(result instanceof Error) && !result.accepted);
       if (!refused) return false;
       // The next candidate it may go to: throttled, only within the pool.
-      const candidates = plans[i]!.candidates;
-      let n = next[i]! + 1;
-      while (n < candidates.length && result instanceof ProviderUnavailable && result.throttled && !candidates[n]!.pool) n++;
-      if (n >= candidates.length) return false;
+      const n = result instanceof ProviderUnavailable && result.throttled ? nextInPool(plans[i]!.candidates, next[i]!) : next[i]! + 1;
+      if (n === undefined || n >= plans[i]!.candidates.length) return false;
       next[i] = n;
       return true;
     });
@@ -133,37 +131,57 @@ export async function submitRouted(
   return results;
 }
 
+/** The candidate after `at` that a throttled message may move to (one of the route's pool), if any. */
+function nextInPool(candidates: { pool: boolean }[], at: number): number | undefined {
+  let n = at + 1;
+  while (n < candidates.length && !candidates[n]!.pool) n++;
+  return n < candidates.length ? n : undefined;
+}
+
 /** How far ahead a capped connector's slots are taken: the window's messages wait at most this for theirs. */
 const CAP_LOOKAHEAD_S = 0.05;
 
 /**
  * A capped connector's GCRA bucket (`connector:<id>`, the throughput caps' table, shared by every worker): the
  * messages, in order, whose slots fall within the lookahead are admitted and paid; the caller waits for the
- * last slot, then writes them. The others were not written: they try another connector of the pool, or wait
- * until the bucket has room for them.
+ * last slot, then writes them. The others were not written: they try another connector of the pool, or (those
+ * that `waits`) are given a turn and wait for it.
+ *
+ * Turns are handed out from a second row, `connector:<id>:turns`, the time up to which turns are promised: each
+ * waiting message gets the next one, so windows refused together come back one after another instead of all at
+ * the bucket's tat (where all but one were refused again: 20–31 job updates a message in bench:throttle). A turn
+ * is a wake-up time, not a payment: it comes back the lookahead early and pays then, so a late wake-up loses no
+ * slot, and a message cancelled meanwhile leaves its turn to whoever is due.
  */
-async function payConnectorCap(db: Db, connectorId: string, rate: number, messages: OutboundMessage[]) {
+async function payConnectorCap(db: Db, connectorId: string, rate: number, messages: { message: OutboundMessage; waits: boolean }[]) {
   const key = `connector:${connectorId}`;
+  const turnsKey = `${key}:turns`;
   return db.transaction(async (tx) => {
-    const { now, tats } = await lockThroughputBuckets(tx, [key]);
+    const { now, tats } = await lockThroughputBuckets(tx, [key, turnsKey]);
     const buckets = new Map([[key, { rate, tat: tats.get(key) ?? now }]]);
     const decision = admitInOrder(
-      messages.map((m) => ({ id: m.messageId, segments: m.segments, keys: [key] })),
+      messages.map(({ message: m }) => ({ id: m.messageId, segments: m.segments, keys: [key] })),
       buckets,
       now,
       now + CAP_LOOKAHEAD_S,
     );
-    await updateThroughputBuckets(tx, changedTats(buckets, decision));
+    const changed = changedTats(buckets, decision);
     const last = Math.max(now, ...decision.slots.values());
-    // The refused look again about when their turn would come, one after another, not all at once.
-    let turn = buckets.get(key)!.tat;
-    const retryAfterMs = messages.map((m) => {
-      if (decision.slots.has(m.messageId)) return 0;
+    const promised = Math.max(tats.get(turnsKey) ?? now, buckets.get(key)!.tat, now);
+    let turn = promised;
+    const retryAfterMs = messages.map(({ message: m, waits }) => {
+      if (decision.slots.has(m.messageId) || !waits) return 0;
       const at = turn;
       turn += m.segments / rate;
-      return Math.max(10, (at - now) * 1000);
+      return Math.max(10, (at - CAP_LOOKAHEAD_S - now) * 1000);
     });
-    return { admitted: messages.map((m) => decision.slots.has(m.messageId)), waitMs: Math.max(0, (last - now) * 1000), retryAfterMs };
+    if (turn > promised) changed.set(turnsKey, turn);
+    await updateThroughputBuckets(tx, changed);
+    return {
+      admitted: messages.map(({ message: m }) => decision.slots.has(m.messageId)),
+      waitMs: Math.max(0, (last - now) * 1000),
+      retryAfterMs,
+    };
   });
 }
 
