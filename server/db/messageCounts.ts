@@ -1,11 +1,41 @@
-// Counted message events (migration 036, docs/REPORTS.md): the triggers append message_count_deltas in the
-// transactions that make the events; the leader's chore moves them into message_counts; a report reads both.
+// Counted message events (migrations 036, 038, docs/REPORTS.md): message_count_deltas appended in the statements
+// that make the events (a trigger for messages stored, the status statements themselves for status changes);
+// the leader's chore moves them into message_counts; a report reads both.
 import type { Knex } from "knex";
-import { OPTED_OUT_CODE, type CountedEvent, type ReportKey } from "../domain/reports.js";
+import { OPTED_OUT_CODE, TTD_BOUNDS_SECONDS, type CountedEvent, type ReportKey } from "../domain/reports.js";
 import { run, sql, type Sql } from "./sql.js";
 
 const NIL = "'00000000-0000-0000-0000-000000000000'::uuid";
 const KEYS = "account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd";
+
+/** The columns a status statement returns for countStatusEventsSql, besides account_id (of messages). */
+export const COUNTED_COLUMNS = ["country", "category", "campaign_id", "connector_id", "error_code", "scheduled_at", "segments", "test"] as const;
+
+/**
+ * SQL: the INSERT (for a CTE of the status statement) that counts `event` for every message of CTE `from`
+ * (account_id, the COUNTED_COLUMNS, and `at`, the event's time), in the statement that makes the event.
+ *
+ * It also sets `sms.status_counted` for the transaction, which the history trigger (migration 038) reads to
+ * leave these rows alone: a release before 038 inserts history without counting, and its rows are still
+ * counted by the trigger during a rolling upgrade. Counting here costs the lifecycle a few per cent of
+ * pgbench's ceiling; the trigger that grouped a transition table and looked every message up again cost 38 %
+ * (bench/NOTES.md, "status counts in the statements").
+ */
+export function countStatusEventsSql(from: string, event: string, at: string): Sql {
+  const f = sql.raw(from);
+  const time = sql.raw(`${from}.${at}`);
+  return sql`INSERT INTO message_count_deltas (${sql.raw(KEYS)}, messages, segments)
+    SELECT ${f}.account_id, to_timestamp(floor(extract(epoch FROM ${time}) / 900) * 900), ${event}::text, coalesce(${f}.country, ''),
+           ${f}.category, coalesce(${f}.campaign_id, ${sql.raw(NIL)}), coalesce(${f}.connector_id, ${sql.raw(NIL)}),
+           CASE WHEN ${event}::text IN ('failed', 'undelivered') THEN coalesce(${f}.error_code, '') ELSE '' END,
+           CASE WHEN ${event}::text = 'delivered'
+                THEN width_bucket(extract(epoch FROM ${time} - ${f}.scheduled_at)::float8, ${[...TTD_BOUNDS_SECONDS]}::float8[])::smallint
+                ELSE (-1)::smallint END,
+           count(*), sum(${f}.segments)
+      FROM ${f} CROSS JOIN LATERAL (SELECT set_config('sms.status_counted', 'on', true)) counted
+     WHERE NOT ${f}.test
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9`;
+}
 
 export interface CountQuery {
   /** One account's counts, or every account's (null: the operator's). */

@@ -1383,18 +1383,22 @@ CREATE OR REPLACE FUNCTION count_status_changes()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments) 
-  SELECT h.account_id, to_timestamp(floor(extract(epoch FROM h.at) / 900) * 900) AS bucket, h.status AS event, coalesce(m.country, '') AS country, m.category,
-         coalesce(m.campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, coalesce(m.connector_id, '00000000-0000-0000-0000-000000000000'::uuid) AS connector_id,
-         CASE WHEN h.status IN ('failed', 'undelivered') THEN coalesce(m.error_code, '') ELSE '' END AS error_code,
-         CASE WHEN h.status = 'delivered' THEN width_bucket(extract(epoch FROM h.at - m.scheduled_at)::float8, '{1,2,5,10,20,30,60,120,300,600,1800,3600,7200,21600,86400}'::float8[])::smallint ELSE (-1)::smallint END AS ttd,
-         count(*) AS messages, sum(m.segments) AS segments
-    FROM changed h JOIN messages m ON m.account_id = h.account_id AND m.id = h.message_id
-   WHERE NOT m.test
-   GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    IF current_setting('sms.status_counted', true) = 'on' THEN RETURN NULL; END IF;
+    INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments)
+    SELECT h.account_id, to_timestamp(floor(extract(epoch FROM h.at) / 900) * 900) AS bucket, h.status AS event,
+           coalesce(m.country, '') AS country, m.category,
+           coalesce(m.campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, coalesce(m.connector_id, '00000000-0000-0000-0000-000000000000'::uuid) AS connector_id,
+           CASE WHEN h.status IN ('failed', 'undelivered') THEN coalesce(m.error_code, '') ELSE '' END AS error_code,
+           CASE WHEN h.status = 'delivered'
+                THEN width_bucket(extract(epoch FROM h.at - m.scheduled_at)::float8, '{1,2,5,10,20,30,60,120,300,600,1800,3600,7200,21600,86400}'::float8[])::smallint
+                ELSE (-1)::smallint END AS ttd,
+           count(*) AS messages, sum(m.segments) AS segments
+      FROM changed h JOIN messages m ON m.account_id = h.account_id AND m.id = h.message_id
+     WHERE NOT m.test
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
+    RETURN NULL;
+  END $function$;
 
 CREATE OR REPLACE FUNCTION count_stored_messages()
  RETURNS trigger

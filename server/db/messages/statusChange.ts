@@ -1,9 +1,10 @@
-// The provider's word on messages (sent, delivered, undelivered, failed): the status change with its history
-// and its receipts' outbox, in one statement.
+// The provider's word on messages (sent, delivered, undelivered, failed): the status change with its history,
+// its counts and its receipts' outbox, in one statement.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
 import { insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
 import { statusInSql } from "../byIdFilters.js";
+import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
 import { run, sql } from "../sql.js";
 
 export interface StatusUpdate {
@@ -31,7 +32,7 @@ export interface ReceiptJobsClaim {
 /**
  * Moves many messages to one status as ONE statement: the conditional UPDATE (only rows in a status the state
  * machine lets move to `to`), their
- * history entries, a receipt delivery for every webhook of each account with a delivery job each (the
+ * history entries, their counts for reports, a receipt delivery for every webhook of each account with a delivery job each (the
  * transactional outbox), and one NOTIFY. A single statement is atomic, so a change never commits without its
  * receipts. Round trips are the cost that matters here (each one a writev syscall and a context switch on
  * both sides): one statement per batch replaced a five-round-trip transaction per message. Returns the rows that changed; a late or duplicate report changes nothing and is absent. With
@@ -74,9 +75,11 @@ export async function updateStatusesWithReceipts(
          error_message = coalesce(i.error_message, messages.error_message)
        FROM i WHERE messages.id = ANY(${ids}::uuid[]) AND messages.account_id = i.account_id AND messages.id = i.id
         AND ${statusInSql("messages", allowedFrom(to))}
-       RETURNING messages.id, messages.account_id, messages.campaign_id, i.at, i.body
+       RETURNING messages.id, messages.account_id, ${sql.raw(COUNTED_COLUMNS.map((c) => `messages.${c}`).join(", "))}, i.at, i.body
      ), h AS (
        INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ${to}, at FROM m
+     ), k AS (
+       ${countStatusEventsSql("m", to, "at")}
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
        SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ${receipt.event}, ${receipt.seq}, m.body

@@ -6,6 +6,7 @@ import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
 import { asWhere, byAccountKeysSql, statusInSql } from "../byIdFilters.js";
 import { cancelPendingJobsSql } from "../jobs/index.js";
+import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
 import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
 import { run, sql, type Sql } from "../sql.js";
@@ -24,7 +25,7 @@ export async function cancelScheduledMessage(
 ): Promise<{ jobId: string; cancelledAt: Date } | undefined> {
   const { rows } = await run<{ jobId: string; cancelledAt: Date }>(
     tx,
-    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND id = ${messageId}`)}), h AS (${historySql("cancelled")})
+    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND id = ${messageId}`)}), h AS (${historySql("cancelled")}), k AS (${countedSql()})
         SELECT job_id AS "jobId", cancelled_at AS "cancelledAt" FROM c`,
   );
   return rows[0];
@@ -39,6 +40,7 @@ export async function cancelCampaignMessages(tx: Knex.Transaction, accountId: st
     tx,
     sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND campaign_id = ${campaignId}`)}),
              h AS (${historySql("cancelled")}),
+             k AS (${countedSql()}),
              j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
         SELECT count(*)::int AS n FROM c`,
   );
@@ -54,6 +56,7 @@ export async function cancelBatchMessages(tx: Knex.Transaction, accountId: strin
     tx,
     sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND batch_id = ${batchId}`)}),
              h AS (${historySql("cancelled")}),
+             k AS (${countedSql()}),
              j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
         SELECT count(*)::int AS n FROM c`,
   );
@@ -64,12 +67,15 @@ export async function cancelBatchMessages(tx: Knex.Transaction, accountId: strin
 const cancelSql = (where: Sql) =>
   sql`UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL
        WHERE ${where} AND status = ANY(${allowedFrom("cancelled")}::text[])
-      RETURNING account_id, id, job_id, cancelled_at`;
+      RETURNING account_id, id, job_id, cancelled_at, ${sql.raw(COUNTED_COLUMNS.join(", "))}`;
 
 /** The history entries of the rows a CTE named `c` changed to `status`. */
 const historySql = (status: "cancelled") =>
   sql`INSERT INTO message_status_history (account_id, message_id, status, at)
       SELECT account_id, id, ${status}, cancelled_at FROM c`;
+
+/** Counts the cancels of CTE `c` for reports (with the history, in the same statement). */
+const countedSql = () => countStatusEventsSql("c", "cancelled", "cancelled_at");
 
 /** The status filter for the query builder's `whereRaw` on messages. */
 const whereStatusIn = (statuses: readonly string[]) => {

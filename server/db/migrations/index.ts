@@ -36,6 +36,7 @@ import * as m034 from "./034_connector_counters.js";
 import * as m035 from "./035_shared_sessions.js";
 import * as m036 from "./036_message_counts.js";
 import * as m037 from "./037_hourly_message_counts.js";
+import * as m038 from "./038_status_counts_in_statements.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -77,6 +78,7 @@ const migrations: Record<string, Knex.Migration> = {
   "035_shared_sessions": m035,
   "036_message_counts": m036,
   "037_hourly_message_counts": m037,
+  "038_status_counts_in_statements": m038,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
