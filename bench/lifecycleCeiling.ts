@@ -4,13 +4,21 @@
 //   1. insert the messages and their send jobs;
 //   2. claim the jobs (and remove them), status `sent`, history entries, receipt rows;
 //   3. status `delivered`, history entries, receipt rows.
+// Status changes are counted for reports in their statements, as the server counts them (countStatusEventsSql);
+// messages stored, by the trigger on messages.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAccount } from "../server/db/accounts.js";
+import { COUNTED_COLUMNS, countStatusEventsSql } from "../server/db/messageCounts.js";
+import { sql } from "../server/db/sql.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { resetData, type BenchDb } from "./lib.js";
+
+const COUNTED = COUNTED_COLUMNS.join(", ");
+// pgbench takes no parameters: the statement's few values written in as literals.
+const counted = (event: "sent" | "delivered") => sql.inline(countStatusEventsSql(event === "sent" ? "sent" : "d", event, "now()"));
 
 const script = `
 BEGIN;
@@ -26,15 +34,17 @@ WITH claimed AS (DELETE FROM jobs WHERE id = ANY(ARRAY(
                     ORDER BY run_at, id LIMIT :k FOR UPDATE SKIP LOCKED))
                  RETURNING (payload->>'messageId')::uuid AS mid),
      sent AS (UPDATE messages m SET status = 'sent', sent_at = now(), provider_message_id = m.id::text
-               WHERE m.id = ANY(ARRAY(SELECT mid FROM claimed)) RETURNING m.id, m.account_id),
+               WHERE m.id = ANY(ARRAY(SELECT mid FROM claimed)) RETURNING m.id, m.account_id, ${COUNTED}),
      h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'sent' FROM sent),
+     k AS (${counted("sent")}),
      r AS (INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
            SELECT gen_random_uuid(), :webhook::uuid, account_id, id, 'dlr.sent', 1, '{}' FROM sent)
 SELECT coalesce(array_agg(id)::text, '{}') AS sent_ids FROM sent \\gset
 COMMIT;
 BEGIN;
-WITH d AS (UPDATE messages SET status = 'delivered', delivered_at = now() WHERE id = ANY(:sent_ids::uuid[]) RETURNING id, account_id),
-     h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'delivered' FROM d)
+WITH d AS (UPDATE messages SET status = 'delivered', delivered_at = now() WHERE id = ANY(:sent_ids::uuid[]) RETURNING id, account_id, ${COUNTED}),
+     h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'delivered' FROM d),
+     k AS (${counted("delivered")})
 INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
 SELECT gen_random_uuid(), :webhook::uuid, account_id, id, 'dlr.delivered', 2, '{}' FROM d;
 COMMIT;

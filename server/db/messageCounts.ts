@@ -13,7 +13,8 @@ export const COUNTED_COLUMNS = ["country", "category", "campaign_id", "connector
 
 /**
  * SQL: the INSERT (for a CTE of the status statement) that counts `event` for every message of CTE `from`
- * (account_id, the COUNTED_COLUMNS, and `at`, the event's time), in the statement that makes the event.
+ * (account_id and the COUNTED_COLUMNS) at `at` (an SQL expression: the event's time), in the statement that
+ * makes the event.
  *
  * It also sets `sms.status_counted` for the transaction, which the history trigger (migration 038) reads to
  * leave these rows alone: a release before 038 inserts history without counting, and its rows are still
@@ -23,7 +24,7 @@ export const COUNTED_COLUMNS = ["country", "category", "campaign_id", "connector
  */
 export function countStatusEventsSql(from: string, event: string, at: string): Sql {
   const f = sql.raw(from);
-  const time = sql.raw(`${from}.${at}`);
+  const time = sql.raw(at);
   return sql`INSERT INTO message_count_deltas (${sql.raw(KEYS)}, messages, segments)
     SELECT ${f}.account_id, to_timestamp(floor(extract(epoch FROM ${time}) / 900) * 900), ${event}::text, coalesce(${f}.country, ''),
            ${f}.category, coalesce(${f}.campaign_id, ${sql.raw(NIL)}), coalesce(${f}.connector_id, ${sql.raw(NIL)}),

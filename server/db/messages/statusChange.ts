@@ -79,7 +79,7 @@ export async function updateStatusesWithReceipts(
      ), h AS (
        INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ${to}, at FROM m
      ), k AS (
-       ${countStatusEventsSql("m", to, "at")}
+       ${countStatusEventsSql("m", to, "m.at")}
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
        SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ${receipt.event}, ${receipt.seq}, m.body

@@ -75,7 +75,7 @@ const historySql = (status: "cancelled") =>
       SELECT account_id, id, ${status}, cancelled_at FROM c`;
 
 /** Counts the cancels of CTE `c` for reports (with the history, in the same statement). */
-const countedSql = () => countStatusEventsSql("c", "cancelled", "cancelled_at");
+const countedSql = () => countStatusEventsSql("c", "cancelled", "c.cancelled_at");
 
 /** The status filter for the query builder's `whereRaw` on messages. */
 const whereStatusIn = (statuses: readonly string[]) => {
