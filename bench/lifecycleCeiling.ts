@@ -4,14 +4,14 @@
 //   1. insert the messages and their send jobs;
 //   2. claim the jobs (and remove them), status `sent`, history entries, receipt rows;
 //   3. status `delivered`, history entries, receipt rows.
-// Status changes are counted for reports in their statements, as the server counts them (countStatusEventsSql);
-// messages stored, by the trigger on messages.
+// Messages stored and status changes are counted for reports in their statements, as the server counts them
+// (db/messageCounts.ts).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAccount } from "../server/db/accounts.js";
-import { COUNTED_COLUMNS, countStatusEventsSql } from "../server/db/messageCounts.js";
+import { COUNTED_COLUMNS, countStatusEventsSql, countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../server/db/messageCounts.js";
 import { sql } from "../server/db/sql.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { resetData, type BenchDb } from "./lib.js";
@@ -25,8 +25,10 @@ BEGIN;
 WITH ids AS (SELECT gen_random_uuid() AS mid, gen_random_uuid() AS jid FROM generate_series(1, :k)),
      j AS (INSERT INTO jobs (id, account_id, kind, payload, run_at, max_attempts)
            SELECT jid, :account::uuid, 'send_message', jsonb_build_object('messageId', mid), now(), 10 FROM ids)
-INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
-SELECT mid, :account::uuid, jid, '+14155550100', 'BENCH', 'limit benchmark', now(), 1, 'GSM-7' FROM ids;
+     stored AS (INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
+                SELECT mid, :account::uuid, jid, '+14155550100', 'BENCH', 'limit benchmark', now(), 1, 'GSM-7' FROM ids
+                RETURNING ${STORED_COUNTED_COLUMNS})
+${sql.text(countStoredEventsSql("stored"))};
 COMMIT;
 BEGIN;
 WITH claimed AS (DELETE FROM jobs WHERE id = ANY(ARRAY(

@@ -38,6 +38,27 @@ export function countStatusEventsSql(from: string, event: string, at: string): S
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9`;
 }
 
+/** The columns an INSERT INTO messages returns for countStoredEventsSql. */
+export const STORED_COUNTED_COLUMNS = "account_id, direction, created_at, received_at, country, category, campaign_id, segments, test";
+
+/**
+ * SQL (no bindings): the INSERT (for a CTE, or the main statement) that counts the messages of CTE `from`
+ * (STORED_COUNTED_COLUMNS) as accepted (outbound, when created) or received (inbound), in the statement that
+ * stores them, and sets `sms.stored_counted` for the transaction, which the trigger on messages (migration
+ * 039) reads to leave them alone; it counts an older release's inserts during a rolling upgrade.
+ */
+export function countStoredEventsSql(from: string): Sql {
+  return sql.raw(`INSERT INTO message_count_deltas (${KEYS}, messages, segments)
+    SELECT ${from}.account_id,
+           to_timestamp(floor(extract(epoch FROM CASE WHEN ${from}.direction = 'inbound' THEN ${from}.received_at ELSE ${from}.created_at END) / 900) * 900),
+           CASE WHEN ${from}.direction = 'inbound' THEN 'received' ELSE 'accepted' END, coalesce(${from}.country, ''),
+           CASE WHEN ${from}.direction = 'inbound' THEN '' ELSE ${from}.category END, coalesce(${from}.campaign_id, ${NIL}),
+           ${NIL}, '', (-1)::smallint, count(*), sum(${from}.segments)
+      FROM ${from} CROSS JOIN LATERAL (SELECT set_config('sms.stored_counted', 'on', true)) counted
+     WHERE NOT ${from}.test
+     GROUP BY 1, 2, 3, 4, 5, 6`);
+}
+
 export interface CountQuery {
   /** One account's counts, or every account's (null: the operator's). */
   accountId: string | null;

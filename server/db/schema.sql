@@ -1404,17 +1404,18 @@ CREATE OR REPLACE FUNCTION count_stored_messages()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments) 
-  SELECT account_id, to_timestamp(floor(extract(epoch FROM CASE WHEN direction = 'inbound' THEN received_at ELSE created_at END) / 900) * 900) AS bucket,
-         CASE WHEN direction = 'inbound' THEN 'received' ELSE 'accepted' END AS event,
-         coalesce(country, '') AS country, CASE WHEN direction = 'inbound' THEN '' ELSE category END AS category,
-         coalesce(campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, '00000000-0000-0000-0000-000000000000'::uuid AS connector_id, '' AS error_code, (-1)::smallint AS ttd,
-         count(*) AS messages, sum(segments) AS segments
-    FROM stored WHERE NOT test
-   GROUP BY 1, 2, 3, 4, 5, 6;
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    IF current_setting('sms.stored_counted', true) = 'on' THEN RETURN NULL; END IF;
+    INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments)
+    SELECT account_id, to_timestamp(floor(extract(epoch FROM CASE WHEN direction = 'inbound' THEN received_at ELSE created_at END) / 900) * 900) AS bucket,
+           CASE WHEN direction = 'inbound' THEN 'received' ELSE 'accepted' END AS event,
+           coalesce(country, '') AS country, CASE WHEN direction = 'inbound' THEN '' ELSE category END AS category,
+           coalesce(campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, '00000000-0000-0000-0000-000000000000'::uuid AS connector_id, '' AS error_code, (-1)::smallint AS ttd,
+           count(*) AS messages, sum(segments) AS segments
+      FROM stored WHERE NOT test
+     GROUP BY 1, 2, 3, 4, 5, 6;
+    RETURN NULL;
+  END $function$;
 
 CREATE OR REPLACE FUNCTION gen_uuid_v7()
  RETURNS uuid

@@ -1,9 +1,11 @@
-// New messages: scheduled ones with their send jobs (one or a fan-out's batch), automatic replies, inbound ones.
+// New messages: scheduled ones with their send jobs (one or a fan-out's batch), automatic replies, inbound ones,
+// each counted for reports in the statement that stores it.
 import type { Knex } from "knex";
 import { countryOf } from "../../domain/phone.js";
 import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 import type { Encoding } from "../../../common/segments.js";
 import { insertJobsSql, notifyWorkers } from "../jobs/index.js";
+import { countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../messageCounts.js";
 import { run, sql } from "../sql.js";
 import type { NewMessage } from "./rows.js";
 
@@ -40,11 +42,14 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
             priority: jobPrioritySql("priority"),
             from: "rows",
           })}
+        ), stored AS (
+          INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+                                batch_id, reference, metadata, sent_body, sender_pool_id, country)
+          SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+                 batch_id, reference, metadata, sent_body, sender_pool_id, country FROM rows
+          RETURNING ${sql.raw(STORED_COUNTED_COLUMNS)}
         )
-        INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                              batch_id, reference, metadata, sent_body, sender_pool_id, country)
-        SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-               batch_id, reference, metadata, sent_body, sender_pool_id, country FROM rows`,
+        ${countStoredEventsSql("stored")}`,
   );
   await notifyWorkers(tx, new Date(Math.min(...messages.map((m) => m.scheduledAt.getTime()))));
 }
@@ -63,9 +68,12 @@ export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m
             payload: sql`jsonb_build_object('messageId', ${m.id}::uuid)`,
             runAt: sql`${m.scheduledAt}::timestamptz`,
           })}
+        ), stored AS (
+          INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out, country)
+          VALUES (${m.id}, ${accountId}, ${m.jobId}, ${m.to}, ${m.from}, ${m.body}, ${m.scheduledAt}, ${m.segments}, ${m.encoding}, true, ${countryOf(m.to)})
+          RETURNING ${sql.raw(STORED_COUNTED_COLUMNS)}
         )
-        INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out, country)
-        VALUES (${m.id}, ${accountId}, ${m.jobId}, ${m.to}, ${m.from}, ${m.body}, ${m.scheduledAt}, ${m.segments}, ${m.encoding}, true, ${countryOf(m.to)})`,
+        ${countStoredEventsSql("stored")}`,
   );
   await notifyWorkers(tx, m.scheduledAt);
 }
@@ -83,18 +91,14 @@ export interface NewInboundMessage {
 
 /** Stores an inbound message: recipient is the account's number, sender the person. */
 export async function insertInboundMessage(db: Knex, accountId: string, m: NewInboundMessage): Promise<void> {
-  await db("messages").insert({
-    id: m.id,
-    account_id: accountId,
-    direction: "inbound",
-    recipient: m.to,
-    sender: m.from,
-    body: m.body,
-    status: "received",
-    received_at: m.receivedAt,
-    incomplete: m.incomplete,
-    segments: m.segments,
-    encoding: m.encoding,
-    country: countryOf(m.from),
-  });
+  await run(
+    db,
+    sql`WITH stored AS (
+          INSERT INTO messages (id, account_id, direction, recipient, sender, body, status, received_at, incomplete, segments, encoding, country)
+          VALUES (${m.id}, ${accountId}, 'inbound', ${m.to}, ${m.from}, ${m.body}, 'received', ${m.receivedAt}, ${m.incomplete}, ${m.segments},
+                  ${m.encoding}, ${countryOf(m.from)})
+          RETURNING ${sql.raw(STORED_COUNTED_COLUMNS)}
+        )
+        ${countStoredEventsSql("stored")}`,
+  );
 }

@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { NewMessage } from "./rows.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "../jobs/index.js";
+import { countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../messageCounts.js";
 import { queryPrepared } from "../prepared.js";
 import { sql } from "../sql.js";
 import { countryOf } from "../../domain/phone.js";
@@ -8,7 +9,7 @@ import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js
 
 /**
  * POST /scheduler/schedule in ONE statement: the opt-out check, the send job, the message (its "scheduled"
- * history entry is the row's created_at, not stored), and the workers' wake-up when it is due within the
+ * history entry is the row's created_at, not stored), its count for reports, and the workers' wake-up when it is due within the
  * notify horizon. One statement is atomic on its own, so without an Idempotency-Key no BEGIN/COMMIT round trips
  * are needed (the previous version took five round trips: BEGIN, three INSERTs, COMMIT). The opt-out check is
  * a CTE here, not a query of its own: as a separate round trip it held the sustained-load test under its rate.
@@ -31,6 +32,9 @@ export const insertScheduledMessageStatement = {
                   :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text, :test::boolean,
                   :reference::text, :metadata::jsonb, :sentBody::text, :senderPoolId::uuid, :country::text
              FROM allowed
+           RETURNING ${STORED_COUNTED_COLUMNS}
+         ), counted AS (
+           ${sql.text(countStoredEventsSql("message"))}
          )
          SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
                 ${notifyWhenSql(":wakeUp::text <> '' AND EXISTS (SELECT FROM allowed)", ":wakeUp::text")}`,
