@@ -9,7 +9,16 @@ const NIL = "'00000000-0000-0000-0000-000000000000'::uuid";
 const KEYS = "account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd";
 
 /** The columns a status statement returns for countStatusEventsSql, besides account_id (of messages). */
-export const COUNTED_COLUMNS = ["country", "category", "campaign_id", "connector_id", "error_code", "scheduled_at", "segments", "test"] as const;
+export const COUNTED_COLUMNS = [
+  "country",
+  "category",
+  "campaign_id",
+  "connector_id",
+  "error_code",
+  "scheduled_at",
+  "segments",
+  "test",
+] as const;
 
 /**
  * SQL: the INSERT (for a CTE of the status statement) that counts `event` for every message of CTE `from`

@@ -108,5 +108,5 @@ describe("a route's pool", () => {
       [ids],
     );
     expect(rows[0].n / ids.length).toBeLessThan(3);
-});
+  });
 });
