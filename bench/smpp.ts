@@ -237,8 +237,8 @@ async function routeTo(connectors: number, sessions: number): Promise<void> {
   const pool = connectors === 2 ? [{ connectorId: first }, { connectorId: secondId }] : [{ connectorId: first }];
   await replaceRoutes(db, (await routingTable(db)).version, [{ name: "all", match: {}, connectors: pool }]);
   // Every enabled connector binds: the second one is switched off while it is not routed to.
-  await changeConnector(db, secondId, { enabled: connectors === 2 });
-  for (const c of await listConnectors(db)) if (c.smpp) await changeConnector(db, c.id, { smpp: { ...c.smpp, sessions } });
+  await changeConnector(db, secondId, { enabled: connectors === 2 }, 0);
+  for (const c of await listConnectors(db)) if (c.smpp) await changeConnector(db, c.id, { smpp: { ...c.smpp, sessions } }, 0);
 }
 
 async function ours(n: number, window: number, workers: number, mode: "one-by-one" | "campaign", connectors: number): Promise<Round> {

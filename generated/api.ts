@@ -4174,7 +4174,7 @@ export interface components {
             type?: components["schemas"]["ConnectorType"];
             /** @description The whole SMPP link (its password too). */
             smpp?: components["schemas"]["SmppConnectorSettings"];
-            /** @description New cap, or `null` for none. */
+            /** @description New cap, or `null` for none. Applies to the messages already waiting for this connector, which are looked at again once every worker has it (within `CONNECTOR_REFRESH_MS`). */
             maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
             /** @description Switch it on or off. */
             enabled?: boolean;

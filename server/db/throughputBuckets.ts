@@ -48,3 +48,8 @@ export async function updateThroughputBuckets(tx: Knex.Transaction, tats: Map<st
           FROM unnest(${[...tats.keys()]}::text[], ${[...tats.values()]}::float8[]) AS u(key, tat) WHERE b.key = u.key`,
   );
 }
+
+/** Forgets buckets (a connector's promised turns when its cap changed): a key read again starts empty. */
+export async function forgetThroughputBuckets(db: Knex, keys: string[]): Promise<void> {
+  await run(db, sql`DELETE FROM throughput_buckets WHERE key = ANY(${keys}::text[])`);
+}

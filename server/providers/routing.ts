@@ -8,7 +8,7 @@
 import type { Db } from "../db/knex.js";
 import { assignConnectors, recordAttempts, type OwnedMessageRow, type SendAttemptRow } from "../db/messages/index.js";
 import { lockThroughputBuckets, updateThroughputBuckets } from "../db/throughputBuckets.js";
-import { admitInOrder, changedTats } from "../domain/throughput.js";
+import { admitInOrder, changedTats, connectorBucketKey, connectorTurnsKey } from "../domain/throughput.js";
 import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
 import type { RoutedConnector, SendRouter } from "./connectors.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type SubmitResult } from "./types.js";
@@ -154,8 +154,8 @@ const CAP_LOOKAHEAD_S = 0.05;
  * slot, and a message cancelled meanwhile leaves its turn to whoever is due.
  */
 async function payConnectorCap(db: Db, connectorId: string, rate: number, messages: { message: OutboundMessage; waits: boolean }[]) {
-  const key = `connector:${connectorId}`;
-  const turnsKey = `${key}:turns`;
+  const key = connectorBucketKey(connectorId);
+  const turnsKey = connectorTurnsKey(connectorId);
   return db.transaction(async (tx) => {
     const { now, tats } = await lockThroughputBuckets(tx, [key, turnsKey]);
     const buckets = new Map([[key, { rate, tat: tats.get(key) ?? now }]]);

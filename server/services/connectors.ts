@@ -15,9 +15,12 @@ import {
   type SmppSettings,
 } from "../db/connectors.js";
 import { isUniqueViolation } from "../db/errors.js";
+import { makeCappedSendsDue } from "../db/jobs/index.js";
+import { forgetThroughputBuckets } from "../db/throughputBuckets.js";
 import type { Db } from "../db/knex.js";
 import { readRoutingTable, replaceRoutingTable, routesNaming, type RoutingTable } from "../db/routingTable.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
+import { connectorTurnsKey } from "../domain/throughput.js";
 import { candidatesOf, connectorsOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "../domain/routing.js";
 
 /** A worker's state row older than this is a dead worker's (workers refresh theirs every few seconds). */
@@ -93,7 +96,12 @@ export async function createConnector(
   return connectorView(db, row.id);
 }
 
-export async function changeConnector(db: Db, id: string, input: ConnectorInput): Promise<ConnectorView> {
+/**
+ * Changes a connector. When its cap changes, the messages waiting for it are made due once every worker has
+ * applied the change (`appliedWithinMs`: their look at the connectors) and judged by the new cap: turns given
+ * at the old rate would keep them asleep past slots a raised cap has (docs/ROUTING.md, "Connectors").
+ */
+export async function changeConnector(db: Db, id: string, input: ConnectorInput, appliedWithinMs: number): Promise<ConnectorView> {
   const before = await getConnector(db, id);
   if (!before) throw notFound("Connector");
   const type = input.type ?? before.type;
@@ -106,6 +114,10 @@ export async function changeConnector(db: Db, id: string, input: ConnectorInput)
     enabled: input.enabled ?? before.enabled,
   });
   if (!(await updateConnector(db, id, merged).catch(rethrowNameTaken(merged.name)))) throw notFound("Connector");
+  if (merged.maxSegmentsPerSecond !== before.maxSegmentsPerSecond) {
+    await forgetThroughputBuckets(db, [connectorTurnsKey(id)]);
+    await makeCappedSendsDue(db, id, new Date(Date.now() + appliedWithinMs));
+  }
   return connectorView(db, id);
 }
 

@@ -109,4 +109,23 @@ describe("a route's pool", () => {
     );
     expect(rows[0].n / ids.length).toBeLessThan(3);
   });
+
+  it("a cap raised applies at once to the messages already waiting for their turns", { timeout: 60_000 }, async () => {
+    const db = server().db;
+    const slow = await simulatorConnector("slow", 1);
+    await putRoutes([{ name: "slow", match: {}, connectors: [{ connectorId: slow }] }]);
+    const { accountId } = await server().account();
+    const ids = await insertMessages(
+      db,
+      accountId,
+      Array.from({ length: 30 }, () => ({})),
+    );
+    // At 1 segment a second the last of them has a turn about 30 s ahead.
+    await waitUntil("the first two sent", async () => (await submissionsOf(db, ids)).length >= 2);
+    const res = await (await operator())("PATCH", `/api/v1/connectors/${slow}`, { maxSegmentsPerSecond: null });
+    expect(res.status).toBe(200);
+    // Woken once every worker has applied the change (CONNECTOR_REFRESH_MS, 100 ms here), not at their old turns.
+    await sentAll(ids, 15_000);
+    expect((await submissionsOf(db, ids)).length).toBe(30);
+  });
 });

@@ -6,6 +6,7 @@ export { completeHeldJobsSql, completeJobs } from "./completeJobs.js";
 export { deleteFinalizedJobs } from "./deleteFinalizedJobs.js";
 export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJobs } from "./failJob.js";
+export { makeCappedSendsDue } from "./makeCappedSendsDue.js";
 export { makeHeldSendsDue } from "./makeHeldSendsDue.js";
 export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUntypedJob } from "./insertJobs.js";
 export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";

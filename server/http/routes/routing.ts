@@ -62,7 +62,10 @@ export const routingHandlers: Pick<
     return { status: 200, body: toConnector(await connectorView(db, path.connectorId), config.smppMaxInFlight) };
   },
   async Connectors_update({ db, path, body, config }) {
-    return { status: 200, body: toConnector(await changeConnector(db, path.connectorId, body), config.smppMaxInFlight) };
+    return {
+      status: 200,
+      body: toConnector(await changeConnector(db, path.connectorId, body, config.connectorRefreshMs), config.smppMaxInFlight),
+    };
   },
   async Connectors_delete({ db, path }) {
     await removeConnector(db, path.connectorId);
