@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { CreatedKey, KeyScope, KeySummary, NewKeyRequest } from "./api.js";
 import { formatTime, localInputToUtc, timeZone, utcOffset } from "./time.js";
-import { copyText, Field, fieldError, ProblemMessage, useAction } from "./ui.js";
+import { copyText, Field, fieldError, ProblemMessage, TitledForm, useAction } from "./ui.js";
 
 const SCOPES: { scope: KeyScope; label: string }[] = [
   { scope: "full", label: "full: everything" },
@@ -33,15 +33,7 @@ export function CreateKeyForm({
   });
   const err = (path: string) => fieldError(create.error, path);
   return (
-    <form
-      class="card"
-      aria-labelledby={`${id}-title`}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void create.run();
-      }}
-    >
-      <h2 id={`${id}-title`}>Create a key</h2>
+    <TitledForm titleId={`${id}-title`} title="Create a key" onSubmit={() => void create.run()}>
       <div class="grid-2">
         <Field id={`${id}-name`} label="Key name (optional)" error={err("/body/name")}>
           <input id={`${id}-name`} maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -81,7 +73,7 @@ export function CreateKeyForm({
           {create.busy ? "Creating…" : "Create key"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

@@ -280,6 +280,40 @@ export function FormToggle({
 const FIRST_FIELD = "input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled)";
 
 /**
+ * A form named by its heading (an h2 unless `heading`; `titleId` is the heading's id), shown as a card unless
+ * `plain` (inside another card). Submitting runs `onSubmit` instead of loading a page.
+ */
+export function TitledForm({
+  titleId,
+  title,
+  heading: Heading = "h2",
+  plain = false,
+  onSubmit,
+  children,
+}: {
+  titleId: string;
+  title: ComponentChildren;
+  heading?: "h2" | "h3";
+  plain?: boolean;
+  onSubmit: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class={plain ? undefined : "card"}
+      aria-labelledby={titleId}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      <Heading id={titleId}>{title}</Heading>
+      {children}
+    </form>
+  );
+}
+
+/**
  * The form a `<FormToggle>` shows. Hidden, not unmounted, while closed (what was typed stays); opening it moves
  * the focus to its first field. It stays open after a submit (the forms reset themselves), so several items can
  * be made in a row.

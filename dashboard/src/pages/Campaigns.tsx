@@ -14,12 +14,13 @@ import {
   FormPanel,
   FormToggle,
   ProblemMessage,
+  ReferenceField,
   StatusChip,
+  TitledForm,
   useAction,
   useAsync,
   usePolling,
   useSession,
-  ReferenceField,
 } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { CampaignProgress } from "./CampaignDetail.js";
@@ -86,15 +87,7 @@ function CreateCampaign() {
   const err = (path: string) => fieldError(action.error, path);
 
   return (
-    <form
-      class="card"
-      aria-labelledby="new-campaign-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run();
-      }}
-    >
-      <h2 id="new-campaign-title">New campaign</h2>
+    <TitledForm titleId="new-campaign-title" title="New campaign" onSubmit={() => void action.run()}>
       <div class="grid-2">
         <Field id="campaign-name" label="Name" error={err("/body/name")}>
           <input id="campaign-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -231,7 +224,7 @@ function CreateCampaign() {
           {action.busy ? "Creating…" : type === "instant" ? "Send campaign" : "Schedule campaign"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

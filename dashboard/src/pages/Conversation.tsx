@@ -6,7 +6,19 @@ import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime } from "../time.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, StatusChip, useAction, useAsync, usePolling, useSession } from "../ui.js";
+import {
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  StatusChip,
+  TitledForm,
+  useAction,
+  useAsync,
+  usePolling,
+  useSession,
+} from "../ui.js";
 import { useContactNames } from "../contactNames.js";
 
 const LIMIT = 50;
@@ -93,15 +105,7 @@ function ReplyForm({
   });
   const optedOut = send.error?.problem.code === "recipient_opted_out";
   return (
-    <form
-      class="card"
-      aria-labelledby="reply-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send.run();
-      }}
-    >
-      <h2 id="reply-title">Reply</h2>
+    <TitledForm titleId="reply-title" title="Reply" onSubmit={() => void send.run()}>
       {numbers.data?.length === 0 && (
         <p class="muted">
           The account has no numbers to reply from. Add one in <Link to="/settings/numbers">Settings → Numbers</Link>.
@@ -147,7 +151,7 @@ function ReplyForm({
           {send.busy ? "Sending…" : "Send reply"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

@@ -12,6 +12,7 @@ import {
   Notice,
   PhoneField,
   ProblemMessage,
+  TitledForm,
   useAction,
   useSession,
 } from "../ui.js";
@@ -45,15 +46,7 @@ export function Numbers() {
             <FormToggle label="Add a number" panelId="new-number-panel" open={adding} onToggle={setAdding} />
           </div>
           <FormPanel id="new-number-panel" open={adding}>
-            <form
-              class="card"
-              aria-labelledby="new-number-title"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void add.run();
-              }}
-            >
-              <h2 id="new-number-title">Add a number</h2>
+            <TitledForm titleId="new-number-title" title="Add a number" onSubmit={() => void add.run()}>
               <div class="grid-2">
                 <PhoneField
                   id="number-phone"
@@ -81,7 +74,7 @@ export function Numbers() {
                   Add number
                 </button>
               </div>
-            </form>
+            </TitledForm>
           </FormPanel>
         </>
       )}

@@ -5,7 +5,18 @@ import { ok, type OptOut } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, fieldError, FormPanel, FormToggle, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../ui.js";
+import {
+  ConfirmDialog,
+  fieldError,
+  FormPanel,
+  FormToggle,
+  Notice,
+  PhoneField,
+  ProblemMessage,
+  TitledForm,
+  useAction,
+  useSession,
+} from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 import { ExportButton, OptOutImport } from "../exports.js";
 import { Person, useContactNames } from "../contactNames.js";
@@ -45,15 +56,7 @@ export function OptOuts() {
       {canWrite && (
         <>
           <FormPanel id="new-opt-out-panel" open={adding}>
-            <form
-              class="card"
-              aria-labelledby="new-opt-out-title"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void add.run();
-              }}
-            >
-              <h2 id="new-opt-out-title">Add a number</h2>
+            <TitledForm titleId="new-opt-out-title" title="Add a number" onSubmit={() => void add.run()}>
               <PhoneField
                 id="opt-out-phone"
                 hint="With its +country prefix; for someone who asked by other means (a call, an email)"
@@ -67,7 +70,7 @@ export function OptOuts() {
                   Add to the opt-out list
                 </button>
               </div>
-            </form>
+            </TitledForm>
           </FormPanel>
           <FormPanel id="opt-out-import-panel" open={importing}>
             <OptOutImport onDone={list.reload} />

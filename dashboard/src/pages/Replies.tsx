@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { SegmentCount } from "../segments.js";
-import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
 
 // Named, not keyof: the settings hold more than replies (the sending policy adds its own).
 type ReplyKey = "optOutReply" | "optInReply" | "helpReply";
@@ -35,15 +35,7 @@ function RepliesForm({ settings, onSaved }: SettingsFormProps) {
     setNotice("Replies saved.");
   });
   return (
-    <form
-      class="card"
-      aria-labelledby="replies-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
-      <h2 id="replies-title">Automatic replies</h2>
+    <TitledForm titleId="replies-title" title="Automatic replies" onSubmit={() => void save.run()}>
       {REPLIES.map(({ key, label, hint }) => (
         <Field key={key} id={`reply-${key}`} label={label} hint={hint} error={fieldError(save.error, `/body/${key}`)}>
           <textarea
@@ -64,7 +56,7 @@ function RepliesForm({ settings, onSaved }: SettingsFormProps) {
           {save.busy ? "Saving…" : "Save replies"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

@@ -5,7 +5,7 @@ import { ok } from "../api.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { Field, fieldError, ProblemMessage, useAction, useSession, ReferenceField } from "../ui.js";
+import { Field, fieldError, ProblemMessage, ReferenceField, TitledForm, useAction, useSession } from "../ui.js";
 
 export interface Sent {
   messageId: string;
@@ -48,15 +48,7 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
   });
   const err = (path: string) => fieldError(action.error, path);
   return (
-    <form
-      class="card"
-      aria-labelledby="send-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run();
-      }}
-    >
-      <h2 id="send-title">Send a message</h2>
+    <TitledForm titleId="send-title" title="Send a message" onSubmit={() => void action.run()}>
       <div class="grid-2">
         <Field id="msg-to" label="To" hint="With its +country prefix, e.g. +14155550123" error={err("/body/to")}>
           <input
@@ -130,6 +122,6 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
           {action.busy ? (later ? "Scheduling…" : "Sending…") : later ? "Schedule" : "Send now"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../api.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../ui.js";
+import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../ui.js";
 
 type SenderPool = Schemas["SenderPool"];
 
@@ -84,15 +84,7 @@ export function SenderPools() {
         </table>
       )}
       {canWrite && (
-        <form
-          class="card"
-          aria-labelledby="new-pool-title"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create.run();
-          }}
-        >
-          <h2 id="new-pool-title">Make a sender pool</h2>
+        <TitledForm titleId="new-pool-title" title="Make a sender pool" onSubmit={() => void create.run()}>
           <div class="grid-2">
             <Field id="pool-name" label="Pool name" error={fieldError(create.error, "/body/name")}>
               <input id="pool-name" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -138,7 +130,7 @@ export function SenderPools() {
               Create sender pool
             </button>
           </div>
-        </form>
+        </TitledForm>
       )}
       <ConfirmDialog
         open={!!deleting}

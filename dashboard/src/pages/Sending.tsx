@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { TimeZoneInput } from "../timeZoneInput.js";
-import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
 import { count, LimitsFacts } from "../usage.js";
 
 function SendingForm({ settings, onSaved }: SettingsFormProps) {
@@ -34,15 +34,7 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
   });
   const err = (path: string) => fieldError(save.error, path);
   return (
-    <form
-      class="card"
-      aria-labelledby="sending-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
-      <h2 id="sending-title">Sending policy</h2>
+    <TitledForm titleId="sending-title" title="Sending policy" onSubmit={() => void save.run()}>
       <fieldset>
         <legend>Quiet hours</legend>
         <label class="inline">
@@ -108,7 +100,7 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
           {save.busy ? "Saving…" : "Save sending settings"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

@@ -17,6 +17,7 @@ import {
   Notice,
   ProblemMessage,
   StatusChip,
+  TitledForm,
   useAction,
   useAsync,
   usePolling,
@@ -371,15 +372,7 @@ export function Webhooks() {
             <FormToggle label="New webhook" panelId="new-webhook-panel" open={adding} onToggle={setAdding} />
           </div>
           <FormPanel id="new-webhook-panel" open={adding}>
-            <form
-              class="card"
-              aria-labelledby="new-webhook-title"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void add.run();
-              }}
-            >
-              <h2 id="new-webhook-title">Add a webhook</h2>
+            <TitledForm titleId="new-webhook-title" title="Add a webhook" onSubmit={() => void add.run()}>
               <div class="grid-2">
                 <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
                   <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -402,7 +395,7 @@ export function Webhooks() {
                   Add webhook
                 </button>
               </div>
-            </form>
+            </TitledForm>
           </FormPanel>
         </>
       )}

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ok, type Contact, type Group } from "../../api.js";
 import { TimeZoneInput } from "../../timeZoneInput.js";
-import { Field, fieldError, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { GroupSelect } from "./groups.js";
 
 export function CreateContactForm({
@@ -32,15 +32,7 @@ export function CreateContactForm({
     onCreated(contact);
   });
   return (
-    <form
-      class="card"
-      aria-labelledby="new-contact-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run();
-      }}
-    >
-      <h2 id="new-contact-title">Add a contact</h2>
+    <TitledForm titleId="new-contact-title" title="Add a contact" onSubmit={() => void action.run()}>
       <div class="grid-3">
         <Field id="contact-phone" label="Phone" error={fieldError(action.error, "/body/phone")}>
           <input id="contact-phone" type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
@@ -66,7 +58,7 @@ export function CreateContactForm({
           Add contact
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

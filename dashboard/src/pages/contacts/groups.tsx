@@ -1,7 +1,7 @@
 // The groups panel of the Contacts page: the list with counts, create, rename, delete; and the group picker.
 import { useState } from "preact/hooks";
 import { ok, type Group } from "../../api.js";
-import { ConfirmDialog, Field, fieldError, Loading, ProblemMessage, useAction, useSession, type Async } from "../../ui.js";
+import { ConfirmDialog, Field, fieldError, Loading, ProblemMessage, TitledForm, useAction, useSession, type Async } from "../../ui.js";
 
 export function GroupSelect({
   id,
@@ -41,14 +41,7 @@ export function CreateGroupForm({ onCreated }: { onCreated: (g: Group) => void }
     onCreated(group);
   });
   return (
-    <form
-      aria-labelledby="new-group-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run();
-      }}
-    >
-      <h3 id="new-group-title">New group</h3>
+    <TitledForm titleId="new-group-title" title="New group" heading="h3" plain onSubmit={() => void action.run()}>
       <Field id="group-name" label="Name" error={fieldError(action.error, "/body/name")}>
         <input id="group-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </Field>
@@ -61,7 +54,7 @@ export function CreateGroupForm({ onCreated }: { onCreated: (g: Group) => void }
           Create group
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
 

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { importContacts } from "../../api.js";
 import { importContactRows, type ImportOutcome } from "../../contactImport.js";
 import { contactsFromCsv, CsvError, type ContactRow } from "../../csv.js";
-import { Field, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { Field, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 
 export function ImportForm({ onImported }: { onImported: () => void }) {
   const { client } = useSession();
@@ -46,15 +46,13 @@ export function ImportForm({ onImported }: { onImported: () => void }) {
   };
 
   return (
-    <form
-      class="card"
-      aria-labelledby="import-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <TitledForm
+      titleId="import-title"
+      title="Import contacts from CSV"
+      onSubmit={() => {
         if (parsed) void action.run();
       }}
     >
-      <h2 id="import-title">Import contacts from CSV</h2>
       <Field
         id="import-file"
         label="CSV file"
@@ -130,6 +128,6 @@ export function ImportForm({ onImported }: { onImported: () => void }) {
           )}
         </div>
       )}
-    </form>
+    </TitledForm>
   );
 }

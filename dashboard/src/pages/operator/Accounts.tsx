@@ -5,7 +5,7 @@ import { ok, type OperatorAccount } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { Link, navigate } from "../../router.js";
 import { formatTime } from "../../time.js";
-import { Field, fieldError, FormPanel, FormToggle, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { Field, fieldError, FormPanel, FormToggle, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
 import { NumberHolder } from "./holder.js";
 
@@ -31,15 +31,7 @@ export function Accounts() {
         <FormToggle label="New account" panelId="new-account-panel" open={creating} onToggle={setCreating} />
       </div>
       <FormPanel id="new-account-panel" open={creating}>
-        <form
-          class="card"
-          aria-labelledby="new-account-title"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create.run();
-          }}
-        >
-          <h2 id="new-account-title">Create an account</h2>
+        <TitledForm titleId="new-account-title" title="Create an account" onSubmit={() => void create.run()}>
           <Field
             id="account-name"
             label="Account name"
@@ -61,7 +53,7 @@ export function Accounts() {
               {create.busy ? "Creating…" : "Create account"}
             </button>
           </div>
-        </form>
+        </TitledForm>
       </FormPanel>
       <section class="card" aria-labelledby="accounts-title">
         <div class="card-head">

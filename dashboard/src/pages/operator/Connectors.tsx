@@ -10,6 +10,7 @@ import {
   Loading,
   Notice,
   ProblemMessage,
+  TitledForm,
   useAction,
   useAsync,
   usePolling,
@@ -167,15 +168,7 @@ function NewConnector({ onMade }: { onMade: (c: Connector) => Promise<void> }) {
     await onMade(made);
   });
   return (
-    <form
-      class="card"
-      aria-labelledby="new-connector-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void make.run();
-      }}
-    >
-      <h2 id="new-connector-title">Make a connector</h2>
+    <TitledForm titleId="new-connector-title" title="Make a connector" onSubmit={() => void make.run()}>
       <div class="grid-2">
         <Field id="connector-name" label="Connector name" error={fieldError(make.error, "/body/name")}>
           <input id="connector-name" required maxLength={64} value={f.name} onInput={set("name")} />
@@ -227,6 +220,6 @@ function NewConnector({ onMade }: { onMade: (c: Connector) => Promise<void> }) {
           Create connector
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }

@@ -2,7 +2,7 @@
 // sent), edited as the document `PUT /routes` takes (configuration as code), and what a message would do now.
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Schemas } from "../../api.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, useAction, useAsync, useSession } from "../../ui.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
 
 type Route = Schemas["Route"];
 
@@ -72,15 +72,7 @@ export function Routing() {
               ))}
             </tbody>
           </table>
-          <form
-            class="card"
-            aria-labelledby="routes-edit-title"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void save.run();
-            }}
-          >
-            <h2 id="routes-edit-title">Edit the routing table</h2>
+          <TitledForm titleId="routes-edit-title" title="Edit the routing table" onSubmit={() => void save.run()}>
             <Field
               id="routes-json"
               label="Routes (JSON)"
@@ -112,7 +104,7 @@ export function Routing() {
                 Save routing table
               </button>
             </div>
-          </form>
+          </TitledForm>
         </>
       )}
       <Explain nameOf={nameOf} />
@@ -127,15 +119,7 @@ function Explain({ nameOf }: { nameOf: (id: string) => string }) {
   const explain = useAction(async () => setAnswer(await ok(client.POST("/api/v1/routes/explain", { body: f }))));
   const set = (k: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) => setF({ ...f, [k]: e.currentTarget.value.trim() });
   return (
-    <form
-      class="card"
-      aria-labelledby="explain-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void explain.run();
-      }}
-    >
-      <h2 id="explain-title">What would a message do now?</h2>
+    <TitledForm titleId="explain-title" title="What would a message do now?" onSubmit={() => void explain.run()}>
       <div class="grid-2">
         <Field id="explain-to" label="To" error={fieldError(explain.error, "/body/to")}>
           <input id="explain-to" type="tel" required value={f.to} onInput={set("to")} />
@@ -173,6 +157,6 @@ function Explain({ nameOf }: { nameOf: (id: string) => string }) {
           </ol>
         </div>
       )}
-    </form>
+    </TitledForm>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { formatTime } from "../../time.js";
-import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 
 export function AccountNumbers({ accountId }: { accountId: string }) {
   const { client } = useSession();
@@ -67,14 +67,7 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
         )}
       </PagedRows>
       {notice && <Notice>{notice}</Notice>}
-      <form
-        aria-labelledby="assign-number-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void assign.run();
-        }}
-      >
-        <h3 id="assign-number-title">Assign a number</h3>
+      <TitledForm titleId="assign-number-title" title="Assign a number" heading="h3" plain onSubmit={() => void assign.run()}>
         <div class="grid-2">
           <PhoneField
             id="assign-phone"
@@ -93,7 +86,7 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
             Assign number
           </button>
         </div>
-      </form>
+      </TitledForm>
       <ConfirmDialog
         open={!!taking}
         title={`Take back number ${taking?.phoneNumber ?? ""}?`}

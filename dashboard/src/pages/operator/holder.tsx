@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { ApiProblem, ok } from "../../api.js";
 import { Link } from "../../router.js";
-import { fieldError, Notice, PhoneField, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { fieldError, Notice, PhoneField, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 
 type Answer = { phoneNumber: string; accountId: string; name: string } | { phoneNumber: string; accountId: null };
 
@@ -22,15 +22,7 @@ export function NumberHolder() {
     }
   });
   return (
-    <form
-      class="card"
-      aria-labelledby="holder-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void find.run();
-      }}
-    >
-      <h2 id="holder-title">Who holds a number?</h2>
+    <TitledForm titleId="holder-title" title="Who holds a number?" onSubmit={() => void find.run()}>
       <PhoneField
         id="holder-phone"
         hint="With its +country prefix, e.g. +14155550199"
@@ -55,6 +47,6 @@ export function NumberHolder() {
           )}
         </Notice>
       )}
-    </form>
+    </TitledForm>
   );
 }

@@ -1,7 +1,7 @@
 // The guards and limits of an account, as the operator edits them. An empty field is no limit (null).
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
-import { Field, fieldError, Notice, ProblemMessage, useAction, useSession } from "../../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 
 /** "US, ca" → ["US", "CA"]; nothing → null (no limit). */
 function parseList(text: string, upper: boolean): string[] | null {
@@ -64,15 +64,7 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
     />
   );
   return (
-    <form
-      class="card"
-      aria-labelledby="limits-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
-      <h2 id="limits-title">Guards and limits</h2>
+    <TitledForm titleId="limits-title" title="Guards and limits" onSubmit={() => void save.run()}>
       <label class="inline">
         <input type="checkbox" checked={suspended} onChange={(e) => setSuspended(e.currentTarget.checked)} /> Suspended: its keys are
         refused (403) and its waiting messages wait
@@ -135,6 +127,6 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
           {save.busy ? "Saving…" : "Save limits"}
         </button>
       </div>
-    </form>
+    </TitledForm>
   );
 }
