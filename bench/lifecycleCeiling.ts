@@ -24,7 +24,7 @@ const script = `
 BEGIN;
 WITH ids AS (SELECT gen_random_uuid() AS mid, gen_random_uuid() AS jid FROM generate_series(1, :k)),
      j AS (INSERT INTO jobs (id, account_id, kind, payload, run_at, max_attempts)
-           SELECT jid, :account::uuid, 'send_message', jsonb_build_object('messageId', mid), now(), 10 FROM ids)
+           SELECT jid, :account::uuid, 'send_message', jsonb_build_object('messageId', mid), now(), 10 FROM ids),
      stored AS (INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
                 SELECT mid, :account::uuid, jid, '+14155550100', 'BENCH', 'limit benchmark', now(), 1, 'GSM-7' FROM ids
                 RETURNING ${STORED_COUNTED_COLUMNS})
