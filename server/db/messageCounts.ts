@@ -1,6 +1,6 @@
-// Counted message events (migrations 036, 038, docs/REPORTS.md): message_count_deltas appended in the statements
-// that make the events (a trigger for messages stored, the status statements themselves for status changes);
-// the leader's chore moves them into message_counts; a report reads both.
+// Counted message events (migrations 036, 038, 039, docs/REPORTS.md): message_count_deltas appended by the
+// statements that make the events (those that store messages and those that write status history, through the
+// two builders below); the leader's chore moves them into message_counts; a report reads both.
 import type { Knex } from "knex";
 import { OPTED_OUT_CODE, TTD_BOUNDS_SECONDS, type CountedEvent, type ReportKey } from "../domain/reports.js";
 import { run, sql, type Sql } from "./sql.js";
