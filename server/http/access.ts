@@ -34,44 +34,23 @@ export const scopeCovers = (held: ApiKeyScope, needed: ApiKeyScope): boolean => 
 
 /**
  * 403 `wrong_key_kind` for a key of the other kind, 403 `insufficient_scope` for an account key whose scope
- * does not cover the operation. A `full` account key, the common case, is matched only against the
- * operations that do not take account keys (a handful): every other path is the account API's.
- * (A guard route per operation doubled the route layers every request walks: bench:api 0.92 of the commit
- * before.)
+ * does not cover the operation. It judges `req.operation`, the operation the operation table resolved and the
+ * dispatcher will run (operationTable.ts): there is no second matching of paths here to disagree with it.
  */
-export function requireKeyAccess(operations: OperationAccess[]): RequestHandler {
-  const matchers = operations.map((op) => ({
-    ...op,
-    method: op.method.toUpperCase(),
-    pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, "[^/]+")}/?$`),
-  }));
-  const notForAccounts = matchers.filter((m) => !m.kinds.includes("account"));
-  // Literal paths before templated ones: /numbers/holder is not /numbers/{numberId}.
-  const byLiteralFirst = [...matchers].sort((x, y) => Number(x.path.includes("{")) - Number(y.path.includes("{")));
-  const find = (list: typeof matchers, method: string, path: string) => list.find((m) => m.method === method && m.pattern.test(path));
-
-  return (req, _res, next) => {
-    const key = req.apiKey!;
-    const path = req.baseUrl + req.path;
-    if (key.kind === "account" && key.scope === "full") {
-      // Operator paths only (none is a template a literal account path could also match).
-      if (find(notForAccounts, req.method, path)) return next(wrongKind("account"));
-      return next();
-    }
-    const op = find(byLiteralFirst, req.method, path);
-    if (!op) return next(key.kind === "operator" ? wrongKind("operator") : undefined); // 404 or 405 further on
-    if (!op.kinds.includes(key.kind)) return next(wrongKind(key.kind));
-    if (key.kind === "account" && op.scope && !scopeCovers(key.scope!, op.scope)) {
-      return next(
-        new HttpError(
-          "insufficient_scope",
-          `This key's scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`. Use a key with a wider scope.`,
-        ),
-      );
-    }
-    next();
-  };
-}
+export const requireKeyAccess: RequestHandler = (req, _res, next) => {
+  const key = req.apiKey!;
+  const op = req.operation!;
+  if (!op.kinds.includes(key.kind)) return next(wrongKind(key.kind));
+  if (key.kind === "account" && op.scope && !scopeCovers(key.scope!, op.scope)) {
+    return next(
+      new HttpError(
+        "insufficient_scope",
+        `This key's scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`. Use a key with a wider scope.`,
+      ),
+    );
+  }
+  next();
+};
 
 function wrongKind(kind: ApiKeyKind): HttpError {
   return new HttpError(

@@ -12,11 +12,12 @@ import { loggableUrl, scrubSecrets } from "../logger.js";
 import type { FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { operationAccess, requireKeyAccess } from "./access.js";
+import { operationTable, resolveOperation } from "./operationTable.js";
 import { isAudited, recordAudit } from "./audit.js";
 import { batchItemValidator } from "./batchItems.js";
 import { dashboardRouter } from "./dashboard.js";
 import { docsRouter } from "./docs.js";
-import { documentOperations, expressPath, generatedDir, loadDocument } from "./document.js";
+import { documentOperations, generatedDir, loadDocument } from "./document.js";
 import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
 import { errorHandler, HttpError, notFoundHandler, requireJsonBody, sendProblem } from "./problem.js";
@@ -66,31 +67,28 @@ export const handlers: Handlers = {
   ...senderPoolHandlers,
 };
 
-const BATCH_PATH = "/api/v1/messages/batch";
-
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The operation's handler, run with the path parameters the operation table resolved. */
 function route(services: ApiServices, operationId: ApiOperationId, method: string): RequestHandler {
   const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown; stream?: Streamed }>;
   const audited = isAudited(method.toUpperCase(), operationId);
   return async (req, res, next) => {
+    const params = req.operation!.params;
     try {
       const reply = await handler({
         ...services,
         account: req.account!,
         key: req.apiKey!,
         body: req.body,
-        path: req.params as never,
+        path: params as never,
         query: req.query,
         headers: contractHeaders(req),
         log: req.log,
       });
       if (audited) {
-        const accountId =
-          req.account?.id ??
-          (req.params.accountId as string | undefined) ??
-          (reply.body as { accountId?: string } | undefined)?.accountId ??
-          null;
+        // The account changed: the path's (an operator's change to an account), the one created, else the key's.
+        const accountId = params.accountId ?? (reply.body as { accountId?: string } | undefined)?.accountId ?? req.account?.id ?? null;
         await recordAudit(services.db, req.log, req, { operationId, status: reply.status, body: reply.body, accountId });
       }
       if (reply.status === 204) res.status(204).end();
@@ -133,19 +131,21 @@ export function createApp(services: Services): Express {
   app.use("/docs", docsRouter());
   app.use("/dashboard", dashboardRouter());
 
+  // From here on every request is an operation of the document, resolved once by the one routing table
+  // (operationTable.ts): the key gate, the bulk charge, the audit and the dispatch below all judge that
+  // operation, never a path of their own. Anything else is 404 (405 for another method) before authentication.
+  const operations = documentOperations(document).filter((op) => !op.operationId.startsWith("System_"));
+  app.use(resolveOperation(operationTable(operationAccess(operations))));
   const keyLimit = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
   const keyUsage = new KeyUsage(db, log);
-  app.use(
-    "/api/v1",
-    requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }, keyUsage),
-  );
-  const operations = documentOperations(document).filter((op) => !op.operationId.startsWith("System_"));
-  app.use("/api/v1", requireKeyAccess(operationAccess(operations)));
-  app.use("/api/v1", requireJsonBody);
-  // A batch of 10,000 messages may take up to 16 MiB; every other body 1 MiB (a parsed body is not parsed again).
-  app.use(BATCH_PATH, express.json({ limit: "16mb", strict: true }));
-  app.use(express.json({ limit: "1mb", strict: true }));
-  app.use("/api/v1", chargeRequestWork(db, { perSecond: config.rateLimitBulkPerSecond, burst: config.rateLimitBulkBurst }));
+  app.use(requireApiKey(db, keyLimit, { perSecond: config.unauthenticatedPerSecond, burst: config.unauthenticatedBurst }, keyUsage));
+  app.use(requireKeyAccess);
+  app.use(requireJsonBody);
+  // A batch of 10,000 messages may take up to 16 MiB; every other body 1 MiB.
+  const batchJson = express.json({ limit: "16mb", strict: true });
+  const json = express.json({ limit: "1mb", strict: true });
+  app.use((req, res, next) => (req.operation!.operationId === "Messages_sendBatch" ? batchJson : json)(req, res, next));
+  app.use(chargeRequestWork(db, { perSecond: config.rateLimitBulkPerSecond, burst: config.rateLimitBulkBurst }));
   app.use(rejectHostileBodies);
   app.use(validator.middleware);
 
@@ -160,10 +160,8 @@ export function createApp(services: Services): Express {
       connections: 8,
     }),
   };
-  for (const op of operations) {
-    const mount = app[op.method as "get" | "post" | "patch" | "delete"].bind(app);
-    mount(expressPath(op.path), route(apiServices, op.operationId as ApiOperationId, op.method));
-  }
+  const dispatch = new Map(operations.map((op) => [op.operationId, route(apiServices, op.operationId as ApiOperationId, op.method)]));
+  app.use((req, res, next) => dispatch.get(req.operation!.operationId)!(req, res, next));
 
   app.use(notFoundHandler);
   app.use(errorHandler(log));

@@ -19,20 +19,33 @@ const NOT_AUDITED = new Set([
 /** True when a successful answer of this operation is recorded. */
 export const isAudited = (method: string, operationId: string): boolean => method !== "GET" && !NOT_AUDITED.has(operationId);
 
-/** The id a created resource's answer carries, by the names the API gives ids. */
-const CREATED_ID = ["accountId", "keyId", "numberId", "contactId", "groupId", "campaignId", "webhookId", "messageId", "deliveryId"];
+/**
+ * The id a created resource's answer carries, by the names the API gives ids: the made resource's own id
+ * before the ids it refers to (a campaign's answer names its group, a key's its account).
+ */
+const CREATED_ID = [
+  "keyId",
+  "numberId",
+  "contactId",
+  "campaignId",
+  "webhookId",
+  "connectorId",
+  "senderPoolId",
+  "deliveryId",
+  "messageId",
+  "groupId",
+  "accountId",
+];
 
-/** The resource changed: the last identifier of the path, else the created one's id in the answer. */
-function resourceOf(req: Request, body: unknown): string | null {
-  const params = Object.values(req.params ?? {}).filter((v): v is string => typeof v === "string");
-  if (params.length > 0) return params.at(-1)!;
-  if (body && typeof body === "object") {
+/** The resource made or changed: a created one's id (201), else the last identifier of the path. */
+function resourceOf(req: Request, status: number, body: unknown): string | null {
+  if (status === 201 && body && typeof body === "object") {
     for (const name of CREATED_ID) {
       const value = (body as Record<string, unknown>)[name];
       if (typeof value === "string") return value;
     }
   }
-  return null;
+  return Object.values(req.operation?.params ?? {}).at(-1) ?? null;
 }
 
 /**
@@ -52,7 +65,7 @@ export async function recordAudit(
       keyId: key.id,
       accountId: change.accountId,
       action: change.operationId,
-      resourceId: resourceOf(req, change.body),
+      resourceId: resourceOf(req, change.status, change.body),
       requestId: typeof req.id === "string" ? req.id : String(req.id ?? ""),
       status: change.status,
     });

@@ -97,18 +97,19 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
 
 /**
  * The list whose length is a request's bulk rows, by operation: a campaign recipient, an imported row or a
- * batch item is a token of the account's bulk bucket.
+ * batch item is a token of the account's bulk bucket. Keyed by the operation the operation table resolved, so
+ * no spelling of a path escapes the charge.
  */
-const WORK_LISTS: Record<string, (body: Record<string, unknown>) => unknown> = {
-  "POST /api/v1/campaigns": (body) => body.recipients,
-  "POST /api/v1/contacts/import": (body) => body.contacts,
-  "POST /api/v1/messages/batch": (body) => body.messages,
-  "POST /api/v1/opt-outs/import": (body) => body.optOuts,
+const WORK_LISTS: Partial<Record<string, (body: Record<string, unknown>) => unknown>> = {
+  Campaigns_create: (body) => body.recipients,
+  Contacts_import: (body) => body.contacts,
+  Messages_sendBatch: (body) => body.messages,
+  OptOuts_import: (body) => body.optOuts,
 };
 
 /** Bulk rows a parsed request carries: the length of its list (0 without one). */
 export function requestCost(req: Request): number {
-  const list = WORK_LISTS[`${req.method} ${(req.baseUrl + req.path).replace(/\/+$/, "")}`];
+  const list = req.operation && WORK_LISTS[req.operation.operationId];
   const items = list && req.body && typeof req.body === "object" ? list(req.body as Record<string, unknown>) : undefined;
   return Array.isArray(items) ? items.length : 0;
 }

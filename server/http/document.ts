@@ -39,6 +39,3 @@ export function documentOperations(
   );
   return all.sort((x, y) => Number(x.path.includes("{")) - Number(y.path.includes("{")));
 }
-
-/** `/api/v1/messages/{messageId}` → `/api/v1/messages/:messageId` */
-export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");

@@ -20,8 +20,7 @@ export function createHttpMetrics(): HttpMetrics {
     const end = duration.startTimer();
     res.on("finish", () => {
       // The route template, never the raw URL: ids in paths would explode the label set.
-      const route =
-        (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute ?? (req.route?.path as string | undefined) ?? "unmatched";
+      const route = req.operation?.path ?? (req.route?.path as string | undefined) ?? "unmatched";
       end({ method: req.method, route, status: String(res.statusCode) });
     });
     next();

@@ -3,13 +3,15 @@
 import { describe, expect, it } from "vitest";
 import type { Express } from "express";
 import { loadConfig } from "../../server/config.js";
-import { createApp } from "../../server/http/app.js";
-import { documentOperations, expressPath, loadDocument } from "../../server/http/document.js";
+import { createApp, handlers } from "../../server/http/app.js";
+import { operationAccess } from "../../server/http/access.js";
+import { documentOperations, loadDocument } from "../../server/http/document.js";
+import { operationTable } from "../../server/http/operationTable.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
-const INFRASTRUCTURE = ["GET /metrics", "GET /openapi.json", "GET /openapi.yaml"];
+const INFRASTRUCTURE = ["GET /healthz", "GET /metrics", "GET /openapi.json", "GET /openapi.yaml", "GET /readyz"];
 
 function routesOf(app: Express): string[] {
   const stack = (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router.stack;
@@ -19,11 +21,17 @@ function routesOf(app: Express): string[] {
 }
 
 describe("contract", () => {
-  it("routes every operation of the document and nothing else", () => {
+  it("routes every operation of the document through the one operation table, and nothing else", () => {
     const app = createApp({ db: server().db, log: createLogger("silent"), config: loadConfig({}), now: () => new Date() });
-    const routes = routesOf(app).sort();
-    const documented = documentOperations(loadDocument()).map((op) => `${op.method.toUpperCase()} ${expressPath(op.path)}`);
-    expect(routes).toEqual([...documented, ...INFRASTRUCTURE].sort());
+    // Express routes are the infrastructure endpoints alone: the API is dispatched from the operation table.
+    expect(routesOf(app).sort()).toEqual(INFRASTRUCTURE);
+    const operations = documentOperations(loadDocument()).filter((op) => !op.operationId.startsWith("System_"));
+    const table = operationTable(operationAccess(operations));
+    for (const op of operations) {
+      const path = op.path.replace(/\{(\w+)\}/g, "x");
+      expect(table.resolve(op.method.toUpperCase(), path)?.operationId, `${op.method} ${path}`).toBe(op.operationId);
+    }
+    expect(Object.keys(handlers).sort()).toEqual(operations.map((op) => op.operationId).sort());
   });
 
   it("documents every operation with a summary, a description and an example, and every schema property", () => {

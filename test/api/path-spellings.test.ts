@@ -1,0 +1,170 @@
+// Access whatever the spelling of a path (CONTRACT "Changed (turn 4)"): generated from the published document,
+// every operation is called with its path as the document spells it and in every other spelling a router
+// might take (upper case, mixed case, the base path's case alone, a trailing slash, a doubled slash, a
+// percent-encoded letter), by every kind of caller. The document's own spelling is judged by the key gate
+// (403 for a key of the wrong kind or too narrow a scope); every other spelling is 404 for everyone, before
+// authentication, and changes nothing. Once, a gate that matched paths case-sensitively beside a router that
+// did not let any account key reach the whole operator API.
+import { describe, expect, it } from "vitest";
+import { documentOperations, loadDocument } from "../../server/http/document.js";
+import { problemOf, useTestServer } from "../helpers/server.js";
+
+const server = useTestServer();
+
+/** Tables whose row counts any reached handler of a change would move. */
+const TABLES = [
+  "accounts",
+  "api_keys",
+  "messages",
+  "contacts",
+  "groups",
+  "webhooks",
+  "numbers",
+  "opt_outs",
+  "campaigns",
+  "connectors",
+  "audit_events",
+  "sender_pools",
+];
+
+const mixedCase = (s: string) => [...s].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join("");
+
+/** Other spellings of a document path (its parameters already filled): none of them is an operation. */
+function otherSpellings(template: string, fill: (t: string) => string): string[] {
+  const literalsOnly = (transform: (s: string) => string) =>
+    fill(
+      template
+        .split(/(\{\w+\})/)
+        .map((part) => (part.startsWith("{") ? part : transform(part)))
+        .join(""),
+    );
+  const exact = fill(template);
+  return [
+    literalsOnly((s) => s.toUpperCase()),
+    literalsOnly(mixedCase),
+    exact.replace("/api/v1/", "/API/V1/"),
+    exact.replace("/api/v1/", "/Api/v1/"),
+    `${exact}/`,
+    exact.replace("/api/v1/", "/api/v1//"),
+    exact.replace(/\/api\/v1\/([a-z])/, (_m, c: string) => `/api/v1/%${c.charCodeAt(0).toString(16)}`),
+  ].filter((p) => p !== exact);
+}
+
+interface Caller {
+  name: string;
+  key?: string;
+  kind?: "account" | "operator";
+  scope?: "full" | "send" | "read";
+}
+
+const COVERS = { full: ["full", "send", "read"], send: ["send", "read"], read: ["read"] } as const;
+
+/** The code the key gate answers this caller on this operation, or null when the gate lets it through. */
+function gateRefusal(caller: Caller, kinds: string[], scope: string | undefined): string | null {
+  if (!caller.key) return "unauthorized";
+  if (!kinds.includes(caller.kind!)) return "wrong_key_kind";
+  if (caller.kind === "account" && scope && !(COVERS[caller.scope!] as readonly string[]).includes(scope)) return "insufficient_scope";
+  return null;
+}
+
+describe("access whatever the spelling of the path", () => {
+  it("every operation: the document's spelling is judged by the gate, every other spelling is 404 for every caller", async () => {
+    const { db, baseUrl } = server();
+    const a = await server().account();
+    const victim = await server().account();
+    const operator = await server().operator();
+    const keyOf = async (body: object) => {
+      const res = await a.request("POST", "/api/v1/keys", body);
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { key: string }).key;
+    };
+    const callers: Caller[] = [
+      { name: "no key" },
+      { name: "operator", key: operator.key, kind: "operator" },
+      { name: "account full", key: a.key, kind: "account", scope: "full" },
+      { name: "account send", key: await keyOf({ scope: "send" }), kind: "account", scope: "send" },
+      { name: "account read", key: await keyOf({ scope: "read" }), kind: "account", scope: "read" },
+      { name: "account test", key: await keyOf({ test: true }), kind: "account", scope: "full" },
+    ];
+    const counts = async () =>
+      Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, Number((await db(t).count({ n: "*" }))[0]!.n)])));
+    const before = await counts();
+
+    const uuid = "00000000-0000-4000-8000-000000000001";
+    const fill = (path: string) =>
+      path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+        name === "accountId" ? victim.accountId : name === "keyId" ? victim.keyId : name === "phone" ? "%2B14155550100" : uuid,
+      );
+    const operations = documentOperations(loadDocument()).filter((op) => op.path.startsWith("/api/v1/"));
+    expect(operations.length).toBeGreaterThan(70);
+
+    const call = (key: string | undefined, method: string, path: string) => {
+      const body = method === "GET" || method === "DELETE" ? undefined : JSON.stringify({ name: "x", phoneNumber: "+14155550100" });
+      return fetch(baseUrl + path, {
+        method,
+        headers: {
+          ...(key ? { Authorization: `Bearer ${key}` } : {}),
+          ...(body ? { "Content-Type": "application/json" } : {}),
+        },
+        body,
+      });
+    };
+
+    let refusedAtTheGate = 0;
+    let otherSpellingsTried = 0;
+    for (const op of operations) {
+      const method = op.method.toUpperCase();
+      const kinds = op.operation["x-key-kinds"] ?? ["account"];
+      for (const caller of callers) {
+        const refusal = gateRefusal(caller, kinds, op.operation["x-scope"]);
+        if (refusal) {
+          const res = await call(caller.key, method, fill(op.path));
+          const label = `${caller.name}: ${op.operationId} ${method} ${fill(op.path)}`;
+          expect(res.status, label).toBe(refusal === "unauthorized" ? 401 : 403);
+          expect((await problemOf(res)).code, label).toBe(refusal);
+          refusedAtTheGate++;
+        }
+        for (const spelling of otherSpellings(op.path, fill)) {
+          const res = await call(caller.key, method, spelling);
+          const label = `${caller.name}: ${op.operationId} ${method} ${spelling}`;
+          expect(res.status, label).toBe(404);
+          expect((await problemOf(res)).code, label).toBe("not_found");
+          otherSpellingsTried++;
+        }
+      }
+    }
+    // Every operator operation refused to each of the four account keys and to no key, at least.
+    expect(refusedAtTheGate).toBeGreaterThan(100);
+    expect(otherSpellingsTried).toBeGreaterThan(operations.length * callers.length * 6);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("the bulk charge counts an import whatever else is tried: another spelling is 404 and charges nothing", async () => {
+    const a = await server().account();
+    const res = await a.request("POST", "/api/v1/CONTACTS/IMPORT", { contacts: [{ phone: "+14155550100" }] });
+    expect(res.status).toBe(404);
+    const { db } = server();
+    expect(Number((await db("contacts").where({ account_id: a.accountId }).count({ n: "*" }))[0]!.n)).toBe(0);
+  });
+
+  it("a method the path does not take is 405 with Allow, before authentication", async () => {
+    const res = await fetch(`${server().baseUrl}/api/v1/accounts`, { method: "DELETE" });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, POST");
+    expect((await problemOf(res)).code).toBe("method_not_allowed");
+  });
+
+  it("an operator's change to an account is audited under that account, where its holder sees it", async () => {
+    const operator = await server().operator();
+    const b = await server().account();
+    const made = await operator.request("POST", `/api/v1/accounts/${b.accountId}/keys`, { name: "ops-made" });
+    expect(made.status).toBe(201);
+    const { keyId } = (await made.json()) as { keyId: string };
+    const seen = (await (await b.request("GET", "/api/v1/audit-events?action=OperatorAccountKeys_create")).json()) as {
+      data: { accountId: string; resourceId: string; actor: { type: string } }[];
+    };
+    expect(seen.data).toEqual([
+      expect.objectContaining({ accountId: b.accountId, resourceId: keyId, actor: expect.objectContaining({ type: "operator" }) }),
+    ]);
+  });
+});
