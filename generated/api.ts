@@ -1780,7 +1780,9 @@ export interface components {
             scope: components["schemas"]["ApiKeyScope"] | null;
             /**
              * @description A test key: its messages go through the simulator whatever the deployment's carriers, carry `test: true`,
-             *     count toward no quota and never reach a carrier. `false` for an operator key.
+             *     count toward no quota and never reach a carrier. It sends and cancels test messages, batches and campaigns,
+             *     makes test keys and reads; any other operation (those not of scope `read` and not marked `x-test-key: true`),
+             *     or cancelling a live message, batch or campaign, is 403 `test_key_not_allowed`. `false` for an operator key.
              */
             test: boolean;
             /** @description The account of an account key; `null` for an operator key. */
@@ -2310,7 +2312,8 @@ export interface components {
             name: string;
         };
         /**
-         * @description A new key of an account. A key creates keys of its own account only, with a scope no wider than its own; a test key creates only test keys.
+         * @description A new key of an account. A key creates keys of its own account only, with a scope no wider than its own and an
+         *     expiry no later than its own; a test key creates only test keys.
          * @example {
          *       "name": "billing service",
          *       "scope": "send",
@@ -2322,7 +2325,11 @@ export interface components {
             name?: string | null;
             /** @description What the key may do. Default: the creating key's own scope (`full` when the operator creates it). */
             scope?: components["schemas"]["ApiKeyScope"];
-            /** @description When the key stops working (it is then 401), or `null` (the default) for never. Must be in the future. */
+            /**
+             * @description When the key stops working (it is then 401), or `null` (the default) for never. Must be in the future. A key
+             *     never outlives the key that made it: made by a key that expires, a later or missing `expiresAt` is set to
+             *     the maker's (an earlier one is kept).
+             */
             expiresAt?: string | null;
             /** @description A test key (see `ApiKeyInfo.test`). Default `false`; a test key may create only test keys. */
             test?: boolean;
@@ -3433,7 +3440,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -4450,8 +4457,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4536,8 +4543,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4673,8 +4680,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4759,8 +4766,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4869,8 +4876,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -4974,8 +4981,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5095,8 +5102,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5196,8 +5203,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5318,8 +5325,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5421,8 +5428,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5523,8 +5530,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5645,8 +5652,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5749,8 +5756,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5832,8 +5839,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -5934,8 +5941,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6026,8 +6033,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6145,8 +6152,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6237,8 +6244,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6347,8 +6354,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6442,8 +6449,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6552,8 +6559,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6642,8 +6649,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6752,8 +6759,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6886,8 +6893,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -6973,8 +6980,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7096,8 +7103,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7204,8 +7211,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7287,8 +7294,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7377,8 +7384,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7489,8 +7496,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7599,8 +7606,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7689,8 +7696,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7790,8 +7797,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -7921,8 +7928,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8026,8 +8033,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8112,8 +8119,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8193,8 +8200,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8297,8 +8304,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8384,8 +8391,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8492,8 +8499,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8615,8 +8622,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8715,8 +8722,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8853,8 +8860,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -8967,8 +8974,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9068,8 +9075,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9179,8 +9186,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9266,8 +9273,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9382,8 +9389,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9474,8 +9481,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9564,8 +9571,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9674,8 +9681,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9773,8 +9780,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9883,8 +9890,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -9984,8 +9991,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10065,8 +10072,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10173,8 +10180,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10268,8 +10275,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10365,8 +10372,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10489,8 +10496,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10597,8 +10604,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10715,8 +10722,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10836,8 +10843,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -10927,8 +10934,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11046,8 +11053,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11136,8 +11143,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11237,8 +11244,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11370,8 +11377,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11511,8 +11518,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11599,8 +11606,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11686,8 +11693,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11796,8 +11803,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11886,8 +11893,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -11991,8 +11998,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -12122,8 +12129,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -12219,8 +12226,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -12311,8 +12318,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -12408,8 +12415,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -12505,8 +12512,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {
@@ -12609,8 +12616,8 @@ export interface operations {
             };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
-             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a key of a suspended
-             *     account (`account_suspended`).
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
                 headers: {

@@ -302,8 +302,8 @@ export async function lockCampaign(
   tx: Knex.Transaction,
   accountId: string,
   campaignId: string,
-): Promise<{ status: CampaignStatus } | undefined> {
-  return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status");
+): Promise<{ status: CampaignStatus; test: boolean } | undefined> {
+  return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status", "test");
 }
 
 /** Longest first name in the audience snapshot and whether any is missing, for the personalisation check. */

@@ -26,6 +26,10 @@ export class DomainError extends Error {
 
 export const notFound = (what: string) => new DomainError("not_found", `${what} not found.`);
 
+/** A test key reaching for something live (a live message, batch or campaign to cancel). */
+export const testKeyNotAllowed = (what: string) =>
+  new DomainError("test_key_not_allowed", `This ${what} was sent with a live key: a test key cancels test messages only.`);
+
 export const invalidField = (path: string, message: string) =>
   new DomainError("validation_failed", `The request is invalid: ${path} ${message}.`, { errors: [{ path, message }] });
 

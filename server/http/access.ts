@@ -12,9 +12,11 @@ export interface OperationAccess {
   kinds: readonly ApiKeyKind[];
   /** The scope an account key needs; null for an operation of operator keys alone. */
   scope: ApiKeyScope | null;
+  /** A test key may call it: its `x-test-key` (sending and cancelling test messages, making test keys). */
+  testKey: boolean;
 }
 
-type DocumentOperation = { "x-key-kinds"?: ApiKeyKind[]; "x-scope"?: ApiKeyScope };
+type DocumentOperation = { "x-key-kinds"?: ApiKeyKind[]; "x-scope"?: ApiKeyScope; "x-test-key"?: boolean };
 
 /** The access rules of every operation of the document. */
 export function operationAccess(operations: { method: string; path: string; operationId: string; operation: DocumentOperation }[]) {
@@ -24,6 +26,7 @@ export function operationAccess(operations: { method: string; path: string; oper
     operationId,
     kinds: operation["x-key-kinds"] ?? ["account"],
     scope: operation["x-scope"] ?? null,
+    testKey: operation["x-test-key"] === true,
   }));
 }
 
@@ -34,7 +37,9 @@ export const scopeCovers = (held: ApiKeyScope, needed: ApiKeyScope): boolean => 
 
 /**
  * 403 `wrong_key_kind` for a key of the other kind, 403 `insufficient_scope` for an account key whose scope
- * does not cover the operation. It judges `req.operation`, the operation the operation table resolved and the
+ * does not cover the operation, 403 `test_key_not_allowed` for a test key on an operation that is neither a
+ * read nor marked `x-test-key` (a cancel with a test key is judged again on what it cancels: a live message
+ * is not a test key's). It judges `req.operation`, the operation the operation table resolved and the
  * dispatcher will run (operationTable.ts): there is no second matching of paths here to disagree with it.
  */
 export const requireKeyAccess: RequestHandler = (req, _res, next) => {
@@ -46,6 +51,14 @@ export const requireKeyAccess: RequestHandler = (req, _res, next) => {
       new HttpError(
         "insufficient_scope",
         `This key's scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`. Use a key with a wider scope.`,
+      ),
+    );
+  }
+  if (key.test && op.scope !== "read" && !op.testKey) {
+    return next(
+      new HttpError(
+        "test_key_not_allowed",
+        `A test key sends and cancels test messages, makes test keys and reads; ${op.operationId} needs a live key.`,
       ),
     );
   }

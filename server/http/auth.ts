@@ -23,6 +23,8 @@ export interface RequestKey {
   /** Null for an operator key. */
   scope: ApiKeyScope | null;
   test: boolean;
+  /** When the key expires; null for a key that does not. */
+  expiresAt: Date | null;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -82,7 +84,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
           limits: key.accountLimits ?? undefined,
         };
       }
-      req.apiKey = { id: key.keyId, kind: key.kind, scope: key.scope, test: key.test };
+      req.apiKey = { id: key.keyId, kind: key.kind, scope: key.scope, test: key.test, expiresAt: key.expiresAt ?? null };
       usage?.seen(key.keyId);
       if (decision) applyRateDecision(res, decision, limit);
       if (key.accountSuspended)

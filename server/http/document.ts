@@ -8,6 +8,7 @@ export interface DocumentOperation {
   operationId?: string;
   "x-key-kinds"?: ("account" | "operator")[];
   "x-scope"?: "full" | "send" | "read";
+  "x-test-key"?: boolean;
 }
 
 export interface OpenApiDocument {

@@ -21,6 +21,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   unauthorized: { status: 401, title: "Unauthorized" },
   wrong_key_kind: { status: 403, title: "Wrong kind of key" },
   insufficient_scope: { status: 403, title: "Insufficient scope" },
+  test_key_not_allowed: { status: 403, title: "Not allowed with a test key" },
   account_suspended: { status: 403, title: "Account suspended" },
   self_service_disabled: { status: 403, title: "Self-service numbers disabled" },
   key_in_use: { status: 409, title: "Key in use" },

@@ -7,12 +7,12 @@ import type { components } from "../../generated/api.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
 import { listSenderPools } from "../db/senderPools.js";
 import type { Account } from "../db/accounts.js";
-import { insertBatch, lockBatch } from "../db/batches.js";
+import { batchHasLiveMessages, insertBatch, lockBatch } from "../db/batches.js";
 import { cancelBatchMessages, insertMessagesWithJobs, type NewMessage } from "../db/messages/index.js";
 import { heldAmong } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { deleteThrottledSendsOfBatch } from "../db/throttledSends.js";
-import { DomainError, notFound } from "../domain/errors.js";
+import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD } from "../domain/sendingGuards.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
@@ -122,9 +122,10 @@ function accept(
 }
 
 /** Cancels what of the batch is still cancellable; repeatable (0 the second time). */
-export async function cancelBatch(db: Knex, accountId: string, batchId: string): Promise<number> {
+export async function cancelBatch(db: Knex, accountId: string, batchId: string, opts: { testKey?: boolean } = {}): Promise<number> {
   return db.transaction(async (tx) => {
     if (!(await lockBatch(tx, accountId, batchId))) throw notFound("Batch");
+    if (opts.testKey && (await batchHasLiveMessages(tx, accountId, batchId))) throw testKeyNotAllowed("batch");
     const cancelled = await cancelBatchMessages(tx, accountId, batchId);
     await deleteThrottledSendsOfBatch(tx, accountId, batchId);
     return cancelled;

@@ -17,7 +17,7 @@ import { groupExists } from "../db/groups.js";
 import { getSenderPool } from "../db/senderPools.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
-import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
+import { DomainError, groupNotFound, invalidField, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { heldAmong } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { personalisationProblem, personalise } from "../../common/personalise.js";
@@ -164,10 +164,11 @@ export async function createCampaign(
 }
 
 /** Cancels what has not been sent yet; repeatable. A completed campaign is a 409. */
-export async function cancelCampaign(db: Knex, accountId: string, campaignId: string): Promise<void> {
+export async function cancelCampaign(db: Knex, accountId: string, campaignId: string, opts: { testKey?: boolean } = {}): Promise<void> {
   await db.transaction(async (tx) => {
     const campaign = await lockCampaign(tx, accountId, campaignId);
     if (!campaign) throw notFound("Campaign");
+    if (opts.testKey && !campaign.test) throw testKeyNotAllowed("campaign");
     if (campaign.status === "cancelled") return; // repeat cancel: same answer
     if (campaign.status === "completed") {
       throw new DomainError("not_cancellable", "The campaign is completed: every message reached a final status.");

@@ -21,6 +21,8 @@ export interface KeyRequest {
 export interface CreatingKey {
   scope: ApiKeyScope;
   test: boolean;
+  /** A key never outlives its maker: the child's expiry is at most this. */
+  expiresAt: Date | null;
 }
 
 /** Makes a key of an account and returns it with its secret, shown this once. */
@@ -37,8 +39,11 @@ export async function createAccountKey(
       `A \`${opts.by.scope}\` key cannot make a \`${scope}\` key: a key's scope is at most its maker's.`,
     );
   }
-  const expiresAt = request.expiresAt ? new Date(request.expiresAt) : null;
-  if (expiresAt && expiresAt.getTime() <= opts.now.getTime()) throw invalidField("/body/expiresAt", "must be in the future");
+  const asked = request.expiresAt ? new Date(request.expiresAt) : null;
+  if (asked && asked.getTime() <= opts.now.getTime()) throw invalidField("/body/expiresAt", "must be in the future");
+  // A key never outlives the key that made it: an earlier expiry is kept, a later or missing one is the maker's.
+  const limit = opts.by?.expiresAt ?? null;
+  const expiresAt = limit && (!asked || asked.getTime() > limit.getTime()) ? limit : asked;
   // A test key makes only test keys, whatever is asked.
   const test = opts.by?.test === true ? true : (request.test ?? false);
   const { key, keyId, secretHash } = generateApiKey();

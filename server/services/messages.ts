@@ -6,7 +6,7 @@ import { deleteThrottledSends } from "../db/throttledSends.js";
 import type { Account } from "../db/accounts.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
 import { getSenderPool } from "../db/senderPools.js";
-import { DomainError, notFound } from "../domain/errors.js";
+import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota, countsQuota } from "./quota.js";
@@ -48,8 +48,15 @@ export async function scheduleMessage(
  * scheduled → cancelled, with its job. Repeatable: an already cancelled message gives the same answer. Once
  * sending has begun it is a 409 (the send claim and the cancel are the same conditional UPDATE; one wins).
  */
-export async function cancelMessage(db: Knex, accountId: string, messageId: string): Promise<{ cancelledAt: Date }> {
+export async function cancelMessage(
+  db: Knex,
+  accountId: string,
+  messageId: string,
+  opts: { testKey?: boolean } = {},
+): Promise<{ cancelledAt: Date }> {
   return db.transaction(async (tx) => {
+    // A test key cancels test messages only (one read more, for test keys alone).
+    if (opts.testKey && (await getMessage(tx, accountId, messageId))?.test === false) throw testKeyNotAllowed("message");
     const cancelled = await cancelScheduledMessage(tx, accountId, messageId);
     if (cancelled) {
       await cancelPendingJob(tx, accountId, cancelled.jobId);

@@ -117,4 +117,109 @@ describe("keys by API", () => {
     expect(await fromTest.json()).toMatchObject({ test: true });
     expect(await (await as(test.key, "GET", "/api/v1/key")).json()).toMatchObject({ test: true, scope: "full", name: "sandbox" });
   });
+
+  it("a key never outlives its maker: a later or missing expiry is the maker's, an earlier one is kept", async () => {
+    const a = await server().account();
+    const inOneHour = new Date(Date.now() + 3600_000).toISOString();
+    const parent = await makeKey(a, { expiresAt: inOneHour });
+    const asParent = async (body: object) => {
+      const res = await as(parent.key, "POST", "/api/v1/keys", body);
+      expect(res.status).toBe(201);
+      return (await res.json()) as { key: string; keyId: string; expiresAt: string | null };
+    };
+    expect((await asParent({})).expiresAt).toBe(inOneHour);
+    expect((await asParent({ expiresAt: null })).expiresAt).toBe(inOneHour);
+    expect((await asParent({ expiresAt: new Date(Date.now() + 48 * 3600_000).toISOString() })).expiresAt).toBe(inOneHour);
+    const earlier = new Date(Date.now() + 600_000).toISOString();
+    expect((await asParent({ expiresAt: earlier })).expiresAt).toBe(earlier);
+    // When the parent expires, its child stops with it.
+    const child = await asParent({});
+    expect((await as(child.key, "GET", "/api/v1/key")).status).toBe(200);
+    await server()
+      .db("api_keys")
+      .whereIn("key_id", [parent.keyId, child.keyId])
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await as(child.key, "GET", "/api/v1/messages")).status).toBe(401);
+    // A key that does not expire makes keys that do not either, unless asked.
+    expect((await makeKey(a, {})).expiresAt).toBeNull();
+  });
+
+  it("a test key sends, cancels its own test messages and reads; every other change is 403 test_key_not_allowed", async () => {
+    const a = await server().account();
+    const test = await makeKey(a, { test: true });
+    const db = server().db;
+    const counts = async () =>
+      Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, Number((await db(t).count({ n: "*" }))[0]!.n)])));
+    const document = loadDocument() as unknown as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> } }>>;
+    };
+    const uuid = "00000000-0000-4000-8000-000000000001";
+    // Every operation of the account API that is neither a read nor marked x-test-key, from the document.
+    const liveOnly = documentOperations(loadDocument()).filter(
+      (op) =>
+        op.path.startsWith("/api/v1/") &&
+        (op.operation["x-key-kinds"] ?? ["account"]).includes("account") &&
+        op.operation["x-scope"] !== "read" &&
+        op.operation["x-test-key"] !== true,
+    );
+    expect(liveOnly.map((op) => op.operationId)).toEqual(
+      expect.arrayContaining(["OptOuts_remove", "Accounts_updateSettings", "Webhooks_create", "Numbers_create"]),
+    );
+    const before = await counts();
+    for (const op of liveOnly) {
+      const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+        name === "phone" ? "%2B14155550100" : name === "keyId" ? a.keyId : uuid,
+      );
+      const body =
+        document.paths[op.path]![op.method]!.requestBody?.content["application/json"]?.example ??
+        (op.method === "get" || op.method === "delete" ? undefined : {});
+      const res = await as(test.key, op.method.toUpperCase(), path, body);
+      expect(res.status, op.operationId).toBe(403);
+      expect((await problemOf(res)).code, op.operationId).toBe("test_key_not_allowed");
+    }
+    expect(await counts()).toEqual(before);
+
+    // A live message, batch and campaign are not a test key's to cancel; its own test ones are.
+    const schedule = (key: string) =>
+      as(key, "POST", "/api/v1/scheduler/schedule", {
+        to: "+14155550123",
+        from: "ACME",
+        body: "hi",
+        scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+      });
+    const live = (await (await schedule(a.key)).json()) as { messageId: string };
+    const refused = await as(test.key, "DELETE", `/api/v1/scheduler/cancel/${live.messageId}`);
+    expect(refused.status).toBe(403);
+    expect((await problemOf(refused)).code).toBe("test_key_not_allowed");
+    expect((await db("messages").where({ id: live.messageId }).first("status")).status).toBe("scheduled");
+    const own = (await (await schedule(test.key)).json()) as { messageId: string };
+    expect((await as(test.key, "DELETE", `/api/v1/scheduler/cancel/${own.messageId}`)).status).toBe(200);
+
+    const batch = (await (
+      await a.request("POST", "/api/v1/messages/batch", {
+        messages: [{ to: "+14155550123", from: "ACME", body: "later", scheduledAt: new Date(Date.now() + 3600_000).toISOString() }],
+      })
+    ).json()) as { batchId: string };
+    const batchRefused = await as(test.key, "POST", `/api/v1/batches/${batch.batchId}/cancel`);
+    expect(batchRefused.status).toBe(403);
+    expect((await problemOf(batchRefused)).code).toBe("test_key_not_allowed");
+
+    const group = (await (await a.request("POST", "/api/v1/contacts/groups", { name: "testers" })).json()) as { groupId: string };
+    await a.request("POST", "/api/v1/contacts", { phone: "+14155550124", groupId: group.groupId });
+    const campaign = await a.request("POST", "/api/v1/campaigns", {
+      name: "later",
+      type: "scheduled",
+      groupId: group.groupId,
+      message: "later",
+      from: "ACME",
+      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(campaign.status, await campaign.clone().text()).toBe(201);
+    const { campaignId } = (await campaign.json()) as { campaignId: string };
+    const campaignRefused = await as(test.key, "POST", `/api/v1/campaigns/${campaignId}/cancel`);
+    expect(campaignRefused.status).toBe(403);
+    expect((await problemOf(campaignRefused)).code).toBe("test_key_not_allowed");
+    expect((await a.request("GET", `/api/v1/campaigns/${campaignId}`)).status).toBe(200);
+    expect(((await (await a.request("GET", `/api/v1/campaigns/${campaignId}`)).json()) as { status: string }).status).not.toBe("cancelled");
+  });
 });

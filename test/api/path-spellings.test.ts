@@ -55,15 +55,17 @@ interface Caller {
   key?: string;
   kind?: "account" | "operator";
   scope?: "full" | "send" | "read";
+  test?: boolean;
 }
 
 const COVERS = { full: ["full", "send", "read"], send: ["send", "read"], read: ["read"] } as const;
 
 /** The code the key gate answers this caller on this operation, or null when the gate lets it through. */
-function gateRefusal(caller: Caller, kinds: string[], scope: string | undefined): string | null {
+function gateRefusal(caller: Caller, kinds: string[], scope: string | undefined, testKey: boolean): string | null {
   if (!caller.key) return "unauthorized";
   if (!kinds.includes(caller.kind!)) return "wrong_key_kind";
   if (caller.kind === "account" && scope && !(COVERS[caller.scope!] as readonly string[]).includes(scope)) return "insufficient_scope";
+  if (caller.test && scope !== "read" && !testKey) return "test_key_not_allowed";
   return null;
 }
 
@@ -84,7 +86,7 @@ describe("access whatever the spelling of the path", () => {
       { name: "account full", key: a.key, kind: "account", scope: "full" },
       { name: "account send", key: await keyOf({ scope: "send" }), kind: "account", scope: "send" },
       { name: "account read", key: await keyOf({ scope: "read" }), kind: "account", scope: "read" },
-      { name: "account test", key: await keyOf({ test: true }), kind: "account", scope: "full" },
+      { name: "account test", key: await keyOf({ test: true }), kind: "account", scope: "full", test: true },
     ];
     const counts = async () =>
       Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, Number((await db(t).count({ n: "*" }))[0]!.n)])));
@@ -116,7 +118,7 @@ describe("access whatever the spelling of the path", () => {
       const method = op.method.toUpperCase();
       const kinds = op.operation["x-key-kinds"] ?? ["account"];
       for (const caller of callers) {
-        const refusal = gateRefusal(caller, kinds, op.operation["x-scope"]);
+        const refusal = gateRefusal(caller, kinds, op.operation["x-scope"], op.operation["x-test-key"] === true);
         if (refusal) {
           const res = await call(caller.key, method, fill(op.path));
           const label = `${caller.name}: ${op.operationId} ${method} ${fill(op.path)}`;

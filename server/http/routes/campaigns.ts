@@ -27,8 +27,8 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
     return { status: 200, body: toCampaign(campaign) };
   },
 
-  async Campaigns_cancel({ db, account, path }) {
-    await cancelCampaign(db, account.id, path.campaignId);
+  async Campaigns_cancel({ db, account, key, path }) {
+    await cancelCampaign(db, account.id, path.campaignId, { testKey: key.test });
     return { status: 200, body: toCampaign((await getCampaign(db, account.id, path.campaignId))!) };
   },
 };

@@ -53,7 +53,10 @@ export const keyHandlers: Pick<Handlers, "Key_get" | "Keys_create" | "Keys_list"
   },
 
   async Keys_create({ db, account, key, body, now }) {
-    const created = await createAccountKey(db, account.id, body, { by: { scope: key.scope!, test: key.test }, now: now() });
+    const created = await createAccountKey(db, account.id, body, {
+      by: { scope: key.scope!, test: key.test, expiresAt: key.expiresAt },
+      now: now(),
+    });
     return { status: 201, body: toCreatedKey(created) };
   },
 

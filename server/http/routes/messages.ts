@@ -39,8 +39,9 @@ export const messageHandlers: Pick<
     return { status: 200, body: preview(body.body, smart) };
   },
 
-  async Batches_cancel({ db, account, path }) {
-    return { status: 200, body: { batchId: path.batchId, cancelled: await cancelBatch(db, account.id, path.batchId) } };
+  async Batches_cancel({ db, account, key, path }) {
+    const cancelled = await cancelBatch(db, account.id, path.batchId, { testKey: key.test });
+    return { status: 200, body: { batchId: path.batchId, cancelled } };
   },
 
   async Messages_list({ db, account, query }) {

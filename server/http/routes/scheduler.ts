@@ -15,8 +15,8 @@ export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler
     return key === undefined ? schedule(db) : withIdempotency(db, account.id, key, body, schedule);
   },
 
-  async Scheduler_cancel({ db, account, path }) {
-    const { cancelledAt } = await cancelMessage(db, account.id, path.messageId);
+  async Scheduler_cancel({ db, account, key, path }) {
+    const { cancelledAt } = await cancelMessage(db, account.id, path.messageId, { testKey: key.test });
     return { status: 200, body: { messageId: path.messageId, status: "cancelled", cancelledAt: iso(cancelledAt) } };
   },
 };
