@@ -719,8 +719,9 @@ export interface paths {
         /**
          * Register a number
          * @description Register a number (self-service). The account may add numbers itself only where the operator allows it
-         *     (`selfServiceNumbers`), for the first-start account `default`, or while the deployment runs the simulator
-         *     alone; elsewhere 403 `self_service_disabled`, and the operator assigns numbers. A number is held by at most
+         *     (`selfServiceNumbers`), or while the deployment runs the simulator alone (nothing leads to a carrier: no
+         *     enabled connector but the simulator, no route naming a carrier connector; the first-start account `default`
+         *     too); elsewhere 403 `self_service_disabled`, and the operator assigns numbers. A number is held by at most
          *     one account in the whole service: one that another account holds is a 409 `number_taken` problem (which
          *     account is not revealed), and so is one this account already has.
          */
@@ -1021,7 +1022,7 @@ export interface paths {
         /**
          * Simulate an inbound message
          * @description Inject an inbound message as if the carrier had delivered it: it takes the same path as one from SMPP
-         *     (stored, keywords applied, `message.received` posted). 404 when the server does not run the simulator.
+         *     (stored, keywords applied, `message.received` posted). 404 while anything leads to a carrier.
          */
         post: operations["Simulator_inbound"];
         delete?: never;

@@ -86,10 +86,24 @@ export async function deleteConnector(db: Knex, id: string): Promise<boolean> {
 
 const jsonOf = (settings: ConnectorSettings) => (settings.smpp === null ? null : JSON.stringify(settings.smpp));
 
-/** True when every connector of the deployment is the simulator (and there is at least one). */
-export async function simulatorAlone(db: Knex): Promise<boolean> {
-  const { rows } = await run<{ alone: boolean | null }>(db, sql`SELECT bool_and(type = 'simulator') AS alone FROM connectors`);
-  return rows[0]?.alone === true;
+/**
+ * True when something leads to a carrier: an enabled connector that is not the simulator, or one that a route
+ * names (it may be enabled again at any time). While nothing does, the deployment runs the simulator alone:
+ * simulated inbound messages exist and accounts may add their own numbers.
+ */
+export async function carrierReachable(db: Knex): Promise<boolean> {
+  const { rows } = await run<{ reachable: boolean }>(
+    db,
+    sql`SELECT EXISTS (
+          SELECT 1 FROM connectors c
+           WHERE c.type <> 'simulator'
+             AND (c.enabled OR EXISTS (
+                   SELECT 1 FROM routing_table, jsonb_array_elements(routes) r
+                    WHERE r->'connectors' @> jsonb_build_array(jsonb_build_object('connectorId', c.id::text))
+                       OR r->'fallback' @> to_jsonb(ARRAY[c.id::text])))
+        ) AS reachable`,
+  );
+  return rows[0]!.reachable;
 }
 
 /** One worker's sessions of one connector. */

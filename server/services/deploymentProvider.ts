@@ -9,7 +9,7 @@
 // - production whose every connector is the simulator is refused unless ALLOW_SIMULATOR_IN_PRODUCTION=1: it
 //   sends nothing, and every message would show `delivered`.
 import type { Config } from "../config.js";
-import { insertConnector, listConnectors, readConnector, type ConnectorSettings, type SmppSettings } from "../db/connectors.js";
+import { insertConnector, listConnectors, type ConnectorSettings, type SmppSettings } from "../db/connectors.js";
 import type { Db } from "../db/knex.js";
 import { readRoutingTable, replaceRoutingTable } from "../db/routingTable.js";
 import type { Logger } from "../logger.js";
@@ -54,6 +54,11 @@ export async function resolveDeploymentProvider(
     throw new ProviderRefused(
       "cannot start: this production deployment's provider is the simulator, which sends nothing. Set PROVIDER=smpp and SMPP_URL, or ALLOW_SIMULATOR_IN_PRODUCTION=1 to run on it anyway",
     );
+  if (production && connectors.some((c) => c.type === "simulator" && c.enabled) && connectors.some((c) => c.type !== "simulator"))
+    log.warn(
+      { simulators: connectors.filter((c) => c.type === "simulator").map((c) => c.name) },
+      "production runs the simulator beside carrier connectors: a message routed to it is never sent but shows delivered; disable it (PATCH /api/v1/connectors/{id} {enabled:false}) unless that is meant",
+    );
   const main = connectors.find((c) => c.name === DEFAULT_CONNECTOR) ?? connectors[0]!;
   log.info(
     { provider: main.type, from: config.provider === undefined ? "the deployment's record" : "PROVIDER", connectors: connectors.length },
@@ -73,11 +78,6 @@ async function createDefaultConnector(db: Db, settings: ConnectorSettings): Prom
         { name: "default", match: {}, connectors: [{ connectorId: made.id, weight: 1 }], fallback: [] },
       ]);
   });
-}
-
-/** The `default` connector's type now (the simulator's endpoint exists only while it is the simulator). */
-export async function deploymentProviderType(db: Db): Promise<ConnectorSettings["type"] | undefined> {
-  return (await readConnector(db, DEFAULT_CONNECTOR))?.type;
 }
 
 function fromEnvironment(config: Pick<Config, "provider" | "smppUrl" | "smppSystemType" | "smppDefaultCountry">): ConnectorSettings {

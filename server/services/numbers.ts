@@ -1,10 +1,10 @@
 // Numbers an account holds: the operator assigns them; an account adds its own (self-service) only where the
-// operator allows it, for the first-start account, or while the deployment runs the simulator alone (nothing
-// reaches a carrier, so nothing can be sent as someone else). Normalised to E.164 and held by one account in
+// operator allows it, or while the deployment runs the simulator alone (nothing leads to a carrier, so nothing
+// can be sent or received as someone else; the first-start account included). Normalised to E.164 and held by one account in
 // the whole service: the 409 says the number is taken, never by whom.
 import type { Knex } from "knex";
 import type { Account } from "../db/accounts.js";
-import { simulatorAlone } from "../db/connectors.js";
+import { carrierReachable } from "../db/connectors.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { insertNumber, type NumberRow } from "../db/numbers.js";
 import { DomainError } from "../domain/errors.js";
@@ -34,7 +34,9 @@ export async function registerOwnNumber(
   account: Account,
   input: { phoneNumber: string; name?: string | null },
 ): Promise<NumberRow> {
-  const allowed = account.limits?.selfServiceNumbers === true || account.firstStart === true || (await simulatorAlone(db));
+  // The first-start account is no exception on a carrier deployment: a number it claimed would take a real
+  // customer's inbound messages and STOPs.
+  const allowed = account.limits?.selfServiceNumbers === true || !(await carrierReachable(db));
   if (!allowed) {
     throw new DomainError(
       "self_service_disabled",

@@ -13,6 +13,21 @@ const sink = new Writable({
 });
 const server = useTestServer({}, { log: createLogger("info", sink) });
 const withSmpp = useTestServer({ provider: "smpp" });
+const carrierLater = useTestServer({});
+
+type Operator = { request: (m: string, p: string, b?: unknown) => Promise<Response> };
+
+/** A carrier connector, as an operator adds one (these API-only servers never bind to it). */
+async function addCarrier(op: Operator, enabled = true): Promise<string> {
+  const res = await op.request("POST", "/api/v1/connectors", {
+    name: `carrier-${Date.now()}`,
+    type: "smpp",
+    enabled,
+    smpp: { host: "127.0.0.1", port: 9, systemId: "carrier", password: "pw" },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { connectorId: string }).connectorId;
+}
 
 async function ownNumber(a: TestAccount, phoneNumber: string) {
   expect((await a.request("POST", "/api/v1/numbers", { phoneNumber })).status).toBe(201);
@@ -118,10 +133,46 @@ describe("inbound messages through the simulator", () => {
   });
 
   it("does not exist unless the server runs the simulator (404)", async () => {
+    await addCarrier(await withSmpp().operator());
     const a = await withSmpp().account();
     await a.holds("+14155550230");
     const res = await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550231", to: "+14155550230", body: "hi" });
     expect(res.status).toBe(404);
     expect((await problemOf(res)).code).toBe("not_found");
+  });
+
+  it("exists only while nothing leads to a carrier: a carrier added beside the simulator, or named by a route, ends it", async () => {
+    const { db } = carrierLater();
+    const op = await carrierLater().operator();
+    const a = await carrierLater().account();
+    await db("accounts").where({ id: a.accountId }).update({ first_start: true }); // as the first-start `default`
+    await ownNumber(a, "+14155550240");
+    const send = () => a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550241", to: "+14155550240", body: "HELP" });
+    expect((await send()).status).toBe(202);
+
+    // An enabled carrier beside the simulator's `default`: a forged HELP would make the real SMSC answer.
+    const carrier = await addCarrier(op);
+    const refused = await send();
+    expect(refused.status).toBe(404);
+    expect((await problemOf(refused)).code).toBe("not_found");
+    // Nor may the first-start account claim a free number any more.
+    const claim = await a.request("POST", "/api/v1/numbers", { phoneNumber: "+14155550242" });
+    expect(claim.status).toBe(403);
+    expect((await problemOf(claim)).code).toBe("self_service_disabled");
+
+    // Disabled and named by no route: nothing leads to it.
+    expect((await op.request("PATCH", `/api/v1/connectors/${carrier}`, { enabled: false })).status).toBe(200);
+    expect((await send()).status).toBe(202);
+    // A route naming it leads to it again (it may be enabled at any time).
+    const table = (await (await op.request("GET", "/api/v1/routes")).json()) as { version: number; routes: object[] };
+    const put = await op.request("PUT", "/api/v1/routes", {
+      version: table.version,
+      routes: [
+        ...table.routes,
+        { name: "to-carrier", match: { prefixes: ["+44"] }, connectors: [{ connectorId: carrier, weight: 1 }], fallback: [] },
+      ],
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect((await send()).status).toBe(404);
   });
 });

@@ -4,7 +4,7 @@
 // through the real SMSC), and production with nothing configured ran on the simulator, sending nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
-import { readConnector } from "../../server/db/connectors.js";
+import { insertConnector, readConnector } from "../../server/db/connectors.js";
 import { readRoutingTable } from "../../server/db/routingTable.js";
 import { freePort } from "../../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../../server/db/knex.js";
@@ -74,6 +74,22 @@ describe("the deployment's provider, resolved at a process's start", () => {
       provider: "simulator",
     });
     await expect(resolveDeploymentProvider(db, env({ PROVIDER: "smpp" }), log)).rejects.toThrow(/PROVIDER=smpp needs SMPP_URL/);
+  });
+
+  it("production with the simulator enabled beside a carrier starts, and warns", async () => {
+    const { db } = database();
+    await db("connectors").del();
+    const simulatorWarnings = () => lines.filter((l) => l.level === 40 && /simulator beside carrier connectors/.test(l.msg)).length;
+    await resolveDeploymentProvider(db, env({ PROVIDER: "simulator" }), log);
+    const carrier = { type: "smpp" as const, smpp: { host: "127.0.0.1", port: 9, systemId: "c", password: "p" } } as never;
+    await insertConnector(db, { name: "carrier", settings: carrier, maxSegmentsPerSecond: null, enabled: true });
+    const before = simulatorWarnings();
+    await resolveDeploymentProvider(db, env({ NODE_ENV: "production" }), log);
+    expect(simulatorWarnings()).toBe(before + 1);
+    // The simulator switched off: no warning.
+    await db("connectors").where({ type: "simulator" }).update({ enabled: false });
+    await resolveDeploymentProvider(db, env({ NODE_ENV: "production" }), log);
+    expect(simulatorWarnings()).toBe(before + 1);
   });
 });
 

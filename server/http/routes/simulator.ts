@@ -1,7 +1,7 @@
 import { findNumberOwner } from "../../db/numbers.js";
 import { DomainError } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
-import { deploymentProviderType } from "../../services/deploymentProvider.js";
+import { carrierReachable } from "../../db/connectors.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import type { Handlers } from "../types.js";
 
@@ -12,10 +12,9 @@ const numberNotFound = () =>
 
 export const simulatorHandlers: Pick<Handlers, "Simulator_inbound"> = {
   async Simulator_inbound({ db, log, account, body, config, now }) {
-    // The deployment's provider, not this process's setting: an API process started without PROVIDER beside
-    // workers on SMPP must not take forged inbound messages.
-    if ((await deploymentProviderType(db)) !== "simulator")
-      throw new DomainError("not_found", "This deployment does not run the simulator.");
+    // The deployment's connectors, not this process's setting: while anything leads to a carrier (an enabled
+    // carrier connector, or one a route names) a forged HELP or STOP would make a real SMSC send.
+    if (await carrierReachable(db)) throw new DomainError("not_found", "This deployment does not run the simulator alone.");
     const from = requirePhone(body.from, "/body/from");
     const to = requirePhone(body.to, "/body/to");
     if ((await findNumberOwner(db, to))?.accountId !== account.id) throw numberNotFound();
