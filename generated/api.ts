@@ -7975,11 +7975,11 @@ export interface operations {
                  */
                 format?: components["schemas"]["ExportFormat"];
                 /**
-                 * @description Messages created (or received) at or after this time.
+                 * @description Messages created (or received) at or after this time. From 1970-01-01T00:00:00Z to 9999-12-30T00:00:00Z (400 otherwise).
                  * @example 2026-11-01T00:00:00Z
                  */
                 since?: string;
-                /** @description Messages created (or received) before this time. */
+                /** @description Messages created (or received) before this time. From 1970-01-01T00:00:00Z to 9999-12-30T00:00:00Z (400 otherwise). */
                 until?: string;
                 /**
                  * @description Only messages in these statuses, comma-separated.
@@ -10123,11 +10123,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Start of the window (default: 7 days before `until`); widened down to a quarter hour.
+                 * @description Start of the window (default: 7 days before `until`); widened down to a quarter hour. From 1970-01-01T00:00:00Z to 9999-12-30T00:00:00Z (400 otherwise).
                  * @example 2026-11-01T00:00:00Z
                  */
                 since?: string;
-                /** @description End of the window (default: now); widened up to a quarter hour. At most 400 days after `since`. */
+                /** @description End of the window (default: now); widened up to a quarter hour. At most 400 days after `since`. From 1970-01-01T00:00:00Z to 9999-12-30T00:00:00Z (400 otherwise). */
                 until?: string;
                 /**
                  * @description One or two keys, comma-separated: `day,country`.

@@ -1,7 +1,7 @@
 import { contactsExport, messagesExport, optOutsExport } from "../../services/exports.js";
+import { dateParameter } from "../../domain/dateBounds.js";
 import type { Handlers } from "../types.js";
 
-const date = (v: string | undefined) => (v === undefined ? undefined : new Date(v));
 
 export const exportHandlers: Pick<Handlers, "Exports_messages" | "Exports_contacts" | "Exports_optOuts"> = {
   async Exports_messages({ db, account, query, now }) {
@@ -10,8 +10,8 @@ export const exportHandlers: Pick<Handlers, "Exports_messages" | "Exports_contac
       account.id,
       {
         format: query.format,
-        since: date(query.since),
-        until: date(query.until),
+        since: dateParameter(query.since, "/query/since"),
+        until: dateParameter(query.until, "/query/until"),
         statuses: query.status,
         direction: query.direction,
         campaignId: query.campaignId,

@@ -1,4 +1,5 @@
 import { messageReport } from "../../services/reports.js";
+import { dateParameter } from "../../domain/dateBounds.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
@@ -7,8 +8,8 @@ export const reportHandlers: Pick<Handlers, "Reports_messages"> = {
   async Reports_messages({ db, key, account, query }) {
     const report = await messageReport(db, {
       accountId: key.kind === "account" ? account.id : (query.accountId ?? null),
-      since: query.since === undefined ? undefined : new Date(query.since),
-      until: query.until === undefined ? undefined : new Date(query.until),
+      since: dateParameter(query.since, "/query/since"),
+      until: dateParameter(query.until, "/query/until"),
       groupBy: query.groupBy,
       tz: query.tz,
       byOperator: key.kind === "operator",
