@@ -118,6 +118,16 @@ export const SETTINGS = {
     "a request must have sent its headers by then (slow clients are cut off; checked every second)",
   ),
   httpRequestTimeoutMs: int("HTTP_REQUEST_TIMEOUT_MS", 30_000, "a request must have been received completely by then"),
+  exportsPerAccount: int(
+    "EXPORTS_PER_ACCOUNT",
+    2,
+    "exports one account may stream at once from one API process (each holds a database connection); more is 429",
+  ),
+  exportStallMs: int(
+    "EXPORT_STALL_MS",
+    30_000,
+    "an export whose client takes nothing for this long is cut off: its COPY cancelled, its connection back",
+  ),
   // Database
   databaseUrl: optional("DATABASE_URL", "PostgreSQL (13+) connection string; unset = an embedded PostgreSQL under `DATA_DIR`"),
   dataDir: text(

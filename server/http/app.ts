@@ -43,7 +43,7 @@ import { exportHandlers } from "./routes/exports.js";
 import { KeyUsage } from "../services/keyUsage.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
-import { writeStream } from "./stream.js";
+import { ExportSlots, writeStream } from "./stream.js";
 
 // Every operation of the contract has exactly one handler here; a missing one fails the type check.
 export const handlers: Handlers = {
@@ -92,8 +92,14 @@ function route(services: ApiServices, operationId: ApiOperationId, method: strin
         await recordAudit(services.db, req.log, req, { operationId, status: reply.status, body: reply.body, accountId });
       }
       if (reply.status === 204) res.status(204).end();
-      else if (reply.stream) await writeStream(res, reply.status, reply.stream);
-      else res.status(reply.status).json(reply.body);
+      else if (reply.stream) {
+        const release = services.exportSlots.take(req.account?.id ?? "operator");
+        try {
+          await writeStream(res, reply.status, reply.stream, services.config.exportStallMs);
+        } finally {
+          release();
+        }
+      } else res.status(reply.status).json(reply.body);
     } catch (error) {
       next(error);
     }
@@ -152,6 +158,7 @@ export function createApp(services: Services): Express {
   const apiServices: ApiServices = {
     ...services,
     keyUsage,
+    exportSlots: new ExportSlots(config.exportsPerAccount),
     batchItems: batchItemValidator(document),
     receipts: new ReceiptClient({
       timeoutMs: config.webhookTimeoutMs,

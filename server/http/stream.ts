@@ -1,9 +1,45 @@
 // A streamed response (an export): written as its pieces come, waiting for the client to take each before the
-// next is made (backpressure), so a slow reader holds the export back instead of the server buffering it.
+// next is made (backpressure), so a slow reader holds the export back instead of the server buffering it. Each
+// export holds a database connection while it runs, so a client cannot hold one for ever: an account streams at
+// most `perAccount` exports at once per process (429 beyond), and a response whose client takes nothing for
+// `stallMs` is cut off (its COPY cancelled and its connection given back by the reader's return).
 import type { Response } from "express";
+import { HttpError } from "./problem.js";
 import type { Streamed } from "./types.js";
 
-export async function writeStream(res: Response, status: number, s: Streamed): Promise<void> {
+export interface StreamLimits {
+  perAccount: number;
+  stallMs: number;
+}
+
+/** The exports each account is streaming from this process. */
+export class ExportSlots {
+  private readonly running = new Map<string, number>();
+
+  constructor(private readonly perAccount: number) {}
+
+  /** Takes a slot for the account, or refuses with 429; the returned function gives it back (once). */
+  take(accountId: string): () => void {
+    const now = this.running.get(accountId) ?? 0;
+    if (now >= this.perAccount)
+      throw new HttpError(
+        "rate_limited",
+        `This account is already streaming ${now} exports (at most ${this.perAccount} at once); retry when one has finished.`,
+        { headers: { "Retry-After": "5" } },
+      );
+    this.running.set(accountId, now + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.running.get(accountId) ?? 1) - 1;
+      if (left > 0) this.running.set(accountId, left);
+      else this.running.delete(accountId);
+    };
+  }
+}
+
+export async function writeStream(res: Response, status: number, s: Streamed, stallMs: number): Promise<void> {
   res.status(status);
   res.setHeader("Content-Type", `${s.contentType}; charset=utf-8`);
   res.setHeader("Content-Disposition", `attachment; filename="${s.filename}"`);
@@ -14,28 +50,35 @@ export async function writeStream(res: Response, status: number, s: Streamed): P
       const { value, done } = await chunks.next();
       if (done) break;
       if (res.destroyed) break;
-      if (!res.write(value)) await drained(res);
+      if (!res.write(value) && !(await drained(res, stallMs))) {
+        res.destroy(new Error(`export stalled: the client took nothing for ${stallMs} ms`));
+        break;
+      }
     }
-    res.end();
+    if (!res.destroyed) res.end();
   } catch (error) {
     // Headers are gone: the client sees the response cut short (no final chunk), never a complete-looking file.
     if (res.headersSent) res.destroy(error instanceof Error ? error : new Error(String(error)));
     else throw error;
   } finally {
-    // The reader stopped (or the client left): the cursor's transaction is let go.
+    // The reader stopped (or the client left, or stalled): the COPY or the cursor's transaction is let go.
     await chunks.return?.();
   }
 }
 
-/** Until the response takes more (drain) or is gone (close); both listeners are removed either way. */
-function drained(res: Response): Promise<void> {
+/** Until the response takes more (drain: true) or is gone (close) or stalls past stallMs (both false). */
+function drained(res: Response, stallMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
+    const done = (taken: boolean) => () => {
+      clearTimeout(timer);
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(taken);
     };
-    res.on("drain", done);
-    res.on("close", done);
+    const onDrain = done(true);
+    const onClose = done(false);
+    const timer = setTimeout(done(false), stallMs);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
   });
 }

@@ -5,6 +5,7 @@ import type { Config } from "../config.js";
 import type { Account } from "../db/accounts.js";
 import type { RequestKey } from "./auth.js";
 import type { batchItemValidator } from "./batchItems.js";
+import type { ExportSlots } from "./stream.js";
 import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
@@ -56,6 +57,8 @@ export interface ApiServices extends Services {
   receipts: ReceiptClient;
   /** When keys were last used (recorded in batches). */
   keyUsage: KeyUsage;
+  /** The exports each account streams at once from this process (http/stream.ts). */
+  exportSlots: ExportSlots;
   /** POST /messages/batch's body checked: each item a request or its schema error (http/batchItems.ts). */
   batchItems: ReturnType<typeof batchItemValidator>;
 }

@@ -7,6 +7,7 @@ import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const server = useTestServer();
+const capped = useTestServer({ exportsPerAccount: 2, exportStallMs: 1500 });
 
 async function download(a: TestAccount, path: string) {
   const res = await a.request("GET", path);
@@ -165,5 +166,37 @@ describe("exports", () => {
       const res = await a.request("GET", `/api/v1/exports/messages?${q}`);
       expect([res.status, ((await res.json()) as { code: string }).code], q).toEqual([400, "validation_failed"]);
     }
+  });
+
+  it("stalled readers hold no connection for ever: two exports at once per account (429 beyond), a stalled one cut off", async () => {
+    const s = capped();
+    const a = await s.account();
+    const other = await s.account();
+    await s.db.raw(
+      `INSERT INTO messages (account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
+       SELECT ?, gen_random_uuid(), '+14155550100', 'ACME', 'message ' || g || repeat('x', 100), now(), 1, 'GSM-7'
+         FROM generate_series(1, 60000) g`,
+      [a.accountId],
+    );
+    const copying = async () =>
+      (await s.db.raw<{ rows: unknown[] }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()"))
+        .rows.length;
+    // Two readers that take the headers and then nothing.
+    const stalled = await Promise.all([1, 2].map(() => a.request("GET", "/api/v1/exports/messages")));
+    expect(stalled.map((r) => r.status)).toEqual([200, 200]);
+    const third = await a.request("GET", "/api/v1/exports/messages");
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("5");
+    expect(((await third.json()) as { code: string }).code).toBe("rate_limited");
+    // Another account is not held up by them.
+    const theirs = await other.request("GET", "/api/v1/exports/messages");
+    expect(theirs.status).toBe(200);
+    await theirs.text();
+    // Past EXPORT_STALL_MS the stalled responses are cut: their COPYs end, and the account exports again, whole.
+    await waitUntil("the stalled exports cut off", async () => (await copying()) === 0, 20_000);
+    for (const r of stalled) await expect(r.text()).rejects.toThrow();
+    const whole = await download(a, "/api/v1/exports/messages");
+    expect(whole.status).toBe(200);
+    expect(csv(whole.text)).toHaveLength(60_000);
   });
 });
