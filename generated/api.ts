@@ -1754,7 +1754,7 @@ export interface components {
              */
             segmentsAccepted: number;
         };
-        /** @description An alphanumeric sender ID: 1 to 11 letters and digits (as `from` takes it). */
+        /** @description An alphanumeric sender ID: 1 to 11 letters and digits, at least one a letter (as `from` takes it). */
         AlphanumericSenderId: string;
         /**
          * @description The key the request was made with: who am I.
@@ -3908,7 +3908,8 @@ export interface components {
             smartEncoding?: boolean;
         };
         /**
-         * @description Sender: an E.164 phone number or an alphanumeric sender ID of 1 to 11 characters.
+         * @description Sender: an E.164 phone number (one the account holds) or an alphanumeric sender ID of 1 to 11 letters and
+         *     digits with at least one letter. Digits alone (`14155550111`) are a number without its `+`: 400.
          * @example ACME
          */
         SenderId: string;

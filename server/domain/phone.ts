@@ -2,7 +2,9 @@ import { parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from "
 import { invalidField } from "./errors.js";
 
 const SEPARATORS = /[\s\-.()]/g;
-const ALPHANUMERIC_SENDER = /^[A-Za-z0-9]{1,11}$/;
+// At least one letter: a sender of digits alone (`14155550111`) is a number written without its `+`, perhaps
+// another account's, and carriers deliver it as that number; it must be written as E.164 and held.
+const ALPHANUMERIC_SENDER = /^(?=[0-9]*[A-Za-z])[A-Za-z0-9]{1,11}$/;
 
 /**
  * E.164 form of a phone number, or undefined when it is not one. Spaces, dashes, dots and parentheses are
@@ -28,11 +30,13 @@ export function requirePhone(input: string, path: string): string {
   return e164;
 }
 
-/** A sender is an E.164 number or an alphanumeric sender ID of 1 to 11 characters. */
+/** A sender is an E.164 number or an alphanumeric sender ID of 1 to 11 letters and digits, one a letter at least. */
 export function requireSender(input: string, path: string): string {
   if (ALPHANUMERIC_SENDER.test(input)) return input;
   const e164 = input.trim().startsWith("+") ? toE164(input) : undefined;
-  if (!e164) throw invalidField(path, "must be an E.164 number or 1 to 11 letters and digits");
+  if (/^[0-9\s().-]+$/.test(input) && !e164)
+    throw invalidField(path, "is a number without its +country prefix: write it in E.164 (e.g. +14155550123); a sender ID needs a letter");
+  if (!e164) throw invalidField(path, "must be an E.164 number or 1 to 11 letters and digits, at least one a letter");
   return e164;
 }
 

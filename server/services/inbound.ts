@@ -12,7 +12,7 @@ import { findNumberOwner } from "../db/numbers.js";
 import { insertUnroutedMessage } from "../db/unroutedMessages.js";
 import { matchKeyword } from "../domain/keywords.js";
 import { segmentInfo, type Encoding } from "../../common/segments.js";
-import type { Logger } from "../logger.js";
+import { maskPhones, type Logger } from "../logger.js";
 import { applyKeyword, type AutoReplyPolicy } from "./keywords.js";
 
 export interface ReceivedMessage {
@@ -62,7 +62,8 @@ export async function receiveInboundMessage(
     await insertUnroutedMessage(db, { ...stored, id: messageId });
     unrouted.inc();
     log.warn(
-      { to: message.to, from: message.from, unroutedMessageId: messageId },
+      // The sender is a person: masked (the full number is in the stored row, for the operator).
+      { to: message.to, from: maskPhones(message.from), unroutedMessageId: messageId },
       "inbound message to a number no account holds: kept for the operator",
     );
     return undefined;

@@ -128,6 +128,9 @@ describe("inbound messages through the simulator", () => {
     const logged = lines.slice(lineCount).join("");
     expect(logged).toContain("+14155550221");
     expect(logged).not.toContain("secret words 5519");
+    // The sender's number is masked to its last three digits.
+    expect(logged).not.toContain("14155550220");
+    expect(logged).toContain("220");
     const stored = await server().db("messages").where({ direction: "inbound", recipient: "+14155550221" });
     expect(stored).toEqual([]);
   });

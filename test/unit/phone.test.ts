@@ -21,6 +21,11 @@ describe("phone numbers", () => {
     for (const bad of ["ABCDEFGHIJKL", "AC ME", "AC-ME", "", "4155550123456789"]) {
       expect(() => requireSender(bad, "/from"), bad).toThrow(DomainError);
     }
+    // Digits alone are a number without its +: another account's number must not pass as a sender ID.
+    for (const digits of ["14155550111", "4155550111", "12345", "1 415 555 0111"]) {
+      expect(() => requireSender(digits, "/from"), digits).toThrow(/without its \+country prefix/);
+    }
+    expect(requireSender("7ELEVEN", "/from")).toBe("7ELEVEN");
   });
 });
 
