@@ -3998,7 +3998,10 @@ export interface components {
         };
         /** @description An SMPP connector's link, as sent (with its password). */
         SmppConnectorSettings: {
-            /** @description The SMSC's host name or address. */
+            /**
+             * @description The SMSC's host name (letters, digits and hyphens in dot-separated labels of at most 63 characters, 253 in
+             *     all), IPv4 address or IPv6 address (without brackets). No scheme, port, path or space.
+             */
             host: string;
             /**
              * Format: int32
@@ -4028,7 +4031,10 @@ export interface components {
         };
         /** @description An SMPP connector's link as shown: everything but the password. */
         SmppConnectorView: {
-            /** @description The SMSC's host name or address. */
+            /**
+             * @description The SMSC's host name (letters, digits and hyphens in dot-separated labels of at most 63 characters, 253 in
+             *     all), IPv4 address or IPv6 address (without brackets). No scheme, port, path or space.
+             */
             host: string;
             /**
              * Format: int32
