@@ -1,7 +1,10 @@
 import type { Knex } from "knex";
 import { run, sql } from "./sql.js";
 
-export type IdempotencyClaim = { owned: true } | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown };
+/** `responseText`: the first answer's JSON as it was sent (null for one stored by a release before 040). */
+export type IdempotencyClaim =
+  | { owned: true }
+  | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown; responseText: string | null };
 
 /**
  * Claims `key` for this request inside the caller's transaction. A concurrent request with the same key
@@ -18,14 +21,15 @@ export async function claimIdempotencyKey(
     tx,
     sql`INSERT INTO idempotency_keys (account_id, key, request_hash) VALUES (${accountId}, ${key}, ${requestHash})
      ON CONFLICT (account_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_body = NULL, created_at = now()
+       SET request_hash = EXCLUDED.request_hash, response_status = NULL, response_body = NULL, response_text = NULL,
+           created_at = now()
        WHERE idempotency_keys.created_at < now() - interval '24 hours'
      RETURNING key`,
   );
   if (claimed.rows.length > 0) return { owned: true };
   const row = await tx("idempotency_keys")
     .where({ account_id: accountId, key })
-    .first({ requestHash: "request_hash", responseStatus: "response_status", responseBody: "response_body" });
+    .first({ requestHash: "request_hash", responseStatus: "response_status", responseBody: "response_body", responseText: "response_text" });
   return { owned: false, ...row };
 }
 
@@ -36,9 +40,11 @@ export async function saveIdempotentResponse(
   status: number,
   body: unknown,
 ): Promise<void> {
+  // The text the answer is sent as (res.json is JSON.stringify): a replay parses it back, keys in this order.
+  const text = JSON.stringify(body);
   await tx("idempotency_keys")
     .where({ account_id: accountId, key })
-    .update({ response_status: status, response_body: JSON.stringify(body) });
+    .update({ response_status: status, response_body: text, response_text: text });
 }
 
 /** Removes keys past their 24 h window; called by the maintenance service. */

@@ -246,6 +246,7 @@ CREATE TABLE idempotency_keys (
   response_status integer,
   response_body jsonb,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
+  response_text text,
   CONSTRAINT idempotency_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT idempotency_keys_key_check CHECK (((length(key) >= 1) AND (length(key) <= 255))),
   CONSTRAINT idempotency_keys_pkey PRIMARY KEY (account_id, key)

@@ -34,7 +34,9 @@ export async function withIdempotency<R extends { status: number; body?: unknown
       if (claim.requestHash !== hash) {
         throw new DomainError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.");
       }
-      return { status: claim.responseStatus, body: claim.responseBody } as R;
+      // Parsed from the text it was first sent as, so it is sent again byte for byte (string keys keep their order).
+      const body: unknown = claim.responseText === null ? claim.responseBody : JSON.parse(claim.responseText);
+      return { status: claim.responseStatus, body } as R;
     }
     const result = await work(tx);
     await saveIdempotentResponse(tx, accountId, key, result.status, result.body);
