@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import type pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
-import { FORMULA_START, PHONE_NUMBER } from "../domain/spreadsheet.js";
+import { FORMULA_CELL, PHONE_NUMBER } from "../domain/spreadsheet.js";
 import { isOptedOutSql } from "./optOuts.js";
 import { sql, type Sql } from "./sql.js";
 
@@ -35,8 +35,7 @@ const FETCH_ROWS = 2_000;
 
 /** A cell a spreadsheet would run as a formula gets a leading ' (domain/spreadsheet.ts says which). */
 function spreadsheetSafe(expr: string): string {
-  const marks = [...FORMULA_START].map((c) => (c === "\t" ? "E'\\t'" : c === "\r" ? "E'\\r'" : `'${c}'`)).join(", ");
-  return `CASE WHEN left(${expr}, 1) IN (${marks}) AND ${expr} !~ '${PHONE_NUMBER.source}' THEN '''' || ${expr} ELSE ${expr} END`;
+  return `CASE WHEN ${expr} ~ '${FORMULA_CELL}' AND ${expr} !~ '${PHONE_NUMBER.source}' THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
 const select = (q: ExportQuery, csv: boolean) =>

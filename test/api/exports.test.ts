@@ -199,4 +199,23 @@ describe("exports", () => {
     expect(whole.status).toBe(200);
     expect(csv(whole.text)).toHaveLength(60_000);
   });
+
+  it("neutralises a formula behind leading spaces, line breaks, no-break spaces, a BOM or zero-width characters", async () => {
+    const a = await server().account();
+    const disguised = [" =1+1", "\n=1+1", "\r\n+1+1", "\u00a0=1+1", "\ufeff=1+1", "\u200b@SUM(A1)", "\u202e-1+1", "\t\t=1", "\tplain"];
+    const innocent = ["plain =1", "a-b", "+14155550100"];
+    const group = (await (await a.request("POST", "/api/v1/contacts/groups", { name: "csv" })).json()) as { groupId: string };
+    for (const [i, name] of [...disguised, ...innocent].entries()) {
+      const res = await a.request("POST", "/api/v1/contacts", {
+        phone: `+1415555${String(1000 + i)}`,
+        firstName: name,
+        groupId: group.groupId,
+      });
+      expect(res.status, JSON.stringify(name)).toBe(201);
+    }
+    const rows = csv((await download(a, "/api/v1/exports/contacts")).text);
+    const byName = new Map(rows.map((r) => [r.firstName!.replace(/^'/, ""), r.firstName!]));
+    for (const name of disguised) expect(byName.get(name), JSON.stringify(name)).toBe(`'${name}`);
+    for (const name of innocent) expect(byName.get(name), JSON.stringify(name)).toBe(name);
+  });
 });
