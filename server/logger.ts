@@ -60,7 +60,8 @@ export function loggableUrl(url: string): string {
 }
 
 /** Phone numbers in a text (personal data) masked to their last three digits: `+*********0220`. */
-export const maskPhones = (text: string) => text.replace(PHONE, (digits) => `${"*".repeat(Math.max(0, digits.length - 3))}${digits.slice(-3)}`);
+export const maskPhones = (text: string) =>
+  text.replace(PHONE, (digits) => `${"*".repeat(Math.max(0, digits.length - 3))}${digits.slice(-3)}`);
 
 function decodeSafely(text: string): string {
   try {

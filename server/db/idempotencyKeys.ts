@@ -3,8 +3,7 @@ import { run, sql } from "./sql.js";
 
 /** `responseText`: the first answer's JSON as it was sent (null for one stored by a release before 040). */
 export type IdempotencyClaim =
-  | { owned: true }
-  | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown; responseText: string | null };
+  { owned: true } | { owned: false; requestHash: string; responseStatus: number; responseBody: unknown; responseText: string | null };
 
 /**
  * Claims `key` for this request inside the caller's transaction. A concurrent request with the same key
@@ -27,9 +26,12 @@ export async function claimIdempotencyKey(
      RETURNING key`,
   );
   if (claimed.rows.length > 0) return { owned: true };
-  const row = await tx("idempotency_keys")
-    .where({ account_id: accountId, key })
-    .first({ requestHash: "request_hash", responseStatus: "response_status", responseBody: "response_body", responseText: "response_text" });
+  const row = await tx("idempotency_keys").where({ account_id: accountId, key }).first({
+    requestHash: "request_hash",
+    responseStatus: "response_status",
+    responseBody: "response_body",
+    responseText: "response_text",
+  });
   return { owned: false, ...row };
 }
 

@@ -43,7 +43,8 @@ import { exportHandlers } from "./routes/exports.js";
 import { KeyUsage } from "../services/keyUsage.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
-import { ExportSlots, writeStream } from "./stream.js";
+import { ExportSlots } from "./exportSlots.js";
+import { writeStream } from "./stream.js";
 
 // Every operation of the contract has exactly one handler here; a missing one fails the type check.
 export const handlers: Handlers = {

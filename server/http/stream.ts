@@ -4,40 +4,7 @@
 // most `perAccount` exports at once per process (429 beyond), and a response whose client takes nothing for
 // `stallMs` is cut off (its COPY cancelled and its connection given back by the reader's return).
 import type { Response } from "express";
-import { HttpError } from "./problem.js";
 import type { Streamed } from "./types.js";
-
-export interface StreamLimits {
-  perAccount: number;
-  stallMs: number;
-}
-
-/** The exports each account is streaming from this process. */
-export class ExportSlots {
-  private readonly running = new Map<string, number>();
-
-  constructor(private readonly perAccount: number) {}
-
-  /** Takes a slot for the account, or refuses with 429; the returned function gives it back (once). */
-  take(accountId: string): () => void {
-    const now = this.running.get(accountId) ?? 0;
-    if (now >= this.perAccount)
-      throw new HttpError(
-        "rate_limited",
-        `This account is already streaming ${now} exports (at most ${this.perAccount} at once); retry when one has finished.`,
-        { headers: { "Retry-After": "5" } },
-      );
-    this.running.set(accountId, now + 1);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const left = (this.running.get(accountId) ?? 1) - 1;
-      if (left > 0) this.running.set(accountId, left);
-      else this.running.delete(accountId);
-    };
-  }
-}
 
 export async function writeStream(res: Response, status: number, s: Streamed, stallMs: number): Promise<void> {
   res.status(status);

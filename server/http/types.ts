@@ -5,7 +5,7 @@ import type { Config } from "../config.js";
 import type { Account } from "../db/accounts.js";
 import type { RequestKey } from "./auth.js";
 import type { batchItemValidator } from "./batchItems.js";
-import type { ExportSlots } from "./stream.js";
+import type { ExportSlots } from "./exportSlots.js";
 import type { KeyUsage } from "../services/keyUsage.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";

@@ -2,7 +2,6 @@ import { contactsExport, messagesExport, optOutsExport } from "../../services/ex
 import { dateParameter } from "../../domain/dateBounds.js";
 import type { Handlers } from "../types.js";
 
-
 export const exportHandlers: Pick<Handlers, "Exports_messages" | "Exports_contacts" | "Exports_optOuts"> = {
   async Exports_messages({ db, account, query, now }) {
     const stream = messagesExport(
