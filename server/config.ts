@@ -121,18 +121,14 @@ export const SETTINGS = {
   exportsPerAccount: int(
     "EXPORTS_PER_ACCOUNT",
     2,
-    "exports one account may stream at once from one API process (each holds a database connection); more is 429",
+    "exports an account streams at once per API process (each holds a connection); more: 429",
   ),
-  exportStallMs: int(
-    "EXPORT_STALL_MS",
-    30_000,
-    "an export whose client takes nothing for this long is cut off: its COPY cancelled, its connection back",
-  ),
+  exportStallMs: int("EXPORT_STALL_MS", 30_000, "an export whose client takes nothing for this long is cut off, its COPY cancelled"),
   // Database
   databaseUrl: optional("DATABASE_URL", "PostgreSQL (13+) connection string; unset = an embedded PostgreSQL under `DATA_DIR`"),
   embeddedPlacementDir: optional(
     "EMBEDDED_PLACEMENT_DIR",
-    "as root from a private directory: where the embedded PostgreSQL's self-contained copy and cluster are placed (default `/var/lib/sms-platform`, else the temporary directory's `sms-platform`)",
+    "as root from a private directory: where the embedded PostgreSQL is placed (default `/var/lib/sms-platform`)",
   ),
   dataDir: text(
     "DATA_DIR",

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundMessage } from "../../server/services/inbound.js";
-import { inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
+import { addCarrierConnector, inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const lines: string[] = [];
 const sink = new Writable({
@@ -14,20 +14,6 @@ const sink = new Writable({
 const server = useTestServer({}, { log: createLogger("info", sink) });
 const withSmpp = useTestServer({ provider: "smpp" });
 const carrierLater = useTestServer({});
-
-type Operator = { request: (m: string, p: string, b?: unknown) => Promise<Response> };
-
-/** A carrier connector, as an operator adds one (these API-only servers never bind to it). */
-async function addCarrier(op: Operator, enabled = true): Promise<string> {
-  const res = await op.request("POST", "/api/v1/connectors", {
-    name: `carrier-${Date.now()}`,
-    type: "smpp",
-    enabled,
-    smpp: { host: "127.0.0.1", port: 9, systemId: "carrier", password: "pw" },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return ((await res.json()) as { connectorId: string }).connectorId;
-}
 
 async function ownNumber(a: TestAccount, phoneNumber: string) {
   expect((await a.request("POST", "/api/v1/numbers", { phoneNumber })).status).toBe(201);
@@ -136,7 +122,7 @@ describe("inbound messages through the simulator", () => {
   });
 
   it("does not exist unless the server runs the simulator (404)", async () => {
-    await addCarrier(await withSmpp().operator());
+    await addCarrierConnector(await withSmpp().operator());
     const a = await withSmpp().account();
     await a.holds("+14155550230");
     const res = await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550231", to: "+14155550230", body: "hi" });
@@ -154,7 +140,7 @@ describe("inbound messages through the simulator", () => {
     expect((await send()).status).toBe(202);
 
     // An enabled carrier beside the simulator's `default`: a forged HELP would make the real SMSC answer.
-    const carrier = await addCarrier(op);
+    const carrier = await addCarrierConnector(op);
     const refused = await send();
     expect(refused.status).toBe(404);
     expect((await problemOf(refused)).code).toBe("not_found");

@@ -1,22 +1,10 @@
 // The operator API (CONTRACT "Operator keys and accounts"): accounts with their suspension and limits, their
 // keys and their numbers; an account sees its limits read-only.
 import { describe, expect, it } from "vitest";
-import { problemOf, scheduleBody, useTestServer } from "../helpers/server.js";
+import { addCarrierConnector, problemOf, scheduleBody, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 const smppOnly = useTestServer({ provider: "smpp" });
-
-/** A carrier connector, as an operator adds one (this API-only server never binds to it). */
-async function addCarrier(op: { request: (m: string, p: string, b?: unknown) => Promise<Response> }, enabled = true): Promise<string> {
-  const res = await op.request("POST", "/api/v1/connectors", {
-    name: `carrier-${Date.now()}`,
-    type: "smpp",
-    enabled,
-    smpp: { host: "127.0.0.1", port: 9, systemId: "carrier", password: "pw" },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return ((await res.json()) as { connectorId: string }).connectorId;
-}
 
 const DEFAULT_LIMITS = {
   weight: 1,
@@ -164,7 +152,7 @@ describe("numbers an account holds", () => {
   });
 
   it("an account adds its own number only where self-service is allowed (403 self_service_disabled)", async () => {
-    await addCarrier(await smppOnly().operator());
+    await addCarrierConnector(await smppOnly().operator());
     const a = await smppOnly().account();
     const res = await a.request("POST", "/api/v1/numbers", { phoneNumber: "+14155550311" });
     expect(res.status).toBe(403);

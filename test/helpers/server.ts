@@ -132,3 +132,15 @@ export const scheduleBody = (over: Record<string, unknown> = {}) => ({
   scheduledAt: inHours(1),
   ...over,
 });
+
+/** A carrier connector, as an operator adds one (an API-only test server never binds to it). */
+export async function addCarrierConnector(op: TestOperator, enabled = true): Promise<string> {
+  const res = await op.request("POST", "/api/v1/connectors", {
+    name: `carrier-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`,
+    type: "smpp",
+    enabled,
+    smpp: { host: "127.0.0.1", port: 9, systemId: "carrier", password: "pw" },
+  });
+  if (res.status !== 201) throw new Error(`adding a carrier connector: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { connectorId: string }).connectorId;
+}
