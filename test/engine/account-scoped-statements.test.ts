@@ -47,6 +47,13 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   { starts: "with moved as ( delete from message_count_deltas", why: "folding every account's counted events into the report counts" },
   // Keys by their ids (an operator key has no account).
   { starts: "update api_keys k set last_used_at", why: "when keys were last used, by the keys' ids" },
+  // A maintenance chore over every account; whether its timer fires within the run is chance, so it is exempt
+  // by name rather than left to fail the test now and then.
+  {
+    starts:
+      'select distinct "x"."account_id" as "accountid", "x"."message_id" as "messageid", "x"."webhook_id" as "webhookid" from "webhook_deliveries" as "x" where "x"."parked"',
+    why: "maintenance: releasing every account's orphaned parked receipts",
+  },
   { starts: 'select "k"."key_id" as "keyid", "k"."kind"', why: "GET /api/v1/key: the caller's own key, by its id" },
 ];
 
