@@ -140,7 +140,7 @@ describe("exports", () => {
     const copying = async () =>
       (
         await s.db.raw<{ rows: unknown[] }>(
-          "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND state = 'active' AND pid <> pg_backend_pid()",
+          "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND state = 'active' AND datname = current_database() AND pid <> pg_backend_pid()",
         )
       ).rows.length;
     // More clients leaving than the server's pool has connections: a connection kept by any would starve the last.
@@ -179,8 +179,11 @@ describe("exports", () => {
       [a.accountId],
     );
     const copying = async () =>
-      (await s.db.raw<{ rows: unknown[] }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()"))
-        .rows.length;
+      (
+        await s.db.raw<{ rows: unknown[] }>(
+          "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND state = 'active' AND datname = current_database() AND pid <> pg_backend_pid()",
+        )
+      ).rows.length;
     // Two readers that take the headers and then nothing.
     const stalled = await Promise.all([1, 2].map(() => a.request("GET", "/api/v1/exports/messages")));
     expect(stalled.map((r) => r.status)).toEqual([200, 200]);
