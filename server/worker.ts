@@ -72,6 +72,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     leaseMs: config.jobLeaseMs,
     workerId,
     heldConnectors: () => connectors?.held() ?? [],
+    beforeSends: connectors && (() => connectors.catchUp()),
     handlers: jobHandlers(opts, router, client),
   });
   await (connectors ? connectors.start() : opts.provider!.start?.());

@@ -40,7 +40,23 @@ export async function routesNaming(db: Knex, connectorId: string): Promise<strin
   return rows.map((r) => r.name);
 }
 
+/**
+ * What every routing or connector change moves: the table's version, and the connectors' newest change and count
+ * (a delete lowers the count). A worker compares it after each claim of sends, so that every message claimed
+ * after a change's 200 is routed by it (docs/ROUTING.md, "When a change applies").
+ */
+const GENERATION = sql.raw(
+  `(SELECT version FROM routing_table) || '/' || (SELECT coalesce(max(updated_at)::text, '') || '/' || count(*) FROM connectors)`,
+);
+
+export async function readRoutingGeneration(db: Knex): Promise<string> {
+  const { rows } = await run<{ generation: string }>(db, sql`SELECT ${GENERATION} AS generation`);
+  return rows[0]?.generation ?? "";
+}
+
 export interface RoutingSnapshot {
+  /** readRoutingGeneration's value as of this snapshot. */
+  generation: string;
   connectors: LiveConnector[];
   table: RoutingTable;
   /** The workers that share the connectors' sessions (reported within `liveMs`; the reader among them or not). */
@@ -57,6 +73,7 @@ export interface RoutingSnapshot {
 export async function readRoutingSnapshot(db: Knex, me: string, liveMs: number): Promise<RoutingSnapshot> {
   const live = sql`seen_at > now() - make_interval(secs => ${liveMs / 1000})`;
   const { rows } = await run<{
+    generation: string;
     connectors: LiveConnector[];
     version: number;
     routes: Route[];
@@ -64,7 +81,7 @@ export async function readRoutingSnapshot(db: Knex, me: string, liveMs: number):
     boundElsewhere: string[];
   }>(
     db,
-    sql`SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, 'type', type, 'smpp', smpp,
+    sql`SELECT ${GENERATION} AS generation, (SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, 'type', type, 'smpp', smpp,
                         'maxSegmentsPerSecond', max_segments_per_second, 'enabled', enabled) ORDER BY created_at, id), '[]')
                   FROM connectors) AS connectors, version, routes,
                (SELECT coalesce(jsonb_agg(DISTINCT worker_id), '[]') FROM connector_states
@@ -75,6 +92,7 @@ export async function readRoutingSnapshot(db: Knex, me: string, liveMs: number):
   );
   const r = rows[0];
   return {
+    generation: r?.generation ?? "",
     connectors: r?.connectors ?? [],
     table: { version: r?.version ?? 0, routes: r?.routes ?? [] },
     workers: r?.workers ?? [],

@@ -51,6 +51,8 @@ export interface RunnerOptions {
   workerId?: string;
   /** The connectors this worker holds bound sessions of: the default lane claims the send jobs handed to them. */
   heldConnectors?: () => readonly string[];
+  /** Awaited after a claim that took send jobs, before any runs: the router catches up with routing changes. */
+  beforeSends?: () => Promise<void>;
 }
 
 export interface LaneOptions {
@@ -98,6 +100,7 @@ export class JobRunner {
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.completer = new Completer(this.db, this.workerId, this.log);
     const held = opts.heldConnectors ?? (() => []);
+    const beforeSends = opts.beforeSends;
     const lanes: (Omit<LaneOptions, "lane"> & { lane: JobLane | undefined })[] = opts.lanes ?? [
       { lane: undefined, concurrency: opts.concurrency ?? 10, prefetch: opts.prefetch },
     ];
@@ -117,6 +120,7 @@ export class JobRunner {
         claim: async (limit) => {
           const claim = await claimJobs(this.db, this.workerId, limit, this.leaseMs, name, lane.cursor, held());
           if (claim.lastAccount) lane.cursor = claim.lastAccount;
+          if (beforeSends && claim.jobs.some((j) => j.kind === "send_message")) await beforeSends();
           return claim;
         },
         start: (jobs) => this.dispatch(lane, jobs),

@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config.js";
 import { forgetConnectorStates, recordConnectorStates, type ConnectorState } from "../db/connectors.js";
 import type { Db } from "../db/knex.js";
-import { readRoutingSnapshot, type LiveConnector, type RoutingTable } from "../db/routingTable.js";
+import { readRoutingGeneration, readRoutingSnapshot, type LiveConnector, type RoutingTable } from "../db/routingTable.js";
 import { candidatesOf, matchRoute, type RoutedFacts } from "../domain/routing.js";
 import type { Logger } from "../logger.js";
 import { sessionsHeldBy } from "../domain/sessionShare.js";
@@ -85,6 +85,8 @@ export class ConnectorSet implements SendRouter {
   readonly window = new SendWindow(1);
   private readonly running = new Map<string, Running>();
   private table: RoutingTable = { version: -1, routes: [] };
+  /** The routing generation (db/routingTable.ts) this worker's connectors and table were read at. */
+  private generation = "";
   /** Connectors another live worker has a bound session of: a message routed to one is handed to it. */
   private elsewhere = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -161,6 +163,7 @@ export class ConnectorSet implements SendRouter {
       while (r.pool.sessions.length > share) void r.pool.retire();
     }
     this.table = snapshot.table;
+    this.generation = snapshot.generation;
     this.elsewhere = new Set(snapshot.boundElsewhere);
     // A worker without a session of a connector still claims its messages a window at a time, to hand them on.
     this.window.resize(
@@ -176,6 +179,25 @@ export class ConnectorSet implements SendRouter {
       workerId,
       [...this.running.values()].map((r) => this.stateOf(r)),
     ).catch((error: unknown) => log.warn({ err: error }, "could not report the connectors' state"));
+  }
+
+  /**
+   * Called after each claim of sends, before they are routed: when a routing or connector change committed since
+   * this worker's last look, it looks again first. A change's 200 came after its commit, and the claim after
+   * that, so every message claimed after the 200 is routed by the new table (the timer alone left up to
+   * CONNECTOR_REFRESH_MS of messages on the old one). One small read per claim, no write.
+   */
+  async catchUp(): Promise<void> {
+    // Twice at most: a refresh already running may have read the generation before the change. The claimed
+    // jobs are run whatever happens here (the database away a moment routes them by the table held).
+    try {
+      for (let i = 0; i < 2; i++) {
+        if ((await readRoutingGeneration(this.deps.db)) === this.generation) return;
+        await this.refresh();
+      }
+    } catch (error) {
+      this.deps.log.warn({ err: error }, "could not look at the routing table before routing");
+    }
   }
 
   private open(row: LiveConnector): Running {
