@@ -11,7 +11,7 @@ export async function scheduleAndCancel(sms: SmsClient) {
     await sms.POST("/api/v1/scheduler/schedule", {
       params: { header: { "Idempotency-Key": idempotencyKey } },
       body: {
-        to: "+1 415 555 0123", // stored as +14155550123
+        to: "+1 415 555 0143", // stored as +14155550143
         body: "Your table is ready",
         from: "ACME",
         scheduledAt: new Date(Date.now() + 24 * 3600_000).toISOString(),

@@ -7,7 +7,7 @@ export async function sendNowAndBatch(sms: SmsClient) {
   // No scheduledAt: sent at once. The reference comes back on the message and in every receipt.
   const code = ok(
     await sms.POST("/api/v1/messages", {
-      body: { to: "+14155550123", body: "Your code is 482913", from: "ACME", reference: "login-7731", validityPeriod: 300 },
+      body: { to: "+14155550142", body: "Your code is 482913", from: "ACME", reference: "login-7731", validityPeriod: 300 },
     }),
   );
   console.log(code.messageId, code.status); // … scheduled (already on its way)

@@ -71,14 +71,17 @@ export async function webhookUrlProblem(
   if (allowPrivate) return url.protocol === "https:" || url.protocol === "http:" ? undefined : "must be an http(s) URL";
   if (url.protocol !== "https:") return "must be an https:// URL";
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  // One answer whether the name does not resolve or resolves to an internal address: two would let a tenant
-  // tell which internal names exist.
+  // A name that does not resolve says so (a machine without DNS, a typo); one that resolves to an internal
+  // address gets the same answer whatever the address, so registration cannot be used to map internal ranges.
   const notPublic = "must resolve only to public addresses";
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : await resolve(host);
-  } catch {
-    return notPublic;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return code === "ENOTFOUND" || code === "ENODATA"
+      ? `names a host that does not resolve (${host} has no address here)`
+      : `names a host that could not be resolved now (${host}: DNS did not answer); try again`;
   }
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) return notPublic;
   return undefined;

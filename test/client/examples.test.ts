@@ -95,6 +95,28 @@ describe("client examples", () => {
     expect(campaign.stats).toMatchObject({ total: 2, delivered: 2 });
   });
 
+  it("run any number of times, in any order, after the README's walk-through", async () => {
+    const a = await server().account();
+    // What the walk-through leaves: +14155550123 opted out by its STOP, a group named VIP.
+    expect((await a.request("PUT", `/api/v1/opt-outs/${encodeURIComponent("+14155550123")}`, {})).status).toBeLessThan(300);
+    expect((await a.request("POST", "/api/v1/contacts/groups", { name: "VIP" })).status).toBe(201);
+    const runs = {
+      schedule: () => scheduleAndCancel(a.client),
+      send: () => sendNowAndBatch(a.client),
+      campaign: () => groupCampaign(a.client, { pollMs: 50 }),
+      import: () => importContacts(a.client, "phone,firstName,group\n+1 415 555 0160,Ada,\n"),
+    };
+    for (const order of [Object.keys(runs), Object.keys(runs).reverse()])
+      for (const name of order) await expect(runs[name as keyof typeof runs](), `${name} in ${order.join(", ")}`).resolves.toBeTruthy();
+    const campaigns = (await (await a.request("GET", "/api/v1/campaigns")).json()) as {
+      data: { status: string; stats: { total: number } }[];
+    };
+    expect(campaigns.data.map((c) => [c.status, c.stats.total])).toEqual([
+      ["completed", 2],
+      ["completed", 2],
+    ]);
+  });
+
   it("CSV import", async () => {
     const a = await server().account();
     const result = await importContacts(a.client, "phone,firstName,group\n+1 415 555 0160,Ada,\nnope,Bob,\n+14155550160,Ada again,\n");
