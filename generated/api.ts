@@ -1671,7 +1671,11 @@ export interface components {
              *     at creation), or `null` (the default) for no quota. A request that would pass it is 429 `quota_exceeded`.
              */
             dailySegmentQuota: number | null;
-            /** @description The countries the account may send to, or `null` (the default) for every country. */
+            /**
+             * @description The countries the account may send to, or `null` (the default) for every country. Numbers of no country (the
+             *     satellite and international-network ranges: +870, +881, +882, +883, +800…) are refused either way unless the
+             *     deployment allows them (`ALLOW_INTERNATIONAL_NETWORKS=1`).
+             */
             allowedCountries: components["schemas"]["CountryCode"][] | null;
             /**
              * @description The alphanumeric sender IDs the account may send as, or `null` (the default) for any. A campaign without

@@ -233,6 +233,10 @@ export const SETTINGS = {
   unauthenticatedBurst: int("UNAUTHENTICATED_BURST", 20, "requests without a valid key an address may make at once"),
   // Messages and campaigns
   defaultSenderId: text("DEFAULT_SENDER_ID", "SMSPlatform", "sender (`from`) of campaigns that give none"),
+  allowInternationalNetworks: flag(
+    "ALLOW_INTERNATIONAL_NETWORKS",
+    "`1` lets accounts send to numbers of no country (satellite +870/+881, international networks +882/+883, +800…): a toll-fraud favourite, refused by default",
+  ),
   // Webhooks
   webhookAllowPrivate: flag(
     "WEBHOOK_ALLOW_PRIVATE",

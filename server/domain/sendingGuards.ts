@@ -1,5 +1,6 @@
 // The operator's guards on what an account sends (docs/API.md, "Guards"): destinations (premium-rate and
-// shared-cost numbers never; countries within the account's allowedCountries) and alphanumeric sender IDs
+// shared-cost numbers never; numbers of no country, the satellite and international-network ranges, only where
+// the deployment allows them; countries within the account's allowedCountries) and alphanumeric sender IDs
 // (within the account's senderIds). E.164 senders are checked against the numbers the account holds, in the
 // statement that stores the message (db/messages/insertScheduled.ts).
 import { parsePhoneNumberFromString, type PhoneNumber } from "libphonenumber-js/max";
@@ -12,15 +13,32 @@ export interface GuardLimits {
   senderIds: string[] | null;
 }
 
-/** Why a destination (E.164, already valid) is not allowed, or undefined when it is. */
-export function destinationProblem(e164: string, allowedCountries: string[] | null): string | undefined {
-  return problemOf(parsePhoneNumberFromString(e164), allowedCountries);
+/** Where an account may send: its allowedCountries, and whether the deployment allows numbers of no country. */
+export interface Destinations {
+  allowedCountries: string[] | null;
+  /** ALLOW_INTERNATIONAL_NETWORKS: +800, +808, +870, +878, +881, +882, +883 and the like (libphonenumber's region 001). */
+  internationalNetworks: boolean;
 }
 
-function problemOf(parsed: PhoneNumber | undefined, allowedCountries: string[] | null): string | undefined {
+/** An account's destinations under the deployment's setting. */
+export const destinationsOf = (limits: GuardLimits | undefined | null, internationalNetworks: boolean): Destinations => ({
+  allowedCountries: limits?.allowedCountries ?? null,
+  internationalNetworks,
+});
+
+/** Why a destination (E.164, already valid) is not allowed, or undefined when it is. */
+export function destinationProblem(e164: string, allowed: Destinations): string | undefined {
+  return problemOf(parsePhoneNumberFromString(e164), allowed);
+}
+
+function problemOf(parsed: PhoneNumber | undefined, { allowedCountries, internationalNetworks }: Destinations): string | undefined {
   const type = parsed?.getType();
   if (type === "PREMIUM_RATE") return "is a premium-rate number";
   if (type === "SHARED_COST") return "is a shared-cost number";
+  // A valid number without a country is of a non-geographic range: satellite phones and international networks
+  // are billed at rates a pumping fraud lives on, and no country list names them.
+  if (parsed && !parsed.country && !internationalNetworks)
+    return `is in an international network range (+${parsed.countryCallingCode}), which this deployment does not send to`;
   if (allowedCountries !== null) {
     const country = parsed?.country;
     if (!country || !allowedCountries.includes(country))
@@ -30,17 +48,17 @@ function problemOf(parsed: PhoneNumber | undefined, allowedCountries: string[] |
 }
 
 /** A number as given: its E.164 form and why it may not be sent to (undefined: it may), or undefined when invalid. */
-export function checkDestination(input: string, allowedCountries: string[] | null): { e164: string; problem?: string } | undefined {
+export function checkDestination(input: string, allowed: Destinations): { e164: string; problem?: string } | undefined {
   const parsed = parseValidPhone(input);
-  return parsed && { e164: parsed.number, problem: problemOf(parsed, allowedCountries) };
+  return parsed && { e164: parsed.number, problem: problemOf(parsed, allowed) };
 }
 
 /**
  * A request's destination: normalised to E.164 (400 when it is not a valid number, as requirePhone), then 422
  * destination_not_allowed when it may not be sent to. One parse for both.
  */
-export function requireAllowedDestination(input: string, limits: GuardLimits | undefined, path: string): string {
-  const checked = checkDestination(input, limits?.allowedCountries ?? null);
+export function requireAllowedDestination(input: string, allowed: Destinations, path: string): string {
+  const checked = checkDestination(input, allowed);
   if (!checked) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
   const { e164, problem } = checked;
   if (problem) {

@@ -10,7 +10,7 @@ import { DomainError, invalidField } from "../domain/errors.js";
 import { requireMetadata } from "../domain/metadata.js";
 import { requireSender } from "../domain/phone.js";
 import { checkScheduledAt } from "../domain/schedule.js";
-import { requireAllowedDestination, requireAllowedSenderId } from "../domain/sendingGuards.js";
+import { destinationsOf, requireAllowedDestination, requireAllowedSenderId } from "../domain/sendingGuards.js";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { validUntil } from "../domain/validity.js";
@@ -46,6 +46,8 @@ export function acceptMessage(
   ctx: {
     now: Date;
     test: boolean;
+    /** ALLOW_INTERNATIONAL_NETWORKS. */
+    internationalNetworks: boolean;
     smartEncodingDefault: boolean;
     path: string;
     batchId?: string;
@@ -53,7 +55,7 @@ export function acceptMessage(
     senderPools?: ReadonlySet<string>;
   },
 ): NewMessage {
-  const to = requireAllowedDestination(request.to, account.limits, `${ctx.path}/to`);
+  const to = requireAllowedDestination(request.to, destinationsOf(account.limits, ctx.internationalNetworks), `${ctx.path}/to`);
   const { from, senderPoolId } = senderOf(account, request, ctx);
   let scheduledAt = ctx.now;
   if (request.scheduledAt !== undefined) {

@@ -35,7 +35,7 @@ export async function sendBatch(
   db: Knex,
   account: Account,
   items: (SendRequest | BatchItemError)[],
-  opts: { now: Date; test: boolean },
+  opts: { now: Date; test: boolean; internationalNetworks: boolean },
 ): Promise<components["schemas"]["SendBatchResult"]> {
   const batchId = uuidv7();
   const requests = items.filter((i): i is SendRequest => !("code" in i));
@@ -110,7 +110,14 @@ function accept(
   account: Account,
   item: SendRequest | BatchItemError,
   index: number,
-  ctx: { now: Date; test: boolean; smartEncodingDefault: boolean; batchId: string; senderPools?: ReadonlySet<string> },
+  ctx: {
+    now: Date;
+    test: boolean;
+    internationalNetworks: boolean;
+    smartEncodingDefault: boolean;
+    batchId: string;
+    senderPools?: ReadonlySet<string>;
+  },
 ): NewMessage | BatchItemError {
   if ("code" in item) return item;
   try {

@@ -27,7 +27,14 @@ import { accountSmartEncoding } from "../db/accountSettings.js";
 import { requireMetadata } from "../domain/metadata.js";
 import { needsSmartEncodingDefault } from "./acceptMessage.js";
 import { requireSender } from "../domain/phone.js";
-import { checkDestination, destinationProblem, NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
+import {
+  checkDestination,
+  destinationProblem,
+  destinationsOf,
+  NOT_HELD,
+  requireAllowedSenderId,
+  senderNotAllowed,
+} from "../domain/sendingGuards.js";
 import { chargeQuota, countsQuota } from "./quota.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
@@ -44,7 +51,7 @@ export async function createCampaign(
   db: Knex,
   account: Account,
   body: CreateCampaignRequest,
-  opts: { now: Date; defaultSenderId: string; test: boolean },
+  opts: { now: Date; defaultSenderId: string; test: boolean; internationalNetworks: boolean },
 ): Promise<string> {
   const accountId = account.id;
   if ((body.groupId === undefined) === (body.recipients === undefined)) {
@@ -72,13 +79,13 @@ export async function createCampaign(
   const metadata = requireMetadata(body.metadata, "/body/metadata");
   const smartEncoding =
     body.smartEncoding ?? (needsSmartEncodingDefault({ body: body.message }) && (await accountSmartEncoding(db, accountId)));
-  const allowedCountries = account.limits?.allowedCountries ?? null;
+  const allowed = destinationsOf(account.limits, opts.internationalNetworks);
   // Normalised (with whether each may be sent to, from the same parse) and de-duplicated: one number listed
   // twice gets one message.
   const listed =
     body.recipients &&
     (await mapYielding(body.recipients, (phone, i) => {
-      const checked = checkDestination(phone, allowedCountries);
+      const checked = checkDestination(phone, allowed);
       if (!checked) throw invalidField(`/body/recipients/${i}`, "must be a valid phone number with its +country prefix, e.g. +14155550123");
       return checked;
     }));
@@ -100,7 +107,7 @@ export async function createCampaign(
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
       });
     const blockedList = groupId
-      ? await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowedCountries) ? c.phone : undefined))
+      ? await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowed) ? c.phone : undefined))
       : listed!.map((c) => (c.problem ? c.e164 : undefined));
     const blocked = new Set(blockedList.filter((p): p is string => p !== undefined));
     const audience = candidates.filter((c) => !blocked.has(c.phone));

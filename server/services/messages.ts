@@ -22,12 +22,19 @@ export async function scheduleMessage(
   account: Account,
   request: SendRequest,
   now: Date,
-  opts: { test: boolean },
+  opts: { test: boolean; internationalNetworks: boolean },
 ): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
   const smartEncodingDefault = needsSmartEncodingDefault(request) && (await accountSmartEncoding(conn, account.id));
   const senderPools =
     request.senderPoolId && (await getSenderPool(conn, account.id, request.senderPoolId)) ? new Set([request.senderPoolId]) : undefined;
-  const message = acceptMessage(account, request, { now, test: opts.test, smartEncodingDefault, path: "/body", senderPools });
+  const message = acceptMessage(account, request, {
+    now,
+    test: opts.test,
+    internationalNetworks: opts.internationalNetworks,
+    smartEncodingDefault,
+    path: "/body",
+    senderPools,
+  });
   const store = async (db: Knex) => {
     await chargeQuota(db, account, message.segments, opts);
     const outcome = await insertScheduledMessage(db, account.id, message);

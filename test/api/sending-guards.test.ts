@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { problemOf, scheduleBody, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
+const networksAllowed = useTestServer({ allowInternationalNetworks: true });
 
 const PREMIUM_GB = "+449098765432";
 const SHARED_COST_FR = "+33810123456";
@@ -26,6 +27,39 @@ describe("destinations", () => {
     const de = await a.request("POST", "/api/v1/scheduler/schedule", schedule({ to: MOBILE_DE }));
     expect((await problemOf(de)).code).toBe("destination_not_allowed");
     expect((await a.request("POST", "/api/v1/scheduler/schedule", schedule({ to: "+16135550123" }))).status).toBe(201);
+  });
+
+  it("refuses numbers of no country (satellite, international networks) unless the deployment allows them", async () => {
+    // Inmarsat, Iridium, an international network, another, international freephone.
+    const ranges = ["+870772001799", "+8816310000000", "+88213400000", "+883510000000", "+80012345678"];
+    const a = await server().account();
+    for (const to of ranges) {
+      const res = await a.request("POST", "/api/v1/messages", { to, from: "ACME", body: "hi" });
+      expect(res.status, to).toBe(422);
+      const problem = await problemOf(res);
+      expect(problem, to).toMatchObject({ code: "destination_not_allowed", errors: [{ path: "/body/to" }] });
+      expect(problem.detail, to).toContain(`international network range (+${to.slice(1, 4)})`);
+    }
+    const batch = await a.request("POST", "/api/v1/messages/batch", {
+      messages: [ranges[1], MOBILE_DE].map((to) => ({ to, from: "ACME", body: "hi" })),
+    });
+    expect(await batch.json()).toMatchObject({ accepted: 1, rejected: 1, results: [{ error: { code: "destination_not_allowed" } }, {}] });
+    const campaign = await a.request("POST", "/api/v1/campaigns", {
+      name: "boats",
+      message: "hi",
+      type: "instant",
+      from: "ACME",
+      recipients: [ranges[0], MOBILE_DE],
+    });
+    expect(campaign.status).toBe(201);
+    const { campaignId } = (await campaign.json()) as { campaignId: string };
+    const stats = (
+      (await (await a.request("GET", `/api/v1/campaigns/${campaignId}`)).json()) as { stats: { total: number; skipped: number } }
+    ).stats;
+    expect([stats.total, stats.skipped]).toEqual([1, 1]);
+    // ALLOW_INTERNATIONAL_NETWORKS=1: sent to, as any number (an account's allowedCountries still names no such range).
+    const b = await networksAllowed().account();
+    for (const to of ranges) expect((await b.request("POST", "/api/v1/messages", { to, from: "ACME", body: "hi" })).status, to).toBe(201);
   });
 
   it("a campaign skips the recipients it may not reach (stats.skipped), and is 422 empty_audience when none is left", async () => {

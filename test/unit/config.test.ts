@@ -37,6 +37,7 @@ describe("loadConfig", () => {
       unauthenticatedPerSecond: 5,
       unauthenticatedBurst: 20,
       defaultSenderId: "SMSPlatform",
+      allowInternationalNetworks: false,
       webhookAllowPrivate: false,
       webhookTimeoutMs: 5000,
       maxWebhooksPerAccount: 10,

@@ -11,7 +11,12 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
     // With an Idempotency-Key, a repeat within 24 h returns the first answer (as stored then) and creates nothing;
     // the service's own transaction nests inside the key's as a savepoint, so the key and the campaign commit together.
     return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => {
-      const campaignId = await createCampaign(tx, account, body, { now: now(), defaultSenderId: config.defaultSenderId, test: key.test });
+      const campaignId = await createCampaign(tx, account, body, {
+        now: now(),
+        defaultSenderId: config.defaultSenderId,
+        test: key.test,
+        internationalNetworks: config.allowInternationalNetworks,
+      });
       return { status: 201 as const, body: toCampaign((await getCampaign(tx, account.id, campaignId))!) };
     });
   },

@@ -17,20 +17,27 @@ export const messageHandlers: Pick<
   Handlers,
   "Messages_list" | "Messages_get" | "Messages_send" | "Messages_sendBatch" | "Messages_preview" | "Batches_cancel"
 > = {
-  async Messages_send({ db, account, key: apiKey, body, headers, now }) {
+  async Messages_send({ db, config, account, key: apiKey, body, headers, now }) {
     const send = async (conn: Knex) => {
-      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), { test: apiKey.test });
+      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), {
+        test: apiKey.test,
+        internationalNetworks: config.allowInternationalNetworks,
+      });
       return { status: 201 as const, body: { messageId, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
     };
     const key = headers["Idempotency-Key"];
     return key === undefined ? send(db) : withIdempotency(db, account.id, key, body, send);
   },
 
-  async Messages_sendBatch({ db, account, key: apiKey, body, headers, now, batchItems }) {
+  async Messages_sendBatch({ db, config, account, key: apiKey, body, headers, now, batchItems }) {
     const items = batchItems(body);
     return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => ({
       status: 200 as const,
-      body: await sendBatch(tx, account, items, { now: now(), test: apiKey.test }),
+      body: await sendBatch(tx, account, items, {
+        now: now(),
+        test: apiKey.test,
+        internationalNetworks: config.allowInternationalNetworks,
+      }),
     }));
   },
 

@@ -5,9 +5,12 @@ import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
 export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler_cancel"> = {
-  async Scheduler_schedule({ db, account, key: apiKey, body, headers, now }) {
+  async Scheduler_schedule({ db, config, account, key: apiKey, body, headers, now }) {
     const schedule = async (conn: Knex) => {
-      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), { test: apiKey.test });
+      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), {
+        test: apiKey.test,
+        internationalNetworks: config.allowInternationalNetworks,
+      });
       return { status: 201 as const, body: { messageId, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
     };
     // Without an Idempotency-Key the one statement needs no transaction around it.
