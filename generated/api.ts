@@ -2313,7 +2313,11 @@ export interface components {
          *     }
          */
         CreateAccountRequest: {
-            /** @description Name of the account, 1 to 100 characters, unique in the service (409 `account_exists`). */
+            /**
+             * @description Name of the account, 1 to 100 characters, stored without the spaces around it; unique in the service as
+             *     people read names: compared trimmed, NFKC-normalised and case-folded, so `Acme`, `ACME ` and fullwidth
+             *     `ＡＣＭＥ` are one name (409 `account_exists`). Only spaces: 400.
+             */
             name: string;
         };
         /**

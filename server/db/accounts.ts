@@ -1,5 +1,7 @@
 // The accounts table: an account's name, and what the operator decides for it (suspension and limits,
 // migration 026). The account reads its limits; only the operator API changes them.
+import { accountName } from "../domain/accountNames.js";
+import { isUniqueViolation } from "./errors.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
@@ -46,19 +48,28 @@ const columns = (db: Knex) => [
   db.raw(`${ACCOUNT_LIMITS_JSON} AS limits`),
 ];
 
-/** Returns the account with this name, creating it if needed. */
-export async function ensureAccount(db: Knex, name: string, opts: { firstStart?: boolean } = {}): Promise<Account> {
+/** Returns the account with this name (as accountNameKey compares names), creating it if needed. */
+export async function ensureAccount(db: Knex, requested: string, opts: { firstStart?: boolean } = {}): Promise<Account> {
+  const name = accountName(requested, "name");
   const [row] = await db("accounts")
-    .insert({ name, first_start: opts.firstStart ?? false })
-    .onConflict("name")
-    .merge({ name })
+    .insert({ name: name.name, name_key: name.key, first_start: opts.firstStart ?? false })
+    .onConflict("name_key")
+    .merge({ name_key: name.key })
     .returning(["id", "name"]);
   return row as Account;
 }
 
-/** Creates an account; throws unique violation `accounts_name_key` when the name is taken. */
-export async function insertAccount(db: Knex, name: string): Promise<AccountRow> {
-  const [row] = await db("accounts").insert({ name }).returning<{ id: string }[]>(["id"]);
+/**
+ * True when an insert failed for a name taken (as accountNameKey compares names): the same name exactly may
+ * meet the older unique index on `name` first, which stays for a release before migration 041.
+ */
+export const isAccountNameTaken = (error: unknown): boolean =>
+  isUniqueViolation(error, "accounts_name_fold_key") || isUniqueViolation(error, "accounts_name_key");
+
+/** Creates an account (its name trimmed; 400 when only spaces); throws a unique violation (isAccountNameTaken) when the name is taken. */
+export async function insertAccount(db: Knex, requested: string): Promise<AccountRow> {
+  const name = accountName(requested);
+  const [row] = await db("accounts").insert({ name: name.name, name_key: name.key }).returning<{ id: string }[]>(["id"]);
   return (await getAccount(db, row!.id))!;
 }
 

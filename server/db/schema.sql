@@ -44,6 +44,7 @@ CREATE TABLE accounts (
   self_service_numbers boolean NOT NULL DEFAULT false,
   max_segments_per_second integer,
   first_start boolean NOT NULL DEFAULT false,
+  name_key text,
   CONSTRAINT accounts_allowed_countries_check CHECK ((cardinality(allowed_countries) >= 1)),
   CONSTRAINT accounts_daily_segment_quota_check CHECK ((daily_segment_quota >= 1)),
   CONSTRAINT accounts_max_segments_per_second_check CHECK ((max_segments_per_second >= 1)),
@@ -622,6 +623,7 @@ CREATE TABLE webhooks (
 
 CREATE UNIQUE INDEX account_daily_usage_pkey ON account_daily_usage USING btree (account_id, day);
 CREATE UNIQUE INDEX account_settings_pkey ON account_settings USING btree (account_id);
+CREATE UNIQUE INDEX accounts_name_fold_key ON accounts USING btree (name_key);
 CREATE UNIQUE INDEX accounts_name_key ON accounts USING btree (name);
 CREATE UNIQUE INDEX accounts_pkey ON accounts USING btree (id);
 CREATE INDEX api_keys_account_idx ON api_keys USING btree (account_id);

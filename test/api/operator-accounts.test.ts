@@ -31,9 +31,16 @@ describe("the operator's accounts", () => {
       limits: DEFAULT_LIMITS,
       usage: null,
     });
-    const again = await op.request("POST", "/api/v1/accounts", { name: "acme-ops" });
-    expect(again.status).toBe(409);
-    expect((await problemOf(again)).code).toBe("account_exists");
+    // One name as people read it: case, width, spaces around it (a no-break space too) make no other name.
+    for (const name of ["acme-ops", "ACME-OPS", " Acme-Ops ", "\uff41\uff43\uff4d\uff45-\uff4f\uff50\uff53", "acme-ops\u00a0"]) {
+      const again = await op.request("POST", "/api/v1/accounts", { name });
+      expect(again.status, name).toBe(409);
+      expect((await problemOf(again)).code, name).toBe("account_exists");
+    }
+    const blank = await op.request("POST", "/api/v1/accounts", { name: "   " });
+    expect([blank.status, (await problemOf(blank)).code]).toEqual([400, "validation_failed"]);
+    const trimmed = await op.request("POST", "/api/v1/accounts", { name: "  acme-ops-2  " });
+    expect(((await trimmed.json()) as { name: string }).name).toBe("acme-ops-2");
 
     const listed = (await (await op.request("GET", "/api/v1/accounts?limit=100")).json()) as { data: { accountId: string }[] };
     expect(listed.data.map((a) => a.accountId)).toContain(account.accountId);

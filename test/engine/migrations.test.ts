@@ -3,12 +3,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { ensureAccount, insertAccount, isAccountNameTaken } from "../../server/db/accounts.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
 import { getStatusHistories } from "../../server/db/messages/index.js";
 import { migrationSource } from "../../server/db/migrations/index.js";
 
 const name = `m_${randomBytes(6).toString("hex")}`;
 const name008 = `${name}_008`;
+const name041 = `${name}_041`;
 const adminUrl = () => inject("pgAdminUrl");
 async function admin(sql: string) {
   const client = new pg.Client({ connectionString: adminUrl() });
@@ -21,7 +23,7 @@ async function admin(sql: string) {
 }
 let dropOnExit = true;
 afterAll(async () => {
-  if (dropOnExit) for (const db of [name, name008]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  if (dropOnExit) for (const db of [name, name008, name041]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
 });
 
 describe("migrations over existing data", () => {
@@ -127,6 +129,47 @@ describe("migrations over existing data", () => {
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name008} for inspection\n`);
+      throw error;
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("041: accounts named alike keep their names; the oldest keeps the name, and no new account can take it", async () => {
+    await admin(`CREATE DATABASE ${name041}`);
+    const db = createDb(adminUrl().replace(/\/postgres$/, `/${name041}`), 2);
+    try {
+      for (const migration of await migrationSource.getMigrations([])) {
+        if (migration.startsWith("041")) break;
+        await db.migrate.up({ migrationSource });
+      }
+      const names = ["Acme", "ACME ", "\uff21\uff23\uff2d\uff25", "Straße", "STRASSE", "other"];
+      const ids: string[] = [];
+      for (const [i, n] of names.entries())
+        ids.push(
+          (
+            await db("accounts")
+              .insert({ name: n, created_at: new Date(Date.UTC(2026, 0, 1 + i)) })
+              .returning("id")
+          )[0].id,
+        );
+
+      await migrateLatest(db);
+      const rows = await db("accounts").orderBy("created_at").select("id", "name", "name_key");
+      expect(rows.map((r: { name: string }) => r.name)).toEqual(names);
+      expect(rows.map((r: { name_key: string }) => r.name_key)).toEqual([
+        "acme",
+        `acme#${ids[1]}`,
+        `acme#${ids[2]}`,
+        "strasse",
+        `strasse#${ids[4]}`,
+        "other",
+      ]);
+      await expect(insertAccount(db, " acme")).rejects.toSatisfy(isAccountNameTaken);
+      expect((await ensureAccount(db, "ＡＣＭＥ ")).id).toBe(ids[0]);
+    } catch (error) {
+      dropOnExit = false;
+      process.stderr.write(`kept database ${name041} for inspection\n`);
       throw error;
     } finally {
       await db.destroy();

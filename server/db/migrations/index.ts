@@ -39,6 +39,7 @@ import * as m037 from "./037_hourly_message_counts.js";
 import * as m038 from "./038_status_counts_in_statements.js";
 import * as m039 from "./039_stored_counts_in_statements.js";
 import * as m040 from "./040_idempotent_response_text.js";
+import * as m041 from "./041_account_name_keys.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -83,6 +84,7 @@ const migrations: Record<string, Knex.Migration> = {
   "038_status_counts_in_statements": m038,
   "039_stored_counts_in_statements": m039,
   "040_idempotent_response_text": m040,
+  "041_account_name_keys": m041,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,8 +1,7 @@
 // The operator API: accounts with their suspension and limits, their keys, their numbers, and who holds a number.
-import { getAccount, insertAccount, listAccounts, updateAccount, type AccountRow } from "../../db/accounts.js";
+import { getAccount, isAccountNameTaken, insertAccount, listAccounts, updateAccount, type AccountRow } from "../../db/accounts.js";
 import { listAccountKeys } from "../../db/apiKeys.js";
 import { readDailyUsage } from "../../db/dailyUsage.js";
-import { isUniqueViolation } from "../../db/errors.js";
 import type { Db } from "../../db/knex.js";
 import { deleteNumber, findNumberHolder, getNumber, listNumbers } from "../../db/numbers.js";
 import { fetchPage } from "../../domain/cursor.js";
@@ -44,8 +43,11 @@ export const operatorAccountHandlers: Pick<
     try {
       return { status: 201, body: await toOperatorAccount(db, await insertAccount(db, body.name)) };
     } catch (error) {
-      if (isUniqueViolation(error, "accounts_name_key"))
-        throw new DomainError("account_exists", `An account named ${body.name} exists already.`);
+      if (isAccountNameTaken(error))
+        throw new DomainError(
+          "account_exists",
+          `An account named ${body.name.trim()} exists already (names are compared trimmed, ignoring case and width).`,
+        );
       throw error;
     }
   },
