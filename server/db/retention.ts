@@ -36,8 +36,9 @@ export async function listAccountRetention(db: Knex): Promise<AccountRetention[]
  * The account's messages created before `before`, `limit` at a time from `after` in (created_at, id) order
  * (a backward walk of messages_account_page_idx), in one statement: deletes those in a final status (re-checked
  * on the locked row, so a message whose status moves on concurrently is left alone) or, with `redact`, erases
- * the body of those no longer waiting to be sent. Returns how many it changed and where the walk stopped
- * (undefined when it reached the end).
+ * the body of those no longer waiting to be sent, listing those still waiting in bodies_awaiting_erasure (for
+ * eraseAwaitedBodies once they are final: the walk does not come back). Returns how many it changed and where
+ * the walk stopped (undefined when it reached the end).
  */
 export async function retainAccountMessages(
   db: Knex,
@@ -60,6 +61,7 @@ export async function retainAccountMessages(
         ORDER BY created_at, id LIMIT ${o.limit}
      ), changed AS (${change}),
      simulated AS (DELETE FROM simulator_submissions s WHERE ${action === "delete"} AND s.message_id = ANY(ARRAY(SELECT id FROM changed))),
+     awaiting AS (${action === "redact" ? listWaiting(o.accountId) : sql`SELECT 1`}),
      events AS (${action === "redact" ? eraseEventBodies(o.accountId) : sql`SELECT 1`})
      SELECT (SELECT count(*) FROM changed)::int AS changed, (SELECT count(*) FROM batch)::int AS walked,
             last.id, to_char(last.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "createdAt"
@@ -67,6 +69,35 @@ export async function retainAccountMessages(
   );
   const row = rows[0]!;
   return { changed: row.changed, next: row.walked < o.limit ? undefined : { id: row.id!, createdAt: row.createdAt! } };
+}
+
+/** Embedded in the redact walk: the batch's messages still waiting to be sent, listed for a later run. */
+function listWaiting(accountId: string) {
+  return sql`INSERT INTO bodies_awaiting_erasure (message_id, account_id)
+             SELECT m.id, ${accountId}::uuid FROM messages m
+              WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status IN ('scheduled', 'sending')
+                AND NOT (m.id = ANY(ARRAY(SELECT id FROM changed)))
+             ON CONFLICT (message_id) DO NOTHING`;
+}
+
+/**
+ * Erases up to `limit` bodies of the account's listed messages (bodies_awaiting_erasure) that are final now,
+ * with their stored events' copies, and takes them off the list. Returns how many it took off.
+ */
+export async function eraseAwaitedBodies(db: Knex, accountId: string, limit: number): Promise<number> {
+  const { rows } = await run<{ taken: number }>(
+    db,
+    sql`WITH batch AS (
+       SELECT q.message_id AS id FROM bodies_awaiting_erasure q JOIN messages m ON m.id = q.message_id
+        WHERE q.account_id = ${accountId} AND m.status NOT IN ('scheduled', 'sending') LIMIT ${limit}
+     ), changed AS (
+       UPDATE messages m SET body = '', sent_body = NULL, reference = NULL, metadata = NULL
+        WHERE m.id = ANY(ARRAY(SELECT id FROM batch)) AND m.status NOT IN ('scheduled', 'sending') RETURNING m.id
+     ), taken AS (DELETE FROM bodies_awaiting_erasure q WHERE q.message_id = ANY(ARRAY(SELECT id FROM changed)) RETURNING 1),
+     events AS (${eraseEventBodies(accountId)})
+     SELECT (SELECT count(*) FROM taken)::int AS taken`,
+  );
+  return rows[0]!.taken;
 }
 
 /**

@@ -127,6 +127,13 @@ CREATE TABLE batches (
   CONSTRAINT batches_rejected_check CHECK ((rejected >= 0))
 );
 
+CREATE TABLE bodies_awaiting_erasure (
+  message_id uuid NOT NULL,
+  account_id uuid NOT NULL,
+  CONSTRAINT bodies_awaiting_erasure_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE,
+  CONSTRAINT bodies_awaiting_erasure_pkey PRIMARY KEY (message_id)
+);
+
 CREATE TABLE campaign_recipients (
   campaign_id uuid NOT NULL,
   seq integer NOT NULL,
@@ -636,6 +643,8 @@ CREATE UNIQUE INDEX auto_replies_pkey ON auto_replies USING btree (account_id, p
 CREATE UNIQUE INDEX auto_reply_counts_pkey ON auto_reply_counts USING btree (account_id, phone, window_start);
 CREATE INDEX batches_account_idx ON batches USING btree (account_id, created_at);
 CREATE UNIQUE INDEX batches_pkey ON batches USING btree (id);
+CREATE INDEX bodies_awaiting_erasure_account_idx ON bodies_awaiting_erasure USING btree (account_id);
+CREATE UNIQUE INDEX bodies_awaiting_erasure_pkey ON bodies_awaiting_erasure USING btree (message_id);
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
 CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);

@@ -208,6 +208,12 @@ describe("body redaction", () => {
     // The next run starts where this one stopped.
     const { bodies_redacted_before: mark } = await db()("accounts").where({ id: account.accountId }).first("bodies_redacted_before");
     expect(Date.now() - mark.getTime()).toBeGreaterThan(89.9 * 86_400_000);
+
+    // The waiting one is sent later, long after the walk passed it: the next run erases it all the same, once.
+    await db()("messages").where({ id: waiting }).update({ status: "delivered" });
+    await applyRetention(db(), { ...policy, messageBodyRetentionDays: 90 });
+    expect(await db()("messages").where({ id: waiting }).first("body")).toEqual({ body: "" });
+    expect(await count("bodies_awaiting_erasure", { account_id: account.accountId })).toBe(0);
   });
 });
 

@@ -40,6 +40,7 @@ import * as m038 from "./038_status_counts_in_statements.js";
 import * as m039 from "./039_stored_counts_in_statements.js";
 import * as m040 from "./040_idempotent_response_text.js";
 import * as m041 from "./041_account_name_keys.js";
+import * as m042 from "./042_bodies_awaiting_erasure.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -85,6 +86,7 @@ const migrations: Record<string, Knex.Migration> = {
   "039_stored_counts_in_statements": m039,
   "040_idempotent_response_text": m040,
   "041_account_name_keys": m041,
+  "042_bodies_awaiting_erasure": m042,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -6,6 +6,7 @@ import {
   deleteOldDeliveries,
   listAccountRetention,
   listWebhookIds,
+  eraseAwaitedBodies,
   markBodiesRedacted,
   retainAccountMessages,
   type WalkPosition,
@@ -66,6 +67,8 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now = new 
         paced(() => retainAccountMessages(db, "redact", { accountId: account.accountId, from, before, after, limit })),
       );
       if (!from || before > from) await markBodiesRedacted(db, account.accountId, before);
+      // The messages that were still waiting when the walk passed them, final since.
+      for (let n = limit; n === limit; total += n) n = await paced(() => eraseAwaitedBodies(db, account.accountId, limit));
     }
   }
   // Unrouted inbound messages, the audit log and the daily usage counts are kept as long as messages are by
