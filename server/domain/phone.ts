@@ -49,7 +49,8 @@ const TON_ALPHANUMERIC = 5;
  * An SMPP address as E.164 where it is a number, read with its TON: international (TON 1, or any address
  * written with `+` or the `00` international prefix), national (TON 2: in `defaultCountry`, the link's
  * SMPP_DEFAULT_COUNTRY), or unknown (TON 0: a valid international number, else a national one of
- * `defaultCountry`). Anything else, an alphanumeric sender among them, comes back as given. A STOP from
+ * `defaultCountry`; without one, `011` then an international number is that number). Anything else, an
+ * alphanumeric sender among them, comes back as given. A STOP from
  * `07911123457` (national, in GB) was stored under that text and never matched the opt-out list.
  */
 export function fromSmppAddress(raw: string, ton: number, defaultCountry?: string): string {
@@ -63,6 +64,13 @@ export function fromSmppAddress(raw: string, ton: number, defaultCountry?: strin
         ? `+${digits}`
         : undefined;
   if (international) return toE164(international) ?? (/^\+[1-9]\d{6,14}$/.test(international) ? international : raw);
+  // 011 is the exit code of the North American plan, where many carriers write the senders of other countries
+  // with it. With a default country, libphonenumber reads that country's own exit code (011 in the US, and in
+  // GB the national 0113… of Leeds), so this is only for a link without one.
+  if (!defaultCountry && digits.startsWith("011")) {
+    const exited = toE164(`+${digits.slice(3)}`);
+    if (exited) return exited;
+  }
   if (ton !== TON_NATIONAL) {
     const asInternational = toE164(`+${digits}`);
     if (asInternational) return asInternational;

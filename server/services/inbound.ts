@@ -11,6 +11,7 @@ import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";
 import { insertUnroutedMessage } from "../db/unroutedMessages.js";
 import { matchKeyword } from "../domain/keywords.js";
+import { toE164 } from "../domain/phone.js";
 import { segmentInfo, type Encoding } from "../../common/segments.js";
 import { maskPhones, type Logger } from "../logger.js";
 import { applyKeyword, type AutoReplyPolicy } from "./keywords.js";
@@ -33,6 +34,15 @@ const UNROUTED = "sms_inbound_unrouted_total";
 const unrouted =
   (register.getSingleMetric(UNROUTED) as Counter | undefined) ??
   new Counter({ name: UNROUTED, help: "Inbound messages to a number no account holds (kept for the operator)" });
+
+const UNLISTED = "sms_inbound_keywords_unlisted_total";
+const unlisted =
+  (register.getSingleMetric(UNLISTED) as Counter<"kind"> | undefined) ??
+  new Counter({
+    name: UNLISTED,
+    help: "Inbound keywords (STOP, START, HELP) from a sender in national format, which no opt-out list can hold: set the connector's defaultCountry",
+    labelNames: ["kind"],
+  });
 
 /**
  * Stores an inbound message for the owner of its `to` number; returns its id, or undefined when no account holds
@@ -77,6 +87,15 @@ export async function receiveInboundMessage(
       seq: EVENT_SEQ["message.received"],
     });
     const keyword = matchKeyword(message.body);
+    if (keyword && !toE164(message.from) && /^\d{3,17}$/.test(message.from)) {
+      // Digits the link did not make E.164 (a national number on a connector without defaultCountry): the STOP
+      // is stored, but it cannot be listed or answered. Silent no more: counted, and the operator told.
+      unlisted.inc({ kind: keyword.kind });
+      log.warn(
+        { from: maskPhones(message.from), to: message.to, keyword: keyword.word, messageId },
+        "an inbound keyword from a national-format number could not be applied: set SMPP_DEFAULT_COUNTRY or the connector's defaultCountry",
+      );
+    }
     if (keyword) {
       await applyKeyword(
         tx,

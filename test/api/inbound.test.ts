@@ -121,6 +121,32 @@ describe("inbound messages through the simulator", () => {
     expect(stored).toEqual([]);
   });
 
+  it("a keyword from a national-format sender (a link without a default country) is counted and the operator warned", async () => {
+    const a = await server().account();
+    await ownNumber(a, "+14155550230");
+    const metric = async () =>
+      Number(
+        /^sms_inbound_keywords_unlisted_total\{kind="opt_out"\} (\d+)/m.exec(
+          await (await fetch(`${server().baseUrl}/metrics`)).text(),
+        )?.[1] ?? 0,
+      );
+    const before = await metric();
+    const lineCount = lines.length;
+    const received = await receiveInboundMessage(
+      server().db,
+      createLogger("info", sink),
+      { from: "07911123457", to: "+14155550230", body: "STOP", receivedAt: new Date() },
+      { autoReplyMaxPerHour: 100 },
+    );
+    expect(received).toMatchObject({ accountId: a.accountId });
+    expect(await metric()).toBe(before + 1);
+    const logged = lines.slice(lineCount).join("");
+    expect(logged).toContain("national-format number could not be applied");
+    expect(logged).not.toContain("07911123457");
+    // Stored as sent, listed nowhere (there is no number to list).
+    expect((await (await a.request("GET", "/api/v1/opt-outs")).json()) as { data: unknown[] }).toMatchObject({ data: [] });
+  });
+
   it("does not exist unless the server runs the simulator (404)", async () => {
     await addCarrierConnector(await withSmpp().operator());
     const a = await withSmpp().account();

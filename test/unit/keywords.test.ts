@@ -45,6 +45,26 @@ describe("inbound keywords", () => {
     for (const body of forms) expect(matchKeyword(body), JSON.stringify(body)).toEqual({ kind: "opt_out", word: "STOP" });
   });
 
+  it("reads look-alike letters and bidi controls as the keyword they spell", () => {
+    const forms = [
+      "S\u03A4OP", // Greek capital tau
+      "s\u0442op", // Cyrillic small te
+      "\u0405\u0422\u041E\u0420", // Cyrillic DZE, TE, O, ER: every letter a look-alike
+      "\uA4E2TOP", // Lisu letter SA
+      "\u202ESTOP", // right-to-left override
+      "ST\u200FOP", // right-to-left mark
+      "\u2067STOP\u2069", // an isolate around it
+      "\u061CSTOP", // Arabic letter mark
+    ];
+    for (const body of forms) expect(matchKeyword(body), JSON.stringify(body)).toEqual({ kind: "opt_out", word: "STOP" });
+    expect(matchKeyword("\u0405\u0422\u0410R\u0422")).toEqual({ kind: "opt_in", word: "START" });
+    expect(matchKeyword("H\u0415LP")).toEqual({ kind: "help", word: "HELP" });
+  });
+
+  it("keeps to the contract's list: another word beside a keyword, or a translation, is ordinary text", () => {
+    for (const body of ["stop all", "STOP ALL", "opt out", "OPT-OUT", "ARRET", "стоп"]) expect(matchKeyword(body), body).toBeUndefined();
+  });
+
   it("a sentence that contains a keyword is not one, nor is a word split by spaces or joined to a symbol", () => {
     for (const body of ["please stop", "stop it", "st op", "STOPPED", "stop👍", "yes please", "help me", "", ".", "S T O P"]) {
       expect(matchKeyword(body), body).toBeUndefined();

@@ -41,6 +41,10 @@ describe("SMPP addresses read with their type of number (TON)", () => {
     ["447911123457", 0, "US", "+447911123457"],
     ["+14155559400", 0, undefined, "+14155559400"],
     ["4155559400", 2, undefined, "4155559400"], // national without a default country: kept as it came
+    ["011447911123457", 0, undefined, "+447911123457"], // 011: North America's exit code
+    ["011447911123457", 0, "US", "+447911123457"],
+    ["01134960000", 0, "GB", "+441134960000"], // in GB, 0113 is Leeds
+    ["0114", 0, undefined, "0114"],
     ["ACME", 5, "GB", "ACME"],
     ["", 0, "GB", ""],
   ] as const)("%s (TON %d, default %s) → %s", (raw, ton, country, expected) => {
