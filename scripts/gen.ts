@@ -45,7 +45,19 @@ try {
   // unevaluatedProperties (a Record<T>, such as Metadata). The types are made from a copy that says both.
   const ast = await openapiTS(withAdditionalProperties(document) as never, { exportType: false, alphabetize: false });
   writeFileSync(join(root, "generated/api.ts"), `// ${notice}\n/* eslint-disable */\n${astToString(ast)}`);
-  console.log("generated/openapi.yaml, generated/openapi.json, generated/api.ts");
+  // Each operation's summary by its operationId: how the dashboard names an audit event's action in words.
+  const summaries = Object.fromEntries(
+    Object.values(document.paths as Record<string, Record<string, { operationId?: string; summary?: string }>>)
+      .flatMap((item) => Object.values(item))
+      .filter((op) => op.operationId && op.summary)
+      .map((op) => [op.operationId!, op.summary!])
+      .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+  );
+  writeFileSync(
+    join(root, "generated/operationSummaries.ts"),
+    `// ${notice}\n/** Each operation's summary, by its operationId. */\nexport const OPERATION_SUMMARIES: Readonly<Record<string, string>> = ${JSON.stringify(summaries, null, 2)};\n`,
+  );
+  console.log("generated/openapi.yaml, generated/openapi.json, generated/api.ts, generated/operationSummaries.ts");
 } finally {
   rmSync(outDir, { recursive: true, force: true });
 }

@@ -69,6 +69,9 @@ export function ChartFigure({
           borderDash: s.dashed ? [6, 4] : [],
           pointStyle: POINTS[i % POINTS.length],
           pointRadius: 4,
+          // Chart.js draws the highest order first: bars under, lines over them (with one order for all, the
+          // first dataset, a bar, was drawn last and hid the lines behind it).
+          order: s.kind === "line" ? 0 : 1,
           yAxisID: s.right ? "right" : "y",
           ...(s.kind === "line" ? { fill: false, tension: 0 } : {}),
         })),
@@ -78,7 +81,8 @@ export function ChartFigure({
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
-        plugins: { legend: { labels: { usePointStyle: true } } },
+        // The legend in the series' order (not the drawing order).
+        plugins: { legend: { labels: { usePointStyle: true, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) } } },
         scales: series.some((s) => s.right)
           ? {
               y: { beginAtZero: true, position: "left" },
@@ -88,6 +92,12 @@ export function ChartFigure({
       },
     };
     const chart = new Chart(canvas.current, config);
+    // The order the series are drawn in, first to last (what lies on top last), as Chart.js sorts them.
+    canvas.current.dataset.drawn = chart
+      .getSortedVisibleDatasetMetas()
+      .map((m) => m.label)
+      .reverse()
+      .join("|");
     return () => chart.destroy();
   }, [JSON.stringify({ labels, series: series.map((s) => ({ ...s, format: undefined })) }), horizontal]);
 

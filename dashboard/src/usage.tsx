@@ -45,7 +45,11 @@ export function LimitsFacts({ limits, usage }: { limits: AccountLimits; usage: A
       <dt>Throughput ceiling</dt>
       <dd>{limits.maxSegmentsPerSecond === null ? "none" : `${count(limits.maxSegmentsPerSecond)} segments a second`}</dd>
       <dt>Adds its own numbers</dt>
-      <dd>{limits.selfServiceNumbers ? "yes" : "no: the operator assigns them"}</dd>
+      <dd>
+        {limits.selfServiceNumbers
+          ? "yes"
+          : "while this deployment sends through the simulator alone (as after a first start); once it reaches a carrier, the operator assigns them"}
+      </dd>
       <dt>Weight</dt>
       <dd>{limits.weight}</dd>
     </dl>

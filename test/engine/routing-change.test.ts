@@ -38,7 +38,10 @@ describe("a routing change", () => {
       expect(res.status).toBe(201);
       const { messageId } = (await res.json()) as { messageId: string };
       const sent = await waitUntil("the message sent", async () => {
-        const m = (await (await a.request("GET", `/api/v1/messages/${messageId}`)).json()) as { status: string; connectorId: string | null };
+        const m = (await (await a.request("GET", `/api/v1/messages/${messageId}`)).json()) as {
+          status: string;
+          connectorId: string | null;
+        };
         return m.status === "sent" || m.status === "delivered" ? m : undefined;
       });
       return sent.connectorId;

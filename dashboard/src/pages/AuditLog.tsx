@@ -2,6 +2,7 @@
 // account, what (the operation) and to what. An account key sees its own account's; the operator sees all,
 // and filters by account too. Filters live in the query string (?action=, ?accountId=).
 import { useState } from "preact/hooks";
+import { OPERATION_SUMMARIES } from "../../../client/operations.js";
 import { ok, type AuditEvent } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
@@ -9,6 +10,10 @@ import { formatTime } from "../time.js";
 import { useAsync, useSession } from "../ui.js";
 
 const ACTORS = { account: "account key", operator: "operator key", cli: "keys command" } as const;
+
+/** An action in words: the operation's summary from the document (the keys command's own two besides). */
+const CLI_ACTIONS: Record<string, string> = { "keys.create": "Create a key", "keys.revoke": "Revoke a key" };
+export const actionInWords = (action: string): string => OPERATION_SUMMARIES[action] ?? CLI_ACTIONS[action] ?? action;
 
 export function AuditLog() {
   const { client, key } = useSession();
@@ -64,7 +69,9 @@ export function AuditLog() {
             <input id="audit-action" list="audit-actions" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
             <datalist id="audit-actions">
               {actions.map((a) => (
-                <option key={a} value={a} />
+                <option key={a} value={a}>
+                  {actionInWords(a)}
+                </option>
               ))}
             </datalist>
           </div>
@@ -134,7 +141,7 @@ export function AuditLog() {
                     </td>
                   )}
                   <td data-label="Action">
-                    <code>{e.action}</code>
+                    {actionInWords(e.action)} <code class="muted">{e.action}</code>
                   </td>
                   <td data-label="Resource">{e.resourceId ? <code>{e.resourceId}</code> : <span class="muted">—</span>}</td>
                   <td data-label="Status">{e.status ?? <span class="muted">—</span>}</td>

@@ -13,6 +13,7 @@ const PARTS = [
   { key: "failed", label: "Failed" },
   { key: "undelivered", label: "Undelivered" },
   { key: "cancelled", label: "Cancelled" },
+  { key: "optedOut", label: "Opted out (no message made)" },
 ] as const;
 
 /** A stacked bar of the campaign's messages by status; a progressbar of the finished ones for assistive tech. */
@@ -68,6 +69,12 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
               <dd data-stat={p.key}>{stats[p.key]}</dd>
             </div>
           ))}
+          {stats.skipped > 0 && (
+            <div>
+              <dt>Skipped: destination not allowed (not in the total)</dt>
+              <dd data-stat="skipped">{stats.skipped}</dd>
+            </div>
+          )}
         </dl>
       )}
     </div>

@@ -24,7 +24,7 @@ const EVENTS: [keyof Row, string][] = [
   ["delivered", "Delivered"],
   ["undelivered", "Undelivered"],
   ["failed", "Failed"],
-  ["optedOut", "Opted out"],
+  ["optedOut", "Not sent: opted out"],
   ["cancelled", "Cancelled"],
   ["received", "Received"],
 ];
@@ -33,6 +33,21 @@ export function Overview() {
   const { client, key } = useSession();
   const operator = key.kind === "operator";
   const [days, setDays] = useState(7);
+  /** People who opted out by keyword (STOP…) since then: the list, newest first, read back to `since` (1,000 at most). */
+  const keywordOptOutsSince = async (since: string): Promise<{ count: number; more: boolean }> => {
+    let count = 0;
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const { data, nextCursor } = await ok(
+        client.GET("/api/v1/opt-outs", { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } }),
+      );
+      const inPeriod = data.filter((o) => o.createdAt >= since);
+      count += inPeriod.filter((o) => o.source === "keyword").length;
+      if (inPeriod.length < data.length || !nextCursor) return { count, more: false };
+      cursor = nextCursor;
+    }
+    return { count, more: true };
+  };
   const report = useAsync(async () => {
     const since = new Date(Date.now() - days * 86_400_000).toISOString();
     const get = async (groupBy: Key[]) =>
@@ -45,9 +60,11 @@ export function Overview() {
       get([operator ? "account" : "category"]),
     ]);
     const connectors = operator ? await get(["connector"]) : [];
+    const optOutsReceived = operator ? undefined : await keywordOptOutsSince(since);
     // The ten largest of each breakdown, picked once for the chart and its table.
     return {
       total: total[0]!,
+      optOutsReceived,
       byDay,
       bySplit,
       errors: top(
@@ -106,6 +123,15 @@ export function Overview() {
                 <dd>{count(r.total[k] as number)}</dd>
               </div>
             ))}
+            {r.optOutsReceived && (
+              <div>
+                <dt>Opt-outs received</dt>
+                <dd title="People who texted STOP (or another opt-out keyword) in the period">
+                  {count(r.optOutsReceived.count)}
+                  {r.optOutsReceived.more ? "+" : ""}
+                </dd>
+              </div>
+            )}
             <div>
               <dt>Delivery rate</dt>
               <dd>{r.total.deliveryRate === null ? "–" : percent(r.total.deliveryRate * 100)}</dd>

@@ -218,7 +218,10 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                     {d.event === "dlr.test" || d.messageId === null ? (
                       <span class="muted">{d.event === "dlr.test" ? "test" : "none"}</span>
                     ) : (
-                      <Link to={`/messages/${d.messageId}`}>{d.messageId.slice(0, 8)}…</Link>
+                      // The id's tail: a UUIDv7 begins with its time, shared by the messages of one moment.
+                      <Link to={`/messages/${d.messageId}`} aria-label={`Message ${d.messageId}`}>
+                        …{d.messageId.slice(-12)}
+                      </Link>
                     )}
                   </td>
                   <td data-label="Outcome">
