@@ -1,7 +1,8 @@
 // A claimed window sent by the routing table (docs/ROUTING.md, "Failover"): each message judged against its
 // route now, written to its first candidate, and, when that connector refuses it, to the next (each once).
-// Before each write the message records where it goes (connector and link, one statement per round), so a
-// crash or a dropped link leaves an unknown outcome that names the right link. An unknown outcome is never
+// Before each write the message records where it goes and that it is on the wire (connector, link and
+// submitted_at, one statement per round, after every wait), so a crash or a dropped link leaves an unknown
+// outcome that names the right link, and a crash before it leaves a message certainly never written. An unknown outcome is never
 // failed over: written and unanswered, the carrier may have it. A connector that was not written to (not bound,
 // or throttled past the wait) passes the message on too: not bound, to any other candidate; throttled, only
 // within the route's pool, never to its fallback.
@@ -21,7 +22,8 @@ export class HandedOff {
   ) {}
 }
 
-export type RoutedResult = SubmitResult | Error | HandedOff | "no_route" | "no_connector";
+/** `lease_lost`: not written, the job being another worker's now (assignConnectors marked nothing). */
+export type RoutedResult = SubmitResult | Error | HandedOff | "no_route" | "no_connector" | "lease_lost";
 
 /** One result per message, in order: the provider's answer, or why it was not written anywhere. */
 export async function submitRouted(
@@ -29,6 +31,7 @@ export async function submitRouted(
   router: SendRouter,
   claimed: OwnedMessageRow[],
   outbound: OutboundMessage[],
+  workerId: string,
 ): Promise<RoutedResult[]> {
   const results: RoutedResult[] = claimed.map(() => "no_connector");
   // Attempts of an earlier worker (before it handed the message on) count: a connector that refused it is not
@@ -54,15 +57,6 @@ export async function submitRouted(
     const target = (i: number) => plans[i]!.candidates[next[i]!]!;
     for (const i of pending) if (target(i).remote) results[i] = new HandedOff(target(i).connectorId!, target(i).name);
     pending = pending.filter((i) => !target(i).remote);
-    await assignConnectors(
-      db,
-      pending.map((i) => ({
-        id: claimed[i]!.id,
-        accountId: claimed[i]!.accountId,
-        connectorId: target(i).connectorId!,
-        link: target(i).provider.link,
-      })),
-    );
     const groups = new Map<string, { connector: RoutedConnector; indexes: number[] }>();
     for (const i of pending) {
       const c = target(i);
@@ -70,7 +64,9 @@ export async function submitRouted(
       g.indexes.push(i);
       groups.set(c.connectorId!, g);
     }
-    await Promise.all(
+    // Every wait first (a capped connector's slots, the link's rate), then the on-the-wire mark, then the writes
+    // at once: a worker that dies in between leaves its messages unmarked, and so sent again, not failed.
+    const writes = await Promise.all(
       [...groups.values()].map(async ({ connector, indexes }) => {
         let writing = indexes;
         if (connector.cap !== null) {
@@ -86,6 +82,28 @@ export async function submitRouted(
               results[i] = new ProviderUnavailable(`connector ${connector.name} at its cap`, paid.retryAfterMs[k], true);
           if (paid.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, paid.waitMs));
         }
+        if (writing.length > 0) await connector.provider.beforeClaim?.(writing.length);
+        return { connector, indexes, writing };
+      }),
+    );
+    const marked = await assignConnectors(
+      db,
+      writes.flatMap(({ connector, indexes, writing }) =>
+        indexes.map((i) => ({
+          id: claimed[i]!.id,
+          accountId: claimed[i]!.accountId,
+          connectorId: connector.connectorId!,
+          link: connector.provider.link,
+          write: writing.includes(i),
+        })),
+      ),
+      workerId,
+    );
+    await Promise.all(
+      writes.map(async ({ connector, writing: all }) => {
+        // Not marked: the job is another worker's now (this one lost its lease); it is theirs to send.
+        for (const i of all) if (!marked.has(claimed[i]!.id)) results[i] = "lease_lost";
+        const writing = all.filter((i) => marked.has(claimed[i]!.id));
         if (writing.length === 0) return;
         const answers = await submitAll(
           connector.provider,

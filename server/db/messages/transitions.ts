@@ -90,15 +90,45 @@ export async function returnToScheduled(db: Knex, keys: MessageKey[], opts: { wa
     .update({ status: "scheduled", submitted_at: null, submitted_via: null, waiting_for: opts.waitingFor ?? null });
 }
 
-/** Where each message of a routed window goes (before it is written): its connector and that link's name. */
-export async function assignConnectors(db: Knex, targets: (MessageKey & { connectorId: string; link: string })[]): Promise<void> {
-  if (targets.length === 0) return;
-  await run(
+/**
+ * Where each message of a routed window goes: its connector (also of those its cap refused, whose turns a cap
+ * change makes due: makeCappedSendsDue), and for those about to be written (`write`), committed just before
+ * their PDUs are, that link's name and the on-the-wire mark (submitted_at; the claim of a routed window leaves
+ * it null). Only while `workerId` still holds the message's job: a worker that lost its lease (another rescued
+ * the job and may send the message itself) marks nothing. Returns the ids marked to be written: only those are.
+ */
+export async function assignConnectors(
+  db: Knex,
+  targets: (MessageKey & { connectorId: string; link: string; write: boolean })[],
+  workerId: string,
+): Promise<Set<string>> {
+  if (targets.length === 0) return new Set();
+  const { rows } = await run<{ id: string; write: boolean }>(
     db,
-    sql`UPDATE messages m SET connector_id = t."connectorId", submitted_via = t.link
-          FROM jsonb_to_recordset(${JSON.stringify(targets)}::jsonb) AS t(id uuid, "accountId" uuid, "connectorId" uuid, link text)
-         WHERE m.account_id = t."accountId" AND m.id = t.id AND m.status = 'sending'`,
+    sql`UPDATE messages m SET connector_id = t."connectorId",
+                              submitted_via = CASE WHEN t.write THEN t.link ELSE m.submitted_via END,
+                              submitted_at = CASE WHEN t.write THEN now() ELSE m.submitted_at END
+          FROM jsonb_to_recordset(${JSON.stringify(targets)}::jsonb)
+               AS t(id uuid, "accountId" uuid, "connectorId" uuid, link text, write boolean)
+         WHERE m.account_id = t."accountId" AND m.id = t.id AND m.status = 'sending'
+           AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = m.job_id AND j.locked_by = ${workerId})
+        RETURNING m.id, t.write`,
   );
+  return new Set(rows.filter((r) => r.write).map((r) => r.id));
+}
+
+/**
+ * sending → scheduled for messages claimed but never marked on the wire (a routed window's worker died between
+ * its claim and assignConnectors): certainly never written, so sent again. Returns the ids it applied to.
+ */
+export async function returnUnwrittenToScheduled(db: Knex, keys: MessageKey[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await byKeys(db, keys)
+    .where({ status: "sending" })
+    .whereNull("submitted_at")
+    .update({ status: "scheduled", submitted_via: null })
+    .returning("id");
+  return rows.map((r: { id: string }) => r.id);
 }
 
 /** The connectors a message was tried on, for those tried on more than one (failover). */
@@ -144,8 +174,10 @@ export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise
 }
 
 /**
- * scheduled → sending for one window of messages, committed just before their PDUs are written: the same
- * statement sets the on-the-wire mark (submitted_at, and the link), so `sending` always means "maybe at the
+ * scheduled → sending for one window of messages. With one connector for all (`target`), committed just before
+ * their PDUs are written, the same statement sets the on-the-wire mark (submitted_at, and the link); a routed
+ * window is marked per connector by assignConnectors just before its writes, so a claimed message without the
+ * mark was certainly never written (returnUnwrittenToScheduled). `sending` with the mark means "maybe at the
  * provider". Cancel is the same kind of conditional UPDATE on the same row: exactly one of them wins, so a
  * cancelled message is never handed to the provider. A message past its validity is not claimed (it is failed
  * as validity_expired instead), checked on the database's clock in the same statement; nor is one whose
@@ -170,7 +202,7 @@ export async function claimMessagesForSending(
   // a hold by quiet hours: deferred_until is cleared.
   const { rows } = await run<OwnedMessageRow>(
     db,
-    sql`UPDATE messages m SET status = 'sending', submitted_at = now(), submitted_via = ${target?.link ?? null},
+    sql`UPDATE messages m SET status = 'sending', submitted_at = ${target ? sql`now()` : sql`NULL`}, submitted_via = ${target?.link ?? null},
                               connector_id = ${target?.connectorId ?? null}, waiting_for = NULL, deferred_until = NULL
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", allowedFrom("sending"))}
            AND (m.valid_until IS NULL OR m.valid_until > now())

@@ -3,7 +3,8 @@
 //
 // Per window of at most `provider.window.size` messages:
 // 1. Take the window's slots (and the provider's rate for them), then claim: scheduled → sending with the on-the-wire mark, ONE statement,
-//    committed just before the PDUs are written. Cancel is the same conditional UPDATE on the same row, so
+//    committed just before the PDUs are written. A routed window is claimed without the mark, which
+//    assignConnectors sets after the routing's waits, just before its writes (providers/routing.ts). Cancel is the same conditional UPDATE on the same row, so
 //    exactly one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
 // 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots.
@@ -22,6 +23,7 @@ import {
   markOutcomesUnknown,
   returnToScheduled,
   returnUnresolvedToScheduled,
+  returnUnwrittenToScheduled,
   type MessageKey,
   type OwnedMessageRow,
 } from "../../db/messages/index.js";
@@ -248,14 +250,17 @@ class SendBatch {
         outbound.map((m) => m.segments),
       );
       results = answers;
-    } else results = await submitRouted(db, this.router, claimed, outbound);
+    } else results = await submitRouted(db, this.router, claimed, outbound, this.ctx.workerId);
     const at = new Date();
     const notTaken: string[] = [];
     const waiting: string[] = [];
     const changes: { message: MessageFacts; change: StatusChange }[] = [];
     results.forEach((result, i) => {
       const message = claimed[i]!;
-      if (result === "no_route") {
+      if (result === "lease_lost") {
+        // Another worker holds its job now and sends it: nothing of this worker's is recorded for it.
+        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(), "its job's lease was lost before it was written");
+      } else if (result === "no_route") {
         changes.push({ message, change: { status: "failed", at, error: NO_ROUTE } });
       } else if (result === "no_connector") {
         // No connector of its route is available: it waits (scheduled, cancellable) and looks again shortly.
@@ -309,7 +314,12 @@ class SendBatch {
       this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(Date.now() + SUSPENDED_RECHECK_MS), "account suspended");
     }
     const rest = held.filter((id) => !suspended.has(id));
-    const found = rest.length > 0 ? await findMessages(db, { keys: this.keys(rest) }) : [];
+    // Claimed by a routed window but never marked on the wire (its worker died before assignConnectors): never
+    // written, so sent again now. Marked: maybe at the provider, an unknown outcome.
+    const unwritten = new Set(await returnUnwrittenToScheduled(db, this.keys(rest)));
+    for (const id of unwritten) this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(), "claimed, never written: sending it");
+    const marked = rest.filter((id) => !unwritten.has(id));
+    const found = marked.length > 0 ? await findMessages(db, { keys: this.keys(marked) }) : [];
     for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
   }
 
