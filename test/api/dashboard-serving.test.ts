@@ -37,10 +37,12 @@ describe("GET /dashboard", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/javascript/);
     expect(res.headers.get("cache-control")).toContain("immutable");
+    expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
 
     const missing = await fetch(`${baseUrl}/dashboard/assets/index-missing.js`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(((await missing.json()) as { status: number }).status).toBe(404);
   });
 
   it("answers 503 with a page that says how to build it when dashboard/dist is missing", async () => {

@@ -104,7 +104,13 @@ export function useTestServer(overrides: Partial<Config> = {}, opts: { log?: Log
   };
   beforeAll(start);
   afterAll(async () => {
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    // A response whose body a test left unread keeps its connection busy, and close() would wait for it: the
+    // connections are ended once no new ones are taken.
+    await new Promise<void>((resolve) => {
+      if (!server) return resolve();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   });
   return () => {
     if (!current) throw new Error("test server not started");
