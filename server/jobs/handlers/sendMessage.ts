@@ -2,10 +2,10 @@
 // costs at most what was on the wire").
 //
 // Per window of at most `provider.window.size` messages:
-// 1. Take the window's slots (and the provider's rate for them), then claim: scheduled → sending with the on-the-wire mark, ONE statement,
-//    committed just before the PDUs are written. A routed window is claimed without the mark, which
-//    assignConnectors sets after the routing's waits, just before its writes (providers/routing.ts). Cancel is the same conditional UPDATE on the same row, so
-//    exactly one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
+// 1. Take the window's slots (and the provider's rate for them), then claim: scheduled → sending with the
+//    on-the-wire mark, ONE statement, committed just before the PDUs are written (a routed window: marked by
+//    assignConnectors, providers/routing.ts). Cancel is the same conditional UPDATE on the same row, so exactly
+//    one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
 // 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots.
 // So a worker has at most the window's messages in `sending` at any time.
@@ -13,8 +13,7 @@
 // Unknown outcomes: the link dropped after a PDU was written, or the job was rescued after a crash and finds
 // its message in `sending`. Sending again could deliver it twice, so it is not sent again: its outcome is
 // declared unknown and it stays `sending` (shown as `scheduled`) for SEND_OUTCOME_RESOLVE_MS, the job snoozed
-// until then. A later receipt that matches it resolves it (services/unknownOutcomes.ts); otherwise it becomes
-// `failed` with error code `send_outcome_unknown` (and a dlr.failed receipt).
+// until then. A matching receipt resolves it (services/unknownOutcomes.ts); else it is `failed` / `send_outcome_unknown`.
 import { markCampaignsSending } from "../../db/campaigns.js";
 import type { Db } from "../../db/knex.js";
 import {
@@ -42,17 +41,13 @@ import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
 /** How often a suspended account's waiting message looks again whether the account was reinstated. */
 export const SUSPENDED_RECHECK_MS = 15_000;
-
 /** How often a message waiting for a connector looks again (a connector bound, the table changed). */
 export const CONNECTOR_RECHECK_MS = 1_000;
-
 export const NO_SENDER = {
   code: "sender_pool_deleted",
   message: "The message's sender pool was deleted (or none of its senders may be used any more) before a sender was chosen.",
 };
-
 export const NO_ROUTE = { code: "no_route", message: "No route of the routing table matches the message." };
-
 export const OUTCOME_UNKNOWN = {
   code: "send_outcome_unknown",
   message:
@@ -258,8 +253,7 @@ class SendBatch {
     results.forEach((result, i) => {
       const message = claimed[i]!;
       if (result === "lease_lost") {
-        // Another worker holds its job now and sends it: nothing of this worker's is recorded for it.
-        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(), "its job's lease was lost before it was written");
+        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(), "lease lost before the write: another worker's now");
       } else if (result === "no_route") {
         changes.push({ message, change: { status: "failed", at, error: NO_ROUTE } });
       } else if (result === "no_connector") {
@@ -314,8 +308,7 @@ class SendBatch {
       this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(Date.now() + SUSPENDED_RECHECK_MS), "account suspended");
     }
     const rest = held.filter((id) => !suspended.has(id));
-    // Claimed by a routed window but never marked on the wire (its worker died before assignConnectors): never
-    // written, so sent again now. Marked: maybe at the provider, an unknown outcome.
+    // Claimed (routed) but never marked on the wire: never written, sent again. Marked: an unknown outcome.
     const unwritten = new Set(await returnUnwrittenToScheduled(db, this.keys(rest)));
     for (const id of unwritten) this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(), "claimed, never written: sending it");
     const marked = rest.filter((id) => !unwritten.has(id));
