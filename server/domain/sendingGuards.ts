@@ -35,9 +35,10 @@ function problemOf(parsed: PhoneNumber | undefined, { allowedCountries, internat
   const type = parsed?.getType();
   if (type === "PREMIUM_RATE") return "is a premium-rate number";
   if (type === "SHARED_COST") return "is a shared-cost number";
-  // A valid number without a country is of a non-geographic range: satellite phones and international networks
-  // are billed at rates a pumping fraud lives on, and no country list names them.
-  if (parsed && !parsed.country && !internationalNetworks)
+  // A number of a non-geographic calling code (libphonenumber's: +800, +808, +870, +878, +881, +882, +883, +888,
+  // +979): satellite phones and international networks are billed at rates a pumping fraud lives on, and no
+  // country list names them. (A number of a country's code that libphonenumber places in none is not one.)
+  if (parsed?.isNonGeographic() && !internationalNetworks)
     return `is in an international network range (+${parsed.countryCallingCode}), which this deployment does not send to`;
   if (allowedCountries !== null) {
     const country = parsed?.country;
