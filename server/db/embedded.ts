@@ -158,16 +158,29 @@ export async function startEmbeddedPostgres({
     // PostgreSQL refuses to run as root; the package then runs it as a system user "postgres".
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: Object.entries({ listen_addresses: "127.0.0.1", ...settings }).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
-    onLog: (message) => log.debug({ postgres: String(message).trim() }, "postgres"),
-    onError: (error) => log.debug({ postgres: String(error).trim() }, "postgres"),
+    onLog: (message) => remember(log.debug.bind(log), message),
+    onError: (error) => remember(log.debug.bind(log), error),
   });
+  // initdb's and the server's own words, kept so that a failed start says why: the package rejects with a
+  // bare string or nothing at all, and its output goes to onLog/onError only.
+  const said: string[] = [];
+  function remember(write: (obj: object, msg: string) => void, text: unknown) {
+    const line = String(text).trim();
+    said.push(line);
+    if (said.length > 30) said.shift();
+    write({ postgres: line }, "postgres");
+  }
+  const explained = (step: string) => (error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error ?? "it exited early");
+    throw new Error(`the embedded PostgreSQL's ${step} failed: ${reason}\n${said.join("\n")}`.trim());
+  };
 
   if (fresh) {
     log.info({ clusterDir }, "initialising embedded PostgreSQL (first start)");
-    await server.initialise();
+    await server.initialise().catch(explained("initdb"));
   }
   if (!fresh) await stopOrphanedPostmaster(clusterDir, stateFile, log);
-  await server.start();
+  await server.start().catch(explained("start"));
   const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   await ensureDatabase(adminUrl, DATABASE);
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`;

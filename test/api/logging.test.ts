@@ -62,3 +62,24 @@ describe("request logs", () => {
     expect(log).toContain("********123");
   });
 });
+
+describe("errors that are not Error objects", () => {
+  it("are logged as their text, scrubbed, instead of crashing the logger (a library's rejection with a string or nothing)", () => {
+    const own: string[] = [];
+    const log = createLogger(
+      "info",
+      new Writable({
+        write(chunk, _enc, done) {
+          own.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const key = `sms_${"a".repeat(12)}_${"b".repeat(32)}`;
+    log.fatal({ err: `initdb exited with code 1 near ${key}` }, "cannot start");
+    log.error({ err: undefined }, "rejected with nothing");
+    const [first, second] = own.map((line) => JSON.parse(line) as { err?: { message: string } });
+    expect(first!.err!.message).toBe(`initdb exited with code 1 near sms_${"a".repeat(12)}_[redacted]`);
+    expect(second!.err).toBeUndefined();
+  });
+});
