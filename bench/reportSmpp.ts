@@ -7,6 +7,12 @@ interface Side {
   rounds: number[];
   rateToKannel?: number;
   cpuToKannel?: number;
+  /** Per message (bench/writes.ts), ours only. */
+  writes?: {
+    walBytes: number;
+    rowWrites: number;
+    tables: Record<string, { inserts: number; updates: number; hotUpdates: number; deletes: number; writes: number }>;
+  };
 }
 export interface SmppResult {
   machine: { cores: number; memoryGiB: number; node: string; postgres: string };
@@ -53,12 +59,12 @@ export function smppSection(r: SmppResult, machineLine: string): string[] {
   const rows = r.cases.flatMap((c) => [
     ...(c.kannel
       ? [
-          `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | Kannel | ${n(c.kannel.messagesPerSecond)} | ${c.kannel.cpuMsPerMessage} ms | | | |`,
+          `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | Kannel | ${n(c.kannel.messagesPerSecond)} | ${accepted(c.kannel)} | ${c.kannel.cpuMsPerMessage} ms | | | | | |`,
         ]
       : []),
     ...Object.entries(c.ours).map(
       ([name, s]) =>
-        `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | ours, ${name} | ${n(s.messagesPerSecond)} | ${accepted(s)} | ${s.cpuMsPerMessage} ms | ${s.statementsPerMessage ?? ""} | ${s.rateToKannel ?? ""} | ${s.cpuToKannel ?? ""} |`,
+        `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | ours, ${name} | ${n(s.messagesPerSecond)} | ${accepted(s)} | ${s.cpuMsPerMessage} ms | ${s.statementsPerMessage ?? ""} | ${s.writes?.rowWrites ?? ""} | ${s.writes ? n(s.writes.walBytes) : ""} | ${s.rateToKannel ?? ""} | ${s.cpuToKannel ?? ""} |`,
     ),
   ]);
   return [
@@ -68,9 +74,34 @@ export function smppSection(r: SmppResult, machineLine: string): string[] {
     "",
     `Messages in over HTTP, out over SMPP to a local SMSC (bench/smsc.ts: answers and receipts every submit at once), every receipt posted back to a local receiver; messages/s from the first request to the last receipt in (each message's two: the submit's answer and the delivery). Ours: one API process and the workers, \`POST /api/v1/messages\` ${r.concurrency} at a time (one-by-one) or one campaign; Kannel${r.kannel ? "" : " (not installed in this run)"}: \`sendsms\` ${r.concurrency} at a time, dlr-mask 9. CPU per message from /proc: ours the API, the workers and PostgreSQL; Kannel bearerbox and smsbox. ${r.rounds} alternating rounds, medians. Every round checked: every message submitted once, every receipt in once, none unmatched.`,
     "",
-    "| messages | window | SMSC ceiling/s | side | messages/s | requests answered/s | CPU/message | statements/message | rate ÷ Kannel | CPU ÷ Kannel |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| messages | window | SMSC ceiling/s | side | messages/s | requests answered/s | CPU/message | statements/message | row writes/message | WAL bytes/message | rate ÷ Kannel | CPU ÷ Kannel |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
+    "",
+    "Row writes per message by table (`pg_stat_user_tables`: inserts, updates (of them HOT), deletes), each case of the first window:",
+    "",
+    ...writesByTable(r),
+  ];
+}
+
+function writesByTable(r: SmppResult): string[] {
+  const first = r.cases.filter((c) => c.window === r.cases[0]?.window);
+  const sides = first.flatMap((c) =>
+    Object.entries(c.ours)
+      .filter(([, s]) => s.writes)
+      .map(([name, s]) => ({ name: `${name}, ${n(c.messages)}`, w: s.writes! })),
+  );
+  if (sides.length === 0) return [];
+  const tables = [...new Set(sides.flatMap((s) => Object.keys(s.w.tables)))].filter((t) =>
+    sides.some((s) => (s.w.tables[t]?.writes ?? 0) >= 0.05),
+  );
+  const cell = (t: { inserts: number; updates: number; hotUpdates: number; deletes: number } | undefined) =>
+    t ? `${t.inserts} / ${t.updates} (${t.hotUpdates}) / ${t.deletes}` : "";
+  return [
+    `| table | ${sides.map((s) => s.name).join(" | ")} |`,
+    `|---|${sides.map(() => "---|").join("")}`,
+    ...tables.map((t) => `| ${t} | ${sides.map((s) => cell(s.w.tables[t])).join(" | ")} |`),
+    `| **in all** | ${sides.map((s) => `**${s.w.rowWrites} rows, ${n(s.w.walBytes)} B WAL**`).join(" | ")} |`,
     "",
   ];
 }

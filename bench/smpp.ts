@@ -29,6 +29,7 @@ import { createKeyForAccount } from "../server/services/keys.js";
 import { cpuOf, postgresCpu, postmasterPid } from "./cpu.js";
 import { hasKannel, startKannel } from "./kannel.js";
 import { machine, printTopStatements, root, serveProcess, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
+import { readWriteCounters, STATS_SETTLE_MS, type WriteCounters, writesPerMessage, type WritesPerMessage } from "./writes.js";
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").filter(Boolean);
 const COUNTS = list("BENCH_MESSAGES", "5000,20000").map(Number);
@@ -206,6 +207,8 @@ async function groupOfSize(n: number): Promise<string> {
       [account.id, 3 * groupOf.size, group.id, n],
     );
     groupOf.set(n, group.id);
+    // The contacts' inserts counted before the round's first reading of the table counters (bench/writes.ts).
+    await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
   }
   return groupOf.get(n)!;
 }
@@ -216,6 +219,8 @@ interface Round {
   acceptedPerSecond?: number;
   cpuMsPerMessage: number;
   statementsPerMessage?: number;
+  /** Ours: WAL bytes and row writes per message, by table (bench/writes.ts). */
+  writes?: WritesPerMessage;
 }
 
 /**
@@ -249,11 +254,14 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
   const sessions = SESSIONS ?? workers;
   await routeTo(connectors, sessions);
   const procs = await startWorkers(workers, bench.url, { ...serviceEnv, SMPP_MAX_IN_FLIGHT: String(window) });
+  let round: Omit<Round, "writes"> | undefined;
+  let counters: WriteCounters | undefined;
   try {
     await waitBound(sessions * connectors);
     if (process.env.BENCH_PG_STATS) await db.raw("SELECT pg_stat_statements_reset()");
     resetReceiver();
     const submitted = await smscSubmits();
+    counters = await readWriteCounters(db);
     const pids = [api.child.pid!, ...procs.map((p) => p.child.pid!)];
     const cpu0 = cpuOf(pids) + postgresCpu(postmaster);
     const t0 = Date.now();
@@ -282,7 +290,7 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
     const unmatched = Number((await db.raw("SELECT count(*) AS n FROM unmatched_receipts")).rows[0].n);
     const notDelivered = Number((await db.raw("SELECT count(*) AS n FROM messages WHERE status <> 'delivered'")).rows[0].n);
     if (unmatched + notDelivered > 0) throw new Error(`ours: ${unmatched} receipts unmatched, ${notDelivered} messages not delivered`);
-    return {
+    round = {
       messagesPerSecond: Math.round(n / seconds),
       ...(acceptedPerSecond !== undefined ? { acceptedPerSecond } : {}),
       cpuMsPerMessage: Number(((cpu * 1000) / n).toFixed(3)),
@@ -291,6 +299,15 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
   } finally {
     await Promise.all(procs.map((p) => p.stop()));
   }
+  // The workers' backends flushed their counters as they ended; the API's flush once idle.
+  await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
+  const writes = await writesPerMessage(db, counters!, await readWriteCounters(db), n);
+  process.stderr.write(
+    `    writes per message: ${writes.rowWrites} rows, ${writes.walBytes} B of WAL; ${Object.entries(writes.tables)
+      .map(([t, w]) => `${t} ${w.writes}`)
+      .join(", ")}\n`,
+  );
+  return { ...round!, writes };
 }
 
 /** Every session the workers share is bound, and only theirs (Kannel and the ceiling's client are gone). */
@@ -337,7 +354,11 @@ const summarize = (rounds: Round[]) => ({
   cpuMsPerMessage: median(rounds.map((r) => r.cpuMsPerMessage)),
   ...(rounds[0]?.statementsPerMessage !== undefined ? { statementsPerMessage: median(rounds.map((r) => r.statementsPerMessage!)) } : {}),
   rounds: rounds.map((r) => r.messagesPerSecond),
+  // The writes of the median round by rate (counts vary little between rounds; a mean of tables would mix them).
+  ...(rounds[0]?.writes ? { writes: medianRound(rounds).writes } : {}),
 });
+const medianRound = (rounds: Round[]) =>
+  [...rounds].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)[Math.floor((rounds.length - 1) / 2)]!;
 
 const cases: Record<string, unknown>[] = [];
 try {

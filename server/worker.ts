@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Config } from "./config.js";
+import type { JobHandoff } from "./db/jobs/index.js";
 import type { Db } from "./db/knex.js";
 import { coalesced } from "./jobs/coalesced.js";
 import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
@@ -51,7 +52,18 @@ export interface Worker {
 export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   const { db, log, config } = opts;
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const connectors = opts.provider ? undefined : new ConnectorSet({ db, config, log, workerId, refreshMs: config.connectorRefreshMs });
+  // SMPP receipts are applied by the connection that reads them; the deliveries they make go to this runner
+  // (made below; the sessions open, and receipts arrive, only once it exists).
+  const connectors = opts.provider
+    ? undefined
+    : new ConnectorSet({
+        db,
+        config,
+        log,
+        workerId,
+        refreshMs: config.connectorRefreshMs,
+        receiptHandoff: (): JobHandoff | undefined => runner.handoff("receipts"),
+      });
   const router: SendRouter = connectors ?? fixedRouter(opts.provider!);
   const client = new ReceiptClient({
     timeoutMs: config.webhookTimeoutMs,

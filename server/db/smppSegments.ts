@@ -53,6 +53,9 @@ export interface TouchedSegment extends SegmentRow {
  * then any of its keys: another case, leading zeros, hex for decimal), in one statement, and returns every
  * segment of the messages they touched, with the receipts recorded, ordered by message and seq. A receipt
  * that matches no segment touches nothing; of two receipts matching one segment, the first counts.
+ * Only a segment of a multipart message is written: its message's status waits for its siblings' receipts,
+ * read from the rows. A message of one segment takes its status from the receipt itself, so its segment row
+ * stays as the submit wrote it (a row write per message saved; nothing reads `stat` but this statement).
  */
 export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]): Promise<TouchedSegment[]> {
   if (receipts.length === 0) return [];
@@ -70,26 +73,33 @@ export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]
 const KEY_SEPARATOR = "\x1f";
 
 const RECORD_SEGMENT_RECEIPTS: Statement = {
-  name: "record_segment_receipts_v2",
+  name: "record_segment_receipts_v3",
   text: `WITH r AS (
            SELECT * FROM unnest(:segmentIds::text[], :stats::text[], :errs::text[], :keyLists::text[])
                     WITH ORDINALITY AS r(receipt_id, stat, err, keys, ord)
          ), target AS (
-           SELECT DISTINCT ON (t.id) t.id, r.receipt_id, r.stat, r.err
+           SELECT DISTINCT ON (t.id) t.id, t.total, r.receipt_id, r.stat, r.err
              FROM r CROSS JOIN LATERAL (
-               SELECT s.id FROM smpp_segments s
+               SELECT s.id, s.total FROM smpp_segments s
                 WHERE s.segment_key = ANY(string_to_array(r.keys, chr(31)))
                 ORDER BY s.segment_id = r.receipt_id DESC, s.id DESC
                 LIMIT 1) t
             ORDER BY t.id, r.ord
          ), changed AS (
-           UPDATE smpp_segments s SET stat = target.stat, err = target.err FROM target WHERE s.id = target.id
+           UPDATE smpp_segments s SET stat = target.stat, err = target.err
+             FROM target WHERE s.id = target.id AND target.total > 1
            RETURNING s.id, s.message_id, s.stat, s.err, target.receipt_id
          )
-         SELECT s.segment_id AS "segmentId", s.message_id AS "messageId", s.provider_message_id AS "providerMessageId",
-                s.seq, s.total, COALESCE(c.stat, s.stat) AS stat, CASE WHEN c.id IS NULL THEN s.err ELSE c.err END AS err,
-                c.receipt_id AS "receiptId"
-           FROM smpp_segments s LEFT JOIN changed c ON c.id = s.id
-          WHERE s.message_id IN (SELECT message_id FROM changed)
-          ORDER BY s.message_id, s.seq`,
+         SELECT "segmentId", "messageId", "providerMessageId", seq, total, stat, err, "receiptId" FROM (
+           SELECT s.segment_id AS "segmentId", s.message_id AS "messageId", s.provider_message_id AS "providerMessageId",
+                  s.seq, s.total, COALESCE(c.stat, s.stat) AS stat, CASE WHEN c.id IS NULL THEN s.err ELSE c.err END AS err,
+                  c.receipt_id AS "receiptId"
+             FROM smpp_segments s LEFT JOIN changed c ON c.id = s.id
+            WHERE s.message_id IN (SELECT message_id FROM changed)
+           UNION ALL
+           SELECT s.segment_id, s.message_id, s.provider_message_id, s.seq, s.total, target.stat, target.err, target.receipt_id
+             FROM target JOIN smpp_segments s ON s.id = target.id
+            WHERE target.total = 1
+         ) touched
+         ORDER BY "messageId", seq`,
 };

@@ -212,7 +212,7 @@ export class JobRunner {
         // A job due again (retried, snoozed) arms this lane's timer for its time: after a dry claim, nothing
         // else would make the lane look for it before the safety poll (producer.ts).
         dueAgain: (at) => lane.producer.onNotification(String(at.getTime())),
-        handoff: (name) => this.handoffFor(name),
+        handoff: (name) => this.handoff(name),
       },
       jobs,
     );
@@ -234,8 +234,11 @@ export class JobRunner {
     }
   }
 
-  /** The lane that runs jobs of `name`: that lane, or the one lane of a runner without lanes. */
-  private handoffFor(name: JobLane): JobHandoff | undefined {
+  /**
+   * The lane that runs jobs of `name` (that lane, or the one lane of a runner without lanes), as a handoff:
+   * jobs inserted through it are claimed by this worker at once (docs/ARCHITECTURE.md "Handoff").
+   */
+  handoff(name: JobLane): JobHandoff | undefined {
     const producer = this.lanes.find((l) => l.name === name || l.name === undefined)?.producer;
     if (!producer) return undefined;
     return {

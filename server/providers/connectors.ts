@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config.js";
 import { forgetConnectorStates, recordConnectorStates, type ConnectorState } from "../db/connectors.js";
 import type { Db } from "../db/knex.js";
+import type { JobHandoff } from "../db/jobs/index.js";
 import { readRoutingGeneration, readRoutingSnapshot, type LiveConnector, type RoutingTable } from "../db/routingTable.js";
 import { candidatesOf, matchRoute, type RoutedFacts } from "../domain/routing.js";
 import type { Logger } from "../logger.js";
@@ -93,8 +94,18 @@ export class ConnectorSet implements SendRouter {
   private refreshing: Promise<void> | undefined;
   private readonly receipts;
 
-  constructor(private readonly deps: { db: Db; config: Config; log: Logger; workerId: string; refreshMs: number }) {
-    this.receipts = receiptStore(deps.db);
+  constructor(
+    private readonly deps: {
+      db: Db;
+      config: Config;
+      log: Logger;
+      workerId: string;
+      refreshMs: number;
+      /** The lane that takes the receipt deliveries SMPP receipts make (the worker's runner, once it exists). */
+      receiptHandoff?: () => JobHandoff | undefined;
+    },
+  ) {
+    this.receipts = receiptStore(deps.db, deps.log.child({ component: "smpp-receipts" }), () => deps.receiptHandoff?.());
   }
 
   async start(): Promise<void> {

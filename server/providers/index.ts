@@ -1,12 +1,13 @@
 // Makes the providers a connector runs: the simulator, or one SmppProvider per SMPP session.
 import type { Config } from "../config.js";
 import type { SmppSettings } from "../db/connectors.js";
-import { insertJobs, type NewJob } from "../db/jobs/index.js";
+import { insertJobs, type JobHandoff, type NewJob } from "../db/jobs/index.js";
 import { batcher, type Batcher } from "../db/batcher.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
 import { SmppProvider, smppLink } from "./smpp/provider.js";
+import { applySmppReceipts, type ReceiptOutcome, type ReceiptPayload } from "./smpp/applyReceipts.js";
 import { isDeliveryReceipt, parseReceipt } from "./smpp/receipts.js";
 import { isInboundMessage, storeSmppInbound } from "./smpp/inbound.js";
 
@@ -14,10 +15,41 @@ export function createSimulator(db: Db, config: Config): SimulatorProvider {
   return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);
 }
 
-/** What every SMPP session of a worker shares: receipts read together are stored in one transaction. */
-export function receiptStore(db: Db): Batcher<NewJob> {
-  // Each deliver_sm is acknowledged once its batch is committed.
-  return batcher<NewJob>((jobs) => db.transaction((tx) => insertJobs(tx, jobs)), { maxBatch: 500 });
+/**
+ * What every SMPP session of a worker shares: receipts read together are applied together, before any of
+ * their deliver_sm is acknowledged (providers/smpp/applyReceipts.ts). A receipt that must wait (its submit's
+ * answer not recorded yet) is stored as an `smpp_receipt` job due shortly; a batch that cannot be applied at
+ * once (a deadlock, a lost connection) is stored whole as jobs instead. Only once one or the other is
+ * committed is a deliver_sm answered: a receipt never answered is sent again by the SMSC, and applying one
+ * twice changes nothing the first did not.
+ * `handoff`: the worker's receipts lane, which takes the webhook deliveries the changes make already claimed.
+ */
+export function receiptStore(db: Db, log: Logger, handoff: () => JobHandoff | undefined): Batcher<ReceiptPayload> {
+  const asJob = (payload: ReceiptPayload, runAt?: Date): NewJob => ({ kind: "smpp_receipt", payload, accountId: null, runAt });
+  return batcher<ReceiptPayload>(
+    async (payloads) => {
+      let outcomes: ReceiptOutcome[];
+      try {
+        outcomes = await applySmppReceipts(
+          db,
+          payloads.map((payload) => ({ payload, attempt: 0, maxAttempts: 1 })),
+          { log, handoff: handoff() },
+        );
+      } catch (error) {
+        log.warn({ err: error, receipts: payloads.length }, "SMPP receipts not applied at once: stored as jobs");
+        await db.transaction((tx) =>
+          insertJobs(
+            tx,
+            payloads.map((p) => asJob(p)),
+          ),
+        );
+        return;
+      }
+      const later = payloads.flatMap((p, i) => (outcomes[i] ? [asJob(p, outcomes[i].retryAt)] : []));
+      if (later.length > 0) await db.transaction((tx) => insertJobs(tx, later));
+    },
+    { maxBatch: 500 },
+  );
 }
 
 /** One SMPP session of a connector: its link's settings, the process's for the rest (SMPP_* variables). */
@@ -32,7 +64,7 @@ export function smppLinkOf(smpp: SmppSettings): string {
 }
 
 export function createSmppSession(
-  deps: { db: Db; config: Config; log: Logger; receipts: Batcher<NewJob> },
+  deps: { db: Db; config: Config; log: Logger; receipts: Batcher<ReceiptPayload> },
   smpp: SmppSettings,
   connector: string,
 ): SmppProvider {
@@ -52,8 +84,8 @@ export function createSmppSession(
     throttlePauseMs: config.smppThrottlePauseMs,
     throttleMaxWaitMs: config.smppThrottleMaxWaitMs,
     log: log.child({ component: "smpp", connector }),
-    // Stored before the deliver_sm is acknowledged: a receipt as a job, an inbound message (or a part of one)
-    // as itself. Other message types (e.g. intermediate notifications) are acknowledged and ignored.
+    // Stored before the deliver_sm is acknowledged: a receipt applied (or as a job), an inbound message (or a
+    // part of one) as itself. Other message types (e.g. intermediate notifications) are acknowledged and ignored.
     storeDelivered: async (pdu) => {
       if (isInboundMessage(pdu))
         return storeSmppInbound(db, inboundLog, pdu, {
@@ -75,7 +107,7 @@ export function createSmppSession(
         text: receipt.text,
         ...(exact ? { exactId: true } : {}),
       };
-      await deps.receipts.add({ kind: "smpp_receipt", payload, accountId: null });
+      await deps.receipts.add(payload);
     },
   });
 }
