@@ -2,7 +2,7 @@
 import type { Config } from "../config.js";
 import type { SmppSettings } from "../db/connectors.js";
 import { insertJobs, type JobHandoff, type NewJob } from "../db/jobs/index.js";
-import { batcher, type Batcher } from "../db/batcher.js";
+import { batcher } from "../db/batcher.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
@@ -15,41 +15,74 @@ export function createSimulator(db: Db, config: Config): SimulatorProvider {
   return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);
 }
 
+/** A receipt read from a link, and how many times it has been looked at in memory. */
+interface ReadReceipt {
+  payload: ReceiptPayload;
+  looks: number;
+  /** Set by a look that found it must wait (its submit's answer not recorded yet): how long before the next. */
+  waitMs?: number;
+}
+
+/**
+ * Looks a receipt that overtook the recording of its submit's answer gets in memory, and the waits between
+ * them, before it is stored as a job: an SMSC that sends the receipt with the submit_sm_resp (many do) is
+ * matched once its window is recorded (a few milliseconds; under load up to several hundred), without a job row.
+ */
+const MEMORY_WAITS_MS = [5, 20, 50, 100, 200, 400];
+
 /**
  * What every SMPP session of a worker shares: receipts read together are applied together, before any of
  * their deliver_sm is acknowledged (providers/smpp/applyReceipts.ts). A receipt that must wait (its submit's
- * answer not recorded yet) is stored as an `smpp_receipt` job due shortly; a batch that cannot be applied at
- * once (a deadlock, a lost connection) is stored whole as jobs instead. Only once one or the other is
- * committed is a deliver_sm answered: a receipt never answered is sent again by the SMSC, and applying one
- * twice changes nothing the first did not.
+ * answer not recorded yet) is looked at again after MEMORY_WAITS_MS, then stored as an `smpp_receipt` job; a
+ * batch that cannot be applied at once (a deadlock, a lost connection) is stored whole as jobs. Only once a
+ * receipt is applied or stored is its deliver_sm answered: a receipt never answered is sent again by the
+ * SMSC, and applying one twice changes nothing the first did not.
  * `handoff`: the worker's receipts lane, which takes the webhook deliveries the changes make already claimed.
  */
-export function receiptStore(db: Db, log: Logger, handoff: () => JobHandoff | undefined): Batcher<ReceiptPayload> {
+export function receiptStore(db: Db, log: Logger, handoff: () => JobHandoff | undefined): { add(payload: ReceiptPayload): Promise<void> } {
   const asJob = (payload: ReceiptPayload, runAt?: Date): NewJob => ({ kind: "smpp_receipt", payload, accountId: null, runAt });
-  return batcher<ReceiptPayload>(
-    async (payloads) => {
+  const looks = batcher<ReadReceipt>(
+    async (items) => {
       let outcomes: ReceiptOutcome[];
       try {
         outcomes = await applySmppReceipts(
           db,
-          payloads.map((payload) => ({ payload, attempt: 0, maxAttempts: 1 })),
+          items.map((item) => ({ payload: item.payload, attempt: 0, maxAttempts: 1 })),
           { log, handoff: handoff() },
         );
       } catch (error) {
-        log.warn({ err: error, receipts: payloads.length }, "SMPP receipts not applied at once: stored as jobs");
+        log.warn({ err: error, receipts: items.length }, "SMPP receipts not applied at once: stored as jobs");
         await db.transaction((tx) =>
           insertJobs(
             tx,
-            payloads.map((p) => asJob(p)),
+            items.map((item) => asJob(item.payload)),
           ),
         );
         return;
       }
-      const later = payloads.flatMap((p, i) => (outcomes[i] ? [asJob(p, outcomes[i].retryAt)] : []));
-      if (later.length > 0) await db.transaction((tx) => insertJobs(tx, later));
+      const stored: NewJob[] = [];
+      items.forEach((item, i) => {
+        const later = outcomes[i];
+        if (!later) return;
+        if (item.looks < MEMORY_WAITS_MS.length) item.waitMs = MEMORY_WAITS_MS[item.looks];
+        else stored.push(asJob(item.payload, later.retryAt));
+      });
+      if (stored.length > 0) await db.transaction((tx) => insertJobs(tx, stored));
     },
     { maxBatch: 500 },
   );
+  return {
+    async add(payload) {
+      const item: ReadReceipt = { payload, looks: 0 };
+      for (;;) {
+        item.waitMs = undefined;
+        await looks.add(item);
+        if (item.waitMs === undefined) return;
+        await new Promise((r) => setTimeout(r, item.waitMs));
+        item.looks++;
+      }
+    },
+  };
 }
 
 /** One SMPP session of a connector: its link's settings, the process's for the rest (SMPP_* variables). */
@@ -64,7 +97,7 @@ export function smppLinkOf(smpp: SmppSettings): string {
 }
 
 export function createSmppSession(
-  deps: { db: Db; config: Config; log: Logger; receipts: Batcher<ReceiptPayload> },
+  deps: { db: Db; config: Config; log: Logger; receipts: ReturnType<typeof receiptStore> },
   smpp: SmppSettings,
   connector: string,
 ): SmppProvider {
