@@ -21,6 +21,7 @@ export function deferredValidator(
   const ready = () =>
     (validator ??= import("express-openapi-validator").then((module) => {
       if (options.validateApiSpec === false) buildSpecValidatorOnlyWhenUsed();
+      compileRouteMatchersOnce();
       return express.Router().use((module.default ?? module).middleware(options));
     }));
   validatorWarmUps.set(app, () => void ready().catch(() => undefined));
@@ -60,4 +61,31 @@ function buildSpecValidatorOnlyWhenUsed(): void {
   internal.OpenAPISchemaValidator = Object.assign(OpenAPISchemaValidator as unknown as SpecValidatorClass, {
     builtOnlyWhenUsed: true as const,
   });
+}
+
+type PathToRegexp = ((path: unknown, options?: object) => unknown) & { compiledOnce?: true };
+
+/**
+ * express-openapi-validator 5.6 finds a request's operation by compiling the path-to-regexp matcher of every
+ * route of the document, one after the other until one matches, on every request: for our 130-odd routes
+ * that was the API's largest cost of its own (profile of `POST /messages` under bench:smpp, bench/NOTES.md).
+ * A matcher depends only on the route and the two routing options, so the validator's `pathToRegexp` is
+ * replaced by one that compiles each once (upstream: cdimascio/express-openapi-validator pull request 1217,
+ * the same cache, not released). The scan and what it matches are the library's, unchanged.
+ */
+export function compileRouteMatchersOnce(): PathToRegexp {
+  const fromValidator = createRequire(createRequire(import.meta.url).resolve("express-openapi-validator"));
+  const module = fromValidator("path-to-regexp") as { pathToRegexp: PathToRegexp };
+  const compile = module.pathToRegexp;
+  if (typeof compile !== "function") throw new Error("path-to-regexp changed: review compileRouteMatchersOnce");
+  if (compile.compiledOnce) return compile;
+  const compiled = new Map<string, unknown>();
+  const once: PathToRegexp = (path, options) => {
+    if (typeof path !== "string") return compile(path, options);
+    const key = `${JSON.stringify(options ?? {})} ${path}`;
+    if (!compiled.has(key)) compiled.set(key, compile(path, options));
+    return compiled.get(key);
+  };
+  module.pathToRegexp = Object.assign(once, { compiledOnce: true as const });
+  return module.pathToRegexp;
 }
