@@ -219,6 +219,8 @@ interface Round {
   acceptedPerSecond?: number;
   cpuMsPerMessage: number;
   statementsPerMessage?: number;
+  /** Ours: CPU ms per message of the API process, the workers and PostgreSQL (they add up to cpuMsPerMessage). */
+  cpuSplit?: { api: number; workers: number; postgres: number };
   /** Ours: WAL bytes and row writes per message, by table (bench/writes.ts). */
   writes?: WritesPerMessage;
 }
@@ -263,7 +265,8 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
     const submitted = await smscSubmits();
     counters = await readWriteCounters(db);
     const pids = [api.child.pid!, ...procs.map((p) => p.child.pid!)];
-    const cpu0 = cpuOf(pids) + postgresCpu(postmaster);
+    const split0 = { api: cpuOf([api.child.pid!]), workers: cpuOf(procs.map((p) => p.child.pid!)), postgres: postgresCpu(postmaster) };
+    const cpu0 = split0.api + split0.workers + split0.postgres;
     const t0 = Date.now();
     let acceptedPerSecond: number | undefined;
     if (mode === "one-by-one") {
@@ -282,6 +285,13 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
     await receiptsIn(2 * n, `ours, ${mode}, ${n} messages, window ${window}, ${workers} worker(s)`);
     const seconds = (lastArrival - t0) / 1000;
     const cpu = cpuOf(pids) + postgresCpu(postmaster) - cpu0;
+    const perMessage = (seconds: number) => Number(((seconds * 1000) / n).toFixed(2));
+    const cpuSplit = {
+      api: perMessage(cpuOf([api.child.pid!]) - split0.api),
+      workers: perMessage(cpuOf(procs.map((p) => p.child.pid!)) - split0.workers),
+      postgres: perMessage(postgresCpu(postmaster) - split0.postgres),
+    };
+    process.stderr.write(`    CPU ms per message: API ${cpuSplit.api}, workers ${cpuSplit.workers}, PostgreSQL ${cpuSplit.postgres}\n`);
     const statements = process.env.BENCH_PG_STATS
       ? Number((await db.raw("SELECT sum(calls) AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'")).rows[0].n)
       : undefined;
@@ -294,6 +304,7 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
       messagesPerSecond: Math.round(n / seconds),
       ...(acceptedPerSecond !== undefined ? { acceptedPerSecond } : {}),
       cpuMsPerMessage: Number(((cpu * 1000) / n).toFixed(3)),
+      cpuSplit,
       ...(statements !== undefined ? { statementsPerMessage: Number((statements / n).toFixed(1)) } : {}),
     };
   } finally {
@@ -355,7 +366,7 @@ const summarize = (rounds: Round[]) => ({
   ...(rounds[0]?.statementsPerMessage !== undefined ? { statementsPerMessage: median(rounds.map((r) => r.statementsPerMessage!)) } : {}),
   rounds: rounds.map((r) => r.messagesPerSecond),
   // The writes of the median round by rate (counts vary little between rounds; a mean of tables would mix them).
-  ...(rounds[0]?.writes ? { writes: medianRound(rounds).writes } : {}),
+  ...(rounds[0]?.writes ? { writes: medianRound(rounds).writes, cpuSplit: medianRound(rounds).cpuSplit } : {}),
 });
 const medianRound = (rounds: Round[]) =>
   [...rounds].sort((a, b) => a.messagesPerSecond - b.messagesPerSecond)[Math.floor((rounds.length - 1) / 2)]!;

@@ -40,15 +40,18 @@ export const insertScheduledMessageStatement = {
                 ${notifyWhenSql(":wakeUp::text <> '' AND EXISTS (SELECT FROM allowed)", ":wakeUp::text")}`,
 };
 
-/** The statement's named values for a message (bench:api's baseline sends the same statement with them). */
-export function scheduleMessageBindings(accountId: string, m: NewMessage): Record<string, unknown> {
+/**
+ * The statement's named values for a message (bench:api's baseline sends the same statement with them).
+ * `wakeUp: false`: no NOTIFY in the statement; the caller wakes the workers after the commit (services/wakeUps.ts).
+ */
+export function scheduleMessageBindings(accountId: string, m: NewMessage, opts: { wakeUp?: boolean } = {}): Record<string, unknown> {
   return {
     id: m.id,
     jobId: m.jobId,
     to: m.to,
     from: m.from,
     body: m.body,
-    wakeUp: wakeUpPayload(m.scheduledAt) ?? "",
+    wakeUp: opts.wakeUp === false ? "" : (wakeUpPayload(m.scheduledAt) ?? ""),
     scheduledAt: m.scheduledAt,
     segments: m.segments,
     encoding: m.encoding,
@@ -73,11 +76,12 @@ export async function insertScheduledMessage(
   db: Knex,
   accountId: string,
   m: NewMessage,
+  opts: { wakeUp?: boolean } = {},
 ): Promise<"stored" | "sender_not_held" | "opted_out"> {
   const [row] = await queryPrepared<{ senderNotHeld: boolean; optedOut: boolean }>(
     db,
     insertScheduledMessageStatement,
-    scheduleMessageBindings(accountId, m),
+    scheduleMessageBindings(accountId, m, opts),
   );
   return row!.senderNotHeld ? "sender_not_held" : row!.optedOut ? "opted_out" : "stored";
 }
