@@ -10,7 +10,6 @@ import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota, countsQuota } from "./quota.js";
-import { wakeWorkersAfterCommit } from "./wakeUps.js";
 
 /**
  * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when
@@ -36,12 +35,9 @@ export async function scheduleMessage(
     path: "/body",
     senderPools,
   });
-  // In a caller's transaction (an Idempotency-Key's) the statement's own NOTIFY goes out at that commit; else
-  // the workers are woken after this commit, coalesced with the process's other requests (services/wakeUps.ts).
-  const callersTransaction = conn.isTransaction === true;
   const store = async (db: Knex) => {
     await chargeQuota(db, account, message.segments, opts);
-    const outcome = await insertScheduledMessage(db, account.id, message, { wakeUp: callersTransaction });
+    const outcome = await insertScheduledMessage(db, account.id, message);
     if (outcome === "sender_not_held") throw senderNotAllowed(message.from, "/body/from", NOT_HELD);
     if (outcome === "opted_out") {
       throw new DomainError("recipient_opted_out", `${message.to} is on this account's opt-out list; nothing was scheduled.`, {
@@ -50,9 +46,8 @@ export async function scheduleMessage(
     }
   };
   // A refusal after the quota's count rolls it back with the transaction.
-  if (countsQuota(account, opts.test) && !callersTransaction) await conn.transaction(store);
+  if (countsQuota(account, opts.test) && !conn.isTransaction) await conn.transaction(store);
   else await store(conn);
-  if (!callersTransaction) wakeWorkersAfterCommit(conn, message.scheduledAt);
   return { messageId: message.id, jobId: message.jobId, scheduledAt: message.scheduledAt };
 }
 

@@ -40,18 +40,15 @@ export const insertScheduledMessageStatement = {
                 ${notifyWhenSql(":wakeUp::text <> '' AND EXISTS (SELECT FROM allowed)", ":wakeUp::text")}`,
 };
 
-/**
- * The statement's named values for a message (bench:api's baseline sends the same statement with them).
- * `wakeUp: false`: no NOTIFY in the statement; the caller wakes the workers after the commit (services/wakeUps.ts).
- */
-export function scheduleMessageBindings(accountId: string, m: NewMessage, opts: { wakeUp?: boolean } = {}): Record<string, unknown> {
+/** The statement's named values for a message (bench:api's baseline sends the same statement with them). */
+export function scheduleMessageBindings(accountId: string, m: NewMessage): Record<string, unknown> {
   return {
     id: m.id,
     jobId: m.jobId,
     to: m.to,
     from: m.from,
     body: m.body,
-    wakeUp: opts.wakeUp === false ? "" : (wakeUpPayload(m.scheduledAt) ?? ""),
+    wakeUp: wakeUpPayload(m.scheduledAt) ?? "",
     scheduledAt: m.scheduledAt,
     segments: m.segments,
     encoding: m.encoding,
@@ -76,12 +73,11 @@ export async function insertScheduledMessage(
   db: Knex,
   accountId: string,
   m: NewMessage,
-  opts: { wakeUp?: boolean } = {},
 ): Promise<"stored" | "sender_not_held" | "opted_out"> {
   const [row] = await queryPrepared<{ senderNotHeld: boolean; optedOut: boolean }>(
     db,
     insertScheduledMessageStatement,
-    scheduleMessageBindings(accountId, m, opts),
+    scheduleMessageBindings(accountId, m),
   );
   return row!.senderNotHeld ? "sender_not_held" : row!.optedOut ? "opted_out" : "stored";
 }
