@@ -45,6 +45,15 @@ export function smppTargets(r: SmppResult | undefined): string[][] {
           `${n(side.acceptedPerSecond)} vs ${n(c.kannel.acceptedPerSecond)}`,
           met(side.acceptedPerSecond >= c.kannel.acceptedPerSecond),
         ]);
+      if (side.writes) {
+        // The write budget (issue 46): a campaign's message in 6 row writes and 3 KB of WAL, one by one in 8 and 4 KB.
+        const [rowsBudget, walBudget] = name.startsWith("campaign") ? [6, 3072] : [8, 4096];
+        rows.push([
+          `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: ≤ ${rowsBudget} row writes and ≤ ${walBudget / 1024} KB of WAL per message`,
+          `${side.writes.rowWrites} rows, ${n(side.writes.walBytes)} B`,
+          met(side.writes.rowWrites <= rowsBudget && side.writes.walBytes <= walBudget),
+        ]);
+      }
       rows.push([
         `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: CPU ≤ Kannel's`,
         `${side.cpuToKannel}×`,

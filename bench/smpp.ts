@@ -14,8 +14,10 @@
 // BENCH_MESSAGES (5000,20000) × BENCH_WINDOWS (10,100), BENCH_ROUNDS (2) alternating rounds, medians. Reports
 // messages/s to every receipt in, CPU per message (ms, from /proc: for ours the API, the workers and every
 // PostgreSQL process; for Kannel bearerbox and smsbox), the ratios to Kannel, and per round the checks: every
-// message submitted exactly once (the SMSC's count), every receipt in once, nothing unmatched. With
-// BENCH_PG_STATS=1, statements per message from pg_stat_statements. Results: bench/results/smpp.json.
+// message submitted exactly once (the SMSC's count), every receipt in once, nothing unmatched. For ours, per
+// message: WAL bytes and row writes by table (bench/writes.ts), and the CPU split between the API, the workers
+// and PostgreSQL. With BENCH_PG_STATS=1, statements per message from pg_stat_statements. Results:
+// bench/results/smpp.json.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
