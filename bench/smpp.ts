@@ -314,13 +314,13 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
   }
   // The workers' backends flushed their counters as they ended; the API's flush once idle.
   await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
-  const writes = await writesPerMessage(db, counters!, await readWriteCounters(db), n);
+  const writes = await writesPerMessage(db, counters, await readWriteCounters(db), n);
   process.stderr.write(
     `    writes per message: ${writes.rowWrites} rows, ${writes.walBytes} B of WAL; ${Object.entries(writes.tables)
       .map(([t, w]) => `${t} ${w.writes}`)
       .join(", ")}\n`,
   );
-  return { ...round!, writes };
+  return { ...round, writes };
 }
 
 /** Every session the workers share is bound, and only theirs (Kannel and the ceiling's client are gone). */
