@@ -25,5 +25,5 @@ export function clientFromEnv(): SmsClient {
   return createSmsClient({ baseUrl: process.env.SMS_API_URL ?? "http://localhost:3000", apiKey });
 }
 
-/** True when the module at `url` was started directly (node --import tsx client/examples/x.ts). */
+/** True when the module at `url` was started directly (`node --import tsx client/examples/send-now.ts`, say). */
 export const isMain = (url: string) => process.argv[1] === fileURLToPath(url);

@@ -81,7 +81,7 @@ export async function removeOptOut(db: Knex, accountId: string, phone: string): 
 }
 
 /**
- * Messages the send claim left alone because their recipient is on the opt-out list (db/messages.ts
+ * Messages the send claim left alone because their recipient is on the opt-out list (db/messages/transitions.ts
  * claimMessagesForSending) become `failed` (`recipient_opted_out`, with their dlr.failed receipts). Returns
  * the ids it failed.
  */

@@ -1,4 +1,4 @@
-// The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (runner/listener.ts), at
+// The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (jobs/listener.ts), at
 // commit (NOTIFY is transactional, so never before the rows exist). Every such statement uses these helpers.
 import type { Knex } from "knex";
 import { sql, type Sql } from "../sql.js";
