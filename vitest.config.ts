@@ -15,7 +15,8 @@ const common = { pool: "forks", testTimeout: 30_000, hookTimeout: 60_000 } as co
 export default defineConfig({
   test: {
     globalSetup: ["test/setup/postgres.ts", "test/setup/dashboard.ts"],
-    reporters: ["default"],
+    // The default report, and a line after each file saying how far the run is (test/setup/progress.ts).
+    reporters: ["default", "./test/setup/progress.ts"],
     projects: [
       { test: { ...common, name: "suite", include: ["test/**/*.test.ts"], exclude: [...ALONE, ...ONCE, ...CHAOS] } },
       { test: { ...common, name: "once", include: ONCE } },
