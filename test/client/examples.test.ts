@@ -95,7 +95,7 @@ describe("client examples", () => {
     expect(campaign.stats).toMatchObject({ total: 2, delivered: 2 });
   });
 
-  it("run any number of times, in any order, after the README's walk-through", async () => {
+  it("run any number of times, in any order, after the walk-through (docs/WALKTHROUGH.md)", async () => {
     const a = await server().account();
     // What the walk-through leaves: +14155550123 opted out by its STOP, a group named VIP.
     expect((await a.request("PUT", `/api/v1/opt-outs/${encodeURIComponent("+14155550123")}`, {})).status).toBeLessThan(300);
