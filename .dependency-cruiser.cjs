@@ -65,6 +65,13 @@ module.exports = {
       to: { path: "^server/db/migrations/[0-9]" },
     },
     {
+      name: "migrations-import-no-live-code",
+      severity: "error",
+      comment: "A migration is frozen both ways: it imports libraries and knex's types, never the project's own code, which changes.",
+      from: { path: "^server/db/migrations/[0-9]" },
+      to: { path: "^(server|common|generated|client|dashboard)/" },
+    },
+    {
       name: "dashboard-through-the-client",
       severity: "error",
       comment: "The dashboard talks to the service as partners do: through client/ (and common/), never the server's code.",

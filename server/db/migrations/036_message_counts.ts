@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { countryOf } from "../../domain/phone.js";
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 
 // Reports (docs/REPORTS.md): message events counted as they happen, per account, 15-minute bucket and the keys a
 // report groups by, so a report reads counts, not messages, and the counts outlive retention.
@@ -87,7 +87,9 @@ export async function up(knex: Knex): Promise<void> {
     SELECT DISTINCT ON (left(party, 8)) left(party, 8) AS prefix, party AS sample
       FROM (SELECT CASE WHEN direction = 'inbound' THEN sender ELSE recipient END AS party FROM messages) p
      ORDER BY left(party, 8)`);
-  const found = rows.map((r) => ({ prefix: r.prefix, country: countryOf(r.sample) })).filter((r) => r.country !== "");
+  const found = rows
+    .map((r) => ({ prefix: r.prefix, country: r.sample.startsWith("+") ? (parsePhoneNumberFromString(r.sample)?.country ?? "") : "" }))
+    .filter((r) => r.country !== "");
   if (found.length > 0)
     await knex.raw(
       `UPDATE messages m SET country = c.country
