@@ -41,6 +41,7 @@ import * as m039 from "./039_stored_counts_in_statements.js";
 import * as m040 from "./040_idempotent_response_text.js";
 import * as m041 from "./041_account_name_keys.js";
 import * as m042 from "./042_bodies_awaiting_erasure.js";
+import * as m043 from "./043_drop_replaced_claims.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -87,6 +88,7 @@ const migrations: Record<string, Knex.Migration> = {
   "040_idempotent_response_text": m040,
   "041_account_name_keys": m041,
   "042_bodies_awaiting_erasure": m042,
+  "043_drop_replaced_claims": m043,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
