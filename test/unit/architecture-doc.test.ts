@@ -1,7 +1,8 @@
 // docs/ARCHITECTURE.md draws the message state machine; this checks the drawing against the table the code
-// enforces (server/domain/messageStatus.ts), so the diagram cannot drift from the rules.
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+// enforces (server/domain/messageStatus.ts), so the diagram cannot drift from the rules. Its layout of server/
+// names every folder there is, so a new folder is described when it is made.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canTransition, FINAL_STATUSES } from "../../server/domain/messageStatus.js";
 
@@ -28,5 +29,21 @@ describe("docs/ARCHITECTURE.md, message statuses", () => {
     const ends = edges.filter(([, to]) => to === "[*]").map(([from]) => from);
     expect(ends.sort()).toEqual([...FINAL_STATUSES].sort());
     expect(edges.filter(([from]) => from === "[*]").map(([, to]) => to)).toEqual(["scheduled"]);
+  });
+});
+
+describe("docs/ARCHITECTURE.md, the layout of server/", () => {
+  it("describes every folder of server/ in its layout block", () => {
+    const block = doc.slice(doc.indexOf("## Layout of server/")).match(/```\n(server\/[\s\S]*?)```/)?.[1];
+    expect(block, "the layout block").toBeDefined();
+    const server = resolve(import.meta.dirname, "../../server");
+    const folders = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .flatMap((e) => [join(dir, e.name), ...folders(join(dir, e.name))]);
+    const undescribed = folders(server)
+      .map((dir) => relative(server, dir))
+      .filter((dir) => !new RegExp(`(^|[\\s(])${dir.split("/").at(-1)}/`, "m").test(block!));
+    expect(undescribed).toEqual([]);
   });
 });
