@@ -213,8 +213,8 @@ END
 $$;`;
 };
 
-export const CLAIM_JOBS_V4 = fairClaim("claim_jobs_v4", false);
-export const CLAIM_JOBS_V5 = fairClaim("claim_jobs_v5", true);
+// v4 and v5 were dropped by migration 043; each version's text as it ran is frozen in its migration (029, 030,
+// 035). What this file makes for v6 is held to the database's function by test/engine/claim-functions.test.ts.
 export const CLAIM_JOBS_V6 = fairClaim("claim_jobs_v6", true, true);
 
 /** The default lane's fair claim, as db/jobs/claimJobs.ts prepares it. */
