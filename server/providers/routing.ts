@@ -25,76 +25,90 @@ export class HandedOff {
 /** `lease_lost`: not written, the job being another worker's now (assignConnectors marked nothing). */
 export type RoutedResult = SubmitResult | Error | HandedOff | "no_route" | "no_connector" | "lease_lost";
 
-/** One result per message, in order: the provider's answer, or why it was not written anywhere. */
+/** One claimed message on its way along its route: the candidates left, the one it is at, its attempts, its result. */
+interface RoutedSend {
+  readonly message: OwnedMessageRow;
+  readonly outbound: OutboundMessage;
+  readonly candidates: Candidate[];
+  /** Index in `candidates` of the connector it goes to next. */
+  at: number;
+  /** Attempts of an earlier worker (before it handed the message on) count: a connector that refused it is not tried again. */
+  readonly attempts: SendAttemptRow[];
+  result: RoutedResult;
+}
+
+type Candidate = RoutedConnector & { pool: boolean };
+
+/** The provider's answer for each message (by id), or why it was not written anywhere. */
 export async function submitRouted(
   db: Db,
   router: SendRouter,
-  claimed: OwnedMessageRow[],
-  outbound: OutboundMessage[],
+  claimed: { message: OwnedMessageRow; outbound: OutboundMessage }[],
   workerId: string,
-): Promise<RoutedResult[]> {
-  const results: RoutedResult[] = claimed.map(() => "no_connector");
-  // Attempts of an earlier worker (before it handed the message on) count: a connector that refused it is not
-  // tried again.
-  const attempts: SendAttemptRow[][] = claimed.map((m) => [...(m.attempts ?? [])]);
-  const plans = claimed.map((m, i) => {
-    const plan = router.plan({ to: m.to, from: m.from, accountId: m.accountId, category: m.category, priority: m.priority });
-    const refused = new Set(attempts[i]!.filter((a) => a.error !== null).map((a) => a.connectorId));
-    return plan && { ...plan, candidates: plan.candidates.filter((c) => !refused.has(c.connectorId!)) };
+): Promise<Map<string, RoutedResult>> {
+  const sends: RoutedSend[] = claimed.map(({ message, outbound }) => {
+    const attempts = [...(message.attempts ?? [])];
+    const plan = router.plan({
+      to: message.to,
+      from: message.from,
+      accountId: message.accountId,
+      category: message.category,
+      priority: message.priority,
+    });
+    const refused = new Set(attempts.filter((a) => a.error !== null).map((a) => a.connectorId));
+    const candidates = plan ? plan.candidates.filter((c) => !refused.has(c.connectorId!)) : [];
+    let result: RoutedResult = plan ? "no_connector" : "no_route";
+    const last = attempts.findLast((a) => a.error !== null)?.error;
+    // Every candidate refused it already (on the workers before this one): failed with the last refusal.
+    if (plan && candidates.length === 0 && last) result = { accepted: false, code: last.code, message: last.message };
+    return { message, outbound, candidates, at: 0, attempts, result };
   });
-  const next = claimed.map(() => 0);
-  let pending = plans.flatMap((plan, i) => {
-    if (!plan) results[i] = "no_route";
-    else if (plan.candidates.length === 0 && attempts[i]!.some((a) => a.error !== null)) {
-      // Every candidate refused it already (on the workers before this one): failed with the last refusal.
-      const last = attempts[i]!.findLast((a) => a.error !== null)!.error!;
-      results[i] = { accepted: false, code: last.code, message: last.message };
-    }
-    return plan && plan.candidates.length > 0 ? [i] : [];
-  });
+  let pending = sends.filter((s) => s.candidates.length > 0);
   while (pending.length > 0) {
     const at = new Date().toISOString();
-    const target = (i: number) => plans[i]!.candidates[next[i]!]!;
-    for (const i of pending) if (target(i).remote) results[i] = new HandedOff(target(i).connectorId!, target(i).name);
-    pending = pending.filter((i) => !target(i).remote);
-    const groups = new Map<string, { connector: RoutedConnector; indexes: number[] }>();
-    for (const i of pending) {
-      const c = target(i);
-      const g = groups.get(c.connectorId!) ?? { connector: c, indexes: [] };
-      g.indexes.push(i);
+    const target = (s: RoutedSend) => s.candidates[s.at]!;
+    for (const s of pending) if (target(s).remote) s.result = new HandedOff(target(s).connectorId!, target(s).name);
+    pending = pending.filter((s) => !target(s).remote);
+    const groups = new Map<string, { connector: RoutedConnector; sends: RoutedSend[] }>();
+    for (const s of pending) {
+      const c = target(s);
+      const g = groups.get(c.connectorId!) ?? { connector: c, sends: [] };
+      g.sends.push(s);
       groups.set(c.connectorId!, g);
     }
     // Every wait first (a capped connector's slots, the link's rate), then the on-the-wire mark, then the writes
     // at once: a worker that dies in between leaves its messages unmarked, and so sent again, not failed.
     const writes = await Promise.all(
-      [...groups.values()].map(async ({ connector, indexes }) => {
-        let writing = indexes;
+      [...groups.values()].map(async ({ connector, sends: group }) => {
+        let writing = group;
         if (connector.cap !== null) {
           const paid = await payConnectorCap(
             db,
             connector.connectorId!,
             connector.cap,
-            indexes.map((i) => ({ message: outbound[i]!, waits: nextInPool(plans[i]!.candidates, next[i]!) === undefined })),
+            group.map((s) => ({ message: s.outbound, waits: nextInPool(s.candidates, s.at) === undefined })),
           );
-          writing = indexes.filter((_, k) => paid.admitted[k]);
-          for (const [k, i] of indexes.entries())
-            if (!paid.admitted[k])
-              results[i] = new ProviderUnavailable(`connector ${connector.name} at its cap`, paid.retryAfterMs[k], true);
+          writing = group.filter((s) => paid.admitted.has(s.message.id));
+          for (const s of group) {
+            const retryAfterMs = paid.refused.get(s.message.id);
+            if (retryAfterMs !== undefined)
+              s.result = new ProviderUnavailable(`connector ${connector.name} at its cap`, retryAfterMs, true);
+          }
           if (paid.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, paid.waitMs));
         }
         if (writing.length > 0) await connector.provider.beforeClaim?.(writing.length);
-        return { connector, indexes, writing };
+        return { connector, group, writing };
       }),
     );
     const marked = await assignConnectors(
       db,
-      writes.flatMap(({ connector, indexes, writing }) =>
-        indexes.map((i) => ({
-          id: claimed[i]!.id,
-          accountId: claimed[i]!.accountId,
+      writes.flatMap(({ connector, group, writing }) =>
+        group.map((s) => ({
+          id: s.message.id,
+          accountId: s.message.accountId,
           connectorId: connector.connectorId!,
           link: connector.provider.link,
-          write: writing.includes(i),
+          write: writing.includes(s),
         })),
       ),
       workerId,
@@ -102,27 +116,26 @@ export async function submitRouted(
     await Promise.all(
       writes.map(async ({ connector, writing: all }) => {
         // Not marked: the job is another worker's now (this one lost its lease); it is theirs to send.
-        for (const i of all) if (!marked.has(claimed[i]!.id)) results[i] = "lease_lost";
-        const writing = all.filter((i) => marked.has(claimed[i]!.id));
+        for (const s of all) if (!marked.has(s.message.id)) s.result = "lease_lost";
+        const writing = all.filter((s) => marked.has(s.message.id));
         if (writing.length === 0) return;
         const answers = await submitAll(
           connector.provider,
-          writing.map((i) => outbound[i]!),
+          writing.map((s) => s.outbound),
         );
-        answers.forEach((answer, k) => (results[writing[k]!] = answer));
+        writing.forEach((s, k) => (s.result = answers[k]!));
         countAnswers(
           connector,
-          answers,
-          writing.map((i) => outbound[i]!.segments),
+          writing.map((s) => ({ answer: s.result as SubmitResult | Error, segments: s.outbound.segments })),
         );
       }),
     );
-    pending = pending.filter((i) => {
-      const result = results[i]!;
-      const tried = target(i);
+    pending = pending.filter((s) => {
+      const { result } = s;
+      const tried = target(s);
       if (typeof result === "string" || result instanceof HandedOff) return false;
       if (!(result instanceof ProviderUnavailable))
-        attempts[i]!.push({
+        s.attempts.push({
           connectorId: tried.connectorId!,
           at,
           error: result instanceof Error || result.accepted ? null : { code: result.code, message: result.message },
@@ -130,23 +143,23 @@ export async function submitRouted(
       const refused = result instanceof ProviderUnavailable || (!(result instanceof Error) && !result.accepted);
       if (!refused) return false;
       // The next candidate it may go to: throttled, only within the pool.
-      const n = result instanceof ProviderUnavailable && result.throttled ? nextInPool(plans[i]!.candidates, next[i]!) : next[i]! + 1;
-      if (n === undefined || n >= plans[i]!.candidates.length) return false;
-      next[i] = n;
+      const n = result instanceof ProviderUnavailable && result.throttled ? nextInPool(s.candidates, s.at) : s.at + 1;
+      if (n === undefined || n >= s.candidates.length) return false;
+      s.at = n;
       return true;
     });
   }
   // Kept when there is more than the one attempt `connectorId` tells, or for the worker a message is handed to.
   await recordAttempts(
     db,
-    claimed.flatMap((m, i) => {
-      const changed = attempts[i]!.length > (m.attempts?.length ?? 0);
-      return changed && (attempts[i]!.length > 1 || results[i] instanceof HandedOff)
-        ? [{ id: m.id, accountId: m.accountId, attempts: attempts[i]! }]
+    sends.flatMap((s) => {
+      const changed = s.attempts.length > (s.message.attempts?.length ?? 0);
+      return changed && (s.attempts.length > 1 || s.result instanceof HandedOff)
+        ? [{ id: s.message.id, accountId: s.message.accountId, attempts: s.attempts }]
         : [];
     }),
   );
-  return results;
+  return new Map(sends.map((s) => [s.message.id, s.result]));
 }
 
 /** The candidate after `at` that a throttled message may move to (one of the route's pool), if any. */
@@ -196,23 +209,26 @@ async function payConnectorCap(db: Db, connectorId: string, rate: number, messag
     if (turn > promised) changed.set(turnsKey, turn);
     await updateThroughputBuckets(tx, changed);
     return {
-      admitted: messages.map(({ message: m }) => decision.slots.has(m.messageId)),
+      admitted: new Set(decision.slots.keys()),
+      /** Not admitted: when to try again (0: at once, on another connector of the pool). */
+      refused: new Map(
+        messages.flatMap(({ message: m }, k) => (decision.slots.has(m.messageId) ? [] : [[m.messageId, retryAfterMs[k]!] as const])),
+      ),
       waitMs: Math.max(0, (last - now) * 1000),
-      retryAfterMs,
     };
   });
 }
 
 /** Each answer counted on its connector: the process's metrics and the worker's tally (shown by the API). */
-export function countAnswers(connector: RoutedConnector, answers: (SubmitResult | Error)[], segments: number[]): void {
+export function countAnswers(connector: RoutedConnector, answers: { answer: SubmitResult | Error; segments: number }[]): void {
   // Counted per status first: the metric is bumped once per status and window, not once per message.
   const byStatus = new Map<string, number>();
   let accepted = 0;
-  answers.forEach((a, i) => {
+  for (const { answer: a, segments } of answers) {
     const status = a instanceof ProviderUnavailable ? "unavailable" : a instanceof Error ? "unknown" : a.accepted ? "ok" : a.code;
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    if (status === "ok") accepted += segments[i]!;
-  });
+    if (status === "ok") accepted += segments;
+  }
   connector.tally.accepted += byStatus.get("ok") ?? 0;
   connector.tally.unknown += byStatus.get("unknown") ?? 0;
   for (const [status, n] of byStatus) {

@@ -176,7 +176,8 @@ describe("throughput caps", () => {
   it("a waiting message can be cancelled, leaves the queue and is never sent", async () => {
     const { db } = server();
     const a = await server().account();
-    await updateAccountSettings(db, a.accountId, { maxSegmentsPerSecond: 2 });
+    // One a second: the last of six is 5 s away when the first goes, time enough to cancel it on a busy machine.
+    await updateAccountSettings(db, a.accountId, { maxSegmentsPerSecond: 1 });
     const ids = await insertMessages(
       db,
       a.accountId,

@@ -128,6 +128,13 @@ class SendBatch {
     this.linkCapped = opts.policy.linkMaxSegmentsPerSecond !== null;
   }
 
+  /** Records the outcome of a message's job; `now` also hands it to the runner at once (its slot freed). */
+  private settle(messageId: string, outcome: Error, opts: { now?: boolean } = {}): void {
+    const i = this.jobIndex.get(messageId)!;
+    this.outcomes[i] = outcome;
+    if (opts.now) this.ctx.settle(i, outcome);
+  }
+
   private keys(messageIds: string[]): MessageKey[] {
     return messageIds.map((id) => ({ id, accountId: this.accountOf.get(id)! }));
   }
@@ -188,11 +195,7 @@ class SendBatch {
    */
   private async decide(messageIds: string[]): Promise<PolicyDecision> {
     const decision = await applySendingPolicy(this.db, this.keys(messageIds), this.opts.policy);
-    for (const [id, hold] of decision.held) {
-      const i = this.jobIndex.get(id)!;
-      this.outcomes[i] = new Snooze(hold.until, hold.reason, hold.wake);
-      this.ctx.settle(i, this.outcomes[i]);
-    }
+    for (const [id, hold] of decision.held) this.settle(id, new Snooze(hold.until, hold.reason, hold.wake), { now: true });
     return decision;
   }
 
@@ -208,8 +211,7 @@ class SendBatch {
       pooled.map((m) => ({ id: m.id, accountId: m.accountId, to: m.to, senderPoolId: m.senderPoolId! })),
     );
     for (const m of pooled) m.from = choices.chosen.get(m.id) ?? m.from;
-    for (const [id, until] of choices.waiting)
-      this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(until), "waiting for its sender's cap");
+    for (const [id, until] of choices.waiting) this.settle(id, new Snooze(new Date(until), "waiting for its sender's cap"));
     if (choices.waiting.size > 0) await returnToScheduled(this.db, this.keys([...choices.waiting.keys()]));
     const at = new Date();
     await changeMessageStatuses(
@@ -225,51 +227,58 @@ class SendBatch {
   /** Hands the window to its connector(s) and records the answers. */
   private async submitWindow(claimed: OwnedMessageRow[], target: RoutedConnector | undefined): Promise<void> {
     const { db } = this;
-    const outbound: OutboundMessage[] = claimed.map((m) => ({
-      messageId: m.id,
-      to: m.to,
-      from: m.from,
-      body: m.sentBody ?? m.body,
-      encoding: m.encoding,
-      segments: m.segments,
-      validUntil: m.validUntil,
-      priority: m.priority,
-      accountId: m.accountId,
+    const sends = claimed.map((m) => ({
+      message: m,
+      outbound: {
+        messageId: m.id,
+        to: m.to,
+        from: m.from,
+        body: m.sentBody ?? m.body,
+        encoding: m.encoding,
+        segments: m.segments,
+        validUntil: m.validUntil,
+        priority: m.priority,
+        accountId: m.accountId,
+      } satisfies OutboundMessage,
     }));
-    let results: RoutedResult[];
+    let results: Map<string, RoutedResult>;
     if (target) {
-      const answers = await submitAll(target.provider, outbound);
+      // The provider answers each message in the order given.
+      const answers = await submitAll(
+        target.provider,
+        sends.map((s) => s.outbound),
+      );
+      const answered = sends.map((s, k) => ({ ...s, answer: answers[k]! }));
       countAnswers(
         target,
-        answers,
-        outbound.map((m) => m.segments),
+        answered.map((a) => ({ answer: a.answer, segments: a.outbound.segments })),
       );
-      results = answers;
-    } else results = await submitRouted(db, this.router, claimed, outbound, this.ctx.workerId);
+      results = new Map(answered.map((a) => [a.message.id, a.answer]));
+    } else results = await submitRouted(db, this.router, sends, this.ctx.workerId);
     const at = new Date();
     const notTaken: string[] = [];
     const waiting: string[] = [];
     const changes: { message: MessageFacts; change: StatusChange }[] = [];
-    results.forEach((result, i) => {
-      const message = claimed[i]!;
+    for (const message of claimed) {
+      const result = results.get(message.id)!;
       if (result === "lease_lost") {
-        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(), "lease lost before the write: another worker's now");
+        this.settle(message.id, new Snooze(new Date(), "lease lost before the write: another worker's now"));
       } else if (result === "no_route") {
         changes.push({ message, change: { status: "failed", at, error: NO_ROUTE } });
       } else if (result === "no_connector") {
         // No connector of its route is available: it waits (scheduled, cancellable) and looks again shortly.
         waiting.push(message.id);
-        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + CONNECTOR_RECHECK_MS), "waiting for a connector");
+        this.settle(message.id, new Snooze(new Date(Date.now() + CONNECTOR_RECHECK_MS), "waiting for a connector"));
       } else if (result instanceof HandedOff) {
         // Its connector's sessions are other workers': back to scheduled, its job pinned to that connector and
         // due now, which only a worker holding a bound session of it claims (docs/ROUTING.md, "Sessions").
         notTaken.push(message.id);
         const why = `handed to the workers holding connector ${result.name}`;
-        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(), why, true, result.connectorId);
+        this.settle(message.id, new Snooze(new Date(), why, true, result.connectorId));
       } else if (result instanceof ProviderUnavailable) {
         // Certainly not handed over: back to scheduled (cancellable again) and retried shortly.
         notTaken.push(message.id);
-        this.outcomes[this.jobIndex.get(message.id)!] = new Snooze(new Date(Date.now() + result.retryAfterMs), result.message);
+        this.settle(message.id, new Snooze(new Date(Date.now() + result.retryAfterMs), result.message));
       } else if (result instanceof Error) {
         this.ctx.log.warn({ err: result, messageId: message.id }, "provider call ended with an unknown outcome");
         this.unknown.add(message.id);
@@ -278,7 +287,7 @@ class SendBatch {
       } else {
         changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
       }
-    });
+    }
     if (notTaken.length > 0) await returnToScheduled(db, this.keys(notTaken));
     if (waiting.length > 0) await returnToScheduled(db, this.keys(waiting), { waitingFor: "connector" });
     await changeMessageStatuses(db, changes, { handoff: this.ctx.handoff("receipts") });
@@ -305,12 +314,12 @@ class SendBatch {
     // An account the operator suspended: its messages wait (a job snoozed, the message scheduled) until reinstated.
     const suspended = held.length > 0 ? await scheduledOfSuspendedAccounts(db, this.keys(held)) : new Set<string>();
     for (const id of suspended) {
-      this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(Date.now() + SUSPENDED_RECHECK_MS), "account suspended");
+      this.settle(id, new Snooze(new Date(Date.now() + SUSPENDED_RECHECK_MS), "account suspended"));
     }
     const rest = held.filter((id) => !suspended.has(id));
     // Claimed (routed) but never marked on the wire: never written, sent again. Marked: an unknown outcome.
     const unwritten = new Set(await returnUnwrittenToScheduled(db, this.keys(rest)));
-    for (const id of unwritten) this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(), "claimed, never written: sending it");
+    for (const id of unwritten) this.settle(id, new Snooze(new Date(), "claimed, never written: sending it"));
     const marked = rest.filter((id) => !unwritten.has(id));
     const found = marked.length > 0 ? await findMessages(db, { keys: this.keys(marked) }) : [];
     for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
@@ -328,7 +337,7 @@ class SendBatch {
       const resent = opts.unresolved === "resend" ? new Set(await returnUnresolvedToScheduled(db, this.keys(due))) : new Set<string>();
       for (const id of resent) {
         ctx.log.warn({ messageId: id }, "send outcome unknown and no receipt came: taken as never received; sending it again");
-        this.outcomes[this.jobIndex.get(id)!] = new Snooze(new Date(), "unknown outcome unresolved: sending again");
+        this.settle(id, new Snooze(new Date(), "unknown outcome unresolved: sending again"));
       }
       const still = (await findMessages(db, { keys: this.keys(due.filter((id) => !resent.has(id))) })).filter(
         (m) => m.status === "sending",
@@ -343,7 +352,7 @@ class SendBatch {
     for (const [id, at] of declaredAt) {
       if (due.includes(id)) continue; // resolved, failed or sent again above
       const until = new Date(at.getTime() + opts.resolveMs);
-      this.outcomes[this.jobIndex.get(id)!] = new Snooze(until, "send outcome unknown; waiting for a receipt to resolve it");
+      this.settle(id, new Snooze(until, "send outcome unknown; waiting for a receipt to resolve it"));
     }
   }
 }
