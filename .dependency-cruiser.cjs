@@ -26,6 +26,35 @@ module.exports = {
       to: { path: "^(server|client|dashboard|generated)/" },
     },
     {
+      name: "routing-through-its-index",
+      severity: "error",
+      comment:
+        "server/routing is a module (docs/ARCHITECTURE.md, 'Modules'): from outside it, only its index.ts is imported, so what it offers is one file to read.",
+      from: { path: "^(server|common|dashboard/src|client|scripts|test|bench)/", pathNot: "^server/routing/" },
+      to: { path: "^server/routing/", pathNot: "^server/routing/index\\.ts$" },
+    },
+    {
+      name: "routing-tables-below-its-services",
+      severity: "error",
+      comment: "Inside server/routing, a table (*Table.ts) imports only the rules and other tables, never a service of the module.",
+      from: { path: "^server/routing/[^/]*Table\\.ts$" },
+      to: { path: "^server/routing/", pathNot: "^server/routing/([^/]*Table|routeRules|senderChoice)\\.ts$" },
+    },
+    {
+      name: "routing-rules-are-pure",
+      severity: "error",
+      comment: "The routing rules (routeRules.ts, senderChoice.ts) are domain code: they import only the domain and each other.",
+      from: { path: "^server/routing/(routeRules|senderChoice)\\.ts$" },
+      to: { path: "^(server/(?!domain/|routing/(routeRules|senderChoice)\\.ts$)|client/|dashboard/)" },
+    },
+    {
+      name: "modules-beside-services",
+      severity: "error",
+      comment: "A module (server/routing) sits where the services do: db and domain never import it.",
+      from: { path: "^server/(db|domain)/" },
+      to: { path: "^server/routing/" },
+    },
+    {
       name: "db-below-services",
       severity: "error",
       comment: "server/db persists: it knows the domain, never who calls it.",
@@ -35,7 +64,7 @@ module.exports = {
     {
       name: "services-below-http-and-jobs",
       severity: "error",
-      from: { path: "^server/services/" },
+      from: { path: "^server/(services|routing)/" },
       to: { path: "^server/(http|jobs|providers)/" },
     },
     {

@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
-import { ProviderRefused, resolveDeploymentProvider } from "./services/deploymentProvider.js";
+import { ProviderRefused, resolveDeploymentProvider } from "./routing/index.js";
 import { createFirstStartKeys } from "./services/keys.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
@@ -29,7 +29,7 @@ const database = await openDatabase(environment, log).catch((error: unknown) => 
 });
 const { db } = database;
 
-// The deployment's provider (services/deploymentProvider.ts): this process's PROVIDER, or the recorded one.
+// The deployment's provider (routing/deploymentProvider.ts): this process's PROVIDER, or the recorded one.
 const config = await resolveDeploymentProvider(db, environment, log).then(
   (resolved) => ({ ...environment, ...resolved }),
   (error: unknown) => {

@@ -15,7 +15,7 @@ import { maintenanceChores, startMaintenance, type Maintenance } from "./jobs/ma
 import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
-import { ConnectorSet, fixedRouter, sessionLiveMs, type SendRouter } from "./providers/connectors.js";
+import { ConnectorSet, fixedRouter, sessionLiveMs, type SendRouter } from "./providers/connectorSet.js";
 import { createSimulator } from "./providers/index.js";
 import { throughputLookaheadMs } from "./services/sendingPolicy/index.js";
 import type { Provider } from "./providers/types.js";

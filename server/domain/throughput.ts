@@ -13,7 +13,7 @@
 export const accountBucketKey = (accountId: string) => `account:${accountId}`;
 /** The key of a connector's bucket (its maxSegmentsPerSecond, across every worker). */
 export const connectorBucketKey = (connectorId: string) => `connector:${connectorId}`;
-/** The key of the row holding the time up to which a connector's turns are promised (providers/routing.ts). */
+/** The key of the row holding the time up to which a connector's turns are promised (providers/failover.ts). */
 export const connectorTurnsKey = (connectorId: string) => `connector:${connectorId}:turns`;
 /** The key of the whole link's bucket (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
 export const LINK_BUCKET_KEY = "link";

@@ -6,7 +6,7 @@ import { Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";
 import { readThroughputBacklog, type ThroughputBacklog } from "../db/throttledSends.js";
-import { connectorViews, type ConnectorView } from "../services/connectors.js";
+import { connectorViews, type ConnectorView } from "../routing/index.js";
 
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -101,7 +101,7 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
     });
   }
 
-  // Each connector as its workers report it (services/connectors.ts): 1 bound, else 0; a disabled one is absent.
+  // Each connector as its workers report it (routing/connectorAdmin.ts): 1 bound, else 0; a disabled one is absent.
   new Gauge({
     name: "sms_connector_up",
     help: "1 when at least one session of the connector is bound in some worker, 0 while it binds or is down (disabled connectors are not shown)",

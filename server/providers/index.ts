@@ -1,6 +1,6 @@
 // Makes the providers a connector runs: the simulator, or one SmppProvider per SMPP session.
 import type { Config } from "../config.js";
-import type { SmppSettings } from "../db/connectors.js";
+import type { SmppSettings } from "../routing/index.js";
 import { insertJobs, type JobHandoff, type NewJob } from "../db/jobs/index.js";
 import { batcher } from "../db/batcher.js";
 import type { Db } from "../db/knex.js";

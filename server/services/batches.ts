@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
-import { listSenderPools } from "../db/senderPools.js";
+import { listSenderPools } from "../routing/index.js";
 import type { Account } from "../db/accounts.js";
 import { batchHasLiveMessages, insertBatch, lockBatch } from "../db/batches.js";
 import { cancelBatchMessages, insertMessagesWithJobs, type NewMessage } from "../db/messages/index.js";

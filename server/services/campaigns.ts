@@ -14,7 +14,7 @@ import {
   snapshotListAudience,
 } from "../db/campaigns.js";
 import { groupExists } from "../db/groups.js";
-import { getSenderPool } from "../db/senderPools.js";
+import { getSenderPool } from "../routing/index.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { DomainError, groupNotFound, invalidField, notFound, testKeyNotAllowed } from "../domain/errors.js";

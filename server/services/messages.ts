@@ -5,7 +5,7 @@ import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../d
 import { deleteThrottledSends } from "../db/throttledSends.js";
 import type { Account } from "../db/accounts.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
-import { getSenderPool } from "../db/senderPools.js";
+import { getSenderPool } from "../routing/index.js";
 import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";

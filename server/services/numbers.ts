@@ -4,7 +4,7 @@
 // the whole service: the 409 says the number is taken, never by whom.
 import type { Knex } from "knex";
 import type { Account } from "../db/accounts.js";
-import { carrierReachable } from "../db/connectors.js";
+import { carrierReachable } from "../routing/index.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { insertNumber, type NumberRow } from "../db/numbers.js";
 import { DomainError } from "../domain/errors.js";

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/db/accounts.js";
-import { readConnector, updateConnector } from "../../server/db/connectors.js";
+import { readConnector, updateConnector } from "../../server/routing/index.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { waitUntilSettled } from "../helpers/outcomes.js";

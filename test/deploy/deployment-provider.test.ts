@@ -1,15 +1,15 @@
 // The deployment's provider is recorded in the database, never a process's own default
-// (services/deploymentProvider.ts). Found as a defect: an API process started without PROVIDER beside workers
+// (routing/deploymentProvider.ts). Found as a defect: an API process started without PROVIDER beside workers
 // on SMPP served the simulator's inbound endpoint (a tenant forged START and HELP, and the HELP reply went out
 // through the real SMSC), and production with nothing configured ran on the simulator, sending nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.js";
-import { insertConnector, readConnector } from "../../server/db/connectors.js";
-import { readRoutingTable } from "../../server/db/routingTable.js";
+import { insertConnector, readConnector } from "../../server/routing/index.js";
+import { readRoutingTable } from "../../server/routing/index.js";
 import { freePort } from "../../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../../server/db/knex.js";
 import { createLogger } from "../../server/logger.js";
-import { ProviderRefused, resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
+import { ProviderRefused, resolveDeploymentProvider } from "../../server/routing/index.js";
 import { createKeyForAccount } from "../../server/services/keys.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { createFreshDatabase } from "../helpers/freshDatabase.js";

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import { createSmsClient, type SmsClient } from "../../client/index.js";
 import { loadConfig, type Config } from "../../server/config.js";
-import { resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
+import { resolveDeploymentProvider } from "../../server/routing/index.js";
 import { createKeyForAccount, createOperatorKey } from "../../server/services/keys.js";
 import { createApp, createHttpServer } from "../../server/http/app.js";
 import { createLogger, type Logger } from "../../server/logger.js";

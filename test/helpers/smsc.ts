@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import { startWorker, type Worker, type WorkerOptions } from "../../server/worker.js";
-import { resolveDeploymentProvider } from "../../server/services/deploymentProvider.js";
+import { resolveDeploymentProvider } from "../../server/routing/index.js";
 import type { TestServer } from "./server.js";
 import { waitUntil } from "./wait.js";
 
@@ -154,7 +154,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
 
 /**
  * A worker as one started with PROVIDER=smpp and SMPP_URL (`config.smppUrl`) on a fresh deployment: the `default`
- * connector and its catch-all route are made first (services/deploymentProvider.ts) when no connector exists.
+ * connector and its catch-all route are made first (routing/deploymentProvider.ts) when no connector exists.
  */
 export async function startSmppTestWorker(opts: WorkerOptions): Promise<Worker> {
   await resolveDeploymentProvider(opts.db, { ...opts.config, provider: "smpp" }, createLogger("silent"));

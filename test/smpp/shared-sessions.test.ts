@@ -8,7 +8,7 @@ import smpp from "smpp";
 import { unpinJobs } from "../../server/db/jobs/index.js";
 import { sessionsHeldBy } from "../../server/domain/sessionShare.js";
 import { createLogger } from "../../server/logger.js";
-import { ConnectorSet, sessionLiveMs } from "../../server/providers/connectors.js";
+import { ConnectorSet, sessionLiveMs } from "../../server/providers/connectorSet.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { startSmsc, type Smsc } from "../helpers/smsc.js";

@@ -1,8 +1,8 @@
-// The routing table's rules, pure (server/domain/routing.ts; docs/ROUTING.md): the first route that matches, the
+// The routing table's rules, pure (server/routing/routeRules.ts; docs/ROUTING.md): the first route that matches, the
 // fields AND-ed and their values OR-ed; the candidates' order (the pool drawn by weight, then the fallback, each
 // once, unavailable ones left out); what a table may not say.
 import { describe, expect, it } from "vitest";
-import { candidatesOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "../../server/domain/routing.js";
+import { candidatesOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "../../server/routing/index.js";
 
 const facts = (o: Partial<RoutedFacts> = {}): RoutedFacts => ({
   to: "+447400123456",

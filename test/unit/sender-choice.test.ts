@@ -1,7 +1,7 @@
-// A pool's sender choice, pure (server/domain/senderChoice.ts; docs/ROUTING.md, "Sender pools"): sticky first
+// A pool's sender choice, pure (server/routing/senderChoice.ts; docs/ROUTING.md, "Sender pools"): sticky first
 // (waiting at its cap), then the recipient's country, then the least recently used under its cap.
 import { describe, expect, it } from "vitest";
-import { chooseSender, type Book } from "../../server/domain/senderChoice.js";
+import { chooseSender, type Book } from "../../server/routing/index.js";
 
 const US1 = "+14155550101";
 const US2 = "+14155550102";

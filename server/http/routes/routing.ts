@@ -1,4 +1,4 @@
-// The operator's connectors and routing table (services/connectors.ts; docs/ROUTING.md).
+// The operator's connectors and routing table (routing/connectorAdmin.ts; docs/ROUTING.md).
 import {
   changeConnector,
   connectorView,
@@ -9,10 +9,10 @@ import {
   replaceRoutes,
   routingTable,
   type ConnectorView,
-} from "../../services/connectors.js";
+} from "../../routing/index.js";
 import { invalidField } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
-import { previewSender } from "../../services/senderPools.js";
+import { previewSender } from "../../routing/index.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 

@@ -1,6 +1,6 @@
-// The account's sender pools (services/senderPools.ts; docs/ROUTING.md, "Sender pools").
-import type { SenderPoolRow } from "../../db/senderPools.js";
-import { changePool, createPool, getPool, listPools, removePool } from "../../services/senderPools.js";
+// The account's sender pools (routing/senderPools.ts; docs/ROUTING.md, "Sender pools").
+import type { SenderPoolRow } from "../../routing/index.js";
+import { changePool, createPool, getPool, listPools, removePool } from "../../routing/index.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 

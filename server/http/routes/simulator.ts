@@ -1,7 +1,7 @@
 import { findNumberOwner } from "../../db/numbers.js";
 import { DomainError } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
-import { carrierReachable } from "../../db/connectors.js";
+import { carrierReachable } from "../../routing/index.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import type { Handlers } from "../types.js";
 

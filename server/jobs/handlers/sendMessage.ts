@@ -4,7 +4,7 @@
 // Per window of at most `provider.window.size` messages:
 // 1. Take the window's slots (and the provider's rate for them), then claim: scheduled → sending with the
 //    on-the-wire mark, ONE statement, committed just before the PDUs are written (a routed window: marked by
-//    assignConnectors, providers/routing.ts). Cancel is the same conditional UPDATE on the same row, so exactly
+//    assignConnectors, providers/failover.ts). Cancel is the same conditional UPDATE on the same row, so exactly
 //    one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
 // 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots.
@@ -27,14 +27,14 @@ import {
   type OwnedMessageRow,
 } from "../../db/messages/index.js";
 import { failMessagesToOptedOut } from "../../services/optOuts.js";
-import { chooseSenders } from "../../services/senderPools.js";
+import { chooseSenders } from "../../routing/index.js";
 import { failMessagesFromUnheldSenders, scheduledOfSuspendedAccounts } from "../../services/sendingGuards.js";
 import { applySendingPolicy, type PolicyDecision, type SendingPolicyOptions } from "../../services/sendingPolicy/index.js";
 import { failMessagesPastValidity } from "../../services/validity.js";
 import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
-import { fixedRouter, type RoutedConnector, type SendRouter } from "../../providers/connectors.js";
-import { countAnswers, HandedOff, submitRouted, type RoutedResult } from "../../providers/routing.js";
+import { fixedRouter, type RoutedConnector, type SendRouter } from "../../providers/connectorSet.js";
+import { countAnswers, HandedOff, submitRouted, type RoutedResult } from "../../providers/failover.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type Provider } from "../../providers/types.js";
 import type { JobRow } from "../../db/jobs/index.js";
 import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
@@ -146,7 +146,7 @@ class SendBatch {
       rest = rest.slice(count);
       try {
         // One connector takes every message now (one catch-all route): the claim records it. Else each
-        // message is routed once claimed (providers/routing.ts).
+        // message is routed once claimed (providers/failover.ts).
         const target = this.router.fixed();
         const claimed = await this.withSenders(await this.claimWindow(window, target));
         if (claimed.length > 0) await this.submitWindow(claimed, target);
@@ -200,7 +200,7 @@ class SendBatch {
   }
 
   /**
-   * Messages of sender pools without a sender get one now (services/senderPools.ts), before they are routed.
+   * Messages of sender pools without a sender get one now (routing/senderPools.ts), before they are routed.
    * At their sender's cap they go back to wait for it; a pool deleted fails them. Returns those to send.
    */
   private async withSenders(claimed: OwnedMessageRow[]): Promise<OwnedMessageRow[]> {

@@ -1,7 +1,7 @@
 // Sender pools and their books (migration 033; docs/ROUTING.md, "Sender pools"): the account's pools, and per
 // account and sender when it was last chosen and its cap's tat, which the send path locks while it chooses.
 import type { Knex } from "knex";
-import { run, sql } from "./sql.js";
+import { run, sql } from "../db/sql.js";
 
 export interface SenderPoolRow {
   id: string;

@@ -1,7 +1,7 @@
 // The connectors table (migrations 022, 032): the carrier links messages leave by, each `simulator` or `smpp`,
 // and connector_states: each worker's view of its own sessions of each connector (docs/ROUTING.md).
 import type { Knex } from "knex";
-import { run, sql } from "./sql.js";
+import { run, sql } from "../db/sql.js";
 
 /** An SMPP connector's link (the password is never shown by the API). */
 export interface SmppSettings {

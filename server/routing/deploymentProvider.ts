@@ -9,9 +9,9 @@
 // - production whose every connector is the simulator is refused unless ALLOW_SIMULATOR_IN_PRODUCTION=1: it
 //   sends nothing, and every message would show `delivered`.
 import type { Config } from "../config.js";
-import { insertConnector, listConnectors, type ConnectorSettings, type SmppSettings } from "../db/connectors.js";
+import { insertConnector, listConnectors, type ConnectorSettings, type SmppSettings } from "./connectorsTable.js";
 import type { Db } from "../db/knex.js";
-import { readRoutingTable, replaceRoutingTable } from "../db/routingTable.js";
+import { readRoutingTable, replaceRoutingTable } from "./routesTable.js";
 import type { Logger } from "../logger.js";
 import { isDeepStrictEqual } from "node:util";
 

@@ -1,5 +1,5 @@
-// The operator's connectors and routing table (docs/ROUTING.md): the API's rules over db/connectors.ts and
-// db/routingTable.ts. The workers apply what is stored here (providers/connectors.ts); this module never
+// The operator's connectors and routing table (docs/ROUTING.md): the API's rules over routing/connectorsTable.ts and
+// routing/routesTable.ts. The workers apply what is stored here (providers/connectorSet.ts); this module never
 // talks to a carrier.
 import {
   deleteConnector,
@@ -13,15 +13,15 @@ import {
   type ConnectorState,
   type NewConnector,
   type SmppSettings,
-} from "../db/connectors.js";
+} from "./connectorsTable.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { makeCappedSendsDue } from "../db/jobs/index.js";
 import { forgetThroughputBuckets } from "../db/throughputBuckets.js";
 import type { Db } from "../db/knex.js";
-import { readRoutingTable, replaceRoutingTable, routesNaming, type RoutingTable } from "../db/routingTable.js";
+import { readRoutingTable, replaceRoutingTable, routesNaming, type RoutingTable } from "./routesTable.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 import { connectorTurnsKey } from "../domain/throughput.js";
-import { candidatesOf, connectorsOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "../domain/routing.js";
+import { candidatesOf, connectorsOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "./routeRules.js";
 
 /** A worker's state row older than this is a dead worker's (workers refresh theirs every few seconds). */
 export const CONNECTOR_STATE_FRESH_MS = 15_000;

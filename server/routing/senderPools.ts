@@ -1,5 +1,5 @@
-// Sender pools (docs/ROUTING.md, "Sender pools"): the account's API over db/senderPools.ts, and the send path's
-// choice of a sender for messages of a pool (domain/senderChoice.ts), made set-wise for a claimed window.
+// Sender pools (docs/ROUTING.md, "Sender pools"): the account's API over routing/senderPoolsTable.ts, and the send path's
+// choice of a sender for messages of a pool (routing/senderChoice.ts), made set-wise for a claimed window.
 import type { Account } from "../db/accounts.js";
 import { isUniqueViolation } from "../db/errors.js";
 import type { Db } from "../db/knex.js";
@@ -18,10 +18,10 @@ import {
   updateSenderPool,
   type SenderPoolFields,
   type SenderPoolRow,
-} from "../db/senderPools.js";
+} from "./senderPoolsTable.js";
 import { DomainError, notFound } from "../domain/errors.js";
 import { requireSender } from "../domain/phone.js";
-import { chooseSender, type Book } from "../domain/senderChoice.js";
+import { chooseSender, type Book } from "./senderChoice.js";
 import { NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
 
 export interface SenderPoolInput {

@@ -11,7 +11,7 @@ import { assignConnectors, recordAttempts, type OwnedMessageRow, type SendAttemp
 import { lockThroughputBuckets, updateThroughputBuckets } from "../db/throughputBuckets.js";
 import { admitInOrder, changedTats, connectorBucketKey, connectorTurnsKey } from "../domain/throughput.js";
 import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
-import type { RoutedConnector, SendRouter } from "./connectors.js";
+import type { RoutedConnector, SendRouter } from "./connectorSet.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type SubmitResult } from "./types.js";
 
 /** Routed to a connector whose sessions other workers hold: the message goes to them (its job pinned to it). */

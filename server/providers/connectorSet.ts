@@ -2,18 +2,18 @@
 // as the database has them. Every `refreshMs` the worker reads both (one small statement) and applies what
 // changed: a connector added opens its sessions, one disabled or deleted closes them, one whose link changed
 // rebinds; the table is swapped whole. Messages are judged against the table when they are sent
-// (providers/routing.ts), so a change applies to messages already waiting. The worker also reports the state of
+// (providers/failover.ts), so a change applies to messages already waiting. The worker also reports the state of
 // its sessions of each connector (connector_states), which the API shows and /routes/explain reads.
 // A connector's `sessions` are for the whole service: each worker opens its share (domain/sessionShare.ts, dealt
 // out over the workers that reported lately), and a message routed to a connector this worker holds no bound
-// session of, but another worker does, is handed to that worker (providers/routing.ts, claim_jobs_v6).
+// session of, but another worker does, is handed to that worker (providers/failover.ts, claim_jobs_v6).
 import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config.js";
-import { forgetConnectorStates, recordConnectorStates, type ConnectorState } from "../db/connectors.js";
+import { forgetConnectorStates, recordConnectorStates, type ConnectorState } from "../routing/index.js";
 import type { Db } from "../db/knex.js";
 import type { JobHandoff } from "../db/jobs/index.js";
-import { readRoutingGeneration, readRoutingSnapshot, type LiveConnector, type RoutingTable } from "../db/routingTable.js";
-import { candidatesOf, matchRoute, type RoutedFacts } from "../domain/routing.js";
+import { readRoutingGeneration, readRoutingSnapshot, type LiveConnector, type RoutingTable } from "../routing/index.js";
+import { candidatesOf, matchRoute, type RoutedFacts } from "../routing/index.js";
 import type { Logger } from "../logger.js";
 import { sessionsHeldBy } from "../domain/sessionShare.js";
 import { createSimulator, createSmppSession, receiptStore, smppLinkOf } from "./index.js";
@@ -86,7 +86,7 @@ export class ConnectorSet implements SendRouter {
   readonly window = new SendWindow(1);
   private readonly running = new Map<string, Running>();
   private table: RoutingTable = { version: -1, routes: [] };
-  /** The routing generation (db/routingTable.ts) this worker's connectors and table were read at. */
+  /** The routing generation (routing/routesTable.ts) this worker's connectors and table were read at. */
   private generation = "";
   /** Connectors another live worker has a bound session of: a message routed to one is handed to it. */
   private elsewhere = new Set<string>();
@@ -285,7 +285,7 @@ export class ConnectorSet implements SendRouter {
     if (!first || Object.keys(first.match).length > 0 || first.connectors.length !== 1 || (first.fallback ?? []).length > 0)
       return undefined;
     const id = first.connectors[0]!.connectorId;
-    // A capped connector is paid per message once routed (providers/routing.ts).
+    // A capped connector is paid per message once routed (providers/failover.ts).
     return this.available(id) && this.running.get(id)!.row.maxSegmentsPerSecond === null ? this.routed(id) : undefined;
   }
 

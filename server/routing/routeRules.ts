@@ -1,8 +1,8 @@
 // The routing table's rules (docs/ROUTING.md), pure: which route a message takes and the order its connectors
-// are tried in. The table and the connectors' availability are read by their owners (db/routingTable.ts,
-// providers/connectors.ts); this module only decides.
+// are tried in. The table and the connectors' availability are read by their owners (routing/routesTable.ts,
+// providers/connectorSet.ts); this module only decides.
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
-import type { Category, Priority } from "./sendingPolicy.js";
+import type { Category, Priority } from "../domain/sendingPolicy.js";
 
 export interface RouteMatch {
   prefixes?: string[];

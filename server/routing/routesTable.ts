@@ -1,9 +1,9 @@
 // The routing table (migration 032): one row holding the ordered routes as one document and its version.
 // Replaced whole, only by a writer that names the version it read (optimistic concurrency).
 import type { Knex } from "knex";
-import type { Route } from "../domain/routing.js";
-import type { ConnectorRow } from "./connectors.js";
-import { run, sql } from "./sql.js";
+import type { Route } from "./routeRules.js";
+import type { ConnectorRow } from "./connectorsTable.js";
+import { run, sql } from "../db/sql.js";
 
 /** A connector as a worker runs it. */
 export type LiveConnector = Omit<ConnectorRow, "createdAt" | "updatedAt">;
