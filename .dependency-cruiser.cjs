@@ -26,33 +26,34 @@ module.exports = {
       to: { path: "^(server|client|dashboard|generated)/" },
     },
     {
-      name: "routing-through-its-index",
+      name: "modules-through-their-index",
       severity: "error",
       comment:
-        "server/routing is a module (docs/ARCHITECTURE.md, 'Modules'): from outside it, only its index.ts is imported, so what it offers is one file to read.",
-      from: { path: "^(server|common|dashboard/src|client|scripts|test|bench)/", pathNot: "^server/routing/" },
-      to: { path: "^server/routing/", pathNot: "^server/routing/index\\.ts$" },
+        "server/routing and server/reports are modules (docs/ARCHITECTURE.md, 'Modules'): from outside one, only its index.ts is imported, so what it offers is one file to read.",
+      from: { path: "^(server/[^/]+|[^/]+)/" },
+      to: { path: "^server/(routing|reports)/", pathNot: ["^$1/", "^server/(routing|reports)/index\\.ts$"] },
     },
     {
-      name: "routing-tables-below-its-services",
+      name: "module-tables-below-its-services",
       severity: "error",
-      comment: "Inside server/routing, a table (*Table.ts) imports only the rules and other tables, never a service of the module.",
-      from: { path: "^server/routing/[^/]*Table\\.ts$" },
-      to: { path: "^server/routing/", pathNot: "^server/routing/([^/]*Table|routeRules|senderChoice)\\.ts$" },
+      comment: "Inside a module, a table (*Table.ts) imports only the module's pure rules and other tables, never one of its services.",
+      from: { path: "^server/(routing|reports)/[^/]*Table\\.ts$" },
+      to: { path: "^server/$1/", pathNot: "^server/$1/([^/]*Table|routeRules|senderChoice|reportRows)\\.ts$" },
     },
     {
-      name: "routing-rules-are-pure",
+      name: "module-rules-are-pure",
       severity: "error",
-      comment: "The routing rules (routeRules.ts, senderChoice.ts) are domain code: they import only the domain and each other.",
-      from: { path: "^server/routing/(routeRules|senderChoice)\\.ts$" },
-      to: { path: "^(server/(?!domain/|routing/(routeRules|senderChoice)\\.ts$)|client/|dashboard/)" },
+      comment:
+        "A module's rules (routeRules.ts, senderChoice.ts, reportRows.ts) are domain code: they import only the domain and each other.",
+      from: { path: "^server/(routing|reports)/(routeRules|senderChoice|reportRows)\\.ts$" },
+      to: { path: "^(server/(?!domain/|$1/(routeRules|senderChoice|reportRows)\\.ts$)|client/|dashboard/)" },
     },
     {
       name: "modules-beside-services",
       severity: "error",
-      comment: "A module (server/routing) sits where the services do: db and domain never import it.",
+      comment: "A module sits where the services do: db and domain never import one.",
       from: { path: "^server/(db|domain)/" },
-      to: { path: "^server/routing/" },
+      to: { path: "^server/(routing|reports)/" },
     },
     {
       name: "db-below-services",
@@ -64,7 +65,7 @@ module.exports = {
     {
       name: "services-below-http-and-jobs",
       severity: "error",
-      from: { path: "^server/(services|routing)/" },
+      from: { path: "^server/(services|routing|reports)/" },
       to: { path: "^server/(http|jobs|providers)/" },
     },
     {

@@ -3,7 +3,7 @@
 // senderPoolsTable.ts: SQL, importing no service of the module), and the operator's services (connectorAdmin.ts:
 // connectors and the routing table; senderPools.ts: pools and the choice at send time; deploymentProvider.ts:
 // the connector SMPP_URL names at start). This file is the module's only entry: lint refuses an import of any
-// other file of it from outside (.dependency-cruiser.cjs, "routing-through-its-index"). Sending by the table,
+// other file of it from outside (.dependency-cruiser.cjs, "modules-through-their-index"). Sending by the table,
 // with failover, is the engine's: providers/connectorSet.ts and providers/failover.ts.
 export * from "./routeRules.js";
 export * from "./senderChoice.js";

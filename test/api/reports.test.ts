@@ -2,7 +2,7 @@
 // days for a +05:30 zone; time to delivered from its documented buckets; the delivery rate; one account's
 // report never counts another's; the operator's across accounts; bad queries are 4xx problems.
 import { describe, expect, it } from "vitest";
-import { TTD_BOUNDS_SECONDS } from "../../server/domain/reports.js";
+import { TTD_BOUNDS_SECONDS } from "../../server/domain/countedEvents.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();

@@ -1,4 +1,4 @@
-import { contactsExport, messagesExport, optOutsExport } from "../../services/exports.js";
+import { contactsExport, messagesExport, optOutsExport } from "../../reports/index.js";
 import { dateParameter } from "../../domain/dateBounds.js";
 import type { Handlers } from "../types.js";
 

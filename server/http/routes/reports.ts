@@ -1,4 +1,4 @@
-import { messageReport } from "../../services/reports.js";
+import { messageReport } from "../../reports/index.js";
 import { dateParameter } from "../../domain/dateBounds.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";

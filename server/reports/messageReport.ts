@@ -1,10 +1,10 @@
 // Message reports (docs/REPORTS.md): the window and zone a report is asked for, checked and widened to the
-// counts' quarter hours, then the counted events folded into rows (domain/reports.ts).
+// counts' quarter hours, then the counted events folded into rows (reports/reportRows.ts).
 import { getAccountSettings } from "../db/accountSettings.js";
 import type { Db } from "../db/knex.js";
-import { readMessageCounts } from "../db/messageCounts.js";
+import { readMessageCounts } from "./countsTable.js";
 import { invalidField } from "../domain/errors.js";
-import { reportRows, type ReportKey, type ReportRow } from "../domain/reports.js";
+import { reportRows, type ReportKey, type ReportRow } from "./reportRows.js";
 import { requireTimeZone } from "../domain/timeZones.js";
 
 const QUARTER_HOUR_MS = 15 * 60_000;

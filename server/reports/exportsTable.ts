@@ -6,8 +6,8 @@ import type { Knex } from "knex";
 import type pg from "pg";
 import { to as copyTo } from "pg-copy-streams";
 import { FORMULA_CELL, PHONE_NUMBER } from "../domain/spreadsheet.js";
-import { isOptedOutSql } from "./optOuts.js";
-import { sql, type Sql } from "./sql.js";
+import { isOptedOutSql } from "../db/optOuts.js";
+import { sql, type Sql } from "../db/sql.js";
 
 /**
  * A column of an export: `text` is free text a spreadsheet could read as a formula; `flag` a boolean (written

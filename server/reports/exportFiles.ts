@@ -9,7 +9,7 @@ import {
   optOutExport,
   type ExportQuery,
   type MessageExportFilter,
-} from "../db/exports.js";
+} from "./exportsTable.js";
 import { storedStatuses, type MessageStatus } from "../domain/messageStatus.js";
 
 export type ExportFormat = "csv" | "ndjson";

@@ -1,6 +1,7 @@
 // Message reports (docs/REPORTS.md): what a report may group by, the time-to-delivered buckets its percentiles
 // come from, and how counted events become a report's rows.
 import type { components } from "../../generated/api.js";
+import { TTD_BOUNDS_SECONDS } from "../domain/countedEvents.js";
 
 /** What a report groups by: one or two of these. */
 export const REPORT_KEYS = ["hour", "day", "status", "country", "category", "campaign", "connector", "errorCode", "account"] as const;
@@ -9,16 +10,6 @@ export type ReportKey = (typeof REPORT_KEYS)[number];
 /** The events a message is counted for (message_counts.event), in the order a report's columns show them. */
 export const REPORT_EVENTS = ["accepted", "received", "sent", "delivered", "failed", "undelivered", "cancelled"] as const;
 export type ReportEvent = (typeof REPORT_EVENTS)[number];
-
-/** The error code of a message not sent for its recipient's opt-out: counted as failed, and as optedOut. */
-export const OPTED_OUT_CODE = "recipient_opted_out";
-
-/**
- * Time to delivered (from the message's due time, `scheduledAt`, to its `deliveredAt`) is counted in buckets
- * with these upper bounds in seconds; bucket i holds times from bound[i-1] up to (not including) bound[i], the last bucket everything
- * longer than a day. Frozen with migration 036 (its trigger writes the bucket's index).
- */
-export const TTD_BOUNDS_SECONDS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400] as const;
 
 /**
  * The p-th percentile (0 < p < 1) of counts per bucket: the upper bound of the bucket the p-th delivery falls
