@@ -1,6 +1,10 @@
 // The architecture as lint (npm run lint runs it): layers point down — http → services → db → domain, jobs →
 // services, providers and webhooks beside them — and nothing imports a migration but the migration list. Every
 // rule here is one docs/ARCHITECTURE.md ("Layout") states; a change of layering changes both.
+// The product features that are modules (docs/ARCHITECTURE.md, "Modules"), and each one's pure rules.
+const MODULES = "(routing|reports|operator)";
+const MODULE_RULES = "(routeRules|senderChoice|reportRows|accountNames|apiKeySecrets)";
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -29,31 +33,30 @@ module.exports = {
       name: "modules-through-their-index",
       severity: "error",
       comment:
-        "server/routing and server/reports are modules (docs/ARCHITECTURE.md, 'Modules'): from outside one, only its index.ts is imported, so what it offers is one file to read.",
+        "server/routing, server/reports and server/operator are modules (docs/ARCHITECTURE.md, 'Modules'): from outside one, only its index.ts is imported, so what it offers is one file to read.",
       from: { path: "^(server/[^/]+|[^/]+)/" },
-      to: { path: "^server/(routing|reports)/", pathNot: ["^$1/", "^server/(routing|reports)/index\\.ts$"] },
+      to: { path: `^server/${MODULES}/`, pathNot: ["^$1/", `^server/${MODULES}/index\\.ts$`] },
     },
     {
       name: "module-tables-below-its-services",
       severity: "error",
       comment: "Inside a module, a table (*Table.ts) imports only the module's pure rules and other tables, never one of its services.",
-      from: { path: "^server/(routing|reports)/[^/]*Table\\.ts$" },
-      to: { path: "^server/$1/", pathNot: "^server/$1/([^/]*Table|routeRules|senderChoice|reportRows)\\.ts$" },
+      from: { path: `^server/${MODULES}/[^/]*Table\\.ts$` },
+      to: { path: "^server/$1/", pathNot: `^server/$1/([^/]*Table|${MODULE_RULES})\\.ts$` },
     },
     {
       name: "module-rules-are-pure",
       severity: "error",
-      comment:
-        "A module's rules (routeRules.ts, senderChoice.ts, reportRows.ts) are domain code: they import only the domain and each other.",
-      from: { path: "^server/(routing|reports)/(routeRules|senderChoice|reportRows)\\.ts$" },
-      to: { path: "^(server/(?!domain/|$1/(routeRules|senderChoice|reportRows)\\.ts$)|client/|dashboard/)" },
+      comment: "A module's rules (MODULE_RULES above) are domain code: they import only the domain and each other.",
+      from: { path: `^server/${MODULES}/${MODULE_RULES}\\.ts$` },
+      to: { path: `^(server/(?!domain/|$1/${MODULE_RULES}\\.ts$)|client/|dashboard/)` },
     },
     {
       name: "modules-beside-services",
       severity: "error",
       comment: "A module sits where the services do: db and domain never import one.",
       from: { path: "^server/(db|domain)/" },
-      to: { path: "^server/(routing|reports)/" },
+      to: { path: `^server/${MODULES}/` },
     },
     {
       name: "db-below-services",
@@ -65,7 +68,7 @@ module.exports = {
     {
       name: "services-below-http-and-jobs",
       severity: "error",
-      from: { path: "^server/(services|routing|reports)/" },
+      from: { path: `^server/(services|${MODULES.slice(1, -1)})/` },
       to: { path: "^server/(http|jobs|providers)/" },
     },
     {

@@ -3,8 +3,8 @@
 // with no auth, no validation and no logging, side by side on the same database: alternating rounds, medians, and the
 // ratio; a side that answers any request with an error, a timeout or a non-2xx status fails the run instead.
 import autocannon from "autocannon";
-import { ensureAccount } from "../server/db/accounts.js";
-import { createKeyForAccount } from "../server/services/keys.js";
+import { ensureAccount } from "../server/operator/index.js";
+import { createKeyForAccount } from "../server/operator/index.js";
 import { machine, printTopStatements, scheduleRequest, serveProcess, startBenchDatabase, writeResult } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);

@@ -3,9 +3,9 @@
 // receipts (sent + final status: about 200,000). Measures the time for POST /campaigns to answer, until every message
 // exists, until every message is sent, until every receipt arrived; and the peak RSS of every process.
 import { readFileSync } from "node:fs";
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { insertWebhook } from "../server/db/webhooks.js";
-import { createKeyForAccount } from "../server/services/keys.js";
+import { createKeyForAccount } from "../server/operator/index.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
 import { machine, progress, serveProcess, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
 import { startReceiver } from "./receiver.js";

@@ -13,7 +13,7 @@
 //   BENCH_NO_WEBHOOK (unset): set, the account has no webhook, so the run measures the send path alone.
 //   BENCH_OPT_OUTS (0): that many opt-out entries in the sending account (none of them a recipient), so the
 //               send-time opt-out check is measured against a big list.
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
 import { hasPgbench, lifecycleCeiling } from "./lifecycleCeiling.js";

@@ -9,7 +9,7 @@ import { loadConfig } from "../server/config.js";
 import { createApp, createHttpServer } from "../server/http/app.js";
 import { createLogger } from "../server/logger.js";
 import { requirePhone } from "../server/domain/phone.js";
-import { createKeyForAccount } from "../server/services/keys.js";
+import { createKeyForAccount } from "../server/operator/index.js";
 import { machine, startBenchDatabase, writeResult } from "./lib.js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5);

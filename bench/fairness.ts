@@ -5,7 +5,7 @@
 //             processes (BENCH_WORKERS, "1,2"). The goal: behind the burst within 2× quiet, or 1 s.
 //   shares:   accounts weighted 3 and 1, BENCH_FAIR_BURST messages each due at one instant, 1 worker: each
 //             account's share of the messages sent until the first of them had sent all of its own.
-import { ensureAccount, updateAccount } from "../server/db/accounts.js";
+import { ensureAccount, updateAccount } from "../server/operator/index.js";
 import { machine, percentile, resetData, scheduleMessages, startBenchDatabase, startWorkers, waitForCount, writeResult } from "./lib.js";
 
 const BURST = Number(process.env.BENCH_FAIR_BURST ?? 10_000);

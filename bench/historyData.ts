@@ -1,7 +1,7 @@
 // The history bench:history and bench:reporting build: ACCOUNTS accounts (the first with a fifth of the
 // messages and a campaign), a webhook each, and n messages over the last DAYS days written in SQL in time order
 // with their two history entries and two receipt deliveries.
-import { createKeyForAccount } from "../server/services/keys.js";
+import { createKeyForAccount } from "../server/operator/index.js";
 import { progress, type BenchDb } from "./lib.js";
 
 export const ACCOUNTS = 50;

@@ -4,7 +4,7 @@
 // with a window of 10 unacknowledged per session, as a carrier does; each MO is acknowledged only once stored.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { insertNumber } from "../server/db/numbers.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";

@@ -7,7 +7,7 @@ import { cpus, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { SingleBar, Presets } from "cli-progress";
 import pino from "pino";
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../server/db/knex.js";
 import { insertMessagesWithJobs } from "../server/db/messages/index.js";

@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { COUNTED_COLUMNS, countStatusEventsSql, countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../server/db/messageCounts.js";
 import { sql } from "../server/db/sql.js";
 import { insertWebhook } from "../server/db/webhooks.js";

@@ -9,7 +9,7 @@
 // Targets (issue 36): report p95 ≤ 200 ms; export ≥ 50,000 rows/s with RSS growing < 100 MB.
 import { readFileSync } from "node:fs";
 import { compactMessageCounts } from "../server/db/messageCounts.js";
-import { createOperatorKey } from "../server/services/keys.js";
+import { createOperatorKey } from "../server/operator/index.js";
 import { buildHistory, prepareHistory } from "./historyData.js";
 import { machine, percentile, serveProcess, startBenchDatabase, writeResult } from "./lib.js";
 

@@ -8,8 +8,8 @@
 //   batch:     POST /messages/batch with BENCH_BATCH (10,000) distinct messages against POST /campaigns with as
 //              many recipients, alternating, BENCH_ROUNDS (3) each: time to the answer. Target: the batch
 //              within 1.5× the campaign.
-import { ensureAccount } from "../server/db/accounts.js";
-import { createKeyForAccount } from "../server/services/keys.js";
+import { ensureAccount } from "../server/operator/index.js";
+import { createKeyForAccount } from "../server/operator/index.js";
 import { machine, percentile, serveProcess, startBenchDatabase, startWorkers, waitForCount, writeResult } from "./lib.js";
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);

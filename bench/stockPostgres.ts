@@ -6,7 +6,7 @@
 //   seconds: from the due time until the last report was applied and the last receipt arrived.
 //   jitFunctions: what pg_stat_statements says was JIT-compiled meanwhile.
 // Needs postgresql-NN (Debian) with its llvmjit.so; without it the benchmark says so and exits (fails under CI=true).
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { JOBS_CHANNEL } from "../server/db/jobs/index.js";
 import { createDb, migrateLatest } from "../server/db/knex.js";
 import { insertWebhook } from "../server/db/webhooks.js";

@@ -12,7 +12,7 @@
 //              p50/p99/max of submitted − scheduledAt, and the campaign's segments/s meanwhile (skipped with
 //              BENCH_THROTTLE_CAMPAIGN=0).
 // THROUGHPUT_PACER_MS is the default (100 ms) unless set in the environment.
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { updateAccountSettings } from "../server/db/accountSettings.js";
 import type { Db } from "../server/db/knex.js";
 import {

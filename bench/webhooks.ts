@@ -4,7 +4,7 @@
 // The status changes are made by this process through the same function the sender uses (16 at a time),
 // on messages already handed to the provider, while one worker process does nothing but deliver receipts:
 // the dispatcher is measured, not the send path (bench:dispatch measures that).
-import { ensureAccount } from "../server/db/accounts.js";
+import { ensureAccount } from "../server/operator/index.js";
 import { insertWebhook } from "../server/db/webhooks.js";
 import { changeMessageStatus } from "../server/services/statusChanges.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";

@@ -2,9 +2,9 @@
 // The new key is printed alone as the last line of stdout; logs go to stderr.
 import { destination } from "pino";
 import { loadConfig } from "../server/config.js";
-import { listApiKeys } from "../server/db/apiKeys.js";
+import { listApiKeys } from "../server/operator/index.js";
 import { openDatabase } from "../server/db/open.js";
-import { createKeyForAccount, createOperatorKey, revokeKeyByCli } from "../server/services/keys.js";
+import { createKeyForAccount, createOperatorKey, revokeKeyByCli } from "../server/operator/index.js";
 import { createLogger } from "../server/logger.js";
 
 const usage = "usage: keys create --account NAME | keys create --operator NAME | keys list | keys revoke KEYID";

@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { freePort, startEmbeddedPostgres } from "../server/db/embedded.js";
 import { createDb, migrateLatest } from "../server/db/knex.js";
 import { createLogger } from "../server/logger.js";
-import { createKeyForAccount } from "../server/services/keys.js";
+import { createKeyForAccount } from "../server/operator/index.js";
 
 const root = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

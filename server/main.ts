@@ -7,7 +7,7 @@ import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
 import { ProviderRefused, resolveDeploymentProvider } from "./routing/index.js";
-import { createFirstStartKeys } from "./services/keys.js";
+import { createFirstStartKeys } from "./operator/index.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
 

@@ -2,7 +2,7 @@
 // absent) and `x-scope` (the scope an account key needs). Checked right after authentication, before the body
 // is read: a refused request costs no parsing.
 import type { RequestHandler } from "express";
-import type { ApiKeyKind, ApiKeyScope } from "../db/apiKeys.js";
+import type { ApiKeyKind, ApiKeyScope } from "../operator/index.js";
 import { HttpError } from "./problem.js";
 
 export interface OperationAccess {

@@ -40,7 +40,7 @@ import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
 import { auditEventHandlers } from "./routes/auditEvents.js";
 import { reportHandlers } from "./routes/reports.js";
 import { exportHandlers } from "./routes/exports.js";
-import { KeyUsage } from "../services/keyUsage.js";
+import { KeyUsage } from "../operator/index.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
 import { ExportSlots } from "./exportSlots.js";

@@ -2,7 +2,7 @@
 // key, the account and the resource, never the body. Single sends, previews, explains and webhook tests are
 // not recorded (the message is the record of a send); refused requests are not either (/metrics counts them).
 import type { Request } from "express";
-import { insertAuditEvent } from "../db/auditEvents.js";
+import { insertAuditEvent } from "../operator/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 

@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from "express";
-import type { Account } from "../db/accounts.js";
-import type { ApiKeyKind, ApiKeyScope } from "../db/apiKeys.js";
-import type { KeyUsage } from "../services/keyUsage.js";
+import type { Account } from "../operator/index.js";
+import type { ApiKeyKind, ApiKeyScope } from "../operator/index.js";
+import type { KeyUsage } from "../operator/index.js";
 import type { Db } from "../db/knex.js";
-import { admitApiRequest, chargeBulkRows, type RateDecision, type RateLimit } from "../db/rateLimits.js";
-import { hashSecret, parseApiKey, secretHashMatches } from "../domain/apiKeys.js";
+import { admitApiRequest, chargeBulkRows, type RateDecision, type RateLimit } from "../operator/index.js";
+import { hashSecret, parseApiKey, secretHashMatches } from "../operator/index.js";
 import { HttpError } from "./problem.js";
 import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 

@@ -2,11 +2,11 @@
 // OpenAPI document does not allow is a compile error, and so is an operation without a handler.
 import type { operations } from "../../generated/api.js";
 import type { Config } from "../config.js";
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import type { RequestKey } from "./auth.js";
 import type { batchItemValidator } from "./batchItems.js";
 import type { ExportSlots } from "./exportSlots.js";
-import type { KeyUsage } from "../services/keyUsage.js";
+import type { KeyUsage } from "../operator/index.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import type { ReceiptClient } from "../webhooks/client.js";

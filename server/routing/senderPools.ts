@@ -1,6 +1,6 @@
 // Sender pools (docs/ROUTING.md, "Sender pools"): the account's API over routing/senderPoolsTable.ts, and the send path's
 // choice of a sender for messages of a pool (routing/senderChoice.ts), made set-wise for a claimed window.
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import { isUniqueViolation } from "../db/errors.js";
 import type { Db } from "../db/knex.js";
 import { heldAmong } from "../db/numbers.js";

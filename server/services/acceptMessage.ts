@@ -4,7 +4,7 @@
 // checked where it is stored.
 import { segmentInfo, isGsm7 } from "../../common/segments.js";
 import { textToSend } from "../../common/smartEncoding.js";
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import type { NewMessage } from "../db/messages/index.js";
 import { DomainError, invalidField } from "../domain/errors.js";
 import { requireMetadata } from "../domain/metadata.js";

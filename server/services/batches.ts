@@ -6,7 +6,7 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
 import { listSenderPools } from "../routing/index.js";
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import { batchHasLiveMessages, insertBatch, lockBatch } from "../db/batches.js";
 import { cancelBatchMessages, insertMessagesWithJobs, type NewMessage } from "../db/messages/index.js";
 import { heldAmong } from "../db/numbers.js";
@@ -16,7 +16,7 @@ import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD } from "../domain/sendingGuards.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
-import { chargeQuota } from "./quota.js";
+import { chargeQuota } from "../operator/index.js";
 import { mapYielding } from "./yieldingMap.js";
 
 type ItemResult = components["schemas"]["BatchItemResult"];

@@ -3,7 +3,7 @@
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import {
   audienceNameBounds,
   cancelCampaign as cancelCampaignRows,
@@ -35,7 +35,7 @@ import {
   requireAllowedSenderId,
   senderNotAllowed,
 } from "../domain/sendingGuards.js";
-import { chargeQuota, countsQuota } from "./quota.js";
+import { chargeQuota, countsQuota } from "../operator/index.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
 

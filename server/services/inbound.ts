@@ -9,7 +9,7 @@ import { insertInboundMessage } from "../db/messages/index.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";
-import { insertUnroutedMessage } from "../db/unroutedMessages.js";
+import { insertUnroutedMessage } from "../operator/index.js";
 import { matchKeyword } from "../domain/keywords.js";
 import { toE164 } from "../domain/phone.js";
 import { segmentInfo, type Encoding } from "../../common/segments.js";

@@ -3,13 +3,13 @@ import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
 import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../db/messages/index.js";
 import { deleteThrottledSends } from "../db/throttledSends.js";
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
 import { getSenderPool } from "../routing/index.js";
 import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
-import { chargeQuota, countsQuota } from "./quota.js";
+import { chargeQuota, countsQuota } from "../operator/index.js";
 
 /**
  * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when

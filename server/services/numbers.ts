@@ -3,7 +3,7 @@
 // can be sent or received as someone else; the first-start account included). Normalised to E.164 and held by one account in
 // the whole service: the 409 says the number is taken, never by whom.
 import type { Knex } from "knex";
-import type { Account } from "../db/accounts.js";
+import type { Account } from "../operator/index.js";
 import { carrierReachable } from "../routing/index.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { insertNumber, type NumberRow } from "../db/numbers.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { revokeApiKey } from "../../server/db/apiKeys.js";
+import { revokeApiKey } from "../../server/operator/index.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();

@@ -3,7 +3,7 @@
 // changes nothing there.
 import { describe, expect, it } from "vitest";
 import { documentOperations, loadDocument } from "../../server/http/document.js";
-import { createOperatorKey } from "../../server/services/keys.js";
+import { createOperatorKey } from "../../server/operator/index.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();

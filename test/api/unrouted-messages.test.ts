@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { applyRetention } from "../../server/jobs/maintenance/applyRetention.js";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundMessage } from "../../server/services/inbound.js";
-import { createOperatorKey } from "../../server/services/keys.js";
+import { createOperatorKey } from "../../server/operator/index.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();

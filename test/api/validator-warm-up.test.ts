@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig, type Config } from "../../server/config.js";
 import { createApp, createHttpServer } from "../../server/http/app.js";
 import { createLogger } from "../../server/logger.js";
-import { createKeyForAccount } from "../../server/services/keys.js";
+import { createKeyForAccount } from "../../server/operator/index.js";
 import { useTestDatabase } from "../helpers/database.js";
 
 const database = useTestDatabase();

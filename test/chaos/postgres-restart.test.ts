@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../server/db/embedded.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
-import { createKeyForAccount } from "../../server/services/keys.js";
+import { createKeyForAccount } from "../../server/operator/index.js";
 import { createLogger } from "../../server/logger.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";

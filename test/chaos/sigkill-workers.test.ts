@@ -4,7 +4,7 @@
 // imply reached the receiver (duplicates only with the same X-Webhook-Id). The time from the last kill until
 // everything settled is printed: it is the recovery figure in docs/RELIABILITY.md.
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { useTestDatabase } from "../helpers/database.js";

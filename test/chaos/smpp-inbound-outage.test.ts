@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from "../../server/db/embedded.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
 import { insertNumber } from "../../server/db/numbers.js";

@@ -8,7 +8,7 @@
 // every message it accepts, as this one does).
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { readConnector, updateConnector } from "../../server/routing/index.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { insertDueMessages } from "../helpers/messages.js";

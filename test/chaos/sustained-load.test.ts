@@ -4,8 +4,8 @@
 import autocannon from "autocannon";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../server/db/embedded.js";
-import { createKeyForAccount } from "../../server/services/keys.js";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { createKeyForAccount } from "../../server/operator/index.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { waitUntilSettled } from "../helpers/outcomes.js";
 import { spawnProcess, type Spawned } from "../helpers/process.js";

@@ -3,7 +3,7 @@
 // the provider at most once, and every receipt reached the receiver (duplicates only with one X-Webhook-Id).
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { useTestDatabase } from "../helpers/database.js";

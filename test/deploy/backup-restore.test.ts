@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
-import { createKeyForAccount } from "../../server/services/keys.js";
+import { createKeyForAccount } from "../../server/operator/index.js";
 import { debianServerMajors, startDebianPostgres } from "../helpers/debianPostgres.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { run } from "../helpers/process.js";

@@ -10,7 +10,7 @@ import { freePort } from "../../server/db/embedded.js";
 import { createDb, migrateLatest, type Db } from "../../server/db/knex.js";
 import { createLogger } from "../../server/logger.js";
 import { ProviderRefused, resolveDeploymentProvider } from "../../server/routing/index.js";
-import { createKeyForAccount } from "../../server/services/keys.js";
+import { createKeyForAccount } from "../../server/operator/index.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { createFreshDatabase } from "../helpers/freshDatabase.js";
 import { spawnProcess, type Spawned } from "../helpers/process.js";

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKeyForAccount } from "../../server/services/keys.js";
+import { createKeyForAccount } from "../../server/operator/index.js";
 import { createDb, type Db } from "../../server/db/knex.js";
 import { migrationSource } from "../../server/db/migrations/index.js";
 import { createFreshDatabase } from "../helpers/freshDatabase.js";

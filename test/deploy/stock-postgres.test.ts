@@ -5,7 +5,7 @@
 // embedded server the rest of the suite runs on ships
 // no JIT library, so only this file can see it. It counts what pg_stat_statements says was JIT-compiled.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { JOBS_CHANNEL } from "../../server/db/jobs/index.js";
 import { createDb, migrateLatest, type Db } from "../../server/db/knex.js";
 import { insertWebhook } from "../../server/db/webhooks.js";

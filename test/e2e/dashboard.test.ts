@@ -4,8 +4,8 @@
 import type { components } from "../../generated/api.js";
 import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
-import { revokeApiKey } from "../../server/db/apiKeys.js";
-import { createOperatorKey } from "../../server/services/keys.js";
+import { revokeApiKey } from "../../server/operator/index.js";
+import { createOperatorKey } from "../../server/operator/index.js";
 import { browserAvailable, screenshot, openForm, openSettings, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";

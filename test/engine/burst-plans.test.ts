@@ -6,7 +6,7 @@
 // measured the claim of 20,000 due messages at a third of its empty-database rate before this was fixed).
 // Checked on the plans PostgreSQL chooses for the statements our code sends.
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { claimMessagesForSending, returnToScheduled, updateStatusesWithReceipts, type MessageKey } from "../../server/db/messages/index.js";
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { parkBehindEarlier, releaseNextParked } from "../../server/db/webhookDeliveries.js";

@@ -3,7 +3,7 @@
 // receipt), so finishing one of those sends no release at all: half of all receipts, one round trip each.
 // Parking is tried only for a delivery loaded while an earlier one of its message was still pending.
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { finishDeliveries, loadDeliveriesForDispatch, parkBehindEarlier, type AttemptOutcome } from "../../server/db/webhookDeliveries.js";
 import { LAST_DELIVERY_SEQ } from "../../server/domain/deliveryOrder.js";
 import { useTestDatabase } from "../helpers/database.js";

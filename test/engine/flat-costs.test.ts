@@ -3,7 +3,7 @@
 // Checked on the plans PostgreSQL chooses for the statements our code sends, over 20,000 messages with
 // statistics, not on timings (bench:history measures those on millions).
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { deleteExpiredIdempotencyKeys } from "../../server/db/idempotencyKeys.js";
 import { listMessages } from "../../server/db/messages/index.js";
 import { deleteOldDeliveries, retainAccountMessages } from "../../server/db/retention.js";

@@ -3,7 +3,7 @@
 // them over: no claim and no NOTIFY for them. The rest are inserted claimable, with the NOTIFY. A worker that
 // dies holding handed-over jobs loses them to the rescuer like any claimed job.
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { JOBS_CHANNEL, rescueExpiredJobs, type ClaimedJob } from "../../server/db/jobs/index.js";
 import { updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { JobRunner } from "../../server/jobs/runner.js";

@@ -1,7 +1,7 @@
 // Long inbound messages whose parts reach two workers at once (two SMPP sessions): the parts of each message are
 // stored by two processes' connection pools concurrently, and every message is still assembled exactly once.
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { createDb } from "../../server/db/knex.js";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundPart } from "../../server/services/inboundParts.js";

@@ -1,7 +1,7 @@
 // Every statement that makes jobs (there are six) takes the kind's attempt budget from the one kind map.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { insertJobs, MAX_ATTEMPTS, type JobKind } from "../../server/db/jobs/index.js";
 import { insertMessagesWithJobs, insertScheduledMessage, updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { recordSimulatorSubmissions } from "../../server/db/simulatorSubmissions.js";

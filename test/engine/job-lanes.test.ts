@@ -2,7 +2,7 @@
 // from it. Changing the rule without a migration that rebuilds them fails here.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { claimJobs, insertJobs, JOB_LANE_SQL, LANE_OF_KIND, type JobKind } from "../../server/db/jobs/index.js";
 import { useTestDatabase } from "../helpers/database.js";
 

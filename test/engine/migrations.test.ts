@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { ensureAccount, insertAccount, isAccountNameTaken } from "../../server/db/accounts.js";
+import { ensureAccount, insertAccount, isAccountNameTaken } from "../../server/operator/index.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
 import { getStatusHistories } from "../../server/db/messages/index.js";
 import { migrationSource } from "../../server/db/migrations/index.js";

@@ -2,7 +2,7 @@
 // caps live in PostgreSQL, not in a process, so two workers together stay under them. Counted at the simulator,
 // whose books record every submission with its time. The tolerance (JITTER) is explained in throughput.test.ts.
 import { describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { updateAccountSettings } from "../../server/db/accountSettings.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { spawnWorkerProcess } from "../helpers/process.js";

@@ -1,7 +1,7 @@
 // Real worker processes (ROLE=worker npm start's entry point) sharing one database.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
 import { useTestDatabase } from "../helpers/database.js";
 import { insertDueMessages } from "../helpers/messages.js";

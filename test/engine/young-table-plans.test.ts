@@ -4,7 +4,7 @@
 // 0.11 ms for 100 of 20,000 messages), and written with the status plainly, a partial list index. Checked on the
 // plans PostgreSQL chooses for the statements our code sends, before any ANALYZE (server/db/byIdFilters.ts).
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import {
   claimMessagesForSending,
   findMessages,

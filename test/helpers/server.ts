@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createSmsClient, type SmsClient } from "../../client/index.js";
 import { loadConfig, type Config } from "../../server/config.js";
 import { resolveDeploymentProvider } from "../../server/routing/index.js";
-import { createKeyForAccount, createOperatorKey } from "../../server/services/keys.js";
+import { createKeyForAccount, createOperatorKey } from "../../server/operator/index.js";
 import { createApp, createHttpServer } from "../../server/http/app.js";
 import { createLogger, type Logger } from "../../server/logger.js";
 import type { Resolver } from "../../server/webhooks/urlPolicy.js";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { components } from "../../generated/api.js";
 import { storeIncompleteInboundMessagesChore } from "../../server/jobs/maintenance/chores.js";
 import { createLogger } from "../../server/logger.js";
-import { createOperatorKey } from "../../server/services/keys.js";
+import { createOperatorKey } from "../../server/operator/index.js";
 import type { SmppProvider } from "../../server/providers/smpp/provider.js";
 import type { Worker } from "../../server/worker.js";
 import { startSmppTestWorker } from "../helpers/smsc.js";

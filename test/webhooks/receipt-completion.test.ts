@@ -2,7 +2,7 @@
 // good) deletes the job there, so the runner sends no completion of its own for it; a failure to retry keeps
 // the job, due again after its backoff. The real handler, runner, HTTP client and receiver on 127.0.0.1.
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureAccount } from "../../server/db/accounts.js";
+import { ensureAccount } from "../../server/operator/index.js";
 import { updateStatusesWithReceipts } from "../../server/db/messages/index.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";

@@ -1,6 +1,6 @@
 import { getAccountSettings } from "../../db/accountSettings.js";
-import { getAccount } from "../../db/accounts.js";
-import { readDailyUsage } from "../../db/dailyUsage.js";
+import { getAccount } from "../../operator/index.js";
+import { readDailyUsage } from "../../operator/index.js";
 import { changeAccountSettings } from "../../services/accountSettings.js";
 import type { Handlers } from "../types.js";
 

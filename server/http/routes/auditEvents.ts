@@ -1,4 +1,4 @@
-import { listAuditEvents } from "../../db/auditEvents.js";
+import { listAuditEvents } from "../../operator/index.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";

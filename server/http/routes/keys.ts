@@ -1,6 +1,6 @@
-import { listAccountKeys, readActiveApiKey, type ApiKeyRow } from "../../db/apiKeys.js";
+import { listAccountKeys, readActiveApiKey, type ApiKeyRow } from "../../operator/index.js";
 import { fetchPage } from "../../domain/cursor.js";
-import { createAccountKey, revokeAccountKey } from "../../services/keys.js";
+import { createAccountKey, revokeAccountKey } from "../../operator/index.js";
 import { HttpError } from "../problem.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";

@@ -1,13 +1,13 @@
 // The operator API: accounts with their suspension and limits, their keys, their numbers, and who holds a number.
-import { getAccount, isAccountNameTaken, insertAccount, listAccounts, updateAccount, type AccountRow } from "../../db/accounts.js";
-import { listAccountKeys } from "../../db/apiKeys.js";
-import { readDailyUsage } from "../../db/dailyUsage.js";
+import { getAccount, isAccountNameTaken, insertAccount, listAccounts, updateAccount, type AccountRow } from "../../operator/index.js";
+import { listAccountKeys } from "../../operator/index.js";
+import { readDailyUsage } from "../../operator/index.js";
 import type { Db } from "../../db/knex.js";
 import { deleteNumber, findNumberHolder, getNumber, listNumbers } from "../../db/numbers.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { DomainError, notFound } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
-import { createAccountKey, revokeAccountKey } from "../../services/keys.js";
+import { createAccountKey, revokeAccountKey } from "../../operator/index.js";
 import { assignNumber } from "../../services/numbers.js";
 import { iso, toNumber } from "../serialize.js";
 import type { Handlers } from "../types.js";

@@ -1,4 +1,4 @@
-import { listUnroutedMessages } from "../../db/unroutedMessages.js";
+import { listUnroutedMessages } from "../../operator/index.js";
 import { fetchPage } from "../../domain/cursor.js";
 import type { Handlers } from "../types.js";
 

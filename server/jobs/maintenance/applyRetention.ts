@@ -1,6 +1,6 @@
-import { deleteOldUnroutedMessages } from "../../db/unroutedMessages.js";
-import { deleteOldAuditEvents } from "../../db/auditEvents.js";
-import { deleteOldDailyUsage } from "../../db/dailyUsage.js";
+import { deleteOldUnroutedMessages } from "../../operator/index.js";
+import { deleteOldAuditEvents } from "../../operator/index.js";
+import { deleteOldDailyUsage } from "../../operator/index.js";
 import type { Db } from "../../db/knex.js";
 import {
   deleteOldDeliveries,

@@ -1,8 +1,8 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
-import type { AccountLimits } from "./accounts.js";
-import { cursorAtColumn } from "./newestFirstPage.js";
-import { run, sql } from "./sql.js";
+import type { AccountLimits } from "./accountsTable.js";
+import { cursorAtColumn } from "../db/newestFirstPage.js";
+import { run, sql } from "../db/sql.js";
 
 export type ApiKeyKind = "account" | "operator";
 /** What an account key may do: `full` covers `send`, which covers `read`. */
@@ -47,11 +47,11 @@ const columns = {
   lastUsedAt: "k.last_used_at",
 };
 
-export type NewApiKey = { keyId: string; secretHash: Buffer; name?: string | null } & (
+export type NewApiKeyRow = { keyId: string; secretHash: Buffer; name?: string | null } & (
   { kind: "account"; accountId: string; scope: ApiKeyScope; test?: boolean; expiresAt?: Date | null } | { kind: "operator" }
 );
 
-export async function insertApiKey(db: Knex, key: NewApiKey): Promise<ApiKeyRow> {
+export async function insertApiKey(db: Knex, key: NewApiKeyRow): Promise<ApiKeyRow> {
   await db("api_keys").insert({
     key_id: key.keyId,
     kind: key.kind,

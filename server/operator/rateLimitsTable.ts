@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
-import { ACCOUNT_LIMITS_JSON } from "./accounts.js";
-import type { AdmittedKeyRow } from "./apiKeys.js";
-import { queryPrepared } from "./prepared.js";
+import { ACCOUNT_LIMITS_JSON } from "./accountsTable.js";
+import type { AdmittedKeyRow } from "./apiKeysTable.js";
+import { queryPrepared } from "../db/prepared.js";
 
 export interface RateLimit {
   /** Requests per second a key may make, sustained; 0 turns limiting off. */

@@ -1,8 +1,8 @@
 // The audit_events table (migration 026): one row per successful change, never a body or a secret.
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
-import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { run, sql } from "./sql.js";
+import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
+import { run, sql } from "../db/sql.js";
 
 export type AuditActorType = "account" | "operator" | "cli";
 

@@ -1,10 +1,10 @@
 // Making and revoking keys: by the CLI on the server, by an account's own key (of its account only, no wider
 // than itself, a test key only test keys) and by the operator for any account.
-import { ensureAccount, countAccounts } from "../db/accounts.js";
-import { insertAuditEvent } from "../db/auditEvents.js";
-import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope } from "../db/apiKeys.js";
+import { ensureAccount, countAccounts } from "./accountsTable.js";
+import { insertAuditEvent } from "./auditEventsTable.js";
+import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope } from "./apiKeysTable.js";
 import type { Db } from "../db/knex.js";
-import { generateApiKey } from "../domain/apiKeys.js";
+import { generateApiKey } from "./apiKeySecrets.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 
 /** Scopes from widest to narrowest. */

@@ -1,6 +1,6 @@
 // When each key was last used (GET /api/v1/key's `lastUsedAt`): remembered in memory on the request's path
 // and written in one statement for every key seen, every FLUSH_MS, so that no request pays a write for it.
-import { recordKeyUses } from "../db/apiKeys.js";
+import { recordKeyUses } from "./apiKeysTable.js";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 

@@ -1,9 +1,9 @@
 // The unrouted_messages table (migration 024): inbound messages to a number no account holds, for the operator.
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
-import type { NewInboundMessage } from "./messages/index.js";
-import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
-import { run, sql } from "./sql.js";
+import type { NewInboundMessage } from "../db/messages/index.js";
+import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
+import { run, sql } from "../db/sql.js";
 
 /** An unrouted message is stored with what an inbound one is, and no account. */
 export type UnroutedMessageRow = NewInboundMessage & { createdAt: Date };

@@ -3,8 +3,8 @@
 // quota, and a test key, count nothing at all (no statement). At 80 % the account's subscribed webhooks get
 // `account.quota_warning`, once a day.
 import type { Knex } from "knex";
-import type { Account } from "../db/accounts.js";
-import { chargeDailySegments } from "../db/dailyUsage.js";
+import type { Account } from "./accountsTable.js";
+import { chargeDailySegments } from "./dailyUsageTable.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { DomainError } from "../domain/errors.js";
 import { quotaWarningBody } from "../domain/events.js";

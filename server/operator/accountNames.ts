@@ -1,7 +1,7 @@
 // An account's name as people tell names apart: `Acme`, `ACME `, fullwidth `ＡＣＭＥ` and `acme` are one name.
 // Stored trimmed as given; compared by its key (trimmed, NFKC, case-folded), which a unique index holds
 // (migration 041), so two accounts never differ only by case, width or spaces around them.
-import { invalidField } from "./errors.js";
+import { invalidField } from "../domain/errors.js";
 
 /**
  * The comparison key: NFKC folds width and compatibility forms; upper then lower case folds case fully

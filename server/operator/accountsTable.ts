@@ -1,10 +1,10 @@
 // The accounts table: an account's name, and what the operator decides for it (suspension and limits,
 // migration 026). The account reads its limits; only the operator API changes them.
-import { accountName } from "../domain/accountNames.js";
-import { isUniqueViolation } from "./errors.js";
+import { accountName } from "./accountNames.js";
+import { isUniqueViolation } from "../db/errors.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
-import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
+import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
 
 /** What the operator allows an account (null: no limit of that kind). */
 export interface AccountLimits {

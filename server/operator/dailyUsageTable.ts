@@ -2,7 +2,7 @@
 // accounts with a dailySegmentQuota. The upsert's row lock serialises an account's concurrent requests, so
 // however many race, the sum never passes the quota.
 import type { Knex } from "knex";
-import { run, sql } from "./sql.js";
+import { run, sql } from "../db/sql.js";
 
 export interface QuotaCharge {
   /** False: the segments would pass the quota; nothing was counted. */

@@ -1,0 +1,18 @@
+// The operator layer, as one module (docs/OPERATIONS.md, "Operating accounts"): accounts, API keys, the audit log, the daily quota, the
+// API's rate limits and inbound messages no account holds. The pure rules (accountNames.ts: an account's name;
+// apiKeySecrets.ts: a key's format and hash), the tables (accountsTable.ts, apiKeysTable.ts, auditEventsTable.ts,
+// dailyUsageTable.ts, rateLimitsTable.ts, unroutedMessagesTable.ts), and the services (apiKeyAdmin.ts: keys made
+// and revoked, the first start's; keyUsage.ts: when a key was last used; quota.ts: the daily segment quota).
+// This file is the module's only entry (lint: modules-through-their-index). The sending guards the operator
+// sets are enforced by the engine where a message is claimed (db/sendingGuards.ts, domain/sendingGuards.ts).
+export * from "./accountNames.js";
+export * from "./apiKeySecrets.js";
+export * from "./accountsTable.js";
+export * from "./apiKeysTable.js";
+export * from "./auditEventsTable.js";
+export * from "./dailyUsageTable.js";
+export * from "./rateLimitsTable.js";
+export * from "./unroutedMessagesTable.js";
+export * from "./apiKeyAdmin.js";
+export * from "./keyUsage.js";
+export * from "./quota.js";
