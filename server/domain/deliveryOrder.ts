@@ -1,7 +1,7 @@
 // Per message and webhook, deliveries go out in seq order: one whose earlier deliveries are still pending is
 // parked behind them, and released when they finish (db/webhookDeliveries.ts).
 import { EVENT_SEQ } from "./events.js";
-import { RECEIPT_SEQ } from "./receipts.js";
+import { RECEIPT_SEQ } from "./receiptPayload.js";
 
 /** The highest seq any delivery has (a final status's receipt, an opt-out event). */
 export const LAST_DELIVERY_SEQ = Math.max(...Object.values(RECEIPT_SEQ), ...Object.values(EVENT_SEQ));

@@ -1,5 +1,5 @@
 // The bodies of the events besides receipts, serialised once: these exact bytes are stored in the outbox,
-// signed and sent (as receipts are, domain/receipts.ts).
+// signed and sent (as receipts are, domain/receiptPayload.ts).
 import type { components } from "../../generated/api.js";
 
 type Schemas = components["schemas"];

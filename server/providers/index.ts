@@ -8,8 +8,8 @@ import type { Logger } from "../logger.js";
 import { SimulatorProvider } from "./simulator.js";
 import { SmppProvider, smppLink } from "./smpp/provider.js";
 import { applySmppReceipts, type ReceiptOutcome, type ReceiptPayload } from "./smpp/applyReceipts.js";
-import { isDeliveryReceipt, parseReceipt } from "./smpp/receipts.js";
-import { isInboundMessage, storeSmppInbound } from "./smpp/inbound.js";
+import { isDeliveryReceipt, parseReceipt } from "./smpp/receiptPdus.js";
+import { isInboundMessage, storeSmppInbound } from "./smpp/inboundPdus.js";
 
 export function createSimulator(db: Db, config: Config): SimulatorProvider {
   return new SimulatorProvider(db, config.simulatorDeliveryDelayMs, config.simulatorSubmitDelayMs);

@@ -7,7 +7,7 @@ import type { JobHandoff } from "../db/jobs/index.js";
 import type { Db } from "../db/knex.js";
 import { findMessage, updateStatusesWithReceipts, type MessageKey } from "../db/messages/index.js";
 import { canTransition, FINAL_STATUSES } from "../domain/messageStatus.js";
-import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "../domain/receipts.js";
+import { RECEIPT_SEQ, receiptBody, type ReceiptStatus } from "../domain/receiptPayload.js";
 
 export interface StatusChange {
   status: ReceiptStatus;

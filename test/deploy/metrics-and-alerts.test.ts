@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { SmppConnection } from "../../server/providers/smpp/connection.js";
-import { registerSmppMetrics } from "../../server/providers/smpp/metrics.js";
+import { registerSmppMetrics } from "../../server/providers/smpp/smppMetrics.js";
 import { useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();

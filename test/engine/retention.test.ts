@@ -1,7 +1,7 @@
 // Retention: final messages past their time go with their history and receipt deliveries, in small batches;
 // a message that is not final never goes; the delivery log is trimmed on its own schedule; bodies are erased
 // (the row stays); an account may keep its messages for a different time; and all of it runs beside sending.
-import { receiptBody } from "../../server/domain/receipts.js";
+import { receiptBody } from "../../server/domain/receiptPayload.js";
 import { describe, expect, it } from "vitest";
 import { applyRetention, type RetentionPolicy } from "../../server/jobs/maintenance/applyRetention.js";
 import { FINAL_STATUSES, type StoredStatus } from "../../server/domain/messageStatus.js";

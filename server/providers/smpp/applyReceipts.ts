@@ -16,8 +16,8 @@ import { canTransition } from "../../domain/messageStatus.js";
 import type { Logger } from "../../logger.js";
 import { changeMessageStatus, changeMessageStatuses, type MessageFacts, type StatusChange } from "../../services/statusChanges.js";
 import { keepUnmatchedReceipt, LOOKUPS_BEFORE_UNMATCHED } from "../../services/unknownOutcomes.js";
-import { receiptLag } from "./metrics.js";
-import { outcomeOf, receiptError } from "./receipts.js";
+import { receiptLag } from "./smppMetrics.js";
+import { outcomeOf, receiptError } from "./receiptPdus.js";
 
 export type ReceiptPayload = JobPayload<"smpp_receipt">;
 

@@ -11,7 +11,7 @@
 import smpp, { type PDU } from "smpp";
 import type { Logger } from "../../logger.js";
 import { GuardedSession, type MalformedPdu } from "./guardedSession.js";
-import { sessionEnds } from "./metrics.js";
+import { sessionEnds } from "./smppMetrics.js";
 import { ConnectionLost, NotBound, SubmitQueue } from "./submitQueue.js";
 
 export { ConnectionLost, NotBound, THROTTLED_STATUSES, WaitedTooLong } from "./submitQueue.js";

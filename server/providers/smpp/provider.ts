@@ -15,7 +15,7 @@ import { insertSegments } from "../../db/smppSegments.js";
 import type { Logger } from "../../logger.js";
 import { ProviderUnavailable, type OutboundMessage, type Provider, type SubmitResult } from "../types.js";
 import { NotBound, SmppConnection, WaitedTooLong } from "./connection.js";
-import { registerSmppMetrics, submitsTotal, unregisterSmppMetrics } from "./metrics.js";
+import { registerSmppMetrics, submitsTotal, unregisterSmppMetrics } from "./smppMetrics.js";
 import { relativeValidity, submitPdus } from "./pdus.js";
 import { SendWindow } from "../window.js";
 

@@ -4,7 +4,7 @@
 import type { PDU } from "smpp";
 import type { Logger } from "../../logger.js";
 import type { GuardedSession } from "./guardedSession.js";
-import { throttledTotal } from "./metrics.js";
+import { throttledTotal } from "./smppMetrics.js";
 import { SubmitRate } from "./submitRate.js";
 
 /** The submit_sm was certainly not handed to the SMSC (not bound, or never written to the socket). */

@@ -1,5 +1,5 @@
 // Mobile-originated messages: a deliver_sm or data_sm whose esm_class message type (bits 0x3C) is 0 (0x04 is a
-// delivery receipt, receipts.ts). The `smpp` package has already decoded the text by data_coding when it parsed
+// delivery receipt, receiptPdus.ts). The `smpp` package has already decoded the text by data_coding when it parsed
 // the PDU (0: GSM 03.38 default alphabet, one octet per septet as SMPP carries it; 3: Latin-1; 8: UCS-2
 // big-endian, surrogate pairs included) and split off the UDH when esm_class has UDHI (0x40). This reads the
 // part of a long message from the UDH (IE 0x00, 8-bit reference, or 0x08, 16-bit) or the SAR TLVs.

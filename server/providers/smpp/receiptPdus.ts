@@ -2,7 +2,7 @@
 // "id:… sub:… dlvrd:… submit date:… done date:… stat:DELIVRD err:000 text:…", and the receipted_message_id /
 // message_state TLVs, when present, take precedence.
 import type { PDU } from "smpp";
-import { smppAddress } from "./inbound.js";
+import { smppAddress } from "./inboundPdus.js";
 
 export interface SmppReceipt {
   messageId: string;
