@@ -27,8 +27,8 @@ WITH ids AS (SELECT gen_random_uuid() AS mid, gen_random_uuid() AS jid FROM gene
            SELECT jid, :account::uuid, 'send_message', jsonb_build_object('messageId', mid), now(), 10 FROM ids),
      stored AS (INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding)
                 SELECT mid, :account::uuid, jid, '+14155550100', 'BENCH', 'limit benchmark', now(), 1, 'GSM-7' FROM ids
-                RETURNING ${STORED_COUNTED_COLUMNS})
-${sql.text(countStoredEventsSql("stored"))};
+                RETURNING ${sql.inline(STORED_COUNTED_COLUMNS)})
+${sql.inline(countStoredEventsSql("stored"))};
 COMMIT;
 BEGIN;
 WITH claimed AS (DELETE FROM jobs WHERE id = ANY(ARRAY(

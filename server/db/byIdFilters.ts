@@ -11,7 +11,6 @@
 // was then estimated at one row and joined to its 100 parameter rows by a nested loop, rescanning them for
 // every message (10,000 comparisons) where a hash join does one pass.
 
-import type { Knex } from "knex";
 import { sql, type Sql } from "./sql.js";
 
 /** `alias`'s status is one of `statuses`, in a form no partial index's predicate can be proved from. */
@@ -37,12 +36,3 @@ export function byAccountKeysSql(alias: string, keys: AccountKey[], idColumn = "
   const ids = keys.map((k) => k.id);
   return sql`${column} = ANY(${ids}::uuid[]) AND (${account}, ${column}) IN (SELECT * FROM unnest(${keys.map((k) => k.accountId)}::uuid[], ${ids}::uuid[]))`;
 }
-
-/** A fragment as knex's query builder takes it: `query.whereRaw(where.sql, where.bindings)`. */
-export function asWhere(fragment: Sql): { sql: string; bindings: Knex.RawBinding[] } {
-  const { text, bindings } = fragment.toKnex();
-  return { sql: text, bindings: bindings as Knex.RawBinding[] };
-}
-
-/** byAccountKeysSql for knex's query builder. */
-export const byAccountKeys = (alias: string, keys: AccountKey[], idColumn = "id") => asWhere(byAccountKeysSql(alias, keys, idColumn));

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
-import { byAccountKeys } from "./byIdFilters.js";
+import { byAccountKeysSql } from "./byIdFilters.js";
 import { cancelCampaignMessages } from "./messages/index.js";
 import { run, sql } from "./sql.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
@@ -258,14 +258,13 @@ export async function recordFanoutProgress(
 ): Promise<void> {
   await tx("campaigns")
     .where({ account_id: accountId, id: campaignId })
-    .update({ fanout_done: lastSeq, opted_out: tx.raw("opted_out + ?", [optedOut]) });
+    .update({ fanout_done: lastSeq, opted_out: sql`opted_out + ${optedOut}`.forBuilder(tx) });
 }
 
 /** scheduled → sending when the first of their messages is being sent. */
 export async function markCampaignsSending(db: Knex, campaigns: { id: string; accountId: string }[]): Promise<void> {
   if (campaigns.length === 0) return;
-  const k = byAccountKeys("", campaigns);
-  await db("campaigns").whereRaw(k.sql, k.bindings).where({ status: "scheduled" }).update({ status: "sending" });
+  await db("campaigns").where(byAccountKeysSql("", campaigns).forBuilder(db)).where({ status: "scheduled" }).update({ status: "sending" });
 }
 
 /** sending → completed once fan-out is done and every message reached a final status. */

@@ -24,14 +24,14 @@ export interface ContactFields {
   timeZone: string | null;
 }
 
-const OPTED_OUT_SQL = `${isOptedOutSql("contacts.account_id", "contacts.phone")} AS "optedOut"`;
+const OPTED_OUT_SQL = sql`${isOptedOutSql("contacts.account_id", "contacts.phone")} AS "optedOut"`;
 const columns = (db: Knex) => [
   "id",
   "phone",
   "first_name as firstName",
   "group_id as groupId",
   "time_zone as timeZone",
-  db.raw(OPTED_OUT_SQL),
+  OPTED_OUT_SQL.forBuilder(db),
   "created_at as createdAt",
   "updated_at as updatedAt",
 ];
@@ -65,7 +65,7 @@ export async function insertContactsSkippingExisting(db: Knex, accountId: string
                       ${contacts.map((c) => c.groupId)}::uuid[], ${contacts.map((c) => c.timeZone)}::text[])
             AS r(phone, first_name, group_id, time_zone)
         ON CONFLICT (account_id, phone) DO NOTHING
-        RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", time_zone AS "timeZone", ${sql.raw(OPTED_OUT_SQL)},
+        RETURNING id, phone, first_name AS "firstName", group_id AS "groupId", time_zone AS "timeZone", ${OPTED_OUT_SQL},
                   created_at AS "createdAt", updated_at AS "updatedAt"`,
   );
   return rows;

@@ -3,7 +3,7 @@
 // for the rest of its transaction: two workers that receive the last two parts at once (two sessions) take
 // turns, so the second always sees the first's part and exactly one of them assembles the message.
 import type { Knex } from "knex";
-import { run, sql } from "./sql.js";
+import { run, sql, type Sql } from "./sql.js";
 import type { Encoding } from "../../common/segments.js";
 
 /** What identifies one long message's parts, as the carrier numbers them. */
@@ -35,7 +35,7 @@ async function lockMessage(tx: Knex.Transaction, key: PartKey): Promise<void> {
 }
 
 const keyWhere = (key: PartKey) => ({ sender: key.from, recipient: key.to, reference: key.reference, total: key.total });
-const olderThan = (column: string, ms: number): [string, number[]] => [`${column} < now() - make_interval(secs => ?)`, [ms / 1000]];
+const olderThan = (column: string, ms: number): Sql => sql`${sql.raw(column)} < now() - make_interval(secs => ${ms / 1000})`;
 
 /**
  * Stores one part; false when it repeats a part already stored (then nothing changed). With the part that
@@ -48,10 +48,7 @@ export async function storePart(
   keepMs: number,
 ): Promise<{ stored: boolean; complete?: StoredPart[] }> {
   await lockMessage(tx, part);
-  await tx("inbound_parts")
-    .where(keyWhere(part))
-    .whereRaw(...olderThan("assembled_at", keepMs))
-    .delete();
+  await tx("inbound_parts").where(keyWhere(part)).where(olderThan("assembled_at", keepMs).forBuilder(tx)).delete();
   const inserted = await tx("inbound_parts")
     .insert({ ...keyWhere(part), seq: part.seq, body: part.body, encoding: part.encoding })
     .onConflict(["sender", "recipient", "reference", "total", "seq"])
@@ -87,14 +84,12 @@ export async function expiredPartKeys(db: Knex, timeoutMs: number, limit = 1000)
     .whereNull("assembled_at")
     .select("sender", "recipient", "reference", "total")
     .groupBy("sender", "recipient", "reference", "total")
-    .havingRaw(...olderThan("min(received_at)", timeoutMs))
+    .having(olderThan("min(received_at)", timeoutMs).forBuilder(db))
     .limit(limit)) as { sender: string; recipient: string; reference: number; total: number }[];
   return rows.map((r) => ({ from: r.sender, to: r.recipient, reference: r.reference, total: r.total }));
 }
 
 /** Forgets the keys of messages stored more than `keepMs` ago; returns how many parts. */
 export async function deleteAssembledParts(db: Knex, keepMs: number): Promise<number> {
-  return db("inbound_parts")
-    .whereRaw(...olderThan("assembled_at", keepMs))
-    .delete();
+  return db("inbound_parts").where(olderThan("assembled_at", keepMs).forBuilder(db)).delete();
 }

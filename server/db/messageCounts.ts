@@ -51,7 +51,7 @@ export function countStatusEventsSql(from: string, event: string, at: string): S
 }
 
 /** The columns an INSERT INTO messages returns for countStoredEventsSql. */
-export const STORED_COUNTED_COLUMNS = "account_id, direction, created_at, received_at, country, category, campaign_id, segments, test";
+export const STORED_COUNTED_COLUMNS = sql`account_id, direction, created_at, received_at, country, category, campaign_id, segments, test`;
 
 /**
  * SQL (no bindings): the INSERT (for a CTE, or the main statement) that counts the messages of CTE `from`

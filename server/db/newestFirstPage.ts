@@ -3,10 +3,11 @@
 // PostgreSQL stores it, so rows written by one statement (one now()) are still told apart by their id.
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
+import { sql } from "./sql.js";
 
 /** The select expression giving a row's cursorAt from its created_at column. */
 export function cursorAtColumn(db: Knex, column: string): Knex.Raw {
-  return db.raw(`to_char(?? AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "cursorAt"`, [column]);
+  return sql`to_char(${sql.raw(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "cursorAt"`.forBuilder(db);
 }
 
 /**
@@ -14,7 +15,10 @@ export function cursorAtColumn(db: Knex, column: string): Knex.Raw {
  * columns when the query joins ("c.").
  */
 export function newestFirstPage<Q extends Knex.QueryBuilder>(query: Q, after: CursorKey | undefined, limit: number, prefix = ""): Q {
-  if (after) query.whereRaw(`(${prefix}created_at, ${prefix}id) < (?::timestamptz, ?::uuid)`, [after.cursorAt, after.id]);
+  if (after) {
+    const key = sql.raw(`(${prefix}created_at, ${prefix}id)`);
+    query.where(sql`${key} < (${after.cursorAt}::timestamptz, ${after.id}::uuid)`.forBuilder(query.client));
+  }
   return query
     .orderBy([
       { column: `${prefix}created_at`, order: "desc" },

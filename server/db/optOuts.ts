@@ -3,7 +3,7 @@ import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
-import { run, sql } from "./sql.js";
+import { run, sql, type Sql } from "./sql.js";
 
 export interface OptOutRow {
   id: string;
@@ -75,8 +75,8 @@ export async function optedOutAmong(db: Knex, accountId: string, phones: string[
 }
 
 /** The one opt-out test, for a statement whose row has the account and phone in these columns. */
-export function isOptedOutSql(accountColumn: string, phoneColumn: string): string {
-  return `EXISTS (SELECT 1 FROM opt_outs o WHERE o.account_id = ${accountColumn} AND o.phone = ${phoneColumn})`;
+export function isOptedOutSql(accountColumn: string, phoneColumn: string): Sql {
+  return sql.raw(`EXISTS (SELECT 1 FROM opt_outs o WHERE o.account_id = ${accountColumn} AND o.phone = ${phoneColumn})`);
 }
 
 /**
@@ -87,10 +87,10 @@ export async function scheduledToOptedOut(db: Knex, keys: { id: string; accountI
   if (keys.length === 0) return [];
   const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT ${sql.raw(MESSAGE_FACTS_SQL)}
+    sql`SELECT ${MESSAGE_FACTS_SQL}
           FROM messages m
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT m.bypasses_opt_out
-           AND ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))}`,
+           AND ${isOptedOutSql("m.account_id", "m.recipient")}`,
   );
   return rows;
 }

@@ -1,23 +1,31 @@
+// Prepared statements: the hot paths' statements (authentication, POST /scheduler/schedule, the claim, the job
+// insert, SMPP segments), which PostgreSQL parses and plans once per connection instead of per call. One is
+// written with the `sql` tag like every other statement, and carries its name:
+//
+//   const findKey = prepared("auth_find_key", (v: { keyId: string }) => sql`SELECT … WHERE key_id = ${v.keyId}`);
+//   const [key] = await runPrepared<KeyRow>(db, findKey, { keyId });
+//
+// The statement's text must be the same on every call (values vary, fragments do not): pg refuses a name
+// reused for another text on a connection. Run through the connection methods knex's Client declares
+// (acquireConnection, releaseConnection) with pg's named query: knex's query pipeline is skipped — through
+// `db.raw(...).options({ name })` the same statements cost bench:api an eighth of its throughput
+// (bench/NOTES.md, "Figures behind the code").
 import type { Knex } from "knex";
 import type pg from "pg";
+import type { Sql } from "./sql.js";
 
-export interface Statement {
+export interface Prepared<V> {
   /** Name of the prepared statement, unique in the process. */
-  name: string;
-  /** SQL with named bindings (`:keyId`, `:at::timestamptz`); every occurrence is bound to the same value. */
-  text: string;
+  readonly name: string;
+  /** The statement for one call's values. */
+  readonly make: (values: V) => Sql;
 }
 
-/**
- * Runs a statement as a named prepared statement on a connection of knex's pool (the transaction's connection
- * when `db` is a transaction), through the connection methods knex's Client declares (`Knex.Client`,
- * acquireConnection and releaseConnection). The hot paths (authentication, POST /scheduler/schedule, the claim)
- * use it: PostgreSQL parses and plans each statement once per connection instead of per request, and knex's
- * query pipeline is skipped — through `db.raw(...).options({ name })` the same statements cost bench:api an
- * eighth of its throughput (bench/NOTES.md, "Figures behind the code"). Named bindings are compiled to
- * PostgreSQL's `$n` once per statement.
- */
-export async function queryPrepared<R>(db: Knex, statement: Statement, values: Record<string, unknown>): Promise<R[]> {
+/** A statement prepared under `name`, made by the `sql` tag from each call's values. */
+export const prepared = <V>(name: string, make: (values: V) => Sql): Prepared<V> => ({ name, make });
+
+/** Runs a prepared statement on a connection of knex's pool (the transaction's when `db` is one); its rows. */
+export async function runPrepared<R, V>(db: Knex, statement: Prepared<V>, values: V): Promise<R[]> {
   const query = preparedQuery(statement, values);
   const client: Knex.Client = db.client;
   // Reported as knex reports its own statements, so whatever watches the statements sent sees these too.
@@ -31,29 +39,9 @@ export async function queryPrepared<R>(db: Knex, statement: Statement, values: R
   }
 }
 
-/** The statement as pg's named query with its values in `$n` order; every name must have a value. */
-export function preparedQuery(statement: Statement, values: Record<string, unknown>): { name: string; text: string; values: unknown[] } {
-  const { text, names } = compiled(statement);
-  const bindings = names.map((name) => {
-    if (!(name in values)) throw new Error(`${statement.name}: no value for :${name}`);
-    return values[name];
-  });
-  return { name: statement.name, text, values: bindings };
-}
-
-const cache = new WeakMap<Statement, { text: string; names: string[] }>();
-
-/** `:name` → `$n`, one number per name in order of first appearance (a `::type` cast is left alone). */
-function compiled(statement: Statement): { text: string; names: string[] } {
-  let found = cache.get(statement);
-  if (!found) {
-    const names: string[] = [];
-    const text = statement.text.replace(/(?<!:):([A-Za-z_]\w*)/g, (_match, name: string) => {
-      const at = names.indexOf(name);
-      return `$${at >= 0 ? at + 1 : names.push(name)}`;
-    });
-    found = { text, names };
-    cache.set(statement, found);
-  }
-  return found;
+/** The statement as pg's named query: the tag's text with `$n` placeholders, and the values in order. */
+export function preparedQuery<V>(statement: Prepared<V>, values: V): { name: string; text: string; values: unknown[] } {
+  const made = statement.make(values);
+  const text = made.parts.reduce((all, part, i) => (i === 0 ? part : `${all}$${i}${part}`), "");
+  return { name: statement.name, text, values: [...made.values] };
 }

@@ -4,58 +4,63 @@
 // catalog rather than by pg_dump: the embedded PostgreSQL ships none, and a packaged one is often older than
 // the server. `npm run schema` writes it.
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 
 const SCHEMA = "public";
 /** knex's own bookkeeping, not ours. */
 const SKIP_TABLES = ["knex_migrations", "knex_migrations_lock"];
 
 export async function readSchemaSnapshot(db: Knex): Promise<string> {
-  const params = { schema: SCHEMA, skip: SKIP_TABLES };
-  const { rows: columns } = await db.raw<{
-    rows: { table: string; column: string; type: string; notnull: boolean; def: string | null; identity: string }[];
+  const { rows: columns } = await run<{
+    table: string;
+    column: string;
+    type: string;
+    notnull: boolean;
+    def: string | null;
+    identity: string;
   }>(
-    `SELECT c.relname AS "table", a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS "type",
+    db,
+    sql`SELECT c.relname AS "table", a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS "type",
             a.attnotnull AS "notnull", pg_get_expr(d.adbin, d.adrelid) AS "def", a.attidentity AS "identity"
        FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
        LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
-      WHERE n.nspname = :schema AND c.relkind IN ('r', 'p') AND c.relname <> ALL(:skip)
+      WHERE n.nspname = ${SCHEMA} AND c.relkind IN ('r', 'p') AND c.relname <> ALL(${[...SKIP_TABLES]}::name[])
       ORDER BY c.relname, a.attnum`,
-    params,
   );
-  const { rows: constraints } = await db.raw<{ rows: { table: string; name: string; def: string }[] }>(
-    `SELECT c.relname AS "table", k.conname AS "name", pg_get_constraintdef(k.oid) AS "def"
+  const { rows: constraints } = await run<{ table: string; name: string; def: string }>(
+    db,
+    sql`SELECT c.relname AS "table", k.conname AS "name", pg_get_constraintdef(k.oid) AS "def"
        FROM pg_constraint k
        JOIN pg_class c ON c.oid = k.conrelid
        JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = :schema AND c.relname <> ALL(:skip) AND k.contype <> 'n'
+      WHERE n.nspname = ${SCHEMA} AND c.relname <> ALL(${[...SKIP_TABLES]}::name[]) AND k.contype <> 'n'
       ORDER BY c.relname, k.conname`,
-    params,
   );
-  const { rows: indexes } = await db.raw<{ rows: { def: string }[] }>(
-    `SELECT pg_get_indexdef(i.indexrelid) AS "def"
+  const { rows: indexes } = await run<{ def: string }>(
+    db,
+    sql`SELECT pg_get_indexdef(i.indexrelid) AS "def"
        FROM pg_index i
        JOIN pg_class c ON c.oid = i.indrelid
        JOIN pg_class x ON x.oid = i.indexrelid
        JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = :schema AND c.relname <> ALL(:skip)
+      WHERE n.nspname = ${SCHEMA} AND c.relname <> ALL(${[...SKIP_TABLES]}::name[])
       ORDER BY c.relname, x.relname`,
-    params,
   );
-  const { rows: functions } = await db.raw<{ rows: { def: string }[] }>(
-    `SELECT pg_get_functiondef(p.oid) AS "def"
+  const { rows: functions } = await run<{ def: string }>(
+    db,
+    sql`SELECT pg_get_functiondef(p.oid) AS "def"
        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-      WHERE n.nspname = :schema
+      WHERE n.nspname = ${SCHEMA}
       ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`,
-    params,
   );
-  const { rows: triggers } = await db.raw<{ rows: { def: string }[] }>(
-    `SELECT pg_get_triggerdef(t.oid) AS "def"
+  const { rows: triggers } = await run<{ def: string }>(
+    db,
+    sql`SELECT pg_get_triggerdef(t.oid) AS "def"
        FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = :schema AND NOT t.tgisinternal
+      WHERE n.nspname = ${SCHEMA} AND NOT t.tgisinternal
       ORDER BY c.relname, t.tgname`,
-    params,
   );
 
   const out: string[] = ["-- The schema a fresh migrate leaves (npm run schema writes this file; do not edit it by hand).", ""];

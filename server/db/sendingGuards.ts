@@ -7,20 +7,20 @@ import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
 import { run, sql } from "./sql.js";
 
 /** True when `m`'s sender is alphanumeric or a number its account holds (numbers_phone_number_key). */
-export const SENDER_HELD_SQL = `(left(m.sender, 1) <> '+' OR EXISTS (
+export const SENDER_HELD_SQL = sql`(left(m.sender, 1) <> '+' OR EXISTS (
   SELECT 1 FROM numbers n WHERE n.phone_number = m.sender AND n.account_id = m.account_id))`;
 
 /** True when `m`'s account is suspended. */
-export const ACCOUNT_SUSPENDED_SQL = `EXISTS (SELECT 1 FROM accounts a WHERE a.id = m.account_id AND a.suspended)`;
+export const ACCOUNT_SUSPENDED_SQL = sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = m.account_id AND a.suspended)`;
 
 /** Of these messages, those still scheduled whose E.164 sender their account no longer holds. */
 export async function scheduledFromUnheldSenders(db: Knex, keys: { id: string; accountId: string }[]): Promise<MessageFactsRow[]> {
   if (keys.length === 0) return [];
   const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT ${sql.raw(MESSAGE_FACTS_SQL)}
+    sql`SELECT ${MESSAGE_FACTS_SQL}
           FROM messages m
-         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT ${sql.raw(SENDER_HELD_SQL)}`,
+         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND NOT ${SENDER_HELD_SQL}`,
   );
   return rows;
 }
@@ -31,7 +31,7 @@ export async function scheduledOfSuspended(db: Knex, keys: { id: string; account
   const { rows } = await run<{ id: string }>(
     db,
     sql`SELECT m.id FROM messages m
-         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND ${sql.raw(ACCOUNT_SUSPENDED_SQL)}`,
+         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND ${ACCOUNT_SUSPENDED_SQL}`,
   );
   return rows.map((r) => r.id);
 }

@@ -12,7 +12,7 @@ import { run, sql } from "./sql.js";
  * own, or the operator's ceiling), or it is a marketing message and its account has quiet hours. The claim's
  * fast path skips such messages.
  */
-export const NEEDS_SENDING_POLICY_SQL = `(EXISTS (
+export const NEEDS_SENDING_POLICY_SQL = sql`(EXISTS (
   SELECT 1 FROM account_settings s
    WHERE s.account_id = m.account_id
      AND (s.max_segments_per_second IS NOT NULL OR (m.category = 'marketing' AND s.quiet_hours_start IS NOT NULL)))
@@ -58,7 +58,7 @@ export async function policyFacts(db: Knex, keys: { id: string; accountId: strin
        LEFT JOIN accounts o ON o.id = m.account_id
        LEFT JOIN contacts c ON c.account_id = m.account_id AND c.phone = m.recipient
       WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND (m.valid_until IS NULL OR m.valid_until > now())
-        AND (${everyMessage}::boolean OR ${sql.raw(NEEDS_SENDING_POLICY_SQL)})
+        AND (${everyMessage}::boolean OR ${NEEDS_SENDING_POLICY_SQL})
       ORDER BY array_position(${keys.map((k) => k.id)}::uuid[], m.id)`,
   );
   return rows;

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { jobPriority, type Priority } from "../domain/sendingPolicy.js";
-import { insertJobsSql, laneOf, notifyWhen, wakeUpPayload, type JobPayload } from "./jobs/index.js";
+import { insertJobsSql, laneOf, notifyWhenSql, wakeUpPayload, type JobPayload } from "./jobs/index.js";
 import { run, sql } from "./sql.js";
 
 export interface SimulatedSubmission {
@@ -34,15 +34,15 @@ export async function recordSimulatorSubmissions(db: Knex, submissions: Simulate
                                ${submissions.map((s) => s.recipient)}::text[], ${submissions.map((s) => s.outcome)}::text[])
         ), j AS (
           ${insertJobsSql("provider_report", {
-            accountId: "r.account_id",
-            payload: "r.p",
+            accountId: sql`r.account_id`,
+            payload: sql`r.p`,
             runAt: sql`${reportsAt}::timestamptz`,
-            priority: "r.priority",
+            priority: sql`r.priority`,
             from: sql`unnest(${withReport.map((s) => JSON.stringify(s.report))}::jsonb[], ${withReport.map((s) => jobPriority(s.priority))}::smallint[],
                              ${withReport.map((s) => s.accountId)}::uuid[]) AS r(p, priority, account_id)`,
           })}
         )
-        SELECT ${notifyWhen(sql`${withReport.length > 0 && wakeUp !== undefined}::boolean`, sql`${wakeUp ?? ""}::text`)}`,
+        SELECT ${notifyWhenSql(sql`${withReport.length > 0 && wakeUp !== undefined}::boolean`, sql`${wakeUp ?? ""}::text`)}`,
   );
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
-import { queryPrepared, type Statement } from "./prepared.js";
+import { prepared, runPrepared } from "./prepared.js";
+import { sql } from "./sql.js";
 
 export interface SegmentRow {
   segmentId: string;
@@ -20,7 +21,7 @@ export async function insertSegments(db: Knex, messages: { messageId: string; se
     m.segmentIds.map((id, i) => ({ id, messageId: m.messageId, first: m.segmentIds[0]!, seq: i + 1, total: m.segmentIds.length })),
   );
   if (rows.length === 0) return;
-  await queryPrepared(db, INSERT_SEGMENTS, {
+  await runPrepared(db, INSERT_SEGMENTS, {
     segmentIds: rows.map((r) => r.id),
     messageIds: rows.map((r) => r.messageId),
     providerMessageIds: rows.map((r) => r.first),
@@ -29,11 +30,20 @@ export async function insertSegments(db: Knex, messages: { messageId: string; se
   });
 }
 
-const INSERT_SEGMENTS: Statement = {
-  name: "insert_smpp_segments",
-  text: `INSERT INTO smpp_segments (segment_id, message_id, provider_message_id, seq, total)
-         SELECT * FROM unnest(:segmentIds::text[], :messageIds::uuid[], :providerMessageIds::text[], :seqs::int[], :totals::int[])`,
-};
+interface SegmentColumns {
+  segmentIds: string[];
+  messageIds: string[];
+  providerMessageIds: string[];
+  seqs: number[];
+  totals: number[];
+}
+
+const INSERT_SEGMENTS = prepared(
+  "insert_smpp_segments",
+  (v: SegmentColumns) =>
+    sql`INSERT INTO smpp_segments (segment_id, message_id, provider_message_id, seq, total)
+         SELECT * FROM unnest(${v.segmentIds}::text[], ${v.messageIds}::uuid[], ${v.providerMessageIds}::text[], ${v.seqs}::int[], ${v.totals}::int[])`,
+);
 
 /** A segment's receipt: its carrier id, `stat` and `err`, and the keys the id may match (domain/carrierIds.ts). */
 export interface SegmentReceipt {
@@ -59,7 +69,7 @@ export interface TouchedSegment extends SegmentRow {
  */
 export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]): Promise<TouchedSegment[]> {
   if (receipts.length === 0) return [];
-  return queryPrepared<TouchedSegment>(db, RECORD_SEGMENT_RECEIPTS, {
+  return runPrepared<TouchedSegment, ReceiptColumns>(db, RECORD_SEGMENT_RECEIPTS, {
     segmentIds: receipts.map((r) => r.segmentId),
     stats: receipts.map((r) => r.stat),
     errs: receipts.map((r) => r.err),
@@ -72,10 +82,18 @@ export async function recordSegmentReceipts(db: Knex, receipts: SegmentReceipt[]
 // from its RETURNING instead.
 const KEY_SEPARATOR = "\x1f";
 
-const RECORD_SEGMENT_RECEIPTS: Statement = {
-  name: "record_segment_receipts_v3",
-  text: `WITH r AS (
-           SELECT * FROM unnest(:segmentIds::text[], :stats::text[], :errs::text[], :keyLists::text[])
+interface ReceiptColumns {
+  segmentIds: string[];
+  stats: string[];
+  errs: (string | null)[];
+  keyLists: string[];
+}
+
+const RECORD_SEGMENT_RECEIPTS = prepared(
+  "record_segment_receipts_v3",
+  (v: ReceiptColumns) =>
+    sql`WITH r AS (
+           SELECT * FROM unnest(${v.segmentIds}::text[], ${v.stats}::text[], ${v.errs}::text[], ${v.keyLists}::text[])
                     WITH ORDINALITY AS r(receipt_id, stat, err, keys, ord)
          ), target AS (
            SELECT DISTINCT ON (t.id) t.id, t.total, r.receipt_id, r.stat, r.err
@@ -102,4 +120,4 @@ const RECORD_SEGMENT_RECEIPTS: Statement = {
             WHERE target.total = 1
          ) touched
          ORDER BY "messageId", seq`,
-};
+);

@@ -5,7 +5,11 @@
 //   const mine = sql`SELECT id FROM groups WHERE account_id = ${accountId}`;
 //   await run(db, sql`SELECT count(*) FROM contacts WHERE group_id IN (${mine}) AND phone = ${phone}`);
 //
-// `sql.raw` is for trusted constant text only (an identifier or an expression made in code, never input).
+// `sql.raw` is for trusted constant text only (an identifier or an expression made in code, never input): SQL
+// text is always an Sql, never a plain string, so a value passed where an expression is expected does not
+// compile. A statement the hot paths prepare is written with this tag too, and named (db/prepared.ts); the
+// query builder takes a fragment as `query.where(fragment.forBuilder(db))`, where a plain CRUD call reads best
+// (docs/DEVELOPMENT.md, "Writing SQL").
 import type { Knex } from "knex";
 import pg from "pg";
 
@@ -26,6 +30,15 @@ export class Sql {
       text += this.parts[i + 1]!.replaceAll("?", "\\?");
     });
     return { text, bindings };
+  }
+
+  /**
+   * This fragment for knex's query builder, where a plain call reads best: `query.where(f.forBuilder(db))`, a
+   * select column, an update's value. `db`: the knex instance, or a query's `client`.
+   */
+  forBuilder(db: Knex | Knex.Client): Knex.Raw {
+    const { text, bindings } = this.toKnex();
+    return db.raw(text, bindings as Knex.RawBinding[]) as Knex.Raw;
   }
 }
 
@@ -68,12 +81,6 @@ function literal(v: unknown): string {
 
 /** Trusted constant SQL text (an expression or identifier made in code, never input). */
 sql.raw = (text: string): Sql => new Sql([text], []);
-
-/** The text of a fragment that has no bindings (for a statement written in another binding style). */
-sql.text = (fragment: Sql): string => {
-  if (fragment.values.length > 0) throw new Error("sql.text: the fragment has bindings");
-  return fragment.parts[0]!;
-};
 
 /** Fragments joined by `separator` (default ", "). */
 sql.join = (fragments: Sql[], separator = ", "): Sql =>

@@ -3,10 +3,11 @@
 // path sends it and deletes the row. Release order: priority (0 high … 2 low), scheduled_at, message_id.
 // Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
 import type { Knex } from "knex";
-import { jobPrioritySql, type Priority } from "../domain/sendingPolicy.js";
+import { type Priority } from "../domain/sendingPolicy.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
 import type { MessageKey } from "./messages/index.js";
 import { run, sql } from "./sql.js";
+import { jobPrioritySql } from "./jobs/priorities.js";
 
 const PRIORITIES: Priority[] = ["high", "normal", "low"];
 
@@ -33,7 +34,7 @@ export async function holdThrottledSends(tx: Knex, rows: ThrottledSend[]): Promi
   await run(
     tx,
     sql`INSERT INTO throttled_sends (message_id, account_id, priority, scheduled_at, segments, valid_until, released_at, send_at)
-        SELECT r.message_id, r.account_id, ${sql.raw(jobPrioritySql("r.priority"))}, r.scheduled_at, r.segments, r.valid_until,
+        SELECT r.message_id, r.account_id, ${jobPrioritySql(sql`r.priority`)}, r.scheduled_at, r.segments, r.valid_until,
                CASE WHEN r.send_at IS NOT NULL THEN now() END, to_timestamp(r.send_at)
           FROM unnest(${column((r) => r.messageId)}::uuid[], ${column((r) => r.accountId)}::uuid[], ${column((r) => r.priority)}::text[],
                       ${column((r) => r.scheduledAt.toISOString())}::timestamptz[], ${column((r) => r.segments)}::int[],
@@ -143,7 +144,7 @@ export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boole
   const { rows } = await run<{ id: string } & WaitingAhead>(
     db,
     sql`WITH RECURSIVE w AS (
-          SELECT m.id, m.account_id, ${sql.raw(jobPrioritySql("m.priority"))} AS priority, m.scheduled_at FROM messages m
+          SELECT m.id, m.account_id, ${jobPrioritySql(sql`m.priority`)} AS priority, m.scheduled_at FROM messages m
            WHERE ${byAccountKeysSql("m", keys)}
         ), account_heads AS (
           SELECT h.* FROM (SELECT DISTINCT account_id FROM w) a CROSS JOIN LATERAL (${headOf("a.account_id", messageIds)}) h
@@ -161,8 +162,8 @@ export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boole
 
 /** Whether anything at all is in the queue (the pacer's idle check: one probe). */
 export async function anyThrottledSends(db: Knex): Promise<boolean> {
-  const { rows } = await db.raw("SELECT EXISTS (SELECT 1 FROM throttled_sends) AS any");
-  return rows[0].any as boolean;
+  const { rows } = await run<{ any: boolean }>(db, sql`SELECT EXISTS (SELECT 1 FROM throttled_sends) AS any`);
+  return rows[0]!.any;
 }
 
 /** An account with messages waiting: its cap and its weight (its share of the link's cap against others). */
@@ -281,11 +282,9 @@ export interface ThroughputBacklog {
  * sweep (within a second).
  */
 export async function readThroughputBacklog(db: Knex, timeoutMs: number): Promise<ThroughputBacklog[]> {
-  const { rows } = await db
-    .raw(
-      `SELECT priority, count(*)::int AS waiting, EXTRACT(EPOCH FROM now() - min(scheduled_at))::float8 AS oldest
-         FROM throttled_sends WHERE released_at IS NULL GROUP BY priority`,
-    )
+  const { rows } = await sql`SELECT priority, count(*)::int AS waiting, EXTRACT(EPOCH FROM now() - min(scheduled_at))::float8 AS oldest
+                               FROM throttled_sends WHERE released_at IS NULL GROUP BY priority`
+    .forBuilder(db)
     .timeout(timeoutMs);
   const found = new Map((rows as { priority: number; waiting: number; oldest: number }[]).map((r) => [r.priority, r]));
   return PRIORITIES.map((priority, i) => ({

@@ -34,8 +34,7 @@ export async function lockThroughputBuckets(tx: Knex.Transaction, keys: string[]
     );
     rows = await read();
   }
-  const now =
-    rows.length > 0 ? rows[0]!.now : Number((await tx.raw("SELECT EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now")).rows[0].now);
+  const now = rows.length > 0 ? rows[0]!.now : await readClock(tx);
   return { now: Math.max(now, ...rows.map((r) => r.now)), tats: new Map(rows.map((r) => [r.key, r.tat])) };
 }
 
@@ -52,4 +51,10 @@ export async function updateThroughputBuckets(tx: Knex.Transaction, tats: Map<st
 /** Forgets buckets (a connector's promised turns when its cap changed): a key read again starts empty. */
 export async function forgetThroughputBuckets(db: Knex, keys: string[]): Promise<void> {
   await run(db, sql`DELETE FROM throughput_buckets WHERE key = ANY(${keys}::text[])`);
+}
+
+/** The database's clock now, in seconds (every worker's buckets and books are timed by it, not by its own). */
+export async function readClock(db: Knex): Promise<number> {
+  const { rows } = await run<{ now: number }>(db, sql`SELECT EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now`);
+  return rows[0]!.now;
 }

@@ -3,6 +3,7 @@
 // outcome on the same link by destination, submit minute and text prefix.
 import type { Knex } from "knex";
 import { insertJobs, type NewJob } from "./jobs/insertJobs.js";
+import { run, sql } from "./sql.js";
 
 /** What a receipt says besides its id, used to match it when the id is unknown (the submit's answer was lost). */
 export interface ReceiptFacts {
@@ -53,8 +54,9 @@ export async function insertUnmatchedReceipt(db: Knex, r: ReceiptFacts): Promise
 export async function findUnambiguousMatches(
   db: Knex,
 ): Promise<{ receipt: UnmatchedReceipt; messageId: string; accountId: string; submittedAt: Date }[]> {
-  const { rows } = await db.raw(
-    `WITH pairs AS (
+  const { rows } = await run<Record<string, unknown>>(
+    db,
+    sql`WITH pairs AS (
        SELECT r.id AS receipt_id, m.id AS message_id, m.account_id, m.submitted_at
        FROM unmatched_receipts r
        JOIN messages m ON m.status = 'sending' AND m.outcome_unknown_at IS NOT NULL
@@ -72,7 +74,7 @@ export async function findUnambiguousMatches(
        r.submitted_minute AS "submittedMinute", r.text_prefix AS "textPrefix", r.at
      FROM unambiguous u JOIN unmatched_receipts r ON r.id = u.receipt_id`,
   );
-  return rows.map((r: Record<string, unknown>) => ({
+  return rows.map((r) => ({
     messageId: r.messageId as string,
     accountId: r.accountId as string,
     submittedAt: r.submittedAt as Date,
@@ -100,8 +102,9 @@ export async function deleteUnmatchedReceipts(db: Knex, ids: string[]): Promise<
  */
 export async function requeueReceiptsNowKnown(db: Knex): Promise<number> {
   return db.transaction(async (tx) => {
-    const { rows }: { rows: { job_kind: NewJob["kind"]; job_payload: NewJob["payload"] }[] } = await tx.raw(
-      `DELETE FROM unmatched_receipts r
+    const { rows } = await run<{ job_kind: NewJob["kind"]; job_payload: NewJob["payload"] }>(
+      tx,
+      sql`DELETE FROM unmatched_receipts r
        WHERE r.job_kind IS NOT NULL
          AND (EXISTS (SELECT 1 FROM smpp_segments s WHERE s.segment_id = r.provider_message_id)
               OR EXISTS (SELECT 1 FROM messages m WHERE m.provider_message_id = r.provider_message_id))
@@ -118,6 +121,6 @@ export async function requeueReceiptsNowKnown(db: Knex): Promise<number> {
 /** Deletes receipts kept longer than `retentionMs`; returns how many. */
 export async function deleteExpiredUnmatchedReceipts(db: Knex, retentionMs: number): Promise<number> {
   return db("unmatched_receipts")
-    .where("received_at", "<", db.raw("now() - make_interval(secs => ?)", [retentionMs / 1000]))
+    .where("received_at", "<", sql`now() - make_interval(secs => ${retentionMs / 1000})`.forBuilder(db))
     .delete();
 }

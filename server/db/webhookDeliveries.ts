@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { mayHoldBackLater } from "../domain/deliveryOrder.js";
-import { byAccountKeys } from "./byIdFilters.js";
+import { byAccountKeysSql } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { completeHeldJobsSql, insertJobs, insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql } from "./jobs/index.js";
 import { run, sql } from "./sql.js";
@@ -37,7 +37,7 @@ export interface DeliveryForDispatch {
 export async function loadDeliveriesForDispatch(db: Knex, keys: { id: string; accountId: string }[]): Promise<DeliveryForDispatch[]> {
   return db("webhook_deliveries as d")
     .join("webhooks as w", (j) => j.on("w.id", "d.webhook_id").andOn("w.account_id", "d.account_id"))
-    .whereRaw(byAccountKeys("d", keys).sql, byAccountKeys("d", keys).bindings)
+    .where(byAccountKeysSql("d", keys).forBuilder(db))
     .select({
       id: "d.id",
       webhookId: "d.webhook_id",
@@ -174,10 +174,10 @@ export async function releaseNextParked(db: Knex, pairs: { accountId: string; me
              ORDER BY x.seq LIMIT 1) x)
        RETURNING n.id, n.account_id
      ), j AS (
-       ${insertJobsSql("deliver_receipt", { accountId: "next.account_id", payload: "jsonb_build_object('deliveryId', next.id)", from: "next" })}
+       ${insertJobsSql("deliver_receipt", { accountId: sql`next.account_id`, payload: sql`jsonb_build_object('deliveryId', next.id)`, from: sql`next` })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified`,
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
   );
   return rows[0]!.n;
 }
@@ -266,10 +266,10 @@ export async function insertEventDeliveries(
         WHERE w.account_id = ${accountId} AND ${event.event} = ANY(w.events)
        RETURNING id, account_id
      ), j AS (
-       ${insertJobsSql("deliver_receipt", { accountId: "d.account_id", payload: "jsonb_build_object('deliveryId', d.id)", from: "d" })}
+       ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j)", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified`,
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
   );
   return rows[0]!.n;
 }

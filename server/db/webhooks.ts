@@ -89,7 +89,7 @@ export async function rotateWebhookSecret(
     .where({ account_id: accountId, id: webhookId })
     .update({
       previous_secret: db.ref("secret"),
-      previous_secret_expires_at: db.raw("now() + make_interval(secs => ?)", [graceMs / 1000]),
+      previous_secret_expires_at: sql`now() + make_interval(secs => ${graceMs / 1000})`.forBuilder(db),
       secret: newSecret,
     });
   return count > 0;

@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../db/errors.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
+import { sql } from "../db/sql.js";
 
 /** What the operator allows an account (null: no limit of that kind). */
 export interface AccountLimits {
@@ -35,7 +36,7 @@ export interface AccountRow {
 }
 
 /** The SQL select list of an account's limits, columns of alias `a`, as an AccountLimits-shaped json. */
-export const ACCOUNT_LIMITS_JSON = `json_build_object(
+export const ACCOUNT_LIMITS_JSON = sql`json_build_object(
   'weight', a.weight, 'dailySegmentQuota', a.daily_segment_quota, 'allowedCountries', a.allowed_countries,
   'senderIds', a.sender_ids, 'selfServiceNumbers', a.self_service_numbers, 'maxSegmentsPerSecond', a.max_segments_per_second)`;
 
@@ -45,7 +46,7 @@ const columns = (db: Knex) => [
   "a.created_at as createdAt",
   "a.suspended",
   "a.first_start as firstStart",
-  db.raw(`${ACCOUNT_LIMITS_JSON} AS limits`),
+  sql`${ACCOUNT_LIMITS_JSON} AS limits`.forBuilder(db),
 ];
 
 /** Returns the account with this name (as accountNameKey compares names), creating it if needed. */

@@ -81,7 +81,7 @@ export async function listAccountKeys(
     .whereNull("k.revoked_at")
     .select({ ...columns, id: "k.key_id" }, cursorAtColumn(db, "k.created_at"));
   // Keyset on (created_at, key_id): key ids are text, not uuids.
-  if (opts.after) query.whereRaw("(k.created_at, k.key_id) < (?::timestamptz, ?)", [opts.after.cursorAt, opts.after.id]);
+  if (opts.after) query.where(sql`(k.created_at, k.key_id) < (${opts.after.cursorAt}::timestamptz, ${opts.after.id})`.forBuilder(db));
   return query
     .orderBy([
       { column: "k.created_at", order: "desc" },

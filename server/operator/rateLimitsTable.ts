@@ -1,7 +1,8 @@
 import type { Knex } from "knex";
 import { ACCOUNT_LIMITS_JSON } from "./accountsTable.js";
 import type { AdmittedKeyRow } from "./apiKeysTable.js";
-import { queryPrepared } from "../db/prepared.js";
+import { prepared, runPrepared } from "../db/prepared.js";
+import { sql } from "../db/sql.js";
 
 export interface RateLimit {
   /** Requests per second a key may make, sustained; 0 turns limiting off. */
@@ -39,54 +40,72 @@ export interface Admission {
  * two statements per request (lookup, then token) held the API to ~265 requests/s with a worker sending
  * beside it on 2 cores; one statement is what this module exists for.
  */
-const admit = {
-  name: "admit_api_request",
-  text: `WITH k AS (
+const admit = prepared(
+  "admit_api_request",
+  (v: AdmitValues) =>
+    sql`WITH k AS (
            SELECT k.key_id, k.kind, k.account_id, a.name, k.name AS key_name, k.scope, k.test, k.expires_at, k.secret_hash,
                   k.created_at, k.revoked_at, k.last_used_at, a.suspended, a.first_start,
                   CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS limits
              FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
-            WHERE k.key_id = :keyId AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+            WHERE k.key_id = ${v.keyId} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
          ), attempt AS (
            INSERT INTO rate_buckets AS r (bucket, tat)
            SELECT CASE WHEN account_id IS NULL THEN 'r.key.' || key_id ELSE 'r.' || account_id END,
-                  now() + make_interval(secs => :interval::float8)
-             FROM k WHERE k.secret_hash = :secretHash::bytea
-           ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => :interval::float8)
-            WHERE greatest(r.tat, now()) + make_interval(secs => :interval::float8) <= now() + make_interval(secs => :window::float8)
+                  now() + make_interval(secs => ${v.interval}::float8)
+             FROM k WHERE k.secret_hash = ${v.secretHash}::bytea
+           ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => ${v.interval}::float8)
+            WHERE greatest(r.tat, now()) + make_interval(secs => ${v.interval}::float8) <= now() + make_interval(secs => ${v.window}::float8)
            RETURNING tat
          )
          SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", k.name AS "accountName", k.key_name AS "name",
                 k.scope, k.test, k.expires_at AS "expiresAt", k.suspended AS "accountSuspended", k.first_start AS "accountFirstStart",
                 k.limits AS "accountLimits",
                 k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt",
-                k.secret_hash = :secretHash::bytea AS limited,
+                k.secret_hash = ${v.secretHash}::bytea AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
                 EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_buckets
                   WHERE bucket = CASE WHEN k.account_id IS NULL THEN 'r.key.' || k.key_id ELSE 'r.' || k.account_id END)) - now())::float8 AS ahead
            FROM k`,
-};
+);
 
 /** With limiting off there is no token to take: the key's row alone, without the write CTE. */
-const findKey = {
-  name: "find_active_api_key",
-  text: `SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", a.name AS "accountName", k.name,
+const findKey = prepared(
+  "find_active_api_key",
+  (v: { keyId: string }) =>
+    sql`SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", a.name AS "accountName", k.name,
                 k.scope, k.test, k.expires_at AS "expiresAt", a.suspended AS "accountSuspended", a.first_start AS "accountFirstStart",
                 CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS "accountLimits",
                 k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt"
            FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_id = :keyId AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-};
+          WHERE k.key_id = ${v.keyId} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+);
+
+interface AdmitValues {
+  keyId: string;
+  secretHash: Buffer;
+  /** Seconds between two requests at the account's rate, and the burst's span in seconds. */
+  interval: number;
+  window: number;
+}
+
+/** A bulk charge: the bucket, the whole cost and what must be free now (in seconds of the bucket), its window. */
+interface ChargeValues {
+  bucket: string;
+  cost: number;
+  needed: number;
+  window: number;
+}
 
 type AdmitRow = AdmittedKeyRow & { limited: boolean; allowed: boolean; ahead: number | null };
 
 export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffer, limit: RateLimit): Promise<Admission> {
   if (limit.perSecond <= 0) {
-    const [key] = await queryPrepared<AdmittedKeyRow>(db, findKey, { keyId });
+    const [key] = await runPrepared<AdmittedKeyRow, { keyId: string }>(db, findKey, { keyId });
     return { key };
   }
   const interval = 1 / limit.perSecond;
-  const [row] = await queryPrepared<AdmitRow>(db, admit, { keyId, secretHash, interval, window: limit.burst * interval });
+  const [row] = await runPrepared<AdmitRow, AdmitValues>(db, admit, { keyId, secretHash, interval, window: limit.burst * interval });
   if (!row) return {};
   const { limited, allowed, ahead, ...key } = row;
   return { key, decision: limited ? decide(allowed, ahead ?? 0, 1, interval, limit.burst * interval) : undefined };
@@ -100,24 +119,25 @@ export async function admitApiRequest(db: Knex, keyId: string, secretHash: Buffe
  * account's next bulk requests are refused until it is paid; its other requests are not (their bucket is
  * the request bucket).
  */
-const charge = {
-  name: "charge_bulk_rows",
-  text: `WITH attempt AS (
+const charge = prepared(
+  "charge_bulk_rows",
+  (v: ChargeValues) =>
+    sql`WITH attempt AS (
            INSERT INTO rate_buckets AS r (bucket, tat)
-           SELECT :bucket, now() + make_interval(secs => :cost::float8) WHERE :needed::float8 <= :window::float8
-           ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => :cost::float8)
-            WHERE greatest(r.tat, now()) + make_interval(secs => :needed::float8) <= now() + make_interval(secs => :window::float8)
+           SELECT ${v.bucket}, now() + make_interval(secs => ${v.cost}::float8) WHERE ${v.needed}::float8 <= ${v.window}::float8
+           ON CONFLICT (bucket) DO UPDATE SET tat = greatest(r.tat, now()) + make_interval(secs => ${v.cost}::float8)
+            WHERE greatest(r.tat, now()) + make_interval(secs => ${v.needed}::float8) <= now() + make_interval(secs => ${v.window}::float8)
            RETURNING tat
          )
          SELECT EXISTS (SELECT 1 FROM attempt) AS allowed,
-                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_buckets WHERE bucket = :bucket)) - now())::float8 AS ahead`,
-};
+                EXTRACT(EPOCH FROM coalesce((SELECT tat FROM attempt), (SELECT tat FROM rate_buckets WHERE bucket = ${v.bucket})) - now())::float8 AS ahead`,
+);
 
 export async function chargeBulkRows(db: Knex, accountId: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
   const interval = 1 / limit.perSecond;
   const window = limit.burst * interval;
   const needed = Math.min(tokens, Math.max(0, limit.burst - 1));
-  const [row] = await queryPrepared<{ allowed: boolean; ahead: number | null }>(db, charge, {
+  const [row] = await runPrepared<{ allowed: boolean; ahead: number | null }, ChargeValues>(db, charge, {
     bucket: `b.${accountId}`,
     cost: tokens * interval,
     needed: needed * interval,

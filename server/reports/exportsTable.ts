@@ -15,7 +15,7 @@ import { sql, type Sql } from "../db/sql.js";
  */
 interface Column {
   name: string;
-  expr: string;
+  expr: Sql;
   kind: "text" | "flag" | "value";
 }
 
@@ -26,31 +26,33 @@ export interface ExportQuery {
 }
 
 /** A time as the file writes it (ISO 8601 UTC, milliseconds): made by PostgreSQL, not parsed into a Date and back. */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const text = (name: string, expr: string = name): Column => ({ name, expr, kind: "text" });
-const value = (name: string, expr: string = name): Column => ({ name, expr, kind: "value" });
+const iso = (column: string) => sql.raw(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+/** A column of the table by its name (`column`, default the export's name), or an expression. */
+const cell = (expr: string | Sql): Sql => (typeof expr === "string" ? sql.raw(expr) : expr);
+const text = (name: string, expr: string | Sql = name): Column => ({ name, expr: cell(expr), kind: "text" });
+const value = (name: string, expr: string | Sql = name): Column => ({ name, expr: cell(expr), kind: "value" });
 
 /** Rows fetched per round trip of the NDJSON cursor: a round trip is cheap per row, the batch small to hold. */
 const FETCH_ROWS = 2_000;
 
 /** A cell a spreadsheet would run as a formula gets a leading ' (domain/spreadsheet.ts says which). */
-function spreadsheetSafe(expr: string): string {
-  return `CASE WHEN ${expr} ~ '${FORMULA_CELL}' AND ${expr} !~ '${PHONE_NUMBER.source}' THEN '''' || ${expr} ELSE ${expr} END`;
+function spreadsheetSafe(expr: Sql): Sql {
+  const formula = sql.raw(`'${FORMULA_CELL}'`);
+  const phone = sql.raw(`'${PHONE_NUMBER.source}'`);
+  return sql`CASE WHEN ${expr} ~ ${formula} AND ${expr} !~ ${phone} THEN '''' || ${expr} ELSE ${expr} END`;
 }
 
 const select = (q: ExportQuery, csv: boolean) =>
-  sql`SELECT ${sql.raw(
-    q.columns
-      .map((c) => {
-        const expr =
-          !csv || c.kind === "value"
-            ? c.expr
-            : c.kind === "text"
-              ? spreadsheetSafe(c.expr)
-              : `CASE WHEN ${c.expr} THEN 'true' ELSE 'false' END`;
-        return `${expr} AS "${c.name}"`;
-      })
-      .join(", "),
+  sql`SELECT ${sql.join(
+    q.columns.map((c) => {
+      const expr =
+        !csv || c.kind === "value"
+          ? c.expr
+          : c.kind === "text"
+            ? spreadsheetSafe(c.expr)
+            : sql`CASE WHEN ${c.expr} THEN 'true' ELSE 'false' END`;
+      return sql`${expr} AS ${sql.raw(`"${c.name}"`)}`;
+    }),
   )} ${q.from}`;
 
 /**
@@ -114,9 +116,9 @@ const MESSAGE_COLUMNS: Column[] = [
   text("from", "sender"),
   text("to", "recipient"),
   text("body"),
-  value("status", "CASE WHEN status = 'sending' THEN 'scheduled' ELSE status END"),
-  value("category", "CASE WHEN direction = 'inbound' THEN NULL ELSE category END"),
-  value("priority", "CASE WHEN direction = 'inbound' THEN NULL ELSE priority END"),
+  value("status", sql`CASE WHEN status = 'sending' THEN 'scheduled' ELSE status END`),
+  value("category", sql`CASE WHEN direction = 'inbound' THEN NULL ELSE category END`),
+  value("priority", sql`CASE WHEN direction = 'inbound' THEN NULL ELSE priority END`),
   value("segments"),
   value("encoding"),
   value("country"),

@@ -2,6 +2,7 @@
 // account and sender when it was last chosen and its cap's tat, which the send path locks while it chooses.
 import type { Knex } from "knex";
 import { run, sql } from "../db/sql.js";
+import { readClock } from "../db/throughputBuckets.js";
 
 export interface SenderPoolRow {
   id: string;
@@ -130,7 +131,7 @@ export async function lockSenderBooks(
            AND (left(b.sender, 1) <> '+' OR EXISTS (SELECT FROM numbers n WHERE n.account_id = b.account_id AND n.phone_number = b.sender))
          ORDER BY b.account_id, b.sender FOR UPDATE OF b`,
   );
-  const now = rows[0]?.now ?? Number((await tx.raw("SELECT EXTRACT(EPOCH FROM clock_timestamp())::float8 AS now")).rows[0].now);
+  const now = rows[0]?.now ?? (await readClock(tx));
   return { now, books: rows.map(({ now: _now, ...b }) => b) };
 }
 

@@ -1,7 +1,6 @@
 import type { Knex } from "knex";
-import { CLAIM_ALL_CALL, CLAIM_LANE_CALL } from "./functions/claimJobsV3.js";
-import { CLAIM_FAIR_CALL } from "./functions/claimJobsV4.js";
-import { queryPrepared } from "../prepared.js";
+import { prepared, runPrepared } from "../prepared.js";
+import { sql } from "../sql.js";
 import type { JobLane } from "./lanes.js";
 import type { ClaimedJob } from "./types.js";
 
@@ -34,10 +33,16 @@ export async function claimJobs(
   const leaseSeconds = leaseMs / 1000;
   const [row] =
     lane === undefined
-      ? await queryPrepared<ClaimRow>(db, claimAll, { limit, workerId, leaseSeconds })
+      ? await runPrepared<ClaimRow, Common>(db, claimAll, { limit, workerId, leaseSeconds })
       : lane === "default"
-        ? await queryPrepared<ClaimRow>(db, claimFair, { limit, workerId, leaseSeconds, after, connectors })
-        : await queryPrepared<ClaimRow>(db, claimLane, { limit, workerId, leaseSeconds, lane });
+        ? await runPrepared<ClaimRow, Common & { after: string | null; connectors: readonly string[] }>(db, claimFair, {
+            limit,
+            workerId,
+            leaseSeconds,
+            after,
+            connectors,
+          })
+        : await runPrepared<ClaimRow, Common & { lane: JobLane }>(db, claimLane, { limit, workerId, leaseSeconds, lane });
   return {
     jobs: row!.jobs.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
     nextDueInMs: row!.nextDueInMs,
@@ -48,6 +53,24 @@ export async function claimJobs(
 type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };
 type ClaimRow = { jobs: RawJob[]; nextDueInMs: number | null; lastAccount?: string | null };
 
-const claimAll = { name: "claim_jobs_v3", text: CLAIM_ALL_CALL };
-const claimLane = { name: "claim_jobs_v3_lane", text: CLAIM_LANE_CALL };
-const claimFair = { name: "claim_jobs_v6", text: CLAIM_FAIR_CALL };
+type Common = { limit: number; workerId: string; leaseSeconds: number };
+
+/** The claim of every lane's due jobs (functions/claimJobsV3.ts). */
+const claimAll = prepared(
+  "claim_jobs_v3",
+  (v: Common) =>
+    sql`SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v3(${v.limit}::int, ${v.workerId}::text, ${v.leaseSeconds}::float8)`,
+);
+/** The claim of one lane's due jobs (functions/claimJobsV3.ts). */
+const claimLane = prepared(
+  "claim_jobs_v3_lane",
+  (v: Common & { lane: JobLane }) =>
+    sql`SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v3(${v.limit}::int, ${v.workerId}::text, ${v.leaseSeconds}::float8, ${v.lane}::text)`,
+);
+/** The default lane's fair claim (functions/claimJobsV4.ts). */
+const claimFair = prepared(
+  "claim_jobs_v6",
+  (v: Common & { after: string | null; connectors: readonly string[] }) =>
+    sql`SELECT jobs, next_due_in_ms AS "nextDueInMs", last_account AS "lastAccount"
+          FROM claim_jobs_v6(${v.limit}::int, ${v.workerId}::text, ${v.leaseSeconds}::float8, ${v.after}::uuid, ${v.connectors}::uuid[])`,
+);

@@ -22,7 +22,6 @@ export {
   JOBS_CHANNEL,
   laneNowPayloadSql,
   NOTIFY_HORIZON_MS,
-  notifyWhen,
   notifyWhenSql,
   notifyWorkers,
   parseWakeUpPayload,

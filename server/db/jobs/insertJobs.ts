@@ -4,7 +4,7 @@
 import type { Knex } from "knex";
 import { MAX_ATTEMPTS, type JobKind, type JobKinds } from "./kinds.js";
 import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
-import { queryPrepared, type Statement } from "../prepared.js";
+import { prepared, runPrepared } from "../prepared.js";
 import { sql, type Sql } from "../sql.js";
 
 /** `accountId`: the account whose work it is (null only for an SMSC's receipt, whose account is not known yet). */
@@ -33,7 +33,7 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
   const now = new Date();
   // One prepared statement whatever the number of jobs (a multi-row VALUES list is a new statement text, and
   // so a new plan, for every count), with its NOTIFY: receipts stored a batch at a time come through here.
-  await queryPrepared(tx, INSERT_JOBS, {
+  await runPrepared(tx, INSERT_JOBS, {
     ids: jobs.map((j) => j.id ?? null),
     kinds: jobs.map((j) => j.kind),
     payloads: jobs.map((j) => JSON.stringify(j.payload)),
@@ -44,16 +44,28 @@ export async function insertUntypedJobs(tx: Knex.Transaction, jobs: NewUntypedJo
   });
 }
 
-const INSERT_JOBS: Statement = {
-  name: "insert_jobs",
-  text: `WITH inserted AS (
-           INSERT INTO jobs (id, kind, payload, run_at, max_attempts, account_id)
-           SELECT coalesce(j.id, gen_uuid_v7()), j.kind, j.payload, j.run_at, j.max_attempts, j.account_id
-             FROM unnest(:ids::uuid[], :kinds::text[], :payloads::jsonb[], :runAts::timestamptz[], :maxAttempts::int[],
-                         :accountIds::uuid[]) AS j(id, kind, payload, run_at, max_attempts, account_id)
-           RETURNING 1)
-         SELECT count(*) AS n, ${notifyWhenSql(":wakeUp::text IS NOT NULL", ":wakeUp::text")} FROM inserted`,
-};
+interface JobColumns {
+  ids: (string | null)[];
+  kinds: string[];
+  payloads: string[];
+  runAts: Date[];
+  maxAttempts: number[];
+  accountIds: (string | null)[];
+  /** The NOTIFY payload, or null for none (no job due within the horizon). */
+  wakeUp: string | null;
+}
+
+const INSERT_JOBS = prepared(
+  "insert_jobs",
+  (v: JobColumns) =>
+    sql`WITH inserted AS (
+          INSERT INTO jobs (id, kind, payload, run_at, max_attempts, account_id)
+          SELECT coalesce(j.id, gen_uuid_v7()), j.kind, j.payload, j.run_at, j.max_attempts, j.account_id
+            FROM unnest(${v.ids}::uuid[], ${v.kinds}::text[], ${v.payloads}::jsonb[], ${v.runAts}::timestamptz[],
+                        ${v.maxAttempts}::int[], ${v.accountIds}::uuid[]) AS j(id, kind, payload, run_at, max_attempts, account_id)
+          RETURNING 1)
+        SELECT count(*) AS n, ${notifyWhenSql(sql`${v.wakeUp}::text IS NOT NULL`, sql`${v.wakeUp}::text`)} FROM inserted`,
+);
 
 /**
  * `INSERT INTO jobs … SELECT` for a statement that makes jobs of `kind` from rows of its own: `accountId`,
@@ -100,6 +112,6 @@ export function insertJobsSql<K extends JobKind>(
   return sql`INSERT INTO jobs (${names}) SELECT ${values}${parts.from ? sql` FROM ${expr(parts.from)}` : sql``}`;
 }
 
-/** An SQL expression: text made in code (a column, a constant expression), or a fragment with its bindings. */
-type Expr = string | Sql;
-const expr = (e: Expr): Sql => (typeof e === "string" ? sql.raw(e) : e);
+/** An SQL expression: a fragment of the `sql` tag (never a plain string, which would be spliced in unquoted). */
+type Expr = Sql;
+const expr = (e: Expr): Sql => e;

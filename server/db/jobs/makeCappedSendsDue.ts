@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { run, sql } from "../sql.js";
-import { notifyWhen, wakeUpPayload } from "./wakeUp.js";
+import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
 
 /**
  * Makes the send jobs of messages waiting for a connector (scheduled, routed to it before: at its cap, or for
@@ -27,7 +27,7 @@ export async function makeCappedSendsDue(db: Knex, connectorId: string, at: Date
              AND EXISTS (SELECT FROM messages m WHERE m.id = (j.payload->>'messageId')::uuid AND m.connector_id = ${connectorId}::uuid)
           RETURNING j.id
         )
-        SELECT (SELECT count(*)::int FROM waiting) AS n, ${notifyWhen(sql`EXISTS (SELECT 1 FROM waiting)`, sql`${wakeUpPayload(at) ?? ""}`)} AS notified`,
+        SELECT (SELECT count(*)::int FROM waiting) AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM waiting)`, sql`${wakeUpPayload(at) ?? ""}`)} AS notified`,
   );
   return rows[0]!.n;
 }

@@ -27,7 +27,7 @@ export async function makeHeldSendsDue(db: Knex, accountId: string): Promise<num
            WHERE state = 'running' AND kind = 'send_message' AND account_id = ${accountId}
           RETURNING id
         )
-        SELECT (SELECT count(*)::int FROM held) AS n, ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM held)"))} AS notified`,
+        SELECT (SELECT count(*)::int FROM held) AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM held)`)} AS notified`,
   );
   return rows[0]!.n;
 }

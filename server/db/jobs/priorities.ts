@@ -1,3 +1,5 @@
+import { sql, type Sql } from "../sql.js";
+
 /**
  * jobs.priority, lowest first: -1 a timed job (a send whose throughput slot is now: rescheduleJobs and a
  * waking snooze set it, and the fair claim takes these of every account first), 0 a `high` send, 1 a
@@ -8,3 +10,6 @@
  */
 export const TIMED_PRIORITY = -1;
 export const HIGH_PRIORITY = 0;
+
+/** A message's send job's jobs.priority (claimed 0 first), from an SQL expression of its priority's text. */
+export const jobPrioritySql = (priority: Sql): Sql => sql`(array_position(ARRAY['high', 'normal', 'low'], ${priority}) - 1)::smallint`;

@@ -27,7 +27,7 @@ export async function recallSnoozedReceipts(db: Knex, accountId: string, webhook
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM r)::int AS n,
-               ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM r)", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified`,
+               ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM r)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
   );
   return rows[0]!.n;
 }

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { notifyWorkers } from "./wakeUp.js";
+import { run, sql } from "../sql.js";
 
 /**
  * Jobs whose lease ran out (their worker died or hung) become claimable again at once. The attempt still
@@ -7,8 +8,9 @@ import { notifyWorkers } from "./wakeUp.js";
  * Rows locked by another statement (their worker completing them just now) are left for the next round.
  */
 export async function rescueExpiredJobs(db: Knex): Promise<number> {
-  const { rowCount } = await db.raw(
-    `UPDATE jobs
+  const { rowCount } = await run(
+    db,
+    sql`UPDATE jobs
         SET state = CASE WHEN attempt >= max_attempts THEN 'discarded' ELSE 'retryable' END,
             finalized_at = CASE WHEN attempt >= max_attempts THEN now() END,
             run_at = now(),
@@ -17,5 +19,5 @@ export async function rescueExpiredJobs(db: Knex): Promise<number> {
       WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND locked_until < now() ORDER BY id FOR UPDATE SKIP LOCKED)`,
   );
   if (rowCount) await notifyWorkers(db);
-  return rowCount ?? 0;
+  return rowCount;
 }

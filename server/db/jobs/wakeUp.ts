@@ -1,7 +1,7 @@
 // The wake-up rule: statements that make jobs claimable NOTIFY the listening workers (jobs/listener.ts), at
 // commit (NOTIFY is transactional, so never before the rows exist). Every such statement uses these helpers.
 import type { Knex } from "knex";
-import { sql, type Sql } from "../sql.js";
+import { run, sql, type Sql } from "../sql.js";
 import type { JobLane } from "./lanes.js";
 
 export const JOBS_CHANNEL = "jobs_inserted";
@@ -26,7 +26,7 @@ export function wakeUpPayload(earliest: Date, lane?: JobLane): string | undefine
 }
 
 /** The SQL payload of a NOTIFY for jobs of `lane` due now. */
-export const laneNowPayloadSql = (lane: JobLane): string => `'@${lane}'`;
+export const laneNowPayloadSql = (lane: JobLane): Sql => sql.raw(`'@${lane}'`);
 
 /** A NOTIFY payload read: the time (empty: now) and the lane it is for (undefined: every lane). */
 export function parseWakeUpPayload(payload: string | undefined): { time: string | undefined; lane: string | undefined } {
@@ -34,17 +34,12 @@ export function parseWakeUpPayload(payload: string | undefined): { time: string 
   return at < 0 ? { time: payload, lane: undefined } : { time: payload!.slice(0, at), lane: payload!.slice(at + 1) };
 }
 
-/** SQL for a NOTIFY sent only when `condition` holds; `payload` is an SQL expression ('' means "look now"). */
-export function notifyWhenSql(condition: string, payload = "''"): string {
-  return `CASE WHEN ${condition} THEN pg_notify('${JOBS_CHANNEL}', ${payload}) END`;
-}
-
-/** The same as a fragment of the `sql` tag. */
-export const notifyWhen = (condition: Sql, payload: Sql = sql`''`): Sql =>
+/** A NOTIFY sent only when `condition` holds; `payload` is an SQL expression ('' means "look now"). */
+export const notifyWhenSql = (condition: Sql, payload: Sql = sql`''`): Sql =>
   sql`CASE WHEN ${condition} THEN pg_notify(${sql.raw(`'${JOBS_CHANNEL}'`)}, ${payload}) END`;
 
 /** Wakes the workers now (or, given the earliest run_at of new jobs, when one is due within the horizon). */
 export async function notifyWorkers(db: Knex, earliest?: Date): Promise<void> {
   const payload = earliest ? wakeUpPayload(earliest) : "";
-  if (payload !== undefined) await db.raw("SELECT pg_notify(?, ?)", [JOBS_CHANNEL, payload]);
+  if (payload !== undefined) await run(db, sql`SELECT pg_notify(${JOBS_CHANNEL}, ${payload})`);
 }

@@ -2,12 +2,13 @@
 // each counted for reports in the statement that stores it.
 import type { Knex } from "knex";
 import { countryOf } from "../../domain/phone.js";
-import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
+import { SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 import type { Encoding } from "../../../common/segments.js";
 import { insertJobsSql, notifyWorkers } from "../jobs/index.js";
 import { countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../messageCounts.js";
 import { run, sql } from "../sql.js";
 import type { NewMessage } from "./rows.js";
+import { jobPrioritySql } from "../jobs/priorities.js";
 
 /**
  * Stores scheduled messages with their send jobs in ONE statement, the columns
@@ -35,19 +36,19 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                  batch_id, reference, metadata, sent_body, sender_pool_id, country)
         ), jobs AS (
           ${insertJobsSql("send_message", {
-            id: "job_id",
+            id: sql`job_id`,
             accountId: sql`${accountId}::uuid`,
-            payload: "CASE WHEN test THEN jsonb_build_object('messageId', id, 'test', true) ELSE jsonb_build_object('messageId', id) END",
-            runAt: "scheduled_at",
-            priority: jobPrioritySql("priority"),
-            from: "rows",
+            payload: sql`CASE WHEN test THEN jsonb_build_object('messageId', id, 'test', true) ELSE jsonb_build_object('messageId', id) END`,
+            runAt: sql`scheduled_at`,
+            priority: jobPrioritySql(sql`priority`),
+            from: sql`rows`,
           })}
         ), stored AS (
           INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
                                 batch_id, reference, metadata, sent_body, sender_pool_id, country)
           SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
                  batch_id, reference, metadata, sent_body, sender_pool_id, country FROM rows
-          RETURNING ${sql.raw(STORED_COUNTED_COLUMNS)}
+          RETURNING ${STORED_COUNTED_COLUMNS}
         )
         ${countStoredEventsSql("stored")}`,
   );
@@ -71,7 +72,7 @@ export async function insertAutoReply(tx: Knex.Transaction, accountId: string, m
         ), stored AS (
           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, bypasses_opt_out, country)
           VALUES (${m.id}, ${accountId}, ${m.jobId}, ${m.to}, ${m.from}, ${m.body}, ${m.scheduledAt}, ${m.segments}, ${m.encoding}, true, ${countryOf(m.to)})
-          RETURNING ${sql.raw(STORED_COUNTED_COLUMNS)}
+          RETURNING ${STORED_COUNTED_COLUMNS}
         )
         ${countStoredEventsSql("stored")}`,
   );
@@ -97,7 +98,7 @@ export async function insertInboundMessage(db: Knex, accountId: string, m: NewIn
           INSERT INTO messages (id, account_id, direction, recipient, sender, body, status, received_at, incomplete, segments, encoding, country)
           VALUES (${m.id}, ${accountId}, 'inbound', ${m.to}, ${m.from}, ${m.body}, 'received', ${m.receivedAt}, ${m.incomplete}, ${m.segments},
                   ${m.encoding}, ${countryOf(m.from)})
-          RETURNING ${sql.raw(STORED_COUNTED_COLUMNS)}
+          RETURNING ${STORED_COUNTED_COLUMNS}
         )
         ${countStoredEventsSql("stored")}`,
   );

@@ -2,10 +2,11 @@ import type { Knex } from "knex";
 import type { NewMessage } from "./rows.js";
 import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "../jobs/index.js";
 import { countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../messageCounts.js";
-import { queryPrepared } from "../prepared.js";
+import { prepared, runPrepared } from "../prepared.js";
+import { jobPrioritySql } from "../jobs/priorities.js";
 import { sql } from "../sql.js";
 import { countryOf } from "../../domain/phone.js";
-import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
+import { SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 
 /**
  * POST /scheduler/schedule in ONE statement: the opt-out check, the send job, the message (its "scheduled"
@@ -16,32 +17,65 @@ import { jobPrioritySql, SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js
  * A recipient on the account's opt-out list gets nothing inserted and `optedOut: true`; so does an E.164 sender
  * the account does not hold (`senderNotHeld: true`), checked in the same statement for the same reason.
  */
-export const insertScheduledMessageStatement = {
-  name: "schedule_message",
-  text: `WITH held AS (
-           SELECT WHERE left(:from::text, 1) <> '+'
-                     OR EXISTS (SELECT FROM numbers WHERE phone_number = :from::text AND account_id = :accountId::uuid)
-         ), allowed AS (
-           SELECT FROM held WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = :accountId::uuid AND phone = :to::text)
-         ), job AS (
-           ${sql.text(insertJobsSql("send_message", { id: ":jobId::uuid", accountId: ":accountId::uuid", payload: "CASE WHEN :test::boolean THEN jsonb_build_object('messageId', :id::uuid, 'test', true) ELSE jsonb_build_object('messageId', :id::uuid) END", runAt: ":scheduledAt::timestamptz", priority: jobPrioritySql(":priority::text"), from: "allowed" }))}
-         ), message AS (
-           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                 reference, metadata, sent_body, sender_pool_id, country)
-           SELECT :id::uuid, :accountId::uuid, :jobId::uuid, :to::text, :from::text, :body::text, :scheduledAt::timestamptz,
-                  :segments::int, :encoding::text, :validUntil::timestamptz, :category::text, :priority::text, :test::boolean,
-                  :reference::text, :metadata::jsonb, :sentBody::text, :senderPoolId::uuid, :country::text
-             FROM allowed
-           RETURNING ${STORED_COUNTED_COLUMNS}
-         ), counted AS (
-           ${sql.text(countStoredEventsSql("message"))}
-         )
-         SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
-                ${notifyWhenSql(":wakeUp::text <> '' AND EXISTS (SELECT FROM allowed)", ":wakeUp::text")}`,
-};
+export const insertScheduledMessageStatement = prepared(
+  "schedule_message",
+  (v: ScheduleValues) =>
+    sql`WITH held AS (
+          SELECT WHERE left(${v.from}::text, 1) <> '+'
+                    OR EXISTS (SELECT FROM numbers WHERE phone_number = ${v.from}::text AND account_id = ${v.accountId}::uuid)
+        ), allowed AS (
+          SELECT FROM held WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = ${v.accountId}::uuid AND phone = ${v.to}::text)
+        ), job AS (
+          ${insertJobsSql("send_message", {
+            id: sql`${v.jobId}::uuid`,
+            accountId: sql`${v.accountId}::uuid`,
+            payload: sql`CASE WHEN ${v.test}::boolean THEN jsonb_build_object('messageId', ${v.id}::uuid, 'test', true)
+                              ELSE jsonb_build_object('messageId', ${v.id}::uuid) END`,
+            runAt: sql`${v.scheduledAt}::timestamptz`,
+            priority: jobPrioritySql(sql`${v.priority}::text`),
+            from: sql`allowed`,
+          })}
+        ), message AS (
+          INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
+                                reference, metadata, sent_body, sender_pool_id, country)
+          SELECT ${v.id}::uuid, ${v.accountId}::uuid, ${v.jobId}::uuid, ${v.to}::text, ${v.from}::text, ${v.body}::text, ${v.scheduledAt}::timestamptz,
+                 ${v.segments}::int, ${v.encoding}::text, ${v.validUntil}::timestamptz, ${v.category}::text, ${v.priority}::text, ${v.test}::boolean,
+                 ${v.reference}::text, ${v.metadata}::jsonb, ${v.sentBody}::text, ${v.senderPoolId}::uuid, ${v.country}::text
+            FROM allowed
+          RETURNING ${STORED_COUNTED_COLUMNS}
+        ), counted AS (
+          ${countStoredEventsSql("message")}
+        )
+        SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
+               ${notifyWhenSql(sql`${v.wakeUp}::text <> '' AND EXISTS (SELECT FROM allowed)`, sql`${v.wakeUp}::text`)}`,
+);
 
-/** The statement's named values for a message (bench:api's baseline sends the same statement with them). */
-export function scheduleMessageBindings(accountId: string, m: NewMessage): Record<string, unknown> {
+/** The statement's values for one message. */
+export interface ScheduleValues {
+  id: string;
+  jobId: string;
+  to: string;
+  from: string;
+  body: string;
+  /** The workers' wake-up payload, or '' when the message is not due within the notify horizon. */
+  wakeUp: string;
+  scheduledAt: Date;
+  segments: number;
+  encoding: string;
+  accountId: string;
+  validUntil: Date | null;
+  category: string;
+  priority: string;
+  test: boolean;
+  reference: string | null;
+  metadata: string | null;
+  sentBody: string | null;
+  senderPoolId: string | null;
+  country: string | null;
+}
+
+/** The statement's values for a message (bench:api's baseline sends the same statement with them). */
+export function scheduleMessageBindings(accountId: string, m: NewMessage): ScheduleValues {
   return {
     id: m.id,
     jobId: m.jobId,
@@ -74,7 +108,7 @@ export async function insertScheduledMessage(
   accountId: string,
   m: NewMessage,
 ): Promise<"stored" | "sender_not_held" | "opted_out"> {
-  const [row] = await queryPrepared<{ senderNotHeld: boolean; optedOut: boolean }>(
+  const [row] = await runPrepared<{ senderNotHeld: boolean; optedOut: boolean }, ScheduleValues>(
     db,
     insertScheduledMessageStatement,
     scheduleMessageBindings(accountId, m),

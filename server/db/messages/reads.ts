@@ -47,7 +47,9 @@ export async function listMessages(
   if (opts.direction) query.where({ direction: opts.direction });
   if (opts.phone) {
     // Each side matches a partial index: messages_recipient_page_idx, messages_sender_page_idx.
-    query.whereRaw("((direction = 'outbound' AND recipient = ?) OR (direction = 'inbound' AND sender = ?))", [opts.phone, opts.phone]);
+    query.where(
+      sql`((direction = 'outbound' AND recipient = ${opts.phone}) OR (direction = 'inbound' AND sender = ${opts.phone}))`.forBuilder(db),
+    );
   }
   return newestFirstPage(query, opts.after, opts.limit);
 }
@@ -108,7 +110,9 @@ export async function findMessages(
   if ("carrierLookups" in where)
     return where.carrierLookups.length === 0
       ? []
-      : db("messages").whereRaw("id = ANY(?::uuid[])", [where.carrierLookups]).select(returning);
+      : db("messages")
+          .where(sql`id = ANY(${where.carrierLookups}::uuid[])`.forBuilder(db))
+          .select(returning);
   if (where.providerMessageIds.length === 0) return [];
   // One index probe per provider id: a LATERAL subquery the planner cannot flatten (OFFSET 0). Written as
   // `provider_message_id IN (…)`, a young table (no statistics: a fresh install's first burst, a benchmark) was
@@ -134,7 +138,7 @@ export async function scheduledPastValidity(db: Knex, keys: MessageKey[]): Promi
   if (keys.length === 0) return [];
   const { rows } = await run<MessageFactsRow>(
     db,
-    sql`SELECT ${sql.raw(MESSAGE_FACTS_SQL)}
+    sql`SELECT ${MESSAGE_FACTS_SQL}
           FROM messages m WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND valid_until <= now()`,
   );
   return rows;

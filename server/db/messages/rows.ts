@@ -3,7 +3,8 @@ import type { Knex } from "knex";
 import type { StoredStatus } from "../../domain/messageStatus.js";
 import type { Category, Priority } from "../../domain/sendingPolicy.js";
 import type { Encoding } from "../../../common/segments.js";
-import { byAccountKeys, type AccountKey } from "../byIdFilters.js";
+import { byAccountKeysSql, type AccountKey } from "../byIdFilters.js";
+import { sql } from "../sql.js";
 
 export type { StoredStatus };
 
@@ -156,7 +157,7 @@ export interface MessageFactsRow {
 }
 
 /** The select list of MessageFactsRow, from messages as `m`. */
-export const MESSAGE_FACTS_SQL = `m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId",
+export const MESSAGE_FACTS_SQL = sql`m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId",
   m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata`;
 
 /** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
@@ -164,6 +165,5 @@ export type MessageKey = AccountKey;
 
 /** Messages picked by key (server/db/byIdFilters.ts). */
 export const byKeys = (db: Knex, keys: MessageKey[]) => {
-  const k = byAccountKeys("", keys);
-  return db("messages").whereRaw(k.sql, k.bindings);
+  return db("messages").where(byAccountKeysSql("", keys).forBuilder(db));
 };

@@ -52,10 +52,10 @@ export async function updateStatusesWithReceipts(
   const ids = column((u) => u.messageId);
   // The first `claimFor.limit` receipt jobs are handed to the worker that made them, the rest are claimable.
   const receiptJobs = insertJobsSql("deliver_receipt", {
-    accountId: "d.account_id",
-    payload: "jsonb_build_object('deliveryId', d.id)",
-    from: "(SELECT d.*, row_number() OVER () <= c.handed AS handed, c.worker, c.lease FROM d, c) d",
-    claimed: { when: "d.handed", workerId: "d.worker", leaseSeconds: "d.lease" },
+    accountId: sql`d.account_id`,
+    payload: sql`jsonb_build_object('deliveryId', d.id)`,
+    from: sql`(SELECT d.*, row_number() OVER () <= c.handed AS handed, c.worker, c.lease FROM d, c) d`,
+    claimed: { when: sql`d.handed`, workerId: sql`d.worker`, leaseSeconds: sql`d.lease` },
   });
   const { rows } = await run<{ changed: { id: string; campaignId: string | null }[]; claimed: RawJob[] }>(
     db,
@@ -92,7 +92,7 @@ export async function updateStatusesWithReceipts(
        ${receiptJobs}
        RETURNING id, kind, payload, attempt, max_attempts, run_at, created_at, account_id, state
      ), n AS (
-       SELECT ${sql.raw(notifyWhenSql("EXISTS (SELECT 1 FROM j WHERE state = 'available')", laneNowPayloadSql(laneOf("deliver_receipt"))))} AS notified
+       SELECT ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j WHERE state = 'available')`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified
      )
      SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'campaignId', m.campaign_id)), '[]') FROM m) AS changed,
             (SELECT coalesce(json_agg(json_build_object('id', j.id, 'kind', j.kind, 'payload', j.payload, 'attempt', j.attempt,

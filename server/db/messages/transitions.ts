@@ -4,7 +4,7 @@
 // them wins. markOutcomesUnknown changes no status: it marks messages in `sending` whose outcome is unknown.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
-import { asWhere, byAccountKeysSql, statusInSql } from "../byIdFilters.js";
+import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
 import { cancelPendingJobsSql } from "../jobs/index.js";
 import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
 import { isOptedOutSql } from "../optOuts.js";
@@ -77,16 +77,10 @@ const historySql = (status: "cancelled") =>
 /** Counts the cancels of CTE `c` for reports (with the history, in the same statement). */
 const countedSql = () => countStatusEventsSql("c", "cancelled", "c.cancelled_at");
 
-/** The status filter for the query builder's `whereRaw` on messages. */
-const whereStatusIn = (statuses: readonly string[]) => {
-  const { sql: text, bindings } = asWhere(statusInSql("messages", statuses));
-  return [text, bindings] as const;
-};
-
 /** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */
 export async function returnToScheduled(db: Knex, keys: MessageKey[], opts: { waitingFor?: "connector" } = {}): Promise<number> {
   return byKeys(db, keys)
-    .whereRaw(...whereStatusIn(allowedFrom("scheduled")))
+    .where(statusInSql("messages", allowedFrom("scheduled")).forBuilder(db))
     .update({ status: "scheduled", submitted_at: null, submitted_via: null, waiting_for: opts.waitingFor ?? null });
 }
 
@@ -150,7 +144,7 @@ export async function recordAttempts(db: Knex, tried: (MessageKey & { attempts: 
 export async function returnUnresolvedToScheduled(db: Knex, keys: MessageKey[]): Promise<string[]> {
   if (keys.length === 0) return [];
   const rows = await byKeys(db, keys)
-    .whereRaw(...whereStatusIn(allowedFrom("scheduled")))
+    .where(statusInSql("messages", allowedFrom("scheduled")).forBuilder(db))
     .whereNull("unknown_resent_at")
     .update({ status: "scheduled", submitted_at: null, submitted_via: null, outcome_unknown_at: null, unknown_resent_at: db.fn.now() })
     .returning("id");
@@ -167,7 +161,7 @@ const ON_THE_WIRE: StoredStatus[] = ["sending"];
 export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise<Map<string, Date>> {
   if (keys.length === 0) return new Map();
   const rows: { id: string; at: Date }[] = await byKeys(db, keys)
-    .whereRaw(...whereStatusIn(ON_THE_WIRE))
+    .where(statusInSql("messages", ON_THE_WIRE).forBuilder(db))
     .update({ outcome_unknown_at: db.raw("coalesce(outcome_unknown_at, now())") })
     .returning(["id", "outcome_unknown_at as at"]);
   return new Map(rows.map((r) => [r.id, r.at]));
@@ -206,9 +200,9 @@ export async function claimMessagesForSending(
                               connector_id = ${target?.connectorId ?? null}, waiting_for = NULL, deferred_until = NULL
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", allowedFrom("sending"))}
            AND (m.valid_until IS NULL OR m.valid_until > now())
-           AND (m.bypasses_opt_out OR NOT ${sql.raw(isOptedOutSql("m.account_id", "m.recipient"))})
-           AND (${opts.policyChecked === true}::boolean OR NOT ${sql.raw(NEEDS_SENDING_POLICY_SQL)})
-           AND ${sql.raw(SENDER_HELD_SQL)} AND NOT ${sql.raw(ACCOUNT_SUSPENDED_SQL)}
+           AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
+           AND (${opts.policyChecked === true}::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
+           AND ${SENDER_HELD_SQL} AND NOT ${ACCOUNT_SUSPENDED_SQL}
         RETURNING ${sql.raw(returningSql)}`,
   );
   return rows;

@@ -90,10 +90,3 @@ ${RETURNING}
   SELECT (SELECT coalesce(json_agg(c), '[]') FROM claimed c),
 ${nextDue(EVERY_LANE)}
 $$;`;
-
-/** The claim of one lane's due jobs, as db/jobs/claimJobs.ts prepares it. */
-export const CLAIM_LANE_CALL =
-  'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v3(:limit::int, :workerId::text, :leaseSeconds::float8, :lane::text)';
-/** The claim of every lane's due jobs. */
-export const CLAIM_ALL_CALL =
-  'SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v3(:limit::int, :workerId::text, :leaseSeconds::float8)';

@@ -216,7 +216,3 @@ $$;`;
 // v4 and v5 were dropped by migration 043; each version's text as it ran is frozen in its migration (029, 030,
 // 035). What this file makes for v6 is held to the database's function by test/engine/claim-functions.test.ts.
 export const CLAIM_JOBS_V6 = fairClaim("claim_jobs_v6", true, true);
-
-/** The default lane's fair claim, as db/jobs/claimJobs.ts prepares it. */
-export const CLAIM_FAIR_CALL =
-  'SELECT jobs, next_due_in_ms AS "nextDueInMs", last_account AS "lastAccount" FROM claim_jobs_v6(:limit::int, :workerId::text, :leaseSeconds::float8, :after::uuid, :connectors::uuid[])';
