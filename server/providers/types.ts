@@ -1,6 +1,7 @@
 // What a provider (the simulator, an SMPP carrier connection) offers the delivery engine.
 import type { Encoding } from "../../common/segments.js";
 import type { Priority } from "../domain/sendingPolicy.js";
+import type { OwnedMessageRow } from "../db/messages/index.js";
 import type { SendWindow } from "./window.js";
 
 export interface OutboundMessage {
@@ -17,6 +18,19 @@ export interface OutboundMessage {
   /** The account it is sent for (the simulator's report job names it). */
   accountId?: string;
 }
+
+/** A claimed message as a provider is given it: the text it is sent with (its personalised one, if any). */
+export const outboundOf = (m: OwnedMessageRow): OutboundMessage => ({
+  messageId: m.id,
+  to: m.to,
+  from: m.from,
+  body: m.sentBody ?? m.body,
+  encoding: m.encoding,
+  segments: m.segments,
+  validUntil: m.validUntil,
+  priority: m.priority,
+  accountId: m.accountId,
+});
 
 export type SubmitResult =
   | { accepted: true; providerMessageId: string }

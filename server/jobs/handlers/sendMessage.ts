@@ -35,7 +35,7 @@ import { changeMessageStatuses, type MessageFacts, type StatusChange } from "../
 import { resolveUnknownOutcomes } from "../../services/unknownOutcomes.js";
 import { fixedRouter, type RoutedConnector, type SendRouter } from "../../providers/connectorSet.js";
 import { countAnswers, HandedOff, submitRouted, type RoutedResult } from "../../providers/failover.js";
-import { ProviderUnavailable, submitAll, type OutboundMessage, type Provider } from "../../providers/types.js";
+import { outboundOf, ProviderUnavailable, submitAll, type Provider } from "../../providers/types.js";
 import type { JobRow } from "../../db/jobs/index.js";
 import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
@@ -227,20 +227,7 @@ class SendBatch {
   /** Hands the window to its connector(s) and records the answers. */
   private async submitWindow(claimed: OwnedMessageRow[], target: RoutedConnector | undefined): Promise<void> {
     const { db } = this;
-    const sends = claimed.map((m) => ({
-      message: m,
-      outbound: {
-        messageId: m.id,
-        to: m.to,
-        from: m.from,
-        body: m.sentBody ?? m.body,
-        encoding: m.encoding,
-        segments: m.segments,
-        validUntil: m.validUntil,
-        priority: m.priority,
-        accountId: m.accountId,
-      } satisfies OutboundMessage,
-    }));
+    const sends = claimed.map((m) => ({ message: m, outbound: outboundOf(m) }));
     let results: Map<string, RoutedResult>;
     if (target) {
       // The provider answers each message in the order given.
