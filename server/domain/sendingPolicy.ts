@@ -8,7 +8,6 @@ const PRIORITIES: readonly Priority[] = ["high", "normal", "low"];
 /** A message's priority as jobs.priority (claimed 0 first). */
 export const jobPriority = (priority: Priority): number => PRIORITIES.indexOf(priority);
 
-
 export const SCHEDULE_DEFAULTS = { category: "transactional", priority: "normal" } as const satisfies {
   category: Category;
   priority: Priority;
