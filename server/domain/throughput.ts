@@ -18,6 +18,26 @@ export const connectorTurnsKey = (connectorId: string) => `connector:${connector
 /** The key of the whole link's bucket (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
 export const LINK_BUCKET_KEY = "link";
 
+/** A cap a message is charged to: its bucket's key and its rate (segments a second). */
+export interface Cap {
+  key: string;
+  rate: number;
+}
+
+/**
+ * The caps a message is charged to before its claim: its account's maxSegmentsPerSecond and the link's
+ * PROVIDER_MAX_SEGMENTS_PER_SECOND. The one list of them, read by the send path's stage and by the pacer
+ * alike: a new cap known before the claim (a country's, say) is one more entry here, with its queue-ahead test
+ * beside the account's and the link's (db/throttledSends.ts, findWaitingAhead). Caps known only later (a
+ * connector's, a sender's) wait their own way (docs/ARCHITECTURE.md, "Every cap, and where a new one goes").
+ */
+export function capsBeforeClaim(m: { accountId: string; maxSegmentsPerSecond: number | null }, linkRate: number | null): Cap[] {
+  return [
+    ...(m.maxSegmentsPerSecond !== null ? [{ key: accountBucketKey(m.accountId), rate: m.maxSegmentsPerSecond }] : []),
+    ...(linkRate !== null ? [{ key: LINK_BUCKET_KEY, rate: linkRate }] : []),
+  ];
+}
+
 export interface Bucket {
   /** Segments a second. */
   rate: number;

@@ -2,7 +2,7 @@
 // key, and no second in which a bucket admits more than its rate plus one message.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { admitInOrder, messagesThatMayFit, type Bucket, type Candidate } from "../../server/domain/throughput.js";
+import { admitInOrder, capsBeforeClaim, messagesThatMayFit, type Bucket, type Candidate } from "../../server/domain/throughput.js";
 
 const bucketsOf = (entries: [string, Bucket][]) => new Map(entries);
 /** Slots to the microsecond, as PostgreSQL keeps them (the sums of intervals are not exact in binary). */
@@ -140,5 +140,17 @@ describe("messagesThatMayFit", () => {
     expect(messagesThatMayFit({ rate: 10, tat: 0 }, 100, 100.2)).toBe(3);
     expect(messagesThatMayFit({ rate: 10, tat: 100.15 }, 100, 100.2)).toBe(1);
     expect(messagesThatMayFit({ rate: 10, tat: 100.3 }, 100, 100.2)).toBe(0);
+  });
+});
+
+describe("capsBeforeClaim", () => {
+  it("lists the account's cap and the link's, each with its rate, and nothing when neither is set", () => {
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, 200)).toEqual([
+      { key: "account:a1", rate: 5 },
+      { key: "link", rate: 200 },
+    ]);
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, 200)).toEqual([{ key: "link", rate: 200 }]);
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, null)).toEqual([{ key: "account:a1", rate: 5 }]);
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, null)).toEqual([]);
   });
 });

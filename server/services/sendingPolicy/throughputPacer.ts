@@ -14,7 +14,7 @@ import {
   type WaitingAccount,
 } from "../../db/throttledSends.js";
 import { lockThroughputBuckets, updateThroughputBuckets } from "../../db/throughputBuckets.js";
-import { accountBucketKey, admitInOrder, changedTats, LINK_BUCKET_KEY, messagesThatMayFit, type Bucket } from "../../domain/throughput.js";
+import { admitInOrder, capsBeforeClaim, changedTats, messagesThatMayFit, type Bucket } from "../../domain/throughput.js";
 
 /** Messages released per tick for accounts that have no cap of their own (any more) while the link has none. */
 const RELEASE_BATCH = 1000;
@@ -76,21 +76,12 @@ async function releaseDue(
   served: { tick: number; at: Map<string, number> },
 ): Promise<number> {
   const link = opts.linkMaxSegmentsPerSecond;
-  const capOf = new Map(accounts.map((a) => [a.accountId, a.maxSegmentsPerSecond]));
-  const keysOf = (accountId: string) => [
-    ...(capOf.get(accountId) != null ? [accountBucketKey(accountId)] : []),
-    ...(link !== null ? [LINK_BUCKET_KEY] : []),
-  ];
-  const { now, tats } = await lockThroughputBuckets(tx, [...new Set(accounts.flatMap((a) => keysOf(a.accountId)))]);
+  const capsOf = new Map(accounts.map((a) => [a.accountId, capsBeforeClaim(a, link)]));
+  const keysOf = (accountId: string) => capsOf.get(accountId)!.map((c) => c.key);
+  const rates = new Map([...capsOf.values()].flat().map((c) => [c.key, c.rate] as const));
+  const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
   const horizon = now + opts.lookaheadMs / 1000;
-  const buckets = new Map<string, Bucket>();
-  for (const a of accounts) {
-    if (a.maxSegmentsPerSecond !== null) {
-      const key = accountBucketKey(a.accountId);
-      buckets.set(key, { rate: a.maxSegmentsPerSecond, tat: tats.get(key) ?? now });
-    }
-  }
-  if (link !== null) buckets.set(LINK_BUCKET_KEY, { rate: link, tat: tats.get(LINK_BUCKET_KEY) ?? now });
+  const buckets = new Map<string, Bucket>([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
   // At most what could fit before the horizon, per account (and for the link, in all): each message has a
   // segment at least. An account with no cap under no link cap: a batch per tick, all at once.
   const fits = (accountId: string) =>

@@ -19,7 +19,7 @@ import {
   type ThrottledSend,
 } from "../../db/throttledSends.js";
 import { lockThroughputBuckets, updateThroughputBuckets } from "../../db/throughputBuckets.js";
-import { accountBucketKey, admitInOrder, changedTats, LINK_BUCKET_KEY, type Candidate } from "../../domain/throughput.js";
+import { accountBucketKey, admitInOrder, capsBeforeClaim, changedTats, LINK_BUCKET_KEY, type Candidate } from "../../domain/throughput.js";
 import type { Hold, PolicyStage } from "./types.js";
 
 /**
@@ -45,10 +45,7 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts, a
       [...held.keys()].map((id) => ({ id, accountId: accountOf.get(id)! })),
     );
   const link = opts.linkMaxSegmentsPerSecond;
-  const keysOf = (m: PolicyFacts) => [
-    ...(m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
-    ...(link !== null ? [LINK_BUCKET_KEY] : []),
-  ];
+  const keysOf = (m: PolicyFacts) => capsBeforeClaim(m, link).map((c) => c.key);
   const capped = messages.filter((m) => keysOf(m).length > 0);
   if (capped.length === 0) return messages;
 
@@ -125,9 +122,7 @@ async function takeSlots(
   },
 ): Promise<{ now: number; slots: Map<string, number> }> {
   return db.transaction(async (tx) => {
-    const rates = new Map<string, number>();
-    for (const m of unpaid) if (m.maxSegmentsPerSecond !== null) rates.set(accountBucketKey(m.accountId), m.maxSegmentsPerSecond);
-    if (opts.link !== null) rates.set(LINK_BUCKET_KEY, opts.link);
+    const rates = new Map(unpaid.flatMap((m) => capsBeforeClaim(m, opts.link).map((c) => [c.key, c.rate] as const)));
     const { now, tats } = await lockThroughputBuckets(tx, [...rates.keys()]);
     const buckets = new Map([...rates].map(([key, rate]) => [key, { rate, tat: tats.get(key) ?? now }]));
     const decision = admitInOrder(candidates, buckets, now, now + opts.lookaheadMs / 1000);
