@@ -28,3 +28,12 @@ export function isTransient(error: unknown): boolean {
     /Connection terminated|timeout exceeded when trying to connect/i.test((error as Error)?.message ?? "")
   );
 }
+
+/**
+ * True when PostgreSQL ended a transaction to break a deadlock or a serialization conflict: it rolled the whole
+ * transaction back, so running it again from the start is safe (db/retriedTransaction.ts).
+ */
+export function isRolledBackByConflict(error: unknown): boolean {
+  const code = (error as { code?: string })?.code;
+  return code === "40P01" || code === "40001";
+}

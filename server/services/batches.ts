@@ -18,6 +18,7 @@ import { uuidv7 } from "../domain/uuidv7.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota } from "../operator/index.js";
 import { mapYielding } from "./yieldingMap.js";
+import { retriedTransaction } from "../db/retriedTransaction.js";
 
 type ItemResult = components["schemas"]["BatchItemResult"];
 export type BatchItemError = components["schemas"]["BatchItemError"];
@@ -130,7 +131,7 @@ function accept(
 
 /** Cancels what of the batch is still cancellable; repeatable (0 the second time). */
 export async function cancelBatch(db: Knex, accountId: string, batchId: string, opts: { testKey?: boolean } = {}): Promise<number> {
-  return db.transaction(async (tx) => {
+  return retriedTransaction(db, async (tx) => {
     if (!(await lockBatch(tx, accountId, batchId))) throw notFound("Batch");
     if (opts.testKey && (await batchHasLiveMessages(tx, accountId, batchId))) throw testKeyNotAllowed("batch");
     const cancelled = await cancelBatchMessages(tx, accountId, batchId);

@@ -38,6 +38,7 @@ import {
 import { chargeQuota, countsQuota } from "../operator/index.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
+import { retriedTransaction } from "../db/retriedTransaction.js";
 
 export type CreateCampaignRequest = components["schemas"]["CreateCampaignRequest"];
 
@@ -172,7 +173,7 @@ export async function createCampaign(
 
 /** Cancels what has not been sent yet; repeatable. A completed campaign is a 409. */
 export async function cancelCampaign(db: Knex, accountId: string, campaignId: string, opts: { testKey?: boolean } = {}): Promise<void> {
-  await db.transaction(async (tx) => {
+  await retriedTransaction(db, async (tx) => {
     const campaign = await lockCampaign(tx, accountId, campaignId);
     if (!campaign) throw notFound("Campaign");
     if (opts.testKey && !campaign.test) throw testKeyNotAllowed("campaign");

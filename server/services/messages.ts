@@ -10,6 +10,7 @@ import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota, countsQuota } from "../operator/index.js";
+import { retriedTransaction } from "../db/retriedTransaction.js";
 
 /**
  * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when
@@ -61,7 +62,7 @@ export async function cancelMessage(
   messageId: string,
   opts: { testKey?: boolean } = {},
 ): Promise<{ cancelledAt: Date }> {
-  return db.transaction(async (tx) => {
+  return retriedTransaction(db, async (tx) => {
     // A test key cancels test messages only (one read more, for test keys alone).
     if (opts.testKey && (await getMessage(tx, accountId, messageId))?.test === false) throw testKeyNotAllowed("message");
     const cancelled = await cancelScheduledMessage(tx, accountId, messageId);

@@ -124,7 +124,8 @@ describe("throughput caps", () => {
     expectWithinCap(campaignSubs, 50);
 
     // Cancelled: its waiting messages leave the queue at once and are never sent.
-    await a.client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId: campaign!.campaignId } } });
+    const cancel = await a.client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId: campaign!.campaignId } } });
+    expect(cancel.error).toBeUndefined();
     expect(await waiting(s.db, a.accountId)).toBe(0);
     const after = await (await fetch(`${s.baseUrl}/metrics`)).text();
     expect(after).toMatch(/^sms_throughput_waiting_messages\{priority="low"\} 0$/m);

@@ -13,9 +13,13 @@ export async function cancelPendingJob(tx: Knex.Transaction, accountId: string, 
 
 /**
  * The same for every job whose id `jobIds` selects, as a statement to embed in a caller's CTE (a campaign's
- * cancel cancels its messages and their jobs in one statement).
+ * cancel cancels its messages and their jobs in one statement). The rows are locked in id order, as every
+ * statement that writes many jobs locks them (completeJobs, rescheduleJobs): a campaign's cancel of thousands
+ * of jobs and the pacer's release of a few of them, each taking its rows in its own scan order, deadlocked.
  */
 export function cancelPendingJobsSql(accountId: string, jobIds: Sql): Sql {
   return sql`UPDATE jobs SET state = 'cancelled', finalized_at = now()
-              WHERE account_id = ${accountId} AND id IN (${jobIds}) AND state IN ('available', 'retryable')`;
+              WHERE id IN (SELECT id FROM jobs
+                            WHERE account_id = ${accountId} AND id IN (${jobIds}) AND state IN ('available', 'retryable')
+                            ORDER BY id FOR UPDATE)`;
 }

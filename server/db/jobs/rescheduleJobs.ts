@@ -15,9 +15,12 @@ export async function rescheduleJobs(tx: Knex, jobs: { id: string; runAt: number
   if (jobs.length === 0) return [];
   const { rows } = await run<{ id: string }>(
     tx,
-    sql`UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = ${TIMED_PRIORITY}
-          FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt)}::float8[]) AS r(id, run_at)
-         WHERE j.id = r.id AND j.state IN ('available', 'retryable')
+    // Locked in id order first (as cancelPendingJobsSql and completeJobs lock): see cancelPendingJobsSql.
+    sql`WITH l AS (SELECT id FROM jobs WHERE id = ANY(${jobs.map((j) => j.id)}::uuid[]) AND state IN ('available', 'retryable')
+                    ORDER BY id FOR UPDATE)
+        UPDATE jobs j SET run_at = to_timestamp(r.run_at), priority = ${TIMED_PRIORITY}
+          FROM unnest(${jobs.map((j) => j.id)}::uuid[], ${jobs.map((j) => j.runAt)}::float8[]) AS r(id, run_at), l
+         WHERE j.id = r.id AND j.id = l.id AND j.state IN ('available', 'retryable')
         RETURNING j.id`,
   );
   await notifyWorkers(tx, new Date(Math.min(...jobs.map((j) => j.runAt)) * 1000));

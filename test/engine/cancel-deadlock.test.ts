@@ -1,0 +1,84 @@
+// A cancel (of a batch, of one message) made the victim of a deadlock, as a campaign's cancel of 10,000 waiting
+// messages was in CI with the pacer releasing some of their jobs: PostgreSQL ended the cancel, and the caller
+// got a 500 while every message stayed queued. The cancel runs again (db/retriedTransaction.ts) and answers.
+//
+// The interleaving, held in step with a second connection T:
+//   cancel: locks its messages (UPDATE messages) → its jobs: waits for T
+//   T: holds one of those jobs (FOR UPDATE) from before the cancel; then asks for a message's row: a cycle.
+// T waits with deadlock_timeout = 10 s and closes the cycle well within the cancel's 1 s, so the cancel's backend
+// finds the cycle and is the one ended. T then commits; the cancel, run again, takes everything.
+import { describe, expect, it } from "vitest";
+import type { Db } from "../../server/db/knex.js";
+import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
+import { waitUntil } from "../helpers/wait.js";
+
+const server = useTestServer();
+
+/** Holds `jobId` in T until the cancel waits for it, then closes the cycle on `messageId`; returns when T ends. */
+async function deadlockWith(db: Db, jobId: string, messageId: string, cancel: () => Promise<Response>): Promise<Response> {
+  let answer: Promise<Response> | undefined;
+  await db.transaction(async (t) => {
+    await t.raw("SET LOCAL deadlock_timeout = '10s'");
+    await t.raw("SELECT 1 FROM jobs WHERE id = ? FOR UPDATE", [jobId]);
+    const { rows: me } = await t.raw("SELECT pg_backend_pid() AS pid");
+    answer = cancel();
+    // From the pool: inside T, pg_stat_activity would read the same snapshot every time.
+    await waitUntil("the cancel waiting for the job's row", async () => {
+      const { rows } = await db.raw("SELECT 1 FROM pg_stat_activity WHERE ?::int = ANY(pg_blocking_pids(pid))", [me[0].pid]);
+      return rows.length > 0;
+    });
+    // Waits until PostgreSQL ends the cancel's transaction (its locks go), then holds the message until commit.
+    await t.raw("SELECT 1 FROM messages WHERE id = ? FOR UPDATE", [messageId]);
+  });
+  return answer!;
+}
+
+const jobOf = async (db: Db, messageId: string) =>
+  (await db("messages").where({ id: messageId }).first<{ job_id: string }>("job_id")).job_id;
+
+async function batchOfThree(a: TestAccount) {
+  const res = await a.request("POST", "/api/v1/messages/batch", {
+    messages: ["+14155550601", "+14155550602", "+14155550603"].map((to) => ({ to, from: "ACME", body: "later", scheduledAt: inHours(2) })),
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { batchId: string; results: { messageId: string }[] };
+  return { batchId: body.batchId, messageIds: body.results.map((m) => m.messageId) };
+}
+
+describe("a cancel ended by a deadlock", () => {
+  it("of a batch: is run again and cancels every message with its job", { timeout: 60_000 }, async () => {
+    const { db } = server();
+    const a = await server().account();
+    const { batchId, messageIds } = await batchOfThree(a);
+    const res = await deadlockWith(db, await jobOf(db, messageIds[1]!), messageIds[0]!, () =>
+      a.request("POST", `/api/v1/batches/${batchId}/cancel`),
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ cancelled: 3 });
+    expect(await db("messages").whereIn("id", messageIds).pluck("status")).toEqual(["cancelled", "cancelled", "cancelled"]);
+    expect(
+      await db("jobs")
+        .whereIn("id", await db("messages").whereIn("id", messageIds).pluck("job_id"))
+        .pluck("state"),
+    ).toEqual(["cancelled", "cancelled", "cancelled"]);
+  });
+
+  it("of one message: is run again and answers with the cancel", { timeout: 60_000 }, async () => {
+    const { db } = server();
+    const a = await server().account();
+    const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550611", body: "later", from: "ACME", scheduledAt: inHours(2) },
+    });
+    const messageId = data!.messageId;
+    const res = await deadlockWith(db, await jobOf(db, messageId), messageId, () =>
+      a.request("DELETE", `/api/v1/scheduler/cancel/${messageId}`),
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ messageId, status: "cancelled" });
+    expect(
+      await db("jobs")
+        .where({ id: await jobOf(db, messageId) })
+        .pluck("state"),
+    ).toEqual(["cancelled"]);
+  });
+});
