@@ -1,6 +1,8 @@
 // Maintenance runs on one worker at a time (an advisory-lock leader), and a chore never overlaps itself.
 import { afterEach, describe, expect, it } from "vitest";
-import { chore } from "../../server/jobs/maintenance/chore.js";
+import { Writable } from "node:stream";
+import { chore, type Chore } from "../../server/jobs/maintenance/chore.js";
+import { startMaintenance } from "../../server/jobs/maintenance/index.js";
 import { Leader } from "../../server/jobs/maintenance/leader.js";
 import { createLogger } from "../../server/logger.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -73,5 +75,39 @@ describe("a maintenance chore", () => {
     expect(runs).toBe(2);
     finish(1);
     expect(await third).toBe(1);
+  });
+
+  it("on the leader's timer, a tick during a run is skipped: the run's failure is logged once", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    let calls = 0;
+    let fail!: (e: Error) => void;
+    const slow = chore("slow chore", 10, () => new Promise<number>((_r, reject) => (fail = reject)));
+    const counted: Chore = { ...slow, runOnce: () => (calls++, slow.runOnce()) };
+    let ticks = 0;
+    const clock = chore("clock", 10, async () => (ticks++, 0));
+    const m = startMaintenance({
+      databaseUrl: database().url,
+      log: createLogger("warn", sink),
+      chores: [counted, clock],
+      electEveryMs: 50,
+    });
+    try {
+      await waitUntil("the slow run started", async () => calls >= 1);
+      const from = ticks;
+      await waitUntil("ten more ticks of the timers", async () => ticks >= from + 10);
+      fail(new Error("lock wait ended by a deadlock"));
+      await waitUntil("the failure logged", async () => lines.some((l) => l.includes("slow chore failed")));
+      await waitUntil("ten more ticks", async () => ticks >= from + 20);
+      expect(lines.filter((l) => l.includes("slow chore failed"))).toHaveLength(1);
+      expect(calls).toBe(2); // the run, and the one begun by the first tick after it
+    } finally {
+      await m.stop();
+    }
   });
 });

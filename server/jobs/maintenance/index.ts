@@ -70,12 +70,18 @@ export function startMaintenance(opts: { databaseUrl: string; log: Logger; chore
   const leader = new Leader({ databaseUrl: opts.databaseUrl, log, retryEveryMs: opts.electEveryMs });
   leader.start();
   const timers = opts.chores.map((c) => {
+    // A tick while this timer's run is still going is skipped, not joined: a pacer run stuck a second on a lock
+    // would otherwise have its one failure (or count) logged once per tick that joined it, eleven times.
+    let running = false;
     const timer = setInterval(() => {
-      if (!leader.isLeader) return;
-      c.runOnce().then(
-        (n) => n && log[c.frequent ? "debug" : "info"]({ chore: c.name, count: n }, `${c.name}: ${n}`),
-        (error: unknown) => log.warn({ err: error, chore: c.name }, `${c.name} failed`),
-      );
+      if (!leader.isLeader || running) return;
+      running = true;
+      c.runOnce()
+        .then(
+          (n) => n && log[c.frequent ? "debug" : "info"]({ chore: c.name, count: n }, `${c.name}: ${n}`),
+          (error: unknown) => log.warn({ err: error, chore: c.name }, `${c.name} failed`),
+        )
+        .finally(() => (running = false));
     }, c.everyMs);
     timer.unref();
     return timer;
