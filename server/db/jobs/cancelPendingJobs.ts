@@ -19,7 +19,8 @@ export async function cancelPendingJob(tx: Knex.Transaction, accountId: string, 
  */
 export function cancelPendingJobsSql(accountId: string, jobIds: Sql): Sql {
   return sql`UPDATE jobs SET state = 'cancelled', finalized_at = now()
-              WHERE id IN (SELECT id FROM jobs
+              WHERE account_id = ${accountId}
+                AND id IN (SELECT id FROM jobs
                             WHERE account_id = ${accountId} AND id IN (${jobIds}) AND state IN ('available', 'retryable')
                             ORDER BY id FOR UPDATE)`;
 }
