@@ -27,8 +27,8 @@ useTestWorker(server, {
 });
 
 async function schedule(a: TestAccount, to: string) {
-  const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body: "your code is 123456", from: "ACME", scheduledAt: new Date(Date.now() + 1000).toISOString() },
+  const { data, error } = await a.client.POST("/api/v1/messages", {
+    body: { to, body: "your code is 123456", from: "ACME" },
   });
   if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
   return data.messageId;

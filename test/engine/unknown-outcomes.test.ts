@@ -37,8 +37,8 @@ let numbering = 0;
 const freshNumber = () => `+1415558${String(2000 + numbering++).padStart(4, "0")}`;
 
 async function schedule(a: TestAccount, to: string, body = "the table is ready") {
-  const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body, from: "ACME", scheduledAt: new Date(Date.now() + 1500).toISOString() },
+  const { data, error } = await a.client.POST("/api/v1/messages", {
+    body: { to, body, from: "ACME" },
   });
   if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
   return data.messageId;

@@ -64,8 +64,8 @@ let numbering = 0;
 const numbersFor = (count: number) => Array.from({ length: count }, () => `+1415557${String(++numbering).padStart(4, "0")}`);
 
 async function schedule(a: TestAccount, to: string) {
-  const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body: `link test ${to}`, from: "ACME", scheduledAt: new Date(Date.now() + 2500).toISOString() },
+  const { data, error } = await a.client.POST("/api/v1/messages", {
+    body: { to, body: `link test ${to}`, from: "ACME" },
   });
   if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
   return data.messageId;

@@ -25,8 +25,8 @@ const server = useTestServer({
 const { smsc, worker, stop } = useSmppWorker(server);
 
 async function send(a: TestAccount, body: string, to = "+14155550123", from = "ACME") {
-  const { data, error } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body, from, scheduledAt: new Date(Date.now() + 1000).toISOString() },
+  const { data, error } = await a.client.POST("/api/v1/messages", {
+    body: { to, body, from },
   });
   if (!data) throw new Error(`schedule failed: ${JSON.stringify(error)}`);
   return data.messageId;

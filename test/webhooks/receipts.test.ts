@@ -24,8 +24,8 @@ async function webhook(a: TestAccount, url: string) {
 }
 
 async function sendSoon(a: TestAccount, to = "+14155550123") {
-  const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
-    body: { to, body: "hello", from: "ACME", scheduledAt: new Date(Date.now() + 1000).toISOString() },
+  const { data } = await a.client.POST("/api/v1/messages", {
+    body: { to, body: "hello", from: "ACME" },
   });
   return data!.messageId;
 }
