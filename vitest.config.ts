@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/setup/slowFirst.js";
 
 // The sustained-load test measures that the API really takes 300 requests/s for a minute; with the other files
 // running beside it on a 2-core machine it cannot, so it runs alone, after everything else (its own project,
@@ -11,7 +12,8 @@ const ALONE = ["test/chaos/sustained-load.test.ts"];
 // suite, so running them once keeps CI within its time budget (every other test still runs on every line).
 const ONCE = ["test/e2e/dashboard*.test.ts", "test/deploy/production-build.test.ts", "test/newcomer/*.test.ts"];
 const CHAOS = ["test/chaos/*.test.ts"];
-const common = { pool: "forks", testTimeout: 30_000, hookTimeout: 60_000 } as const;
+// The longest files start first (test/setup/slowFirst.ts), so none is left running alone at the end.
+const common = { pool: "forks", testTimeout: 30_000, hookTimeout: 60_000, sequence: { sequencer: SlowFirstSequencer } } as const;
 // The suite's files run two at a time even on 2 cores (vitest's default there is one): each spends much of its
 // time waiting on PostgreSQL, a receiver or a peer, so two take 11 minutes where one at a time takes 17. A test
 // that could fail by chance beside another file is a defect to fix, not a reason to run alone
@@ -33,9 +35,12 @@ export default defineConfig({
           exclude: [...ALONE, ...ONCE, ...CHAOS],
         },
       },
-      { test: { ...common, name: "once", include: ONCE } },
-      { test: { ...common, name: "chaos", include: CHAOS, exclude: ALONE } },
-      { test: { ...common, name: "alone", include: ALONE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      // The browser tests wait on a browser and a server as much as they compute: two at a time, as the suite.
+      { test: { ...common, name: "once", include: ONCE, maxWorkers: SUITE_WORKERS } },
+      // The chaos tests bound how long recovery takes: one at a time, after the browser tests (vitest runs
+      // projects of different worker counts as groups, one after another).
+      { test: { ...common, name: "chaos", include: CHAOS, exclude: ALONE, sequence: { ...common.sequence, groupOrder: 1 } } },
+      { test: { ...common, name: "alone", include: ALONE, fileParallelism: false, sequence: { ...common.sequence, groupOrder: 2 } } },
     ],
   },
 });
