@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import ts from "typescript";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { groupCampaign } from "../../client/examples/campaign.js";
 import { importContacts } from "../../client/examples/import.js";
 import { receiptReceiver, type DeliveryReceipt } from "../../client/examples/receiver.js";
@@ -24,7 +24,9 @@ const root = resolve(import.meta.dirname, "../..");
 const examplesDir = resolve(root, "client/examples");
 const readme = readFileSync(resolve(root, "client/README.md"), "utf8");
 // The examples log what they do; keep the test output quiet.
-vi.spyOn(console, "log").mockImplementation(() => {});
+const quiet = vi.spyOn(console, "log").mockImplementation(() => {});
+// The suite's files share a process (vitest.config.ts, isolate: false): the next file logs again.
+afterAll(() => quiet.mockRestore());
 
 describe("client examples", () => {
   it("are type-checked by npm run typecheck (tsconfig.json includes them)", () => {

@@ -62,7 +62,9 @@ describe("fair shares between accounts", { timeout: 120_000 }, () => {
         body: { name: "burst", message: "sale", type: "scheduled", scheduledAt: burstAt.toISOString(), recipients, priority: "high" },
       });
       expect(response.status).toBe(201);
-      const bDueAt = new Date(burstAt.getTime() + 500);
+      // Due just after A's burst; on a machine slow enough that storing the 10,000 took past it, half a second
+      // from now (still while A's burst is being sent: a schedule in the past would be refused).
+      const bDueAt = new Date(Math.max(burstAt.getTime() + 500, Date.now() + 500));
       for (let i = 0; i < 5; i++) {
         const { response: r } = await b.client.POST("/api/v1/scheduler/schedule", {
           body: { to: `+1415555${String(7000 + i)}`, body: "your code", from: "ACME", scheduledAt: bDueAt.toISOString() },

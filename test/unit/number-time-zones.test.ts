@@ -1,8 +1,15 @@
 // A number's time zones from libphonenumber's map (server/domain/numberTimeZones.ts), longest prefix first,
 // the map read from disk once however many numbers are looked up.
 import * as fs from "node:fs";
-import { describe, expect, it, vi } from "vitest";
-import { timeZonesOfNumber } from "../../server/domain/numberTimeZones.js";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+
+let timeZonesOfNumber: typeof import("../../server/domain/numberTimeZones.js").timeZonesOfNumber;
+// A fresh copy of the module, which reads through the counting fs below: the suite's files share a process
+// (vitest.config.ts, isolate: false), and another file may have loaded it, and read the map, already.
+beforeAll(async () => {
+  vi.resetModules();
+  ({ timeZonesOfNumber } = await import("../../server/domain/numberTimeZones.js"));
+});
 
 // Counts the reads of the map (the package's own timezones() reads it on every call).
 vi.mock("node:fs", async (original) => {
