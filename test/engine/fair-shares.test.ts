@@ -62,14 +62,15 @@ describe("fair shares between accounts", { timeout: 120_000 }, () => {
         body: { name: "burst", message: "sale", type: "scheduled", scheduledAt: burstAt.toISOString(), recipients, priority: "high" },
       });
       expect(response.status).toBe(201);
-      // Due just after A's burst; on a machine slow enough that storing the 10,000 took past it, half a second
-      // from now (still while A's burst is being sent: a schedule in the past would be refused).
-      const bDueAt = new Date(Math.max(burstAt.getTime() + 500, Date.now() + 500));
+      // Due just after A's burst. On a machine slow enough that storing the 10,000 took nearly to it, two seconds
+      // from now instead, while A's burst is being sent: the server, busy with the burst, checks a schedule's
+      // time a moment after it is sent, and refuses one already past (422; seen with half a second).
+      const bDueAt = new Date(Math.max(burstAt.getTime() + 500, Date.now() + 2_000));
       for (let i = 0; i < 5; i++) {
-        const { response: r } = await b.client.POST("/api/v1/scheduler/schedule", {
+        const { response: r, error } = await b.client.POST("/api/v1/scheduler/schedule", {
           body: { to: `+1415555${String(7000 + i)}`, body: "your code", from: "ACME", scheduledAt: bDueAt.toISOString() },
         });
-        expect(r.status).toBe(201);
+        expect(r.status, JSON.stringify(error)).toBe(201);
       }
 
       await waitUntil("B's messages submitted", async () => (await submittedOf(s.db, b.accountId)) === 5, 60_000);
