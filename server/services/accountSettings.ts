@@ -7,6 +7,7 @@ import { updateAccountSettings, type AccountSettingsRow } from "../db/accountSet
 import { makeHeldSendsDue } from "../db/jobs/index.js";
 import { DomainError } from "../domain/errors.js";
 import { requireTimeZone } from "../domain/timeZones.js";
+import { retriedTransaction } from "../db/retriedTransaction.js";
 
 /** The most segments an automatic reply may take. */
 export const MAX_REPLY_SEGMENTS = 2;
@@ -41,7 +42,8 @@ export async function changeAccountSettings(
   }
   if (changes.quietHours === undefined && changes.defaultTimeZone === undefined) return updateAccountSettings(db, accountId, changes);
   // One transaction: the released jobs are due (and the workers woken) at the commit that stores the new rule.
-  return db.transaction(async (tx) => {
+  // Run again if ended by a deadlock: the held jobs it makes due are jobs the workers and the pacer write too.
+  return retriedTransaction(db, async (tx) => {
     const settings = await updateAccountSettings(tx, accountId, changes);
     await makeHeldSendsDue(tx, accountId);
     return settings;

@@ -1,6 +1,7 @@
 // A cancel (of a batch, of one message) made the victim of a deadlock, as a campaign's cancel of 10,000 waiting
 // messages was in CI with the pacer releasing some of their jobs: PostgreSQL ended the cancel, and the caller
-// got a 500 while every message stayed queued. The cancel runs again (db/retriedTransaction.ts) and answers.
+// got a 500 while every message stayed queued. The cancel runs again (db/retriedTransaction.ts) and answers. So
+// does a settings change that makes the jobs of messages held by quiet hours due.
 //
 // The interleaving, held in step with a second connection T:
 //   cancel: locks its messages (UPDATE messages) → its jobs: waits for T
@@ -14,8 +15,17 @@ import { waitUntil } from "../helpers/wait.js";
 
 const server = useTestServer();
 
-/** Holds `jobId` in T until the cancel waits for it, then closes the cycle on `messageId`; returns when T ends. */
-async function deadlockWith(db: Db, jobId: string, messageId: string, cancel: () => Promise<Response>): Promise<Response> {
+/**
+ * Holds `jobId` in T until the request waits for it, then closes the cycle on a row the request holds (by default
+ * the message `messageId`); returns the request's answer once T ends.
+ */
+async function deadlockWith(
+  db: Db,
+  jobId: string,
+  messageId: string,
+  cancel: () => Promise<Response>,
+  closeCycle = (t: Db) => t.raw("SELECT 1 FROM messages WHERE id = ? FOR UPDATE", [messageId]),
+): Promise<Response> {
   let answer: Promise<Response> | undefined;
   await db.transaction(async (t) => {
     await t.raw("SET LOCAL deadlock_timeout = '10s'");
@@ -28,7 +38,7 @@ async function deadlockWith(db: Db, jobId: string, messageId: string, cancel: ()
       return rows.length > 0;
     });
     // Waits until PostgreSQL ends the cancel's transaction (its locks go), then holds the message until commit.
-    await t.raw("SELECT 1 FROM messages WHERE id = ? FOR UPDATE", [messageId]);
+    await closeCycle(t);
   });
   return answer!;
 }
@@ -80,5 +90,35 @@ describe("a cancel ended by a deadlock", () => {
         .where({ id: await jobOf(db, messageId) })
         .pluck("state"),
     ).toEqual(["cancelled"]);
+  });
+
+  it("of a settings change that releases messages held by quiet hours: is run again and answers", { timeout: 60_000 }, async () => {
+    const { db } = server();
+    const a = await server().account();
+    const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
+      body: { to: "+14155550621", body: "held", from: "ACME", scheduledAt: inHours(2) },
+    });
+    const messageId = data!.messageId;
+    // The account's settings row exists (the change below then locks it, where T closes the cycle).
+    const set = await a.request("PATCH", "/api/v1/account/settings", { quietHours: { start: "21:00", end: "08:00" } });
+    expect(set.status).toBe(200);
+    // Held by quiet hours, as a worker leaves such a message: scheduled, deferred, its job due later.
+    await db("messages")
+      .where({ id: messageId })
+      .update({ deferred_until: new Date(Date.now() + 3 * 3600_000) });
+    const res = await deadlockWith(
+      db,
+      await jobOf(db, messageId),
+      messageId,
+      () => a.request("PATCH", "/api/v1/account/settings", { quietHours: null }),
+      (t) => t.raw("SELECT 1 FROM account_settings WHERE account_id = ? FOR UPDATE", [a.accountId]),
+    );
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ quietHours: null });
+    // Released: its job is due now.
+    const job = await db("jobs")
+      .where({ id: await jobOf(db, messageId) })
+      .first<{ due: boolean }>(db.raw("run_at <= now() AS due"));
+    expect(job.due).toBe(true);
   });
 });
