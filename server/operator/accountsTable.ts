@@ -5,7 +5,7 @@ import { isUniqueViolation } from "../db/errors.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
-import { sql } from "../db/sql.js";
+import { run, sql } from "../db/sql.js";
 
 /** What the operator allows an account (null: no limit of that kind). */
 export interface AccountLimits {
@@ -105,6 +105,15 @@ export async function updateAccount(db: Knex, accountId: string, change: Account
   );
   if (Object.keys(set).length === 0) return (await db("accounts").where({ id: accountId }).first("id")) !== undefined;
   return (await db("accounts").where({ id: accountId }).update(set)) > 0;
+}
+
+/**
+ * Serialises first starts until the transaction ends: processes started together on an empty database (an
+ * all-in-one start beside worker processes) each found no account, and each made account `default`; all but one
+ * then died on its unique name. Under this lock the first makes it, the others find it.
+ */
+export async function lockFirstStart(tx: Knex.Transaction): Promise<void> {
+  await run(tx, sql`SELECT pg_advisory_xact_lock(hashtextextended('first start', 0))`);
 }
 
 export async function countAccounts(db: Knex): Promise<number> {

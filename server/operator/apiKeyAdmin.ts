@@ -1,6 +1,6 @@
 // Making and revoking keys: by the CLI on the server, by an account's own key (of its account only, no wider
 // than itself, a test key only test keys) and by the operator for any account.
-import { ensureAccount, countAccounts } from "./accountsTable.js";
+import { ensureAccount, countAccounts, lockFirstStart } from "./accountsTable.js";
 import { insertAuditEvent } from "./auditEventsTable.js";
 import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope } from "./apiKeysTable.js";
 import type { Db } from "../db/knex.js";
@@ -108,6 +108,11 @@ const cliEvent = (action: string, accountId: string | null, keyId: string) => ({
  */
 export async function createFirstStartKeys(db: Db, nodeEnv: string): Promise<{ account: string; operator: string } | undefined> {
   if (nodeEnv === "production" || (await countAccounts(db)) > 0) return undefined;
-  const account = (await createKeyForAccount(db, "default", { firstStart: true })).key;
-  return { account, operator: (await createOperatorKey(db, "first start")).key };
+  // Several processes may start at once on the empty database: one makes the keys, the others find its account.
+  return db.transaction(async (tx) => {
+    await lockFirstStart(tx);
+    if ((await countAccounts(tx)) > 0) return undefined;
+    const account = (await createKeyForAccount(tx, "default", { firstStart: true })).key;
+    return { account, operator: (await createOperatorKey(tx, "first start")).key };
+  });
 }
