@@ -1,6 +1,6 @@
 // Real worker processes (ROLE=worker npm start's entry point) sharing one database.
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/operator/index.js";
 import { countSubmissionsByMessage } from "../../server/db/simulatorSubmissions.js";
 import { useTestDatabase } from "../helpers/database.js";
@@ -11,7 +11,16 @@ import { waitUntil } from "../helpers/wait.js";
 
 const database = useTestDatabase();
 
-const startWorker = (env: Record<string, string> = {}) => spawnWorkerProcess(database().url, env);
+const started: ReturnType<typeof spawnWorkerProcess>[] = [];
+const startWorker = (env: Record<string, string> = {}) => {
+  const w = spawnWorkerProcess(database().url, env);
+  started.push(w);
+  return w;
+};
+// A test that fails before it stops its workers leaves none running into the next files.
+afterEach(() => {
+  for (const w of started.splice(0)) if (w.proc.child.exitCode === null && w.proc.child.signalCode === null) w.proc.child.kill("SIGKILL");
+});
 
 /** `n` messages due at `at` for a fresh account. */
 async function scheduleMany(n: number, at: Date): Promise<string[]> {
