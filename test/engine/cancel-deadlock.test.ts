@@ -46,6 +46,14 @@ async function deadlockWith(
 const jobOf = async (db: Db, messageId: string) =>
   (await db("messages").where({ id: messageId }).first<{ job_id: string }>("job_id")).job_id;
 
+/** One message two hours ahead: scheduled, its job waiting. */
+async function scheduleLater(a: TestAccount, to: string): Promise<string> {
+  const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
+    body: { to, body: "later", from: "ACME", scheduledAt: inHours(2) },
+  });
+  return data!.messageId;
+}
+
 async function batchOfThree(a: TestAccount) {
   const res = await a.request("POST", "/api/v1/messages/batch", {
     messages: ["+14155550601", "+14155550602", "+14155550603"].map((to) => ({ to, from: "ACME", body: "later", scheduledAt: inHours(2) })),
@@ -76,10 +84,7 @@ describe("a cancel ended by a deadlock", () => {
   it("of one message: is run again and answers with the cancel", { timeout: 60_000 }, async () => {
     const { db } = server();
     const a = await server().account();
-    const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
-      body: { to: "+14155550611", body: "later", from: "ACME", scheduledAt: inHours(2) },
-    });
-    const messageId = data!.messageId;
+    const messageId = await scheduleLater(a, "+14155550611");
     const res = await deadlockWith(db, await jobOf(db, messageId), messageId, () =>
       a.request("DELETE", `/api/v1/scheduler/cancel/${messageId}`),
     );
@@ -95,10 +100,7 @@ describe("a cancel ended by a deadlock", () => {
   it("of a settings change that releases messages held by quiet hours: is run again and answers", { timeout: 60_000 }, async () => {
     const { db } = server();
     const a = await server().account();
-    const { data } = await a.client.POST("/api/v1/scheduler/schedule", {
-      body: { to: "+14155550621", body: "held", from: "ACME", scheduledAt: inHours(2) },
-    });
-    const messageId = data!.messageId;
+    const messageId = await scheduleLater(a, "+14155550621");
     // The account's settings row exists (the change below then locks it, where T closes the cycle).
     const set = await a.request("PATCH", "/api/v1/account/settings", { quietHours: { start: "21:00", end: "08:00" } });
     expect(set.status).toBe(200);
