@@ -48,6 +48,16 @@ export async function updateThroughputBuckets(tx: Knex.Transaction, tats: Map<st
   );
 }
 
+/** The tats of the buckets of `keys` that exist, unlocked (seconds since the epoch). */
+export async function readThroughputTats(db: Knex, keys: string[]): Promise<Map<string, number>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await run<{ key: string; tat: number }>(
+    db,
+    sql`SELECT key, EXTRACT(EPOCH FROM tat)::float8 AS tat FROM throughput_buckets WHERE key = ANY(${keys}::text[])`,
+  );
+  return new Map(rows.map((r) => [r.key, r.tat]));
+}
+
 /** Forgets buckets (a connector's promised turns when its cap changed): a key read again starts empty. */
 export async function forgetThroughputBuckets(db: Knex, keys: string[]): Promise<void> {
   await run(db, sql`DELETE FROM throughput_buckets WHERE key = ANY(${keys}::text[])`);

@@ -13,8 +13,13 @@
 export const accountBucketKey = (accountId: string) => `account:${accountId}`;
 /** The key of a connector's bucket (its maxSegmentsPerSecond, across every worker). */
 export const connectorBucketKey = (connectorId: string) => `connector:${connectorId}`;
-/** The key of the row holding the time up to which a connector's turns are promised (providers/failover.ts). */
-export const connectorTurnsKey = (connectorId: string) => `connector:${connectorId}:turns`;
+/** The key of a sender's bucket (its pool's maxMessagesPerSecondPerSender: a message is one unit). */
+export const senderBucketKey = (accountId: string, sender: string) => `sender:${accountId}:${sender}`;
+/**
+ * The key of the row beside a bucket holding the time up to which its turns are promised (handTurns): every cap
+ * known only once a message is claimed (a connector's, a sender's) has one.
+ */
+export const turnsKey = (bucketKey: string) => `${bucketKey}:turns`;
 /** The key of the whole link's bucket (PROVIDER_MAX_SEGMENTS_PER_SECOND). */
 export const LINK_BUCKET_KEY = "link";
 
@@ -29,7 +34,8 @@ export interface Cap {
  * PROVIDER_MAX_SEGMENTS_PER_SECOND. The one list of them, read by the send path's stage and by the pacer
  * alike: a new cap known before the claim (a country's, say) is one more entry here, with its queue-ahead test
  * beside the account's and the link's (db/throttledSends.ts, findWaitingAhead). Caps known only later (a
- * connector's, a sender's) wait their own way (docs/ARCHITECTURE.md, "Every cap, and where a new one goes").
+ * connector's, a sender's) are given turns instead (services/sendingPolicy/capTurns.ts; docs/ARCHITECTURE.md,
+ * "Every cap, and where a new one goes").
  */
 export function capsBeforeClaim(m: { accountId: string; maxSegmentsPerSecond: number | null }, linkRate: number | null): Cap[] {
   return [
@@ -119,6 +125,31 @@ export function messagesThatMayFit(bucket: Bucket, now: number, horizon: number)
   if (start > horizon) return 0;
   // Every message has at least one segment, and the last one may start right at the horizon.
   return Math.floor((horizon - start) * bucket.rate) + 1;
+}
+
+/**
+ * Turns for messages refused by a bucket: each gets the next wake-up time, one after another at the bucket's
+ * rate, from where turns are promised up to (`promised`, the turns row's time; never before the bucket's tat or
+ * now). A turn is a wake-up time, not a payment: the message comes back `lookahead` seconds early and pays then
+ * (admitInOrder), so a late wake-up loses no slot, and a message cancelled meanwhile leaves its turn to whoever
+ * is due. Handing out turns one after another, instead of waking every refused message at the bucket's tat,
+ * keeps windows refused together from coming back together to be refused again (20–31 job updates a message
+ * in bench:throttle before turns). Returns each message's wake-up time and the new promised time.
+ */
+export function handTurns(
+  bucket: Bucket,
+  promised: number | undefined,
+  waiting: { id: string; segments: number }[],
+  now: number,
+  lookahead: number,
+): { wakeAt: Map<string, number>; promised: number } {
+  let turn = Math.max(promised ?? now, bucket.tat, now);
+  const wakeAt = new Map<string, number>();
+  for (const m of waiting) {
+    wakeAt.set(m.id, turn - lookahead);
+    turn += m.segments / bucket.rate;
+  }
+  return { wakeAt, promised: turn };
 }
 
 /** The buckets a decision changed, with their new theoretical arrival times, to write back. */

@@ -8,8 +8,8 @@
 // within the route's pool, never to its fallback.
 import type { Db } from "../db/knex.js";
 import { assignConnectors, recordAttempts, type OwnedMessageRow, type SendAttemptRow } from "../db/messages/index.js";
-import { lockThroughputBuckets, updateThroughputBuckets } from "../db/throughputBuckets.js";
-import { admitInOrder, changedTats, connectorBucketKey, connectorTurnsKey } from "../domain/throughput.js";
+import { connectorBucketKey } from "../domain/throughput.js";
+import { payOrTakeTurns } from "../services/sendingPolicy/index.js";
 import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
 import type { RoutedConnector, SendRouter } from "./connectorSet.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type SubmitResult } from "./types.js";
@@ -82,19 +82,26 @@ export async function submitRouted(
       [...groups.values()].map(async ({ connector, sends: group }) => {
         let writing = group;
         if (connector.cap !== null) {
-          const paid = await payConnectorCap(
+          const taken = await payOrTakeTurns(
             db,
-            connector.connectorId!,
-            connector.cap,
-            group.map((s) => ({ message: s.outbound, waits: nextInPool(s.candidates, s.at) === undefined })),
+            { key: connectorBucketKey(connector.connectorId!), rate: connector.cap },
+            group.map((s) => ({
+              id: s.outbound.messageId,
+              segments: s.outbound.segments,
+              waits: nextInPool(s.candidates, s.at) === undefined,
+            })),
+            CAP_LOOKAHEAD_S,
           );
-          writing = group.filter((s) => paid.admitted.has(s.message.id));
+          writing = group.filter((s) => taken.slots.has(s.outbound.messageId));
           for (const s of group) {
-            const retryAfterMs = paid.refused.get(s.message.id);
-            if (retryAfterMs !== undefined)
-              s.result = new ProviderUnavailable(`connector ${connector.name} at its cap`, retryAfterMs, true);
+            if (taken.slots.has(s.outbound.messageId)) continue;
+            // Not waiting (0): tried at once on the next connector of the route's pool.
+            const wakeAt = taken.wakeAtMs.get(s.outbound.messageId);
+            const retryAfterMs = wakeAt === undefined ? 0 : Math.max(10, wakeAt - Date.now());
+            s.result = new ProviderUnavailable(`connector ${connector.name} at its cap`, retryAfterMs, true);
           }
-          if (paid.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, paid.waitMs));
+          const waitMs = (Math.max(taken.now, ...taken.slots.values()) - taken.now) * 1000;
+          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
         }
         if (writing.length > 0) await connector.provider.beforeClaim?.(writing.length);
         return { connector, group, writing };
@@ -171,53 +178,6 @@ function nextInPool(candidates: { pool: boolean }[], at: number): number | undef
 
 /** How far ahead a capped connector's slots are taken: the window's messages wait at most this for theirs. */
 const CAP_LOOKAHEAD_S = 0.05;
-
-/**
- * A capped connector's GCRA bucket (`connector:<id>`, the throughput caps' table, shared by every worker): the
- * messages, in order, whose slots fall within the lookahead are admitted and paid; the caller waits for the
- * last slot, then writes them. The others were not written: they try another connector of the pool, or (those
- * that `waits`) are given a turn and wait for it.
- *
- * Turns are handed out from a second row, `connector:<id>:turns`, the time up to which turns are promised: each
- * waiting message gets the next one, so windows refused together come back one after another instead of all at
- * the bucket's tat (where all but one were refused again: 20–31 job updates a message in bench:throttle). A turn
- * is a wake-up time, not a payment: it comes back the lookahead early and pays then, so a late wake-up loses no
- * slot, and a message cancelled meanwhile leaves its turn to whoever is due.
- */
-async function payConnectorCap(db: Db, connectorId: string, rate: number, messages: { message: OutboundMessage; waits: boolean }[]) {
-  const key = connectorBucketKey(connectorId);
-  const turnsKey = connectorTurnsKey(connectorId);
-  return db.transaction(async (tx) => {
-    const { now, tats } = await lockThroughputBuckets(tx, [key, turnsKey]);
-    const buckets = new Map([[key, { rate, tat: tats.get(key) ?? now }]]);
-    const decision = admitInOrder(
-      messages.map(({ message: m }) => ({ id: m.messageId, segments: m.segments, keys: [key] })),
-      buckets,
-      now,
-      now + CAP_LOOKAHEAD_S,
-    );
-    const changed = changedTats(buckets, decision);
-    const last = Math.max(now, ...decision.slots.values());
-    const promised = Math.max(tats.get(turnsKey) ?? now, buckets.get(key)!.tat, now);
-    let turn = promised;
-    const retryAfterMs = messages.map(({ message: m, waits }) => {
-      if (decision.slots.has(m.messageId) || !waits) return 0;
-      const at = turn;
-      turn += m.segments / rate;
-      return Math.max(10, (at - CAP_LOOKAHEAD_S - now) * 1000);
-    });
-    if (turn > promised) changed.set(turnsKey, turn);
-    await updateThroughputBuckets(tx, changed);
-    return {
-      admitted: new Set(decision.slots.keys()),
-      /** Not admitted: when to try again (0: at once, on another connector of the pool). */
-      refused: new Map(
-        messages.flatMap(({ message: m }, k) => (decision.slots.has(m.messageId) ? [] : [[m.messageId, retryAfterMs[k]!] as const])),
-      ),
-      waitMs: Math.max(0, (last - now) * 1000),
-    };
-  });
-}
 
 /** Each answer counted on its connector: the process's metrics and the worker's tally (shown by the API). */
 export function countAnswers(connector: RoutedConnector, answers: { answer: SubmitResult | Error; segments: number }[]): void {

@@ -20,7 +20,7 @@ import { forgetThroughputBuckets } from "../db/throughputBuckets.js";
 import type { Db } from "../db/knex.js";
 import { readRoutingTable, replaceRoutingTable, routesNaming, type RoutingTable } from "./routesTable.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
-import { connectorTurnsKey } from "../domain/throughput.js";
+import { connectorBucketKey, turnsKey } from "../domain/throughput.js";
 import { candidatesOf, connectorsOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "./routeRules.js";
 
 /** A worker's state row older than this is a dead worker's (workers refresh theirs every few seconds). */
@@ -115,7 +115,7 @@ export async function changeConnector(db: Db, id: string, input: ConnectorInput,
   });
   if (!(await updateConnector(db, id, merged).catch(rethrowNameTaken(merged.name)))) throw notFound("Connector");
   if (merged.maxSegmentsPerSecond !== before.maxSegmentsPerSecond) {
-    await forgetThroughputBuckets(db, [connectorTurnsKey(id)]);
+    await forgetThroughputBuckets(db, [turnsKey(connectorBucketKey(id))]);
     await makeCappedSendsDue(db, id, new Date(Date.now() + appliedWithinMs));
   }
   return connectorView(db, id);

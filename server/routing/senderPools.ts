@@ -22,6 +22,10 @@ import {
 import { DomainError, notFound } from "../domain/errors.js";
 import { requireSender } from "../domain/phone.js";
 import { chooseSender, type Book } from "./senderChoice.js";
+import { makePoolSendsDue } from "../db/jobs/index.js";
+import { forgetThroughputBuckets, readThroughputTats, updateThroughputBuckets } from "../db/throughputBuckets.js";
+import { senderBucketKey, turnsKey } from "../domain/throughput.js";
+import { lockCapsWithTurns, waitForTurns } from "../services/sendingPolicy/index.js";
 import { NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
 
 export interface SenderPoolInput {
@@ -64,6 +68,16 @@ export async function changePool(db: Db, account: Account, id: string, input: Se
     throw isUniqueViolation(error, "sender_pools_name_key") ? poolExists(fields.name) : error;
   });
   if (!pool) throw notFound("Sender pool");
+  if (fields.maxPerSenderPerSecond !== before.maxPerSenderPerSecond) {
+    // Turns given at the old rate would keep the waiting messages asleep past slots a raised cap has: they are
+    // forgotten, and the messages look again now (the pool is read afresh by every choice).
+    const senders = [...new Set([...before.senders, ...fields.senders])];
+    await forgetThroughputBuckets(
+      db,
+      senders.map((s) => turnsKey(senderBucketKey(account.id, s))),
+    );
+    await makePoolSendsDue(db, account.id, id, new Date());
+  }
   return pool;
 }
 
@@ -130,6 +144,14 @@ export async function chooseSenders(db: Db, messages: PoolMessage[]): Promise<Se
     return ok;
   });
   if (live.length === 0) return out;
+  const rateOf = new Map<string, Map<string, number>>();
+  for (const m of live) {
+    const { senders, maxPerSenderPerSecond: rate } = pools.get(m.senderPoolId)!;
+    if (rate === null) continue;
+    const rates = rateOf.get(m.accountId) ?? new Map<string, number>();
+    for (const sender of senders) rates.set(sender, Math.min(rate, rates.get(sender) ?? rate));
+    rateOf.set(m.accountId, rates);
+  }
   const sticky = live.filter((m) => pools.get(m.senderPoolId)!.sticky);
   const last = new Map(
     (
@@ -142,10 +164,24 @@ export async function chooseSenders(db: Db, messages: PoolMessage[]): Promise<Se
   await db.transaction(async (tx) => {
     const keys = live.flatMap((m) => pools.get(m.senderPoolId)!.senders.map((sender) => ({ accountId: m.accountId, sender })));
     const { now, books } = await lockSenderBooks(tx, keys);
-    out.now = now;
+    // A capped pool's senders are buckets of the throughput caps' table, waited for by turns like a connector's
+    // (services/sendingPolicy/capTurns.ts). Their books' own tat is still written for the release before this
+    // one (a worker of it reads only that), and read here so a rolling upgrade keeps to the cap.
+    const capped = books.filter((b) => rateOf.get(b.accountId)?.has(b.sender));
+    const locked =
+      capped.length > 0
+        ? await lockCapsWithTurns(
+            tx,
+            capped.map((b) => senderBucketKey(b.accountId, b.sender)),
+          )
+        : { now, tats: new Map<string, number>() };
+    for (const b of capped) b.tat = Math.max(b.tat, locked.tats.get(senderBucketKey(b.accountId, b.sender)) ?? 0);
+    out.now = locked.now;
+    const tatBefore = new Map(capped.map((b) => [b, b.tat]));
     const byAccount = new Map<string, Map<string, Book>>();
     for (const b of books) byAccount.set(b.accountId, (byAccount.get(b.accountId) ?? new Map()).set(b.sender, b));
     const stored: { id: string; accountId: string; sender: string }[] = [];
+    const waiting = new Map<string, { book: Book; rate: number; ids: string[] }>();
     for (const m of live) {
       const pool = pools.get(m.senderPoolId)!;
       const choice = chooseSender(
@@ -153,17 +189,39 @@ export async function chooseSenders(db: Db, messages: PoolMessage[]): Promise<Se
         m.to,
         last.get(`${m.accountId} ${m.to}`),
         byAccount.get(m.accountId) ?? new Map(),
-        now,
-        now + SLOT_LOOKAHEAD_S,
+        out.now,
+        out.now + SLOT_LOOKAHEAD_S,
       );
       if (!choice) out.noSender.add(m.id);
-      else if ("waitUntil" in choice) out.waiting.set(m.id, Date.now() + Math.max(10, (choice.waitUntil - now) * 1000));
-      else {
+      else if ("waitUntil" in choice) {
+        // Only a capped sender makes a message wait (chooseSender).
+        const key = senderBucketKey(m.accountId, choice.sender);
+        const book = byAccount.get(m.accountId)!.get(choice.sender)!;
+        const rate = rateOf.get(m.accountId)?.get(choice.sender) ?? pool.maxPerSenderPerSecond!;
+        const entry = waiting.get(key) ?? { book, rate, ids: [] };
+        waiting.set(key, entry);
+        entry.ids.push(m.id);
+      } else {
         out.chosen.set(m.id, choice.sender);
         out.lastSlot = Math.max(out.lastSlot, choice.slot);
         stored.push({ id: m.id, accountId: m.accountId, sender: choice.sender });
       }
     }
+    const tats = new Map(
+      capped.filter((b) => b.tat !== tatBefore.get(b)).map((b) => [senderBucketKey(b.accountId, b.sender), b.tat] as const),
+    );
+    for (const [key, { book, rate, ids }] of waiting) {
+      const turns = waitForTurns(
+        locked,
+        key,
+        { rate, tat: book.tat },
+        ids.map((id) => ({ id, segments: 1 })),
+        SLOT_LOOKAHEAD_S,
+      );
+      for (const [id, at] of turns.wakeAtMs) out.waiting.set(id, at);
+      if (turns.promised) tats.set(...turns.promised);
+    }
+    await updateThroughputBuckets(tx, tats);
     await updateSenderBooks(tx, books);
     await setMessageSenders(tx, stored);
   });
@@ -178,6 +236,11 @@ export async function previewSender(db: Db, accountId: string, senderPoolId: str
   const pool = await getPool(db, accountId, senderPoolId);
   const [last] = pool.sticky ? await lastSendersTo(db, [{ accountId, recipient: to, senders: pool.senders }]) : [];
   const { now, books } = await readSenderBooks(db, accountId, pool.senders);
+  const tats = await readThroughputTats(
+    db,
+    books.map((b) => senderBucketKey(accountId, b.sender)),
+  );
+  for (const b of books) b.tat = Math.max(b.tat, tats.get(senderBucketKey(accountId, b.sender)) ?? 0);
   const choice = chooseSender(
     { senders: pool.senders, sticky: pool.sticky, rate: pool.maxPerSenderPerSecond },
     to,

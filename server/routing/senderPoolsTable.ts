@@ -99,7 +99,10 @@ export interface SenderBook {
   sender: string;
   /** When it was last chosen, seconds since the epoch (0: never). */
   lastUsed: number;
-  /** Its cap's theoretical arrival time, seconds since the epoch. */
+  /**
+   * Its cap's theoretical arrival time, seconds since the epoch: the release before this one's only record of
+   * it, kept in step with the sender's bucket (routing/senderPools.ts) until the release after drops it.
+   */
   tat: number;
 }
 

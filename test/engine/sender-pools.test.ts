@@ -33,6 +33,23 @@ const send = async (body: Record<string, unknown>) => {
   return ((await res.json()) as { messageId: string }).messageId;
 };
 const message = async (id: string) => (await (await account.request("GET", `/api/v1/messages/${id}`)).json()) as Message;
+/** Sends `n` messages of the pool in one batch; returns their ids. */
+const batch = async (n: number, senderPoolId: string) => {
+  const res = await account.request("POST", "/api/v1/messages/batch", {
+    messages: Array.from({ length: n }, (_, i) => ({ to: `+1415555${String(3000 + i).padStart(4, "0")}`, body: "turns", senderPoolId })),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { results: { messageId: string }[] }).results.map((r) => r.messageId);
+};
+/** The messages' writes to the simulator, in time order (seconds since the epoch). */
+const submissions = async (ids: string[]) =>
+  (
+    await server().db.raw(
+      `SELECT m.sender, EXTRACT(EPOCH FROM s.submitted_at)::float8 AS at
+         FROM simulator_submissions s JOIN messages m ON m.id = s.message_id WHERE m.id = ANY(?::uuid[]) ORDER BY at`,
+      [ids],
+    )
+  ).rows as { sender: string; at: number }[];
 const settled = (id: string) =>
   waitUntil(`message ${id} sent or failed`, async () => {
     const m = await message(id);
@@ -113,6 +130,45 @@ describe("sender pools", () => {
       for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(0.5);
       expect(times.at(-1)! - times[0]!).toBeGreaterThan(times.length - 1 - 0.5);
     }
+  });
+
+  it("wake each message waiting for a capped sender for its own turn, not all at once", { timeout: 60_000 }, async () => {
+    const db = server().db;
+    // Counts every time a send job goes back to wait (a snooze), by a trigger of this file's database.
+    await db.raw("CREATE TABLE test_snoozes (job_id uuid NOT NULL)");
+    await db.raw(`CREATE FUNCTION test_count_snooze() RETURNS trigger LANGUAGE plpgsql AS $$
+                  BEGIN INSERT INTO test_snoozes VALUES (NEW.id); RETURN NULL; END $$`);
+    await db.raw(`CREATE TRIGGER test_count_snooze AFTER UPDATE ON jobs FOR EACH ROW
+                  WHEN (OLD.state = 'running' AND NEW.state = 'available') EXECUTE FUNCTION test_count_snooze()`);
+    const sender = "+14155550164";
+    await account.holds(sender);
+    const id = await pool({ name: "turns", senders: [sender], sticky: false, maxMessagesPerSecondPerSender: 10 });
+    const ids = await batch(40, id);
+    await waitUntil("all sent", async () => (await Promise.all(ids.map(message))).every((m) => m.status !== "scheduled"), 30_000);
+    const times = (await submissions(ids)).map((r) => r.at);
+    expect(times).toHaveLength(40);
+    // 10 a second: 40 writes take at least 3.9 s, less the lateness of the first (up to half a second allowed).
+    expect(times.at(-1)! - times[0]!).toBeGreaterThan(3.4);
+    // Each waiting message is given a turn of its own (services/sendingPolicy/capTurns.ts) and comes back for it:
+    // snoozed about once. Woken at the sender's tat instead, a window refused together came back together and
+    // all but one of it were refused again (about a dozen snoozes a message here).
+    const { rows } = await db.raw(
+      "SELECT count(*)::int AS n FROM test_snoozes s JOIN messages m ON m.job_id = s.job_id WHERE m.id = ANY(?::uuid[])",
+      [ids],
+    );
+    expect(rows[0].n / ids.length).toBeLessThan(3);
+  });
+
+  it("a pool's cap raised applies at once to the messages already waiting for their turns", { timeout: 60_000 }, async () => {
+    const sender = "+14155550165";
+    await account.holds(sender);
+    const id = await pool({ name: "raised", senders: [sender], sticky: false, maxMessagesPerSecondPerSender: 1 });
+    const ids = await batch(20, id);
+    // At one a second the last of them has a turn about 20 s ahead.
+    await waitUntil("the first two sent", async () => (await submissions(ids)).length >= 2);
+    const res = await account.request("PATCH", `/api/v1/sender-pools/${id}`, { maxMessagesPerSecondPerSender: null });
+    expect(res.status, await res.clone().text()).toBe(200);
+    await waitUntil("all sent", async () => (await submissions(ids)).length === 20, 10_000);
   });
 
   it("a pool deleted under waiting messages fails them sender_pool_deleted; a campaign takes senders from a pool", async () => {

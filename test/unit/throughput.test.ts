@@ -1,8 +1,15 @@
 // The throughput caps' GCRA decision (server/domain/throughput.ts), on numbers: slots at the rate, order held per
-// key, and no second in which a bucket admits more than its rate plus one message.
+// key, and no second in which a bucket admits more than its rate plus one message; turns for the messages refused.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { admitInOrder, capsBeforeClaim, messagesThatMayFit, type Bucket, type Candidate } from "../../server/domain/throughput.js";
+import {
+  admitInOrder,
+  capsBeforeClaim,
+  handTurns,
+  messagesThatMayFit,
+  type Bucket,
+  type Candidate,
+} from "../../server/domain/throughput.js";
 
 const bucketsOf = (entries: [string, Bucket][]) => new Map(entries);
 /** Slots to the microsecond, as PostgreSQL keeps them (the sums of intervals are not exact in binary). */
@@ -152,5 +159,28 @@ describe("capsBeforeClaim", () => {
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, 200)).toEqual([{ key: "link", rate: 200 }]);
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, null)).toEqual([{ key: "account:a1", rate: 5 }]);
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, null)).toEqual([]);
+  });
+});
+
+describe("handTurns", () => {
+  it("gives waiting messages turns one after another at the rate, from the latest of the promised time, the tat and now", () => {
+    const waiting = [
+      { id: "a", segments: 1 },
+      { id: "b", segments: 2 },
+      { id: "c", segments: 1 },
+    ];
+    // Turns promised up to 101: the first turn is there, each taking its segments' share of the rate.
+    const turns = handTurns({ rate: 10, tat: 100.5 }, 101, waiting, 100, 0.05);
+    expect(rounded(turns.wakeAt)).toEqual([
+      ["a", 100.95],
+      ["b", 101.05],
+      ["c", 101.25],
+    ]);
+    expect(Number(turns.promised.toFixed(6))).toBe(101.4);
+    // Nothing promised yet (or promised in the past): from the tat, or from now when the tat is past too.
+    expect(rounded(handTurns({ rate: 10, tat: 100.5 }, undefined, waiting.slice(0, 1), 100, 0).wakeAt)).toEqual([["a", 100.5]]);
+    expect(rounded(handTurns({ rate: 10, tat: 99 }, 98, waiting.slice(0, 1), 100, 0).wakeAt)).toEqual([["a", 100]]);
+    // No one waiting: nothing promised beyond where turns start.
+    expect(handTurns({ rate: 10, tat: 100.5 }, undefined, [], 100, 0)).toEqual({ wakeAt: new Map(), promised: 100.5 });
   });
 });

@@ -8,6 +8,7 @@ export { extendLeases } from "./extendLeases.js";
 export { failJob, snoozeJobs } from "./failJob.js";
 export { makeCappedSendsDue } from "./makeCappedSendsDue.js";
 export { makeHeldSendsDue } from "./makeHeldSendsDue.js";
+export { makePoolSendsDue } from "./makePoolSendsDue.js";
 export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUntypedJob } from "./insertJobs.js";
 export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
 export { JOB_LANE_SQL, LANE_OF_KIND, laneOf, type JobLane } from "./lanes.js";
