@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import type { Config } from "./config.js";
 import type { JobHandoff } from "./db/jobs/index.js";
 import type { Db } from "./db/knex.js";
+import { extendHandedDeliveries, handOverDeliveries } from "./db/webhookDeliveries.js";
 import { coalesced } from "./jobs/coalesced.js";
 import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
 import { deliverReceiptHandler } from "./jobs/handlers/deliverReceipt.js";
@@ -86,6 +87,11 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     heldConnectors: () => connectors?.held() ?? [],
     beforeSends: connectors && (() => connectors.catchUp()),
     handlers: jobHandlers(opts, router, client),
+    // Receipt deliveries handed to this worker by its own status changes have no job: their leases are theirs.
+    rowless: {
+      extend: (worker, ids, leaseMs) => extendHandedDeliveries(db, worker, ids, leaseMs),
+      release: (worker) => handOverDeliveries(db, { by: worker }),
+    },
   });
   await (connectors ? connectors.start() : opts.provider!.start?.());
   await runner.start();

@@ -596,6 +596,8 @@ CREATE TABLE webhook_deliveries (
   attempts jsonb NOT NULL DEFAULT '[]'::jsonb,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   finished_at timestamp with time zone,
+  handed_to text,
+  handed_until timestamp with time zone,
   CONSTRAINT webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT webhook_deliveries_check CHECK (((NOT parked) OR (status = 'pending'::text))),
   CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'pending'::text) = (finished_at IS NULL))),
@@ -719,6 +721,7 @@ CREATE INDEX unmatched_receipts_provider_id_idx ON unmatched_receipts USING btre
 CREATE INDEX unmatched_receipts_received_idx ON unmatched_receipts USING btree (received_at);
 CREATE INDEX unrouted_messages_page_idx ON unrouted_messages USING btree (created_at DESC, id DESC);
 CREATE UNIQUE INDEX unrouted_messages_pkey ON unrouted_messages USING btree (id);
+CREATE INDEX webhook_deliveries_handed_idx ON webhook_deliveries USING btree (handed_until) WHERE (handed_to IS NOT NULL);
 CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq);
 CREATE INDEX webhook_deliveries_parked_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq) WHERE parked;
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON webhook_deliveries USING btree (id);

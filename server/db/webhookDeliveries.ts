@@ -73,7 +73,8 @@ export async function loadDeliveriesForDispatch(db: Knex, keys: { id: string; ac
 
 /**
  * Per message and webhook, receipts go out in seq order. A receipt with an earlier one still pending is
- * parked (its job ends without an attempt) and released when that one finishes. FOR SHARE on the earlier row
+ * parked (its job ends without an attempt; a handed one's lease ends) and released, with a job, when that one
+ * finishes. FOR SHARE on the earlier row
  * holds until this statement commits, so it cannot interleave with that row being finished (see
  * finishDeliveries). Returns the ids that were parked. The first receipt of a message waits for nothing.
  *
@@ -89,7 +90,7 @@ export async function parkBehindEarlier(
   if (candidates.length === 0) return new Set();
   const { rows } = await run<{ id: string }>(
     db,
-    sql`UPDATE webhook_deliveries d SET parked = true
+    sql`UPDATE webhook_deliveries d SET parked = true, handed_to = NULL, handed_until = NULL
        FROM unnest(${candidates.map((d) => d.id)}::uuid[], ${candidates.map((d) => d.accountId)}::uuid[]) AS p(id, account_id)
       WHERE d.account_id = p.account_id AND d.id = p.id AND d.finished_at IS NULL
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
@@ -113,6 +114,11 @@ export interface AttemptOutcome {
   attempt: AttemptRecord | null;
   /** The delivery's job, completed in the same statement: its id and the worker holding it. */
   completes?: { jobId: string; workerId: string };
+  /**
+   * A handed delivery (no job) that stays pending: the job it gets, due then (a retry after a failed attempt,
+   * or a wait for its webhook's place).
+   */
+  requeueAt?: Date;
 }
 
 /**
@@ -129,18 +135,31 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
   const completing = outcomes.filter((o) => o.completes);
   const completed = sql`unnest(${completing.map((o) => o.completes!.jobId)}::uuid[], ${completing.map((o) => o.accountId)}::uuid[],
                               ${completing.map((o) => o.completes!.workerId)}::text[]) AS c(id, account_id, worker)`;
+  // Every outcome ends a handed delivery's lease (handed_to/handed_until): it is finished, or has a job now.
   await run(
     db,
-    sql`WITH c AS (${completeHeldJobsSql(completed)})
+    sql`WITH c AS (${completeHeldJobsSql(completed)}), u AS (
      UPDATE webhook_deliveries d
         SET status = f.status,
             finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
             parked = false,
-            attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END
+            attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END,
+            handed_to = NULL, handed_until = NULL
        FROM unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.accountId)}::uuid[],
-                    ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))}::jsonb[])
-         AS f(id, account_id, status, attempt)
-      WHERE d.account_id = f.account_id AND d.id = f.id`,
+                    ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))}::jsonb[],
+                    ${outcomes.map((o) => o.requeueAt ?? null)}::timestamptz[])
+         AS f(id, account_id, status, attempt, requeue_at)
+      WHERE d.account_id = f.account_id AND d.id = f.id
+      RETURNING d.id, d.account_id, f.requeue_at
+     ), j AS (
+       ${insertJobsSql("deliver_receipt", {
+         accountId: sql`u.account_id`,
+         payload: sql`jsonb_build_object('deliveryId', u.id)`,
+         runAt: sql`u.requeue_at`,
+         from: sql`u WHERE u.requeue_at IS NOT NULL`,
+       })}
+     )
+     SELECT 1`,
   );
   const finished = outcomes.filter((o) => o.status !== "pending" && o.messageId && mayHoldBackLater(o.seq));
   if (finished.length)
@@ -267,6 +286,47 @@ export async function insertEventDeliveries(
        RETURNING id, account_id
      ), j AS (
        ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
+  );
+  return rows[0]!.n;
+}
+
+/**
+ * Extends `workerId`'s leases of handed deliveries (a delivery attempted by the worker whose status change made
+ * it, with no job: ClaimedJob.rowless); returns the ids it still holds. By id alone: the runner's heartbeat
+ * knows only those.
+ */
+export async function extendHandedDeliveries(db: Knex, workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
+  const { rows } = await run<{ id: string }>(
+    db,
+    sql`UPDATE webhook_deliveries SET handed_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+         WHERE id = ANY(${ids}::uuid[]) AND handed_to = ${workerId} RETURNING id`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Ends leases of handed deliveries and gives each still pending (and not parked behind an earlier one, which
+ * gets its job when released) a job due now, with a NOTIFY: those `workerId` holds (it is stopping), or those
+ * whose lease ran out (their worker died; the leader's rescue). A worker that finishes one meanwhile records
+ * its outcome over the job's: the job then finds it finished and does nothing.
+ */
+export async function handOverDeliveries(db: Knex, held: { by: string } | "expired"): Promise<number> {
+  const which = held === "expired" ? sql`handed_until < now()` : sql`handed_to = ${held.by}`;
+  const { rows } = await run<{ n: number }>(
+    db,
+    sql`WITH r AS (
+       UPDATE webhook_deliveries SET handed_to = NULL, handed_until = NULL
+        WHERE handed_to IS NOT NULL AND ${which}
+        RETURNING id, account_id, status, parked
+     ), j AS (
+       ${insertJobsSql("deliver_receipt", {
+         accountId: sql`r.account_id`,
+         payload: sql`jsonb_build_object('deliveryId', r.id)`,
+         from: sql`r WHERE r.status = 'pending' AND NOT r.parked`,
+       })}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,

@@ -6,7 +6,7 @@
 import type { ClaimedJob, JobHandoff, JobLane } from "../db/jobs/index.js";
 import type { Logger } from "../logger.js";
 import type { Completer } from "./completer.js";
-import { JOB_COMPLETED, type JobContext } from "./types.js";
+import { JOB_COMPLETED, RetryLater, Snooze, type JobContext } from "./types.js";
 
 /** What an execution needs of its runner and lane. */
 export interface ExecutionHost {
@@ -105,6 +105,13 @@ export class JobExecution {
       this.resolvers[index]!();
     };
     if (outcome === JOB_COMPLETED) return free(); // deleted by the handler's own statement
+    if (job.rowless) {
+      // No row to write: its handler wrote the outcome, and a retry or a wait as a job of its own, which this
+      // lane looks for then. Any other error was not written: the lease runs out, and the rescuer gives it a job.
+      if (outcome instanceof RetryLater || outcome instanceof Snooze) this.host.dueAgain(outcome.runAt);
+      else if (outcome !== undefined) this.logger().warn({ err: outcome, jobId: job.id }, "a rowless job ended without writing its outcome");
+      return free();
+    }
     if (outcome === undefined) {
       void this.host.completer.complete(job.id); // written in a batch; the slot is free already
       return free();

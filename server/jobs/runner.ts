@@ -53,6 +53,16 @@ export interface RunnerOptions {
   heldConnectors?: () => readonly string[];
   /** Awaited after a claim that took send jobs, before any runs: the router catches up with routing changes. */
   beforeSends?: () => Promise<void>;
+  /** The leases of rowless jobs (ClaimedJob.rowless), which are not in the job table. */
+  rowless?: RowlessLeases;
+}
+
+/** Where the leases of jobs without a row live (receipt deliveries handed to their worker: webhook_deliveries). */
+export interface RowlessLeases {
+  /** Extends this worker's leases of `ids`; returns those it still holds. */
+  extend(workerId: string, ids: string[], leaseMs: number): Promise<string[]>;
+  /** On shutdown: gives what this worker still holds to any worker (as jobs, due now); returns how many. */
+  release(workerId: string): Promise<number>;
 }
 
 export interface LaneOptions {
@@ -87,6 +97,9 @@ export class JobRunner {
   private readonly listener: JobListener;
   private readonly completer: Completer;
   private readonly running = new Map<string, RunningJob>();
+  /** The ids among `running` and the queues that are rowless jobs (their leases are RowlessLeases'). */
+  private readonly rowlessIds = new Set<string>();
+  private readonly rowless: RowlessLeases | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
 
@@ -99,6 +112,7 @@ export class JobRunner {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
     this.completer = new Completer(this.db, this.workerId, this.log);
+    this.rowless = opts.rowless;
     const held = opts.heldConnectors ?? (() => []);
     const beforeSends = opts.beforeSends;
     const lanes: (Omit<LaneOptions, "lane"> & { lane: JobLane | undefined })[] = opts.lanes ?? [
@@ -177,7 +191,7 @@ export class JobRunner {
     clearInterval(this.heartbeat);
     await this.completer.flush();
     try {
-      const released = await releaseJobs(this.db, this.workerId);
+      const released = (await releaseJobs(this.db, this.workerId)) + ((await this.rowless?.release(this.workerId)) ?? 0);
       this.log.info({ released, workerId: this.workerId }, "job runner stopped");
     } catch (error) {
       this.log.warn({ err: error, workerId: this.workerId }, "could not release held jobs; their leases will expire");
@@ -223,6 +237,7 @@ export class JobRunner {
 
   private freed(lane: Lane, job: ClaimedJob): void {
     this.running.delete(job.id);
+    this.rowlessIds.delete(job.id);
     lane.running--;
     // Once for the jobs freed in this turn: a batch's jobs settled together start the next batch together.
     if (!lane.wakeQueued) {
@@ -245,7 +260,10 @@ export class JobRunner {
       workerId: this.workerId,
       leaseMs: this.leaseMs,
       reserve: (n) => producer.reserve(n),
-      adopt: (jobs, reserved) => producer.adopt(jobs, reserved),
+      adopt: (jobs, reserved) => {
+        for (const job of jobs) if (job.rowless) this.rowlessIds.add(job.id);
+        producer.adopt(jobs, reserved);
+      },
       release: (reserved) => producer.release(reserved),
     };
   }
@@ -255,17 +273,25 @@ export class JobRunner {
    * a job whose lease was lost is aborted or dropped.
    */
   private async beat(): Promise<void> {
-    const ids = [...this.running.keys(), ...this.lanes.flatMap((l) => l.producer.queued.map((j) => j.id)), ...this.completer.inHand()];
-    if (ids.length === 0) return;
+    const all = [...this.running.keys(), ...this.lanes.flatMap((l) => l.producer.queued.map((j) => j.id)), ...this.completer.inHand()];
+    if (all.length === 0) return;
+    const ids = all.filter((id) => !this.rowlessIds.has(id));
+    const rowless = all.filter((id) => this.rowlessIds.has(id));
     try {
-      const held = new Set(await extendLeases(this.db, this.workerId, ids, this.leaseMs));
-      const asked = new Set(ids);
+      const held = new Set([
+        ...(ids.length > 0 ? await extendLeases(this.db, this.workerId, ids, this.leaseMs) : []),
+        ...(rowless.length > 0 && this.rowless ? await this.rowless.extend(this.workerId, rowless, this.leaseMs) : []),
+        // A runner without RowlessLeases cannot extend them: their leases run their course.
+        ...(this.rowless ? [] : rowless),
+      ]);
+      const asked = new Set(all);
       for (const { producer } of this.lanes) producer.queued = producer.queued.filter((j) => held.has(j.id) || !asked.has(j.id));
-      for (const id of ids) {
-        if (!held.has(id) && this.running.has(id)) {
+      for (const id of all) {
+        if (held.has(id)) continue;
+        if (this.running.has(id)) {
           this.log.warn({ jobId: id }, "lost the lease of a running job");
           this.running.get(id)!.abort(new Error("lease lost"));
-        }
+        } else this.rowlessIds.delete(id);
       }
     } catch (error) {
       this.log.warn({ err: error }, "heartbeat failed");

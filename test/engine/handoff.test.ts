@@ -1,11 +1,14 @@
-// The handoff: a status change made by a worker's job inserts the receipt jobs already claimed for that worker's
-// receipts lane (running, first attempt, its lease), as many as the lane's local queue has room for, and hands
-// them over: no claim and no NOTIFY for them. The rest are inserted claimable, with the NOTIFY. A worker that
-// dies holding handed-over jobs loses them to the rescuer like any claimed job.
+// The handoff: a status change made by a worker's job hands the receipt deliveries it makes to that worker's
+// receipts lane, as many as the lane's local queue has room for, without a job row: each delivery holds the
+// lease itself (webhook_deliveries.handed_to/handed_until) and runs as a rowless job, with no claim and no
+// NOTIFY. The rest get a job each, claimable, with the NOTIFY. The runner's heartbeat extends the handed
+// leases; a stopping worker hands what it holds over as jobs, and those of a worker that died get jobs when
+// their leases run out.
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/operator/index.js";
-import { JOBS_CHANNEL, rescueExpiredJobs, type ClaimedJob } from "../../server/db/jobs/index.js";
+import { JOBS_CHANNEL, type ClaimedJob } from "../../server/db/jobs/index.js";
 import { updateStatusesWithReceipts } from "../../server/db/messages/index.js";
+import { extendHandedDeliveries, handOverDeliveries } from "../../server/db/webhookDeliveries.js";
 import { JobRunner } from "../../server/jobs/runner.js";
 import type { JobContext } from "../../server/jobs/types.js";
 import { createLogger } from "../../server/logger.js";
@@ -43,7 +46,7 @@ async function listen(): Promise<WakeUps> {
   return wakeUps;
 }
 
-/** sending → sent for `messages`, their receipt jobs inserted claimed for `workerId` up to `limit`. */
+/** sending → sent for `messages`, their receipt deliveries handed to `workerId` up to `limit`. */
 const markSent = (messages: MessageFacts[], workerId: string, leaseMs: number, limit: number) =>
   updateStatusesWithReceipts(
     database().db,
@@ -53,105 +56,148 @@ const markSent = (messages: MessageFacts[], workerId: string, leaseMs: number, l
     { workerId, leaseMs, limit },
   );
 
+/** The account's receipt deliveries and their leases. */
+const deliveriesOf = (accountId: string) =>
+  database()
+    .db("webhook_deliveries")
+    .where({ account_id: accountId })
+    .select(
+      "id",
+      "handed_to",
+      db().raw("EXTRACT(EPOCH FROM handed_until - now())::float8 AS left_s"),
+      db().raw("EXTRACT(EPOCH FROM handed_until)::float8 AS until_s"),
+    );
+const db = () => database().db;
+/** The account's receipt jobs. */
+const jobsOf = (accountId: string) =>
+  db()("jobs").where({ kind: "deliver_receipt", account_id: accountId }).select("id", "state", "payload");
+
 describe("the status change with claimFor", () => {
-  it("inserts up to the limit of its receipt jobs running for the worker, returns them, and the rest claimable", async () => {
-    const { db } = database();
+  it("hands up to the limit of its deliveries to the worker with their own lease and no job; the rest get a job each", async () => {
     const messages = await sendingMessages("handoff-limit", 3);
+    const accountId = messages[0]!.accountId;
     const { heard, drained } = await listen();
     const { changed, claimed } = await markSent(messages, "worker-a", 30_000, 2);
     expect(changed).toHaveLength(3);
     expect(claimed).toHaveLength(2);
-    const rows = await db("jobs")
-      .where({ kind: "deliver_receipt", account_id: messages[0]!.accountId })
-      .select("id", "state", "attempt", "locked_by", "account_id", "payload");
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const deliveries = new Map((await deliveriesOf(accountId)).map((d) => [d.id, d]));
     for (const job of claimed) {
-      const row = byId.get(job.id)!;
-      expect(row).toMatchObject({ state: "running", attempt: 1, locked_by: "worker-a", account_id: messages[0]!.accountId });
-      expect(job).toMatchObject({ kind: "deliver_receipt", attempt: 1, accountId: messages[0]!.accountId, payload: row.payload });
-      expect(job.runAt).toBeInstanceOf(Date);
+      expect(job).toMatchObject({ kind: "deliver_receipt", attempt: 1, accountId, payload: { deliveryId: job.id }, rowless: true });
+      expect(deliveries.get(job.id)).toMatchObject({ handed_to: "worker-a" });
+      expect(deliveries.get(job.id)!.left_s).toBeGreaterThan(20);
     }
-    const lease = await db("jobs")
-      .whereIn(
-        "id",
-        claimed.map((j) => j.id),
-      )
-      .max({ until: "locked_until" })
-      .first();
-    expect(new Date(lease!.until).getTime() - Date.now()).toBeGreaterThan(20_000);
-    expect(rows.filter((r) => r.state === "available").map((r) => r.attempt)).toEqual([0]);
+    const jobs = await jobsOf(accountId);
+    expect(jobs).toHaveLength(1); // only the one not handed
+    expect(jobs[0]).toMatchObject({ state: "available" });
+    expect(claimed.map((j) => j.id)).not.toContain(jobs[0]!.payload.deliveryId);
+    expect(deliveries.get(jobs[0]!.payload.deliveryId)).toMatchObject({ handed_to: null });
     await drained();
     expect(heard).toHaveLength(1); // one left claimable: announced
   });
 
-  it("with room for every receipt, sends no NOTIFY", async () => {
-    const { db } = database();
+  it("with room for every receipt, writes no job and sends no NOTIFY", async () => {
     const messages = await sendingMessages("handoff-all", 3);
     const { heard, drained } = await listen();
     const { claimed } = await markSent(messages, "worker-a", 30_000, 10);
     expect(claimed).toHaveLength(3);
-    const running = db("jobs").where({ kind: "deliver_receipt", state: "running", account_id: messages[0]!.accountId });
-    expect(Number((await running.count({ n: "*" }).first())!.n)).toBe(3);
+    expect(await jobsOf(messages[0]!.accountId)).toEqual([]);
     await drained();
     expect(heard).toEqual([]);
   });
 
-  it("jobs handed to a worker that died are rescued when their lease runs out, like claimed ones", async () => {
-    const { db } = database();
-    const messages = await sendingMessages("handoff-dead", 2);
-    await markSent(messages, "worker-gone", 50, 10);
-    const jobs = () => db("jobs").where({ kind: "deliver_receipt", account_id: messages[0]!.accountId });
+  it("deliveries of a worker that died get a job each when their lease runs out; a stopping worker's at once", async () => {
+    const dead = await sendingMessages("handoff-dead", 2);
+    await markSent(dead, "worker-gone", 50, 10);
+    const stopping = await sendingMessages("handoff-stopping", 2);
+    await markSent(stopping, "worker-stopping", 30_000, 10);
+    // Only the holder extends a lease.
+    expect(
+      await extendHandedDeliveries(
+        db(),
+        "someone-else",
+        [...dead, ...stopping].map((m) => m.id),
+        30_000,
+      ),
+    ).toEqual([]);
     await waitUntil(
-      "the leases to run out",
-      async () => Number((await jobs().where("locked_until", "<", db.raw("now()")).count({ n: "*" }).first())!.n) === 2 || undefined,
+      "the short leases to run out",
+      async () => (await deliveriesOf(dead[0]!.accountId)).every((d) => d.left_s < 0) || undefined,
     );
-    await rescueExpiredJobs(db);
-    const states = await jobs().pluck("state");
-    expect(states).toEqual(["retryable", "retryable"]);
+    expect(await handOverDeliveries(db(), "expired")).toBe(2);
+    expect((await jobsOf(dead[0]!.accountId)).map((j) => j.state)).toEqual(["available", "available"]);
+    expect((await deliveriesOf(dead[0]!.accountId)).map((d) => d.handed_to)).toEqual([null, null]);
+    // The other worker's leases have not run out: untouched until it hands them over itself.
+    expect(await jobsOf(stopping[0]!.accountId)).toEqual([]);
+    expect(await handOverDeliveries(db(), { by: "worker-stopping" })).toBe(2);
+    expect(await jobsOf(stopping[0]!.accountId)).toHaveLength(2);
+    expect(await handOverDeliveries(db(), "expired")).toBe(0);
   });
 });
 
 describe("the runner's handoff", () => {
-  it("a job's status change hands its receipts to this worker's receipts lane, which runs them unclaimed", async () => {
-    const { db, url } = database();
+  it("a job's status change hands its receipts to this worker's receipts lane, which runs them with their leases kept", async () => {
+    const { url } = database();
     const messages = await sendingMessages("handoff-runner", 5);
-    const ran: { job: ClaimedJob; lockedBy: string; workerId: string }[] = [];
+    const accountId = messages[0]!.accountId;
+    const ran: { job: ClaimedJob; handedTo: string; workerId: string }[] = [];
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
     const runner = new JobRunner({
-      db,
+      db: db(),
       databaseUrl: url,
       log: createLogger("silent"),
       // A long safety poll: a receipt left for a claim after the lane found itself dry would wait for it.
       safetyPollMs: 60_000,
+      // A short lease, so the heartbeat (every third of it) must extend the handed ones while they run.
+      leaseMs: 300,
       lanes: [
         { lane: "default", concurrency: 2 },
-        { lane: "receipts", concurrency: 2, prefetch: 8 },
+        { lane: "receipts", concurrency: 5, prefetch: 8 },
       ],
+      rowless: {
+        extend: (worker, ids, leaseMs) => extendHandedDeliveries(db(), worker, ids, leaseMs),
+        release: (worker) => handOverDeliveries(db(), { by: worker }),
+      },
       handlers: {
         send_message: async (_job: ClaimedJob, ctx: JobContext) => {
           await changeMessageStatuses(
-            db,
+            db(),
             messages.map((message) => ({ message, change: { status: "sent" as const, at: new Date() } })),
             { handoff: ctx.handoff("receipts") },
           );
         },
+        // Writes no outcome: the deliveries stay pending, held by this worker until it stops.
         deliver_receipt: async (job: ClaimedJob, ctx: JobContext) => {
-          const row = await db("jobs").where({ id: job.id }).first("locked_by");
-          ran.push({ job, lockedBy: row.locked_by, workerId: ctx.workerId });
+          const row = await db()("webhook_deliveries").where({ id: job.id }).first("handed_to");
+          ran.push({ job, handedTo: row.handed_to, workerId: ctx.workerId });
+          await finished;
         },
       },
     });
-    cleanups.push(() => runner.stop(1000));
+    let stopped = false;
+    cleanups.push(async () => void (stopped || (await runner.stop(1000))));
     await runner.start();
     const { heard, drained } = await listen();
-    await db("jobs").insert({ kind: "send_message", payload: { messageId: messages[0]!.id }, account_id: messages[0]!.accountId });
-    await db.raw("SELECT pg_notify(?, '')", [JOBS_CHANNEL]);
+    await db()("jobs").insert({ kind: "send_message", payload: { messageId: messages[0]!.id }, account_id: accountId });
+    await db().raw("SELECT pg_notify(?, '')", [JOBS_CHANNEL]);
     await waitUntil("the five receipts to run", async () => ran.length === 5 || undefined);
-    expect(ran.every((r) => r.job.attempt === 1 && r.lockedBy === runner.workerId && r.workerId === runner.workerId)).toBe(true);
+    expect(ran.every((r) => r.job.rowless && r.handedTo === runner.workerId && r.workerId === runner.workerId)).toBe(true);
+    expect(await jobsOf(accountId)).toEqual([]);
+    // The heartbeat extends the handed leases: each moves on by more than two leases, and they stay this worker's.
+    const first = new Map((await deliveriesOf(accountId)).map((d) => [d.id, d.until_s]));
+    await waitUntil(
+      "the leases extended past two more leases",
+      async () =>
+        (await deliveriesOf(accountId)).every((d) => d.handed_to === runner.workerId && d.until_s > first.get(d.id)! + 0.6) || undefined,
+    );
     await drained();
     expect(heard).toEqual([""]); // only the test's own wake-up for the send: the receipts were never announced
-    await waitUntil(
-      "their completions",
-      async () => Number((await db("jobs").where({ account_id: messages[0]!.accountId }).count({ n: "*" }).first())!.n) === 0 || undefined,
-    );
+    // Stopping, it hands the five it still holds over as jobs for any worker.
+    const stopping = runner.stop(200);
+    finish();
+    await stopping;
+    stopped = true;
+    expect(await jobsOf(accountId)).toHaveLength(5);
+    expect((await deliveriesOf(accountId)).every((d) => d.handed_to === null)).toBe(true);
   });
 });

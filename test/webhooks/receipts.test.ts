@@ -33,6 +33,33 @@ async function sendSoon(a: TestAccount, to = "+14155550123") {
 const forMessage = (r: Receiver, messageId: string) => r.received.filter((x) => x.json.messageId === messageId);
 
 describe("delivery receipts", () => {
+  it("a receipt answered at its first attempt never has a job row: the worker that made it holds it by its own lease", async () => {
+    const { db } = server();
+    // Records every receipt job inserted, by a trigger of this file's database.
+    await db.raw("CREATE TABLE test_receipt_jobs (delivery_id uuid NOT NULL)");
+    await db.raw(`CREATE FUNCTION test_receipt_job() RETURNS trigger LANGUAGE plpgsql AS $$
+                  BEGIN INSERT INTO test_receipt_jobs VALUES ((NEW.payload->>'deliveryId')::uuid); RETURN NULL; END $$`);
+    await db.raw(`CREATE TRIGGER test_receipt_job AFTER INSERT ON jobs FOR EACH ROW
+                  WHEN (NEW.kind = 'deliver_receipt') EXECUTE FUNCTION test_receipt_job()`);
+    const a = await server().account();
+    const r = await receiver();
+    await webhook(a, r.url);
+    const messageId = await sendSoon(a);
+    await r.waitFor("two receipts", (all) => all.filter((x) => x.json.messageId === messageId).length === 2);
+    const deliveries = await waitUntil("both deliveries recorded", async () => {
+      const rows = await db("webhook_deliveries")
+        .where({ account_id: a.accountId, message_id: messageId })
+        .select("id", "status", "handed_to");
+      return rows.length === 2 && rows.every((d) => d.status === "succeeded") ? rows : undefined;
+    });
+    expect(deliveries.map((d) => d.handed_to)).toEqual([null, null]);
+    const { rows } = await db.raw("SELECT count(*)::int AS n FROM test_receipt_jobs WHERE delivery_id = ANY(?::uuid[])", [
+      deliveries.map((d) => d.id),
+    ]);
+    expect(rows[0].n).toBe(0);
+    await db.raw("DROP TRIGGER test_receipt_job ON jobs");
+  });
+
   it("posts dlr.sent and dlr.delivered with the contract's body, verifiable with both schemes", async () => {
     const a = await server().account();
     const r = await receiver();

@@ -31,6 +31,13 @@ export interface ClaimedJob {
   createdAt: Date;
   /** The account whose work it is (jobs.account_id); null for an SMSC's receipt not matched yet. */
   accountId: string | null;
+  /**
+   * No row in the job table: a receipt delivery handed to the worker whose status change made it, its lease the
+   * delivery row's (webhook_deliveries.handed_to/handed_until; docs/ARCHITECTURE.md, "Handoff"). Its handler
+   * writes every outcome itself (a retry or a wait becomes a job then); the runner writes none, and extends and
+   * releases its lease through RowlessLeases.
+   */
+  rowless?: true;
 }
 
 /** A claimed job of a known kind, its payload typed by the kind map. */

@@ -2,7 +2,7 @@
 // its counts and its receipts' outbox, in one statement.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
-import { insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
+import { insertJobsSql, laneNowPayloadSql, laneOf, MAX_ATTEMPTS, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
 import { statusInSql } from "../byIdFilters.js";
 import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
 import { run, sql } from "../sql.js";
@@ -22,7 +22,7 @@ export interface ReceiptOutbox {
   seq: number;
 }
 
-/** Receipt jobs a status change inserts already claimed by `workerId` for `leaseMs`: at most `limit`. */
+/** Receipt deliveries a status change hands to `workerId` for `leaseMs`, without a job: at most `limit`. */
 export interface ReceiptJobsClaim {
   workerId: string;
   leaseMs: number;
@@ -36,8 +36,9 @@ export interface ReceiptJobsClaim {
  * transactional outbox), and one NOTIFY. A single statement is atomic, so a change never commits without its
  * receipts. Round trips are the cost that matters here (each one a writev syscall and a context switch on
  * both sides): one statement per batch replaced a five-round-trip transaction per message. Returns the rows that changed; a late or duplicate report changes nothing and is absent. With
- * `claimFor`, up to its limit of the receipt jobs are inserted already claimed and returned (`claimed`), and the
- * NOTIFY is sent only if some are left for any worker to claim.
+ * `claimFor`, up to its limit of the deliveries are handed to that worker (their lease in their own row, no
+ * job: two row writes fewer each) and returned as rowless jobs (`claimed`); the others get a job each, and the
+ * NOTIFY is sent only if there are any.
  */
 export async function updateStatusesWithReceipts(
   db: Knex,
@@ -50,14 +51,17 @@ export async function updateStatusesWithReceipts(
   const column = <T>(pick: (u: StatusUpdate) => T) => updates.map(pick);
   // The ids twice: in unnest, and as `id = ANY` for the key's index condition even on a young table (byIdFilters.ts).
   const ids = column((u) => u.messageId);
-  // The first `claimFor.limit` receipt jobs are handed to the worker that made them, the rest are claimable.
+  // The first `claimFor.limit` deliveries are handed to the worker that made them, with a lease of their own
+  // and no job row (ClaimedJob.rowless); the rest get a job each, claimable by any worker.
   const receiptJobs = insertJobsSql("deliver_receipt", {
     accountId: sql`d.account_id`,
     payload: sql`jsonb_build_object('deliveryId', d.id)`,
-    from: sql`(SELECT d.*, row_number() OVER () <= c.handed AS handed, c.worker, c.lease FROM d, c) d`,
-    claimed: { when: sql`d.handed`, workerId: sql`d.worker`, leaseSeconds: sql`d.lease` },
+    from: sql`d WHERE NOT d.handed`,
   });
-  const { rows } = await run<{ changed: { id: string; campaignId: string | null }[]; claimed: RawJob[] }>(
+  const { rows } = await run<{
+    changed: { id: string; campaignId: string | null }[];
+    handed: { id: string; accountId: string; createdAt: string }[];
+  }>(
     db,
     sql`WITH i AS (
        SELECT * FROM unnest(${ids}::uuid[], ${column((u) => u.accountId)}::uuid[], ${column((u) => u.at)}::timestamptz[],
@@ -80,30 +84,41 @@ export async function updateStatusesWithReceipts(
        INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ${to}, at FROM m
      ), k AS (
        ${countStatusEventsSql("m", to, "m.at")}
-     ), d AS (
-       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_uuid_v7(), w.id, w.account_id, m.id, ${receipt.event}, ${receipt.seq}, m.body
-         FROM m JOIN webhooks w ON w.account_id = m.account_id AND ${receipt.event} = ANY(w.events)
-       RETURNING id, account_id
      ), c AS (
        SELECT ${claimFor?.limit ?? 0}::int AS handed, ${claimFor?.workerId ?? null}::text AS worker,
               ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
+     ), t AS (
+       SELECT w.id, w.account_id, m.id AS message_id, m.body, row_number() OVER () <= c.handed AS handed, c.worker, c.lease
+         FROM m JOIN webhooks w ON w.account_id = m.account_id AND ${receipt.event} = ANY(w.events) CROSS JOIN c
+     ), d AS (
+       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, handed_to, handed_until)
+       SELECT gen_uuid_v7(), t.id, t.account_id, t.message_id, ${receipt.event}, ${receipt.seq}, t.body,
+              CASE WHEN t.handed THEN t.worker END, CASE WHEN t.handed THEN now() + make_interval(secs => t.lease) END
+         FROM t
+       RETURNING id, account_id, handed_to IS NOT NULL AS handed, created_at
      ), j AS (
        ${receiptJobs}
-       RETURNING id, kind, payload, attempt, max_attempts, run_at, created_at, account_id, state
+       RETURNING 1
      ), n AS (
-       SELECT ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j WHERE state = 'available')`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified
+       SELECT ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified
      )
      SELECT (SELECT coalesce(json_agg(json_build_object('id', m.id, 'campaignId', m.campaign_id)), '[]') FROM m) AS changed,
-            (SELECT coalesce(json_agg(json_build_object('id', j.id, 'kind', j.kind, 'payload', j.payload, 'attempt', j.attempt,
-                       'maxAttempts', j.max_attempts, 'runAt', j.run_at, 'createdAt', j.created_at, 'accountId', j.account_id)), '[]')
-               FROM j WHERE j.state = 'running') AS claimed
+            (SELECT coalesce(json_agg(json_build_object('id', d.id, 'accountId', d.account_id, 'createdAt', d.created_at)), '[]')
+               FROM d WHERE d.handed) AS handed
        FROM n`,
   );
   return {
     changed: rows[0]!.changed,
-    claimed: rows[0]!.claimed.map((j) => ({ ...j, runAt: new Date(j.runAt), createdAt: new Date(j.createdAt) })),
+    claimed: rows[0]!.handed.map((d) => ({
+      id: d.id,
+      kind: "deliver_receipt",
+      payload: { deliveryId: d.id },
+      attempt: 1,
+      maxAttempts: MAX_ATTEMPTS.deliver_receipt,
+      runAt: new Date(d.createdAt),
+      createdAt: new Date(d.createdAt),
+      accountId: d.accountId,
+      rowless: true,
+    })),
   };
 }
-
-type RawJob = Omit<ClaimedJob, "runAt" | "createdAt"> & { runAt: string; createdAt: string };

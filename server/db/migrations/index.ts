@@ -42,6 +42,7 @@ import * as m040 from "./040_idempotent_response_text.js";
 import * as m041 from "./041_account_name_keys.js";
 import * as m042 from "./042_bodies_awaiting_erasure.js";
 import * as m043 from "./043_drop_replaced_claims.js";
+import * as m044 from "./044_handed_receipt_deliveries.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -89,6 +90,7 @@ const migrations: Record<string, Knex.Migration> = {
   "041_account_name_keys": m041,
   "042_bodies_awaiting_erasure": m042,
   "043_drop_replaced_claims": m043,
+  "044_handed_receipt_deliveries": m044,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

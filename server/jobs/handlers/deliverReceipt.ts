@@ -1,4 +1,5 @@
-// Delivers receipts from the outbox: one deliver_receipt job per delivery, one HTTP POST per attempt, the
+// Delivers receipts from the outbox: a deliver_receipt job per delivery (or none for one handed to the worker
+// whose status change made it: ClaimedJob.rowless, its lease in its own row), one HTTP POST per attempt, the
 // claimed jobs handled as a batch (their bookkeeping is set-wise; the POSTs go out concurrently over the
 // keep-alive pool). Each job is settled as soon as its own POST is recorded, so its slot is free and its retry
 // due from its own failure, whatever its neighbours in the batch do. Per webhook, webhooks/pacing.ts caps
@@ -88,8 +89,14 @@ class ReceiptDispatcher {
     const pending = await pendingInOrder(this.db, jobs, log);
     const work: Promise<void>[] = [];
     const inWork = new Set<number>();
-    /** The job a delivery's final outcome completes, in the statement that records it. */
-    const jobOf = (d: DeliveryForDispatch) => ({ jobId: jobs[indexOf.get(d.id)!]!.id, workerId });
+    /**
+     * The job a delivery's final outcome completes, in the statement that records it; none for a delivery
+     * handed without one (rowless), whose every outcome that is not final is written as a job instead.
+     */
+    const jobOf = (d: DeliveryForDispatch): Completes | undefined => {
+      const job = jobs[indexOf.get(d.id)!]!;
+      return job.rowless ? undefined : { jobId: job.id, workerId };
+    };
     /** Runs a delivery's work and settles its job as soon as it ends. */
     const runThenSettle = (d: DeliveryForDispatch, run: () => Promise<Outcome>) => {
       const i = indexOf.get(d.id)!;
@@ -110,8 +117,11 @@ class ReceiptDispatcher {
         continue;
       }
       const { snoozeUntil, wait } = this.pacing.acquire(d.webhookId, d.consecutiveFailures, true);
-      if (snoozeUntil !== undefined) outcomes[indexOf.get(d.id)!] = atCap(snoozeUntil);
-      else if (wait) runThenSettle(d, () => this.attemptWhenPlaced(d, jobOf(d), log));
+      const job = jobOf(d);
+      if (snoozeUntil !== undefined) {
+        if (job) outcomes[indexOf.get(d.id)!] = atCap(snoozeUntil);
+        else runThenSettle(d, () => this.waitAtCap(d, undefined, snoozeUntil));
+      } else if (wait) runThenSettle(d, () => this.attemptWhenPlaced(d, jobOf(d), log));
       else runThenSettle(d, () => this.attempt(d, jobOf(d), log));
     }
     // Everything not being posted (gone, finished, parked, snoozed) ends now, not with the batch.
@@ -121,10 +131,16 @@ class ReceiptDispatcher {
   }
 
   /** A quick webhook at its cap: a place comes within milliseconds, so wait for it rather than snooze. */
-  private async attemptWhenPlaced(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
+  private async attemptWhenPlaced(d: DeliveryForDispatch, job: Completes | undefined, log: Logger): Promise<Outcome> {
     if (await this.pacing.waitForPlace(d.webhookId)) return this.attempt(d, job, log);
     const { snoozeUntil } = this.pacing.acquire(d.webhookId, d.consecutiveFailures);
-    return snoozeUntil === undefined ? this.attempt(d, job, log) : atCap(snoozeUntil);
+    return snoozeUntil === undefined ? this.attempt(d, job, log) : this.waitAtCap(d, job, snoozeUntil);
+  }
+
+  /** Over its webhook's cap: its job snoozed (by the runner), or a handed delivery given a job due then. */
+  private async waitAtCap(d: DeliveryForDispatch, job: Completes | undefined, snoozeUntil: number): Promise<Outcome> {
+    if (!job) await this.finishes.add({ ...outcomeOf(d), status: "pending", attempt: null, requeueAt: new Date(snoozeUntil) });
+    return atCap(snoozeUntil);
   }
 
   /** The webhook answers quickly again: its receipts snoozed while it was slow are made due now. */
@@ -135,18 +151,9 @@ class ReceiptDispatcher {
     );
   }
 
-  private async recordDisabled(d: DeliveryForDispatch, job: Completes): Promise<Outcome> {
+  private async recordDisabled(d: DeliveryForDispatch, job: Completes | undefined): Promise<Outcome> {
     const attempt = { at: new Date().toISOString(), responseStatus: null, error: WEBHOOK_DISABLED, durationMs: 0 };
-    await this.finishes.add({
-      id: d.id,
-      accountId: d.accountId,
-      messageId: d.messageId,
-      webhookId: d.webhookId,
-      seq: d.seq,
-      attempt,
-      status: "failed",
-      completes: job,
-    });
+    await this.finishes.add({ ...outcomeOf(d), attempt, status: "failed", completes: job });
     return JOB_COMPLETED;
   }
 
@@ -154,7 +161,7 @@ class ReceiptDispatcher {
    * One POST and its record. A final outcome (succeeded, or failed for good) completes the job in the same
    * statement (JOB_COMPLETED); a failure to retry is the job's RetryLater.
    */
-  private async attempt(d: DeliveryForDispatch, job: Completes, log: Logger): Promise<Outcome> {
+  private async attempt(d: DeliveryForDispatch, job: Completes | undefined, log: Logger): Promise<Outcome> {
     const at = new Date();
     let result;
     try {
@@ -166,15 +173,7 @@ class ReceiptDispatcher {
     if (result.error === null && this.pacing.recovered(d.webhookId, result.durationMs)) this.recall(d, log);
     const attempt = { at: at.toISOString(), responseStatus: result.status, error: result.error, durationMs: result.durationMs };
     const n = d.attempts.length + 1;
-    const outcome: AttemptOutcome = {
-      id: d.id,
-      accountId: d.accountId,
-      messageId: d.messageId,
-      webhookId: d.webhookId,
-      seq: d.seq,
-      attempt,
-      status: "succeeded",
-    };
+    const outcome: AttemptOutcome = { ...outcomeOf(d), attempt, status: "succeeded" };
     let retry: RetryLater | undefined;
     if (result.error !== null && n >= MAX_ATTEMPTS) {
       log.warn({ deliveryId: d.id, webhookId: d.webhookId, error: result.error }, "receipt delivery failed for good");
@@ -186,10 +185,20 @@ class ReceiptDispatcher {
       outcome.status = "pending";
     }
     if (!retry) outcome.completes = job;
+    else if (!job) outcome.requeueAt = retry.runAt; // a handed delivery's retry is a job of its own from now
     await this.finishes.add(outcome);
     return retry ?? JOB_COMPLETED;
   }
 }
+
+/** The delivery's identity in an outcome. */
+const outcomeOf = (d: DeliveryForDispatch) => ({
+  id: d.id,
+  accountId: d.accountId,
+  messageId: d.messageId,
+  webhookId: d.webhookId,
+  seq: d.seq,
+});
 
 function atCap(snoozeUntil: number): Snooze {
   return new Snooze(new Date(snoozeUntil), "webhook at its concurrency cap");

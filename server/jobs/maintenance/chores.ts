@@ -6,7 +6,7 @@ import { compactMessageCounts } from "../../db/messageCounts.js";
 import { deleteFinalizedJobs, rescueExpiredJobs, unpinJobs } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { deleteExpiredUnmatchedReceipts, requeueReceiptsNowKnown } from "../../db/unmatchedReceipts.js";
-import { releaseOrphanedParkedDeliveries } from "../../db/webhookDeliveries.js";
+import { handOverDeliveries, releaseOrphanedParkedDeliveries } from "../../db/webhookDeliveries.js";
 import type { Logger } from "../../logger.js";
 import { storeIncompleteInboundMessages, type InboundOptions } from "../../services/inboundParts.js";
 import { throughputLookaheadMs, throughputPacer } from "../../services/sendingPolicy/index.js";
@@ -14,6 +14,13 @@ import { chore } from "./chore.js";
 
 /** Jobs whose worker died (its lease expired) become claimable again; run at a third of the lease. */
 export const rescueExpiredJobsChore = (db: Db, everyMs = 5_000) => chore("rescue expired jobs", everyMs, () => rescueExpiredJobs(db));
+
+/**
+ * Receipt deliveries handed to a worker that died (their own lease expired: ClaimedJob.rowless) get a job each;
+ * with the jobs' rescue, at a third of the lease.
+ */
+export const rescueHandedDeliveriesChore = (db: Db, everyMs = 5_000) =>
+  chore("rescue handed receipt deliveries", everyMs, () => handOverDeliveries(db, "expired"));
 
 /**
  * Send jobs handed to a connector nobody holds bound any more are let go, to be routed again (docs/ROUTING.md,

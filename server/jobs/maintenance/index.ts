@@ -13,6 +13,7 @@ import {
   releaseThrottledSendsChore,
   requeueReceiptsNowKnownChore,
   rescueExpiredJobsChore,
+  rescueHandedDeliveriesChore,
   storeIncompleteInboundMessagesChore,
   unpinJobsChore,
 } from "./chores.js";
@@ -47,6 +48,7 @@ export function maintenanceChores(
   const rescueEveryMs = Math.max(100, Math.floor(opts.leaseMs / 3));
   return [
     rescueExpiredJobsChore(db, rescueEveryMs),
+    rescueHandedDeliveriesChore(db, rescueEveryMs),
     releaseOrphanedReceiptsChore(db, rescueEveryMs),
     deleteFinalizedJobsChore(db, opts.jobRetentionMs),
     deleteExpiredIdempotencyKeysChore(db),
