@@ -41,7 +41,10 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   { starts: "with locked as ( select id from jobs where id = any", why: "extending the leases of held jobs" },
   // The same for receipt deliveries handed to their worker without a job (their lease is their row's).
   { starts: "update webhook_deliveries set handed_until", why: "extending the leases of handed deliveries" },
-  { starts: "with r as ( update webhook_deliveries set handed_to = null", why: "handing over deliveries at shutdown, rescuing expired ones" },
+  {
+    starts: "with r as ( update webhook_deliveries set handed_to = null",
+    why: "handing over deliveries at shutdown, rescuing expired ones",
+  },
   // Maintenance and metrics: every account by nature (under Citus, run on every shard in parallel).
   { starts: "select (select coalesce(extract(epoch from now() - min(run_at))", why: "queue health metrics" },
   { starts: "select priority, count(*)::int as waiting", why: "throughput backlog metrics" },
