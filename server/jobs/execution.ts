@@ -109,7 +109,8 @@ export class JobExecution {
       // No row to write: its handler wrote the outcome, and a retry or a wait as a job of its own, which this
       // lane looks for then. Any other error was not written: the lease runs out, and the rescuer gives it a job.
       if (outcome instanceof RetryLater || outcome instanceof Snooze) this.host.dueAgain(outcome.runAt);
-      else if (outcome !== undefined) this.logger().warn({ err: outcome, jobId: job.id }, "a rowless job ended without writing its outcome");
+      else if (outcome !== undefined)
+        this.logger().warn({ err: outcome, jobId: job.id }, "a rowless job ended without writing its outcome");
       return free();
     }
     if (outcome === undefined) {
