@@ -182,6 +182,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/{accountId}/smpp-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the SMPP credentials of an account
+         * @description The account's SMPP credentials, oldest first (no passwords).
+         */
+        get: operations["OperatorSmppCredentials_list"];
+        put?: never;
+        /**
+         * Create SMPP credentials of an account
+         * @description Give the account SMPP credentials. A `systemId` in use (by any account) is 409 `system_id_exists`.
+         */
+        post: operations["OperatorSmppCredentials_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/smpp-credentials/{systemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete SMPP credentials of an account
+         * @description Delete the account's SMPP credentials; their open binds are unbound.
+         */
+        delete: operations["OperatorSmppCredentials_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update SMPP credentials of an account
+         * @description Change the account's SMPP credentials.
+         */
+        patch: operations["OperatorSmppCredentials_update"];
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -2130,6 +2178,8 @@ export interface components {
              */
             cancelledAt: string;
         };
+        /** @description An address block: `203.0.113.0/24`, `2001:db8::/32`, or one address. */
+        Cidr: string;
         /**
          * @description A connector with its live state.
          * @example {
@@ -2468,6 +2518,34 @@ export interface components {
             /** @description Messages a second per sender, or `null` (default) for no cap. */
             maxMessagesPerSecondPerSender?: number | null;
         };
+        /** @description Make SMPP credentials for an account. */
+        CreateSmppCredentialRequest: {
+            /** @description 1 to 15 characters (SMPP 3.4's limit), unique in the service. */
+            systemId: string;
+            /** @description 1 to 8 characters (SMPP 3.4's limit). */
+            password: string;
+            /**
+             * Format: int32
+             * @description 1 to 20; default 4.
+             */
+            maxBinds?: number;
+            /**
+             * Format: int32
+             * @description Default 50.
+             */
+            submitsPerSecond?: number;
+            /**
+             * Format: int32
+             * @description Default 10.
+             */
+            window?: number;
+            /** @description CIDR blocks (IPv4 or IPv6); default: any address. */
+            allowedIps?: components["schemas"]["Cidr"][];
+            /** @description Default `uuid`. */
+            messageIdFormat?: components["schemas"]["SmppMessageIdFormat"];
+            /** @description Default `false`. */
+            test?: boolean;
+        };
         /**
          * @description Request to register a webhook.
          * @example {
@@ -2520,6 +2598,40 @@ export interface components {
              * @description When the key was made.
              */
             createdAt: string;
+        };
+        /** @description The credentials just made, with the password: shown this once. */
+        CreatedSmppCredential: {
+            /** @description The `system_id` a client binds with, unique in the service. */
+            systemId: string;
+            /** @description The account its binds send for. */
+            accountId: components["schemas"]["Uuid"];
+            /**
+             * Format: int32
+             * @description Binds open at once with these credentials, on every server process together.
+             */
+            maxBinds: number;
+            /**
+             * Format: int32
+             * @description `submit_sm` a second per bind; over it, `ESME_RTHROTTLED`.
+             */
+            submitsPerSecond: number;
+            /**
+             * Format: int32
+             * @description PDUs the server keeps outstanding towards a bound receiver (`deliver_sm` without their response).
+             */
+            window: number;
+            /** @description Client addresses allowed to bind (CIDR); empty: any. */
+            allowedIps: string[];
+            messageIdFormat: components["schemas"]["SmppMessageIdFormat"];
+            /** @description Binds of test credentials send as a test key does: test messages through the simulator, no quota. */
+            test: boolean;
+            /**
+             * Format: date-time
+             * @description When they were made.
+             */
+            createdAt: string;
+            /** @description The password, as given; stored hashed, never shown again. */
+            password: string;
         };
         /** @description One HTTP attempt to deliver a receipt. */
         DeliveryAttempt: {
@@ -3449,7 +3561,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -4068,6 +4180,64 @@ export interface components {
             /** @description How its receipt ids are matched. */
             messageIdFormat: components["schemas"]["MessageIdFormat"];
         };
+        /**
+         * @description SMPP credentials of an account: its client applications bind to the service's SMPP port (`SMPP_SERVER_PORT`)
+         *     with `system_id` and the password (docs/SMPP.md, "For client applications"). The password is never shown.
+         * @example {
+         *       "systemId": "acme01",
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "maxBinds": 4,
+         *       "submitsPerSecond": 50,
+         *       "window": 10,
+         *       "allowedIps": [
+         *         "203.0.113.0/24"
+         *       ],
+         *       "messageIdFormat": "uuid",
+         *       "test": false,
+         *       "createdAt": "2026-11-28T09:00:00.000Z"
+         *     }
+         */
+        SmppCredential: {
+            /** @description The `system_id` a client binds with, unique in the service. */
+            systemId: string;
+            /** @description The account its binds send for. */
+            accountId: components["schemas"]["Uuid"];
+            /**
+             * Format: int32
+             * @description Binds open at once with these credentials, on every server process together.
+             */
+            maxBinds: number;
+            /**
+             * Format: int32
+             * @description `submit_sm` a second per bind; over it, `ESME_RTHROTTLED`.
+             */
+            submitsPerSecond: number;
+            /**
+             * Format: int32
+             * @description PDUs the server keeps outstanding towards a bound receiver (`deliver_sm` without their response).
+             */
+            window: number;
+            /** @description Client addresses allowed to bind (CIDR); empty: any. */
+            allowedIps: string[];
+            messageIdFormat: components["schemas"]["SmppMessageIdFormat"];
+            /** @description Binds of test credentials send as a test key does: test messages through the simulator, no quota. */
+            test: boolean;
+            /**
+             * Format: date-time
+             * @description When they were made.
+             */
+            createdAt: string;
+        };
+        /** @description An account's SMPP credentials. */
+        SmppCredentialList: {
+            /** @description Every one, oldest first. */
+            data: components["schemas"]["SmppCredential"][];
+        };
+        /**
+         * @description How `submit_sm_resp.message_id` (and a receipt's `receipted_message_id`) writes a message's id.
+         * @enum {string}
+         */
+        SmppMessageIdFormat: "uuid" | "hex" | "decimal";
         /** @description One entry of a message's status history. */
         StatusChange: {
             /** @description The status entered. */
@@ -4228,6 +4398,20 @@ export interface components {
             sticky?: boolean;
             /** @description New cap, or `null` for none. */
             maxMessagesPerSecondPerSender?: number | null;
+        };
+        /** @description Change SMPP credentials: any field; the others stay. Open binds keep their settings until they bind again. */
+        UpdateSmppCredentialRequest: {
+            /** @description A new password (1 to 8 characters). */
+            password?: string;
+            /** Format: int32 */
+            maxBinds?: number;
+            /** Format: int32 */
+            submitsPerSecond?: number;
+            /** Format: int32 */
+            window?: number;
+            allowedIps?: components["schemas"]["Cidr"][];
+            messageIdFormat?: components["schemas"]["SmppMessageIdFormat"];
+            test?: boolean;
         };
         /**
          * @description Changes to a webhook; fields left out are unchanged.
@@ -5681,6 +5865,447 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorSmppCredentials_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmppCredentialList"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorSmppCredentials_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "systemId": "acme01",
+                 *       "password": "s3cret!",
+                 *       "maxBinds": 4
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSmppCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedSmppCredential"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorSmppCredentials_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+                /**
+                 * @description The credentials' `system_id`.
+                 * @example acme01
+                 */
+                systemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorSmppCredentials_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+                /**
+                 * @description The credentials' `system_id`.
+                 * @example acme01
+                 */
+                systemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "submitsPerSecond": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSmppCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmppCredential"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

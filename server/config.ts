@@ -37,9 +37,9 @@ export const SETTINGS = {
   nodeEnv: text("NODE_ENV", "development", "`production` disables the first-start key"),
   role: oneOf(
     "ROLE",
-    ["api", "worker", "all"] as const,
+    ["api", "worker", "smpp", "all"] as const,
     "all",
-    "`api` (HTTP only), `worker` (jobs and maintenance only) or `all`; any number of workers may share one database",
+    "`api` (HTTP only), `worker` (jobs and maintenance only), `smpp` (the SMPP server for client applications only) or `all`; any number of each may share one database",
   ),
   logLevel: text("LOG_LEVEL", "info", "pino level (`debug` … `silent`); logs are JSON on stdout (the keys CLI: `warn`, on stderr)"),
   metricsToken: optional(
@@ -200,6 +200,11 @@ export const SETTINGS = {
   connectorRefreshMs: int("CONNECTOR_REFRESH_MS", 1000, "ms between a worker's looks at connectors and routes (≥ 100)", {
     map: (n) => Math.max(100, n),
   }),
+  smppServerPort: optionalPositiveInt(
+    "SMPP_SERVER_PORT",
+    'TCP port of the SMPP server for client applications (docs/SMPP.md, "For client applications"); unset: no SMPP server',
+  ),
+  smppServerHost: text("SMPP_SERVER_HOST", "0.0.0.0", "bind address of the SMPP server for client applications"),
   smppEnquireLinkMs: int(
     "SMPP_ENQUIRE_LINK_MS",
     30_000,

@@ -10,6 +10,7 @@ import { ProviderRefused, resolveDeploymentProvider } from "./routing/index.js";
 import { createFirstStartKeys } from "./operator/index.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
+import type { SmppServer } from "./smppServer/index.js";
 
 // SIGTERM must end the process within 10 s: in-flight requests and jobs get 7 s, then jobs are released.
 const SHUTDOWN_DEADLINE_MS = 9_500;
@@ -55,6 +56,22 @@ if (config.role === "worker" || config.role === "all") {
   worker = await startWorker({ db, databaseUrl: database.url, log, config });
 }
 
+// The SMPP server for client applications (ROLE=smpp, or all), when SMPP_SERVER_PORT is set.
+let smppServer: SmppServer | undefined;
+if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !== null) {
+  const { startSmppServer } = await import("./smppServer/index.js");
+  smppServer = await startSmppServer({
+    db,
+    log,
+    port: config.smppServerPort,
+    host: config.smppServerHost,
+    internationalNetworks: config.allowInternationalNetworks,
+    defaultCountry: config.smppDefaultCountry,
+    enquireLinkMs: config.smppEnquireLinkMs,
+    responseTimeoutMs: config.smppResponseTimeoutMs,
+  });
+}
+
 // startupMs: from the process's start (performance's time origin) to serving, database included.
 let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
@@ -88,7 +105,7 @@ async function shutdown(signal: string): Promise<void> {
     : Promise.resolve();
   // Each step is attempted even if another fails (the database may be the thing that is down): what cannot
   // be released now is released by its lease running out.
-  const steps = await Promise.allSettled([httpClosed, worker?.stop(DRAIN_MS)]);
+  const steps = await Promise.allSettled([httpClosed, worker?.stop(DRAIN_MS), smppServer?.stop()]);
   steps.push(...(await Promise.allSettled([database.close()])));
   for (const step of steps) if (step.status === "rejected") log.error({ err: step.reason }, "shutdown step failed");
   log.info("stopped");

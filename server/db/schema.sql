@@ -404,6 +404,7 @@ CREATE TABLE messages (
   waiting_for text,
   sender_pool_id uuid,
   country text,
+  smpp_id bigint,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -510,6 +511,40 @@ CREATE TABLE simulator_submissions (
   outcome text NOT NULL,
   submitted_at timestamp with time zone NOT NULL DEFAULT now(),
   CONSTRAINT simulator_submissions_pkey PRIMARY KEY (id)
+);
+
+CREATE TABLE smpp_binds (
+  system_id text NOT NULL,
+  server_id text NOT NULL,
+  session_id text NOT NULL,
+  account_id uuid NOT NULL,
+  mode text NOT NULL,
+  remote_address text NOT NULL,
+  bound_at timestamp with time zone NOT NULL DEFAULT now(),
+  seen_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT smpp_binds_mode_check CHECK ((mode = ANY (ARRAY['transmitter'::text, 'receiver'::text, 'transceiver'::text]))),
+  CONSTRAINT smpp_binds_pkey PRIMARY KEY (server_id, session_id),
+  CONSTRAINT smpp_binds_system_id_fkey FOREIGN KEY (system_id) REFERENCES smpp_credentials(system_id) ON DELETE CASCADE
+);
+
+CREATE TABLE smpp_credentials (
+  system_id text NOT NULL,
+  account_id uuid NOT NULL,
+  password_hash text NOT NULL,
+  max_binds integer NOT NULL DEFAULT 4,
+  submits_per_second integer NOT NULL DEFAULT 50,
+  window_size integer NOT NULL DEFAULT 10,
+  allowed_ips text[] NOT NULL DEFAULT '{}'::text[],
+  message_id_format text NOT NULL DEFAULT 'uuid'::text,
+  test boolean NOT NULL DEFAULT false,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT smpp_credentials_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT smpp_credentials_max_binds_check CHECK (((max_binds >= 1) AND (max_binds <= 20))),
+  CONSTRAINT smpp_credentials_message_id_format_check CHECK ((message_id_format = ANY (ARRAY['uuid'::text, 'hex'::text, 'decimal'::text]))),
+  CONSTRAINT smpp_credentials_pkey PRIMARY KEY (system_id),
+  CONSTRAINT smpp_credentials_submits_per_second_check CHECK ((submits_per_second >= 1)),
+  CONSTRAINT smpp_credentials_system_id_check CHECK (((length(system_id) >= 1) AND (length(system_id) <= 15))),
+  CONSTRAINT smpp_credentials_window_size_check CHECK ((window_size >= 1))
 );
 
 CREATE TABLE smpp_segments (
@@ -706,6 +741,10 @@ CREATE UNIQUE INDEX sender_pools_name_key ON sender_pools USING btree (account_i
 CREATE UNIQUE INDEX sender_pools_pkey ON sender_pools USING btree (id);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
+CREATE UNIQUE INDEX smpp_binds_pkey ON smpp_binds USING btree (server_id, session_id);
+CREATE INDEX smpp_binds_system_idx ON smpp_binds USING btree (system_id, seen_at);
+CREATE INDEX smpp_credentials_account_idx ON smpp_credentials USING btree (account_id, created_at);
+CREATE UNIQUE INDEX smpp_credentials_pkey ON smpp_credentials USING btree (system_id);
 CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);
 CREATE INDEX smpp_segments_message_idx ON smpp_segments USING btree (message_id);
 CREATE UNIQUE INDEX smpp_segments_pkey ON smpp_segments USING btree (id);

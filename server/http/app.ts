@@ -40,6 +40,7 @@ import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
 import { auditEventHandlers } from "./routes/auditEvents.js";
 import { reportHandlers } from "./routes/reports.js";
 import { exportHandlers } from "./routes/exports.js";
+import { smppCredentialHandlers } from "./routes/smppCredentials.js";
 import { KeyUsage } from "../operator/index.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
@@ -49,6 +50,7 @@ import { writeStream } from "./stream.js";
 // Every operation of the contract has exactly one handler here; a missing one fails the type check.
 export const handlers: Handlers = {
   ...schedulerHandlers,
+  ...smppCredentialHandlers,
   ...messageHandlers,
   ...groupHandlers,
   ...contactHandlers,

@@ -31,6 +31,7 @@ const CREATED_ID = [
   "webhookId",
   "connectorId",
   "senderPoolId",
+  "systemId",
   "deliveryId",
   "messageId",
   "groupId",

@@ -28,6 +28,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   account_exists: { status: 409, title: "Account exists" },
   connector_exists: { status: 409, title: "Connector exists" },
   sender_pool_exists: { status: 409, title: "Sender pool exists" },
+  system_id_exists: { status: 409, title: "System ID exists" },
   sender_pool_not_found: { status: 422, title: "Sender pool not found" },
   connector_in_use: { status: 409, title: "Connector in use" },
   version_conflict: { status: 409, title: "Version conflict" },

@@ -16,3 +16,5 @@ export * from "./unroutedMessagesTable.js";
 export * from "./apiKeyAdmin.js";
 export * from "./keyUsage.js";
 export * from "./quota.js";
+export * from "./smppCredentialsTable.js";
+export * from "./smppCredentialAdmin.js";

@@ -43,6 +43,7 @@ import * as m041 from "./041_account_name_keys.js";
 import * as m042 from "./042_bodies_awaiting_erasure.js";
 import * as m043 from "./043_drop_replaced_claims.js";
 import * as m044 from "./044_handed_receipt_deliveries.js";
+import * as m045 from "./045_smpp_credentials.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -91,6 +92,7 @@ const migrations: Record<string, Knex.Migration> = {
   "042_bodies_awaiting_erasure": m042,
   "043_drop_replaced_claims": m043,
   "044_handed_receipt_deliveries": m044,
+  "045_smpp_credentials": m045,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

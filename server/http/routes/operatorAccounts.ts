@@ -19,7 +19,7 @@ export async function toOperatorAccount(db: Db, a: AccountRow) {
   return { accountId: a.id, name: a.name, createdAt: iso(a.createdAt), suspended: a.suspended, limits: a.limits, usage };
 }
 
-async function requireAccount(db: Db, accountId: string): Promise<AccountRow> {
+export async function requireAccount(db: Db, accountId: string): Promise<AccountRow> {
   const account = await getAccount(db, accountId);
   if (!account) throw notFound("Account");
   return account;

@@ -91,7 +91,7 @@ export class SmppConnection {
     if (this.state === "stopped") return;
     this.state = "connecting";
     const url = new URL(this.opts.url);
-    const session = new GuardedSession(url.hostname, Number(url.port || 2775));
+    const session = new GuardedSession({ host: url.hostname, port: Number(url.port || 2775) });
     this.session = session;
     // The TCP connect and the bind together get one response timeout.
     const bindTimer = setTimeout(

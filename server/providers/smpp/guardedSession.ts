@@ -2,13 +2,24 @@
 // cannot parse (an 8-byte PDU, any command_length under 16), emits "error" and never reads again, and on a
 // command_length under 4 waits for ever: the session looks alive while nothing is read. This reader checks
 // the frame before parsing, and a PDU that cannot be framed or parsed emits "malformed" and destroys the
-// socket, so the session ends ("close") and the connection reconnects. The writer tells its caller whether the
+// socket, so the session ends ("close") and the connection reconnects. On the SMPP server's side (a client
+// application's socket, `keepWholeFrames`), a whole frame that does not parse keeps the session: "malformed"
+// carries its sequence_number, for the server's generic_nack, and reading goes on. The writer tells its caller whether the
 // bytes reached the socket, so a PDU that never left this process is known not to have been sent.
+import type { Socket } from "node:net";
 import smpp, { type PDU } from "smpp";
 
 const HEADER_LENGTH = 16;
 
-export class MalformedPdu extends Error {}
+export class MalformedPdu extends Error {
+  constructor(
+    message: string,
+    /** The frame's sequence_number when the frame was whole (the session goes on), else undefined (it closed). */
+    readonly sequenceNumber?: number,
+  ) {
+    super(message);
+  }
+}
 
 export class GuardedSession extends smpp.Session {
   /** The 4-byte command_length of a PDU whose rest has not arrived yet. */
@@ -17,8 +28,12 @@ export class GuardedSession extends smpp.Session {
   /** The first socket error of this session, if any (the connector's lastError). */
   error: string | undefined;
 
-  constructor(host: string, port: number) {
-    super({ host, port });
+  private readonly keepWholeFrames: boolean;
+
+  /** A client's session to `host:port`, or (`socket`) the server's session with a client application. */
+  constructor(to: { host: string; port: number } | { socket: Socket; keepWholeFrames: true }) {
+    super(to);
+    this.keepWholeFrames = "keepWholeFrames" in to;
     // Every PDU written at once (TCP_NODELAY): with Nagle's algorithm a window's submit_sm and the
     // deliver_sm_resp of its receipts wait for the SMSC's delayed ACK, tens of ms a round (bench/NOTES.md,
     // "bench:smpp").
@@ -64,7 +79,10 @@ export class GuardedSession extends smpp.Session {
     try {
       return new smpp.PDU(bytes);
     } catch (error) {
-      return this.reject(`unparseable PDU ${bytes.subarray(0, 32).toString("hex")}: ${(error as Error).message}`);
+      const reason = `unparseable PDU ${bytes.subarray(0, 32).toString("hex")}: ${(error as Error).message}`;
+      if (!this.keepWholeFrames) return this.reject(reason);
+      this.emit("malformed", new MalformedPdu(reason, bytes.readUInt32BE(12)));
+      return this.readPdu();
     }
   }
 

@@ -1,0 +1,221 @@
+// One client application's SMPP session with the server (docs/SMPP.md, "For client applications"). Its life:
+// open (connected, not bound: only a bind, enquire_link or unbind is answered) → bound as transmitter, receiver
+// or transceiver (its bind recorded in smpp_binds, counted against maxBinds on every process) → closed (unbind,
+// the credentials deleted, the server stopping, a silent or broken link: its bind row deleted). This file owns
+// that state; server.ts owns the sessions of a process.
+import { randomUUID } from "node:crypto";
+import type { Socket } from "node:net";
+import smpp, { type PDU } from "smpp";
+import type { Db } from "../db/knex.js";
+import { giveSmppId } from "../db/smppMessageIds.js";
+import { DomainError } from "../domain/errors.js";
+import type { Logger } from "../logger.js";
+import {
+  addressAllowed,
+  checkSmppLogin,
+  deleteSmppBind,
+  getAccount,
+  recordSmppBind,
+  type SmppCredentialRow,
+} from "../operator/index.js";
+import { GuardedSession, type MalformedPdu } from "../providers/smpp/guardedSession.js";
+import { scheduleMessage } from "../services/messages.js";
+import { sendRequestOf, statusOfRefusal, SubmitRefused } from "./submitSm.js";
+
+export interface SessionContext {
+  db: Db;
+  log: Logger;
+  serverId: string;
+  /** The service's own system_id, in bind responses. */
+  systemId: string;
+  internationalNetworks: boolean;
+  defaultCountry: string | undefined;
+  /** How long the client may stay silent before the server checks it with an enquire_link. */
+  enquireLinkMs: number;
+  /** How long an enquire_link of the server may go unanswered before the session is closed. */
+  responseTimeoutMs: number;
+  /** Told when the session ends. */
+  closed(session: ClientSession): void;
+}
+
+type Mode = "transmitter" | "receiver" | "transceiver";
+const BIND_MODES: Record<string, Mode> = {
+  bind_transmitter: "transmitter",
+  bind_receiver: "receiver",
+  bind_transceiver: "transceiver",
+};
+
+export class ClientSession {
+  readonly id = randomUUID();
+  private readonly session: GuardedSession;
+  private bound: { credential: SmppCredentialRow; mode: Mode } | undefined;
+  /** The per-bind throttle: when the submits taken so far are paid off at submitsPerSecond (ms). */
+  private throttleTat = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private ended = false;
+  private readonly log: Logger;
+
+  constructor(
+    socket: Socket,
+    private readonly ctx: SessionContext,
+  ) {
+    this.log = ctx.log.child({ smppSession: this.id, remote: socket.remoteAddress });
+    this.session = new GuardedSession({ socket, keepWholeFrames: true });
+    socket.setNoDelay(true);
+    this.session.on("pdu", (pdu: PDU) => this.onPdu(pdu));
+    this.session.on("malformed", (error: MalformedPdu) => this.onMalformed(error));
+    this.session.on("error", (error: Error) => this.log.debug({ err: error }, "SMPP client socket error"));
+    this.session.on("close", () => void this.end("closed by the client"));
+    this.armIdleCheck();
+  }
+
+  get systemId(): string | undefined {
+    return this.bound?.credential.systemId;
+  }
+
+  get remoteAddress(): string {
+    return this.session.socket.remoteAddress ?? "";
+  }
+
+  /** Ends the session from this side: an unbind (answered or not within a second), then the socket closed. */
+  async unbind(why: string): Promise<void> {
+    if (this.ended) return;
+    this.log.info({ why }, "unbinding an SMPP client");
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1000);
+      if (!this.session.unbind({}, () => (clearTimeout(timer), resolve()))) resolve();
+    });
+    await this.end(why);
+  }
+
+  private async end(why: string): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.idleTimer);
+    this.session.socket.destroy();
+    if (this.bound) {
+      await deleteSmppBind(this.ctx.db, this.ctx.serverId, this.id).catch((error: unknown) =>
+        this.log.warn({ err: error }, "could not delete an SMPP bind's row; it stops counting once stale"),
+      );
+    }
+    this.log.debug({ why }, "SMPP client session ended");
+    this.ctx.closed(this);
+  }
+
+  /** After `enquireLinkMs` without a PDU from the client, an enquire_link; no answer in time closes the session. */
+  private armIdleCheck(): void {
+    clearTimeout(this.idleTimer);
+    if (this.ended) return;
+    this.idleTimer = setTimeout(() => {
+      const deadline = setTimeout(() => void this.end("enquire_link unanswered"), this.ctx.responseTimeoutMs);
+      const sent = this.session.send(new smpp.PDU("enquire_link"), () => clearTimeout(deadline));
+      if (!sent) void this.end("socket closed");
+    }, this.ctx.enquireLinkMs);
+    this.idleTimer.unref();
+  }
+
+  private reply(pdu: PDU, fields: Record<string, unknown> = {}): void {
+    if (!this.ended) this.session.send(pdu.response(fields));
+  }
+
+  private onMalformed(error: MalformedPdu): void {
+    this.log.warn({ reason: error.message }, "malformed PDU from an SMPP client");
+    if (error.sequenceNumber === undefined) return; // the frame was not whole: the socket is closed
+    const nack = new smpp.PDU("generic_nack", { command_status: smpp.errors.ESME_RINVCMDID });
+    nack.sequence_number = error.sequenceNumber;
+    if (!this.ended) this.session.send(nack);
+  }
+
+  private onPdu(pdu: PDU): void {
+    this.armIdleCheck();
+    if (pdu.isResponse()) return; // answers to the server's enquire_link and unbind: their callbacks ran
+    const handle = async () => {
+      if (pdu.command in BIND_MODES) return this.onBind(pdu, BIND_MODES[pdu.command]!);
+      switch (pdu.command) {
+        case "enquire_link":
+          return this.reply(pdu);
+        case "unbind":
+          this.reply(pdu);
+          return this.end("unbound by the client");
+        case "submit_sm":
+          return this.onSubmit(pdu);
+        default:
+          return this.reply(pdu, { command_status: smpp.errors.ESME_RINVCMDID });
+      }
+    };
+    handle().catch((error: unknown) => {
+      this.log.error({ err: error, command: pdu.command }, "an SMPP client's PDU failed");
+      this.reply(pdu, { command_status: smpp.errors.ESME_RSYSERR });
+    });
+  }
+
+  private async onBind(pdu: PDU, mode: Mode): Promise<void> {
+    if (this.bound) return this.reply(pdu, { command_status: smpp.errors.ESME_RALYBND });
+    const systemId = String(pdu.system_id ?? "");
+    const login = await checkSmppLogin(this.ctx.db, systemId, String(pdu.password ?? ""));
+    if (!login.credential) {
+      // Both cost one password hash (smppPasswords.ts): unknown and wrong are told apart only by their code.
+      this.log.info({ systemId, known: login.known }, "SMPP bind refused: bad credentials");
+      return this.reply(pdu, { command_status: login.known ? smpp.errors.ESME_RINVPASWD : smpp.errors.ESME_RINVSYSID });
+    }
+    const credential = login.credential;
+    const account = await getAccount(this.ctx.db, credential.accountId);
+    const refuse = (why: string) => {
+      this.log.info({ systemId, why }, "SMPP bind refused");
+      this.reply(pdu, { command_status: smpp.errors.ESME_RBINDFAIL });
+    };
+    if (!account || account.suspended) return refuse("account suspended");
+    if (!addressAllowed(credential.allowedIps, this.remoteAddress)) return refuse("address not allowed");
+    const recorded = await recordSmppBind(this.ctx.db, {
+      systemId,
+      serverId: this.ctx.serverId,
+      sessionId: this.id,
+      accountId: credential.accountId,
+      mode,
+      remoteAddress: this.remoteAddress,
+    });
+    if (!recorded) return refuse(`over maxBinds (${credential.maxBinds})`);
+    if (this.ended) {
+      await deleteSmppBind(this.ctx.db, this.ctx.serverId, this.id);
+      return;
+    }
+    this.bound = { credential, mode };
+    this.log.info({ systemId, mode }, "SMPP client bound");
+    this.reply(pdu, { system_id: this.ctx.systemId });
+  }
+
+  private async onSubmit(pdu: PDU): Promise<void> {
+    const bound = this.bound;
+    if (!bound || bound.mode === "receiver") return this.reply(pdu, { command_status: smpp.errors.ESME_RINVBNDSTS });
+    const { credential } = bound;
+    // Per bind, submitsPerSecond on average, at most a second's worth at once (a GCRA bucket in this process:
+    // a bind lives in one).
+    const now = Date.now();
+    const start = Math.max(this.throttleTat, now);
+    const interval = 1000 / credential.submitsPerSecond;
+    if (start - now > 1000 - interval) return this.reply(pdu, { command_status: smpp.errors.ESME_RTHROTTLED });
+    this.throttleTat = start + interval;
+    try {
+      const account = await getAccount(this.ctx.db, credential.accountId);
+      if (!account || account.suspended) return this.reply(pdu, { command_status: smpp.errors.ESME_RSUBMITFAIL });
+      const at = new Date();
+      const request = sendRequestOf(pdu, at, this.ctx.defaultCountry);
+      const { messageId } = await scheduleMessage(this.ctx.db, account, request, at, {
+        test: credential.test,
+        internationalNetworks: this.ctx.internationalNetworks,
+      });
+      const id =
+        credential.messageIdFormat === "uuid"
+          ? messageId
+          : await giveSmppId(this.ctx.db, account.id, messageId).then((n) =>
+              credential.messageIdFormat === "hex" ? BigInt(n).toString(16) : n,
+            );
+      this.reply(pdu, { message_id: id });
+    } catch (error) {
+      if (error instanceof SubmitRefused) return this.reply(pdu, { command_status: error.status });
+      if (error instanceof DomainError) return this.reply(pdu, { command_status: statusOfRefusal(error) });
+      throw error;
+    }
+  }
+}
+

@@ -1,0 +1,89 @@
+// The SMPP server for client applications (docs/SMPP.md, "For client applications"): accounts' applications
+// bind to SMPP_SERVER_PORT with the SMPP credentials the operator gave them, and submit messages as the HTTP API
+// accepts them. This process's sessions live here; each one's state is clientSession.ts's. Every few seconds
+// the process refreshes its binds' rows (smpp_binds: maxBinds counts the binds of every process) and unbinds
+// the sessions whose credentials were deleted.
+import { createServer, type Server } from "node:net";
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Db } from "../db/knex.js";
+import type { Logger } from "../logger.js";
+import { refreshSmppBinds } from "../operator/index.js";
+import { ClientSession } from "./clientSession.js";
+
+export interface SmppServerOptions {
+  db: Db;
+  log: Logger;
+  port: number;
+  host: string;
+  internationalNetworks: boolean;
+  defaultCountry: string | undefined;
+  enquireLinkMs: number;
+  responseTimeoutMs: number;
+  /** How often binds are refreshed and deleted credentials' binds unbound (default 1 s). */
+  refreshMs?: number;
+}
+
+export interface SmppServer {
+  /** The port it listens on (the one asked for, or the one given for 0). */
+  port: number;
+  /** Unbinds every client, then closes. */
+  stop(): Promise<void>;
+}
+
+/** The service's system_id in bind responses. */
+const SERVER_SYSTEM_ID = "sms-platform";
+
+export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServer> {
+  const log = opts.log.child({ component: "smpp-server" });
+  const serverId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  const sessions = new Set<ClientSession>();
+  const server: Server = createServer((socket) => {
+    sessions.add(
+      new ClientSession(socket, {
+        db: opts.db,
+        log,
+        serverId,
+        systemId: SERVER_SYSTEM_ID,
+        internationalNetworks: opts.internationalNetworks,
+        defaultCountry: opts.defaultCountry,
+        enquireLinkMs: opts.enquireLinkMs,
+        responseTimeoutMs: opts.responseTimeoutMs,
+        closed: (s) => sessions.delete(s),
+      }),
+    );
+  });
+  let refreshing = false;
+  const refresh = setInterval(() => {
+    if (refreshing) return;
+    refreshing = true;
+    const bound = [...sessions].filter((s) => s.systemId !== undefined);
+    refreshSmppBinds(
+      opts.db,
+      serverId,
+      bound.map((s) => s.id),
+    )
+      .then((gone) => {
+        for (const s of bound) if (gone.includes(s.id)) void s.unbind("its credentials were deleted");
+      })
+      .catch((error: unknown) => log.warn({ err: error }, "refreshing SMPP binds failed"))
+      .finally(() => (refreshing = false));
+  }, opts.refreshMs ?? 1000);
+  refresh.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : opts.port;
+  log.info({ port }, `SMPP server listening on port ${port}`);
+  return {
+    port,
+    async stop() {
+      clearInterval(refresh);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([...sessions].map((s) => s.unbind("the server is stopping")));
+      await closed;
+    },
+  };
+}
