@@ -2622,6 +2622,7 @@ export interface components {
             window: number;
             /** @description Client addresses allowed to bind (CIDR); empty: any. */
             allowedIps: string[];
+            /** @description How `submit_sm_resp.message_id` writes a message's id: `uuid`, `hex` or `decimal`. */
             messageIdFormat: components["schemas"]["SmppMessageIdFormat"];
             /** @description Binds of test credentials send as a test key does: test messages through the simulator, no quota. */
             test: boolean;
@@ -4219,6 +4220,7 @@ export interface components {
             window: number;
             /** @description Client addresses allowed to bind (CIDR); empty: any. */
             allowedIps: string[];
+            /** @description How `submit_sm_resp.message_id` writes a message's id: `uuid`, `hex` or `decimal`. */
             messageIdFormat: components["schemas"]["SmppMessageIdFormat"];
             /** @description Binds of test credentials send as a test key does: test messages through the simulator, no quota. */
             test: boolean;
@@ -4403,14 +4405,26 @@ export interface components {
         UpdateSmppCredentialRequest: {
             /** @description A new password (1 to 8 characters). */
             password?: string;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Binds open at once, 1 to 20.
+             */
             maxBinds?: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description `submit_sm` a second per bind.
+             */
             submitsPerSecond?: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description PDUs kept outstanding towards a bound receiver.
+             */
             window?: number;
+            /** @description The whole new list of allowed client addresses (CIDR); empty: any. */
             allowedIps?: components["schemas"]["Cidr"][];
+            /** @description How message ids are written. */
             messageIdFormat?: components["schemas"]["SmppMessageIdFormat"];
+            /** @description Test credentials or not. */
             test?: boolean;
         };
         /**

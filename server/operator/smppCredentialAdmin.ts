@@ -102,5 +102,7 @@ export async function checkSmppLogin(
   password: string,
 ): Promise<{ credential: SmppCredentialRow } | { credential: undefined; known: boolean }> {
   const row = await findSmppCredential(db, systemId);
-  return (await smppPasswordMatches(password, row?.passwordHash)) ? { credential: row! } : { credential: undefined, known: row !== undefined };
+  return (await smppPasswordMatches(password, row?.passwordHash))
+    ? { credential: row! }
+    : { credential: undefined, known: row !== undefined };
 }

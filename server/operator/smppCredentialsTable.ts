@@ -56,7 +56,10 @@ export async function insertSmppCredential(
 }
 
 export async function listSmppCredentials(db: Knex, accountId: string): Promise<SmppCredentialRow[]> {
-  return db("smpp_credentials").where({ account_id: accountId }).orderBy([{ column: "created_at" }, { column: "system_id" }]).select(COLUMNS);
+  return db("smpp_credentials")
+    .where({ account_id: accountId })
+    .orderBy([{ column: "created_at" }, { column: "system_id" }])
+    .select(COLUMNS);
 }
 
 /** Changes the account's credentials; undefined when it has none of that system_id. */

@@ -10,14 +10,7 @@ import type { Db } from "../db/knex.js";
 import { giveSmppId } from "../db/smppMessageIds.js";
 import { DomainError } from "../domain/errors.js";
 import type { Logger } from "../logger.js";
-import {
-  addressAllowed,
-  checkSmppLogin,
-  deleteSmppBind,
-  getAccount,
-  recordSmppBind,
-  type SmppCredentialRow,
-} from "../operator/index.js";
+import { addressAllowed, checkSmppLogin, deleteSmppBind, getAccount, recordSmppBind, type SmppCredentialRow } from "../operator/index.js";
 import { GuardedSession, type MalformedPdu } from "../providers/smpp/guardedSession.js";
 import { scheduleMessage } from "../services/messages.js";
 import { sendRequestOf, statusOfRefusal, SubmitRefused } from "./submitSm.js";
@@ -218,4 +211,3 @@ export class ClientSession {
     }
   }
 }
-

@@ -110,6 +110,14 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     phoneNumber: "+14155550508",
   });
   await call("OperatorAccountNumbers_revoke", op, "DELETE", `/api/v1/accounts/${account.accountId}/numbers/${held.numberId}`);
+  const credentials = `/api/v1/accounts/${account.accountId}/smpp-credentials`;
+  await call("OperatorSmppCredentials_create", op, "POST", credentials, { systemId: `au${Date.now() % 1e9}`, password: "pw-au" });
+  secrets.push("pw-au");
+  const listed = (await (await op.request("GET", credentials)).json()) as { data: { systemId: string }[] };
+  const systemId = listed.data[0]!.systemId;
+  await call("OperatorSmppCredentials_update", op, "PATCH", `${credentials}/${systemId}`, { password: "pw-au2" });
+  secrets.push("pw-au2");
+  await call("OperatorSmppCredentials_delete", op, "DELETE", `${credentials}/${systemId}`);
   return { done, secrets };
 }
 

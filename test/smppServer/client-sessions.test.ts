@@ -52,7 +52,9 @@ async function connect(): Promise<Session> {
 
 /** Sends a PDU and waits for its response. */
 const call = (session: Session, command: string, fields: Record<string, unknown> = {}) =>
-  new Promise<PDU>((resolve) => (session as unknown as Record<string, (f: unknown, cb: (p: PDU) => void) => void>)[command]!(fields, resolve));
+  new Promise<PDU>((resolve) =>
+    (session as unknown as Record<string, (f: unknown, cb: (p: PDU) => void) => void>)[command]!(fields, resolve),
+  );
 
 async function bound(systemId = "client1", password = "pw1", mode = "bind_transceiver"): Promise<Session> {
   const session = await connect();
@@ -104,7 +106,11 @@ describe("the SMPP server", () => {
     expect(await message(latin1.message_id as string)).toMatchObject({ body: "Grüße" });
     // A relative schedule_delivery_time (one hour) and validity_period (two hours), both from now as SMPP counts.
     const at = Date.now();
-    const later = await submit(s, { short_message: "later", schedule_delivery_time: "000000010000000R", validity_period: "000000020000000R" });
+    const later = await submit(s, {
+      short_message: "later",
+      schedule_delivery_time: "000000010000000R",
+      validity_period: "000000020000000R",
+    });
     expect(later.command_status).toBe(0);
     const stored = await message(later.message_id as string);
     expect(Math.abs(new Date(stored.scheduledAt as string).getTime() - (at + 3_600_000))).toBeLessThan(5_000);
@@ -115,7 +121,9 @@ describe("the SMPP server", () => {
     const e = smpp.errors;
     const s = await bound();
     // A number the account does not hold.
-    expect((await submit(s, { source_addr_ton: 1, source_addr: "14155550999", short_message: "x" })).command_status).toBe(e.ESME_RINVSRCADR);
+    expect((await submit(s, { source_addr_ton: 1, source_addr: "14155550999", short_message: "x" })).command_status).toBe(
+      e.ESME_RINVSRCADR,
+    );
     expect((await submit(s, { destination_addr: "12", short_message: "x" })).command_status).toBe(e.ESME_RINVDSTADR);
     expect((await submit(s, { short_message: "x", schedule_delivery_time: "not a time" })).command_status).toBe(e.ESME_RINVSCHED);
     const receiver = await bound("client1", "pw1", "bind_receiver");
@@ -144,7 +152,10 @@ describe("the SMPP server", () => {
       const s = await bound(systemId, "pw");
       const resp = await submit(s, { short_message: `id as ${systemId}` });
       expect(resp.message_id).toMatch(pattern);
-      const row = await server().db("messages").where({ account_id: account.accountId, body: `id as ${systemId}` }).first("smpp_id");
+      const row = await server()
+        .db("messages")
+        .where({ account_id: account.accountId, body: `id as ${systemId}` })
+        .first("smpp_id");
       expect(BigInt(row.smpp_id)).toBe(BigInt(radix === 16 ? `0x${resp.message_id as string}` : (resp.message_id as string)));
     }
   });

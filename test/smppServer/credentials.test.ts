@@ -42,7 +42,11 @@ describe("SMPP credentials", () => {
       messageIdFormat: "hex",
     });
     expect(changed.status, await changed.clone().text()).toBe(200);
-    expect(await changed.json()).toMatchObject({ submitsPerSecond: 100, allowedIps: ["127.0.0.1", "2001:db8::/32"], messageIdFormat: "hex" });
+    expect(await changed.json()).toMatchObject({
+      submitsPerSecond: 100,
+      allowedIps: ["127.0.0.1", "2001:db8::/32"],
+      messageIdFormat: "hex",
+    });
 
     expect((await request("DELETE", `${credentialsOf(accountId)}/acme01`)).status).toBe(204);
     expect((await request("DELETE", `${credentialsOf(accountId)}/acme01`)).status).toBe(404);

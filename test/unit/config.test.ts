@@ -57,6 +57,8 @@ describe("loadConfig", () => {
       providerMaxSegmentsPerSecond: null,
       throughputPacerMs: 100,
       smppResponseTimeoutMs: 10000,
+      smppServerPort: null,
+      smppServerHost: "0.0.0.0",
       smppEnquireLinkMs: 30000,
       smppThrottlePauseMs: 1000,
       smppThrottleMaxWaitMs: 60000,
@@ -109,8 +111,8 @@ describe("loadConfig", () => {
   it("refuses a bad value with a message naming the variable", () => {
     expect(() => loadConfig({ PORT: "-1" })).toThrow('PORT must be a non-negative integer, got "-1"');
     expect(() => loadConfig({ JOB_LEASE_MS: "1.5" })).toThrow('JOB_LEASE_MS must be a non-negative integer, got "1.5"');
-    expect(() => loadConfig({ ROLE: "both" })).toThrow("ROLE must be one of api, worker, all");
-    expect(() => loadConfig({ ROLE: "" })).toThrow("ROLE must be one of api, worker, all");
+    expect(() => loadConfig({ ROLE: "both" })).toThrow("ROLE must be one of api, worker, smpp, all");
+    expect(() => loadConfig({ ROLE: "" })).toThrow("ROLE must be one of api, worker, smpp, all");
     expect(() => loadConfig({ PROVIDER: "twilio" })).toThrow("PROVIDER must be one of simulator, smpp");
     expect(() => loadConfig({ PROVIDER_MAX_SEGMENTS_PER_SECOND: "0" })).toThrow(
       'PROVIDER_MAX_SEGMENTS_PER_SECOND must be a positive integer, got "0"',
