@@ -205,6 +205,12 @@ export const SETTINGS = {
     'TCP port of the SMPP server for client applications (docs/SMPP.md, "For client applications"); unset: no SMPP server',
   ),
   smppServerHost: text("SMPP_SERVER_HOST", "0.0.0.0", "bind address of the SMPP server for client applications"),
+  smppServerTlsPort: optionalPositiveInt(
+    "SMPP_SERVER_TLS_PORT",
+    "TCP port of the SMPP server over TLS (needs `SMPP_SERVER_TLS_CERT` and `SMPP_SERVER_TLS_KEY`); unset: no TLS port",
+  ),
+  smppServerTlsCert: text("SMPP_SERVER_TLS_CERT", "", "path of the PEM certificate (chain) of the SMPP server over TLS"),
+  smppServerTlsKey: text("SMPP_SERVER_TLS_KEY", "", "path of the PEM private key of the SMPP server over TLS"),
   smppEnquireLinkMs: int(
     "SMPP_ENQUIRE_LINK_MS",
     30_000,

@@ -2,6 +2,7 @@
 //
 // The API (./http/app.js) and the worker (./worker.js) are imported only by the roles that run them: a
 // process loads and compiles no more than it needs, which is much of its start-up time (docs/OPERATIONS.md).
+import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
@@ -59,6 +60,10 @@ if (config.role === "worker" || config.role === "all") {
 // The SMPP server for client applications (ROLE=smpp, or all), when SMPP_SERVER_PORT is set.
 let smppServer: SmppServer | undefined;
 if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !== null) {
+  if (config.smppServerTlsPort !== null && (config.smppServerTlsCert === "" || config.smppServerTlsKey === "")) {
+    process.stderr.write("SMPP_SERVER_TLS_PORT needs SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY (paths of PEM files)\n");
+    process.exit(1);
+  }
   const { startSmppServer } = await import("./smppServer/index.js");
   smppServer = await startSmppServer({
     db,
@@ -69,6 +74,14 @@ if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !
     defaultCountry: config.smppDefaultCountry,
     enquireLinkMs: config.smppEnquireLinkMs,
     responseTimeoutMs: config.smppResponseTimeoutMs,
+    tls:
+      config.smppServerTlsPort === null
+        ? undefined
+        : {
+            port: config.smppServerTlsPort,
+            cert: readFileSync(config.smppServerTlsCert),
+            key: readFileSync(config.smppServerTlsKey),
+          },
   });
 }
 

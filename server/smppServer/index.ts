@@ -3,7 +3,8 @@
 // accepts them. This process's sessions live here; each one's state is clientSession.ts's. Every few seconds
 // the process refreshes its binds' rows (smpp_binds: maxBinds counts the binds of every process) and unbinds
 // the sessions whose credentials were deleted.
-import { createServer, type Server } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/knex.js";
@@ -22,11 +23,15 @@ export interface SmppServerOptions {
   responseTimeoutMs: number;
   /** How often binds are refreshed and deleted credentials' binds unbound (default 1 s). */
   refreshMs?: number;
+  /** SMPP over TLS as well, on its own port, with this certificate and key (PEM). */
+  tls?: { port: number; cert: Buffer; key: Buffer };
 }
 
 export interface SmppServer {
   /** The port it listens on (the one asked for, or the one given for 0). */
   port: number;
+  /** The TLS port, when there is one. */
+  tlsPort?: number;
   /** Unbinds every client, then closes. */
   stop(): Promise<void>;
 }
@@ -38,7 +43,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
   const log = opts.log.child({ component: "smpp-server" });
   const serverId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const sessions = new Set<ClientSession>();
-  const server: Server = createServer((socket) => {
+  const accept = (socket: Socket) => {
     sessions.add(
       new ClientSession(socket, {
         db: opts.db,
@@ -52,7 +57,14 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
         closed: (s) => sessions.delete(s),
       }),
     );
-  });
+  };
+  // A TLS handshake that fails ends that connection alone (tlsClientError), before any session exists.
+  const servers: Server[] = [createServer(accept)];
+  if (opts.tls) {
+    const secure = createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, accept);
+    secure.on("tlsClientError", (error) => log.debug({ err: error }, "SMPP TLS handshake failed"));
+    servers.push(secure);
+  }
   let refreshing = false;
   const refresh = setInterval(() => {
     if (refreshing) return;
@@ -70,18 +82,26 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
       .finally(() => (refreshing = false));
   }, opts.refreshMs ?? 1000);
   refresh.unref();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : opts.port;
-  log.info({ port }, `SMPP server listening on port ${port}`);
+  const ports = await Promise.all(
+    servers.map(
+      (server, i) =>
+        new Promise<number>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(i === 0 ? opts.port : opts.tls!.port, opts.host, () => {
+            const address = server.address();
+            resolve(typeof address === "object" && address ? address.port : 0);
+          });
+        }),
+    ),
+  );
+  const [port, tlsPort] = ports as [number, number | undefined];
+  log.info({ port, tlsPort }, `SMPP server listening on port ${port}${tlsPort ? ` and ${tlsPort} (TLS)` : ""}`);
   return {
     port,
+    tlsPort,
     async stop() {
       clearInterval(refresh);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
       await Promise.all([...sessions].map((s) => s.unbind("the server is stopping")));
       await closed;
     },

@@ -28,7 +28,9 @@ beforeAll(async () => {
     responseTimeoutMs: 300,
   });
   const { accountId } = await server().account("fuzzed");
-  const res = await (await server().operator()).request("POST", `/api/v1/accounts/${accountId}/smpp-credentials`, {
+  const res = await (
+    await server().operator()
+  ).request("POST", `/api/v1/accounts/${accountId}/smpp-credentials`, {
     systemId: "fuzz",
     password: "pw",
     maxBinds: 20,
@@ -66,7 +68,7 @@ async function exchange(bytes: Buffer, expectCommand: number, expectSequence: nu
     const timer = setTimeout(() => resolve("silent"), timeoutMs);
     socket.on("data", (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      for (let at = 0; at + 16 <= received.length; ) {
+      for (let at = 0; at + 16 <= received.length;) {
         const length = received.readUInt32BE(at);
         if (length < 16 || at + length > received.length) break;
         if (received.readUInt32BE(at + 4) === expectCommand && received.readUInt32BE(at + 12) === expectSequence) {

@@ -2,7 +2,9 @@
 // (the `smpp` package) over TCP on 127.0.0.1: binds and their refusals, submit_sm accepted exactly as
 // POST /messages accepts a message (and refused with SMPP's codes), the per-bind throttle, short message ids,
 // a malformed PDU, and credentials deleted under an open bind.
+import { readFileSync } from "node:fs";
 import { Socket } from "node:net";
+import { resolve } from "node:path";
 import smpp, { type PDU, type Session } from "smpp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
@@ -26,6 +28,11 @@ beforeAll(async () => {
     enquireLinkMs: 60_000,
     responseTimeoutMs: 2_000,
     refreshMs: 100,
+    tls: {
+      port: 0,
+      cert: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")),
+      key: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/key.pem")),
+    },
   });
   account = await server().account("smpp-client");
   await credentials({ systemId: "client1", password: "pw1" });
@@ -41,12 +48,15 @@ async function credentials(body: Record<string, unknown>, accountId = account.ac
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
-/** A connected client session (not bound). */
-async function connect(): Promise<Session> {
-  const session = smpp.connect({ url: `smpp://127.0.0.1:${smppServer.port}` });
+/** A connected client session (not bound); over TLS with `tls`, trusting the test's self-signed certificate. */
+async function connect(tls = false): Promise<Session> {
+  const options = tls
+    ? { url: `ssmpp://127.0.0.1:${smppServer.tlsPort}`, ca: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")) }
+    : { url: `smpp://127.0.0.1:${smppServer.port}` };
+  const session = smpp.connect(options as { url: string });
   sessions.push(session);
   session.on("error", () => {}); // a session the server closes on purpose
-  await new Promise<void>((resolve) => session.socket.once("connect", () => resolve()));
+  await new Promise<void>((done) => session.socket.once(tls ? "secureConnect" : "connect", () => done()));
   return session;
 }
 
@@ -180,6 +190,14 @@ describe("the SMPP server", () => {
     bad.writeUInt32BE(3, 0); // a command_length shorter than a header
     raw.write(bad);
     await closed;
+  });
+
+  it("takes the same session over TLS on its TLS port", async () => {
+    const s = await connect(true);
+    expect((await call(s, "bind_transceiver", { system_id: "client1", password: "pw1" })).command_status).toBe(0);
+    const resp = await submit(s, { short_message: "over TLS" });
+    expect(resp.command_status).toBe(0);
+    expect(await message(resp.message_id as string)).toMatchObject({ body: "over TLS" });
   });
 
   it("unbinds the open binds of deleted credentials", async () => {
