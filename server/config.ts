@@ -205,6 +205,12 @@ export const SETTINGS = {
     'TCP port of the SMPP server for client applications (docs/SMPP.md, "For client applications"); unset: no SMPP server',
   ),
   smppServerHost: text("SMPP_SERVER_HOST", "0.0.0.0", "bind address of the SMPP server for client applications"),
+  smppServerHoldHours: int(
+    "SMPP_SERVER_HOLD_HOURS",
+    72,
+    "how long a delivery receipt waits in PostgreSQL for a receiver bind of its SMPP client application's account (at least 1)",
+    { map: (n) => Math.max(1, n) },
+  ),
   smppServerTlsPort: optionalPositiveInt(
     "SMPP_SERVER_TLS_PORT",
     "TCP port of the SMPP server over TLS (needs `SMPP_SERVER_TLS_CERT` and `SMPP_SERVER_TLS_KEY`); unset: no TLS port",

@@ -74,6 +74,7 @@ if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !
     defaultCountry: config.smppDefaultCountry,
     enquireLinkMs: config.smppEnquireLinkMs,
     responseTimeoutMs: config.smppResponseTimeoutMs,
+    holdHours: config.smppServerHoldHours,
     tls:
       config.smppServerTlsPort === null
         ? undefined

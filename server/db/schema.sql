@@ -405,6 +405,7 @@ CREATE TABLE messages (
   sender_pool_id uuid,
   country text,
   smpp_id bigint,
+  smpp_receipt text,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -422,6 +423,7 @@ END),
   CONSTRAINT messages_recipient_check CHECK ((recipient ~ '^\+[1-9][0-9]{6,14}$'::text)),
   CONSTRAINT messages_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 128))),
   CONSTRAINT messages_segments_check CHECK ((segments >= 1)),
+  CONSTRAINT messages_smpp_receipt_check CHECK ((smpp_receipt = ANY (ARRAY['uuid'::text, 'hex'::text, 'decimal'::text]))),
   CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text, 'received'::text]))),
   CONSTRAINT messages_waiting_for_check CHECK ((waiting_for = 'connector'::text))
 );
@@ -525,6 +527,19 @@ CREATE TABLE smpp_binds (
   CONSTRAINT smpp_binds_mode_check CHECK ((mode = ANY (ARRAY['transmitter'::text, 'receiver'::text, 'transceiver'::text]))),
   CONSTRAINT smpp_binds_pkey PRIMARY KEY (server_id, session_id),
   CONSTRAINT smpp_binds_system_id_fkey FOREIGN KEY (system_id) REFERENCES smpp_credentials(system_id) ON DELETE CASCADE
+);
+
+CREATE TABLE smpp_client_receipts (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  message_id uuid NOT NULL,
+  status text NOT NULL,
+  error_code text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  leased_by text,
+  lease_until timestamp with time zone,
+  CONSTRAINT smpp_client_receipts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT smpp_client_receipts_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE smpp_credentials (
@@ -743,6 +758,8 @@ CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING bt
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
 CREATE UNIQUE INDEX smpp_binds_pkey ON smpp_binds USING btree (server_id, session_id);
 CREATE INDEX smpp_binds_system_idx ON smpp_binds USING btree (system_id, seen_at);
+CREATE INDEX smpp_client_receipts_account_idx ON smpp_client_receipts USING btree (account_id, id);
+CREATE UNIQUE INDEX smpp_client_receipts_pkey ON smpp_client_receipts USING btree (id);
 CREATE INDEX smpp_credentials_account_idx ON smpp_credentials USING btree (account_id, created_at);
 CREATE UNIQUE INDEX smpp_credentials_pkey ON smpp_credentials USING btree (system_id);
 CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);
@@ -776,6 +793,7 @@ CREATE TRIGGER message_counts_changed AFTER UPDATE ON message_counts REFERENCING
 CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
 CREATE TRIGGER message_status_history_counted AFTER INSERT ON message_status_history REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION count_status_changes();
 CREATE TRIGGER messages_counted AFTER INSERT ON messages REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION count_stored_messages();
+CREATE TRIGGER smpp_client_receipt AFTER UPDATE OF status ON messages FOR EACH ROW WHEN (((new.smpp_receipt IS NOT NULL) AND (new.status = ANY (ARRAY['delivered'::text, 'undelivered'::text, 'failed'::text])) AND (old.status IS DISTINCT FROM new.status))) EXECUTE FUNCTION smpp_client_receipt();
 
 CREATE OR REPLACE FUNCTION campaign_recipients_account_id()
  RETURNS trigger
@@ -1107,3 +1125,13 @@ AS $function$
       RETURN NEW;
     END
     $function$;
+
+CREATE OR REPLACE FUNCTION smpp_client_receipt()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      INSERT INTO smpp_client_receipts (account_id, message_id, status, error_code)
+      VALUES (NEW.account_id, NEW.id, NEW.status, NEW.error_code);
+      RETURN NULL;
+    END $function$;

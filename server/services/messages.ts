@@ -23,7 +23,7 @@ export async function scheduleMessage(
   account: Account,
   request: SendRequest,
   now: Date,
-  opts: { test: boolean; internationalNetworks: boolean },
+  opts: { test: boolean; internationalNetworks: boolean; smppReceipt?: "uuid" | "hex" | "decimal" },
 ): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
   const smartEncodingDefault = needsSmartEncodingDefault(request) && (await accountSmartEncoding(conn, account.id));
   const senderPools =
@@ -36,6 +36,7 @@ export async function scheduleMessage(
     path: "/body",
     senderPools,
   });
+  if (opts.smppReceipt) message.smppReceipt = opts.smppReceipt;
   const store = async (db: Knex) => {
     await chargeQuota(db, account, message.segments, opts);
     const outcome = await insertScheduledMessage(db, account.id, message);

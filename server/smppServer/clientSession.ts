@@ -66,6 +66,48 @@ export class ClientSession {
     return this.bound?.credential.systemId;
   }
 
+  /** The account of a bound receiver or transceiver with room in its window, else undefined. */
+  get receiverOf(): string | undefined {
+    const b = this.bound;
+    if (!b || b.mode === "transmitter" || this.ended || this.outstanding >= b.credential.window) return undefined;
+    return b.credential.accountId;
+  }
+
+  /** Room left in the window towards this receiver. */
+  get room(): number {
+    return this.bound ? Math.max(0, this.bound.credential.window - this.outstanding) : 0;
+  }
+
+  /** deliver_sm PDUs sent and not yet answered. */
+  private outstanding = 0;
+
+  /**
+   * Sends a deliver_sm; resolves true when the client answered it with status 0, false when it refused it, did
+   * not answer within the response timeout, or the session ended.
+   */
+  deliver(fields: Record<string, unknown>): Promise<boolean> {
+    if (this.ended) return Promise.resolve(false);
+    this.outstanding++;
+    return new Promise<boolean>((resolve) => {
+      let settled = false;
+      const settle = (ok: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.outstanding--;
+        resolve(ok);
+      };
+      const timer = setTimeout(() => settle(false), this.ctx.responseTimeoutMs);
+      let sent = false;
+      try {
+        sent = this.session.send(new smpp.PDU("deliver_sm", fields), (resp) => settle(resp.command_status === 0));
+      } catch (error) {
+        this.log.warn({ err: error }, "a deliver_sm could not be written");
+      }
+      if (!sent) settle(false);
+    });
+  }
+
   get remoteAddress(): string {
     return this.session.socket.remoteAddress ?? "";
   }
@@ -193,9 +235,12 @@ export class ClientSession {
       if (!account || account.suspended) return this.reply(pdu, { command_status: smpp.errors.ESME_RSUBMITFAIL });
       const at = new Date();
       const request = sendRequestOf(pdu, at, this.ctx.defaultCountry);
+      // registered_delivery 1 (a receipt of the final status) or 2 (of a failure): both get the final one.
+      const wantsReceipt = ((pdu.registered_delivery as number | undefined) ?? 0) & 0x03;
       const { messageId } = await scheduleMessage(this.ctx.db, account, request, at, {
         test: credential.test,
         internationalNetworks: this.ctx.internationalNetworks,
+        smppReceipt: wantsReceipt ? credential.messageIdFormat : undefined,
       });
       const id =
         credential.messageIdFormat === "uuid"

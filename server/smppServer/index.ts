@@ -11,6 +11,7 @@ import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { refreshSmppBinds } from "../operator/index.js";
 import { ClientSession } from "./clientSession.js";
+import { receiptForwarder } from "./receiptForwarder.js";
 
 export interface SmppServerOptions {
   db: Db;
@@ -23,6 +24,10 @@ export interface SmppServerOptions {
   responseTimeoutMs: number;
   /** How often binds are refreshed and deleted credentials' binds unbound (default 1 s). */
   refreshMs?: number;
+  /** How long receipts wait for a receiver of their account (SMPP_SERVER_HOLD_HOURS). */
+  holdHours: number;
+  /** How often waiting receipts are looked for (default 200 ms). */
+  forwardMs?: number;
   /** SMPP over TLS as well, on its own port, with this certificate and key (PEM). */
   tls?: { port: number; cert: Buffer; key: Buffer };
 }
@@ -65,6 +70,23 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     secure.on("tlsClientError", (error) => log.debug({ err: error }, "SMPP TLS handshake failed"));
     servers.push(secure);
   }
+  const forward = receiptForwarder({
+    db: opts.db,
+    log,
+    serverId,
+    sessions: () => sessions,
+    leaseMs: opts.responseTimeoutMs + 1000,
+    holdHours: opts.holdHours,
+  });
+  let forwarding = false;
+  const forwarder = setInterval(() => {
+    if (forwarding) return;
+    forwarding = true;
+    forward()
+      .catch((error: unknown) => log.warn({ err: error }, "forwarding SMPP receipts failed"))
+      .finally(() => (forwarding = false));
+  }, opts.forwardMs ?? 200);
+  forwarder.unref();
   let refreshing = false;
   const refresh = setInterval(() => {
     if (refreshing) return;
@@ -101,6 +123,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     tlsPort,
     async stop() {
       clearInterval(refresh);
+      clearInterval(forwarder);
       const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
       await Promise.all([...sessions].map((s) => s.unbind("the server is stopping")));
       await closed;

@@ -26,6 +26,7 @@ beforeAll(async () => {
     // A session left waiting for the rest of a frame is checked, and closed, quickly.
     enquireLinkMs: 300,
     responseTimeoutMs: 300,
+    holdHours: 72,
   });
   const { accountId } = await server().account("fuzzed");
   const res = await (

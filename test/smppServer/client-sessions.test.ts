@@ -28,6 +28,8 @@ beforeAll(async () => {
     enquireLinkMs: 60_000,
     responseTimeoutMs: 2_000,
     refreshMs: 100,
+    holdHours: 72,
+    forwardMs: 50,
     tls: {
       port: 0,
       cert: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")),

@@ -59,6 +59,7 @@ describe("loadConfig", () => {
       smppResponseTimeoutMs: 10000,
       smppServerPort: null,
       smppServerHost: "0.0.0.0",
+      smppServerHoldHours: 72,
       smppServerTlsPort: null,
       smppServerTlsCert: "",
       smppServerTlsKey: "",

@@ -37,6 +37,10 @@ describe("what the docs say is built", () => {
     });
   }
 
+  it("README.md is a front page: at most 150 lines", () => {
+    expect(read("README.md").trimEnd().split("\n").length).toBeLessThanOrEqual(150);
+  });
+
   it("docs/FEATURES.md names every capability (tag) of the document", () => {
     const features = read("docs/FEATURES.md").toLowerCase();
     for (const tag of tags)

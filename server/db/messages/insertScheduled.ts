@@ -37,10 +37,11 @@ export const insertScheduledMessageStatement = prepared(
           })}
         ), message AS (
           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                reference, metadata, sent_body, sender_pool_id, country)
+                                reference, metadata, sent_body, sender_pool_id, country, smpp_receipt)
           SELECT ${v.id}::uuid, ${v.accountId}::uuid, ${v.jobId}::uuid, ${v.to}::text, ${v.from}::text, ${v.body}::text, ${v.scheduledAt}::timestamptz,
                  ${v.segments}::int, ${v.encoding}::text, ${v.validUntil}::timestamptz, ${v.category}::text, ${v.priority}::text, ${v.test}::boolean,
-                 ${v.reference}::text, ${v.metadata}::jsonb, ${v.sentBody}::text, ${v.senderPoolId}::uuid, ${v.country}::text
+                 ${v.reference}::text, ${v.metadata}::jsonb, ${v.sentBody}::text, ${v.senderPoolId}::uuid, ${v.country}::text,
+                 ${v.smppReceipt}::text
             FROM allowed
           RETURNING ${STORED_COUNTED_COLUMNS}
         ), counted AS (
@@ -72,6 +73,7 @@ export interface ScheduleValues {
   sentBody: string | null;
   senderPoolId: string | null;
   country: string | null;
+  smppReceipt: string | null;
 }
 
 /** The statement's values for a message (bench:api's baseline sends the same statement with them). */
@@ -96,6 +98,7 @@ export function scheduleMessageBindings(accountId: string, m: NewMessage): Sched
     sentBody: m.sentBody ?? null,
     senderPoolId: m.senderPoolId ?? null,
     country: countryOf(m.to),
+    smppReceipt: m.smppReceipt ?? null,
   };
 }
 

@@ -69,6 +69,8 @@ export interface StatusChangeRow {
 }
 
 export interface NewMessage {
+  /** A submit_sm's request for a receipt to its client, in its credentials' id format (migration 046). */
+  smppReceipt?: "uuid" | "hex" | "decimal" | null;
   id: string;
   jobId: string;
   campaignId?: string | null;
