@@ -529,19 +529,6 @@ CREATE TABLE smpp_binds (
   CONSTRAINT smpp_binds_system_id_fkey FOREIGN KEY (system_id) REFERENCES smpp_credentials(system_id) ON DELETE CASCADE
 );
 
-CREATE TABLE smpp_client_receipts (
-  id uuid NOT NULL DEFAULT gen_uuid_v7(),
-  account_id uuid NOT NULL,
-  message_id uuid NOT NULL,
-  status text NOT NULL,
-  error_code text,
-  created_at timestamp with time zone NOT NULL DEFAULT now(),
-  leased_by text,
-  lease_until timestamp with time zone,
-  CONSTRAINT smpp_client_receipts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
-  CONSTRAINT smpp_client_receipts_pkey PRIMARY KEY (id)
-);
-
 CREATE TABLE smpp_credentials (
   system_id text NOT NULL,
   account_id uuid NOT NULL,
@@ -560,6 +547,21 @@ CREATE TABLE smpp_credentials (
   CONSTRAINT smpp_credentials_submits_per_second_check CHECK ((submits_per_second >= 1)),
   CONSTRAINT smpp_credentials_system_id_check CHECK (((length(system_id) >= 1) AND (length(system_id) <= 15))),
   CONSTRAINT smpp_credentials_window_size_check CHECK ((window_size >= 1))
+);
+
+CREATE TABLE smpp_outbox (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  message_id uuid NOT NULL,
+  kind text NOT NULL,
+  status text NOT NULL,
+  error_code text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  leased_by text,
+  lease_until timestamp with time zone,
+  CONSTRAINT smpp_outbox_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT smpp_outbox_kind_check CHECK ((kind = ANY (ARRAY['receipt'::text, 'inbound'::text]))),
+  CONSTRAINT smpp_outbox_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE smpp_segments (
@@ -758,10 +760,10 @@ CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING bt
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
 CREATE UNIQUE INDEX smpp_binds_pkey ON smpp_binds USING btree (server_id, session_id);
 CREATE INDEX smpp_binds_system_idx ON smpp_binds USING btree (system_id, seen_at);
-CREATE INDEX smpp_client_receipts_account_idx ON smpp_client_receipts USING btree (account_id, id);
-CREATE UNIQUE INDEX smpp_client_receipts_pkey ON smpp_client_receipts USING btree (id);
 CREATE INDEX smpp_credentials_account_idx ON smpp_credentials USING btree (account_id, created_at);
 CREATE UNIQUE INDEX smpp_credentials_pkey ON smpp_credentials USING btree (system_id);
+CREATE INDEX smpp_outbox_account_idx ON smpp_outbox USING btree (account_id, id);
+CREATE UNIQUE INDEX smpp_outbox_pkey ON smpp_outbox USING btree (id);
 CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);
 CREATE INDEX smpp_segments_message_idx ON smpp_segments USING btree (message_id);
 CREATE UNIQUE INDEX smpp_segments_pkey ON smpp_segments USING btree (id);
@@ -793,7 +795,8 @@ CREATE TRIGGER message_counts_changed AFTER UPDATE ON message_counts REFERENCING
 CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
 CREATE TRIGGER message_status_history_counted AFTER INSERT ON message_status_history REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION count_status_changes();
 CREATE TRIGGER messages_counted AFTER INSERT ON messages REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION count_stored_messages();
-CREATE TRIGGER smpp_client_receipt AFTER UPDATE OF status ON messages FOR EACH ROW WHEN (((new.smpp_receipt IS NOT NULL) AND (new.status = ANY (ARRAY['delivered'::text, 'undelivered'::text, 'failed'::text])) AND (old.status IS DISTINCT FROM new.status))) EXECUTE FUNCTION smpp_client_receipt();
+CREATE TRIGGER smpp_outbox_inbound AFTER INSERT ON messages FOR EACH ROW WHEN ((new.direction = 'inbound'::text)) EXECUTE FUNCTION smpp_outbox_inbound();
+CREATE TRIGGER smpp_outbox_receipt AFTER UPDATE OF status ON messages FOR EACH ROW WHEN (((new.smpp_receipt IS NOT NULL) AND (new.status = ANY (ARRAY['delivered'::text, 'undelivered'::text, 'failed'::text])) AND (old.status IS DISTINCT FROM new.status))) EXECUTE FUNCTION smpp_outbox_receipt();
 
 CREATE OR REPLACE FUNCTION campaign_recipients_account_id()
  RETURNS trigger
@@ -1126,12 +1129,23 @@ AS $function$
     END
     $function$;
 
-CREATE OR REPLACE FUNCTION smpp_client_receipt()
+CREATE OR REPLACE FUNCTION smpp_outbox_inbound()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
     BEGIN
-      INSERT INTO smpp_client_receipts (account_id, message_id, status, error_code)
-      VALUES (NEW.account_id, NEW.id, NEW.status, NEW.error_code);
+      IF EXISTS (SELECT FROM smpp_credentials WHERE account_id = NEW.account_id) THEN
+        INSERT INTO smpp_outbox (account_id, message_id, kind, status) VALUES (NEW.account_id, NEW.id, 'inbound', NEW.status);
+      END IF;
+      RETURN NULL;
+    END $function$;
+
+CREATE OR REPLACE FUNCTION smpp_outbox_receipt()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      INSERT INTO smpp_outbox (account_id, message_id, kind, status, error_code)
+      VALUES (NEW.account_id, NEW.id, 'receipt', NEW.status, NEW.error_code);
       RETURN NULL;
     END $function$;

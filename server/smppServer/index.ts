@@ -11,7 +11,7 @@ import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { refreshSmppBinds } from "../operator/index.js";
 import { ClientSession } from "./clientSession.js";
-import { receiptForwarder } from "./receiptForwarder.js";
+import { outboxForwarder } from "./outboxForwarder.js";
 
 export interface SmppServerOptions {
   db: Db;
@@ -70,7 +70,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     secure.on("tlsClientError", (error) => log.debug({ err: error }, "SMPP TLS handshake failed"));
     servers.push(secure);
   }
-  const forward = receiptForwarder({
+  const forward = outboxForwarder({
     db: opts.db,
     log,
     serverId,
@@ -83,7 +83,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     if (forwarding) return;
     forwarding = true;
     forward()
-      .catch((error: unknown) => log.warn({ err: error }, "forwarding SMPP receipts failed"))
+      .catch((error: unknown) => log.warn({ err: error }, "forwarding to SMPP clients failed"))
       .finally(() => (forwarding = false));
   }, opts.forwardMs ?? 200);
   forwarder.unref();

@@ -1,8 +1,8 @@
 // Receipts to SMPP client applications (docs/SMPP.md, "For client applications"), end to end with a worker on
 // the simulator and a real client (the `smpp` package): a submit_sm with registered_delivery gets a deliver_sm
 // of its final status whose receipted_message_id is the id its submit_sm_resp gave; receipts wait in
-// PostgreSQL while the account has no receiver bound and all arrive on its next bind; one the client leaves
-// unanswered is sent again.
+// PostgreSQL while the account has no receiver bound and all arrive on its next bind; inbound messages to the
+// account's numbers go the same way; one the client leaves unanswered is sent again.
 import smpp, { type PDU, type Session } from "smpp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
@@ -83,8 +83,7 @@ const submit = (session: Session, text: string, fields: Record<string, unknown> 
   );
 
 const receiptText = (pdu: PDU) => (pdu.short_message as { message: string }).message;
-const waiting = async () =>
-  Number((await server().db("smpp_client_receipts").where({ account_id: account.accountId }).count({ n: "*" }))[0]!.n);
+const waiting = async () => Number((await server().db("smpp_outbox").where({ account_id: account.accountId }).count({ n: "*" }))[0]!.n);
 
 describe("receipts to SMPP client applications", () => {
   it("a bound transceiver gets its message's final status, receipted_message_id the id it was given", async () => {
@@ -126,6 +125,24 @@ describe("receipts to SMPP client applications", () => {
       async () => ids.every((id) => receiver.delivered.some((p) => p.receipted_message_id === id)) || undefined,
     );
     await waitUntil("and deleted once answered", async () => (await waiting()) === 0 || undefined);
+  });
+
+  it("sends inbound messages to the account's numbers to its receiver as deliver_sm, kept while none is bound", async () => {
+    await account.holds("+14155550470");
+    const long = "é✓".repeat(100); // 400 octets in UCS-2: more than short_message holds
+    for (const body of ["hello from a phone", long]) {
+      const res = await account.request("POST", "/api/v1/simulator/inbound", { from: "+14155550471", to: "+14155550470", body });
+      expect(res.status, await res.clone().text()).toBe(202);
+    }
+    await waitUntil("both kept", async () => (await waiting()) === 2 || undefined);
+    const { delivered } = await bound("bind_receiver");
+    await waitUntil("both delivered", async () => delivered.length >= 2 || undefined);
+    const [first, second] = delivered;
+    expect(first).toMatchObject({ esm_class: 0, data_coding: 0, source_addr: "14155550471", destination_addr: "14155550470" });
+    expect(receiptText(first!)).toBe("hello from a phone");
+    expect(second).toMatchObject({ esm_class: 0, data_coding: 8 });
+    expect((second!.message_payload as { message: string }).message).toBe(long);
+    await waitUntil("deleted once answered", async () => (await waiting()) === 0 || undefined);
   });
 
   it("sends a receipt left unanswered again, and writes ids in the credentials' format", { timeout: 30_000 }, async () => {

@@ -44,7 +44,7 @@ import * as m042 from "./042_bodies_awaiting_erasure.js";
 import * as m043 from "./043_drop_replaced_claims.js";
 import * as m044 from "./044_handed_receipt_deliveries.js";
 import * as m045 from "./045_smpp_credentials.js";
-import * as m046 from "./046_smpp_client_receipts.js";
+import * as m046 from "./046_smpp_outbox.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -94,7 +94,7 @@ const migrations: Record<string, Knex.Migration> = {
   "043_drop_replaced_claims": m043,
   "044_handed_receipt_deliveries": m044,
   "045_smpp_credentials": m045,
-  "046_smpp_client_receipts": m046,
+  "046_smpp_outbox": m046,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,57 @@
+// Receipts and inbound messages to client applications (docs/SMPP.md, "For client applications"): every
+// `everyMs`, this process leases the waiting entries of the accounts it holds a receiver bind of
+// (db/smppOutbox.ts), as many as their receivers' windows have room for, sends each as a deliver_sm to one of
+// them, and deletes it once answered. An unanswered or refused one keeps its lease until it runs out, then goes
+// again (to whichever process holds a receiver then): at least once. Entries older than the hold are deleted.
+import type { Db } from "../db/knex.js";
+import { deleteExpiredOutboxEntries, deleteOutboxEntries, leaseOutbox } from "../db/smppOutbox.js";
+import type { Logger } from "../logger.js";
+import type { ClientSession } from "./clientSession.js";
+import { inboundFields, receiptFields, receiptMessageId } from "./deliverSmPdus.js";
+
+export interface ForwarderOptions {
+  db: Db;
+  log: Logger;
+  serverId: string;
+  sessions: () => Iterable<ClientSession>;
+  /** How long a sent entry is leased: longer than a deliver_sm's response timeout. */
+  leaseMs: number;
+  holdHours: number;
+}
+
+export function outboxForwarder(opts: ForwarderOptions): () => Promise<number> {
+  let lastSweep = 0;
+  return async () => {
+    if (Date.now() - lastSweep > 60_000) {
+      lastSweep = Date.now();
+      const expired = await deleteExpiredOutboxEntries(opts.db, opts.holdHours);
+      if (expired > 0) opts.log.warn({ expired }, "SMPP deliver_sm dropped: no receiver bound within SMPP_SERVER_HOLD_HOURS");
+    }
+    const receivers = new Map<string, ClientSession[]>();
+    let room = 0;
+    for (const s of opts.sessions()) {
+      const account = s.receiverOf;
+      if (account === undefined) continue;
+      receivers.set(account, [...(receivers.get(account) ?? []), s]);
+      room += s.room;
+    }
+    if (receivers.size === 0) return 0;
+    const leased = await leaseOutbox(opts.db, opts.serverId, [...receivers.keys()], room, opts.leaseMs);
+    const acknowledged: { id: string; accountId: string }[] = [];
+    const next = new Map<string, number>();
+    await Promise.all(
+      leased.map(async (entry) => {
+        const id = entry.kind === "receipt" ? receiptMessageId(entry) : undefined;
+        const candidates = (receivers.get(entry.accountId) ?? []).filter((s) => s.room > 0);
+        if ((entry.kind === "receipt" && id === undefined) || candidates.length === 0) return; // its lease runs out; it goes again
+        const turn = next.get(entry.accountId) ?? 0;
+        next.set(entry.accountId, turn + 1);
+        const session = candidates[turn % candidates.length]!;
+        const fields = entry.kind === "receipt" ? receiptFields(entry, id!, new Date()) : inboundFields(entry);
+        if (await session.deliver(fields)) acknowledged.push({ id: entry.id, accountId: entry.accountId });
+      }),
+    );
+    await deleteOutboxEntries(opts.db, acknowledged);
+    return acknowledged.length;
+  };
+}
