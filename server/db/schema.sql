@@ -580,6 +580,20 @@ CREATE TABLE smpp_segments (
   CONSTRAINT smpp_segments_seq_check CHECK ((seq >= 1))
 );
 
+CREATE TABLE smpp_submit_parts (
+  account_id uuid NOT NULL,
+  part_key text NOT NULL,
+  seq integer NOT NULL,
+  total integer NOT NULL,
+  body text NOT NULL,
+  message_id uuid NOT NULL,
+  smpp_id bigint,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT smpp_submit_parts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT smpp_submit_parts_pkey PRIMARY KEY (account_id, part_key, seq),
+  CONSTRAINT smpp_submit_parts_total_check CHECK (((total >= 2) AND (total <= 255)))
+);
+
 CREATE TABLE throttled_sends (
   message_id uuid NOT NULL,
   account_id uuid NOT NULL,
@@ -768,6 +782,8 @@ CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id
 CREATE INDEX smpp_segments_message_idx ON smpp_segments USING btree (message_id);
 CREATE UNIQUE INDEX smpp_segments_pkey ON smpp_segments USING btree (id);
 CREATE INDEX smpp_segments_segment_idx ON smpp_segments USING btree (segment_id, id DESC);
+CREATE INDEX smpp_submit_parts_age_idx ON smpp_submit_parts USING btree (created_at);
+CREATE UNIQUE INDEX smpp_submit_parts_pkey ON smpp_submit_parts USING btree (account_id, part_key, seq);
 CREATE INDEX throttled_sends_account_order_idx ON throttled_sends USING btree (account_id, priority, scheduled_at, message_id) WHERE (released_at IS NULL);
 CREATE UNIQUE INDEX throttled_sends_pkey ON throttled_sends USING btree (message_id);
 CREATE INDEX throttled_sends_released_idx ON throttled_sends USING btree (released_at) WHERE (released_at IS NOT NULL);

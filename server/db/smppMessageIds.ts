@@ -12,3 +12,14 @@ export async function giveSmppId(db: Knex, accountId: string, messageId: string)
   );
   return rows[0]!.smppId;
 }
+
+/** A fresh short id (for a concatenated message's parts, answered before the message exists). */
+export async function nextSmppId(db: Knex): Promise<string> {
+  const { rows } = await run<{ smppId: string }>(db, sql`SELECT nextval('smpp_message_ids')::text AS "smppId"`);
+  return rows[0]!.smppId;
+}
+
+/** Gives the message the short id its parts answered with. */
+export async function setSmppId(db: Knex, accountId: string, messageId: string, smppId: string): Promise<void> {
+  await run(db, sql`UPDATE messages SET smpp_id = ${smppId}::bigint WHERE account_id = ${accountId} AND id = ${messageId}`);
+}

@@ -23,7 +23,14 @@ export async function scheduleMessage(
   account: Account,
   request: SendRequest,
   now: Date,
-  opts: { test: boolean; internationalNetworks: boolean; smppReceipt?: "uuid" | "hex" | "decimal" },
+  opts: {
+    test: boolean;
+    internationalNetworks: boolean;
+    /** A submit_sm's request for a receipt, in its credentials' id format. */
+    smppReceipt?: "uuid" | "hex" | "decimal";
+    /** The id to give the message (the one a concatenated submit_sm's parts answered with). */
+    messageId?: string;
+  },
 ): Promise<{ messageId: string; jobId: string; scheduledAt: Date }> {
   const smartEncodingDefault = needsSmartEncodingDefault(request) && (await accountSmartEncoding(conn, account.id));
   const senderPools =
@@ -37,6 +44,7 @@ export async function scheduleMessage(
     senderPools,
   });
   if (opts.smppReceipt) message.smppReceipt = opts.smppReceipt;
+  if (opts.messageId) message.id = opts.messageId;
   const store = async (db: Knex) => {
     await chargeQuota(db, account, message.segments, opts);
     const outcome = await insertScheduledMessage(db, account.id, message);

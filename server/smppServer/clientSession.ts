@@ -13,7 +13,12 @@ import type { Logger } from "../logger.js";
 import { addressAllowed, checkSmppLogin, deleteSmppBind, getAccount, recordSmppBind, type SmppCredentialRow } from "../operator/index.js";
 import { GuardedSession, type MalformedPdu } from "../providers/smpp/guardedSession.js";
 import { scheduleMessage } from "../services/messages.js";
+import { submitPart } from "../services/smppParts.js";
 import { sendRequestOf, statusOfRefusal, SubmitRefused } from "./submitSm.js";
+
+/** A message's id as the credentials write it. */
+const formatId = (format: "uuid" | "hex" | "decimal", messageId: string, smppId: string | null): string =>
+  format === "uuid" || smppId === null ? messageId : format === "hex" ? BigInt(smppId).toString(16) : smppId;
 
 export interface SessionContext {
   db: Db;
@@ -234,20 +239,29 @@ export class ClientSession {
       const account = await getAccount(this.ctx.db, credential.accountId);
       if (!account || account.suspended) return this.reply(pdu, { command_status: smpp.errors.ESME_RSUBMITFAIL });
       const at = new Date();
-      const request = sendRequestOf(pdu, at, this.ctx.defaultCountry);
+      const { request, part } = sendRequestOf(pdu, at, this.ctx.defaultCountry);
       // registered_delivery 1 (a receipt of the final status) or 2 (of a failure): both get the final one.
-      const wantsReceipt = ((pdu.registered_delivery as number | undefined) ?? 0) & 0x03;
-      const { messageId } = await scheduleMessage(this.ctx.db, account, request, at, {
-        test: credential.test,
-        internationalNetworks: this.ctx.internationalNetworks,
-        smppReceipt: wantsReceipt ? credential.messageIdFormat : undefined,
-      });
-      const id =
-        credential.messageIdFormat === "uuid"
-          ? messageId
-          : await giveSmppId(this.ctx.db, account.id, messageId).then((n) =>
-              credential.messageIdFormat === "hex" ? BigInt(n).toString(16) : n,
-            );
+      const wantsReceipt = (((pdu.registered_delivery as number | undefined) ?? 0) & 0x03) !== 0;
+      const opts = { test: credential.test, internationalNetworks: this.ctx.internationalNetworks };
+      let id: string;
+      if (part) {
+        const { messageId, smppId } = await submitPart(this.ctx.db, account, request, part, {
+          ...opts,
+          at,
+          idFormat: credential.messageIdFormat,
+          receipt: wantsReceipt,
+        });
+        id = formatId(credential.messageIdFormat, messageId, smppId);
+      } else {
+        const { messageId } = await scheduleMessage(this.ctx.db, account, request, at, {
+          ...opts,
+          smppReceipt: wantsReceipt ? credential.messageIdFormat : undefined,
+        });
+        id =
+          credential.messageIdFormat === "uuid"
+            ? messageId
+            : formatId(credential.messageIdFormat, messageId, await giveSmppId(this.ctx.db, account.id, messageId));
+      }
       this.reply(pdu, { message_id: id });
     } catch (error) {
       if (error instanceof SubmitRefused) return this.reply(pdu, { command_status: error.status });

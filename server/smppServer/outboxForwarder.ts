@@ -2,9 +2,14 @@
 // `everyMs`, this process leases the waiting entries of the accounts it holds a receiver bind of
 // (db/smppOutbox.ts), as many as their receivers' windows have room for, sends each as a deliver_sm to one of
 // them, and deletes it once answered. An unanswered or refused one keeps its lease until it runs out, then goes
-// again (to whichever process holds a receiver then): at least once. Entries older than the hold are deleted.
+// again (to whichever process holds a receiver then): at least once. Once a minute, entries older than the hold
+// and parts of concatenated submits older than 10 minutes are deleted.
 import type { Db } from "../db/knex.js";
 import { deleteExpiredOutboxEntries, deleteOutboxEntries, leaseOutbox } from "../db/smppOutbox.js";
+import { deleteStaleParts } from "../db/smppSubmitParts.js";
+
+/** How long the parts of a concatenated submit_sm wait for the rest. */
+const PART_MAX_AGE_MS = 10 * 60_000;
 import type { Logger } from "../logger.js";
 import type { ClientSession } from "./clientSession.js";
 import { inboundFields, receiptFields, receiptMessageId } from "./deliverSmPdus.js";
@@ -26,6 +31,8 @@ export function outboxForwarder(opts: ForwarderOptions): () => Promise<number> {
       lastSweep = Date.now();
       const expired = await deleteExpiredOutboxEntries(opts.db, opts.holdHours);
       if (expired > 0) opts.log.warn({ expired }, "SMPP deliver_sm dropped: no receiver bound within SMPP_SERVER_HOLD_HOURS");
+      const stale = await deleteStaleParts(opts.db, PART_MAX_AGE_MS);
+      if (stale > 0) opts.log.warn({ stale }, "SMPP submit parts dropped: their message did not complete within 10 minutes");
     }
     const receivers = new Map<string, ClientSession[]>();
     let room = 0;

@@ -15,10 +15,16 @@ export class SubmitRefused extends Error {
   }
 }
 
-/** The send request a submit_sm makes; throws SubmitRefused for what SMPP itself forbids or this server does not take. */
-export function sendRequestOf(pdu: PDU, now: Date, defaultCountry: string | undefined): SendRequest {
+/**
+ * The send request a submit_sm makes, and which part of a concatenated message it is (UDH 8- or 16-bit
+ * reference, or the SAR TLVs); throws SubmitRefused for what SMPP itself forbids.
+ */
+export function sendRequestOf(
+  pdu: PDU,
+  now: Date,
+  defaultCountry: string | undefined,
+): { request: SendRequest; part?: { reference: number; total: number; seq: number } } {
   const message = parseInbound(pdu, defaultCountry);
-  if (message.part) throw new SubmitRefused(smpp.errors.ESME_RINVESMCLASS!, "concatenated parts are not taken yet");
   const request: SendRequest = { to: message.to, from: message.from, body: message.text };
   // The `smpp` package reads SMPP's time fields (§7.1.1) into Dates: an absolute time with its UTC offset, or a
   // relative one ("…R") counted from now, as SMPP counts it from the SMSC's current time; a field of another
@@ -31,7 +37,7 @@ export function sendRequestOf(pdu: PDU, now: Date, defaultCountry: string | unde
     if (seconds < 1) throw new SubmitRefused(smpp.errors.ESME_RINVEXPIRY!, "the validity period ends before the message's time");
     request.validityPeriod = seconds;
   }
-  return request;
+  return { request, part: message.part };
 }
 
 function timeField(value: unknown, status: number, name: string): Date | undefined {

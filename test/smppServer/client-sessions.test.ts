@@ -142,6 +142,30 @@ describe("the SMPP server", () => {
     expect((await submit(receiver, { short_message: "x" })).command_status).toBe(e.ESME_RINVBNDSTS);
   });
 
+  it("stores the parts of a concatenated submit_sm as ONE message, answering every part with its id", async () => {
+    const s = await bound();
+    const parts = ["The first part, ", "the second part, ", "and the third."];
+    // UDH with an 8-bit reference, parts out of order; then a 16-bit reference; then the SAR TLVs.
+    const udh8 = (seq: number) => Buffer.from([0x05, 0x00, 0x03, 0x2a, 3, seq]);
+    const udh16 = (seq: number) => Buffer.from([0x06, 0x08, 0x04, 0x12, 0x34, 3, seq]);
+    for (const [how, fields] of [
+      ["8-bit", (seq: number) => ({ esm_class: 0x40, short_message: { udh: udh8(seq), message: parts[seq - 1] } })],
+      ["16-bit", (seq: number) => ({ esm_class: 0x40, short_message: { udh: udh16(seq), message: parts[seq - 1] } })],
+      ["SAR", (seq: number) => ({ short_message: parts[seq - 1], sar_msg_ref_num: 77, sar_total_segments: 3, sar_segment_seqnum: seq })],
+    ] as const) {
+      const answers = [];
+      for (const seq of [2, 1, 3]) answers.push(await submit(s, { destination_addr: `1415555060${how.length}`, ...fields(seq) }));
+      expect(
+        answers.map((a) => a.command_status),
+        how,
+      ).toEqual([0, 0, 0]);
+      const ids = new Set(answers.map((a) => a.message_id));
+      expect(ids.size, how).toBe(1);
+      expect(await message(answers[0]!.message_id as string)).toMatchObject({ body: parts.join(""), to: `+1415555060${how.length}` });
+    }
+    expect(Number((await server().db("smpp_submit_parts").count({ n: "*" }).first())!.n)).toBe(0);
+  });
+
   it("throttles each bind at submitsPerSecond: a refused submit stores nothing, an accepted one is stored once", async () => {
     await credentials({ systemId: "slow", password: "pw", submitsPerSecond: 2 });
     const s = await bound("slow", "pw");

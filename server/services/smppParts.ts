@@ -1,0 +1,50 @@
+// A concatenated submit_sm's parts (docs/SMPP.md, "For client applications"): each part stored durably before
+// its answer, every part answered with the same id, and the message stored through the HTTP API's acceptance
+// path (scheduleMessage) when the last part is in, in the same transaction that deletes the parts.
+import type { Knex } from "knex";
+import { nextSmppId, setSmppId } from "../db/smppMessageIds.js";
+import { deleteParts, lockPartKey, partsIdentity, storePart } from "../db/smppSubmitParts.js";
+import { uuidv7 } from "../domain/uuidv7.js";
+import type { Account } from "../operator/index.js";
+import type { SendRequest } from "./acceptMessage.js";
+import { scheduleMessage } from "./messages.js";
+
+export interface SubmittedPart {
+  reference: number;
+  total: number;
+  seq: number;
+}
+
+/**
+ * Stores one part; when it completes its message, stores the message. Returns the id every part answers with
+ * and its short id (when `idFormat` asks for one). A refusal of the complete message (its sender, its
+ * destination, the quota) is thrown by the last part, and the parts stay until they expire.
+ */
+export async function submitPart(
+  db: Knex,
+  account: Account,
+  request: SendRequest,
+  part: SubmittedPart,
+  opts: { at: Date; test: boolean; internationalNetworks: boolean; idFormat: "uuid" | "hex" | "decimal"; receipt: boolean },
+): Promise<{ messageId: string; smppId: string | null }> {
+  const k = { accountId: account.id, key: `${request.from}|${request.to}|${part.reference}|${part.total}` };
+  return db.transaction(async (tx) => {
+    await lockPartKey(tx, k);
+    const identity = (await partsIdentity(tx, k)) ?? {
+      messageId: uuidv7(),
+      smppId: opts.idFormat === "uuid" ? null : await nextSmppId(tx),
+    };
+    const bodies = await storePart(tx, k, { ...part, body: request.body, ...identity });
+    if (bodies.length === part.total) {
+      await scheduleMessage(tx, account, { ...request, body: bodies.join("") }, opts.at, {
+        test: opts.test,
+        internationalNetworks: opts.internationalNetworks,
+        smppReceipt: opts.receipt ? opts.idFormat : undefined,
+        messageId: identity.messageId,
+      });
+      if (identity.smppId !== null) await setSmppId(tx, account.id, identity.messageId, identity.smppId);
+      await deleteParts(tx, k);
+    }
+    return identity;
+  });
+}
