@@ -69,3 +69,33 @@ export async function deleteExpiredOutboxEntries(db: Knex, holdHours: number): P
   );
   return rows[0]!.n;
 }
+
+export interface SmppServerHealth {
+  /** Binds open now (seen lately) per account. */
+  binds: { accountId: string; binds: number }[];
+  /** Entries waiting for a receiver, and the oldest one's age, per kind. */
+  waiting: { kind: "receipt" | "inbound"; waiting: number; oldestSeconds: number }[];
+}
+
+/** For /metrics: the SMPP server's binds and what waits for its clients, across every process. */
+export async function readSmppServerHealth(db: Knex, timeoutMs: number, staleSeconds: number): Promise<SmppServerHealth> {
+  const [{ rows: binds }, { rows: waiting }] = await Promise.all([
+    sql`SELECT account_id AS "accountId", count(*)::int AS binds FROM smpp_binds
+         WHERE seen_at > now() - make_interval(secs => ${staleSeconds}::float8) GROUP BY account_id`
+      .forBuilder(db)
+      .timeout(timeoutMs),
+    sql`SELECT kind, count(*)::int AS waiting, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS "oldestSeconds"
+          FROM smpp_outbox GROUP BY kind`
+      .forBuilder(db)
+      .timeout(timeoutMs),
+  ]);
+  const found = new Map((waiting as { kind: "receipt" | "inbound"; waiting: number; oldestSeconds: number }[]).map((r) => [r.kind, r]));
+  return {
+    binds: binds as { accountId: string; binds: number }[],
+    waiting: (["receipt", "inbound"] as const).map((kind) => ({
+      kind,
+      waiting: found.get(kind)?.waiting ?? 0,
+      oldestSeconds: Math.max(0, found.get(kind)?.oldestSeconds ?? 0),
+    })),
+  };
+}

@@ -7,6 +7,8 @@ import type { Db } from "../db/knex.js";
 import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";
 import { readThroughputBacklog, type ThroughputBacklog } from "../db/throttledSends.js";
 import { connectorViews, type ConnectorView } from "../routing/index.js";
+import { readSmppServerHealth, type SmppServerHealth } from "../db/smppOutbox.js";
+import { BIND_STALE_SECONDS } from "../operator/index.js";
 
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -19,16 +21,20 @@ export const DATABASE_METRICS = [
   "sms_throughput_waiting_messages",
   "sms_throughput_oldest_waiting_seconds",
   "sms_connector_up",
+  "sms_smpp_client_binds",
+  "sms_smpp_client_waiting",
+  "sms_smpp_client_oldest_waiting_seconds",
 ] as const;
 
-type Reading = QueueHealth & { throughput: ThroughputBacklog[]; connectors: ConnectorView[] };
+type Reading = QueueHealth & { throughput: ThroughputBacklog[]; connectors: ConnectorView[]; smpp: SmppServerHealth };
 const read = async (db: Db): Promise<Reading> => {
-  const [health, throughput, connectors] = await Promise.all([
+  const [health, throughput, connectors, smpp] = await Promise.all([
     readQueueHealth(db, SCRAPE_TIMEOUT_MS),
     readThroughputBacklog(db, SCRAPE_TIMEOUT_MS),
     connectorViews(db),
+    readSmppServerHealth(db, SCRAPE_TIMEOUT_MS, BIND_STALE_SECONDS),
   ]);
-  return { ...health, throughput, connectors };
+  return { ...health, throughput, connectors, smpp };
 };
 
 export function registerDatabaseMetrics(registry: Registry, db: Db): void {
@@ -114,4 +120,41 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       for (const c of r.connectors) if (c.state !== "disabled") this.set({ connector: c.row.name }, c.state === "bound" ? 1 : 0);
     },
   });
+
+  // The SMPP server for client applications (docs/SMPP.md, "For client applications"), across its processes.
+  new Gauge({
+    name: "sms_smpp_client_binds",
+    help: "SMPP client applications' binds open now, on every SMPP server process, by account",
+    labelNames: ["account"] as const,
+    registers: [registry],
+    async collect() {
+      const r = await reading();
+      if (!r) return;
+      this.reset();
+      for (const b of r.smpp.binds) this.set({ account: b.accountId }, b.binds);
+    },
+  });
+  const perKind: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (w: SmppServerHealth["waiting"][number]) => number }[] = [
+    {
+      name: "sms_smpp_client_waiting",
+      help: "Receipts and inbound messages waiting for a receiver bind of their SMPP client application, by kind",
+      value: (w) => w.waiting,
+    },
+    {
+      name: "sms_smpp_client_oldest_waiting_seconds",
+      help: "How long the oldest receipt or inbound message has waited for a receiver bind (0 when none), by kind",
+      value: (w) => w.oldestSeconds,
+    },
+  ];
+  for (const { name, help, value } of perKind) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ["kind"] as const,
+      registers: [registry],
+      async collect() {
+        for (const w of (await reading())?.smpp.waiting ?? []) this.set({ kind: w.kind }, value(w));
+      },
+    });
+  }
 }

@@ -46,6 +46,7 @@ describe("alerting rules and the metrics they use", () => {
       "sms_oldest_due_message_seconds",
       "sms_receipt_deliveries_given_up_last_hour",
       "sms_receipt_deliveries_retrying",
+      "sms_smpp_client_oldest_waiting_seconds",
       "sms_throughput_oldest_waiting_seconds",
     ]);
     // smpp_bound exists in a process whose provider is SMPP (test/smpp/smpp-provider.test.ts scrapes it over a

@@ -119,7 +119,13 @@ describe("receipts to SMPP client applications", () => {
     for (let i = 0; i < 20; i++) ids.push((await submit(session, `kept ${i}`)).message_id as string);
     await new Promise<void>((resolve) => session.unbind({}, () => resolve()));
     await waitUntil("the 20 receipts stored", async () => (await waiting()) === 20 || undefined, 30_000);
+    // /metrics tells the operator (read from the database: any API process, whichever runs the SMPP server).
+    const metrics = await (await fetch(`${server().baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^sms_smpp_client_waiting\{kind="receipt"\} 20$/m);
+    expect(Number(/^sms_smpp_client_oldest_waiting_seconds\{kind="receipt"\} (\S+)$/m.exec(metrics)![1])).toBeGreaterThanOrEqual(0);
     const receiver = await bound("bind_receiver");
+    const bindsNow = await (await fetch(`${server().baseUrl}/metrics`)).text();
+    expect(bindsNow).toMatch(new RegExp(`^sms_smpp_client_binds\\{account="${account.accountId}"\\} [1-9]`, "m"));
     await waitUntil(
       "the 20 receipts delivered",
       async () => ids.every((id) => receiver.delivered.some((p) => p.receipted_message_id === id)) || undefined,
