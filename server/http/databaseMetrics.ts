@@ -82,30 +82,44 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
     });
   }
 
+  /** Gauges of one series per label value: each a field of the rows `rows` reads. */
+  const perLabel = <R extends { waiting: number; oldestSeconds: number }>(
+    label: string,
+    labelOf: (row: R) => string,
+    rows: (r: Reading) => R[],
+    gauges: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (row: R) => number }[],
+  ) => {
+    for (const { name, help, value } of gauges)
+      new Gauge({
+        name,
+        help,
+        labelNames: [label],
+        registers: [registry],
+        async collect() {
+          const r = await reading();
+          for (const row of r ? rows(r) : []) this.set({ [label]: labelOf(row) }, value(row));
+        },
+      });
+  };
+
   // The throughput queue (services/sendingPolicy/throughputPacer.ts), one series per priority.
-  const perPriority: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (b: ThroughputBacklog) => number }[] = [
-    {
-      name: "sms_throughput_waiting_messages",
-      help: "Messages waiting their turn for a throughput cap (an account's maxSegmentsPerSecond or the link's), by priority",
-      value: (b) => b.waiting,
-    },
-    {
-      name: "sms_throughput_oldest_waiting_seconds",
-      help: "How long the oldest message waiting for a throughput cap has waited past its scheduledAt (0 when none), by priority",
-      value: (b) => b.oldestSeconds,
-    },
-  ];
-  for (const { name, help, value } of perPriority) {
-    new Gauge({
-      name,
-      help,
-      labelNames: ["priority"] as const,
-      registers: [registry],
-      async collect() {
-        for (const b of (await reading())?.throughput ?? []) this.set({ priority: b.priority }, value(b));
+  perLabel<ThroughputBacklog>(
+    "priority",
+    (b) => b.priority,
+    (r) => r.throughput,
+    [
+      {
+        name: "sms_throughput_waiting_messages",
+        help: "Messages waiting their turn for a throughput cap (an account's maxSegmentsPerSecond or the link's), by priority",
+        value: (b) => b.waiting,
       },
-    });
-  }
+      {
+        name: "sms_throughput_oldest_waiting_seconds",
+        help: "How long the oldest message waiting for a throughput cap has waited past its scheduledAt (0 when none), by priority",
+        value: (b) => b.oldestSeconds,
+      },
+    ],
+  );
 
   // Each connector as its workers report it (routing/connectorAdmin.ts): 1 bound, else 0; a disabled one is absent.
   new Gauge({
@@ -134,27 +148,21 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       for (const b of r.smpp.binds) this.set({ account: b.accountId }, b.binds);
     },
   });
-  const perKind: { name: (typeof DATABASE_METRICS)[number]; help: string; value: (w: SmppServerHealth["waiting"][number]) => number }[] = [
-    {
-      name: "sms_smpp_client_waiting",
-      help: "Receipts and inbound messages waiting for a receiver bind of their SMPP client application, by kind",
-      value: (w) => w.waiting,
-    },
-    {
-      name: "sms_smpp_client_oldest_waiting_seconds",
-      help: "How long the oldest receipt or inbound message has waited for a receiver bind (0 when none), by kind",
-      value: (w) => w.oldestSeconds,
-    },
-  ];
-  for (const { name, help, value } of perKind) {
-    new Gauge({
-      name,
-      help,
-      labelNames: ["kind"] as const,
-      registers: [registry],
-      async collect() {
-        for (const w of (await reading())?.smpp.waiting ?? []) this.set({ kind: w.kind }, value(w));
+  perLabel<SmppServerHealth["waiting"][number]>(
+    "kind",
+    (w) => w.kind,
+    (r) => r.smpp.waiting,
+    [
+      {
+        name: "sms_smpp_client_waiting",
+        help: "Receipts and inbound messages waiting for a receiver bind of their SMPP client application, by kind",
+        value: (w) => w.waiting,
       },
-    });
-  }
+      {
+        name: "sms_smpp_client_oldest_waiting_seconds",
+        help: "How long the oldest receipt or inbound message has waited for a receiver bind (0 when none), by kind",
+        value: (w) => w.oldestSeconds,
+      },
+    ],
+  );
 }

@@ -8,6 +8,7 @@ import { createLogger } from "../../server/logger.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer } from "../helpers/server.js";
 import { expectWithinCap, insertMessages, submissionsOf } from "../helpers/throughput.js";
+import { countSnoozes, snoozesOf } from "../helpers/snoozes.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
@@ -81,12 +82,7 @@ describe("a route's pool", () => {
 
   it("a capped connector holds its cap across two workers, each waiting message woken for its own turn", { timeout: 60_000 }, async () => {
     const db = server().db;
-    // Counts every time a send job goes back to wait (a snooze), by a trigger of this test's database.
-    await db.raw("CREATE TABLE test_snoozes (job_id uuid NOT NULL)");
-    await db.raw(`CREATE FUNCTION test_count_snooze() RETURNS trigger LANGUAGE plpgsql AS $$
-                  BEGIN INSERT INTO test_snoozes VALUES (NEW.id); RETURN NULL; END $$`);
-    await db.raw(`CREATE TRIGGER test_count_snooze AFTER UPDATE ON jobs FOR EACH ROW
-                  WHEN (OLD.state = 'running' AND NEW.state = 'available') EXECUTE FUNCTION test_count_snooze()`);
+    await countSnoozes(db);
     const capped = await simulatorConnector("capped", 20);
     await putRoutes([{ name: "capped", match: {}, connectors: [{ connectorId: capped }] }]);
     const { accountId } = await server().account();
@@ -103,11 +99,7 @@ describe("a route's pool", () => {
     // Each refused message is given a turn of its own (docs/ROUTING.md, "Connector caps") and comes back for it:
     // snoozed about once. Turns computed from the bucket alone gave windows refused together the same turns, so
     // all but one were refused again each time (about seven snoozes a message here).
-    const { rows } = await db.raw(
-      "SELECT count(*)::int AS n FROM test_snoozes s JOIN messages m ON m.job_id = s.job_id WHERE m.id = ANY(?::uuid[])",
-      [ids],
-    );
-    expect(rows[0].n / ids.length).toBeLessThan(3);
+    expect((await snoozesOf(db, ids)) / ids.length).toBeLessThan(3);
   });
 
   it("a cap raised applies at once to the messages already waiting for their turns", { timeout: 60_000 }, async () => {

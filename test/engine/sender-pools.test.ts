@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { startWorker, type Worker } from "../../server/worker.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
+import { countSnoozes, snoozesOf } from "../helpers/snoozes.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig } from "../helpers/worker.js";
 
@@ -134,12 +135,7 @@ describe("sender pools", () => {
 
   it("wake each message waiting for a capped sender for its own turn, not all at once", { timeout: 60_000 }, async () => {
     const db = server().db;
-    // Counts every time a send job goes back to wait (a snooze), by a trigger of this file's database.
-    await db.raw("CREATE TABLE test_snoozes (job_id uuid NOT NULL)");
-    await db.raw(`CREATE FUNCTION test_count_snooze() RETURNS trigger LANGUAGE plpgsql AS $$
-                  BEGIN INSERT INTO test_snoozes VALUES (NEW.id); RETURN NULL; END $$`);
-    await db.raw(`CREATE TRIGGER test_count_snooze AFTER UPDATE ON jobs FOR EACH ROW
-                  WHEN (OLD.state = 'running' AND NEW.state = 'available') EXECUTE FUNCTION test_count_snooze()`);
+    await countSnoozes(db);
     const sender = "+14155550164";
     await account.holds(sender);
     const id = await pool({ name: "turns", senders: [sender], sticky: false, maxMessagesPerSecondPerSender: 10 });
@@ -152,11 +148,7 @@ describe("sender pools", () => {
     // Each waiting message is given a turn of its own (services/sendingPolicy/capTurns.ts) and comes back for it:
     // snoozed about once. Woken at the sender's tat instead, a window refused together came back together and
     // all but one of it were refused again (about a dozen snoozes a message here).
-    const { rows } = await db.raw(
-      "SELECT count(*)::int AS n FROM test_snoozes s JOIN messages m ON m.job_id = s.job_id WHERE m.id = ANY(?::uuid[])",
-      [ids],
-    );
-    expect(rows[0].n / ids.length).toBeLessThan(3);
+    expect((await snoozesOf(db, ids)) / ids.length).toBeLessThan(3);
   });
 
   it("a pool's cap raised applies at once to the messages already waiting for their turns", { timeout: 60_000 }, async () => {

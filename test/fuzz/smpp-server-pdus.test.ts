@@ -4,41 +4,21 @@
 // unanswered), and the server keeps serving: a fresh client binds after every run.
 import { Socket } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../server/logger.js";
-import { startSmppServer, type SmppServer } from "../../server/smppServer/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { useTestServer } from "../helpers/server.js";
+import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 
 const server = useTestServer();
-let smppServer: SmppServer;
+// A session left waiting for the rest of a frame is checked, and closed, quickly.
+const smppServer = useSmppServer(server, { internationalNetworks: false, enquireLinkMs: 300, responseTimeoutMs: 300 });
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 // A fixed seed keeps CI reproducible; FUZZ_SEED=random explores (a failure prints the seed to replay it).
 const SEED = process.env.FUZZ_SEED === "random" ? Date.now() : Number(process.env.FUZZ_SEED ?? 20261128);
 
 beforeAll(async () => {
-  smppServer = await startSmppServer({
-    db: server().db,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    port: 0,
-    host: "127.0.0.1",
-    internationalNetworks: false,
-    defaultCountry: undefined,
-    // A session left waiting for the rest of a frame is checked, and closed, quickly.
-    enquireLinkMs: 300,
-    responseTimeoutMs: 300,
-    holdHours: 72,
-  });
   const { accountId } = await server().account("fuzzed");
-  const res = await (
-    await server().operator()
-  ).request("POST", `/api/v1/accounts/${accountId}/smpp-credentials`, {
-    systemId: "fuzz",
-    password: "pw",
-    maxBinds: 20,
-  });
-  expect(res.status).toBe(201);
+  await giveSmppCredentials(server, accountId, { systemId: "fuzz", password: "pw", maxBinds: 20 });
 });
-afterAll(() => smppServer?.stop());
 
 /** A PDU frame: header (length, command, status, sequence) and body. */
 function frame(command: number, sequence: number, body: Buffer = Buffer.alloc(0), length = 16 + body.length): Buffer {
@@ -61,7 +41,7 @@ async function exchange(bytes: Buffer, expectCommand: number, expectSequence: nu
   const socket = new Socket();
   await new Promise<void>((resolve, reject) => {
     socket.once("error", reject);
-    socket.connect(smppServer.port, "127.0.0.1", () => resolve());
+    socket.connect(smppServer().port, "127.0.0.1", () => resolve());
   });
   socket.on("error", () => {});
   let received = Buffer.alloc(0);

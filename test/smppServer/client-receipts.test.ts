@@ -4,50 +4,30 @@
 // PostgreSQL while the account has no receiver bound and all arrive on its next bind; inbound messages to the
 // account's numbers go the same way; one the client leaves unanswered is sent again.
 import smpp, { type PDU, type Session } from "smpp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../server/logger.js";
-import { startSmppServer, type SmppServer } from "../../server/smppServer/index.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
+import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
 const server = useTestServer({ ...fastWorkerConfig });
 useTestWorker(server);
-let smppServer: SmppServer;
+const smppServer = useSmppServer(server, { responseTimeoutMs: 1_000 });
 let account: TestAccount;
 const sessions: Session[] = [];
 
 beforeAll(async () => {
-  smppServer = await startSmppServer({
-    db: server().db,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    port: 0,
-    host: "127.0.0.1",
-    internationalNetworks: server().config.allowInternationalNetworks,
-    defaultCountry: undefined,
-    enquireLinkMs: 60_000,
-    responseTimeoutMs: 1_000,
-    holdHours: 72,
-    forwardMs: 50,
-  });
   account = await server().account("smpp-receipts");
-  const { request } = await server().operator();
-  for (const body of [
-    { systemId: "rcpt", password: "pw", window: 50 },
-    { systemId: "rcpthex", password: "pw", messageIdFormat: "hex" },
-  ]) {
-    const res = await request("POST", `/api/v1/accounts/${account.accountId}/smpp-credentials`, body);
-    expect(res.status).toBe(201);
-  }
+  await giveSmppCredentials(server, account.accountId, { systemId: "rcpt", password: "pw", window: 50 });
+  await giveSmppCredentials(server, account.accountId, { systemId: "rcpthex", password: "pw", messageIdFormat: "hex" });
 });
 afterEach(() => {
   for (const s of sessions.splice(0)) s.destroy();
 });
-afterAll(() => smppServer?.stop());
 
 /** A bound session whose deliver_sm are collected (answered unless `answer` says no). */
 async function bound(mode: string, systemId = "rcpt", answer: (pdu: PDU, n: number) => boolean = () => true) {
-  const session = smpp.connect({ url: `smpp://127.0.0.1:${smppServer.port}` });
+  const session = smpp.connect({ url: `smpp://127.0.0.1:${smppServer().port}` });
   sessions.push(session);
   session.on("error", () => {});
   const delivered: PDU[] = [];

@@ -6,56 +6,38 @@ import { readFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { resolve } from "node:path";
 import smpp, { type PDU, type Session } from "smpp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../server/logger.js";
-import { startSmppServer, type SmppServer } from "../../server/smppServer/index.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
+import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 import { waitUntil } from "../helpers/wait.js";
 
 const server = useTestServer();
-let smppServer: SmppServer;
+const smppServer = useSmppServer(server, {
+  tls: {
+    port: 0,
+    cert: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")),
+    key: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/key.pem")),
+  },
+});
 let account: TestAccount;
 const sessions: Session[] = [];
 
 beforeAll(async () => {
-  smppServer = await startSmppServer({
-    db: server().db,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    port: 0,
-    host: "127.0.0.1",
-    internationalNetworks: server().config.allowInternationalNetworks,
-    defaultCountry: undefined,
-    enquireLinkMs: 60_000,
-    responseTimeoutMs: 2_000,
-    refreshMs: 100,
-    holdHours: 72,
-    forwardMs: 50,
-    tls: {
-      port: 0,
-      cert: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")),
-      key: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/key.pem")),
-    },
-  });
   account = await server().account("smpp-client");
   await credentials({ systemId: "client1", password: "pw1" });
 });
 afterEach(() => {
   for (const s of sessions.splice(0)) s.destroy();
 });
-afterAll(() => smppServer?.stop());
 
-async function credentials(body: Record<string, unknown>, accountId = account.accountId): Promise<void> {
-  const { request } = await server().operator();
-  const res = await request("POST", `/api/v1/accounts/${accountId}/smpp-credentials`, body);
-  expect(res.status, await res.clone().text()).toBe(201);
-}
+const credentials = (body: Record<string, unknown>) => giveSmppCredentials(server, account.accountId, body);
 
 /** A connected client session (not bound); over TLS with `tls`, trusting the test's self-signed certificate. */
 async function connect(tls = false): Promise<Session> {
   const options = tls
-    ? { url: `ssmpp://127.0.0.1:${smppServer.tlsPort}`, ca: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")) }
-    : { url: `smpp://127.0.0.1:${smppServer.port}` };
-  const session = smpp.connect(options as { url: string });
+    ? { url: `ssmpp://127.0.0.1:${smppServer().tlsPort}`, ca: readFileSync(resolve(import.meta.dirname, "../fixtures/smpp-tls/cert.pem")) }
+    : { url: `smpp://127.0.0.1:${smppServer().port}` };
+  const session = smpp.connect(options);
   sessions.push(session);
   session.on("error", () => {}); // a session the server closes on purpose
   await new Promise<void>((done) => session.socket.once(tls ? "secureConnect" : "connect", () => done()));
@@ -210,7 +192,7 @@ describe("the SMPP server", () => {
     expect((await call(s, "enquire_link")).command_status).toBe(0);
 
     const raw = new Socket();
-    await new Promise<void>((resolve) => raw.connect(smppServer.port, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => raw.connect(smppServer().port, "127.0.0.1", resolve));
     const closed = new Promise<void>((resolve) => raw.once("close", () => resolve()));
     const bad = Buffer.alloc(8);
     bad.writeUInt32BE(3, 0); // a command_length shorter than a header

@@ -4,10 +4,9 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../server/logger.js";
-import { startSmppServer, type SmppServer } from "../../server/smppServer/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { useTestServer } from "../helpers/server.js";
+import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 import { systemPackagePresent } from "../helpers/systemPackage.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
@@ -18,36 +17,17 @@ const available = systemPackagePresent({
 });
 const server = useTestServer({ ...fastWorkerConfig });
 useTestWorker(server);
-let smppServer: SmppServer;
+const smppServer = useSmppServer(server);
 
 beforeAll(async () => {
-  smppServer = await startSmppServer({
-    db: server().db,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-    port: 0,
-    host: "127.0.0.1",
-    internationalNetworks: server().config.allowInternationalNetworks,
-    defaultCountry: undefined,
-    enquireLinkMs: 60_000,
-    responseTimeoutMs: 2_000,
-    holdHours: 72,
-    forwardMs: 50,
-  });
   const { accountId } = await server().account("net-smpp");
-  const res = await (
-    await server().operator()
-  ).request("POST", `/api/v1/accounts/${accountId}/smpp-credentials`, {
-    systemId: "perl",
-    password: "pw",
-  });
-  expect(res.status).toBe(201);
+  await giveSmppCredentials(server, accountId, { systemId: "perl", password: "pw" });
 });
-afterAll(() => smppServer?.stop());
 
 async function runClient(password: string, count: number): Promise<{ code: number | null; lines: string[] }> {
   const child = spawn(
     "perl",
-    [resolve(import.meta.dirname, "../helpers/smpp-client.pl"), String(smppServer.port), "perl", password, String(count)],
+    [resolve(import.meta.dirname, "../helpers/smpp-client.pl"), String(smppServer().port), "perl", password, String(count)],
     {
       stdio: ["ignore", "pipe", "pipe"],
     },

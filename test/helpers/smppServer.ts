@@ -1,0 +1,34 @@
+// The SMPP server for client applications (server/smppServer/) in the test process, on a free port of
+// 127.0.0.1 over the test server's database, started before the file's tests and stopped after them.
+import { afterAll, beforeAll, expect } from "vitest";
+import { createLogger } from "../../server/logger.js";
+import { startSmppServer, type SmppServer, type SmppServerOptions } from "../../server/smppServer/index.js";
+import type { TestServer } from "./server.js";
+
+export function useSmppServer(server: () => TestServer, overrides: Partial<SmppServerOptions> = {}): () => SmppServer {
+  let smppServer: SmppServer | undefined;
+  beforeAll(async () => {
+    smppServer = await startSmppServer({
+      db: server().db,
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+      port: 0,
+      host: "127.0.0.1",
+      internationalNetworks: server().config.allowInternationalNetworks,
+      defaultCountry: undefined,
+      enquireLinkMs: 60_000,
+      responseTimeoutMs: 2_000,
+      holdHours: 72,
+      refreshMs: 100,
+      forwardMs: 50,
+      ...overrides,
+    });
+  });
+  afterAll(() => smppServer?.stop());
+  return () => smppServer!;
+}
+
+/** The operator gives the account SMPP credentials (through the operator API). */
+export async function giveSmppCredentials(server: () => TestServer, accountId: string, body: Record<string, unknown>): Promise<void> {
+  const res = await (await server().operator()).request("POST", `/api/v1/accounts/${accountId}/smpp-credentials`, body);
+  expect(res.status, await res.clone().text()).toBe(201);
+}
