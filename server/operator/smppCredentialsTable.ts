@@ -81,7 +81,7 @@ export async function deleteSmppCredential(db: Knex, accountId: string, systemId
 
 /** A bind's credentials by system_id (the account is what it finds). */
 export async function findSmppCredential(db: Knex, systemId: string): Promise<SmppCredentialRow | undefined> {
-  return (await db("smpp_credentials").where({ system_id: systemId }).first(COLUMNS)) as SmppCredentialRow | undefined;
+  return fromColumns(await db<Raw>("smpp_credentials").where({ system_id: systemId }).first());
 }
 
 /** How long a bind's row counts without its process refreshing it (the process refreshes every 5 s). */
