@@ -40,7 +40,7 @@ const CHANGING =
   /^(Schedule|Send|Cancel|Delete|Add|Create|Save|Revoke|Remove|Rotate|Reveal|Import|Edit|Enable|Redeliver|Opt out|Change events|Assign|Take back|New)/;
 
 describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { timeout: 90_000 }, () => {
-  it("an operator makes an account, sets its quota and countries, gives it a key (shown once) and numbers; the list shows its usage", async () => {
+  it("an operator makes an account, sets its quota and countries, gives it a key (shown once), numbers and SMPP credentials; the list shows its usage", async () => {
     const { baseUrl, operator } = server();
     const op = await operator();
     const name = `shop-${Date.now()}`;
@@ -91,7 +91,25 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await page.getByRole("button", { name: "Take back number +14155550143" }).click();
     await page.getByRole("dialog", { name: "Take back number +14155550143?" }).getByRole("button", { name: "Take back number" }).click();
     await page.locator('tr[data-number="+14155550143"]').waitFor({ state: "detached" });
+
+    // SMPP credentials: given (the password shown only in the form it was typed in), listed, deleted.
+    const systemId = `op${Date.now() % 1e9}`;
+    await page.getByLabel("system_id").fill(systemId);
+    await page.getByLabel("Password").fill("s3cret!");
+    await page.getByLabel("Binds at once").fill("2");
+    await page.getByRole("button", { name: "Give SMPP credentials" }).click();
+    await page.getByText(`SMPP credentials ${systemId} made`).waitFor();
+    const smppRow = page.locator(`tr[data-system-id="${systemId}"]`);
+    await smppRow.getByRole("cell", { name: "up to 2" }).waitFor();
+    expect(await smppRow.innerText()).not.toContain("s3cret!");
     await screenshot(page, "dashboard-operator-account");
+    await page.getByRole("button", { name: `Delete SMPP credentials ${systemId}` }).click();
+    await page
+      .getByRole("dialog", { name: `Delete SMPP credentials ${systemId}?` })
+      .getByRole("button", { name: "Delete credentials" })
+      .click();
+    await smppRow.waitFor({ state: "detached" });
+    await page.getByText(`SMPP credentials ${systemId} deleted`).waitFor();
 
     // A fresh page: the key's secret is nowhere (the list has its id alone).
     await page.reload();

@@ -7,6 +7,7 @@ import { Loading, ProblemMessage, useAsync, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
 import { AccountKeys } from "./accountKeys.js";
 import { AccountNumbers } from "./accountNumbers.js";
+import { AccountSmpp } from "./accountSmpp.js";
 import { LimitsForm } from "./limitsForm.js";
 
 export function OperatorAccount({ accountId }: { accountId: string }) {
@@ -44,6 +45,7 @@ export function OperatorAccount({ accountId }: { accountId: string }) {
           <LimitsForm key={a.accountId} account={a} onSaved={account.setData} />
           <AccountKeys accountId={a.accountId} />
           <AccountNumbers accountId={a.accountId} />
+          <AccountSmpp accountId={a.accountId} />
         </>
       )}
     </section>

@@ -1,0 +1,152 @@
+// The SMPP credentials of an account on the operator's page of it (docs/SMPP.md, "For client applications"):
+// the list, new credentials (the password shown once), deleting them (their open binds are unbound).
+import { useState } from "preact/hooks";
+import { ok, type Schemas } from "../../api.js";
+import { formatTime } from "../../time.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  TitledForm,
+  useAction,
+  useAsync,
+  useSession,
+} from "../../ui.js";
+
+type SmppCredential = Schemas["SmppCredential"];
+
+export function AccountSmpp({ accountId }: { accountId: string }) {
+  const { client } = useSession();
+  const [systemId, setSystemId] = useState("");
+  const [password, setPassword] = useState("");
+  const [maxBinds, setMaxBinds] = useState("4");
+  const [rate, setRate] = useState("50");
+  const [notice, setNotice] = useState<string | undefined>();
+  const [deleting, setDeleting] = useState<SmppCredential | undefined>();
+  const path = { path: { accountId } };
+  const list = useAsync(
+    async () => (await ok(client.GET("/api/v1/accounts/{accountId}/smpp-credentials", { params: path }))).data,
+    [accountId],
+  );
+  const create = useAction(async () => {
+    const made = await ok(
+      client.POST("/api/v1/accounts/{accountId}/smpp-credentials", {
+        params: path,
+        body: { systemId: systemId.trim(), password, maxBinds: Number(maxBinds), submitsPerSecond: Number(rate) },
+      }),
+    );
+    setSystemId("");
+    setPassword("");
+    setNotice(`SMPP credentials ${made.systemId} made. Hand the password over now: it is not shown again.`);
+    await list.reload();
+  });
+  return (
+    <section class="card" aria-labelledby="account-smpp-title">
+      <h2 id="account-smpp-title">SMPP credentials</h2>
+      <p class="muted">Its SMPP client applications bind to the service&apos;s SMPP port with these.</p>
+      {list.loading && !list.data && <Loading what="SMPP credentials" />}
+      <ProblemMessage error={list.error} prefix="Could not load the SMPP credentials" />
+      {list.data && list.data.length === 0 && <p class="muted">No SMPP credentials: it reaches the service over HTTP only.</p>}
+      {list.data && list.data.length > 0 && (
+        <table class="table">
+          <caption class="sr-only">The account&apos;s SMPP credentials, oldest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">system_id</th>
+              <th scope="col">Binds</th>
+              <th scope="col">Submits a second per bind</th>
+              <th scope="col">Allowed addresses</th>
+              <th scope="col">Made</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((c) => (
+              <tr key={c.systemId} data-system-id={c.systemId}>
+                <td data-label="system_id">
+                  <code>{c.systemId}</code>
+                  {c.test && <span class="muted"> (test)</span>}
+                </td>
+                <td data-label="Binds">{`up to ${c.maxBinds}`}</td>
+                <td data-label="Submits a second per bind">{c.submitsPerSecond}</td>
+                <td data-label="Allowed addresses">{c.allowedIps.length === 0 ? "any" : c.allowedIps.join(", ")}</td>
+                <td data-label="Made">{formatTime(c.createdAt)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger small"
+                    onClick={() => setDeleting(c)}
+                    aria-label={`Delete SMPP credentials ${c.systemId}`}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {notice && <Notice>{notice}</Notice>}
+      <TitledForm titleId="create-smpp-title" title="Give SMPP credentials" heading="h3" plain onSubmit={() => void create.run()}>
+        <div class="grid-2">
+          <Field
+            id="smpp-system-id"
+            label="system_id"
+            hint="1 to 15 characters, unique in the service"
+            error={fieldError(create.error, "/body/systemId")}
+          >
+            <input id="smpp-system-id" maxLength={15} required value={systemId} onInput={(e) => setSystemId(e.currentTarget.value)} />
+          </Field>
+          <Field
+            id="smpp-password"
+            label="Password"
+            hint="1 to 8 characters (SMPP 3.4's limit); shown only now"
+            error={fieldError(create.error, "/body/password")}
+          >
+            <input id="smpp-password" maxLength={8} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          </Field>
+          <Field id="smpp-max-binds" label="Binds at once" error={fieldError(create.error, "/body/maxBinds")}>
+            <input
+              id="smpp-max-binds"
+              type="number"
+              min={1}
+              max={20}
+              value={maxBinds}
+              onInput={(e) => setMaxBinds(e.currentTarget.value)}
+            />
+          </Field>
+          <Field id="smpp-rate" label="Submits a second per bind" error={fieldError(create.error, "/body/submitsPerSecond")}>
+            <input id="smpp-rate" type="number" min={1} value={rate} onInput={(e) => setRate(e.currentTarget.value)} />
+          </Field>
+        </div>
+        <ProblemMessage error={create.error} prefix="Could not make the SMPP credentials" />
+        <button type="submit" disabled={create.busy}>
+          Give SMPP credentials
+        </button>
+      </TitledForm>
+      <ConfirmDialog
+        open={!!deleting}
+        title={`Delete SMPP credentials ${deleting?.systemId ?? ""}?`}
+        confirmLabel="Delete credentials"
+        danger
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async () => {
+          await ok(
+            client.DELETE("/api/v1/accounts/{accountId}/smpp-credentials/{systemId}", {
+              params: { path: { accountId, systemId: deleting!.systemId } },
+            }),
+          );
+          setNotice(`SMPP credentials ${deleting!.systemId} deleted; their open binds are unbound.`);
+          await list.reload();
+        }}
+      >
+        <p>Its applications bound with them are unbound within a second, and cannot bind again.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
