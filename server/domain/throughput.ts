@@ -34,7 +34,7 @@ export interface Cap {
  * PROVIDER_MAX_SEGMENTS_PER_SECOND. The one list of them, read by the send path's stage and by the pacer
  * alike: a new cap known before the claim (a country's, say) is one more entry here, with its queue-ahead test
  * beside the account's and the link's (db/throttledSends.ts, findWaitingAhead). Caps known only later (a
- * connector's, a sender's) are given turns instead (services/sendingPolicy/capTurns.ts; docs/ARCHITECTURE.md,
+ * connector's, a sender's) are given turns instead (db/capTurns.ts; docs/ARCHITECTURE.md,
  * "Every cap, and where a new one goes").
  */
 export function capsBeforeClaim(m: { accountId: string; maxSegmentsPerSecond: number | null }, linkRate: number | null): Cap[] {

@@ -9,7 +9,7 @@
 import type { Db } from "../db/knex.js";
 import { assignConnectors, recordAttempts, type OwnedMessageRow, type SendAttemptRow } from "../db/messages/index.js";
 import { connectorBucketKey } from "../domain/throughput.js";
-import { payOrTakeTurns } from "../services/sendingPolicy/index.js";
+import { payOrTakeTurns } from "../db/capTurns.js";
 import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
 import type { RoutedConnector, SendRouter } from "./connectorSet.js";
 import { ProviderUnavailable, submitAll, type OutboundMessage, type SubmitResult } from "./types.js";

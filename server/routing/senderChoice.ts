@@ -2,7 +2,7 @@
 // last got from the account when the pool is sticky and still has it (at its cap the message waits for it);
 // else one of the recipient's country calling code; else any; among those, the least recently used that is
 // under its cap now (a GCRA bucket per sender, `rate` messages a second), or, when none is, the message waits
-// for the first to be (its turn handed out by the caller: services/sendingPolicy/capTurns.ts). Books are
+// for the first to be (its turn handed out by the caller: db/capTurns.ts). Books are
 // changed in place: the caller writes them back.
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 

@@ -25,7 +25,7 @@ import { chooseSender, type Book } from "./senderChoice.js";
 import { makePoolSendsDue } from "../db/jobs/index.js";
 import { forgetThroughputBuckets, readThroughputTats, updateThroughputBuckets } from "../db/throughputBuckets.js";
 import { senderBucketKey, turnsKey } from "../domain/throughput.js";
-import { lockCapsWithTurns, waitForTurns } from "../services/sendingPolicy/index.js";
+import { lockCapsWithTurns, waitForTurns } from "../db/capTurns.js";
 import { NOT_HELD, requireAllowedSenderId, senderNotAllowed } from "../domain/sendingGuards.js";
 
 export interface SenderPoolInput {
@@ -165,7 +165,7 @@ export async function chooseSenders(db: Db, messages: PoolMessage[]): Promise<Se
     const keys = live.flatMap((m) => pools.get(m.senderPoolId)!.senders.map((sender) => ({ accountId: m.accountId, sender })));
     const { now, books } = await lockSenderBooks(tx, keys);
     // A capped pool's senders are buckets of the throughput caps' table, waited for by turns like a connector's
-    // (services/sendingPolicy/capTurns.ts). Their books' own tat is still written for the release before this
+    // (db/capTurns.ts). Their books' own tat is still written for the release before this
     // one (a worker of it reads only that), and read here so a rolling upgrade keeps to the cap.
     const capped = books.filter((b) => rateOf.get(b.accountId)?.has(b.sender));
     const locked =

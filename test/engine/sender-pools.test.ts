@@ -145,7 +145,7 @@ describe("sender pools", () => {
     expect(times).toHaveLength(40);
     // 10 a second: 40 writes take at least 3.9 s, less the lateness of the first (up to half a second allowed).
     expect(times.at(-1)! - times[0]!).toBeGreaterThan(3.4);
-    // Each waiting message is given a turn of its own (services/sendingPolicy/capTurns.ts) and comes back for it:
+    // Each waiting message is given a turn of its own (db/capTurns.ts) and comes back for it:
     // snoozed about once. Woken at the sender's tat instead, a window refused together came back together and
     // all but one of it were refused again (about a dozen snoozes a message here).
     expect((await snoozesOf(db, ids)) / ids.length).toBeLessThan(3);

@@ -12,7 +12,6 @@ import { throughputStage } from "./throughputStage.js";
 import type { Hold, PolicyContext, PolicyDecision, PolicyStage, SendingPolicyOptions } from "./types.js";
 
 export type { Hold, PolicyDecision, SendingPolicyOptions } from "./types.js";
-export { lockCapsWithTurns, payOrTakeTurns, waitForTurns } from "./capTurns.js";
 export { throughputLookaheadMs, throughputPacer } from "./throughputPacer.js";
 
 export async function applySendingPolicy(db: Db, keys: MessageKey[], opts: SendingPolicyOptions): Promise<PolicyDecision> {

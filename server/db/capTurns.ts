@@ -6,10 +6,12 @@
 // and its job is snoozed to it; it pays when it comes back. Caps known before the claim (an account's, the
 // link's) charge the same buckets with the same decision (admitInOrder), but a message over them waits in the
 // queue of throttled_sends, because before the claim its priority and its account's fair share decide who is
-// next (throughputStage.ts, throughputPacer.ts).
+// next (services/sendingPolicy/throughputStage.ts, throughputPacer.ts). It sits in db/, beside the buckets'
+// table, so the engine (providers/failover.ts) and the routing module (routing/senderPools.ts) both reach it
+// without a layer reaching up.
 import type { Knex } from "knex";
-import { lockThroughputBuckets, updateThroughputBuckets, type LockedBuckets } from "../../db/throughputBuckets.js";
-import { admitInOrder, changedTats, handTurns, turnsKey, type Bucket, type Cap } from "../../domain/throughput.js";
+import { lockThroughputBuckets, updateThroughputBuckets, type LockedBuckets } from "./throughputBuckets.js";
+import { admitInOrder, changedTats, handTurns, turnsKey, type Bucket, type Cap } from "../domain/throughput.js";
 
 /** Locks the buckets of `keys` and their turns rows, in key order (as every bucket's locker does). */
 export const lockCapsWithTurns = (tx: Knex.Transaction, keys: string[]): Promise<LockedBuckets> =>
