@@ -554,6 +554,9 @@ CREATE TABLE smpp_outbox (
   account_id uuid NOT NULL,
   message_id uuid NOT NULL,
   kind text NOT NULL,
+  receipt_id text,
+  sender text,
+  recipient text,
   status text NOT NULL,
   error_code text,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
@@ -588,9 +591,13 @@ CREATE TABLE smpp_submit_parts (
   body text NOT NULL,
   message_id uuid NOT NULL,
   smpp_id bigint,
+  receipt text,
+  sender text NOT NULL,
+  recipient text NOT NULL,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   CONSTRAINT smpp_submit_parts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT smpp_submit_parts_pkey PRIMARY KEY (account_id, part_key, seq),
+  CONSTRAINT smpp_submit_parts_receipt_check CHECK ((receipt = ANY (ARRAY['uuid'::text, 'hex'::text, 'decimal'::text]))),
   CONSTRAINT smpp_submit_parts_total_check CHECK (((total >= 2) AND (total <= 255)))
 );
 

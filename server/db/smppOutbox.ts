@@ -18,6 +18,8 @@ export interface OutboxEntry {
   createdAt: Date;
   smppReceipt: "uuid" | "hex" | "decimal" | null;
   smppId: string | null;
+  /** The id a receipt of a message never stored tells (its parts' answer); null otherwise. */
+  receiptId: string | null;
 }
 
 /**
@@ -39,12 +41,14 @@ export async function leaseOutbox(
            WHERE o.id IN (SELECT id FROM smpp_outbox
                            WHERE account_id = ANY(${accountIds}::uuid[]) AND (lease_until IS NULL OR lease_until < now())
                            ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING o.id, o.account_id, o.message_id, o.kind, o.status, o.error_code
+          RETURNING o.id, o.account_id, o.message_id, o.kind, o.status, o.error_code, o.receipt_id, o.sender, o.recipient, o.created_at
         )
         SELECT l.id, l.account_id AS "accountId", l.message_id AS "messageId", l.kind, l.status, l.error_code AS "errorCode",
-               m.recipient, m.sender, m.body, m.created_at AS "createdAt", m.smpp_receipt AS "smppReceipt",
-               m.smpp_id::text AS "smppId"
-          FROM leased l JOIN messages m ON m.account_id = l.account_id AND m.id = l.message_id
+               coalesce(l.recipient, m.recipient) AS recipient, coalesce(l.sender, m.sender) AS sender, coalesce(m.body, '') AS body,
+               coalesce(m.created_at, l.created_at) AS "createdAt", m.smpp_receipt AS "smppReceipt",
+               m.smpp_id::text AS "smppId", l.receipt_id AS "receiptId"
+          FROM leased l LEFT JOIN messages m ON m.account_id = l.account_id AND m.id = l.message_id
+         WHERE m.id IS NOT NULL OR l.receipt_id IS NOT NULL
          ORDER BY l.id`,
   );
   return rows;

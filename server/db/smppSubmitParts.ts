@@ -30,12 +30,23 @@ export async function partsIdentity(tx: Knex.Transaction, k: PartKey): Promise<{
 export async function storePart(
   tx: Knex.Transaction,
   k: PartKey,
-  part: { seq: number; total: number; body: string; messageId: string; smppId: string | null },
+  part: {
+    seq: number;
+    total: number;
+    body: string;
+    messageId: string;
+    smppId: string | null;
+    /** The id format of the receipt its submit asked for, or null. */
+    receipt: "uuid" | "hex" | "decimal" | null;
+    sender: string;
+    recipient: string;
+  },
 ): Promise<string[]> {
   await run(
     tx,
-    sql`INSERT INTO smpp_submit_parts (account_id, part_key, seq, total, body, message_id, smpp_id)
-        VALUES (${k.accountId}, ${k.key}, ${part.seq}, ${part.total}, ${part.body}, ${part.messageId}, ${part.smppId}::bigint)
+    sql`INSERT INTO smpp_submit_parts (account_id, part_key, seq, total, body, message_id, smpp_id, receipt, sender, recipient)
+        VALUES (${k.accountId}, ${k.key}, ${part.seq}, ${part.total}, ${part.body}, ${part.messageId}, ${part.smppId}::bigint,
+                ${part.receipt}::text, ${part.sender}, ${part.recipient})
         ON CONFLICT (account_id, part_key, seq) DO UPDATE SET body = EXCLUDED.body`,
   );
   const { rows } = await run<{ body: string }>(
@@ -49,12 +60,29 @@ export async function deleteParts(tx: Knex.Transaction, k: PartKey): Promise<voi
   await run(tx, sql`DELETE FROM smpp_submit_parts WHERE account_id = ${k.accountId} AND part_key = ${k.key}`);
 }
 
-/** Deletes parts older than `maxAgeMs` (their message never completed); returns how many. */
-export async function deleteStaleParts(db: Knex, maxAgeMs: number): Promise<number> {
+/**
+ * Deletes the parts of messages whose first part came more than `maxAgeMs` ago (they never completed), and
+ * writes for each such message whose submit asked for a receipt an undelivered one to smpp_outbox, naming the
+ * id its parts were answered with. Returns how many parts were deleted.
+ */
+export async function expireStaleParts(db: Knex, maxAgeMs: number): Promise<number> {
   const { rows } = await run<{ n: number }>(
     db,
-    sql`WITH gone AS (DELETE FROM smpp_submit_parts WHERE created_at < now() - make_interval(secs => ${maxAgeMs / 1000}::float8) RETURNING 1)
-        SELECT count(*)::int AS n FROM gone`,
+    sql`WITH stale AS (
+          SELECT account_id, part_key FROM smpp_submit_parts GROUP BY 1, 2
+          HAVING min(created_at) < now() - make_interval(secs => ${maxAgeMs / 1000}::float8)
+        ), gone AS (
+          DELETE FROM smpp_submit_parts p USING stale s WHERE p.account_id = s.account_id AND p.part_key = s.part_key
+          RETURNING p.account_id, p.part_key, p.message_id, p.smpp_id, p.receipt, p.sender, p.recipient
+        ), told AS (
+          INSERT INTO smpp_outbox (account_id, message_id, kind, status, error_code, receipt_id, sender, recipient)
+          SELECT DISTINCT ON (account_id, part_key) account_id, message_id, 'receipt', 'undelivered', 'incomplete_message',
+                 CASE receipt WHEN 'uuid' THEN message_id::text WHEN 'hex' THEN to_hex(smpp_id) ELSE smpp_id::text END,
+                 sender, recipient
+            FROM gone WHERE receipt IS NOT NULL
+          RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM gone)::int AS n`,
   );
   return rows[0]!.n;
 }

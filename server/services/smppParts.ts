@@ -18,7 +18,8 @@ export interface SubmittedPart {
 /**
  * Stores one part; when it completes its message, stores the message. Returns the id every part answers with
  * and its short id (when `idFormat` asks for one). A refusal of the complete message (its sender, its
- * destination, the quota) is thrown by the last part, and the parts stay until they expire.
+ * destination, the quota) is thrown by the last part, and the parts stay until they expire (with an
+ * undelivered receipt when it asked for one: db/smppSubmitParts.ts, expireStaleParts).
  */
 export async function submitPart(
   db: Knex,
@@ -34,7 +35,14 @@ export async function submitPart(
       messageId: uuidv7(),
       smppId: opts.idFormat === "uuid" ? null : await nextSmppId(tx),
     };
-    const bodies = await storePart(tx, k, { ...part, body: request.body, ...identity });
+    const bodies = await storePart(tx, k, {
+      ...part,
+      body: request.body,
+      ...identity,
+      receipt: opts.receipt ? opts.idFormat : null,
+      sender: request.from ?? "",
+      recipient: request.to,
+    });
     if (bodies.length === part.total) {
       await scheduleMessage(tx, account, { ...request, body: bodies.join("") }, opts.at, {
         test: opts.test,

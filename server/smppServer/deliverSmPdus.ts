@@ -9,7 +9,8 @@ import type { OutboxEntry } from "../db/smppOutbox.js";
 const STATES = { DELIVRD: 2, EXPIRED: 3, UNDELIV: 5, UNKNOWN: 7, REJECTD: 8 } as const;
 
 /** The id as the client's credentials write it: the message's uuid, or its short id in hex or decimal. */
-export function receiptMessageId(r: Pick<OutboxEntry, "messageId" | "smppReceipt" | "smppId">): string | undefined {
+export function receiptMessageId(r: Pick<OutboxEntry, "messageId" | "smppReceipt" | "smppId" | "receiptId">): string | undefined {
+  if (r.receiptId !== null) return r.receiptId;
   if (r.smppReceipt === "uuid" || r.smppReceipt === null) return r.messageId;
   if (r.smppId === null) return undefined; // given by the submit's next statement: not yet
   return r.smppReceipt === "hex" ? BigInt(r.smppId).toString(16) : r.smppId;

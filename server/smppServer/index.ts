@@ -28,6 +28,10 @@ export interface SmppServerOptions {
   holdHours: number;
   /** How often waiting receipts are looked for (default 200 ms). */
   forwardMs?: number;
+  /** How long the parts of a concatenated submit_sm wait for the rest (default 10 minutes), and how often the
+   * expired ones (and entries past the hold) are swept (default a minute). */
+  partMaxAgeMs?: number;
+  sweepMs?: number;
   /** SMPP over TLS as well, on its own port, with this certificate and key (PEM). */
   tls?: { port: number; cert: Buffer; key: Buffer };
 }
@@ -77,6 +81,8 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     sessions: () => sessions,
     leaseMs: opts.responseTimeoutMs + 1000,
     holdHours: opts.holdHours,
+    partMaxAgeMs: opts.partMaxAgeMs ?? 10 * 60_000,
+    sweepMs: opts.sweepMs ?? 60_000,
   });
   let forwarding = false;
   const forwarder = setInterval(() => {

@@ -3,13 +3,10 @@
 // (db/smppOutbox.ts), as many as their receivers' windows have room for, sends each as a deliver_sm to one of
 // them, and deletes it once answered. An unanswered or refused one keeps its lease until it runs out, then goes
 // again (to whichever process holds a receiver then): at least once. Once a minute, entries older than the hold
-// and parts of concatenated submits older than 10 minutes are deleted.
+// and parts of concatenated submits older than 10 minutes are deleted (the parts with an undelivered receipt).
 import type { Db } from "../db/knex.js";
 import { deleteExpiredOutboxEntries, deleteOutboxEntries, leaseOutbox } from "../db/smppOutbox.js";
-import { deleteStaleParts } from "../db/smppSubmitParts.js";
-
-/** How long the parts of a concatenated submit_sm wait for the rest. */
-const PART_MAX_AGE_MS = 10 * 60_000;
+import { expireStaleParts } from "../db/smppSubmitParts.js";
 import type { Logger } from "../logger.js";
 import type { ClientSession } from "./clientSession.js";
 import { inboundFields, receiptFields, receiptMessageId } from "./deliverSmPdus.js";
@@ -22,17 +19,22 @@ export interface ForwarderOptions {
   /** How long a sent entry is leased: longer than a deliver_sm's response timeout. */
   leaseMs: number;
   holdHours: number;
+  /** How long the parts of a concatenated submit_sm wait for the rest (10 minutes). */
+  partMaxAgeMs: number;
+  /** How often expired entries and parts are swept (a minute). */
+  sweepMs: number;
 }
 
 export function outboxForwarder(opts: ForwarderOptions): () => Promise<number> {
   let lastSweep = 0;
   return async () => {
-    if (Date.now() - lastSweep > 60_000) {
+    if (Date.now() - lastSweep > opts.sweepMs) {
       lastSweep = Date.now();
       const expired = await deleteExpiredOutboxEntries(opts.db, opts.holdHours);
       if (expired > 0) opts.log.warn({ expired }, "SMPP deliver_sm dropped: no receiver bound within SMPP_SERVER_HOLD_HOURS");
-      const stale = await deleteStaleParts(opts.db, PART_MAX_AGE_MS);
-      if (stale > 0) opts.log.warn({ stale }, "SMPP submit parts dropped: their message did not complete within 10 minutes");
+      const stale = await expireStaleParts(opts.db, opts.partMaxAgeMs);
+      if (stale > 0)
+        opts.log.warn({ stale }, "SMPP submit parts dropped, their message never complete: undelivered receipts sent where asked");
     }
     const receivers = new Map<string, ClientSession[]>();
     let room = 0;

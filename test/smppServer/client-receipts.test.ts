@@ -12,7 +12,8 @@ import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
 const server = useTestServer({ ...fastWorkerConfig });
 useTestWorker(server);
-const smppServer = useSmppServer(server, { responseTimeoutMs: 1_000 });
+// Parts of a concatenated submit expire after half a second here (10 minutes by default), swept every 100 ms.
+const smppServer = useSmppServer(server, { responseTimeoutMs: 1_000, partMaxAgeMs: 500, sweepMs: 100 });
 let account: TestAccount;
 const sessions: Session[] = [];
 
@@ -128,6 +129,20 @@ describe("receipts to SMPP client applications", () => {
     expect(receiptText(first!)).toBe("hello from a phone");
     expect(second).toMatchObject({ esm_class: 0, data_coding: 8 });
     expect((second!.message_payload as { message: string }).message).toBe(long);
+    await waitUntil("deleted once answered", async () => (await waiting()) === 0 || undefined);
+  });
+
+  it("answers a concatenated message whose parts never all come with an undelivered receipt, and drops its parts", async () => {
+    const { session, delivered } = await bound("bind_transceiver");
+    const udh = Buffer.from([0x05, 0x00, 0x03, 0x51, 3, 1]); // part 1 of 3; parts 2 and 3 never come
+    const resp = await submit(session, "", { esm_class: 0x40, short_message: { udh, message: "only the first part" } });
+    expect(resp.command_status).toBe(0);
+    const id = resp.message_id as string;
+    await waitUntil("the undelivered receipt", async () => delivered.find((p) => p.receipted_message_id === id));
+    const receipt = delivered.find((p) => p.receipted_message_id === id)!;
+    expect(receiptText(receipt)).toMatch(new RegExp(`^id:${id} sub:001 dlvrd:000 .* stat:UNDELIV err:001 text:$`));
+    expect(receipt).toMatchObject({ message_state: 5, source_addr: "14155550123", destination_addr: "ACME" });
+    expect(Number((await server().db("smpp_submit_parts").where({ account_id: account.accountId }).count({ n: "*" }))[0]!.n)).toBe(0);
     await waitUntil("deleted once answered", async () => (await waiting()) === 0 || undefined);
   });
 

@@ -21,6 +21,11 @@ export async function up(knex: Knex): Promise<void> {
       account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
       message_id uuid NOT NULL,
       kind text NOT NULL CHECK (kind IN ('receipt', 'inbound')),
+      -- A receipt of a message that was never stored (a concatenated submit whose parts never all came): what
+      -- it tells, instead of the message's row. NULL for every other entry.
+      receipt_id text,
+      sender text,
+      recipient text,
       status text NOT NULL,
       error_code text,
       created_at timestamptz NOT NULL DEFAULT now(),

@@ -5,7 +5,9 @@ import type { Knex } from "knex";
 // sent once its row is committed, and every part of one message answers with the same id (message_id, the
 // message's id once complete; smpp_id, its short id for hex or decimal credentials). Who reaps the rows: the
 // submit of the last part deletes them with the message stored; parts whose message never completes are
-// deleted by the SMPP server processes after 10 minutes.
+// deleted by the SMPP server processes after 10 minutes, each message's with an undelivered receipt in
+// smpp_outbox when its submit asked for one (an outbox row that names no message: its own receipt_id, sender
+// and recipient).
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE TABLE smpp_submit_parts (
@@ -16,6 +18,11 @@ export async function up(knex: Knex): Promise<void> {
       body text NOT NULL,
       message_id uuid NOT NULL,
       smpp_id bigint,
+      -- For the undelivered receipt of a message that never completes: whether its submit asked for one, in
+      -- which id format, and its addresses.
+      receipt text CHECK (receipt IN ('uuid', 'hex', 'decimal')),
+      sender text NOT NULL,
+      recipient text NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (account_id, part_key, seq)
     );
