@@ -6,6 +6,10 @@
 //             `one-by-one`: POST /api/v1/messages for each message (BENCH_CONCURRENCY (32) requests in flight);
 //             `campaign`: one POST /api/v1/campaigns to a group of as many contacts (made beforehand). Every
 //             message's `sent` and `delivered` receipt posted to the account's webhook.
+//             `smpp-client` (npm run bench:smpp-server): a client application (bench/smppClientApp.ts) binds to
+//             our SMPP server for client applications (its own ROLE=smpp process, in the CPU instead of the API)
+//             as another account, with no webhook, and submits each message with registered_delivery 1 at the
+//             window; timed until every receipt came back to it as a deliver_sm.
 //   kannel:   where Debian's kannel is installed (bench/kannel.ts; BENCH_KANNEL=0 skips it): one sendsms GET
 //             per message at the same concurrency, dlr-mask 9 (the SMSC's answer and the delivery), each posted
 //             to the same receiver.
@@ -31,13 +35,18 @@ import { createKeyForAccount } from "../server/operator/index.js";
 import { cpuOf, postgresCpu, postmasterPid } from "./cpu.js";
 import { hasKannel, startKannel } from "./kannel.js";
 import { machine, printTopStatements, root, serveProcess, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
+import { bindClientApp, startSmppServerProcess, type ClientApp, type SmppServerProcess } from "./smppClientApp.js";
+import { createSmppCredential } from "../server/operator/index.js";
 import { readWriteCounters, STATS_SETTLE_MS, type WriteCounters, writesPerMessage, type WritesPerMessage } from "./writes.js";
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").filter(Boolean);
 const COUNTS = list("BENCH_MESSAGES", "5000,20000").map(Number);
 const WINDOWS = list("BENCH_WINDOWS", "10,100").map(Number);
 const WORKERS = list("BENCH_WORKERS", "1,2").map(Number);
-const MODES = list("BENCH_MODES", "one-by-one,campaign") as ("one-by-one" | "campaign")[];
+type Mode = "one-by-one" | "campaign" | "smpp-client";
+const MODES = list("BENCH_MODES", "one-by-one,campaign") as Mode[];
+/** The result file's name: bench/results/<name>.json (bench:smpp-server writes smpp-server). */
+const RESULT = process.env.BENCH_RESULT ?? "smpp";
 /** Connectors the catch-all route splits between (docs/ROUTING.md): 1, or 2 at 50/50 (both to the same SMSC). */
 const CONNECTORS = list("BENCH_CONNECTORS", "1").map(Number);
 /**
@@ -250,7 +259,19 @@ async function routeTo(connectors: number, sessions: number): Promise<void> {
   for (const c of await listConnectors(db)) if (c.smpp) await changeConnector(db, c.id, { smpp: { ...c.smpp, sessions } }, 0);
 }
 
-async function ours(n: number, window: number, workers: number, mode: "one-by-one" | "campaign", connectors: number): Promise<Round> {
+/** The SMPP server process and the client application bound to it, once (the first smpp-client round). */
+let clientSide: { server: SmppServerProcess; app: ClientApp } | undefined;
+async function smppClientSide(): Promise<{ server: SmppServerProcess; app: ClientApp }> {
+  if (!clientSide) {
+    const client = await ensureAccount(db, "bench-smpp-client");
+    await createSmppCredential(db, client.id, { systemId: "benchapp", password: "secret", submitsPerSecond: 10_000, window: 100 });
+    const server = await startSmppServerProcess(bench.url, serviceEnv);
+    clientSide = { server, app: await bindClientApp(server.port, "benchapp", "secret") };
+  }
+  return clientSide;
+}
+
+async function ours(n: number, window: number, workers: number, mode: Mode, connectors: number): Promise<Round> {
   await db.raw(
     "TRUNCATE jobs, messages, message_status_history, webhook_deliveries, smpp_segments, campaigns, campaign_recipients CASCADE",
   );
@@ -266,14 +287,20 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
     resetReceiver();
     const submitted = await smscSubmits();
     counters = await readWriteCounters(db);
-    const pids = [api.child.pid!, ...procs.map((p) => p.child.pid!)];
-    const split0 = { api: cpuOf([api.child.pid!]), workers: cpuOf(procs.map((p) => p.child.pid!)), postgres: postgresCpu(postmaster) };
+    const client = mode === "smpp-client" ? await smppClientSide() : undefined;
+    // The process that accepts the messages: the API, or the SMPP server for the client application.
+    const front = client ? client.server.child.pid! : api.child.pid!;
+    const pids = [front, ...procs.map((p) => p.child.pid!)];
+    const split0 = { api: cpuOf([front]), workers: cpuOf(procs.map((p) => p.child.pid!)), postgres: postgresCpu(postmaster) };
     const cpu0 = split0.api + split0.workers + split0.postgres;
     const t0 = Date.now();
     let acceptedPerSecond: number | undefined;
     if (mode === "one-by-one") {
       await inParallel(n, (i) => post("/api/v1/messages", { to: to(i), from: "ACME", body: `Your code is ${i}` }));
       acceptedPerSecond = Math.round(n / ((Date.now() - t0) / 1000));
+    } else if (client) {
+      client.app.reset();
+      acceptedPerSecond = await client.app.submit(n, window, (i) => to(i).slice(1));
     } else {
       const res = await post("/api/v1/campaigns", {
         name: `bench ${n}`,
@@ -284,16 +311,24 @@ async function ours(n: number, window: number, workers: number, mode: "one-by-on
       });
       if (res.status !== 201) throw new Error(`campaign answered ${res.status}: ${await res.text()}`);
     }
-    await receiptsIn(2 * n, `ours, ${mode}, ${n} messages, window ${window}, ${workers} worker(s)`);
-    const seconds = (lastArrival - t0) / 1000;
+    const label = `ours, ${mode}, ${n} messages, window ${window}, ${workers} worker(s)`;
+    let seconds: number;
+    if (client) {
+      const got = await client.app.receiptsIn(n, TIMEOUT_MS);
+      if (got.duplicates > 0) throw new Error(`${label}: ${got.duplicates} receipts reached the client twice`);
+      seconds = (got.lastArrival - t0) / 1000;
+    } else {
+      await receiptsIn(2 * n, label);
+      seconds = (lastArrival - t0) / 1000;
+    }
     const cpu = cpuOf(pids) + postgresCpu(postmaster) - cpu0;
     const perMessage = (seconds: number) => Number(((seconds * 1000) / n).toFixed(2));
     const cpuSplit = {
-      api: perMessage(cpuOf([api.child.pid!]) - split0.api),
+      api: perMessage(cpuOf([front]) - split0.api),
       workers: perMessage(cpuOf(procs.map((p) => p.child.pid!)) - split0.workers),
       postgres: perMessage(postgresCpu(postmaster) - split0.postgres),
     };
-    process.stderr.write(`    CPU ms per message: API ${cpuSplit.api}, workers ${cpuSplit.workers}, PostgreSQL ${cpuSplit.postgres}\n`);
+    process.stderr.write(`    CPU ms per message: ${client ? "SMPP server" : "API"} ${cpuSplit.api}, workers ${cpuSplit.workers}, PostgreSQL ${cpuSplit.postgres}\n`);
     const statements = process.env.BENCH_PG_STATS
       ? Number((await db.raw("SELECT sum(calls) AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'")).rows[0].n)
       : undefined;
@@ -421,8 +456,10 @@ try {
       });
     }
   }
-  writeResult("smpp", { machine: await machine(db), rounds: ROUNDS, concurrency: CONCURRENCY, kannel: withKannel, cases });
+  writeResult(RESULT, { machine: await machine(db), rounds: ROUNDS, concurrency: CONCURRENCY, kannel: withKannel, cases });
 } finally {
+  clientSide?.app.close();
+  await clientSide?.server.stop();
   api.child.kill("SIGTERM");
   smsc.kill("SIGTERM");
   receiver.close();

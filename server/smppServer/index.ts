@@ -85,10 +85,14 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     sweepMs: opts.sweepMs ?? 60_000,
   });
   let forwarding = false;
+  let stopped = false;
   const forwarder = setInterval(() => {
     if (forwarding) return;
     forwarding = true;
-    forward()
+    const drain = async () => {
+      while ((await forward()).full && !stopped);
+    };
+    drain()
       .catch((error: unknown) => log.warn({ err: error }, "forwarding to SMPP clients failed"))
       .finally(() => (forwarding = false));
   }, opts.forwardMs ?? 200);
@@ -128,6 +132,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     port,
     tlsPort,
     async stop() {
+      stopped = true;
       clearInterval(refresh);
       clearInterval(forwarder);
       const closed = Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));

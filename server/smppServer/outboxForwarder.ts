@@ -1,7 +1,8 @@
 // Receipts and inbound messages to client applications (docs/SMPP.md, "For client applications"): every
 // `everyMs`, this process leases the waiting entries of the accounts it holds a receiver bind of
 // (db/smppOutbox.ts), as many as their receivers' windows have room for, sends each as a deliver_sm to one of
-// them, and deletes it once answered. An unanswered or refused one keeps its lease until it runs out, then goes
+// them, and deletes it once answered; while a lease fills the windows, the next follows at once (a backlog
+// drains at the client's pace, not one window per tick). An unanswered or refused one keeps its lease until it runs out, then goes
 // again (to whichever process holds a receiver then): at least once. Once a minute, entries older than the hold
 // and parts of concatenated submits older than 10 minutes are deleted (the parts with an undelivered receipt).
 import type { Db } from "../db/knex.js";
@@ -25,7 +26,13 @@ export interface ForwarderOptions {
   sweepMs: number;
 }
 
-export function outboxForwarder(opts: ForwarderOptions): () => Promise<number> {
+/** One pass: the entries acknowledged, and whether the lease filled every window (more may be waiting). */
+export interface ForwardPass {
+  acknowledged: number;
+  full: boolean;
+}
+
+export function outboxForwarder(opts: ForwarderOptions): () => Promise<ForwardPass> {
   let lastSweep = 0;
   return async () => {
     if (Date.now() - lastSweep > opts.sweepMs) {
@@ -44,7 +51,7 @@ export function outboxForwarder(opts: ForwarderOptions): () => Promise<number> {
       receivers.set(account, [...(receivers.get(account) ?? []), s]);
       room += s.room;
     }
-    if (receivers.size === 0) return 0;
+    if (receivers.size === 0 || room === 0) return { acknowledged: 0, full: false };
     const leased = await leaseOutbox(opts.db, opts.serverId, [...receivers.keys()], room, opts.leaseMs);
     const acknowledged: { id: string; accountId: string }[] = [];
     const next = new Map<string, number>();
@@ -61,6 +68,6 @@ export function outboxForwarder(opts: ForwarderOptions): () => Promise<number> {
       }),
     );
     await deleteOutboxEntries(opts.db, acknowledged);
-    return acknowledged.length;
+    return { acknowledged: acknowledged.length, full: leased.length === room };
   };
 }
