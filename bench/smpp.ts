@@ -328,7 +328,9 @@ async function ours(n: number, window: number, workers: number, mode: Mode, conn
       workers: perMessage(cpuOf(procs.map((p) => p.child.pid!)) - split0.workers),
       postgres: perMessage(postgresCpu(postmaster) - split0.postgres),
     };
-    process.stderr.write(`    CPU ms per message: ${client ? "SMPP server" : "API"} ${cpuSplit.api}, workers ${cpuSplit.workers}, PostgreSQL ${cpuSplit.postgres}\n`);
+    process.stderr.write(
+      `    CPU ms per message: ${client ? "SMPP server" : "API"} ${cpuSplit.api}, workers ${cpuSplit.workers}, PostgreSQL ${cpuSplit.postgres}\n`,
+    );
     const statements = process.env.BENCH_PG_STATS
       ? Number((await db.raw("SELECT sum(calls) AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'")).rows[0].n)
       : undefined;

@@ -17,17 +17,25 @@ export async function startSmppServerProcess(databaseUrl: string, env: Record<st
   const port = await freePort();
   const child = spawn("node", ["--import", "tsx", "server/main.ts"], {
     cwd: root,
-    env: { ...process.env, ...env, ROLE: "smpp", DATABASE_URL: databaseUrl, SMPP_SERVER_PORT: String(port), SMPP_SERVER_HOST: "127.0.0.1", LOG_LEVEL: "info" },
+    env: {
+      ...process.env,
+      ...env,
+      ROLE: "smpp",
+      DATABASE_URL: databaseUrl,
+      SMPP_SERVER_PORT: String(port),
+      SMPP_SERVER_HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise<void>((resolve, reject) => {
     let out = "";
     child.once("exit", (code) => reject(new Error(`the SMPP server process exited with ${code}`)));
-    child.stdout!.on("data", (c: Buffer) => {
+    child.stdout.on("data", (c: Buffer) => {
       out += c.toString();
       if (!out.includes("SMPP server listening")) return;
-      child.stdout!.removeAllListeners("data");
-      child.stdout!.resume();
+      child.stdout.removeAllListeners("data");
+      child.stdout.resume();
       child.removeAllListeners("exit");
       resolve();
     });
