@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib.js";
 import { accountsLines, fairnessSection, fairnessTargets, type AccountsCase, type FairnessResult } from "./reportFairness.js";
-import { smppSection, smppTargets, type SmppResult } from "./reportSmpp.js";
+import { smppSection, smppServerSection, smppServerTargets, smppTargets, type SmppResult } from "./reportSmpp.js";
 import { historySection, historyTarget, type HistoryResult } from "./reportHistory.js";
 import { lineChart } from "./svg.js";
 
@@ -135,6 +135,7 @@ const history = read<HistoryResult>("history");
 const sendNow = read<SendNowResult>("sendnow");
 const fairness = read<FairnessResult>("fairness");
 const smpp = read<SmppResult>("smpp");
+const smppServer = read<SmppResult>("smpp-server");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];
@@ -183,6 +184,7 @@ if (sendNow) {
 }
 targets.push(...fairnessTargets(fairness, dispatch?.accounts));
 targets.push(...smppTargets(smpp));
+targets.push(...smppServerTargets(smppServer));
 if (targets.length) {
   lines.push("## Targets", "", "| target | measured | |", "|---|---|---|", ...targets.map((t) => `| ${t.join(" | ")} |`), "");
 }
@@ -396,6 +398,7 @@ if (campaign) {
 if (history) lines.push(...historySection(history, machineLine(history)));
 if (fairness) lines.push(...fairnessSection(fairness, machineLine(fairness)));
 if (smpp) lines.push(...smppSection(smpp, machineLine(smpp)));
+if (smppServer) lines.push(...smppServerSection(smppServer, machineLine(smppServer)));
 const notes = join(root, "bench/NOTES.md");
 if (existsSync(notes)) lines.push(readFileSync(notes, "utf8").trimEnd(), "");
 writeFileSync(join(root, "bench/README.md"), lines.join("\n"));

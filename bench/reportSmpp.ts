@@ -1,4 +1,5 @@
-// bench:smpp's part of bench/README.md (bench/report.ts calls it): the carrier path beside Kannel.
+// bench:smpp's and bench:smpp-server's parts of bench/README.md (bench/report.ts calls them): the carrier path
+// beside Kannel, and a client application through our SMPP server beside the HTTP path and Kannel.
 interface Side {
   messagesPerSecond: number;
   acceptedPerSecond?: number;
@@ -64,7 +65,62 @@ export function smppTargets(r: SmppResult | undefined): string[][] {
   return rows;
 }
 
+/**
+ * bench:smpp-server's targets (issue 48): the SMPP client's rate at least the HTTP path's, at least Kannel's at
+ * window 100, and its CPU per message within 1.2× the HTTP path's.
+ */
+export function smppServerTargets(r: SmppResult | undefined): string[][] {
+  const rows: string[][] = [];
+  for (const c of r?.cases ?? []) {
+    const client = Object.entries(c.ours).find(([k]) => k.startsWith("smpp-client"))?.[1];
+    const http = Object.entries(c.ours).find(([k]) => k.startsWith("one-by-one"))?.[1];
+    if (!client || !http) continue;
+    const at = `${n(c.messages)} msgs, window ${c.window}`;
+    rows.push([
+      `smpp-server, ${at}: rate ≥ the HTTP path's`,
+      `${n(client.messagesPerSecond)} vs ${n(http.messagesPerSecond)}/s`,
+      met(client.messagesPerSecond >= http.messagesPerSecond),
+    ]);
+    rows.push([
+      `smpp-server, ${at}: CPU ≤ 1.2 × the HTTP path's`,
+      `${(client.cpuMsPerMessage / http.cpuMsPerMessage).toFixed(2)}× (${client.cpuMsPerMessage} vs ${http.cpuMsPerMessage} ms)`,
+      met(client.cpuMsPerMessage <= 1.2 * http.cpuMsPerMessage),
+    ]);
+    if (c.window === 100 && c.kannel)
+      rows.push([
+        `smpp-server, ${at}: rate ≥ Kannel's`,
+        `${client.rateToKannel} (${n(client.messagesPerSecond)} vs ${n(c.kannel.messagesPerSecond)}/s)`,
+        met(client.messagesPerSecond >= c.kannel.messagesPerSecond),
+      ]);
+  }
+  return rows;
+}
+
 export function smppSection(r: SmppResult, machineLine: string): string[] {
+  return [
+    "## smpp (`npm run bench:smpp`)",
+    "",
+    machineLine,
+    "",
+    `Messages in over HTTP, out over SMPP to a local SMSC (bench/smsc.ts: answers and receipts every submit at once), every receipt posted back to a local receiver; messages/s from the first request to the last receipt in (each message's two: the submit's answer and the delivery). Ours: one API process and the workers, \`POST /api/v1/messages\` ${r.concurrency} at a time (one-by-one) or one campaign; Kannel${r.kannel ? "" : " (not installed in this run)"}: \`sendsms\` ${r.concurrency} at a time, dlr-mask 9. CPU per message from /proc: ours the API, the workers and PostgreSQL; Kannel bearerbox and smsbox. ${r.rounds} alternating rounds, medians. Every round checked: every message submitted once, every receipt in once, none unmatched.`,
+    "",
+    ...casesTable(r),
+  ];
+}
+
+export function smppServerSection(r: SmppResult, machineLine: string): string[] {
+  return [
+    "## smpp-server (`npm run bench:smpp-server`)",
+    "",
+    machineLine,
+    "",
+    `A client application (the \`smpp\` package, bench/smppClientApp.ts) binds as a transceiver to our SMPP server for client applications (its own \`ROLE=smpp\` process) and submits every message with \`registered_delivery\` 1, as many unanswered as the window; timed from the first submit until every message's receipt came back to it as a \`deliver_sm\` (its account has no webhook). Beside it in the same run: the HTTP path (\`POST /api/v1/messages\` ${r.concurrency} at a time, each message's two receipts posted to a webhook) and Kannel${r.kannel ? "" : " (not installed in this run)"} (\`sendsms\` ${r.concurrency} at a time, dlr-mask 9), all to the same local SMSC, one worker, \`SMPP_MAX_IN_FLIGHT\` = the window. CPU per message from /proc: ours the accepting process (the API or the SMPP server), the worker and PostgreSQL. ${r.rounds} round(s). Requests answered/s: for the SMPP client, its \`submit_sm_resp\`.`,
+    "",
+    ...casesTable(r),
+  ];
+}
+
+function casesTable(r: SmppResult): string[] {
   const rows = r.cases.flatMap((c) => [
     ...(c.kannel
       ? [
@@ -77,12 +133,6 @@ export function smppSection(r: SmppResult, machineLine: string): string[] {
     ),
   ]);
   return [
-    "## smpp (`npm run bench:smpp`)",
-    "",
-    machineLine,
-    "",
-    `Messages in over HTTP, out over SMPP to a local SMSC (bench/smsc.ts: answers and receipts every submit at once), every receipt posted back to a local receiver; messages/s from the first request to the last receipt in (each message's two: the submit's answer and the delivery). Ours: one API process and the workers, \`POST /api/v1/messages\` ${r.concurrency} at a time (one-by-one) or one campaign; Kannel${r.kannel ? "" : " (not installed in this run)"}: \`sendsms\` ${r.concurrency} at a time, dlr-mask 9. CPU per message from /proc: ours the API, the workers and PostgreSQL; Kannel bearerbox and smsbox. ${r.rounds} alternating rounds, medians. Every round checked: every message submitted once, every receipt in once, none unmatched.`,
-    "",
     "| messages | window | SMSC ceiling/s | side | messages/s | requests answered/s | CPU/message | statements/message | row writes/message | WAL bytes/message | rate ÷ Kannel | CPU ÷ Kannel |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,

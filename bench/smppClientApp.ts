@@ -69,6 +69,14 @@ export async function bindClientApp(port: number, systemId: string, password: st
       pdu.command_status === 0 ? resolve() : reject(new Error(`bind refused: ${pdu.command_status}`)),
     ),
   );
+  // The server checks an idle client with enquire_link and closes a session that does not answer.
+  session.on("enquire_link", (pdu: PDU) => session.send(pdu.response()));
+  let closed: Error | undefined;
+  const failures = new Set<(error: Error) => void>();
+  session.on("close", () => {
+    closed = new Error("the SMPP server closed the client's session");
+    for (const fail of failures) fail(closed);
+  });
   const seen = new Set<string>();
   let duplicates = 0;
   let lastArrival = 0;
@@ -84,6 +92,8 @@ export async function bindClientApp(port: number, systemId: string, password: st
   return {
     submit: (n, window, to) =>
       new Promise((resolve, reject) => {
+        if (closed) return reject(closed);
+        failures.add(reject);
         const t0 = performance.now();
         let written = 0;
         let answered = 0;
@@ -104,6 +114,8 @@ export async function bindClientApp(port: number, systemId: string, password: st
       }),
     receiptsIn: (n, timeoutMs) =>
       new Promise((resolve, reject) => {
+        if (closed) return reject(closed);
+        failures.add(reject);
         const timer = setTimeout(() => reject(new Error(`SMPP client: ${seen.size}/${n} receipts after ${timeoutMs} ms`)), timeoutMs);
         const check = () => {
           if (seen.size < n) return;
@@ -118,6 +130,9 @@ export async function bindClientApp(port: number, systemId: string, password: st
       seen.clear();
       duplicates = 0;
     },
-    close: () => session.close(),
+    close: () => {
+      failures.clear();
+      session.close();
+    },
   };
 }

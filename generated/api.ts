@@ -1079,6 +1079,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/smpp-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's SMPP credentials
+         * @description The SMPP credentials the operator gave this account, oldest first, each with its open sessions. Only the
+         *     operator makes, changes and deletes them (docs/SMPP.md, "For client applications").
+         */
+        get: operations["SmppCredentials_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/unrouted-messages": {
         parameters: {
             query?: never;
@@ -2631,6 +2652,8 @@ export interface components {
              * @description When they were made.
              */
             createdAt: string;
+            /** @description The binds open now with these credentials, on every server process, oldest first. */
+            sessions: components["schemas"]["SmppSession"][];
             /** @description The password, as given; stored hashed, never shown again. */
             password: string;
         };
@@ -4117,6 +4140,11 @@ export interface components {
             /** @description Each replaced character with its look-alike and count. */
             replacements: components["schemas"]["Replacement"][];
         };
+        /**
+         * @description How a client application is bound.
+         * @enum {string}
+         */
+        SmppBindMode: "transmitter" | "receiver" | "transceiver";
         /** @description An SMPP connector's link, as sent (with its password). */
         SmppConnectorSettings: {
             /**
@@ -4195,7 +4223,15 @@ export interface components {
          *       ],
          *       "messageIdFormat": "uuid",
          *       "test": false,
-         *       "createdAt": "2026-11-28T09:00:00.000Z"
+         *       "createdAt": "2026-11-28T09:00:00.000Z",
+         *       "sessions": [
+         *         {
+         *           "mode": "transceiver",
+         *           "remoteAddress": "203.0.113.7",
+         *           "boundAt": "2026-11-28T09:05:00.000Z",
+         *           "seenAt": "2026-11-28T09:41:55.000Z"
+         *         }
+         *       ]
          *     }
          */
         SmppCredential: {
@@ -4229,6 +4265,8 @@ export interface components {
              * @description When they were made.
              */
             createdAt: string;
+            /** @description The binds open now with these credentials, on every server process, oldest first. */
+            sessions: components["schemas"]["SmppSession"][];
         };
         /** @description An account's SMPP credentials. */
         SmppCredentialList: {
@@ -4240,6 +4278,23 @@ export interface components {
          * @enum {string}
          */
         SmppMessageIdFormat: "uuid" | "hex" | "decimal";
+        /** @description An open bind of a client application (a session of the SMPP server). */
+        SmppSession: {
+            /** @description `bind_transmitter`, `bind_receiver` or `bind_transceiver`. */
+            mode: components["schemas"]["SmppBindMode"];
+            /** @description The client's address. */
+            remoteAddress: string;
+            /**
+             * Format: date-time
+             * @description When it bound.
+             */
+            boundAt: string;
+            /**
+             * Format: date-time
+             * @description When its server process last confirmed it open (every few seconds while it is).
+             */
+            seenAt: string;
+        };
         /** @description One entry of a message's status history. */
         StatusChange: {
             /** @description The status entered. */
@@ -12072,6 +12127,83 @@ export interface operations {
             };
             /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SmppCredentials_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmppCredentialList"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -72,6 +72,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "SenderPools_list": "List sender pools",
   "SenderPools_update": "Update a sender pool",
   "Simulator_inbound": "Simulate an inbound message",
+  "SmppCredentials_list": "List the account's SMPP credentials",
   "System_health": "Liveness probe",
   "System_ready": "Readiness probe",
   "UnroutedMessages_list": "List unrouted inbound messages",

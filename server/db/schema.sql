@@ -583,6 +583,16 @@ CREATE TABLE smpp_segments (
   CONSTRAINT smpp_segments_seq_check CHECK ((seq >= 1))
 );
 
+CREATE TABLE smpp_server_counters (
+  server_id text NOT NULL,
+  account_id uuid NOT NULL,
+  accepted bigint NOT NULL DEFAULT 0,
+  refused bigint NOT NULL DEFAULT 0,
+  throttled bigint NOT NULL DEFAULT 0,
+  written_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT smpp_server_counters_pkey PRIMARY KEY (server_id, account_id)
+);
+
 CREATE TABLE smpp_submit_parts (
   account_id uuid NOT NULL,
   part_key text NOT NULL,
@@ -789,6 +799,7 @@ CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id
 CREATE INDEX smpp_segments_message_idx ON smpp_segments USING btree (message_id);
 CREATE UNIQUE INDEX smpp_segments_pkey ON smpp_segments USING btree (id);
 CREATE INDEX smpp_segments_segment_idx ON smpp_segments USING btree (segment_id, id DESC);
+CREATE UNIQUE INDEX smpp_server_counters_pkey ON smpp_server_counters USING btree (server_id, account_id);
 CREATE INDEX smpp_submit_parts_age_idx ON smpp_submit_parts USING btree (created_at);
 CREATE UNIQUE INDEX smpp_submit_parts_pkey ON smpp_submit_parts USING btree (account_id, part_key, seq);
 CREATE INDEX throttled_sends_account_order_idx ON throttled_sends USING btree (account_id, priority, scheduled_at, message_id) WHERE (released_at IS NULL);

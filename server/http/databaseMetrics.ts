@@ -2,12 +2,13 @@
 // lands, in the job table: every API process reports the same cluster-wide values, whichever one is scraped.
 // Each is one query: the job table's on its claim and finalized indexes, the throughput queue's a scan of the
 // (narrow) queue; ops/alerts.yml alerts on some of them.
-import { Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
 import type { Db } from "../db/knex.js";
 import { readQueueHealth, type QueueHealth } from "../db/jobs/index.js";
 import { readThroughputBacklog, type ThroughputBacklog } from "../db/throttledSends.js";
 import { connectorViews, type ConnectorView } from "../routing/index.js";
 import { readSmppServerHealth, type SmppServerHealth } from "../db/smppOutbox.js";
+import { readSmppServerCounters, type SubmitCounts } from "../db/smppServerCounters.js";
 import { BIND_STALE_SECONDS } from "../operator/index.js";
 
 const SCRAPE_TIMEOUT_MS = 2_000;
@@ -24,17 +25,24 @@ export const DATABASE_METRICS = [
   "sms_smpp_client_binds",
   "sms_smpp_client_waiting",
   "sms_smpp_client_oldest_waiting_seconds",
+  "sms_smpp_client_submits_total",
 ] as const;
 
-type Reading = QueueHealth & { throughput: ThroughputBacklog[]; connectors: ConnectorView[]; smpp: SmppServerHealth };
+type Reading = QueueHealth & {
+  throughput: ThroughputBacklog[];
+  connectors: ConnectorView[];
+  smpp: SmppServerHealth;
+  smppSubmits: SubmitCounts[];
+};
 const read = async (db: Db): Promise<Reading> => {
-  const [health, throughput, connectors, smpp] = await Promise.all([
+  const [health, throughput, connectors, smpp, smppSubmits] = await Promise.all([
     readQueueHealth(db, SCRAPE_TIMEOUT_MS),
     readThroughputBacklog(db, SCRAPE_TIMEOUT_MS),
     connectorViews(db),
     readSmppServerHealth(db, SCRAPE_TIMEOUT_MS, BIND_STALE_SECONDS),
+    readSmppServerCounters(db, SCRAPE_TIMEOUT_MS),
   ]);
-  return { ...health, throughput, connectors, smpp };
+  return { ...health, throughput, connectors, smpp, smppSubmits };
 };
 
 export function registerDatabaseMetrics(registry: Registry, db: Db): void {
@@ -165,4 +173,19 @@ export function registerDatabaseMetrics(registry: Registry, db: Db): void {
       },
     ],
   );
+
+  // Each SMPP server process writes its counts every second (db/smppServerCounters.ts); the sum over them.
+  new Counter({
+    name: "sms_smpp_client_submits_total",
+    help: "SMPP client applications' submit_sm, by account and outcome (accepted, refused, throttled), summed over every SMPP server process",
+    labelNames: ["account", "outcome"] as const,
+    registers: [registry],
+    async collect() {
+      const r = await reading();
+      if (!r) return;
+      this.reset();
+      for (const c of r.smppSubmits)
+        for (const outcome of ["accepted", "refused", "throttled"] as const) this.inc({ account: c.accountId, outcome }, c[outcome]);
+    },
+  });
 }

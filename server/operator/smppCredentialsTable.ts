@@ -84,8 +84,25 @@ export async function findSmppCredential(db: Knex, systemId: string): Promise<Sm
   return fromColumns(await db<Raw>("smpp_credentials").where({ system_id: systemId }).first());
 }
 
-/** How long a bind's row counts without its process refreshing it (the process refreshes every 5 s). */
+/** How long a bind's row counts without its process refreshing it (the process refreshes every second). */
 export const BIND_STALE_SECONDS = 20;
+
+export interface SmppSessionRow {
+  systemId: string;
+  mode: "transmitter" | "receiver" | "transceiver";
+  remoteAddress: string;
+  boundAt: Date;
+  seenAt: Date;
+}
+
+/** The account's open binds (seen lately, on every process), oldest first. */
+export async function listSmppSessions(db: Knex, accountId: string): Promise<SmppSessionRow[]> {
+  return db("smpp_binds")
+    .where({ account_id: accountId })
+    .andWhere("seen_at", ">", db.raw(`now() - interval '${BIND_STALE_SECONDS} seconds'`))
+    .orderBy([{ column: "bound_at" }, { column: "session_id" }])
+    .select({ systemId: "system_id", mode: "mode", remoteAddress: "remote_address", boundAt: "bound_at", seenAt: "seen_at" });
+}
 
 /**
  * Records a bind if the credentials have a place left (binds seen lately, on every process, under maxBinds):

@@ -2,7 +2,7 @@
 // open (connected, not bound: only a bind, enquire_link or unbind is answered) → bound as transmitter, receiver
 // or transceiver (its bind recorded in smpp_binds, counted against maxBinds on every process) → closed (unbind,
 // the credentials deleted, the server stopping, a silent or broken link: its bind row deleted). This file owns
-// that state; server.ts owns the sessions of a process.
+// that state; index.ts owns the sessions of a process.
 import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import smpp, { type PDU } from "smpp";
@@ -34,7 +34,12 @@ export interface SessionContext {
   responseTimeoutMs: number;
   /** Told when the session ends. */
   closed(session: ClientSession): void;
+  /** Told each submit_sm's outcome, for the process's counts (smpp_server_counters). */
+  counted(accountId: string, outcome: "accepted" | "refused" | "throttled"): void;
 }
+
+/** How long a session trusts the account it read (its suspension takes effect within this). */
+const ACCOUNT_TTL_MS = 1000;
 
 type Mode = "transmitter" | "receiver" | "transceiver";
 const BIND_MODES: Record<string, Mode> = {
@@ -51,6 +56,8 @@ export class ClientSession {
   private throttleTat = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  /** The bound account as last read, and until when it is trusted (ACCOUNT_TTL_MS). */
+  private account: { row: Awaited<ReturnType<typeof getAccount>>; until: number } | undefined;
   private readonly log: Logger;
 
   constructor(
@@ -233,11 +240,17 @@ export class ClientSession {
     const now = Date.now();
     const start = Math.max(this.throttleTat, now);
     const interval = 1000 / credential.submitsPerSecond;
-    if (start - now > 1000 - interval) return this.reply(pdu, { command_status: smpp.errors.ESME_RTHROTTLED });
+    if (start - now > 1000 - interval) {
+      this.ctx.counted(credential.accountId, "throttled");
+      return this.reply(pdu, { command_status: smpp.errors.ESME_RTHROTTLED });
+    }
     this.throttleTat = start + interval;
     try {
-      const account = await getAccount(this.ctx.db, credential.accountId);
-      if (!account || account.suspended) return this.reply(pdu, { command_status: smpp.errors.ESME_RSUBMITFAIL });
+      const account = await this.boundAccount(credential.accountId, now);
+      if (!account || account.suspended) {
+        this.ctx.counted(credential.accountId, "refused");
+        return this.reply(pdu, { command_status: smpp.errors.ESME_RSUBMITFAIL });
+      }
       const at = new Date();
       const { request, part } = sendRequestOf(pdu, at, this.ctx.defaultCountry);
       // registered_delivery 1 (a receipt of the final status) or 2 (of a failure): both get the final one.
@@ -262,11 +275,19 @@ export class ClientSession {
             ? messageId
             : formatId(credential.messageIdFormat, messageId, await giveSmppId(this.ctx.db, account.id, messageId));
       }
+      this.ctx.counted(credential.accountId, "accepted");
       this.reply(pdu, { message_id: id });
     } catch (error) {
-      if (error instanceof SubmitRefused) return this.reply(pdu, { command_status: error.status });
-      if (error instanceof DomainError) return this.reply(pdu, { command_status: statusOfRefusal(error) });
-      throw error;
+      if (!(error instanceof SubmitRefused || error instanceof DomainError)) throw error;
+      this.ctx.counted(credential.accountId, "refused");
+      this.reply(pdu, { command_status: error instanceof SubmitRefused ? error.status : statusOfRefusal(error) });
     }
+  }
+
+  /** The bound account, read again once ACCOUNT_TTL_MS passed (a suspension stops submits within a second). */
+  private async boundAccount(accountId: string, now: number) {
+    if (!this.account || this.account.until <= now)
+      this.account = { row: await getAccount(this.ctx.db, accountId), until: now + ACCOUNT_TTL_MS };
+    return this.account.row;
   }
 }

@@ -1,8 +1,8 @@
 // The SMPP server for client applications (docs/SMPP.md, "For client applications"): accounts' applications
 // bind to SMPP_SERVER_PORT with the SMPP credentials the operator gave them, and submit messages as the HTTP API
-// accepts them. This process's sessions live here; each one's state is clientSession.ts's. Every few seconds
-// the process refreshes its binds' rows (smpp_binds: maxBinds counts the binds of every process) and unbinds
-// the sessions whose credentials were deleted.
+// accepts them. This process's sessions live here; each one's state is clientSession.ts's. Every second the
+// process refreshes its binds' rows (smpp_binds: maxBinds counts the binds of every process), unbinds the
+// sessions whose credentials were deleted, and writes its submit counts (smpp_server_counters, for /metrics).
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import { hostname } from "node:os";
@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "../db/knex.js";
 import type { Logger } from "../logger.js";
 import { refreshSmppBinds } from "../operator/index.js";
+import { writeSmppServerCounters, type SubmitCounts } from "../db/smppServerCounters.js";
 import { ClientSession } from "./clientSession.js";
 import { outboxForwarder } from "./outboxForwarder.js";
 
@@ -52,6 +53,8 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
   const log = opts.log.child({ component: "smpp-server" });
   const serverId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const sessions = new Set<ClientSession>();
+  // This process's submit counts since it started, written whole to smpp_server_counters with each refresh.
+  const counts = new Map<string, SubmitCounts>();
   const accept = (socket: Socket) => {
     sessions.add(
       new ClientSession(socket, {
@@ -64,6 +67,11 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
         enquireLinkMs: opts.enquireLinkMs,
         responseTimeoutMs: opts.responseTimeoutMs,
         closed: (s) => sessions.delete(s),
+        counted: (accountId, outcome) => {
+          const c = counts.get(accountId) ?? { accountId, accepted: 0, refused: 0, throttled: 0 };
+          c[outcome]++;
+          counts.set(accountId, c);
+        },
       }),
     );
   };
@@ -102,13 +110,15 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
     if (refreshing) return;
     refreshing = true;
     const bound = [...sessions].filter((s) => s.systemId !== undefined);
+    const counted = [...counts.values()].map((c) => ({ ...c }));
     refreshSmppBinds(
       opts.db,
       serverId,
       bound.map((s) => s.id),
     )
-      .then((gone) => {
+      .then(async (gone) => {
         for (const s of bound) if (gone.includes(s.id)) void s.unbind("its credentials were deleted");
+        await writeSmppServerCounters(opts.db, serverId, counted);
       })
       .catch((error: unknown) => log.warn({ err: error }, "refreshing SMPP binds failed"))
       .finally(() => (refreshing = false));

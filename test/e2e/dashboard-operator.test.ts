@@ -3,13 +3,16 @@
 // log; an account makes and revokes its own keys; a `read` key sees lists and nothing that changes anything, a
 // `send` key the sending forms alone, a test key a banner saying its messages never reach a carrier.
 import type { Page } from "playwright-core";
+import smpp, { type PDU } from "smpp";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { receiveInboundMessage } from "../../server/services/inbound.js";
 import { audit, browserAvailable, screenshot, openForm, openSettings, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
+import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 
 const server = useTestServer();
+const smppServer = useSmppServer(server);
 const browser = useBrowser();
 const KEY = /^sms_[0-9A-Za-z]{12}_[0-9A-Za-z]{32}$/;
 
@@ -100,7 +103,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await page.getByRole("button", { name: "Give SMPP credentials" }).click();
     await page.getByText(`SMPP credentials ${systemId} made`).waitFor();
     const smppRow = page.locator(`tr[data-system-id="${systemId}"]`);
-    await smppRow.getByRole("cell", { name: "up to 2" }).waitFor();
+    await smppRow.getByRole("cell", { name: "0 of up to 2" }).waitFor();
     expect(await smppRow.innerText()).not.toContain("s3cret!");
     await screenshot(page, "dashboard-operator-account");
     await page.getByRole("button", { name: `Delete SMPP credentials ${systemId}` }).click();
@@ -156,11 +159,23 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     });
     expect(sent.response.status).toBe(201);
 
+    // SMPP credentials the operator gave, with an application bound: the account sees them, read only.
+    const systemId = `own${Date.now() % 1e9}`;
+    await giveSmppCredentials(server, a.accountId, { systemId, password: "pw" });
+    const client = smpp.connect({ url: `smpp://127.0.0.1:${smppServer().port}` });
+    const bound = await new Promise<PDU>((resolve) => client.bind_transceiver({ system_id: systemId, password: "pw" }, resolve));
+    expect(bound.command_status).toBe(0);
+
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, a.key);
     await openSettings(page, "API keys");
     await page.getByRole("heading", { name: "Settings → API keys", level: 1 }).waitFor();
     await page.getByText("Today (UTC): 1 of 1,000 segments.").waitFor();
+    const smppRow = page.locator(`tr[data-system-id="${systemId}"]`);
+    await smppRow.getByRole("cell", { name: /^1 of up to 4/ }).waitFor();
+    await smppRow.getByText("transceiver from 127.0.0.1").waitFor();
+    expect(await smppRow.getByRole("button").count()).toBe(0);
+    client.destroy();
 
     // The signed-in key is marked and cannot be revoked from here; the other one can.
     const mine = page.locator(`tr[data-key-id="${a.keyId}"]`);

@@ -158,6 +158,17 @@ describe("the SMPP server", () => {
     expect(accepted).toHaveLength(2); // a second's worth at once
     const { rows } = await server().db.raw("SELECT body FROM messages WHERE account_id = ? AND body LIKE 'burst %'", [account.accountId]);
     expect(rows).toHaveLength(2);
+    // /metrics counts them (written by the SMPP server process every refresh, summed over every process).
+    const counted = (outcome: string, metrics: string) =>
+      Number(
+        new RegExp(`^sms_smpp_client_submits_total\\{account="${account.accountId}",outcome="${outcome}"\\} (\\S+)$`, "m").exec(
+          metrics,
+        )?.[1] ?? -1,
+      );
+    await waitUntil("the throttled submits counted in /metrics", async () => {
+      const metrics = await (await fetch(`${server().baseUrl}/metrics`)).text();
+      return counted("throttled", metrics) >= 4 && counted("accepted", metrics) >= 2 ? true : undefined;
+    });
   });
 
   it("writes short ids in hex or decimal when the credentials ask for them", async () => {
@@ -206,6 +217,46 @@ describe("the SMPP server", () => {
     const resp = await submit(s, { short_message: "over TLS" });
     expect(resp.command_status).toBe(0);
     expect(await message(resp.message_id as string)).toMatchObject({ body: "over TLS" });
+  });
+
+  it("shows open sessions with their credentials to the operator and to the account, never to another account", async () => {
+    await credentials({ systemId: "shown", password: "pw" });
+    const s = await bound("shown", "pw", "bind_receiver");
+    type Listed = { data: { systemId: string; sessions: { mode: string; remoteAddress: string; boundAt: string; seenAt: string }[] }[] };
+    const own = (await (await account.request("GET", "/api/v1/smpp-credentials")).json()) as Listed;
+    const shown = own.data.find((c) => c.systemId === "shown")!;
+    expect(shown).not.toHaveProperty("password");
+    expect(shown.sessions).toEqual([
+      { mode: "receiver", remoteAddress: "127.0.0.1", boundAt: expect.any(String), seenAt: expect.any(String) },
+    ]);
+    const { request } = await server().operator();
+    const operatorView = (await (await request("GET", `/api/v1/accounts/${account.accountId}/smpp-credentials`)).json()) as Listed;
+    expect(operatorView.data.find((c) => c.systemId === "shown")!.sessions).toHaveLength(1);
+    const stranger = await server().account("smpp-stranger");
+    expect(await (await stranger.request("GET", "/api/v1/smpp-credentials")).json()).toEqual({ data: [] });
+
+    expect((await call(s, "unbind")).command_status).toBe(0);
+    await waitUntil("the session no longer shown", async () => {
+      const after = (await (await account.request("GET", "/api/v1/smpp-credentials")).json()) as Listed;
+      return after.data.find((c) => c.systemId === "shown")!.sessions.length === 0 || undefined;
+    });
+  });
+
+  it("refuses the submits of a suspended account within a second, and its new binds", async () => {
+    const suspended = await server().account("smpp-suspended");
+    await giveSmppCredentials(server, suspended.accountId, { systemId: "suspendme", password: "pw" });
+    const s = await bound("suspendme", "pw");
+    expect((await submit(s, { short_message: "before" })).command_status).toBe(0);
+    const { request } = await server().operator();
+    expect((await request("PATCH", `/api/v1/accounts/${suspended.accountId}`, { suspended: true })).status).toBe(200);
+    await waitUntil(
+      "a submit refused",
+      async () => (await submit(s, { short_message: "after" })).command_status === smpp.errors.ESME_RSUBMITFAIL || undefined,
+    );
+    const other = await connect();
+    expect((await call(other, "bind_transceiver", { system_id: "suspendme", password: "pw" })).command_status).toBe(
+      smpp.errors.ESME_RBINDFAIL,
+    );
   });
 
   it("unbinds the open binds of deleted credentials", async () => {

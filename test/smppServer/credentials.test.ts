@@ -24,6 +24,7 @@ describe("SMPP credentials", () => {
       messageIdFormat: "uuid",
       test: false,
       createdAt: expect.any(String),
+      sessions: [],
       password: "s3cret!",
     });
     const stored = await server().db("smpp_credentials").where({ system_id: "acme01" }).first("password_hash");

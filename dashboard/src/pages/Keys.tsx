@@ -1,10 +1,12 @@
 // Settings → API keys: the account's keys (the one signed in with marked), making one (its secret shown this
 // once) and revoking one; a key cannot revoke itself. A key that may not change things sees the list alone.
+// Below them, the SMPP credentials the operator gave the account, with their open sessions (read only).
 import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../api.js";
 import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
 import { PagedRows, usePagedList } from "../paging.js";
-import { ConfirmDialog, FormPanel, FormToggle, Notice, useSession } from "../ui.js";
+import { ConfirmDialog, FormPanel, FormToggle, Loading, Notice, ProblemMessage, useAsync, useSession } from "../ui.js";
+import { SmppCredentialsTable } from "../smppCredentials.js";
 import { QuotaNote } from "../usage.js";
 
 export function Keys() {
@@ -57,6 +59,7 @@ export function Keys() {
           )}
         </PagedRows>
       </section>
+      <OwnSmppCredentials />
       <ConfirmDialog
         open={!!revoking}
         title={`Revoke key ${revoking?.name ?? revoking?.keyId ?? ""}?`}
@@ -71,6 +74,26 @@ export function Keys() {
       >
         <p>Every program that calls the API with it is refused (401) from now on. This cannot be undone.</p>
       </ConfirmDialog>
+    </section>
+  );
+}
+
+/** The account's SMPP credentials and open sessions; only the operator makes and changes them. */
+function OwnSmppCredentials() {
+  const { client } = useSession();
+  const list = useAsync(async () => (await ok(client.GET("/api/v1/smpp-credentials"))).data, []);
+  return (
+    <section class="card" aria-labelledby="own-smpp-title">
+      <h2 id="own-smpp-title">SMPP credentials</h2>
+      <p class="muted">
+        Applications that speak SMPP bind to the service&apos;s SMPP port with these; the operator gives and changes them.
+      </p>
+      {list.loading && !list.data && <Loading what="SMPP credentials" />}
+      <ProblemMessage error={list.error} prefix="Could not load the SMPP credentials" />
+      {list.data && list.data.length === 0 && <p class="muted">None: this account reaches the service over HTTP only.</p>}
+      {list.data && list.data.length > 0 && (
+        <SmppCredentialsTable items={list.data} caption="This account's SMPP credentials, oldest first" />
+      )}
     </section>
   );
 }

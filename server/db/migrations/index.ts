@@ -46,6 +46,7 @@ import * as m044 from "./044_handed_receipt_deliveries.js";
 import * as m045 from "./045_smpp_credentials.js";
 import * as m046 from "./046_smpp_outbox.js";
 import * as m047 from "./047_smpp_submit_parts.js";
+import * as m048 from "./048_smpp_server_counters.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -97,6 +98,7 @@ const migrations: Record<string, Knex.Migration> = {
   "045_smpp_credentials": m045,
   "046_smpp_outbox": m046,
   "047_smpp_submit_parts": m047,
+  "048_smpp_server_counters": m048,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

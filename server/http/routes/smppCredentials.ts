@@ -3,14 +3,24 @@ import {
   changeSmppCredential,
   createSmppCredential,
   listSmppCredentials,
+  listSmppSessions,
   removeSmppCredential,
   type SmppCredentialRow,
+  type SmppSessionRow,
 } from "../../operator/index.js";
+import type { Db } from "../../db/knex.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
 import { requireAccount } from "./operatorAccounts.js";
 
-const toSmppCredential = (c: SmppCredentialRow) => ({
+const toSmppSession = (s: SmppSessionRow) => ({
+  mode: s.mode,
+  remoteAddress: s.remoteAddress,
+  boundAt: iso(s.boundAt),
+  seenAt: iso(s.seenAt),
+});
+
+const toSmppCredential = (c: SmppCredentialRow, sessions: SmppSessionRow[] = []) => ({
   systemId: c.systemId,
   accountId: c.accountId,
   maxBinds: c.maxBinds,
@@ -20,11 +30,22 @@ const toSmppCredential = (c: SmppCredentialRow) => ({
   messageIdFormat: c.messageIdFormat,
   test: c.test,
   createdAt: iso(c.createdAt),
+  sessions: sessions.filter((s) => s.systemId === c.systemId).map(toSmppSession),
 });
+
+/** The account's credentials, each with its open sessions. */
+async function credentialsWithSessions(db: Db, accountId: string) {
+  const [credentials, sessions] = await Promise.all([listSmppCredentials(db, accountId), listSmppSessions(db, accountId)]);
+  return { data: credentials.map((c) => toSmppCredential(c, sessions)) };
+}
 
 export const smppCredentialHandlers: Pick<
   Handlers,
-  "OperatorSmppCredentials_create" | "OperatorSmppCredentials_list" | "OperatorSmppCredentials_update" | "OperatorSmppCredentials_delete"
+  | "OperatorSmppCredentials_create"
+  | "OperatorSmppCredentials_list"
+  | "OperatorSmppCredentials_update"
+  | "OperatorSmppCredentials_delete"
+  | "SmppCredentials_list"
 > = {
   async OperatorSmppCredentials_create({ db, path, body }) {
     await requireAccount(db, path.accountId);
@@ -34,15 +55,20 @@ export const smppCredentialHandlers: Pick<
 
   async OperatorSmppCredentials_list({ db, path }) {
     await requireAccount(db, path.accountId);
-    return { status: 200, body: { data: (await listSmppCredentials(db, path.accountId)).map(toSmppCredential) } };
+    return { status: 200, body: await credentialsWithSessions(db, path.accountId) };
   },
 
   async OperatorSmppCredentials_update({ db, path, body }) {
-    return { status: 200, body: toSmppCredential(await changeSmppCredential(db, path.accountId, path.systemId, body)) };
+    const changed = await changeSmppCredential(db, path.accountId, path.systemId, body);
+    return { status: 200, body: toSmppCredential(changed, await listSmppSessions(db, path.accountId)) };
   },
 
   async OperatorSmppCredentials_delete({ db, path }) {
     await removeSmppCredential(db, path.accountId, path.systemId);
     return { status: 204 };
+  },
+
+  async SmppCredentials_list({ db, account }) {
+    return { status: 200, body: await credentialsWithSessions(db, account.id) };
   },
 };

@@ -1,8 +1,9 @@
 // The SMPP credentials of an account on the operator's page of it (docs/SMPP.md, "For client applications"):
-// the list, new credentials (the password shown once), deleting them (their open binds are unbound).
+// the list with each one's open sessions, new credentials (the password shown once), deleting them (their open
+// binds are unbound).
 import { useState } from "preact/hooks";
-import { ok, type Schemas } from "../../api.js";
-import { formatTime } from "../../time.js";
+import { ok } from "../../api.js";
+import { SmppCredentialsTable, type SmppCredential } from "../../smppCredentials.js";
 import {
   ConfirmDialog,
   Field,
@@ -15,8 +16,6 @@ import {
   useAsync,
   useSession,
 } from "../../ui.js";
-
-type SmppCredential = Schemas["SmppCredential"];
 
 export function AccountSmpp({ accountId }: { accountId: string }) {
   const { client } = useSession();
@@ -51,45 +50,7 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
       <ProblemMessage error={list.error} prefix="Could not load the SMPP credentials" />
       {list.data && list.data.length === 0 && <p class="muted">No SMPP credentials: it reaches the service over HTTP only.</p>}
       {list.data && list.data.length > 0 && (
-        <table class="table">
-          <caption class="sr-only">The account&apos;s SMPP credentials, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">system_id</th>
-              <th scope="col">Binds</th>
-              <th scope="col">Submits a second per bind</th>
-              <th scope="col">Allowed addresses</th>
-              <th scope="col">Made</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((c) => (
-              <tr key={c.systemId} data-system-id={c.systemId}>
-                <td data-label="system_id">
-                  <code>{c.systemId}</code>
-                  {c.test && <span class="muted"> (test)</span>}
-                </td>
-                <td data-label="Binds">{`up to ${c.maxBinds}`}</td>
-                <td data-label="Submits a second per bind">{c.submitsPerSecond}</td>
-                <td data-label="Allowed addresses">{c.allowedIps.length === 0 ? "any" : c.allowedIps.join(", ")}</td>
-                <td data-label="Made">{formatTime(c.createdAt)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger small"
-                    onClick={() => setDeleting(c)}
-                    aria-label={`Delete SMPP credentials ${c.systemId}`}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <SmppCredentialsTable items={list.data} caption="The account's SMPP credentials, oldest first" onDelete={setDeleting} />
       )}
       {notice && <Notice>{notice}</Notice>}
       <TitledForm titleId="create-smpp-title" title="Give SMPP credentials" heading="h3" plain onSubmit={() => void create.run()}>
