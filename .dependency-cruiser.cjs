@@ -2,8 +2,8 @@
 // services, providers and webhooks beside them — and nothing imports a migration but the migration list. Every
 // rule here is one docs/ARCHITECTURE.md ("Layout") states; a change of layering changes both.
 // The product features that are modules (docs/ARCHITECTURE.md, "Modules"), and each one's pure rules.
-const MODULES = "(routing|reports|operator)";
-const MODULE_RULES = "(routeRules|senderChoice|reportRows|accountNames|apiKeySecrets)";
+const MODULES = "(routing|reports|operator|billing)";
+const MODULE_RULES = "(routeRules|senderChoice|reportRows|accountNames|apiKeySecrets|priceRules)";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -21,6 +21,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the balance
+         * @description The account's balance, with what it may still spend.
+         */
+        get: operations["AccountBilling_balance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the ledger
+         * @description The account's ledger, newest first: every debit and credit, each with the balance after it.
+         */
+        get: operations["AccountBilling_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/settings": {
         parameters: {
             query?: never;
@@ -91,6 +131,26 @@ export interface paths {
          *     Reinstated, its waiting messages go at their next turn.
          */
         patch: operations["OperatorAccounts_update"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit an account
+         * @description Credit the account (a top-up of a prepaid balance, a payment of a postpaid one); its ledger entry.
+         */
+        post: operations["OperatorCredits_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/accounts/{accountId}/keys": {
@@ -895,6 +955,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/price-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List price lists
+         * @description Every price list, by name.
+         */
+        get: operations["OperatorPriceLists_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/price-lists/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a price list
+         * @description One price list.
+         */
+        get: operations["OperatorPriceLists_get"];
+        /**
+         * Put a price list
+         * @description Make or replace a price list. Its prices apply to messages accepted after it, never to those accepted
+         *     before. A changed `currency` of a list accounts use is 409 `price_list_in_use`.
+         */
+        put: operations["OperatorPriceLists_put"];
+        post?: never;
+        /**
+         * Delete a price list
+         * @description Delete a price list no account uses (else 409 `price_list_in_use`).
+         */
+        delete: operations["OperatorPriceLists_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/reports/messages": {
         parameters: {
             query?: never;
@@ -1692,7 +1801,13 @@ export interface components {
          *         "allowedCountries": null,
          *         "senderIds": null,
          *         "selfServiceNumbers": false,
-         *         "maxSegmentsPerSecond": null
+         *         "maxSegmentsPerSecond": null,
+         *         "currency": "USD",
+         *         "priceList": null,
+         *         "billing": "postpaid",
+         *         "creditLimit": 0,
+         *         "lowBalanceThreshold": null,
+         *         "chargeOn": "submitted"
          *       },
          *       "usage": {
          *         "day": "2026-11-25",
@@ -1725,7 +1840,13 @@ export interface components {
          *         "ACME"
          *       ],
          *       "selfServiceNumbers": false,
-         *       "maxSegmentsPerSecond": null
+         *       "maxSegmentsPerSecond": null,
+         *       "currency": "USD",
+         *       "priceList": "retail-2027",
+         *       "billing": "prepaid",
+         *       "creditLimit": 0,
+         *       "lowBalanceThreshold": 1000000,
+         *       "chargeOn": "submitted"
          *     }
          */
         AccountLimits: {
@@ -1758,6 +1879,21 @@ export interface components {
              *     (the default) for none.
              */
             maxSegmentsPerSecond: components["schemas"]["SegmentsPerSecond"] | null;
+            /** @description The currency of its balance and prices (ISO 4217). Default `USD`. */
+            currency: components["schemas"]["CurrencyCode"];
+            /**
+             * @description The price list its messages are priced by, or `null` (the default): nothing is priced or charged. A
+             *     destination the list has no price for (no prefix, country or default) is 422 `no_price`.
+             */
+            priceList: string | null;
+            /** @description `prepaid` (a message it cannot pay is 402 `insufficient_funds`) or `postpaid` (the default). */
+            billing: components["schemas"]["Billing"];
+            /** @description How far below zero a prepaid balance may go, in micro-units. Default 0. */
+            creditLimit: components["schemas"]["PriceMicros"];
+            /** @description Below this balance (micro-units), `account.balance_low`; `null` (the default): never. */
+            lowBalanceThreshold: components["schemas"]["Micros"] | null;
+            /** @description `submitted` (the default): a message a carrier accepted stays charged; `delivered`: only a delivered one. */
+            chargeOn: components["schemas"]["ChargeOn"];
         };
         /**
          * @description The account's settings.
@@ -1981,6 +2117,37 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description The account's money.
+         * @example {
+         *       "balance": 4985000,
+         *       "currency": "USD",
+         *       "billing": "prepaid",
+         *       "creditLimit": 0,
+         *       "available": 4985000,
+         *       "lowBalanceThreshold": 1000000,
+         *       "priceList": "retail-2027",
+         *       "chargeOn": "submitted"
+         *     }
+         */
+        Balance: {
+            /** @description The sum of its ledger, in micro-units (negative: owed). */
+            balance: components["schemas"]["Micros"];
+            /** @description Its currency. */
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description `prepaid` or `postpaid`. */
+            billing: components["schemas"]["Billing"];
+            /** @description How far below zero a prepaid balance may go. */
+            creditLimit: components["schemas"]["PriceMicros"];
+            /** @description What it can still spend: `balance + creditLimit` when prepaid, `null` when postpaid (no limit). */
+            available: components["schemas"]["Micros"] | null;
+            /** @description Below this, `account.balance_low` (once per crossing); `null`: never. */
+            lowBalanceThreshold: components["schemas"]["Micros"] | null;
+            /** @description The price list its messages are priced by, or `null`: nothing is priced or charged. */
+            priceList: string | null;
+            /** @description When a carrier-accepted message stays charged. */
+            chargeOn: components["schemas"]["ChargeOn"];
+        };
         /** @description An accepted item. */
         BatchItemAccepted: {
             /**
@@ -2012,6 +2179,11 @@ export interface components {
         };
         /** @description What became of one item. */
         BatchItemResult: components["schemas"]["BatchItemAccepted"] | components["schemas"]["BatchItemRejected"];
+        /**
+         * @description How an account pays.
+         * @enum {string}
+         */
+        Billing: "prepaid" | "postpaid";
         /**
          * @description A campaign and its live statistics.
          * @example {
@@ -2199,6 +2371,11 @@ export interface components {
              */
             cancelledAt: string;
         };
+        /**
+         * @description When a carrier-accepted message stays charged.
+         * @enum {string}
+         */
+        ChargeOn: "submitted" | "delivered";
         /** @description An address block: `203.0.113.0/24`, `2001:db8::/32`, or one address. */
         Cidr: string;
         /**
@@ -2657,6 +2834,18 @@ export interface components {
             /** @description The password, as given; stored hashed, never shown again. */
             password: string;
         };
+        /** @description An operator's credit (or, negative, a correction) to an account's balance. */
+        CreditRequest: {
+            /**
+             * Format: int64
+             * @description Micro-units, not zero: positive adds to the balance, negative takes from it.
+             */
+            amount: number;
+            /** @description Why, kept on the entry: 1 to 200 characters. */
+            note: string;
+        };
+        /** @description An ISO 4217 currency code: `USD`, `EUR`. */
+        CurrencyCode: string;
         /** @description One HTTP attempt to deliver a receipt. */
         DeliveryAttempt: {
             /**
@@ -3084,6 +3273,55 @@ export interface components {
         };
         /** @description A key id: 12 base62 characters. */
         KeyId: string;
+        /**
+         * @description One immutable line of an account's ledger; the sum of all of them is the balance.
+         * @example {
+         *       "entryId": "0193a5c2-7d41-7f3e-9c1a-2b3c4d5e6f70",
+         *       "at": "2026-11-28T09:00:00.000Z",
+         *       "amount": -15000,
+         *       "reason": "message_charge",
+         *       "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *       "batchId": null,
+         *       "campaignId": null,
+         *       "note": null,
+         *       "balanceAfter": 4985000
+         *     }
+         */
+        LedgerEntry: {
+            /** @description Identifier of the entry. */
+            entryId: components["schemas"]["Uuid"];
+            /**
+             * Format: date-time
+             * @description When it was written.
+             */
+            at: string;
+            /** @description Micro-units: negative debits, positive credits. */
+            amount: components["schemas"]["Micros"];
+            /** @description Why. */
+            reason: components["schemas"]["LedgerReason"];
+            /** @description The message it is for, or `null`. */
+            messageId: components["schemas"]["Uuid"] | null;
+            /** @description The batch of that message, or `null`. */
+            batchId: components["schemas"]["Uuid"] | null;
+            /** @description The campaign of that message, or `null`. */
+            campaignId: components["schemas"]["Uuid"] | null;
+            /** @description The operator's note of a credit, or `null`. */
+            note: string | null;
+            /** @description The balance once this entry was written. */
+            balanceAfter: components["schemas"]["Micros"];
+        };
+        /** @description One page of a list, newest first. */
+        LedgerEntryPage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["LedgerEntry"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description Why the balance moved.
+         * @enum {string}
+         */
+        LedgerReason: "message_charge" | "message_refund" | "credit";
         /** @description A message: `direction` tells an outbound one from an inbound one. */
         Message: components["schemas"]["OutboundMessage"] | components["schemas"]["InboundMessage"];
         /**
@@ -3112,6 +3350,22 @@ export interface components {
             data: components["schemas"]["Message"][];
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
+        };
+        /**
+         * @description A message's price, fixed when it was accepted.
+         * @example {
+         *       "amount": 15000,
+         *       "currency": "USD",
+         *       "perSegment": 7500
+         *     }
+         */
+        MessagePrice: {
+            /** @description What the message costs: `perSegment` × its segments, in micro-units. */
+            amount: components["schemas"]["PriceMicros"];
+            /** @description The account's currency. */
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description The price of one segment to its destination, in micro-units. */
+            perSegment: components["schemas"]["PriceMicros"];
         };
         /**
          * @description The order in which an account's due messages go to the provider: `high` before `normal` before `low`, then by
@@ -3215,6 +3469,12 @@ export interface components {
         /** @description A metadata value: up to 500 characters. */
         MetadataValue: string;
         /**
+         * Format: int64
+         * @description An amount of money as an integer count of micro-units (1/1,000,000) of the account's currency: 0.0075 USD is
+         *     `7500`. Never a fraction, anywhere: the API, the database, reports and exports (docs/BILLING.md).
+         */
+        Micros: number;
+        /**
          * @description Who holds a number.
          * @example {
          *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
@@ -3243,7 +3503,13 @@ export interface components {
          *         ],
          *         "senderIds": null,
          *         "selfServiceNumbers": false,
-         *         "maxSegmentsPerSecond": null
+         *         "maxSegmentsPerSecond": null,
+         *         "currency": "USD",
+         *         "priceList": null,
+         *         "billing": "postpaid",
+         *         "creditLimit": 0,
+         *         "lowBalanceThreshold": null,
+         *         "chargeOn": "submitted"
          *       },
          *       "usage": {
          *         "day": "2026-11-25",
@@ -3361,7 +3627,12 @@ export interface components {
          *           "error": null
          *         }
          *       ],
-         *       "waitingFor": null
+         *       "waitingFor": null,
+         *       "price": {
+         *         "amount": 7500,
+         *         "currency": "USD",
+         *         "perSegment": 7500
+         *       }
          *     }
          */
         OutboundMessage: {
@@ -3448,6 +3719,11 @@ export interface components {
             attempts: components["schemas"]["SendAttempt"][];
             /** @description `connector` while it waits for a connector of its route to be available, else `null`. */
             waitingFor: "connector" | null;
+            /**
+             * @description Its price, fixed when it was accepted by the account's price list, or `null` when the account had none
+             *     (docs/BILLING.md). Charged then; refunded if it never reaches a carrier.
+             */
+            price: components["schemas"]["MessagePrice"] | null;
         };
         /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
@@ -3546,6 +3822,65 @@ export interface components {
             smartEncoded: components["schemas"]["SmartEncoded"] | null;
         };
         /**
+         * @description One line of a price list: a number prefix or a country, and its price per segment.
+         * @example {
+         *       "prefix": "+4477",
+         *       "pricePerSegment": 32000
+         *     }
+         */
+        PriceEntry: {
+            /** @description An E.164 prefix (`+` and 1 to 15 digits); the longest matching prefix wins. Exactly one of `prefix` and `country`. */
+            prefix?: string;
+            /** @description A country (ISO 3166-1 alpha-2), for its numbers no prefix matches. */
+            country?: components["schemas"]["CountryCode"];
+            /** @description Micro-units per segment. */
+            pricePerSegment: components["schemas"]["PriceMicros"];
+        };
+        /**
+         * @description A price list: what a message to each destination costs the accounts that use it.
+         * @example {
+         *       "name": "retail-2027",
+         *       "currency": "USD",
+         *       "entries": [
+         *         {
+         *           "prefix": "+4477",
+         *           "pricePerSegment": 32000
+         *         },
+         *         {
+         *           "country": "US",
+         *           "pricePerSegment": 7500
+         *         }
+         *       ],
+         *       "default": 50000,
+         *       "updatedAt": "2026-11-28T09:00:00.000Z"
+         *     }
+         */
+        PriceList: {
+            /** @description Its name, unique in the service. */
+            name: string;
+            /** @description The currency of its prices (and of the accounts that use it). */
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Its lines, as given. */
+            entries: components["schemas"]["PriceEntry"][];
+            /** @description The price per segment where no line matches, or `null`: such a destination is 422 `no_price`. */
+            default: components["schemas"]["PriceMicros"] | null;
+            /**
+             * Format: date-time
+             * @description When it was last put.
+             */
+            updatedAt: string;
+        };
+        /** @description Every price list, by name. */
+        PriceListList: {
+            /** @description Every one, by name. */
+            data: components["schemas"]["PriceList"][];
+        };
+        /**
+         * Format: int64
+         * @description A price: micro-units, zero or more.
+         */
+        PriceMicros: number;
+        /**
          * @description An RFC 9457 problem document, sent with `Content-Type: application/problem+json`.
          * @example {
          *       "type": "urn:sms-platform:problem:validation_failed",
@@ -3585,7 +3920,16 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "internal_error" | "not_implemented" | "service_unavailable";
+        /** @description A price list as put: it replaces the whole list. */
+        PutPriceListRequest: {
+            /** @description The currency of its prices. */
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Its lines (prefixes unique, countries unique). */
+            entries: components["schemas"]["PriceEntry"][];
+            /** @description The price where no line matches; `null` or absent: none (422 `no_price`). */
+            default?: components["schemas"]["PriceMicros"] | null;
+        };
         /**
          * @description A daily window in the recipient's local time. It may cross midnight (`21:00` to `08:00`); `start` and `end`
          *     must differ (422 `invalid_quiet_hours`). Daylight-saving changes follow the zone's rules: the window is local
@@ -4388,6 +4732,18 @@ export interface components {
             selfServiceNumbers?: boolean;
             /** @description New ceiling in segments per second, or `null` for none. */
             maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
+            /** @description Its currency; it must be the currency of its price list (else 422 `currency_mismatch`). */
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description A price list's name (422 `price_list_not_found` when there is none), or `null`: nothing priced. */
+            priceList?: string | null;
+            /** @description `prepaid` or `postpaid`. */
+            billing?: components["schemas"]["Billing"];
+            /** @description Micro-units, zero or more. */
+            creditLimit?: components["schemas"]["PriceMicros"];
+            /** @description Micro-units, or `null` for none. */
+            lowBalanceThreshold?: components["schemas"]["Micros"] | null;
+            /** @description `submitted` or `delivered`. */
+            chargeOn?: components["schemas"]["ChargeOn"];
         };
         /**
          * @description Changes to the account's settings; fields left out are unchanged, `null` turns a reply off.
@@ -4705,12 +5061,174 @@ export interface operations {
                      *         "allowedCountries": null,
                      *         "senderIds": null,
                      *         "selfServiceNumbers": true,
-                     *         "maxSegmentsPerSecond": null
+                     *         "maxSegmentsPerSecond": null,
+                     *         "currency": "USD",
+                     *         "priceList": null,
+                     *         "billing": "postpaid",
+                     *         "creditLimit": 0,
+                     *         "lowBalanceThreshold": null,
+                     *         "chargeOn": "submitted"
                      *       },
                      *       "usage": null
                      *     }
                      */
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AccountBilling_balance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AccountBilling_ledger: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of items to return, 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntryPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The API key is missing, malformed, unknown or revoked. */
@@ -4916,7 +5434,13 @@ export interface operations {
                      *             "allowedCountries": null,
                      *             "senderIds": null,
                      *             "selfServiceNumbers": false,
-                     *             "maxSegmentsPerSecond": null
+                     *             "maxSegmentsPerSecond": null,
+                     *             "currency": "USD",
+                     *             "priceList": null,
+                     *             "billing": "postpaid",
+                     *             "creditLimit": 0,
+                     *             "lowBalanceThreshold": null,
+                     *             "chargeOn": "submitted"
                      *           },
                      *           "usage": null
                      *         }
@@ -5226,6 +5750,126 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorAccount"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorCredits_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 5000000,
+                 *       "note": "Top-up, invoice 2026-118"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreditRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntry"];
                 };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
@@ -9430,6 +10074,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is prepaid and cannot pay for this (`insufficient_funds`): nothing of it was accepted. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
              *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
@@ -10828,6 +11481,413 @@ export interface operations {
             };
         };
     };
+    OperatorPriceLists_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceListList"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorPriceLists_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The price list's name: 1 to 64 letters, digits, `.`, `_` or `-`.
+                 * @example retail-2027
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceList"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorPriceLists_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The price list's name: 1 to 64 letters, digits, `.`, `_` or `-`.
+                 * @example retail-2027
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "entries": [
+                 *         {
+                 *           "prefix": "+4477",
+                 *           "pricePerSegment": 32000
+                 *         },
+                 *         {
+                 *           "country": "US",
+                 *           "pricePerSegment": 7500
+                 *         }
+                 *       ],
+                 *       "default": 50000
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutPriceListRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceList"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceList"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorPriceLists_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The price list's name.
+                 * @example retail-2027
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Reports_messages: {
         parameters: {
             query?: {
@@ -11424,6 +12484,15 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is prepaid and cannot pay for this (`insufficient_funds`): nothing of it was accepted. */
+            402: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

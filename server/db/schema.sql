@@ -1,5 +1,12 @@
 -- The schema a fresh migrate leaves (npm run schema writes this file; do not edit it by hand).
 
+CREATE TABLE account_balances (
+  account_id uuid NOT NULL,
+  balance bigint NOT NULL DEFAULT 0,
+  CONSTRAINT account_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT account_balances_pkey PRIMARY KEY (account_id)
+);
+
 CREATE TABLE account_daily_usage (
   account_id uuid NOT NULL,
   day date NOT NULL,
@@ -45,13 +52,24 @@ CREATE TABLE accounts (
   max_segments_per_second integer,
   first_start boolean NOT NULL DEFAULT false,
   name_key text,
+  currency text NOT NULL DEFAULT 'USD'::text,
+  price_list text,
+  billing text NOT NULL DEFAULT 'postpaid'::text,
+  credit_limit bigint NOT NULL DEFAULT 0,
+  low_balance_threshold bigint,
+  charge_on text NOT NULL DEFAULT 'submitted'::text,
   CONSTRAINT accounts_allowed_countries_check CHECK ((cardinality(allowed_countries) >= 1)),
+  CONSTRAINT accounts_billing_check CHECK ((billing = ANY (ARRAY['prepaid'::text, 'postpaid'::text]))),
+  CONSTRAINT accounts_charge_on_check CHECK ((charge_on = ANY (ARRAY['submitted'::text, 'delivered'::text]))),
+  CONSTRAINT accounts_credit_limit_check CHECK ((credit_limit >= 0)),
+  CONSTRAINT accounts_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
   CONSTRAINT accounts_daily_segment_quota_check CHECK ((daily_segment_quota >= 1)),
   CONSTRAINT accounts_max_segments_per_second_check CHECK ((max_segments_per_second >= 1)),
   CONSTRAINT accounts_message_retention_days_check CHECK ((message_retention_days >= 1)),
   CONSTRAINT accounts_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
   CONSTRAINT accounts_name_key UNIQUE (name),
   CONSTRAINT accounts_pkey PRIMARY KEY (id),
+  CONSTRAINT accounts_price_list_fkey FOREIGN KEY (price_list) REFERENCES price_lists(name) ON UPDATE CASCADE,
   CONSTRAINT accounts_sender_ids_check CHECK ((cardinality(sender_ids) >= 1)),
   CONSTRAINT accounts_weight_check CHECK (((weight >= 1) AND (weight <= 100)))
 );
@@ -302,6 +320,22 @@ CREATE TABLE jobs (
   CONSTRAINT jobs_state_check CHECK ((state = ANY (ARRAY['available'::text, 'running'::text, 'retryable'::text, 'cancelled'::text, 'discarded'::text])))
 );
 
+CREATE TABLE ledger_entries (
+  account_id uuid NOT NULL,
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  amount bigint NOT NULL,
+  reason text NOT NULL,
+  message_id uuid,
+  batch_id uuid,
+  campaign_id uuid,
+  note text,
+  balance_after bigint NOT NULL,
+  CONSTRAINT ledger_entries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT ledger_entries_pkey PRIMARY KEY (account_id, id),
+  CONSTRAINT ledger_entries_reason_check CHECK ((reason = ANY (ARRAY['message_charge'::text, 'message_refund'::text, 'credit'::text])))
+);
+
 CREATE TABLE message_count_deltas (
   account_id uuid NOT NULL,
   bucket timestamp with time zone NOT NULL,
@@ -406,6 +440,9 @@ CREATE TABLE messages (
   country text,
   smpp_id bigint,
   smpp_receipt text,
+  price_amount bigint,
+  price_per_segment bigint,
+  price_currency text,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -456,6 +493,17 @@ CREATE TABLE opt_outs (
   CONSTRAINT opt_outs_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
   CONSTRAINT opt_outs_pkey PRIMARY KEY (account_id, phone),
   CONSTRAINT opt_outs_source_check CHECK ((source = ANY (ARRAY['keyword'::text, 'api'::text])))
+);
+
+CREATE TABLE price_lists (
+  name text NOT NULL,
+  currency text NOT NULL,
+  entries jsonb NOT NULL,
+  default_price bigint,
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT price_lists_currency_check CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+  CONSTRAINT price_lists_default_price_check CHECK ((default_price >= 0)),
+  CONSTRAINT price_lists_pkey PRIMARY KEY (name)
 );
 
 CREATE TABLE rate_buckets (
@@ -713,11 +761,13 @@ CREATE TABLE webhooks (
   CONSTRAINT webhooks_secret_check CHECK ((secret ~~ 'whsec\_%'::text))
 );
 
+CREATE UNIQUE INDEX account_balances_pkey ON account_balances USING btree (account_id);
 CREATE UNIQUE INDEX account_daily_usage_pkey ON account_daily_usage USING btree (account_id, day);
 CREATE UNIQUE INDEX account_settings_pkey ON account_settings USING btree (account_id);
 CREATE UNIQUE INDEX accounts_name_fold_key ON accounts USING btree (name_key);
 CREATE UNIQUE INDEX accounts_name_key ON accounts USING btree (name);
 CREATE UNIQUE INDEX accounts_pkey ON accounts USING btree (id);
+CREATE INDEX accounts_price_list_idx ON accounts USING btree (price_list) WHERE (price_list IS NOT NULL);
 CREATE INDEX api_keys_account_idx ON api_keys USING btree (account_id);
 CREATE INDEX api_keys_active_idx ON api_keys USING btree (account_id, created_at DESC) WHERE (revoked_at IS NULL);
 CREATE UNIQUE INDEX api_keys_pkey ON api_keys USING btree (key_id);
@@ -757,6 +807,8 @@ CASE
 END), priority, run_at, id) WHERE (state = ANY (ARRAY['available'::text, 'retryable'::text]));
 CREATE INDEX jobs_lease_idx ON jobs USING btree (locked_until) WHERE (state = 'running'::text);
 CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id);
+CREATE UNIQUE INDEX ledger_entries_once_idx ON ledger_entries USING btree (account_id, message_id, reason) WHERE (message_id IS NOT NULL);
+CREATE UNIQUE INDEX ledger_entries_pkey ON ledger_entries USING btree (account_id, id);
 CREATE INDEX message_counts_bucket_idx ON message_counts USING btree (bucket);
 CREATE UNIQUE INDEX message_counts_pkey ON message_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
 CREATE UNIQUE INDEX message_counts_hourly_pkey ON message_counts_hourly USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
@@ -781,6 +833,7 @@ CREATE UNIQUE INDEX numbers_pkey ON numbers USING btree (id);
 CREATE INDEX opt_outs_account_page_idx ON opt_outs USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX opt_outs_id_key ON opt_outs USING btree (id);
 CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);
+CREATE UNIQUE INDEX price_lists_pkey ON price_lists USING btree (name);
 CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
 CREATE UNIQUE INDEX routing_table_pkey ON routing_table USING btree (singleton);
@@ -829,6 +882,7 @@ CREATE TRIGGER message_counts_changed AFTER UPDATE ON message_counts REFERENCING
 CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
 CREATE TRIGGER message_status_history_counted AFTER INSERT ON message_status_history REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION count_status_changes();
 CREATE TRIGGER messages_counted AFTER INSERT ON messages REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION count_stored_messages();
+CREATE TRIGGER refund_unsent_message AFTER UPDATE OF status ON messages FOR EACH ROW WHEN (((new.price_amount IS NOT NULL) AND (NOT new.test) AND (new.status = ANY (ARRAY['cancelled'::text, 'failed'::text, 'undelivered'::text])) AND (old.status IS DISTINCT FROM new.status))) EXECUTE FUNCTION refund_unsent_message();
 CREATE TRIGGER smpp_outbox_inbound AFTER INSERT ON messages FOR EACH ROW WHEN ((new.direction = 'inbound'::text)) EXECUTE FUNCTION smpp_outbox_inbound();
 CREATE TRIGGER smpp_outbox_receipt AFTER UPDATE OF status ON messages FOR EACH ROW WHEN (((new.smpp_receipt IS NOT NULL) AND (new.status = ANY (ARRAY['delivered'::text, 'undelivered'::text, 'failed'::text])) AND (old.status IS DISTINCT FROM new.status))) EXECUTE FUNCTION smpp_outbox_receipt();
 
@@ -1162,6 +1216,26 @@ AS $function$
       RETURN NEW;
     END
     $function$;
+
+CREATE OR REPLACE FUNCTION refund_unsent_message()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    DECLARE
+      after bigint;
+    BEGIN
+      IF NOT (NEW.status IN ('cancelled', 'failed') AND OLD.status IN ('scheduled', 'sending'))
+         AND NOT EXISTS (SELECT FROM accounts WHERE id = NEW.account_id AND charge_on = 'delivered') THEN
+        RETURN NULL;
+      END IF;
+      IF NOT EXISTS (SELECT FROM ledger_entries WHERE account_id = NEW.account_id AND message_id = NEW.id AND reason = 'message_charge') THEN
+        RETURN NULL;
+      END IF;
+      UPDATE account_balances SET balance = balance + NEW.price_amount WHERE account_id = NEW.account_id RETURNING balance INTO after;
+      INSERT INTO ledger_entries (account_id, amount, reason, message_id, batch_id, campaign_id, balance_after)
+      VALUES (NEW.account_id, NEW.price_amount, 'message_refund', NEW.id, NEW.batch_id, NEW.campaign_id, after);
+      RETURN NULL;
+    END $function$;
 
 CREATE OR REPLACE FUNCTION smpp_outbox_inbound()
  RETURNS trigger

@@ -41,6 +41,7 @@ import { auditEventHandlers } from "./routes/auditEvents.js";
 import { reportHandlers } from "./routes/reports.js";
 import { exportHandlers } from "./routes/exports.js";
 import { smppCredentialHandlers } from "./routes/smppCredentials.js";
+import { billingHandlers } from "./routes/billing.js";
 import { KeyUsage } from "../operator/index.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
@@ -51,6 +52,7 @@ import { writeStream } from "./stream.js";
 export const handlers: Handlers = {
   ...schedulerHandlers,
   ...smppCredentialHandlers,
+  ...billingHandlers,
   ...messageHandlers,
   ...groupHandlers,
   ...contactHandlers,

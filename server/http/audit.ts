@@ -25,6 +25,7 @@ export const isAudited = (method: string, operationId: string): boolean => metho
  */
 const CREATED_ID = [
   "keyId",
+  "entryId",
   "numberId",
   "contactId",
   "campaignId",

@@ -60,6 +60,10 @@ export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas[
     connectorId: row.connectorId,
     attempts: attemptsOf(row),
     waitingFor: row.waitingFor,
+    price:
+      row.priceAmount === null
+        ? null
+        : { amount: row.priceAmount, currency: row.priceCurrency ?? "", perSegment: row.pricePerSegment ?? 0 },
   };
 }
 

@@ -15,6 +15,13 @@ export interface AccountLimits {
   senderIds: string[] | null;
   selfServiceNumbers: boolean;
   maxSegmentsPerSecond: number | null;
+  /** Billing (docs/BILLING.md): micro-units of `currency`. */
+  currency: string;
+  priceList: string | null;
+  billing: "prepaid" | "postpaid";
+  creditLimit: number;
+  lowBalanceThreshold: number | null;
+  chargeOn: "submitted" | "delivered";
 }
 
 /** An account as a request sees it (read with its key, in the same statement). */
@@ -38,7 +45,9 @@ export interface AccountRow {
 /** The SQL select list of an account's limits, columns of alias `a`, as an AccountLimits-shaped json. */
 export const ACCOUNT_LIMITS_JSON = sql`json_build_object(
   'weight', a.weight, 'dailySegmentQuota', a.daily_segment_quota, 'allowedCountries', a.allowed_countries,
-  'senderIds', a.sender_ids, 'selfServiceNumbers', a.self_service_numbers, 'maxSegmentsPerSecond', a.max_segments_per_second)`;
+  'senderIds', a.sender_ids, 'selfServiceNumbers', a.self_service_numbers, 'maxSegmentsPerSecond', a.max_segments_per_second,
+  'currency', a.currency, 'priceList', a.price_list, 'billing', a.billing, 'creditLimit', a.credit_limit,
+  'lowBalanceThreshold', a.low_balance_threshold, 'chargeOn', a.charge_on)`;
 
 const columns = (db: Knex) => [
   "a.id",
@@ -94,6 +103,12 @@ const COLUMN_OF: Record<keyof AccountChange, string> = {
   senderIds: "sender_ids",
   selfServiceNumbers: "self_service_numbers",
   maxSegmentsPerSecond: "max_segments_per_second",
+  currency: "currency",
+  priceList: "price_list",
+  billing: "billing",
+  creditLimit: "credit_limit",
+  lowBalanceThreshold: "low_balance_threshold",
+  chargeOn: "charge_on",
 };
 
 /** Applies a change; false when there is no such account. */

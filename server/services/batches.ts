@@ -19,6 +19,7 @@ import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./ac
 import { chargeQuota } from "../operator/index.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
+import { chargeAccepted, ensureBalance, lockBalance, priceBookFor, priceOf, type PriceBook } from "../billing/index.js";
 
 type ItemResult = components["schemas"]["BatchItemResult"];
 export type BatchItemError = components["schemas"]["BatchItemError"];
@@ -44,14 +45,22 @@ export async function sendBatch(
   const senderPools = requests.some((r) => r.senderPoolId !== undefined)
     ? new Set((await listSenderPools(db, account.id)).map((p) => p.id))
     : undefined;
+  const book = await priceBookFor(db, account.limits);
   const results: ItemResult[] = [];
   let stored = 0;
   const store = async (tx: Knex) => {
     const inserts: Promise<void>[] = [];
+    // What a prepaid account may still spend, its balance row locked for the batch (an item it cannot pay is
+    // refused, the items before it kept); unlimited when postpaid, test or not priced.
+    let available = Infinity;
+    if (book && !opts.test && account.limits?.billing === "prepaid") {
+      await ensureBalance(tx, account.id);
+      available = (await lockBalance(tx, account.id)) + account.limits.creditLimit;
+    }
     try {
       for (let from = 0; from < items.length; from += CHUNK) {
         const chunk = await mapYielding(items.slice(from, from + CHUNK), (item, i) =>
-          accept(account, item, from + i, { ...opts, smartEncodingDefault, batchId, senderPools }),
+          accept(account, item, from + i, { ...opts, smartEncodingDefault, batchId, senderPools, book }),
         );
         const messages = chunk.filter(isMessage);
         const optedOut = await optedOutAmong(tx, account.id, [...new Set(messages.map((m) => m.to))]);
@@ -76,6 +85,18 @@ export async function sendBatch(
               },
             });
           }
+          const cost = o.price && !opts.test ? o.price.amount : 0;
+          if (cost > available) {
+            return void results.push({
+              index,
+              error: {
+                code: "insufficient_funds",
+                detail: "The account's balance cannot pay for this message.",
+                path: `/body/messages/${index}`,
+              },
+            });
+          }
+          available -= cost;
           keep.push(o);
           results.push({ index, messageId: o.id });
         });
@@ -87,6 +108,10 @@ export async function sendBatch(
         );
         stored += keep.length;
         inserts.push(insertMessagesWithJobs(tx, account.id, keep));
+        if (book && !opts.test) {
+          const charges = keep.map((m) => ({ messageId: m.id, amount: m.price!.amount, batchId }));
+          inserts.push(chargeAccepted(tx, account.id, account.limits, charges));
+        }
       }
       await Promise.all(inserts);
     } catch (error) {
@@ -118,11 +143,14 @@ function accept(
     smartEncodingDefault: boolean;
     batchId: string;
     senderPools?: ReadonlySet<string>;
+    book?: PriceBook;
   },
 ): NewMessage | BatchItemError {
   if ("code" in item) return item;
   try {
-    return acceptMessage(account, item, { ...ctx, path: `/body/messages/${index}` });
+    const message = acceptMessage(account, item, { ...ctx, path: `/body/messages/${index}` });
+    if (ctx.book) message.price = priceOf(ctx.book, message.to, message.segments, `/body/messages/${index}/to`);
+    return message;
   } catch (error) {
     if (error instanceof DomainError) return { code: error.code, detail: error.detail, path: error.errors?.[0]?.path ?? null };
     throw error;

@@ -11,6 +11,7 @@ import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota, countsQuota } from "../operator/index.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
+import { chargeAccepted, priceBookFor, priceOf } from "../billing/index.js";
 
 /**
  * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when
@@ -45,6 +46,10 @@ export async function scheduleMessage(
   });
   if (opts.smppReceipt) message.smppReceipt = opts.smppReceipt;
   if (opts.messageId) message.id = opts.messageId;
+  // Its price, fixed now by the account's price list (none: not priced); charged below unless it is a test.
+  const book = await priceBookFor(conn, account.limits);
+  if (book) message.price = priceOf(book, message.to, message.segments, "/body/to");
+  const charged = message.price && !opts.test ? message.price.amount : undefined;
   const store = async (db: Knex) => {
     await chargeQuota(db, account, message.segments, opts);
     const outcome = await insertScheduledMessage(db, account.id, message);
@@ -54,9 +59,11 @@ export async function scheduleMessage(
         errors: [{ path: "/body/to", message: "opted out" }],
       });
     }
+    // Last, so the balance row is locked for the shortest time (one account's sends wait on it in turn).
+    if (charged !== undefined) await chargeAccepted(db, account.id, account.limits, [{ messageId: message.id, amount: charged }]);
   };
-  // A refusal after the quota's count rolls it back with the transaction.
-  if (countsQuota(account, opts.test) && !conn.isTransaction) await conn.transaction(store);
+  // A refusal after the quota's count or the charge rolls them back with the transaction.
+  if ((countsQuota(account, opts.test) || charged !== undefined) && !conn.isTransaction) await conn.transaction(store);
   else await store(conn);
   return { messageId: message.id, jobId: message.jobId, scheduledAt: message.scheduledAt };
 }

@@ -31,9 +31,11 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                                ${col((m) => m.priority ?? SCHEDULE_DEFAULTS.priority)}::text[], ${col((m) => m.test ?? false)}::boolean[],
                                ${col((m) => m.batchId ?? null)}::uuid[], ${col((m) => m.reference ?? null)}::text[],
                                ${col((m) => (m.metadata ? JSON.stringify(m.metadata) : null))}::jsonb[], ${col((m) => m.sentBody ?? null)}::text[],
-                               ${col((m) => m.senderPoolId ?? null)}::uuid[], ${col((m) => countryOf(m.to))}::text[])
+                               ${col((m) => m.senderPoolId ?? null)}::uuid[], ${col((m) => countryOf(m.to))}::text[],
+                               ${col((m) => m.price?.amount ?? null)}::bigint[], ${col((m) => m.price?.perSegment ?? null)}::bigint[],
+                               ${col((m) => m.price?.currency ?? null)}::text[])
             AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                 batch_id, reference, metadata, sent_body, sender_pool_id, country)
+                 batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency)
         ), jobs AS (
           ${insertJobsSql("send_message", {
             id: sql`job_id`,
@@ -45,9 +47,9 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
           })}
         ), stored AS (
           INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                batch_id, reference, metadata, sent_body, sender_pool_id, country)
+                                batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency)
           SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                 batch_id, reference, metadata, sent_body, sender_pool_id, country FROM rows
+                 batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency FROM rows
           RETURNING ${STORED_COUNTED_COLUMNS}
         )
         ${countStoredEventsSql("stored")}`,

@@ -37,11 +37,11 @@ export const insertScheduledMessageStatement = prepared(
           })}
         ), message AS (
           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                reference, metadata, sent_body, sender_pool_id, country, smpp_receipt)
+                                reference, metadata, sent_body, sender_pool_id, country, smpp_receipt, price_amount, price_per_segment, price_currency)
           SELECT ${v.id}::uuid, ${v.accountId}::uuid, ${v.jobId}::uuid, ${v.to}::text, ${v.from}::text, ${v.body}::text, ${v.scheduledAt}::timestamptz,
                  ${v.segments}::int, ${v.encoding}::text, ${v.validUntil}::timestamptz, ${v.category}::text, ${v.priority}::text, ${v.test}::boolean,
                  ${v.reference}::text, ${v.metadata}::jsonb, ${v.sentBody}::text, ${v.senderPoolId}::uuid, ${v.country}::text,
-                 ${v.smppReceipt}::text
+                 ${v.smppReceipt}::text, ${v.priceAmount}::bigint, ${v.pricePerSegment}::bigint, ${v.priceCurrency}::text
             FROM allowed
           RETURNING ${STORED_COUNTED_COLUMNS}
         ), counted AS (
@@ -74,6 +74,9 @@ export interface ScheduleValues {
   senderPoolId: string | null;
   country: string | null;
   smppReceipt: string | null;
+  priceAmount: number | null;
+  pricePerSegment: number | null;
+  priceCurrency: string | null;
 }
 
 /** The statement's values for a message (bench:api's baseline sends the same statement with them). */
@@ -99,6 +102,9 @@ export function scheduleMessageBindings(accountId: string, m: NewMessage): Sched
     senderPoolId: m.senderPoolId ?? null,
     country: countryOf(m.to),
     smppReceipt: m.smppReceipt ?? null,
+    priceAmount: m.price?.amount ?? null,
+    pricePerSegment: m.price?.perSegment ?? null,
+    priceCurrency: m.price?.currency ?? null,
   };
 }
 

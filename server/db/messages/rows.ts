@@ -54,6 +54,10 @@ export interface MessageRow {
   waitingFor: "connector" | null;
   /** The sender pool its sender comes from (its `from` is empty until chosen), or null. */
   senderPoolId: string | null;
+  /** Its price in micro-units, fixed when it was accepted (migration 049), or null. */
+  priceAmount: number | null;
+  pricePerSegment: number | null;
+  priceCurrency: string | null;
 }
 
 /** One connector a message was written to, and its refusal. */
@@ -94,6 +98,8 @@ export interface NewMessage {
   sentBody?: string | null;
   /** Its sender is chosen from this pool when it is sent (`from` is empty until then). */
   senderPoolId?: string | null;
+  /** Its price by the account's price list (billing/), or null: the account has none. */
+  price?: { amount: number; perSegment: number; currency: string } | null;
 }
 
 export const columns = {
@@ -131,6 +137,9 @@ export const columns = {
   attempts: "attempts",
   waitingFor: "waiting_for",
   senderPoolId: "sender_pool_id",
+  priceAmount: "price_amount",
+  pricePerSegment: "price_per_segment",
+  priceCurrency: "price_currency",
 };
 
 export const returning = [

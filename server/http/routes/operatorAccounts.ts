@@ -1,5 +1,6 @@
 // The operator API: accounts with their suspension and limits, their keys, their numbers, and who holds a number.
-import { getAccount, isAccountNameTaken, insertAccount, listAccounts, updateAccount, type AccountRow } from "../../operator/index.js";
+import { getAccount, isAccountNameTaken, insertAccount, listAccounts, type AccountRow } from "../../operator/index.js";
+import { changeAccount } from "../../billing/index.js";
 import { listAccountKeys } from "../../operator/index.js";
 import { readDailyUsage } from "../../operator/index.js";
 import type { Db } from "../../db/knex.js";
@@ -62,7 +63,7 @@ export const operatorAccountHandlers: Pick<
   },
 
   async OperatorAccounts_update({ db, path, body }) {
-    if (!(await updateAccount(db, path.accountId, body))) throw notFound("Account");
+    if (!(await changeAccount(db, path.accountId, body))) throw notFound("Account");
     return { status: 200, body: await toOperatorAccount(db, await requireAccount(db, path.accountId)) };
   },
 

@@ -1,0 +1,50 @@
+// Prices fixed and charged when a message is accepted (docs/BILLING.md): the account's price list made into a
+// price book (cached per process, read again whenever the list changed), and the charge debited in the
+// transaction that stores the message. A prepaid account may not go below -creditLimit: 402.
+import type { Knex } from "knex";
+import { DomainError } from "../domain/errors.js";
+import type { AccountLimits } from "../operator/index.js";
+import { chargeMessages, ensureBalance, type Charge } from "./ledgerTable.js";
+import { findPriceList, priceListVersion } from "./priceListsTable.js";
+import { priceBook, type PriceBook } from "./priceRules.js";
+
+const books = new Map<string, { version: number; book: PriceBook }>();
+
+/** The price book of the account's price list, or undefined when it has none (nothing is priced). */
+export async function priceBookFor(db: Knex, limits: AccountLimits | undefined): Promise<PriceBook | undefined> {
+  const name = limits?.priceList;
+  if (!name) return undefined;
+  const version = (await priceListVersion(db, name))?.getTime();
+  if (version === undefined) return undefined;
+  const cached = books.get(name);
+  if (cached?.version === version) return cached.book;
+  const row = await findPriceList(db, name);
+  if (!row) return undefined;
+  const book = priceBook(row);
+  books.set(name, { version: row.updatedAt.getTime(), book });
+  return book;
+}
+
+/** The lowest a charge may take the balance to: -creditLimit when prepaid, none when postpaid. */
+export const chargeFloor = (limits: AccountLimits | undefined): number | null =>
+  limits?.billing === "prepaid" ? -limits.creditLimit : null;
+
+export function insufficientFunds(path = "/body"): DomainError {
+  return new DomainError(
+    "insufficient_funds",
+    "The account's balance cannot pay for this: nothing was accepted. Ask the operator for a top-up.",
+    {
+      errors: [{ path, message: "insufficient funds" }],
+    },
+  );
+}
+
+/** Debits the charges in the caller's transaction; 402 when a prepaid balance cannot pay them all. */
+export async function chargeAccepted(tx: Knex, accountId: string, limits: AccountLimits | undefined, charges: Charge[]): Promise<void> {
+  if (charges.length === 0) return;
+  const floor = chargeFloor(limits);
+  if ((await chargeMessages(tx, accountId, charges, floor)) !== undefined) return;
+  // No balance row yet (an account priced before its first charge made one): make it, and try once more.
+  await ensureBalance(tx, accountId);
+  if ((await chargeMessages(tx, accountId, charges, floor)) === undefined) throw insufficientFunds();
+}

@@ -1,0 +1,114 @@
+// The balances and the ledger (migration 049): account_balances holds each account's balance, the sum of its
+// ledger_entries, and every statement that moves one writes the other in the same statement. The refund of a
+// message is the trigger's (migration 049), in the transaction of its status change.
+import type { Knex } from "knex";
+import type { CursorKey } from "../domain/cursor.js";
+import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
+import { run, sql } from "../db/sql.js";
+
+export interface LedgerEntryRow {
+  id: string;
+  createdAt: Date;
+  amount: number;
+  reason: "message_charge" | "message_refund" | "credit";
+  messageId: string | null;
+  batchId: string | null;
+  campaignId: string | null;
+  note: string | null;
+  balanceAfter: number;
+}
+
+/** One message's charge. */
+export interface Charge {
+  messageId: string;
+  amount: number;
+  batchId?: string | null;
+  campaignId?: string | null;
+}
+
+/** Makes the account's balance row (at 0) if it has none: before anything charges it. */
+export async function ensureBalance(db: Knex, accountId: string): Promise<void> {
+  await run(db, sql`INSERT INTO account_balances (account_id) VALUES (${accountId}) ON CONFLICT DO NOTHING`);
+}
+
+/** The account's balance, its row locked until the transaction ends (0 and nothing locked when it has none). */
+export async function lockBalance(db: Knex, accountId: string): Promise<number> {
+  const { rows } = await run<{ balance: number }>(db, sql`SELECT balance FROM account_balances WHERE account_id = ${accountId} FOR UPDATE`);
+  return rows[0]?.balance ?? 0;
+}
+
+export async function readBalance(db: Knex, accountId: string): Promise<number> {
+  const { rows } = await run<{ balance: number }>(db, sql`SELECT balance FROM account_balances WHERE account_id = ${accountId}`);
+  return rows[0]?.balance ?? 0;
+}
+
+/**
+ * Debits the charges and writes their entries, in one statement; the balance may not end below `floor`
+ * (null: no floor). Undefined when it would (nothing written), else the balance after them. The row update
+ * waits for a concurrent one and checks the floor against its result (READ COMMITTED re-reads the row), so
+ * concurrent charges never pass the floor together.
+ */
+export async function chargeMessages(db: Knex, accountId: string, charges: Charge[], floor: number | null): Promise<number | undefined> {
+  if (charges.length === 0) return readBalance(db, accountId);
+  const { rows } = await run<{ balance: number | null }>(
+    db,
+    sql`WITH item AS (
+          SELECT * FROM unnest(${charges.map((c) => c.messageId)}::uuid[], ${charges.map((c) => c.amount)}::bigint[],
+                               ${charges.map((c) => c.batchId ?? null)}::uuid[], ${charges.map((c) => c.campaignId ?? null)}::uuid[])
+                   WITH ORDINALITY AS i(message_id, amount, batch_id, campaign_id, n)
+        ), total AS (
+          SELECT sum(amount)::bigint AS total FROM item
+        ), balance AS (
+          UPDATE account_balances b SET balance = b.balance - t.total FROM total t
+           WHERE b.account_id = ${accountId} AND (${floor}::bigint IS NULL OR b.balance - t.total >= ${floor}::bigint)
+          RETURNING b.balance, t.total
+        ), entries AS (
+          INSERT INTO ledger_entries (account_id, amount, reason, message_id, batch_id, campaign_id, balance_after)
+          SELECT ${accountId}, -i.amount, 'message_charge', i.message_id, i.batch_id, i.campaign_id,
+                 b.balance + b.total - sum(i.amount) OVER (ORDER BY i.n)
+            FROM item i, balance b
+        )
+        SELECT (SELECT balance FROM balance) AS balance`,
+  );
+  return rows[0]?.balance ?? undefined;
+}
+
+/** Credits the account (its balance row made if needed); the entry written. */
+export async function creditAccount(db: Knex, accountId: string, amount: number, note: string): Promise<LedgerEntryRow> {
+  const { rows } = await run<LedgerEntryRow>(
+    db,
+    sql`WITH balance AS (
+          INSERT INTO account_balances AS b (account_id, balance) VALUES (${accountId}, ${amount}::bigint)
+          ON CONFLICT (account_id) DO UPDATE SET balance = b.balance + excluded.balance
+          RETURNING b.balance
+        )
+        INSERT INTO ledger_entries (account_id, amount, reason, note, balance_after)
+        SELECT ${accountId}, ${amount}::bigint, 'credit', ${note}, balance FROM balance
+        RETURNING ${ENTRY_COLUMNS}`,
+  );
+  return rows[0]!;
+}
+
+const ENTRY_COLUMNS = sql`id, created_at AS "createdAt", amount, reason, message_id AS "messageId", batch_id AS "batchId",
+  campaign_id AS "campaignId", note, balance_after AS "balanceAfter"`;
+
+/** A page of the account's ledger, newest first. */
+export async function ledgerPage(
+  db: Knex,
+  accountId: string,
+  opts: { after?: CursorKey; limit: number },
+): Promise<(LedgerEntryRow & CursorKey)[]> {
+  const query = db("ledger_entries")
+    .where({ account_id: accountId })
+    .select([ENTRY_COLUMNS.forBuilder(db), cursorAtColumn(db, "created_at")]);
+  return newestFirstPage(query, opts.after, opts.limit);
+}
+
+/** The sum of the account's ledger (what its balance must be). */
+export async function ledgerSum(db: Knex, accountId: string): Promise<number> {
+  const { rows } = await run<{ sum: number }>(
+    db,
+    sql`SELECT coalesce(sum(amount), 0)::bigint AS sum FROM ledger_entries WHERE account_id = ${accountId}`,
+  );
+  return rows[0]!.sum;
+}
