@@ -3321,7 +3321,7 @@ export interface components {
          * @description Why the balance moved.
          * @enum {string}
          */
-        LedgerReason: "message_charge" | "message_refund" | "credit";
+        LedgerReason: "message_charge" | "message_refund" | "credit" | "campaign_reservation" | "campaign_release";
         /** @description A message: `direction` tells an outbound one from an inbound one. */
         Message: components["schemas"]["OutboundMessage"] | components["schemas"]["InboundMessage"];
         /**
@@ -7379,6 +7379,15 @@ export interface operations {
                 headers: {
                     /** @description Always `Bearer`. */
                     "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is prepaid and cannot pay for this (`insufficient_funds`): nothing of it was accepted. */
+            402: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

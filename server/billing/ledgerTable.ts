@@ -10,7 +10,7 @@ export interface LedgerEntryRow {
   id: string;
   createdAt: Date;
   amount: number;
-  reason: "message_charge" | "message_refund" | "credit";
+  reason: "message_charge" | "message_refund" | "credit" | "campaign_reservation" | "campaign_release";
   messageId: string | null;
   batchId: string | null;
   campaignId: string | null;
@@ -111,4 +111,82 @@ export async function ledgerSum(db: Knex, accountId: string): Promise<number> {
     sql`SELECT coalesce(sum(amount), 0)::bigint AS sum FROM ledger_entries WHERE account_id = ${accountId}`,
   );
   return rows[0]!.sum;
+}
+
+/**
+ * Debits a campaign's reservation (its audience's cost) and writes its entry; the balance may not end below
+ * `floor`. False when it would (nothing written).
+ */
+export async function reserveForCampaign(
+  db: Knex,
+  accountId: string,
+  campaignId: string,
+  amount: number,
+  floor: number | null,
+): Promise<boolean> {
+  const { rows } = await run<{ balance: number | null }>(
+    db,
+    sql`WITH balance AS (
+          UPDATE account_balances SET balance = balance - ${amount}::bigint
+           WHERE account_id = ${accountId} AND (${floor}::bigint IS NULL OR balance - ${amount}::bigint >= ${floor}::bigint)
+          RETURNING balance
+        ), reservation AS (
+          INSERT INTO campaign_reservations (account_id, campaign_id, remaining)
+          SELECT ${accountId}, ${campaignId}, ${amount}::bigint FROM balance
+        ), entry AS (
+          INSERT INTO ledger_entries (account_id, amount, reason, campaign_id, balance_after)
+          SELECT ${accountId}, -${amount}::bigint, 'campaign_reservation', ${campaignId}, balance FROM balance
+        )
+        SELECT (SELECT balance FROM balance) AS balance`,
+  );
+  return rows[0]?.balance !== null && rows[0]?.balance !== undefined;
+}
+
+/**
+ * Charges a campaign's messages, each its own price, and releases as much of the campaign's reservation
+ * (at most what is left of it): one statement, its release entry before the charges.
+ */
+export async function chargeFromReservation(db: Knex, accountId: string, campaignId: string, charges: Charge[]): Promise<void> {
+  if (charges.length === 0) return;
+  await run(
+    db,
+    sql`WITH item AS (
+          SELECT * FROM unnest(${charges.map((c) => c.messageId)}::uuid[], ${charges.map((c) => c.amount)}::bigint[])
+                   WITH ORDINALITY AS i(message_id, amount, n)
+        ), total AS (
+          SELECT sum(amount)::bigint AS total FROM item
+        ), released AS (
+          SELECT least(coalesce((SELECT remaining FROM campaign_reservations WHERE account_id = ${accountId} AND campaign_id = ${campaignId}), 0), t.total) AS released
+            FROM total t
+        ), reservation AS (
+          UPDATE campaign_reservations r SET remaining = r.remaining - x.released FROM released x
+           WHERE r.account_id = ${accountId} AND r.campaign_id = ${campaignId}
+        ), balance AS (
+          UPDATE account_balances b SET balance = b.balance - t.total + x.released FROM total t, released x
+           WHERE b.account_id = ${accountId}
+          RETURNING b.balance, t.total, x.released
+        ), release AS (
+          INSERT INTO ledger_entries (account_id, amount, reason, campaign_id, balance_after)
+          SELECT ${accountId}, released, 'campaign_release', ${campaignId}, balance + total FROM balance WHERE released > 0
+        )
+        INSERT INTO ledger_entries (account_id, amount, reason, message_id, campaign_id, balance_after)
+        SELECT ${accountId}, -i.amount, 'message_charge', i.message_id, ${campaignId}, b.balance + b.total - sum(i.amount) OVER (ORDER BY i.n)
+          FROM item i, balance b`,
+  );
+}
+
+/** Releases what is left of a campaign's reservation (its fan-out ended, or it was cancelled). */
+export async function releaseReservation(db: Knex, accountId: string, campaignId: string): Promise<void> {
+  await run(
+    db,
+    sql`WITH reservation AS (
+          DELETE FROM campaign_reservations WHERE account_id = ${accountId} AND campaign_id = ${campaignId} RETURNING remaining
+        ), balance AS (
+          UPDATE account_balances b SET balance = b.balance + r.remaining FROM reservation r
+           WHERE b.account_id = ${accountId} AND r.remaining > 0
+          RETURNING b.balance, r.remaining
+        )
+        INSERT INTO ledger_entries (account_id, amount, reason, campaign_id, balance_after)
+        SELECT ${accountId}, remaining, 'campaign_release', ${campaignId}, balance FROM balance`,
+  );
 }

@@ -164,6 +164,15 @@ CREATE TABLE campaign_recipients (
   CONSTRAINT campaign_recipients_seq_check CHECK ((seq >= 1))
 );
 
+CREATE TABLE campaign_reservations (
+  account_id uuid NOT NULL,
+  campaign_id uuid NOT NULL,
+  remaining bigint NOT NULL,
+  CONSTRAINT campaign_reservations_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT campaign_reservations_pkey PRIMARY KEY (account_id, campaign_id),
+  CONSTRAINT campaign_reservations_remaining_check CHECK ((remaining >= 0))
+);
+
 CREATE TABLE campaigns (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   account_id uuid NOT NULL,
@@ -333,7 +342,7 @@ CREATE TABLE ledger_entries (
   balance_after bigint NOT NULL,
   CONSTRAINT ledger_entries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT ledger_entries_pkey PRIMARY KEY (account_id, id),
-  CONSTRAINT ledger_entries_reason_check CHECK ((reason = ANY (ARRAY['message_charge'::text, 'message_refund'::text, 'credit'::text])))
+  CONSTRAINT ledger_entries_reason_check CHECK ((reason = ANY (ARRAY['message_charge'::text, 'message_refund'::text, 'credit'::text, 'campaign_reservation'::text, 'campaign_release'::text])))
 );
 
 CREATE TABLE message_count_deltas (
@@ -781,6 +790,7 @@ CREATE UNIQUE INDEX batches_pkey ON batches USING btree (id);
 CREATE INDEX bodies_awaiting_erasure_account_idx ON bodies_awaiting_erasure USING btree (account_id);
 CREATE UNIQUE INDEX bodies_awaiting_erasure_pkey ON bodies_awaiting_erasure USING btree (message_id);
 CREATE UNIQUE INDEX campaign_recipients_pkey ON campaign_recipients USING btree (campaign_id, seq);
+CREATE UNIQUE INDEX campaign_reservations_pkey ON campaign_reservations USING btree (account_id, campaign_id);
 CREATE INDEX campaigns_account_page_idx ON campaigns USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);
 CREATE UNIQUE INDEX connector_states_pkey ON connector_states USING btree (connector_id, worker_id);

@@ -36,6 +36,15 @@ import {
   senderNotAllowed,
 } from "../domain/sendingGuards.js";
 import { chargeQuota, countsQuota } from "../operator/index.js";
+import {
+  chargeFloor,
+  ensureBalance,
+  insufficientFunds,
+  priceBookFor,
+  priceOf,
+  releaseReservation,
+  reserveForCampaign,
+} from "../billing/index.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
@@ -154,17 +163,27 @@ export async function createCampaign(
     const names = await audienceNameBounds(tx, accountId, id);
     const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
     if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
-    if (countsQuota(account, opts.test)) {
+    const book = opts.test ? undefined : await priceBookFor(tx, account.limits);
+    if (countsQuota(account, opts.test) || book) {
       const segments = await mapYielding(
         reached,
         (c) => segmentInfo(textToSend(personalise(body.message, c.firstName), smartEncoding)).segments,
       );
-      await chargeQuota(
-        tx,
-        account,
-        segments.reduce((a, b) => a + b, 0),
-        opts,
-      );
+      if (countsQuota(account, opts.test))
+        await chargeQuota(
+          tx,
+          account,
+          segments.reduce((a, b) => a + b, 0),
+          opts,
+        );
+      // Its whole audience's cost, reserved now (refused whole when a prepaid balance cannot pay it); its
+      // messages are charged their own prices as they are made, against the reservation (docs/BILLING.md).
+      if (book) {
+        const path = groupId ? "/body/groupId" : "/body/recipients";
+        const cost = (await mapYielding(reached, (c, i) => priceOf(book, c.phone, segments[i]!, path).amount)).reduce((a, b) => a + b, 0);
+        await ensureBalance(tx, accountId);
+        if (!(await reserveForCampaign(tx, accountId, id, cost, chargeFloor(account.limits)))) throw insufficientFunds(path);
+      }
     }
     await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
     return id;
@@ -182,6 +201,8 @@ export async function cancelCampaign(db: Knex, accountId: string, campaignId: st
       throw new DomainError("not_cancellable", "The campaign is completed: every message reached a final status.");
     }
     await cancelCampaignRows(tx, accountId, campaignId);
+    // What its reservation still holds for messages never made goes back (those made refund themselves).
+    await releaseReservation(tx, accountId, campaignId);
     // Its messages waiting for throughput leave the queue (after their jobs: the pacer's lock order).
     await deleteThrottledSendsOfCampaign(tx, accountId, campaignId);
   });

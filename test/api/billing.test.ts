@@ -239,6 +239,59 @@ describe("refunds", () => {
   });
 });
 
+describe("campaigns", () => {
+  const campaign = (a: TestAccount, recipients: string[], extra: Record<string, unknown> = {}) =>
+    a.request("POST", "/api/v1/campaigns", {
+      name: `c${Date.now()}`,
+      message: "Sale today",
+      type: "instant",
+      from: "ACME",
+      recipients,
+      ...extra,
+    });
+  const recipients = (n: number, base: number) => Array.from({ length: n }, (_, i) => `+1212557${String(base + i).padStart(4, "0")}`);
+
+  it("reserve the whole audience's cost at creation, refused whole (402) when a prepaid balance cannot pay it", async () => {
+    const a = await pricedAccount("campaign-prepaid", { billing: "prepaid" });
+    await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 75_000, note: "ten messages" });
+    const tooMany = await campaign(a, recipients(11, 0));
+    expect(tooMany.status).toBe(402);
+    expect((await balanceOf(a)).balance).toBe(75_000);
+    expect((await server().db("campaigns").where({ account_id: a.accountId })).length).toBe(0);
+
+    const res = await campaign(a, recipients(10, 100));
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { campaignId } = (await res.json()) as { campaignId: string };
+    // Reserved at once: a second campaign, or a send, finds nothing left.
+    expect((await balanceOf(a)).balance).toBe(0);
+    expect((await send(a, "+12125550199")).status).toBe(402);
+    await waitUntil("the campaign's ten messages made", async () => {
+      const { rows } = await server().db.raw("SELECT count(*)::int AS n FROM messages WHERE campaign_id = ?", [campaignId]);
+      return rows[0].n === 10 || undefined;
+    });
+    await waitUntil("its reservation released into charges", async () => {
+      const ledger = await ledgerOf(a);
+      return ledger.filter((e) => e.reason === "message_charge").length === 10 && ledger.some((e) => e.reason === "campaign_release")
+        ? true
+        : undefined;
+    });
+    expect((await balanceOf(a)).balance).toBe(0);
+    await expectLedgerSumsToBalance(a);
+  });
+
+  it("give back, when cancelled, what they reserved for messages not yet sent", async () => {
+    const a = await pricedAccount("campaign-cancelled", { billing: "prepaid" });
+    await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 100_000, note: "top-up" });
+    const res = await campaign(a, recipients(4, 200), { type: "scheduled", scheduledAt: inHours(2) });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { campaignId } = (await res.json()) as { campaignId: string };
+    expect((await balanceOf(a)).balance).toBe(70_000);
+    expect((await a.request("POST", `/api/v1/campaigns/${campaignId}/cancel`)).status).toBeLessThan(300);
+    await waitUntil("everything given back", async () => ((await balanceOf(a)).balance === 100_000 ? true : undefined));
+    await expectLedgerSumsToBalance(a);
+  });
+});
+
 describe("credits", () => {
   it("the operator credits and corrects an account (audited); zero is 400; an account key may not", async () => {
     const a = await server().account("credited");

@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 //   on `balance`: its updates are HOT. Who moves it: acceptance (charges), the refund trigger below, credits.
 // - ledger_entries: immutable rows, each with the balance after it. A message is charged at most once and
 //   refunded at most once (the unique index), and only refunded when it was charged.
+// - campaign_reservations: below.
 // - messages.price_*: the price fixed when the message was accepted (NULL: the account had no price list).
 //   Nullable without a default: added at once, whatever the table's size.
 // - The refund: a trigger on messages, in the transaction of the status change, so no path that ends a
@@ -45,13 +46,22 @@ export async function up(knex: Knex): Promise<void> {
       id uuid NOT NULL DEFAULT gen_uuid_v7(),
       created_at timestamptz NOT NULL DEFAULT now(),
       amount bigint NOT NULL,
-      reason text NOT NULL CHECK (reason IN ('message_charge', 'message_refund', 'credit')),
+      reason text NOT NULL CHECK (reason IN ('message_charge', 'message_refund', 'credit', 'campaign_reservation', 'campaign_release')),
       message_id uuid,
       batch_id uuid,
       campaign_id uuid,
       note text,
       balance_after bigint NOT NULL,
       PRIMARY KEY (account_id, id)
+    );
+    -- What is left of a campaign's reservation: its audience's cost debited at creation, released as its
+    -- messages are made (each then charged its own price) and, for what remains, when fan-out ends or it is
+    -- cancelled. Who moves it: campaign creation, fan-out and cancellation (billing/ledgerTable.ts).
+    CREATE TABLE campaign_reservations (
+      account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      campaign_id uuid NOT NULL,
+      remaining bigint NOT NULL CHECK (remaining >= 0),
+      PRIMARY KEY (account_id, campaign_id)
     );
     CREATE UNIQUE INDEX ledger_entries_once_idx ON ledger_entries (account_id, message_id, reason) WHERE message_id IS NOT NULL;
 

@@ -11,6 +11,22 @@ import { segmentInfo } from "../../../common/segments.js";
 import { textToSend } from "../../../common/smartEncoding.js";
 import { validUntil } from "../../domain/validity.js";
 import type { JobHandler } from "../types.js";
+import { chargeFromReservation, priceBookFor, priceOf, releaseReservation, type PriceBook } from "../../billing/index.js";
+import { getAccount } from "../../operator/index.js";
+import { DomainError } from "../../domain/errors.js";
+
+/**
+ * A campaign message's price, or none when the list no longer prices its destination (the list changed since
+ * the campaign was accepted: it is sent, and its reservation paid for it).
+ */
+function priceOfOrNone(book: PriceBook, to: string, segments: number) {
+  try {
+    return priceOf(book, to, segments, "");
+  } catch (error) {
+    if (error instanceof DomainError) return null;
+    throw error;
+  }
+}
 
 export const FANOUT_BATCH = 5000;
 
@@ -61,7 +77,12 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
               ...segmentInfo(sent),
             };
           });
+        // Priced by the account's list now; charged against the campaign's reservation (docs/BILLING.md).
+        const book = campaign.test ? undefined : await priceBookFor(tx, (await getAccount(tx, accountId))?.limits);
+        if (book) for (const m of messages) m.price = priceOfOrNone(book, m.to, m.segments);
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
+        const charges = messages.filter((m) => m.price).map((m) => ({ messageId: m.id, amount: m.price!.amount }));
+        await chargeFromReservation(tx, accountId, campaignId, charges);
         await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size);
         skipped += optedOut.size;
         created += messages.length;
@@ -70,6 +91,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
       if (!more) break;
       log.info({ campaignId, created }, "campaign fan-out progress");
     }
+    // What the reservation still holds (recipients opted out since, prices lowered) goes back.
+    await releaseReservation(db, accountId, campaignId);
     // With recipients skipped, the last message may have finished before fan-out did (or there is none).
     if (skipped > 0) await completeCampaignIfDone(db, accountId, campaignId);
     log.info({ campaignId, created, skipped }, "campaign fan-out done");
