@@ -369,8 +369,13 @@ if (throttle) {
         `| ${k.replace("workers", "")} | ${n(v.messages)} | ${v.achievedSegmentsPerSecond} | ${v.ofCap} | ${v.busiestSecond} | ${v.jobUpdatesPerMessage} | ${v.queueWritesPerMessage} |`,
     ),
     "",
-    `High priority during a capped campaign: ${n(h.campaign)} low messages of the same account (queued in ${h.campaignQueuedSeconds} s), one worker; then ${h.messages} \`high\` messages due 5 a second. Submitted after their \`scheduledAt\`: p50 **${h.p50Ms} ms**, p99 **${h.p99Ms} ms**, max ${h.maxMs} ms; meanwhile the account was handed ${h.segmentsPerSecondMeanwhile} segments/s (busiest second ${h.busiestSecondMeanwhile}).`,
-    "",
+    // A run of some cases alone (BENCH_THROTTLE_ON) has no high-priority case.
+    ...(h
+      ? [
+          `High priority during a capped campaign: ${n(h.campaign)} low messages of the same account (queued in ${h.campaignQueuedSeconds} s), one worker; then ${h.messages} \`high\` messages due 5 a second. Submitted after their \`scheduledAt\`: p50 **${h.p50Ms} ms**, p99 **${h.p99Ms} ms**, max ${h.maxMs} ms; meanwhile the account was handed ${h.segmentsPerSecondMeanwhile} segments/s (busiest second ${h.busiestSecondMeanwhile}).`,
+          "",
+        ]
+      : []),
   );
 }
 if (campaign) {

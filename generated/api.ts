@@ -5140,6 +5140,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "balance": 4985000,
+                     *       "currency": "USD",
+                     *       "billing": "prepaid",
+                     *       "creditLimit": 0,
+                     *       "available": 4985000,
+                     *       "lowBalanceThreshold": 1000000,
+                     *       "priceList": "retail-2027",
+                     *       "chargeOn": "submitted"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Balance"];
                 };
             };
@@ -5219,6 +5231,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "entryId": "0193a5c2-7d41-7f3e-9c1a-2b3c4d5e6f70",
+                     *           "at": "2026-11-28T09:00:00.000Z",
+                     *           "amount": -15000,
+                     *           "reason": "message_charge",
+                     *           "messageId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+                     *           "batchId": null,
+                     *           "campaignId": null,
+                     *           "note": null,
+                     *           "balanceAfter": 4985000
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerEntryPage"];
                 };
             };
@@ -11505,6 +11535,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "retail-2027",
+                     *           "currency": "USD",
+                     *           "entries": [
+                     *             {
+                     *               "prefix": "+4477",
+                     *               "pricePerSegment": 32000
+                     *             },
+                     *             {
+                     *               "country": "US",
+                     *               "pricePerSegment": 7500
+                     *             }
+                     *           ],
+                     *           "default": 50000,
+                     *           "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PriceListList"];
                 };
             };
@@ -13253,6 +13305,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "systemId": "acme01",
+                     *           "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *           "maxBinds": 4,
+                     *           "submitsPerSecond": 50,
+                     *           "window": 10,
+                     *           "allowedIps": [
+                     *             "203.0.113.0/24"
+                     *           ],
+                     *           "messageIdFormat": "uuid",
+                     *           "test": false,
+                     *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "sessions": [
+                     *             {
+                     *               "mode": "transceiver",
+                     *               "remoteAddress": "203.0.113.7",
+                     *               "boundAt": "2026-11-28T09:05:00.000Z",
+                     *               "seenAt": "2026-11-28T09:41:55.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["SmppCredentialList"];
                 };
             };

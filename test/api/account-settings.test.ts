@@ -29,6 +29,12 @@ describe("account settings", () => {
         senderIds: null,
         selfServiceNumbers: false,
         maxSegmentsPerSecond: null,
+        currency: "USD",
+        priceList: null,
+        billing: "postpaid",
+        creditLimit: 0,
+        lowBalanceThreshold: null,
+        chargeOn: "submitted",
       },
       usage: null,
     });

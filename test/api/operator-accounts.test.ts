@@ -13,6 +13,12 @@ const DEFAULT_LIMITS = {
   senderIds: null,
   selfServiceNumbers: false,
   maxSegmentsPerSecond: null,
+  currency: "USD",
+  priceList: null,
+  billing: "postpaid",
+  creditLimit: 0,
+  lowBalanceThreshold: null,
+  chargeOn: "submitted",
 };
 
 const schedule = scheduleBody;
