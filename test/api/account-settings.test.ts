@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS } from "../helpers/limits.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -22,20 +23,7 @@ describe("account settings", () => {
       accountId: a.accountId,
       name: "settings-acme",
       settings: DEFAULTS,
-      limits: {
-        weight: 1,
-        dailySegmentQuota: null,
-        allowedCountries: null,
-        senderIds: null,
-        selfServiceNumbers: false,
-        maxSegmentsPerSecond: null,
-        currency: "USD",
-        priceList: null,
-        billing: "postpaid",
-        creditLimit: 0,
-        lowBalanceThreshold: null,
-        chargeOn: "submitted",
-      },
+      limits: DEFAULT_LIMITS,
       usage: null,
     });
   });

@@ -1,25 +1,11 @@
 // The operator API (CONTRACT "Operator keys and accounts"): accounts with their suspension and limits, their
 // keys and their numbers; an account sees its limits read-only.
+import { DEFAULT_LIMITS } from "../helpers/limits.js";
 import { describe, expect, it } from "vitest";
 import { addCarrierConnector, problemOf, scheduleBody, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 const smppOnly = useTestServer({ provider: "smpp" });
-
-const DEFAULT_LIMITS = {
-  weight: 1,
-  dailySegmentQuota: null,
-  allowedCountries: null,
-  senderIds: null,
-  selfServiceNumbers: false,
-  maxSegmentsPerSecond: null,
-  currency: "USD",
-  priceList: null,
-  billing: "postpaid",
-  creditLimit: 0,
-  lowBalanceThreshold: null,
-  chargeOn: "submitted",
-};
 
 const schedule = scheduleBody;
 
