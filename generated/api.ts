@@ -624,7 +624,8 @@ export interface paths {
          * @description Every message of the account in the window, oldest first (by creation; inbound ones by receipt), with its
          *     status and times. Columns: messageId, direction, from, to, body (empty where retention erased it), status,
          *     category, priority, segments, encoding, country, campaignId, batchId, reference, connectorId, errorCode,
-         *     errorMessage, createdAt, scheduledAt, sentAt, deliveredAt, cancelledAt, receivedAt.
+         *     errorMessage, createdAt, scheduledAt, sentAt, deliveredAt, cancelledAt, receivedAt, priceAmount, priceCurrency,
+         *     pricePerSegment (its price in micro-units, empty when the account had no price list).
          */
         get: operations["Exports_messages"];
         put?: never;
@@ -1778,6 +1779,47 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account.balance_low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event account.balance_low
+         * @description Posted to every webhook whose `events` include `account.balance_low`, signed, retried and ordered as described under Delivery receipts.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ContactOptEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx within the timeout acknowledges the event; anything else is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2147,6 +2189,35 @@ export interface components {
             priceList: string | null;
             /** @description When a carrier-accepted message stays charged. */
             chargeOn: components["schemas"]["ChargeOn"];
+        };
+        /**
+         * @description Posted to webhooks subscribed to `account.balance_low` when the account's balance goes below its
+         *     `lowBalanceThreshold`: once per crossing (again only after it was back at or above the threshold).
+         * @example {
+         *       "event": "account.balance_low",
+         *       "timestamp": "2026-11-28T15:04:05.000Z",
+         *       "balance": 985000,
+         *       "lowBalanceThreshold": 1000000,
+         *       "currency": "USD"
+         *     }
+         */
+        BalanceLowEvent: {
+            /**
+             * @description Always `account.balance_low`.
+             * @enum {string}
+             */
+            event: "account.balance_low";
+            /**
+             * Format: date-time
+             * @description When the balance went below the threshold.
+             */
+            timestamp: string;
+            /** @description The balance then, in micro-units. */
+            balance: components["schemas"]["Micros"];
+            /** @description The account's threshold, in micro-units. */
+            lowBalanceThreshold: components["schemas"]["Micros"];
+            /** @description The account's currency. */
+            currency: components["schemas"]["CurrencyCode"];
         };
         /** @description An accepted item. */
         BatchItemAccepted: {
@@ -2920,6 +2991,8 @@ export interface components {
              * @enum {boolean}
              */
             test?: true;
+            /** @description The message's price, present only when its account had a price list when it was accepted (docs/BILLING.md). */
+            price?: components["schemas"]["MessagePrice"];
         };
         /**
          * @description Outcome of a delivery.
@@ -4943,7 +5016,7 @@ export interface components {
          * @description An event type a webhook can receive.
          * @enum {string}
          */
-        WebhookEventType: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered" | "message.received" | "contact.opted_out" | "contact.opted_in" | "account.quota_warning";
+        WebhookEventType: "dlr.sent" | "dlr.delivered" | "dlr.failed" | "dlr.undelivered" | "message.received" | "contact.opted_out" | "contact.opted_in" | "account.quota_warning" | "account.balance_low";
         /** @description Every webhook of the account. */
         WebhookList: {
             /** @description All webhooks, oldest first. */

@@ -3,6 +3,7 @@
 import type { Knex } from "knex";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 import { getAccount, updateAccount, type AccountChange } from "../operator/index.js";
+import { balanceMoved } from "./charges.js";
 import { creditAccount, ensureBalance, type LedgerEntryRow } from "./ledgerTable.js";
 import { deletePriceList, findPriceList, priceListInUse, upsertPriceList, type PriceListRow } from "./priceListsTable.js";
 import { checkPriceEntries, type PriceEntry } from "./priceRules.js";
@@ -64,6 +65,11 @@ export async function removePriceList(db: Knex, name: string): Promise<void> {
 /** An operator's credit (or correction) to an account; its ledger entry. */
 export async function creditOf(db: Knex, accountId: string, amount: number, note: string): Promise<LedgerEntryRow> {
   if (amount === 0) throw invalidField("/body/amount", "must not be zero");
-  if (!(await getAccount(db, accountId))) throw notFound("Account");
-  return creditAccount(db, accountId, amount, note);
+  const account = await getAccount(db, accountId);
+  if (!account) throw notFound("Account");
+  return db.transaction(async (tx) => {
+    const entry = await creditAccount(tx, accountId, amount, note);
+    await balanceMoved(tx, accountId, account.limits);
+    return entry;
+  });
 }

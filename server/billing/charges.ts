@@ -4,7 +4,9 @@
 import type { Knex } from "knex";
 import { DomainError } from "../domain/errors.js";
 import type { AccountLimits } from "../operator/index.js";
-import { chargeMessages, ensureBalance, type Charge } from "./ledgerTable.js";
+import { insertEventDeliveries } from "../db/webhookDeliveries.js";
+import { balanceLowBody } from "../domain/events.js";
+import { chargeMessages, ensureBalance, noteLowBalance, type Charge } from "./ledgerTable.js";
 import { findPriceList, priceListVersion } from "./priceListsTable.js";
 import { priceBook, type PriceBook } from "./priceRules.js";
 
@@ -43,8 +45,22 @@ export function insufficientFunds(path = "/body"): DomainError {
 export async function chargeAccepted(tx: Knex, accountId: string, limits: AccountLimits | undefined, charges: Charge[]): Promise<void> {
   if (charges.length === 0) return;
   const floor = chargeFloor(limits);
-  if ((await chargeMessages(tx, accountId, charges, floor)) !== undefined) return;
-  // No balance row yet (an account priced before its first charge made one): make it, and try once more.
-  await ensureBalance(tx, accountId);
-  if ((await chargeMessages(tx, accountId, charges, floor)) === undefined) throw insufficientFunds();
+  if ((await chargeMessages(tx, accountId, charges, floor)) === undefined) {
+    // No balance row yet (an account priced before its first charge made one): make it, and try once more.
+    await ensureBalance(tx, accountId);
+    if ((await chargeMessages(tx, accountId, charges, floor)) === undefined) throw insufficientFunds();
+  }
+  await balanceMoved(tx, accountId, limits);
+}
+
+/**
+ * After the account's balance moved: `account.balance_low` to its webhooks when it has just gone below its
+ * threshold (once per crossing: the flag is reset when it is back at or above it). Nothing to do without one.
+ */
+export async function balanceMoved(tx: Knex, accountId: string, limits: AccountLimits | undefined): Promise<void> {
+  const threshold = limits?.lowBalanceThreshold ?? null;
+  const low = await noteLowBalance(tx, accountId, threshold);
+  if (low === undefined || threshold === null) return;
+  const body = balanceLowBody({ at: new Date(), balance: low, threshold, currency: limits!.currency });
+  await insertEventDeliveries(tx, accountId, { event: "account.balance_low", body, messageId: null, seq: 1 });
 }

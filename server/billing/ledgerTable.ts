@@ -190,3 +190,17 @@ export async function releaseReservation(db: Knex, accountId: string, campaignId
         SELECT ${accountId}, remaining, 'campaign_release', ${campaignId}, balance FROM balance`,
   );
 }
+
+/**
+ * Compares the balance with the threshold and records whether it is below; the balance when it has just gone
+ * below (the moment account.balance_low is sent), else undefined. A null threshold is never crossed.
+ */
+export async function noteLowBalance(db: Knex, accountId: string, threshold: number | null): Promise<number | undefined> {
+  const { rows } = await run<{ low: boolean; balance: number }>(
+    db,
+    sql`UPDATE account_balances SET low = coalesce(balance < ${threshold}::bigint, false)
+         WHERE account_id = ${accountId} AND low IS DISTINCT FROM coalesce(balance < ${threshold}::bigint, false)
+        RETURNING low, balance`,
+  );
+  return rows[0]?.low ? rows[0].balance : undefined;
+}

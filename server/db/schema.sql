@@ -3,6 +3,7 @@
 CREATE TABLE account_balances (
   account_id uuid NOT NULL,
   balance bigint NOT NULL DEFAULT 0,
+  low boolean NOT NULL DEFAULT false,
   CONSTRAINT account_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT account_balances_pkey PRIMARY KEY (account_id)
 );
@@ -1241,7 +1242,12 @@ AS $function$
       IF NOT EXISTS (SELECT FROM ledger_entries WHERE account_id = NEW.account_id AND message_id = NEW.id AND reason = 'message_charge') THEN
         RETURN NULL;
       END IF;
-      UPDATE account_balances SET balance = balance + NEW.price_amount WHERE account_id = NEW.account_id RETURNING balance INTO after;
+      -- Back at or above the threshold: the next crossing below sends account.balance_low again.
+      UPDATE account_balances b SET balance = b.balance + NEW.price_amount,
+             low = b.low AND coalesce(b.balance + NEW.price_amount < a.low_balance_threshold, false)
+        FROM accounts a
+       WHERE b.account_id = NEW.account_id AND a.id = NEW.account_id
+      RETURNING b.balance INTO after;
       INSERT INTO ledger_entries (account_id, amount, reason, message_id, batch_id, campaign_id, balance_after)
       VALUES (NEW.account_id, NEW.price_amount, 'message_refund', NEW.id, NEW.batch_id, NEW.campaign_id, after);
       RETURN NULL;

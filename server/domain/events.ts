@@ -61,3 +61,14 @@ export function quotaWarningBody(e: { at: Date; day: string; segmentsAccepted: n
   };
   return JSON.stringify(event);
 }
+
+export function balanceLowBody(e: { at: Date; balance: number; threshold: number; currency: string }): string {
+  const event: Schemas["BalanceLowEvent"] = {
+    event: "account.balance_low",
+    timestamp: e.at.toISOString(),
+    balance: e.balance,
+    lowBalanceThreshold: e.threshold,
+    currency: e.currency,
+  };
+  return JSON.stringify(event);
+}

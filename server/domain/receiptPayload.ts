@@ -21,6 +21,8 @@ export interface ReceiptFacts {
   /** The caller's reference and metadata, null when absent. */
   reference: string | null;
   metadata: Record<string, string> | null;
+  /** Its price, when the account had a price list (docs/BILLING.md). */
+  price?: { amount: number; currency: string; perSegment: number } | null;
 }
 
 export function receiptBody(f: ReceiptFacts): string {
@@ -36,6 +38,7 @@ export function receiptBody(f: ReceiptFacts): string {
     ...(f.campaignId ? { campaignId: f.campaignId } : {}),
     ...(f.error && (f.status === "failed" || f.status === "undelivered") ? { error: f.error } : {}),
     ...(f.test ? { test: true as const } : {}),
+    ...(f.price ? { price: f.price } : {}),
   };
   return JSON.stringify(receipt);
 }

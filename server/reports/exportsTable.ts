@@ -134,6 +134,10 @@ const MESSAGE_COLUMNS: Column[] = [
   value("deliveredAt", iso("delivered_at")),
   value("cancelledAt", iso("cancelled_at")),
   value("receivedAt", iso("received_at")),
+  // Its price in micro-units of its currency (docs/BILLING.md), empty when the account had no price list.
+  value("priceAmount", "price_amount"),
+  value("priceCurrency", "price_currency"),
+  value("pricePerSegment", "price_per_segment"),
 ];
 
 /** An account's messages, oldest first (messages_account_page_idx walked backwards), test ones included. */

@@ -37,6 +37,7 @@ import {
 } from "../domain/sendingGuards.js";
 import { chargeQuota, countsQuota } from "../operator/index.js";
 import {
+  balanceMoved,
   chargeFloor,
   ensureBalance,
   insufficientFunds,
@@ -183,6 +184,7 @@ export async function createCampaign(
         const cost = (await mapYielding(reached, (c, i) => priceOf(book, c.phone, segments[i]!, path).amount)).reduce((a, b) => a + b, 0);
         await ensureBalance(tx, accountId);
         if (!(await reserveForCampaign(tx, accountId, id, cost, chargeFloor(account.limits)))) throw insufficientFunds(path);
+        await balanceMoved(tx, accountId, account.limits);
       }
     }
     await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);

@@ -28,6 +28,10 @@ export interface MessageFacts {
   /** The caller's reference and metadata, carried in every receipt. */
   reference?: string | null;
   metadata?: Record<string, string> | null;
+  /** Its price (docs/BILLING.md), carried in every receipt of a priced message. */
+  priceAmount?: number | null;
+  priceCurrency?: string | null;
+  pricePerSegment?: number | null;
 }
 
 /**
@@ -76,6 +80,10 @@ export async function changeMessageStatuses(
             test: message.test === true,
             reference: message.reference ?? null,
             metadata: message.metadata ?? null,
+            price:
+              message.priceAmount === null || message.priceAmount === undefined
+                ? null
+                : { amount: message.priceAmount, currency: message.priceCurrency ?? "", perSegment: message.pricePerSegment ?? 0 },
           }),
         })),
         { event: `dlr.${status}`, seq: RECEIPT_SEQ[status] },

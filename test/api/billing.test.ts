@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 import { inHours, useTestServer, type TestAccount, type TestOperator } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
+import { startReceiver } from "../helpers/receiver.js";
 
 const server = useTestServer(fastWorkerConfig);
 useTestWorker(server);
@@ -132,6 +133,10 @@ describe("prices on messages", () => {
     const after = await server().db("messages").where({ account_id: a.accountId }).count({ n: "*" }).first();
     expect(after!.n).toBe(before!.n);
 
+    // The export ends each row with the price.
+    const exported = await (await a.request("GET", "/api/v1/exports/messages")).text();
+    expect(exported.split("\n")[0]).toMatch(/,priceAmount,priceCurrency,pricePerSegment$/);
+    expect(exported).toMatch(/,64000,USD,32000\r?\n/);
     // A postpaid account goes below zero; every charge is in the ledger with the balance after it.
     expect(await balanceOf(a)).toMatchObject({ balance: -(6000 + 5000 + 7500 + 64000), available: null });
     const ledger = await ledgerOf(a);
@@ -209,6 +214,9 @@ describe("refunds", () => {
 
   it("a message that fails before reaching a carrier (opted out by its time) is refunded; a delivered one stays charged", async () => {
     const a = await pricedAccount("refund-failed");
+    const receiver = await startReceiver();
+    const hook = await a.request("POST", "/api/v1/webhooks", { name: "receipts", url: receiver.url });
+    expect(hook.status).toBe(201);
     const later = new Date(Date.now() + 1500).toISOString();
     const res = await a.request("POST", "/api/v1/scheduler/schedule", {
       to: "+12125550177",
@@ -236,6 +244,14 @@ describe("refunds", () => {
     expect(ledger.filter((e) => e.messageId === delivered).map((e) => e.reason)).toEqual(["message_charge"]);
     expect((await balanceOf(a)).balance).toBe(-7_500);
     await expectLedgerSumsToBalance(a);
+    // Its receipts carry the price.
+    const [receipt] = await receiver.waitFor("the delivered receipt", (all) => all.some((r) => r.json.event === "dlr.delivered"));
+    expect(receiver.received.find((r) => r.json.event === "dlr.delivered")!.json).toMatchObject({
+      messageId: delivered,
+      price: { amount: 7_500, currency: "USD", perSegment: 7_500 },
+    });
+    expect(receipt).toBeDefined();
+    await receiver.close();
   });
 });
 
@@ -289,6 +305,41 @@ describe("campaigns", () => {
     expect((await a.request("POST", `/api/v1/campaigns/${campaignId}/cancel`)).status).toBeLessThan(300);
     await waitUntil("everything given back", async () => ((await balanceOf(a)).balance === 100_000 ? true : undefined));
     await expectLedgerSumsToBalance(a);
+  });
+});
+
+describe("account.balance_low", () => {
+  it("is posted once per crossing of the threshold, again only after the balance was back above it", async () => {
+    const a = await pricedAccount("balance-low", { billing: "prepaid", lowBalanceThreshold: 20_000 });
+    const receiver = await startReceiver();
+    try {
+      const hook = await a.request("POST", "/api/v1/webhooks", { name: "money", url: receiver.url, events: ["account.balance_low"] });
+      expect(hook.status, await hook.clone().text()).toBe(201);
+      await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 35_000, note: "top-up" });
+      const lows = () => receiver.received.filter((r) => r.json.event === "account.balance_low");
+      // 35,000 → 27,500 (above) → 20,000 (at: not below) → 12,500 (below: the event) → 5,000 (still below: none).
+      for (let i = 0; i < 4; i++) expect((await send(a, `+1212558000${i}`)).status).toBe(201);
+      await receiver.waitFor("the first balance_low", () => lows().length >= 1);
+      expect(lows()[0]!.json).toMatchObject({
+        event: "account.balance_low",
+        balance: 12_500,
+        lowBalanceThreshold: 20_000,
+        currency: "USD",
+      });
+      // Back above (a credit), then below again: a second event.
+      await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 30_000, note: "top-up" });
+      for (let i = 4; i < 7; i++) expect((await send(a, `+1212558000${i}`)).status).toBe(201);
+      await receiver.waitFor("the second balance_low", () => lows().length >= 2);
+      expect(lows()[1]!.json).toMatchObject({ balance: 12_500 });
+      // Its deliveries are all in the log: exactly two were ever made.
+      const { rows } = await server().db.raw(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE account_id = ? AND event = 'account.balance_low'",
+        [a.accountId],
+      );
+      expect(rows[0].n).toBe(2);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

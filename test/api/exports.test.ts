@@ -47,7 +47,7 @@ describe("exports", () => {
     expect(all.type).toMatch(/^text\/csv/);
     expect(all.disposition).toMatch(/^attachment; filename="messages-\d{4}-\d{2}-\d{2}\.csv"$/);
     expect(all.text.split("\n")[0]).toBe(
-      "messageId,direction,from,to,body,status,category,priority,segments,encoding,country,campaignId,batchId,reference,connectorId,errorCode,errorMessage,createdAt,scheduledAt,sentAt,deliveredAt,cancelledAt,receivedAt",
+      "messageId,direction,from,to,body,status,category,priority,segments,encoding,country,campaignId,batchId,reference,connectorId,errorCode,errorMessage,createdAt,scheduledAt,sentAt,deliveredAt,cancelledAt,receivedAt,priceAmount,priceCurrency,pricePerSegment",
     );
     const rows = csv(all.text);
     expect(rows.map((r) => r.messageId)).toEqual([formula, plain]);

@@ -165,11 +165,15 @@ export interface MessageFactsRow {
   test: boolean;
   reference: string | null;
   metadata: Record<string, string> | null;
+  priceAmount: number | null;
+  priceCurrency: string | null;
+  pricePerSegment: number | null;
 }
 
 /** The select list of MessageFactsRow, from messages as `m`. */
 export const MESSAGE_FACTS_SQL = sql`m.id, m.account_id AS "accountId", m.recipient AS "to", m.campaign_id AS "campaignId",
-  m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata`;
+  m.provider_message_id AS "providerMessageId", m.test, m.reference, m.metadata, m.price_amount AS "priceAmount",
+  m.price_currency AS "priceCurrency", m.price_per_segment AS "pricePerSegment"`;
 
 /** A message picked by key: its id and its account (server/db/byIdFilters.ts). */
 export type MessageKey = AccountKey;

@@ -38,7 +38,9 @@ export async function up(knex: Knex): Promise<void> {
 
     CREATE TABLE account_balances (
       account_id uuid PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
-      balance bigint NOT NULL DEFAULT 0
+      balance bigint NOT NULL DEFAULT 0,
+      -- Below lowBalanceThreshold when last looked at: account.balance_low is sent when this turns true.
+      low boolean NOT NULL DEFAULT false
     ) WITH (fillfactor = 50);
 
     CREATE TABLE ledger_entries (
@@ -78,7 +80,12 @@ export async function up(knex: Knex): Promise<void> {
       IF NOT EXISTS (SELECT FROM ledger_entries WHERE account_id = NEW.account_id AND message_id = NEW.id AND reason = 'message_charge') THEN
         RETURN NULL;
       END IF;
-      UPDATE account_balances SET balance = balance + NEW.price_amount WHERE account_id = NEW.account_id RETURNING balance INTO after;
+      -- Back at or above the threshold: the next crossing below sends account.balance_low again.
+      UPDATE account_balances b SET balance = b.balance + NEW.price_amount,
+             low = b.low AND coalesce(b.balance + NEW.price_amount < a.low_balance_threshold, false)
+        FROM accounts a
+       WHERE b.account_id = NEW.account_id AND a.id = NEW.account_id
+      RETURNING b.balance INTO after;
       INSERT INTO ledger_entries (account_id, amount, reason, message_id, batch_id, campaign_id, balance_after)
       VALUES (NEW.account_id, NEW.price_amount, 'message_refund', NEW.id, NEW.batch_id, NEW.campaign_id, after);
       RETURN NULL;
