@@ -136,7 +136,7 @@ describe("prices on messages", () => {
     // The export ends each row with the price.
     const exported = await (await a.request("GET", "/api/v1/exports/messages")).text();
     expect(exported.split("\n")[0]).toMatch(/,priceAmount,priceCurrency,pricePerSegment$/);
-    expect(exported).toMatch(/,64000,USD,32000\r?\n/);
+    expect(exported).toMatch(/,"64000","USD","32000"\r?$/m);
     // A postpaid account goes below zero; every charge is in the ledger with the balance after it.
     expect(await balanceOf(a)).toMatchObject({ balance: -(6000 + 5000 + 7500 + 64000), available: null });
     const ledger = await ledgerOf(a);
@@ -309,7 +309,7 @@ describe("campaigns", () => {
 });
 
 describe("account.balance_low", () => {
-  it("is posted once per crossing of the threshold, again only after the balance was back above it", async () => {
+  it("is posted once per crossing of the threshold, again only after the balance was back above it", { timeout: 150_000 }, async () => {
     const a = await pricedAccount("balance-low", { billing: "prepaid", lowBalanceThreshold: 20_000 });
     const receiver = await startReceiver();
     try {
@@ -319,7 +319,7 @@ describe("account.balance_low", () => {
       const lows = () => receiver.received.filter((r) => r.json.event === "account.balance_low");
       // 35,000 → 27,500 (above) → 20,000 (at: not below) → 12,500 (below: the event) → 5,000 (still below: none).
       for (let i = 0; i < 4; i++) expect((await send(a, `+1212558000${i}`)).status).toBe(201);
-      await receiver.waitFor("the first balance_low", () => lows().length >= 1);
+      await receiver.waitFor("the first balance_low", () => lows().length >= 1, 60_000);
       expect(lows()[0]!.json).toMatchObject({
         event: "account.balance_low",
         balance: 12_500,
@@ -329,7 +329,7 @@ describe("account.balance_low", () => {
       // Back above (a credit), then below again: a second event.
       await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 30_000, note: "top-up" });
       for (let i = 4; i < 7; i++) expect((await send(a, `+1212558000${i}`)).status).toBe(201);
-      await receiver.waitFor("the second balance_low", () => lows().length >= 2);
+      await receiver.waitFor("the second balance_low", () => lows().length >= 2, 60_000);
       expect(lows()[1]!.json).toMatchObject({ balance: 12_500 });
       // Its deliveries are all in the log: exactly two were ever made.
       const { rows } = await server().db.raw(
