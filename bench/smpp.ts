@@ -13,6 +13,7 @@
 //   kannel:   where Debian's kannel is installed (bench/kannel.ts; BENCH_KANNEL=0 skips it): one sendsms GET
 //             per message at the same concurrency, dlr-mask 9 (the SMSC's answer and the delivery), each posted
 //             to the same receiver.
+// BENCH_PRICING=1 prices every message and charges it to a prepaid balance (docs/BILLING.md).
 // BENCH_CONNECTORS (1; "1,2" adds the catch-all route as a 50/50 pool of two connectors to the same SMSC, each
 // its own bind per worker).
 // BENCH_MESSAGES (5000,20000) × BENCH_WINDOWS (10,100), BENCH_ROUNDS (2) alternating rounds, medians. Reports
@@ -37,6 +38,7 @@ import { hasKannel, startKannel } from "./kannel.js";
 import { machine, printTopStatements, root, serveProcess, startBenchDatabase, startWorkers, writeResult } from "./lib.js";
 import { bindClientApp, startSmppServerProcess, type ClientApp, type SmppServerProcess } from "./smppClientApp.js";
 import { createSmppCredential } from "../server/operator/index.js";
+import { changeAccount, creditOf, putPriceList } from "../server/billing/index.js";
 import { readWriteCounters, STATS_SETTLE_MS, type WriteCounters, writesPerMessage, type WritesPerMessage } from "./writes.js";
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").filter(Boolean);
@@ -58,6 +60,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KANNEL = process.env.BENCH_KANNEL !== "0";
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 600_000);
+/** BENCH_PRICING=1: the bench account prepaid on a price list, every message charged (issue 49's overhead). */
+const PRICING = process.env.BENCH_PRICING === "1";
 
 if (KANNEL && !hasKannel())
   process.stderr.write(
@@ -200,6 +204,12 @@ const serviceEnv = {
   RATE_LIMIT_BULK_PER_SECOND: "0",
 };
 const account = await ensureAccount(db, "bench-smpp");
+if (PRICING) {
+  // Every message priced and charged to a prepaid balance (docs/BILLING.md): its balance row is the hot row.
+  await putPriceList(db, "bench", { currency: "USD", entries: [{ country: "US", pricePerSegment: 7500 }], default: 7500 });
+  await changeAccount(db, account.id, { priceList: "bench", billing: "prepaid" });
+  await creditOf(db, account.id, 1_000_000_000_000, "bench");
+}
 const { key } = await createKeyForAccount(db, "bench-smpp");
 await insertWebhook(db, account.id, { name: "bench", url: `${receiverUrl}/ours`, secret: generateWebhookSecret() });
 const api = await serveProcess("server/main.ts", bench.url, { ...serviceEnv, ROLE: "api" });
@@ -458,7 +468,7 @@ try {
       });
     }
   }
-  writeResult(RESULT, { machine: await machine(db), rounds: ROUNDS, concurrency: CONCURRENCY, kannel: withKannel, cases });
+  writeResult(RESULT, { machine: await machine(db), rounds: ROUNDS, concurrency: CONCURRENCY, kannel: withKannel, pricing: PRICING, cases });
 } finally {
   clientSide?.app.close();
   await clientSide?.server.stop();

@@ -25,6 +25,7 @@ const SETTINGS_NAV = [
   { to: "/settings/replies", label: "Replies" },
   { to: "/settings/sending", label: "Sending" },
   { to: "/settings/keys", label: "API keys" },
+  { to: "/settings/billing", label: "Billing" },
   { to: "/settings/sender-pools", label: "Sender pools" },
   { to: "/audit-log", label: "Audit log" },
 ];

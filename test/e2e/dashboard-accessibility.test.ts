@@ -131,6 +131,7 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
       ["opt-outs", "/dashboard/settings/opt-outs", "Settings → Opt-outs", ["Add a number", "Import a file"]],
       ["replies", "/dashboard/settings/replies", "Settings → Replies", []],
       ["sending", "/dashboard/settings/sending", "Settings → Sending", []],
+      ["billing", "/dashboard/settings/billing", "Settings → Billing", []],
     ];
     for (const [name, path, heading, forms] of pages) {
       await page.goto(baseUrl + path);

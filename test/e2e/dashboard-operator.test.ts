@@ -206,6 +206,37 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await page.context().close();
   });
 
+  it("an account sees its balance, its ledger and each message's price (Settings → Billing, the message's page)", async () => {
+    const { baseUrl, account, operator } = server();
+    const a = await account();
+    const op = await operator();
+    const list = `billing-${Date.now() % 1e9}`;
+    expect(
+      (await op.request("PUT", `/api/v1/price-lists/${list}`, { currency: "USD", entries: [{ country: "US", pricePerSegment: 7500 }] }))
+        .status,
+    ).toBe(201);
+    expect((await op.request("PATCH", `/api/v1/accounts/${a.accountId}`, { priceList: list, billing: "prepaid" })).status).toBe(200);
+    expect((await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 5_000_000, note: "top-up" })).status).toBe(201);
+    const sent = await a.request("POST", "/api/v1/messages", { to: "+12125550123", from: "ACME", body: "priced" });
+    expect(sent.status).toBe(201);
+    const { messageId } = (await sent.json()) as { messageId: string };
+
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key);
+    await openSettings(page, "Billing");
+    await page.getByRole("heading", { name: "Settings → Billing", level: 1 }).waitFor();
+    await page.getByTestId("balance").getByText("4.9925 USD").waitFor();
+    await page.getByTestId("available").getByText("4.9925 USD").waitFor();
+    const ledger = page.getByRole("table", { name: "Every debit and credit of the account, newest first" });
+    await ledger.getByRole("row", { name: /Message charged message -0\.0075 USD 4\.9925 USD/ }).waitFor();
+    await ledger.getByRole("row", { name: /Credit \(top-up\) 5\.00 USD 5\.00 USD/ }).waitFor();
+    await screenshot(page, "dashboard-billing");
+    await ledger.getByRole("link", { name: "message" }).click();
+    await page.getByTestId("message-price").getByText("0.0075 USD (1 segment at 0.0075 USD)").waitFor();
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("a read key sees the lists but no form or button that changes anything", async () => {
     const { baseUrl, account, db } = server();
     const a = await account();

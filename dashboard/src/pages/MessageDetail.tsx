@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { ok, type Message, type Webhook, type WebhookDelivery } from "../api.js";
 import { MetadataTable } from "../metadata.js";
 import { LoadMore, usePagedList } from "../paging.js";
+import { formatMicros } from "../money.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
@@ -200,6 +201,14 @@ export function MessageDetail({ messageId }: { messageId: string }) {
                   <dt>Metadata</dt>
                   <dd>
                     <MetadataTable metadata={m.metadata} label="Metadata of the message" />
+                  </dd>
+                </>
+              )}
+              {m.direction === "outbound" && m.price && (
+                <>
+                  <dt>Price</dt>
+                  <dd data-testid="message-price">
+                    {`${formatMicros(m.price.amount, m.price.currency)} (${m.segments} segment${m.segments === 1 ? "" : "s"} at ${formatMicros(m.price.perSegment, m.price.currency)})`}
                   </dd>
                 </>
               )}

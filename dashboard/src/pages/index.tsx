@@ -2,6 +2,7 @@
 // operator key.
 import { Link } from "../router.js";
 import { AuditLog } from "./AuditLog.js";
+import { Billing } from "./Billing.js";
 import { CampaignDetail } from "./CampaignDetail.js";
 import { Campaigns } from "./Campaigns.js";
 import { Contacts } from "./contacts/index.js";
@@ -59,6 +60,7 @@ export function AccountPage({ path }: { path: string }) {
   if (parts[0] === "settings" && parts[1] === "replies") return <Replies />;
   if (parts[0] === "settings" && parts[1] === "sending") return <Sending />;
   if (parts[0] === "settings" && parts[1] === "keys") return <Keys />;
+  if (parts[0] === "settings" && parts[1] === "billing") return <Billing />;
   if (parts[0] === "settings" && parts[1] === "sender-pools") return <SenderPools />;
   if (parts[0] === "settings") return <Webhooks />;
   return <NotFound home="/messages" label="messages" />;
