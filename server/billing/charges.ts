@@ -59,8 +59,11 @@ export async function chargeAccepted(tx: Knex, accountId: string, limits: Accoun
  */
 export async function balanceMoved(tx: Knex, accountId: string, limits: AccountLimits | undefined): Promise<void> {
   const threshold = limits?.lowBalanceThreshold ?? null;
+  // No threshold, nothing to look at (a statement saved on every charge). Its flag is set right again by the
+  // first charge after a threshold is set.
+  if (threshold === null) return;
   const low = await noteLowBalance(tx, accountId, threshold);
-  if (low === undefined || threshold === null) return;
+  if (low === undefined) return;
   const body = balanceLowBody({ at: new Date(), balance: low, threshold, currency: limits!.currency });
   await insertEventDeliveries(tx, accountId, { event: "account.balance_low", body, messageId: null, seq: 1 });
 }
