@@ -468,7 +468,14 @@ try {
       });
     }
   }
-  writeResult(RESULT, { machine: await machine(db), rounds: ROUNDS, concurrency: CONCURRENCY, kannel: withKannel, pricing: PRICING, cases });
+  writeResult(RESULT, {
+    machine: await machine(db),
+    rounds: ROUNDS,
+    concurrency: CONCURRENCY,
+    kannel: withKannel,
+    pricing: PRICING,
+    cases,
+  });
 } finally {
   clientSide?.app.close();
   await clientSide?.server.stop();

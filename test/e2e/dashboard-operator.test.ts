@@ -232,6 +232,7 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await ledger.getByRole("row", { name: /Credit \(top-up\) 5\.00 USD 5\.00 USD/ }).waitFor();
     await screenshot(page, "dashboard-billing");
     await ledger.getByRole("link", { name: "message" }).click();
+    await page.waitForURL(`**/dashboard/messages/${messageId}`);
     await page.getByTestId("message-price").getByText("0.0075 USD (1 segment at 0.0075 USD)").waitFor();
     expect(page.problems).toEqual([]);
     await page.context().close();
