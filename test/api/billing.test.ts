@@ -175,7 +175,7 @@ describe("a prepaid balance", () => {
     const a = await pricedAccount("prepaid-batch", { billing: "prepaid" });
     await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 22_500, note: "three messages" });
     const res = await a.request("POST", "/api/v1/messages/batch", {
-      messages: Array.from({ length: 5 }, (_, i) => ({ to: `+1212556000${i}`, from: "ACME", body: `item ${i}` })),
+      messages: Array.from({ length: 5 }, (_, i) => ({ to: `+1212556${String(1100 + i)}`, from: "ACME", body: `item ${i}` })),
     });
     expect(res.status, await res.clone().text()).toBe(200);
     const result = (await res.json()) as { accepted: number; rejected: number; results: { index: number; error?: { code: string } }[] };
@@ -265,7 +265,8 @@ describe("campaigns", () => {
       recipients,
       ...extra,
     });
-  const recipients = (n: number, base: number) => Array.from({ length: n }, (_, i) => `+1212557${String(base + i).padStart(4, "0")}`);
+  // From 1100 on: the simulator fails numbers ending in 0001 (and never finishes 0003), which would refund them.
+  const recipients = (n: number, base: number) => Array.from({ length: n }, (_, i) => `+1212557${String(1100 + base + i)}`);
 
   it("reserve the whole audience's cost at creation, refused whole (402) when a prepaid balance cannot pay it", async () => {
     const a = await pricedAccount("campaign-prepaid", { billing: "prepaid" });
@@ -318,7 +319,7 @@ describe("account.balance_low", () => {
       await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 35_000, note: "top-up" });
       const lows = () => receiver.received.filter((r) => r.json.event === "account.balance_low");
       // 35,000 → 27,500 (above) → 20,000 (at: not below) → 12,500 (below: the event) → 5,000 (still below: none).
-      for (let i = 0; i < 4; i++) expect((await send(a, `+1212558000${i}`)).status).toBe(201);
+      for (let i = 0; i < 4; i++) expect((await send(a, `+1212558${String(1100 + i)}`)).status).toBe(201);
       await receiver.waitFor("the first balance_low", () => lows().length >= 1, 60_000);
       expect(lows()[0]!.json).toMatchObject({
         event: "account.balance_low",
@@ -328,7 +329,7 @@ describe("account.balance_low", () => {
       });
       // Back above (a credit), then below again: a second event.
       await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 30_000, note: "top-up" });
-      for (let i = 4; i < 7; i++) expect((await send(a, `+1212558000${i}`)).status).toBe(201);
+      for (let i = 4; i < 7; i++) expect((await send(a, `+1212558${String(1100 + i)}`)).status).toBe(201);
       // Written in the transaction of the send that crossed: exactly two events were ever made, the second
       // with the balance of the second crossing (their delivery is the webhook dispatcher's, shown above).
       const { rows } = await server().db.raw(

@@ -92,7 +92,7 @@ describe("throughput caps", () => {
 
   // Its own timeout covers the 60 s it allows the fan-out and queueing of 10,000 messages on a loaded machine.
   it(
-    "a high message due now is sent within 1 s while a capped campaign of 10,000 of the same account is being sent",
+    "a high message due now is sent at once, not behind the 180 s backlog of a capped campaign of 10,000 of the same account",
     { timeout: 120_000 },
     async () => {
       const s = server();
@@ -124,7 +124,10 @@ describe("throughput caps", () => {
         "the high message submitted",
         async () => (await submissionsOf(s.db, [code!.messageId]))[0] && submissionsOf(s.db, [code!.messageId]),
       );
-      expect(sent!.at * 1000 - scheduledAt.getTime()).toBeLessThan(1000);
+      // Behind the backlog it would wait 180 s (9,000 messages at 50 a second); ahead of it, one pacer turn and a
+      // claim: about 0.2 s on a quiet machine, 1.1 s seen on a loaded CI machine. 5 s tells the two apart
+      // without failing by chance (its speed is bench:throttle's, not this test's).
+      expect(sent!.at * 1000 - scheduledAt.getTime()).toBeLessThan(5_000);
 
       // Meanwhile the campaign keeps to the cap (the high message's segment shares it).
       const campaignSubs = await submissionsOf(s.db, campaignIds);
