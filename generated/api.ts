@@ -2836,6 +2836,8 @@ export interface components {
              *     receipts never sees another event.
              */
             events?: components["schemas"]["WebhookEventType"][];
+            /** @description Post events in batches (absent or `null`: one POST per event, the default). */
+            batch?: components["schemas"]["WebhookBatch"] | null;
         };
         /**
          * @description A key just made: the only time its secret is shown.
@@ -4931,6 +4933,11 @@ export interface components {
             url?: string;
             /** @description The event types it receives from now on, at least one. */
             events?: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Batches from now on, or `null` for one POST per event. Events already waiting are posted the new way
+             *     (a batch in flight finishes as a batch).
+             */
+            batch?: components["schemas"]["WebhookBatch"] | null;
         };
         /**
          * Format: uuid
@@ -4960,7 +4967,8 @@ export interface components {
          *       ],
          *       "createdAt": "2026-11-22T10:00:00.000Z",
          *       "disabledAt": null,
-         *       "disabledReason": null
+         *       "disabledReason": null,
+         *       "batch": null
          *     }
          */
         Webhook: {
@@ -4986,6 +4994,30 @@ export interface components {
             disabledAt: string | null;
             /** @description Why the webhook was disabled, or `null` while it is enabled. */
             disabledReason: string | null;
+            /** @description How its events are batched, or `null`: one POST per event. */
+            batch: components["schemas"]["WebhookBatch"] | null;
+        };
+        /**
+         * @description Events posted in batches: one signed POST of `{ "events": [ … ] }` carries up to `maxEvents` of them, and the
+         *     oldest waits at most `maxDelayMs` (plus up to a quarter of a second) before its batch goes out. Each event is
+         *     the JSON a one-per-event delivery posts, with its `deliveryId` first. One batch per webhook is in flight at
+         *     a time; a failed batch is retried whole after the backoff of its oldest event (docs/WEBHOOKS.md, "Batches").
+         * @example {
+         *       "maxEvents": 500,
+         *       "maxDelayMs": 1000
+         *     }
+         */
+        WebhookBatch: {
+            /**
+             * Format: int32
+             * @description Events in one POST at most, 1 to 1000.
+             */
+            maxEvents: number;
+            /**
+             * Format: int32
+             * @description How long the oldest waiting event waits for others, 0 to 60000 ms (0: a batch of whatever is waiting, at once).
+             */
+            maxDelayMs: number;
         };
         /** @description One delivery receipt to one webhook, with every attempt made. */
         WebhookDelivery: {
@@ -5077,6 +5109,8 @@ export interface components {
             disabledAt: string | null;
             /** @description Why the webhook was disabled, or `null` while it is enabled. */
             disabledReason: string | null;
+            /** @description How its events are batched, or `null`: one POST per event. */
+            batch: components["schemas"]["WebhookBatch"] | null;
             /** @description Signing secret: `whsec_` and the base64 of 32 random bytes. Keep it private. */
             secret: string;
         };
@@ -13602,7 +13636,11 @@ export interface operations {
                      *           ],
                      *           "createdAt": "2026-11-22T10:00:00.000Z",
                      *           "disabledAt": null,
-                     *           "disabledReason": null
+                     *           "disabledReason": null,
+                     *           "batch": {
+                     *             "maxEvents": 500,
+                     *             "maxDelayMs": 1000
+                     *           }
                      *         }
                      *       ]
                      *     }

@@ -13,6 +13,7 @@ import { providerReportHandler } from "./jobs/handlers/providerReport.js";
 import { sendMessageHandler } from "./jobs/handlers/sendMessage.js";
 import { smppReceiptHandler } from "./jobs/handlers/smppReceipt.js";
 import { maintenanceChores, startMaintenance, type Maintenance } from "./jobs/maintenance/index.js";
+import { ReceiptBatches } from "./jobs/receiptBatches.js";
 import { JobRunner } from "./jobs/runner.js";
 import type { JobHandlers } from "./jobs/types.js";
 import type { Logger } from "./logger.js";
@@ -95,6 +96,16 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
   });
   await (connectors ? connectors.start() : opts.provider!.start?.());
   await runner.start();
+  // Batched webhooks' events: claimed from their rows by webhook, no job each (jobs/receiptBatches.ts).
+  const batches = new ReceiptBatches(db, client, {
+    workerId,
+    timeoutMs: config.webhookTimeoutMs,
+    retryBaseMs: config.webhookRetryBaseMs,
+    disableAfterFailures: config.webhookDisableAfterFailures,
+    disableAfterMs: config.webhookDisableAfterMs,
+    log: log.child({ component: "webhook-batches" }),
+  });
+  batches.start();
   // Every worker may lead; one does at a time. The election runs at the rescue cadence, so a dead leader's
   // successor starts rescuing within about two lease thirds.
   const maintenance = startMaintenance({
@@ -117,6 +128,7 @@ export async function startWorker(opts: WorkerOptions): Promise<Worker> {
     maintenance,
     async stop(deadlineMs = 7_000) {
       await maintenance.stop();
+      await batches.stop();
       await runner.stop(deadlineMs);
       await (connectors ? connectors.stop() : opts.provider!.stop?.());
       await client.close();

@@ -762,7 +762,15 @@ CREATE TABLE webhooks (
   disabled_at timestamp with time zone,
   disabled_reason text,
   events text[] NOT NULL DEFAULT '{dlr.sent,dlr.delivered,dlr.failed,dlr.undelivered}'::text[],
+  batch_max_events integer,
+  batch_max_delay_ms integer,
+  batch_held_by text,
+  batch_held_until timestamp with time zone,
+  batch_retry_at timestamp with time zone,
   CONSTRAINT webhooks_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT webhooks_batch_max_delay_ms_check CHECK (((batch_max_delay_ms >= 0) AND (batch_max_delay_ms <= 60000))),
+  CONSTRAINT webhooks_batch_max_events_check CHECK (((batch_max_events >= 1) AND (batch_max_events <= 1000))),
+  CONSTRAINT webhooks_batch_whole CHECK (((batch_max_events IS NULL) = (batch_max_delay_ms IS NULL))),
   CONSTRAINT webhooks_consecutive_failures_check CHECK ((consecutive_failures >= 0)),
   CONSTRAINT webhooks_disabled_reason CHECK (((disabled_at IS NULL) = (disabled_reason IS NULL))),
   CONSTRAINT webhooks_events_check CHECK ((cardinality(events) >= 1)),
@@ -884,6 +892,7 @@ CREATE UNIQUE INDEX webhook_deliveries_pkey ON webhook_deliveries USING btree (i
 CREATE INDEX webhook_deliveries_status_page_idx ON webhook_deliveries USING btree (webhook_id, status, created_at DESC, id DESC) WHERE (status <> 'succeeded'::text);
 CREATE INDEX webhook_deliveries_webhook_page_idx ON webhook_deliveries USING btree (webhook_id, created_at DESC, id DESC);
 CREATE INDEX webhooks_account_idx ON webhooks USING btree (account_id, created_at);
+CREATE INDEX webhooks_batched_idx ON webhooks USING btree (id) WHERE (batch_max_events IS NOT NULL);
 CREATE INDEX webhooks_disabled_idx ON webhooks USING btree (disabled_at) WHERE (disabled_at IS NOT NULL);
 CREATE UNIQUE INDEX webhooks_pkey ON webhooks USING btree (id);
 

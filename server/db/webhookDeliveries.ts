@@ -29,6 +29,8 @@ export interface DeliveryForDispatch {
   /** The webhook's failure run so far (a slowed-down webhook gets one delivery at a time). */
   consecutiveFailures: number;
   disabledAt: Date | null;
+  /** Its webhook takes events in batches now (jobs/receiptBatches.ts): the dispatcher hands it to them. */
+  batched: boolean;
   /** An earlier delivery of its message to this webhook was still pending when this was read (parkBehindEarlier). */
   earlierPending: boolean;
 }
@@ -53,6 +55,7 @@ export async function loadDeliveriesForDispatch(db: Knex, keys: { id: string; ac
       previousSecret: db.raw("CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END"),
       consecutiveFailures: "w.consecutive_failures",
       disabledAt: "w.disabled_at",
+      batched: db.raw("w.batch_max_events IS NOT NULL"),
       earlierPending: db.raw(
         `d.seq > 1 AND d.message_id IS NOT NULL AND EXISTS (SELECT 1 FROM webhook_deliveries e
            WHERE e.account_id = d.account_id AND e.message_id = d.message_id AND e.webhook_id = d.webhook_id
@@ -217,25 +220,45 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
   return orphans.length ? releaseNextParked(db, orphans) : 0;
 }
 
-async function requeue(tx: Knex.Transaction, accountId: string, deliveryId: string): Promise<void> {
-  await tx("webhook_deliveries")
-    .where({ account_id: accountId, id: deliveryId })
-    .update({ parked: false, status: "pending", finished_at: null });
-  await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId }, accountId }]);
-}
-
-/** Redeliver: queue the delivery again whatever its outcome so far (its attempt log is kept). */
+/**
+ * Redeliver: queue the delivery again whatever its outcome so far (its attempt log is kept): with a job, or,
+ * for a batched webhook, pending again for its next batch (its oldest event, so in the next one).
+ */
 export async function redeliver(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const row = await tx("webhook_deliveries")
-      .where({ account_id: accountId, id: deliveryId, webhook_id: webhookId })
-      .forUpdate()
-      .first("id");
+    const row = await tx("webhook_deliveries as d")
+      .join("webhooks as w", "w.id", "d.webhook_id")
+      .where({ "d.account_id": accountId, "d.id": deliveryId, "d.webhook_id": webhookId })
+      .forUpdate("d")
+      .first({ id: "d.id", batched: tx.raw("w.batch_max_events IS NOT NULL") });
     if (!row) return false;
-    await requeue(tx, accountId, deliveryId);
+    await tx("webhook_deliveries")
+      .where({ account_id: accountId, id: deliveryId })
+      .update({ parked: false, status: "pending", finished_at: null });
+    if (!row.batched) await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId }, accountId }]);
     return true;
   });
 }
+
+/** Batching turned off: each delivery of the webhook still waiting (and not parked) gets its job, due now. */
+export async function giveWaitingDeliveriesJobs(tx: Knex.Transaction, accountId: string, webhookId: string): Promise<number> {
+  const { rows } = await run<{ n: number }>(
+    tx,
+    sql`WITH d AS (
+       SELECT id, account_id FROM webhook_deliveries
+        WHERE account_id = ${accountId} AND webhook_id = ${webhookId} AND status = 'pending' AND NOT parked AND handed_to IS NULL
+     ), j AS (
+       ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
+  );
+  return rows[0]!.n;
+}
+
+/** SQL: the delivery row `alias` (with its webhook_id) is of a webhook posting one event at a time. */
+const perEventSql = (alias: string) =>
+  sql.raw(`NOT EXISTS (SELECT 1 FROM webhooks bw WHERE bw.id = ${alias}.webhook_id AND bw.batch_max_events IS NOT NULL)`);
 
 export interface DeliveryRow {
   id: string;
@@ -283,9 +306,9 @@ export async function insertEventDeliveries(
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
        SELECT gen_uuid_v7(), w.id, w.account_id, ${event.messageId}::uuid, ${event.event}, ${event.seq}, ${event.body} FROM webhooks w
         WHERE w.account_id = ${accountId} AND ${event.event} = ANY(w.events)
-       RETURNING id, account_id
+       RETURNING id, account_id, webhook_id
      ), j AS (
-       ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
+       ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d WHERE ${perEventSql("d")}` })}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
@@ -320,12 +343,12 @@ export async function handOverDeliveries(db: Knex, held: { by: string } | "expir
     sql`WITH r AS (
        UPDATE webhook_deliveries SET handed_to = NULL, handed_until = NULL
         WHERE handed_to IS NOT NULL AND ${which}
-        RETURNING id, account_id, status, parked
+        RETURNING id, account_id, webhook_id, status, parked
      ), j AS (
        ${insertJobsSql("deliver_receipt", {
          accountId: sql`r.account_id`,
          payload: sql`jsonb_build_object('deliveryId', r.id)`,
-         from: sql`r WHERE r.status = 'pending' AND NOT r.parked`,
+         from: sql`r WHERE r.status = 'pending' AND NOT r.parked AND ${perEventSql("r")}`,
        })}
        RETURNING 1
      )

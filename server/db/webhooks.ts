@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import { run, sql } from "./sql.js";
 import type { components } from "../../generated/api.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
+import { giveWaitingDeliveriesJobs } from "./webhookDeliveries.js";
 
 export type WebhookEventType = components["schemas"]["WebhookEventType"];
 
@@ -13,6 +14,13 @@ export interface WebhookRow {
   createdAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** Its events posted in batches, or null: one POST per event. */
+  batch: WebhookBatch | null;
+}
+
+export interface WebhookBatch {
+  maxEvents: number;
+  maxDelayMs: number;
 }
 
 export interface WebhookSecrets {
@@ -29,17 +37,34 @@ const columns = [
   "created_at as createdAt",
   "disabled_at as disabledAt",
   "disabled_reason as disabledReason",
+  "batch_max_events as batchMaxEvents",
+  "batch_max_delay_ms as batchMaxDelayMs",
 ];
 
-export async function insertWebhook(
-  db: Knex,
-  accountId: string,
-  webhook: { name: string; url: string; secret: string; events?: WebhookEventType[] },
-): Promise<WebhookRow> {
+type StoredWebhook = Omit<WebhookRow, "batch"> & { batchMaxEvents: number | null; batchMaxDelayMs: number | null };
+
+function toRow(stored: StoredWebhook): WebhookRow;
+function toRow(stored: StoredWebhook | undefined): WebhookRow | undefined;
+function toRow(stored: StoredWebhook | undefined): WebhookRow | undefined {
+  if (!stored) return undefined;
+  const { batchMaxEvents, batchMaxDelayMs, ...row } = stored;
+  return { ...row, batch: batchMaxEvents === null ? null : { maxEvents: batchMaxEvents, maxDelayMs: batchMaxDelayMs ?? 0 } };
+}
+
+/** A webhook's batch settings as its columns (null: one POST per event). */
+const batchColumns = (batch: WebhookBatch | null) => ({
+  batch_max_events: batch?.maxEvents ?? null,
+  batch_max_delay_ms: batch?.maxDelayMs ?? null,
+});
+
+type NewWebhook = { name: string; url: string; secret: string; events?: WebhookEventType[]; batch?: WebhookBatch | null };
+
+export async function insertWebhook(db: Knex, accountId: string, webhook: NewWebhook): Promise<WebhookRow> {
+  const { batch, ...rest } = webhook;
   const [row] = await db("webhooks")
-    .insert({ account_id: accountId, ...webhook })
+    .insert({ account_id: accountId, ...rest, ...batchColumns(batch ?? null) })
     .returning(columns);
-  return row as WebhookRow;
+  return toRow(row as StoredWebhook);
 }
 
 /**
@@ -49,7 +74,7 @@ export async function insertWebhook(
 export async function insertWebhookWithinLimit(
   db: Knex,
   accountId: string,
-  webhook: { name: string; url: string; secret: string; events?: WebhookEventType[] },
+  webhook: NewWebhook,
   max: number,
 ): Promise<WebhookRow | undefined> {
   return db.transaction(async (tx) => {
@@ -64,11 +89,13 @@ export async function listWebhooks(db: Knex, accountId: string): Promise<Webhook
   return db("webhooks")
     .where({ account_id: accountId })
     .orderBy([{ column: "created_at" }, { column: "id" }])
-    .select(columns);
+    .select(columns)
+    .then((rows: StoredWebhook[]) => rows.map((r) => toRow(r)));
 }
 
 export async function getWebhook(db: Knex, accountId: string, webhookId: string): Promise<WebhookRow | undefined> {
-  return db("webhooks").where({ account_id: accountId, id: webhookId }).first(columns);
+  const stored: StoredWebhook | undefined = await db("webhooks").where({ account_id: accountId, id: webhookId }).first(columns);
+  return toRow(stored);
 }
 
 export async function getWebhookSecrets(db: Knex, accountId: string, webhookId: string): Promise<WebhookSecrets | undefined> {
@@ -166,18 +193,29 @@ export async function recordWebhookAttempts(
   return rows;
 }
 
-/** Changes name, URL or events; undefined when there is no such webhook in the account. */
+/**
+ * Changes name, URL, events or batching; undefined when there is no such webhook in the account. Batching
+ * turned off gives each event still waiting for a batch its job (one POST each from now), in the same
+ * transaction; turned on, the events that have jobs are handed to the batches by the dispatcher
+ * (deliverReceipt.ts).
+ */
 export async function updateWebhook(
   db: Knex,
   accountId: string,
   webhookId: string,
-  changes: { name?: string; url?: string; events?: WebhookEventType[] },
+  changes: { name?: string; url?: string; events?: WebhookEventType[]; batch?: WebhookBatch | null },
 ): Promise<WebhookRow | undefined> {
   const patch: Record<string, unknown> = {};
   if (changes.name !== undefined) patch.name = changes.name;
   if (changes.url !== undefined) patch.url = changes.url;
   if (changes.events !== undefined) patch.events = [...new Set(changes.events)];
+  if (changes.batch !== undefined) Object.assign(patch, batchColumns(changes.batch), changes.batch ? {} : { batch_retry_at: null });
   if (Object.keys(patch).length === 0) return getWebhook(db, accountId, webhookId);
-  const [row] = await db("webhooks").where({ account_id: accountId, id: webhookId }).update(patch).returning(columns);
-  return row as WebhookRow | undefined;
+  return db.transaction(async (tx) => {
+    const [before] = await tx("webhooks").where({ account_id: accountId, id: webhookId }).forUpdate().select("batch_max_events");
+    if (!before) return undefined;
+    const [row] = await tx("webhooks").where({ account_id: accountId, id: webhookId }).update(patch).returning(columns);
+    if (changes.batch === null && before.batch_max_events !== null) await giveWaitingDeliveriesJobs(tx, accountId, webhookId);
+    return toRow(row as StoredWebhook);
+  });
 }

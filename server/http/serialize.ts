@@ -108,6 +108,7 @@ export const toWebhook = (row: WebhookRow): Schemas["Webhook"] => ({
   createdAt: iso(row.createdAt),
   disabledAt: row.disabledAt ? iso(row.disabledAt) : null,
   disabledReason: row.disabledReason,
+  batch: row.batch,
 });
 
 export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({

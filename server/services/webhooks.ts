@@ -7,9 +7,11 @@ import {
   insertWebhookWithinLimit,
   rotateWebhookSecret,
   updateWebhook,
+  type WebhookBatch,
   type WebhookEventType,
   type WebhookRow,
 } from "../db/webhooks.js";
+import { batchBody, batchId } from "../domain/receiptBatch.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 import { generateWebhookSecret } from "../domain/webhookSecrets.js";
 import type { PostResult, ReceiptClient } from "../webhooks/client.js";
@@ -26,14 +28,19 @@ export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 export async function createWebhook(
   db: Knex,
   accountId: string,
-  input: { name: string; url: string; events?: WebhookEventType[] },
+  input: { name: string; url: string; events?: WebhookEventType[]; batch?: WebhookBatch | null },
   policy: { allowPrivate: boolean; resolver?: Resolver; maxPerAccount: number },
 ): Promise<{ webhook: WebhookRow; secret: string }> {
   const problem = await webhookUrlProblem(input.url, policy.allowPrivate, policy.resolver);
   if (problem) throw invalidField("/body/url", problem);
   const secret = generateWebhookSecret();
   const events = input.events ? [...new Set(input.events)] : undefined;
-  const webhook = await insertWebhookWithinLimit(db, accountId, { name: input.name, url: input.url, secret, events }, policy.maxPerAccount);
+  const webhook = await insertWebhookWithinLimit(
+    db,
+    accountId,
+    { name: input.name, url: input.url, secret, events, batch: input.batch },
+    policy.maxPerAccount,
+  );
   if (!webhook) {
     throw new DomainError(
       "webhook_limit_reached",
@@ -48,7 +55,7 @@ export async function changeWebhook(
   db: Knex,
   accountId: string,
   webhookId: string,
-  input: { name?: string; url?: string; events?: WebhookEventType[] },
+  input: { name?: string; url?: string; events?: WebhookEventType[]; batch?: WebhookBatch | null },
   policy: { allowPrivate: boolean; resolver?: Resolver },
 ): Promise<WebhookRow> {
   if (!(await getWebhook(db, accountId, webhookId))) throw notFound("Webhook");
@@ -68,7 +75,10 @@ export async function rotateSecret(db: Knex, accountId: string, webhookId: strin
   return secret;
 }
 
-/** Posts a signed dlr.test receipt now and reports the receiver's answer; nothing is stored. */
+/**
+ * Posts a signed dlr.test receipt now and reports the receiver's answer; nothing is stored. A batched webhook
+ * gets it as a batch of one, as its receipts come.
+ */
 export async function sendTestReceipt(
   db: Knex,
   accountId: string,
@@ -91,10 +101,8 @@ export async function sendTestReceipt(
     metadata: null,
   });
   const live = secrets.previousSecretExpiresAt && secrets.previousSecretExpiresAt > at ? secrets.previousSecret : null;
-  const result = await client.post(
-    webhook.url,
-    body,
-    receiptHeaders(deliveryId, body, { secret: secrets.secret, previousSecret: live }, at),
-  );
+  const event = { id: deliveryId, messageId: null, seq: 1, body };
+  const [id, sent] = webhook.batch ? [batchId([event]), batchBody([event])] : [deliveryId, body];
+  const result = await client.post(webhook.url, sent, receiptHeaders(id, sent, { secret: secrets.secret, previousSecret: live }, at));
   return { deliveryId, result };
 }

@@ -24,6 +24,7 @@ describe("webhooks", () => {
         createdAt: created!.createdAt,
         disabledAt: null,
         disabledReason: null,
+        batch: null,
       },
     ]);
     const path = { params: { path: { webhookId: created!.webhookId } } };

@@ -38,7 +38,7 @@ describe.skipIf(!browserAvailable)("dashboard: consent settings", { timeout: 60_
     await page.context().close();
   });
 
-  it("adds a webhook with the events chosen and changes them later", async () => {
+  it("adds a webhook with the events chosen and changes them and its batching later", async () => {
     const { baseUrl, account } = server();
     const a = await account();
     const page = await browser().newPage();
@@ -68,13 +68,20 @@ describe.skipIf(!browserAvailable)("dashboard: consent settings", { timeout: 60_
     expect(await edit.getByRole("button", { name: "Save events of inbound receiver" }).isDisabled()).toBe(true);
     await edit.getByRole("checkbox", { name: /contact\.opted_out/ }).check();
     await edit.getByRole("checkbox", { name: /contact\.opted_in/ }).check();
+    // Batching on: 200 events a POST, the oldest waiting at most half a second.
+    expect(await card.getByTestId("webhook-batch").textContent()).toBe("Delivery: one POST per event");
+    await edit.getByRole("checkbox", { name: /Post events in batches/ }).check();
+    await edit.getByLabel("Events per batch, at most").fill("200");
+    await edit.getByLabel("Longest wait of the oldest event (ms)").fill("500");
     await edit.getByRole("button", { name: "Save events of inbound receiver" }).click();
     await edit.getByText("Events saved.").waitFor();
     await card.getByTestId("webhook-events").getByText("contact.opted_in").waitFor();
+    await card.getByText("Delivery: batches of up to 200 events, the oldest waiting at most 500 ms").waitFor();
     const { data: changed } = await a.client.GET("/api/v1/webhooks/{webhookId}", {
       params: { path: { webhookId: created!.data[0]!.webhookId } },
     });
     expect(changed!.events).toEqual(["contact.opted_out", "contact.opted_in"]);
+    expect(changed!.batch).toEqual({ maxEvents: 200, maxDelayMs: 500 });
     await screenshot(page, "dashboard-webhook-events");
     expect(page.problems).toEqual([]);
     await page.context().close();

@@ -1,7 +1,9 @@
-// The events a webhook subscribes to: the checkboxes of the add form, and changing them on an existing webhook.
+// The events a webhook subscribes to: the checkboxes of the add form, and changing them (and its batching) on
+// an existing webhook.
 import { useState } from "preact/hooks";
 import { ok, WEBHOOK_EVENTS, type Webhook, type WebhookEventType } from "../api.js";
 import { Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { BatchChoice, type BatchSetting } from "./WebhookBatch.js";
 
 /** The event checkboxes of the add and edit forms; the API wants at least one. */
 export function EventChoice({
@@ -41,10 +43,11 @@ export function EventChoice({
 export function EditEvents({ webhook, onSaved }: { webhook: Webhook; onSaved: () => Promise<void> }) {
   const { client } = useSession();
   const [events, setEvents] = useState<WebhookEventType[]>(webhook.events);
+  const [batch, setBatch] = useState<BatchSetting>(webhook.batch);
   const [saved, setSaved] = useState(false);
   const save = useAction(async () => {
     setSaved(false);
-    await ok(client.PATCH("/api/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.webhookId } }, body: { events } }));
+    await ok(client.PATCH("/api/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.webhookId } }, body: { events, batch } }));
     setSaved(true);
     await onSaved();
   });
@@ -57,6 +60,7 @@ export function EditEvents({ webhook, onSaved }: { webhook: Webhook; onSaved: ()
       }}
     >
       <EventChoice id={`events-${webhook.webhookId}`} events={events} onChange={setEvents} />
+      <BatchChoice id={`batch-${webhook.webhookId}`} batch={batch} onChange={setBatch} />
       <ProblemMessage error={save.error} prefix="Events not saved" />
       {saved && <Notice>Events saved.</Notice>}
       <div class="actions">

@@ -5,6 +5,7 @@ import { ok, RECEIPT_EVENTS, type Webhook, type WebhookDelivery, type WebhookEve
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
+import { BatchChoice, describeBatch, type BatchSetting } from "./WebhookBatch.js";
 import { EditEvents, EventChoice } from "./WebhookEvents.js";
 import {
   ConfirmDialog,
@@ -324,6 +325,7 @@ function WebhookCard({
           </span>
         ))}
       </p>
+      <p data-testid="webhook-batch">Delivery: {describeBatch(webhook.batch)}</p>
       {canWrite && (
         <>
           <button type="button" class="link" aria-expanded={editing} aria-controls={eventsId} onClick={() => setEditing(!editing)}>
@@ -348,16 +350,18 @@ export function Webhooks() {
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<WebhookEventType[]>(RECEIPT_EVENTS);
+  const [batch, setBatch] = useState<BatchSetting>(null);
   const [notice, setNotice] = useState<string | undefined>();
   const [fresh, setFresh] = useState<{ webhookId: string; secret: string } | undefined>();
   const [deleting, setDeleting] = useState<Webhook | undefined>();
   const [adding, setAdding] = useState(false);
   const hooks = useAsync(async () => (await ok(client.GET("/api/v1/webhooks"))).data, []);
   const add = useAction(async () => {
-    const created = await ok(client.POST("/api/v1/webhooks", { body: { name, url, events } }));
+    const created = await ok(client.POST("/api/v1/webhooks", { body: { name, url, events, batch } }));
     setName("");
     setUrl("");
     setEvents(RECEIPT_EVENTS);
+    setBatch(null);
     setFresh({ webhookId: created.webhookId, secret: created.secret });
     setNotice(`Webhook “${created.name}” added. Its signing secret is shown below; you can reveal it again at any time.`);
     await hooks.reload();
@@ -392,6 +396,7 @@ export function Webhooks() {
                 </Field>
               </div>
               <EventChoice id="webhook-events" events={events} onChange={setEvents} />
+              <BatchChoice id="webhook-batch" batch={batch} onChange={setBatch} />
               <ProblemMessage error={add.error} prefix="Webhook not added" />
               <div class="actions">
                 <button type="submit" class="primary" disabled={add.busy || events.length === 0}>

@@ -53,10 +53,11 @@ export async function updateStatusesWithReceipts(
   const ids = column((u) => u.messageId);
   // The first `claimFor.limit` deliveries are handed to the worker that made them, with a lease of their own
   // and no job row (ClaimedJob.rowless); the rest get a job each, claimable by any worker.
+  // A batched webhook's deliveries get neither: its batches take them (jobs/receiptBatches.ts).
   const receiptJobs = insertJobsSql("deliver_receipt", {
     accountId: sql`d.account_id`,
     payload: sql`jsonb_build_object('deliveryId', d.id)`,
-    from: sql`d WHERE NOT d.handed`,
+    from: sql`d JOIN t ON t.delivery_id = d.id WHERE NOT d.handed AND NOT t.batched`,
   });
   const { rows } = await run<{
     changed: { id: string; campaignId: string | null }[];
@@ -88,11 +89,13 @@ export async function updateStatusesWithReceipts(
        SELECT ${claimFor?.limit ?? 0}::int AS handed, ${claimFor?.workerId ?? null}::text AS worker,
               ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
      ), t AS (
-       SELECT w.id, w.account_id, m.id AS message_id, m.body, row_number() OVER () <= c.handed AS handed, c.worker, c.lease
+       SELECT gen_uuid_v7() AS delivery_id, w.id, w.account_id, m.id AS message_id, m.body, w.batch_max_events IS NOT NULL AS batched,
+              w.batch_max_events IS NULL AND row_number() OVER (ORDER BY w.batch_max_events IS NOT NULL) <= c.handed AS handed,
+              c.worker, c.lease
          FROM m JOIN webhooks w ON w.account_id = m.account_id AND ${receipt.event} = ANY(w.events) CROSS JOIN c
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, handed_to, handed_until)
-       SELECT gen_uuid_v7(), t.id, t.account_id, t.message_id, ${receipt.event}, ${receipt.seq}, t.body,
+       SELECT t.delivery_id, t.id, t.account_id, t.message_id, ${receipt.event}, ${receipt.seq}, t.body,
               CASE WHEN t.handed THEN t.worker END, CASE WHEN t.handed THEN now() + make_interval(secs => t.lease) END
          FROM t
        RETURNING id, account_id, handed_to IS NOT NULL AS handed, created_at

@@ -48,6 +48,7 @@ import * as m046 from "./046_smpp_outbox.js";
 import * as m047 from "./047_smpp_submit_parts.js";
 import * as m048 from "./048_smpp_server_counters.js";
 import * as m049 from "./049_prices_and_balances.js";
+import * as m050 from "./050_batched_webhooks.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -101,6 +102,7 @@ const migrations: Record<string, Knex.Migration> = {
   "047_smpp_submit_parts": m047,
   "048_smpp_server_counters": m048,
   "049_prices_and_balances": m049,
+  "050_batched_webhooks": m050,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

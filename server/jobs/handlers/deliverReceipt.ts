@@ -112,6 +112,10 @@ class ReceiptDispatcher {
       );
     };
     for (const d of pending) {
+      if (d.batched) {
+        runThenSettle(d, () => this.handToBatches(d, jobOf(d)));
+        continue;
+      }
       if (d.disabledAt) {
         runThenSettle(d, () => this.recordDisabled(d, jobOf(d)));
         continue;
@@ -149,6 +153,15 @@ class ReceiptDispatcher {
       (n) => n > 0 && log.info({ webhookId: d.webhookId, recalled: n }, "webhook answers quickly again; its snoozed receipts recalled"),
       (error: unknown) => log.warn({ err: error, webhookId: d.webhookId }, "recalling a recovered webhook's snoozed receipts failed"),
     );
+  }
+
+  /**
+   * Its webhook takes events in batches (it had this job from before batching was turned on, or from a
+   * previous-release worker): the job ends, the delivery stays pending, without a lease, for the next batch.
+   */
+  private async handToBatches(d: DeliveryForDispatch, job: Completes | undefined): Promise<Outcome> {
+    await this.finishes.add({ ...outcomeOf(d), status: "pending", attempt: null, completes: job });
+    return JOB_COMPLETED;
   }
 
   private async recordDisabled(d: DeliveryForDispatch, job: Completes | undefined): Promise<Outcome> {
