@@ -13,6 +13,7 @@
 //   kannel:   where Debian's kannel is installed (bench/kannel.ts; BENCH_KANNEL=0 skips it): one sendsms GET
 //             per message at the same concurrency, dlr-mask 9 (the SMSC's answer and the delivery), each posted
 //             to the same receiver.
+// BENCH_RECEIPTS=per-event,batched adds each case with the webhook taking its receipts in batches.
 // BENCH_PRICING=1 prices every message and charges it to a prepaid balance (docs/BILLING.md).
 // BENCH_CONNECTORS (1; "1,2" adds the catch-all route as a 50/50 pool of two connectors to the same SMSC, each
 // its own bind per worker).
@@ -30,7 +31,7 @@ import smpp, { type PDU } from "smpp";
 import { listConnectors } from "../server/routing/index.js";
 import { changeConnector, createConnector, replaceRoutes, routingTable } from "../server/routing/index.js";
 import { ensureAccount } from "../server/operator/index.js";
-import { insertWebhook } from "../server/db/webhooks.js";
+import { insertWebhook, updateWebhook } from "../server/db/webhooks.js";
 import { generateWebhookSecret } from "../server/domain/webhookSecrets.js";
 import { createKeyForAccount } from "../server/operator/index.js";
 import { cpuOf, postgresCpu, postmasterPid } from "./cpu.js";
@@ -60,6 +61,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const KANNEL = process.env.BENCH_KANNEL !== "0";
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 600_000);
+/**
+ * BENCH_RECEIPTS ("per-event"; "per-event,batched" adds the case): how the account's webhook takes its receipts,
+ * one POST each or in batches of up to 1,000 waiting at most 200 ms (docs/WEBHOOKS.md, "Batches").
+ */
+const RECEIPTS = list("BENCH_RECEIPTS", "per-event") as ("per-event" | "batched")[];
+const BATCH = { maxEvents: 1000, maxDelayMs: 200 };
 /** BENCH_PRICING=1: the bench account prepaid on a price list, every message charged (issue 49's overhead). */
 const PRICING = process.env.BENCH_PRICING === "1";
 
@@ -100,22 +107,27 @@ const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    let key: string;
+    type Receipt = { messageId: string; status: string };
+    let keys: string[];
     if (req.method === "GET") {
       const q = new URL(req.url!, "http://x").searchParams;
-      key = `${q.get("m")}:${q.get("type")}`;
+      keys = [`${q.get("m")}:${q.get("type")}`];
     } else {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { messageId: string; status: string };
-      key = `${body.messageId}:${body.status}`;
+      // One receipt, or a batch of them (BENCH_RECEIPTS=batched).
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as Receipt | { events: Receipt[] };
+      keys = ("events" in body ? body.events : [body]).map((r) => `${r.messageId}:${r.status}`);
     }
-    if (seen.has(key)) duplicates++;
-    else seen.add(key);
-    received++;
+    keys.forEach(count);
     lastArrival = Date.now();
     onReceipt?.();
     res.writeHead(200).end();
   });
 });
+function count(key: string) {
+  if (seen.has(key)) duplicates++;
+  else seen.add(key);
+  received++;
+}
 receiver.keepAliveTimeout = 60_000;
 await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
@@ -211,7 +223,7 @@ if (PRICING) {
   await creditOf(db, account.id, 1_000_000_000_000, "bench");
 }
 const { key } = await createKeyForAccount(db, "bench-smpp");
-await insertWebhook(db, account.id, { name: "bench", url: `${receiverUrl}/ours`, secret: generateWebhookSecret() });
+const benchWebhook = await insertWebhook(db, account.id, { name: "bench", url: `${receiverUrl}/ours`, secret: generateWebhookSecret() });
 const api = await serveProcess("server/main.ts", bench.url, { ...serviceEnv, ROLE: "api" });
 const headers = { "content-type": "application/json", authorization: `Bearer ${key}` };
 const post = (path: string, body: unknown) => fetch(`${api.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
@@ -436,10 +448,13 @@ try {
         for (const workers of WORKERS)
           for (const connectors of CONNECTORS)
             for (const mode of MODES)
-              add(
-                `ours ${mode}, ${workers} worker(s)${connectors > 1 ? `, ${connectors} connectors` : ""}`,
-                await ours(n, window, workers, mode, connectors),
-              );
+              for (const receipts of mode === "smpp-client" ? ["per-event" as const] : RECEIPTS) {
+                await updateWebhook(db, account.id, benchWebhook.id, { batch: receipts === "batched" ? BATCH : null });
+                add(
+                  `ours ${mode}, ${workers} worker(s)${connectors > 1 ? `, ${connectors} connectors` : ""}${receipts === "batched" ? ", batched receipts" : ""}`,
+                  await ours(n, window, workers, mode, connectors),
+                );
+              }
       }
       const k = runs.has("kannel") ? summarize(runs.get("kannel")!) : undefined;
       const entries = [...runs].filter(([name]) => name !== "kannel");
@@ -474,6 +489,7 @@ try {
     concurrency: CONCURRENCY,
     kannel: withKannel,
     pricing: PRICING,
+    batchedReceipts: RECEIPTS.includes("batched") ? BATCH : null,
     cases,
   });
 } finally {

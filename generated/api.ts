@@ -2285,6 +2285,10 @@ export interface components {
          *         "optedOut": 0,
          *         "skipped": 0
          *       },
+         *       "cost": {
+         *         "estimated": 22500,
+         *         "currency": "USD"
+         *       },
          *       "deferredUntil": null,
          *       "createdAt": "2026-11-22T10:00:00.000Z"
          *     }
@@ -2322,6 +2326,8 @@ export interface components {
             smartEncoding: boolean;
             /** @description Counts of its messages by status. */
             stats: components["schemas"]["CampaignStats"];
+            /** @description Its estimated cost, priced when it was created; `null` when the account had no price list then. */
+            cost: components["schemas"]["CampaignCost"] | null;
             /**
              * @description While some of its messages are held back by quiet hours: the latest of their `deferredUntil`, when the last
              *     of them is due to go; otherwise `null`.
@@ -2332,6 +2338,23 @@ export interface components {
              * @description When the campaign was created.
              */
             createdAt: string;
+        };
+        /**
+         * @description A campaign's cost as priced when it was created.
+         * @example {
+         *       "estimated": 7500000,
+         *       "currency": "USD"
+         *     }
+         */
+        CampaignCost: {
+            /**
+             * @description Its whole audience priced at creation, in micro-units: what its reservation debited (docs/BILLING.md). Its
+             *     messages are then charged their own prices as they are made; what was charged for good shows as `spend` in
+             *     the reports with `campaignId`.
+             */
+            estimated: components["schemas"]["Micros"];
+            /** @description The account's currency. */
+            currency: components["schemas"]["CurrencyCode"];
         };
         /** @description One page of a list, newest first. */
         CampaignPage: {
@@ -4116,6 +4139,7 @@ export interface components {
          *       "optedOut": 4,
          *       "received": 31,
          *       "segments": 1420,
+         *       "spend": 7100000,
          *       "deliveryRate": 0.9689,
          *       "timeToDeliveredP50": 5,
          *       "timeToDeliveredP95": 30
@@ -4185,6 +4209,13 @@ export interface components {
              * @description Segments of the messages sent in the window.
              */
             segments: number;
+            /**
+             * @description Money charged in the window, in micro-units of the account's currency: the prices of the messages whose
+             *     charge became final then (sent, for an account charging on submission; delivered, for one charging on
+             *     delivery). A message refunded never counts; one accepted but not sent yet counts once it is. 0 without a
+             *     price list. An operator's row that sums accounts of different currencies mixes them: group by `account`.
+             */
+            spend: components["schemas"]["Micros"];
             /** @description delivered ÷ (delivered + undelivered + failed), to four decimals; `null` when all three are 0. */
             deliveryRate: number | null;
             /**

@@ -33,6 +33,9 @@ export interface CampaignRow {
   audienceSize: number;
   fanoutDone: number;
   stats: CampaignStats;
+  /** Its audience priced at creation (micro-units of `currency`), or null without a price list then. */
+  estimatedCost: number | null;
+  currency: string;
   /** The latest deferredUntil of its messages held by quiet hours, or null. */
   deferredUntil: Date | null;
 }
@@ -79,6 +82,8 @@ function selectCampaigns(db: Knex) {
     createdAt: "c.created_at",
     audienceSize: "c.audience_size",
     fanoutDone: "c.fanout_done",
+    estimatedCost: "c.estimated_cost",
+    currency: db.raw("(SELECT currency FROM accounts a WHERE a.id = c.account_id)"),
     stats: db.raw(STATS_SQL),
   });
 }
@@ -268,6 +273,11 @@ export async function markCampaignsSending(db: Knex, campaigns: { id: string; ac
 }
 
 /** sending → completed once fan-out is done and every message reached a final status. */
+/** A new campaign's audience as priced (services/campaigns.ts, with its reservation). */
+export async function setEstimatedCost(tx: Knex.Transaction, accountId: string, campaignId: string, cost: number): Promise<void> {
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ estimated_cost: cost });
+}
+
 export async function completeCampaignIfDone(db: Knex, accountId: string, campaignId: string): Promise<boolean> {
   const count = await db("campaigns")
     .where({ account_id: accountId, id: campaignId })

@@ -21,6 +21,7 @@ export const COUNTED_COLUMNS = [
   "scheduled_at",
   "segments",
   "test",
+  "price_amount",
 ] as const;
 
 /**
@@ -48,6 +49,48 @@ export function countStatusEventsSql(from: string, event: string, at: string): S
       FROM ${f} CROSS JOIN LATERAL (SELECT set_config('sms.status_counted', 'on', true)) counted
      WHERE NOT ${f}.test
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9`;
+}
+
+/** The key columns of spend_deltas and spend_counts (migration 051). */
+export const SPEND_KEYS = "account_id, bucket, event, country, category, campaign_id, connector_id";
+
+/**
+ * SQL: the INSERT (for a CTE of the status statement) that counts the spend of the messages of CTE `from`
+ * whose charge `event` makes final: `sent` for accounts charging on submission, `delivered` for those
+ * charging on delivery (migration 051). Null for any other event: nothing to count. No row without a priced
+ * message of such an account.
+ */
+export function countSpendSql(from: string, event: string, at: string): Sql | null {
+  const chargeOn = event === "sent" ? "submitted" : event === "delivered" ? "delivered" : null;
+  if (!chargeOn) return null;
+  const f = sql.raw(from);
+  const time = sql.raw(at);
+  return sql`INSERT INTO spend_deltas (${sql.raw(SPEND_KEYS)}, spend)
+    SELECT ${f}.account_id, to_timestamp(floor(extract(epoch FROM ${time}) / 900) * 900), ${event}::text, coalesce(${f}.country, ''),
+           ${f}.category, coalesce(${f}.campaign_id, ${sql.raw(NIL)}), coalesce(${f}.connector_id, ${sql.raw(NIL)}), sum(${f}.price_amount)
+      FROM ${f}
+     WHERE ${f}.price_amount IS NOT NULL AND NOT ${f}.test
+       AND EXISTS (SELECT FROM accounts ac WHERE ac.id = ${f}.account_id AND ac.charge_on = ${chargeOn}::text)
+     GROUP BY 1, 2, 3, 4, 5, 6, 7`;
+}
+
+/** Moves up to `limit` spend deltas into spend_counts in ONE statement, as compactMessageCounts does. */
+export async function compactSpendCounts(db: Knex, limit = 50_000): Promise<number> {
+  const { rows } = await run<{ moved: number }>(
+    db,
+    sql`WITH moved AS (
+          DELETE FROM spend_deltas WHERE ctid = ANY (ARRAY(SELECT ctid FROM spend_deltas LIMIT ${limit}))
+          RETURNING ${sql.raw(SPEND_KEYS)}, spend
+        ), added AS (
+          INSERT INTO spend_counts AS c (${sql.raw(SPEND_KEYS)}, spend)
+          SELECT ${sql.raw(SPEND_KEYS)}, sum(spend) FROM moved
+           WHERE EXISTS (SELECT FROM accounts a WHERE a.id = moved.account_id)
+           GROUP BY ${sql.raw(SPEND_KEYS)}
+          ON CONFLICT (${sql.raw(SPEND_KEYS)}) DO UPDATE SET spend = c.spend + excluded.spend
+        )
+        SELECT count(*)::int AS moved FROM moved`,
+  );
+  return rows[0]?.moved ?? 0;
 }
 
 /** The columns an INSERT INTO messages returns for countStoredEventsSql. */

@@ -199,10 +199,12 @@ CREATE TABLE campaigns (
   metadata jsonb,
   smart_encoding boolean NOT NULL DEFAULT false,
   sender_pool_id uuid,
+  estimated_cost bigint,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
   CONSTRAINT campaigns_check CHECK (((type = 'scheduled'::text) = (scheduled_at IS NOT NULL))),
+  CONSTRAINT campaigns_estimated_cost_check CHECK ((estimated_cost >= 0)),
   CONSTRAINT campaigns_fanout_bounds CHECK ((fanout_done <= audience_size)),
   CONSTRAINT campaigns_fanout_done_check CHECK ((fanout_done >= 0)),
   CONSTRAINT campaigns_group_id_fkey FOREIGN KEY (group_id) REFERENCES groups(id) ON DELETE SET NULL,
@@ -669,6 +671,32 @@ CREATE TABLE smpp_submit_parts (
   CONSTRAINT smpp_submit_parts_total_check CHECK (((total >= 2) AND (total <= 255)))
 );
 
+CREATE TABLE spend_counts (
+  account_id uuid NOT NULL,
+  bucket timestamp with time zone NOT NULL,
+  event text NOT NULL,
+  country text NOT NULL,
+  category text NOT NULL,
+  campaign_id uuid NOT NULL,
+  connector_id uuid NOT NULL,
+  spend bigint NOT NULL,
+  CONSTRAINT spend_counts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT spend_counts_event_check CHECK ((event = ANY (ARRAY['sent'::text, 'delivered'::text]))),
+  CONSTRAINT spend_counts_pkey PRIMARY KEY (account_id, bucket, event, country, category, campaign_id, connector_id)
+);
+
+CREATE TABLE spend_deltas (
+  account_id uuid NOT NULL,
+  bucket timestamp with time zone NOT NULL,
+  event text NOT NULL,
+  country text NOT NULL,
+  category text NOT NULL,
+  campaign_id uuid NOT NULL,
+  connector_id uuid NOT NULL,
+  spend bigint NOT NULL,
+  CONSTRAINT spend_deltas_event_check CHECK ((event = ANY (ARRAY['sent'::text, 'delivered'::text])))
+);
+
 CREATE TABLE throttled_sends (
   message_id uuid NOT NULL,
   account_id uuid NOT NULL,
@@ -874,6 +902,7 @@ CREATE INDEX smpp_segments_segment_idx ON smpp_segments USING btree (segment_id,
 CREATE UNIQUE INDEX smpp_server_counters_pkey ON smpp_server_counters USING btree (server_id, account_id);
 CREATE INDEX smpp_submit_parts_age_idx ON smpp_submit_parts USING btree (created_at);
 CREATE UNIQUE INDEX smpp_submit_parts_pkey ON smpp_submit_parts USING btree (account_id, part_key, seq);
+CREATE UNIQUE INDEX spend_counts_pkey ON spend_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id);
 CREATE INDEX throttled_sends_account_order_idx ON throttled_sends USING btree (account_id, priority, scheduled_at, message_id) WHERE (released_at IS NULL);
 CREATE UNIQUE INDEX throttled_sends_pkey ON throttled_sends USING btree (message_id);
 CREATE INDEX throttled_sends_released_idx ON throttled_sends USING btree (released_at) WHERE (released_at IS NOT NULL);

@@ -128,6 +128,7 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   metadata: row.metadata,
   smartEncoding: row.smartEncoding,
   stats: row.stats,
+  cost: row.estimatedCost === null ? null : { estimated: row.estimatedCost, currency: row.currency },
   deferredUntil: isoOrNull(row.deferredUntil),
   createdAt: iso(row.createdAt),
 });

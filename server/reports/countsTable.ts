@@ -1,7 +1,7 @@
 // A report's read of the counted events (docs/REPORTS.md): message_counts and the deltas the leader's chore has
 // not moved yet (both written by the engine, db/messageCounts.ts), grouped by the report's keys in its zone.
 import type { Knex } from "knex";
-import { COUNT_KEYS, NIL } from "../db/messageCounts.js";
+import { COUNT_KEYS, NIL, SPEND_KEYS } from "../db/messageCounts.js";
 import { run, sql, type Sql } from "../db/sql.js";
 import { OPTED_OUT_CODE } from "../domain/countedEvents.js";
 import type { CountedEvent, ReportKey } from "./reportRows.js";
@@ -74,11 +74,16 @@ export async function readMessageCounts(db: Knex, q: CountQuery): Promise<Counte
   const tz = sql`${q.tz}`;
   const columns = q.groupBy.flatMap((k) => keyColumns(k, tz));
   const names = q.groupBy.flatMap((k) => (k === "hour" ? ["hour", "hour_offset"] : [k === "errorCode" ? '"errorCode"' : k]));
-  const from = (table: string, since: Date, until: Date) =>
-    sql`SELECT ${sql.raw(COUNT_KEYS)}, messages, segments FROM ${sql.raw(table)}
-         WHERE ${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
+  const where = (since: Date, until: Date) =>
+    sql`WHERE ${q.accountId === null ? sql`true` : sql`account_id = ${q.accountId}::uuid`}
                ${q.campaignId ? sql`AND campaign_id = ${q.campaignId}::uuid` : sql``}
                AND bucket >= ${since.toISOString()}::timestamptz AND bucket < ${until.toISOString()}::timestamptz`;
+  const from = (table: string, since: Date, until: Date) =>
+    sql`SELECT ${sql.raw(COUNT_KEYS)}, messages, segments, 0::bigint AS spend FROM ${sql.raw(table)} ${where(since, until)}`;
+  // Spend (migration 051) as rows of the same shape: counted on `sent` or `delivered`, no messages of its own.
+  const spendFrom = (table: string) =>
+    sql`SELECT ${sql.raw(SPEND_KEYS)}, ''::text AS error_code, (-1)::smallint AS ttd, 0::bigint AS messages, 0::bigint AS segments, spend
+          FROM ${sql.raw(table)} ${where(q.since, q.until)}`;
   const firstHour = new Date(Math.ceil(q.since.getTime() / HOUR_MS) * HOUR_MS);
   const endHour = new Date(Math.floor(q.until.getTime() / HOUR_MS) * HOUR_MS);
   const hourly = firstHour < endHour && (await hoursAreLocalHours(db, q.tz, firstHour, endHour));
@@ -92,8 +97,8 @@ export async function readMessageCounts(db: Knex, q: CountQuery): Promise<Counte
   const { rows } = await run<Record<string, string | number | boolean | null>>(
     db,
     sql`SELECT ${sql.join(columns)}${columns.length > 0 ? sql`,` : sql``} event, (event = 'failed' AND error_code = ${OPTED_OUT_CODE}) AS opted_out, ttd,
-               sum(messages)::float8 AS messages, sum(segments)::float8 AS segments
-          FROM (${sql.join([...parts, from("message_count_deltas", q.since, q.until)], " UNION ALL ")}) c
+               sum(messages)::float8 AS messages, sum(segments)::float8 AS segments, sum(spend)::bigint AS spend
+          FROM (${sql.join([...parts, from("message_count_deltas", q.since, q.until), spendFrom("spend_counts"), spendFrom("spend_deltas")], " UNION ALL ")}) c
          GROUP BY ${sql.raw([...names, "event", "opted_out", "ttd"].join(", "))}`,
   );
   return rows.map((r) => ({
@@ -105,6 +110,7 @@ export async function readMessageCounts(db: Knex, q: CountQuery): Promise<Counte
     ttd: r.ttd as number,
     messages: r.messages as number,
     segments: r.segments as number,
+    spend: r.spend as number,
   }));
 }
 

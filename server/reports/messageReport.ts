@@ -52,4 +52,4 @@ export async function messageReport(db: Db, r: ReportRequest): Promise<MessageRe
   return { since, until, tz, groupBy, rows: groupBy.length === 0 && rows.length === 0 ? reportRows([], [emptyEvent]) : rows };
 }
 
-const emptyEvent = { keys: {}, event: "accepted" as const, optedOut: false, ttd: -1, messages: 0, segments: 0 };
+const emptyEvent = { keys: {}, event: "accepted" as const, optedOut: false, ttd: -1, messages: 0, segments: 0, spend: 0 };

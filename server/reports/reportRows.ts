@@ -35,6 +35,8 @@ export interface CountedEvent {
   ttd: number;
   messages: number;
   segments: number;
+  /** Micro-units of the account's currency whose charge became final (only on `sent` and `delivered`). */
+  spend: number;
 }
 
 /** A report's row as the document defines it (spec/reports.tsp), read and written by its fields' names too. */
@@ -62,6 +64,7 @@ export function reportRows(keys: readonly ReportKey[], events: readonly CountedE
         optedOut: 0,
         received: 0,
         segments: 0,
+        spend: 0,
         deliveryRate: null,
         timeToDeliveredP50: null,
         timeToDeliveredP95: null,
@@ -72,6 +75,7 @@ export function reportRows(keys: readonly ReportKey[], events: readonly CountedE
     g.row[e.event] = g.row[e.event] + e.messages;
     if (e.optedOut) g.row.optedOut += e.messages;
     if (e.event === "sent") g.row.segments += e.segments;
+    g.row.spend += e.spend;
     if (e.event === "delivered" && e.ttd >= 0) g.ttd[e.ttd] = (g.ttd[e.ttd] ?? 0) + e.messages;
   }
   const rows = [...groups.values()].map(({ row, ttd }) => {

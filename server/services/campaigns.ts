@@ -10,6 +10,7 @@ import {
   groupAudience,
   insertCampaign,
   lockCampaign,
+  setEstimatedCost,
   snapshotGroupAudience,
   snapshotListAudience,
 } from "../db/campaigns.js";
@@ -184,6 +185,7 @@ export async function createCampaign(
         const cost = (await mapYielding(reached, (c, i) => priceOf(book, c.phone, segments[i]!, path).amount)).reduce((a, b) => a + b, 0);
         await ensureBalance(tx, accountId);
         if (!(await reserveForCampaign(tx, accountId, id, cost, chargeFloor(account.limits)))) throw insufficientFunds(path);
+        await setEstimatedCost(tx, accountId, id, cost);
         await balanceMoved(tx, accountId, account.limits);
       }
     }

@@ -303,6 +303,8 @@ describe("campaigns", () => {
     expect(res.status, await res.clone().text()).toBe(201);
     const { campaignId } = (await res.json()) as { campaignId: string };
     expect((await balanceOf(a)).balance).toBe(70_000);
+    // Its cost before it starts: the audience as priced, what the reservation took.
+    expect(await json(a.request("GET", `/api/v1/campaigns/${campaignId}`))).toMatchObject({ cost: { estimated: 30_000, currency: "USD" } });
     expect((await a.request("POST", `/api/v1/campaigns/${campaignId}/cancel`)).status).toBeLessThan(300);
     await waitUntil("everything given back", async () => ((await balanceOf(a)).balance === 100_000 ? true : undefined));
     await expectLedgerSumsToBalance(a);
@@ -359,6 +361,66 @@ describe("credits", () => {
     expect(await balanceOf(a)).toMatchObject({ balance: 4_000_000, currency: "USD", billing: "postpaid" });
     const audited = await server().db("audit_events").where({ account_id: a.accountId, action: "OperatorCredits_create" });
     expect(audited.map((e) => e.resource_id)).toContain(entry.entryId);
+    await expectLedgerSumsToBalance(a);
+  });
+});
+
+describe("spend in reports", () => {
+  type Row = Record<string, unknown> & { spend: number };
+  const reportOf = async (a: TestAccount, groupBy: string) => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await a.request("GET", `/api/v1/reports/messages?since=${since}&until=${until}&groupBy=${groupBy}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    return (await json<{ rows: Row[] }>(res)).rows;
+  };
+  const finalStatus = async (a: TestAccount, ids: string[], statuses: string[]) =>
+    waitUntil("every message final", async () => {
+      const all = await Promise.all(ids.map((id) => json<{ status: string }>(a.request("GET", `/api/v1/messages/${id}`))));
+      return all.every((m, i) => m.status === statuses[i]) ? true : undefined;
+    });
+
+  it("counts a charge once it is final (sent), by country and status; a cancelled message never counts", async () => {
+    const a = await pricedAccount("spend-submitted");
+    const ids = [];
+    for (const to of ["+12125550181", "+12125550182", "+447400123456"]) {
+      const res = await send(a, to);
+      expect(res.status, await res.clone().text()).toBe(201);
+      ids.push((await json<{ messageId: string }>(res)).messageId);
+    }
+    const later = await a.request("POST", "/api/v1/scheduler/schedule", {
+      to: "+12125550183",
+      from: "ACME",
+      body: "later",
+      scheduledAt: inHours(2),
+    });
+    const cancelled = (await json<{ messageId: string }>(later)).messageId;
+    expect((await a.request("DELETE", `/api/v1/scheduler/cancel/${cancelled}`)).status).toBe(200);
+    await finalStatus(a, ids, ["delivered", "delivered", "delivered"]);
+    const byCountry = await reportOf(a, "country");
+    expect(byCountry.map((r) => [r.country, r.spend])).toEqual([
+      ["GB", 32_000],
+      ["US", 15_000],
+    ]);
+    // Under its status: the charge became final when sent.
+    const byStatus = Object.fromEntries((await reportOf(a, "status")).map((r) => [r.status, r.spend]));
+    expect(byStatus).toMatchObject({ sent: 47_000, delivered: 0, cancelled: 0 });
+    // It equals the prices of the messages sent, read directly.
+    const { rows } = await server().db.raw(
+      "SELECT sum(price_amount)::bigint AS spend FROM messages WHERE account_id = ? AND sent_at IS NOT NULL",
+      [a.accountId],
+    );
+    expect(rows[0].spend).toBe(47_000);
+  });
+
+  it("charging on delivery counts only what was delivered, when it was", async () => {
+    const a = await pricedAccount("spend-delivered", { chargeOn: "delivered" });
+    const delivered = (await json<{ messageId: string }>(send(a, "+12125550184"))).messageId;
+    const undelivered = (await json<{ messageId: string }>(send(a, "+12125550002"))).messageId;
+    await finalStatus(a, [delivered, undelivered], ["delivered", "undelivered"]);
+    const byStatus = Object.fromEntries((await reportOf(a, "status")).map((r) => [r.status, r.spend]));
+    expect(byStatus).toMatchObject({ sent: 0, delivered: 7_500, undelivered: 0 });
+    expect((await reportOf(a, "day")).map((r) => r.spend)).toEqual([7_500]);
     await expectLedgerSumsToBalance(a);
   });
 });

@@ -4,7 +4,7 @@ import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
 import { insertJobsSql, laneNowPayloadSql, laneOf, MAX_ATTEMPTS, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
 import { statusInSql } from "../byIdFilters.js";
-import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
+import { COUNTED_COLUMNS, countSpendSql, countStatusEventsSql } from "../messageCounts.js";
 import { run, sql } from "../sql.js";
 
 export interface StatusUpdate {
@@ -51,6 +51,8 @@ export async function updateStatusesWithReceipts(
   const column = <T>(pick: (u: StatusUpdate) => T) => updates.map(pick);
   // The ids twice: in unnest, and as `id = ANY` for the key's index condition even on a young table (byIdFilters.ts).
   const ids = column((u) => u.messageId);
+  // The spend of the messages whose charge this status makes final (reports; migration 051).
+  const spend = countSpendSql("m", to, "m.at");
   // The first `claimFor.limit` deliveries are handed to the worker that made them, with a lease of their own
   // and no job row (ClaimedJob.rowless); the rest get a job each, claimable by any worker.
   // A batched webhook's deliveries get neither: its batches take them (jobs/receiptBatches.ts).
@@ -85,7 +87,7 @@ export async function updateStatusesWithReceipts(
        INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ${to}, at FROM m
      ), k AS (
        ${countStatusEventsSql("m", to, "m.at")}
-     ), c AS (
+     )${spend ? sql`, s AS (${spend})` : sql``}, c AS (
        SELECT ${claimFor?.limit ?? 0}::int AS handed, ${claimFor?.workerId ?? null}::text AS worker,
               ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
      ), t AS (

@@ -49,6 +49,7 @@ import * as m047 from "./047_smpp_submit_parts.js";
 import * as m048 from "./048_smpp_server_counters.js";
 import * as m049 from "./049_prices_and_balances.js";
 import * as m050 from "./050_batched_webhooks.js";
+import * as m051 from "./051_spend_and_campaign_costs.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -103,6 +104,7 @@ const migrations: Record<string, Knex.Migration> = {
   "048_smpp_server_counters": m048,
   "049_prices_and_balances": m049,
   "050_batched_webhooks": m050,
+  "051_spend_and_campaign_costs": m051,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

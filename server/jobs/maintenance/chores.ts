@@ -2,7 +2,7 @@
 // exists. Retention, the one chore with a policy of its own, is applyRetention.ts.
 import { completeFinishedCampaigns } from "../../db/campaigns.js";
 import { deleteExpiredIdempotencyKeys } from "../../db/idempotencyKeys.js";
-import { compactMessageCounts } from "../../db/messageCounts.js";
+import { compactMessageCounts, compactSpendCounts } from "../../db/messageCounts.js";
 import { deleteFinalizedJobs, rescueExpiredJobs, unpinJobs } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { deleteExpiredUnmatchedReceipts, requeueReceiptsNowKnown } from "../../db/unmatchedReceipts.js";
@@ -30,13 +30,14 @@ export const unpinJobsChore = (db: Db, liveMs: number, everyMs = 1_000) =>
   chore("unpin jobs of connectors bound nowhere", everyMs, () => unpinJobs(db, liveMs));
 
 /**
- * The counted message events appended by every status change are summed into the report counts
+ * The counted message events (and spend) appended by every status change are summed into the report counts
  * (docs/REPORTS.md); a report reads both, so this only keeps the appended rows few.
  */
 export const compactMessageCountsChore = (db: Db, everyMs = 5_000) =>
   chore("compact message counts", everyMs, async () => {
     let total = 0;
     for (let n = -1; n !== 0; total += n) n = await compactMessageCounts(db);
+    for (let n = -1; n !== 0; total += n) n = await compactSpendCounts(db);
     return total;
   });
 
