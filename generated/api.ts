@@ -3612,7 +3612,8 @@ export interface components {
          *       "usage": {
          *         "day": "2026-11-25",
          *         "segmentsAccepted": 8120
-         *       }
+         *       },
+         *       "balance": 12500000
          *     }
          */
         OperatorAccount: {
@@ -3631,6 +3632,11 @@ export interface components {
             limits: components["schemas"]["AccountLimits"];
             /** @description Its segments accepted today (UTC), or `null` when it has no `dailySegmentQuota` (nothing is counted). */
             usage: components["schemas"]["AccountUsage"] | null;
+            /**
+             * @description Its balance, in micro-units of its `limits.currency`: the sum of its ledger (docs/BILLING.md); 0 for an
+             *     account never priced or credited.
+             */
+            balance: components["schemas"]["Micros"];
         };
         /** @description One page of a list, newest first. */
         OperatorAccountPage: {
@@ -5610,7 +5616,8 @@ export interface operations {
                      *             "lowBalanceThreshold": null,
                      *             "chargeOn": "submitted"
                      *           },
-                     *           "usage": null
+                     *           "usage": null,
+                     *           "balance": 0
                      *         }
                      *       ],
                      *       "nextCursor": null

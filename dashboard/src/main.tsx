@@ -35,6 +35,7 @@ const OPERATOR_NAV: { to: string; label: string; section?: string[] }[] = [
   { to: "/operator/accounts", label: "Accounts" },
   { to: "/operator/connectors", label: "Connectors" },
   { to: "/operator/routing", label: "Routing" },
+  { to: "/operator/price-lists", label: "Price lists" },
   { to: "/operator/unrouted-messages", label: "Unrouted messages" },
   { to: "/operator/audit-log", label: "Audit log" },
 ];

@@ -359,6 +359,10 @@ describe("credits", () => {
     expect((await op.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 0, note: "nothing" })).status).toBe(400);
     expect((await a.request("POST", `/api/v1/accounts/${a.accountId}/credits`, { amount: 1, note: "self" })).status).toBe(403);
     expect(await balanceOf(a)).toMatchObject({ balance: 4_000_000, currency: "USD", billing: "postpaid" });
+    // The operator sees it on the account, and in the list of accounts.
+    expect(await json(op.request("GET", `/api/v1/accounts/${a.accountId}`))).toMatchObject({ balance: 4_000_000 });
+    const listed = await json<{ data: { accountId: string; balance: number }[] }>(op.request("GET", "/api/v1/accounts?limit=100"));
+    expect(listed.data.find((x) => x.accountId === a.accountId)?.balance).toBe(4_000_000);
     const audited = await server().db("audit_events").where({ account_id: a.accountId, action: "OperatorCredits_create" });
     expect(audited.map((e) => e.resource_id)).toContain(entry.entryId);
     await expectLedgerSumsToBalance(a);

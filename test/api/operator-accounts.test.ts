@@ -22,6 +22,7 @@ describe("the operator's accounts", () => {
       suspended: false,
       limits: DEFAULT_LIMITS,
       usage: null,
+      balance: 0,
     });
     // One name as people read it: case, width, spaces around it (a no-break space too) make no other name.
     for (const name of ["acme-ops", "ACME-OPS", " Acme-Ops ", "\uff41\uff43\uff4d\uff45-\uff4f\uff50\uff53", "acme-ops\u00a0"]) {

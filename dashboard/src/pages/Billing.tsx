@@ -1,5 +1,5 @@
 // Settings → Billing: the account's balance (what it may still spend when prepaid), the price list its messages
-// are priced by, and its ledger, newest first (docs/BILLING.md). Read only: the operator sets prices and credits.
+// are priced by, its spend of the last 30 days by day, and its ledger, newest first (docs/BILLING.md). Read only: the operator sets prices and credits.
 import { ok, type Schemas } from "../api.js";
 import { Link } from "../router.js";
 import { formatMicros } from "../money.js";
@@ -16,6 +16,65 @@ const REASONS: Record<LedgerEntry["reason"], string> = {
   campaign_reservation: "Campaign reserved",
   campaign_release: "Campaign reservation released",
 };
+
+const DAY_MS = 86_400_000;
+
+/** What was charged for good on each of the last 30 days (the reports' `spend`, docs/BILLING.md, "Spend"). */
+function Spend({ currency }: { currency: string }) {
+  const { client } = useSession();
+  const report = useAsync(async () => {
+    const until = new Date(Math.ceil(Date.now() / DAY_MS) * DAY_MS + DAY_MS);
+    const since = new Date(until.getTime() - 31 * DAY_MS);
+    const body = await ok(
+      client.GET("/api/v1/reports/messages", {
+        params: { query: { since: since.toISOString(), until: until.toISOString(), groupBy: ["day"] } },
+      }),
+    );
+    return body.rows.filter((r) => r.spend !== 0).reverse();
+  }, []);
+  const rows = report.data;
+  const total = rows?.reduce((sum, r) => sum + r.spend, 0) ?? 0;
+  return (
+    <section class="card" aria-labelledby="spend-title">
+      <h2 id="spend-title">Spend, last 30 days</h2>
+      <p class="muted">Charged for good: messages sent (or delivered, when only delivered messages are charged). Refunds never count.</p>
+      <ProblemMessage error={report.error} prefix="Could not load the spend" />
+      {!rows && report.loading && <Loading what="the spend" />}
+      {rows?.length === 0 && <p class="muted">Nothing charged in the last 30 days.</p>}
+      {rows && rows.length > 0 && (
+        <table class="table">
+          <caption class="sr-only">Spend by day, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col" class="number">
+                Spend
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={String(r.day)}>
+                <td data-label="Day">{r.day}</td>
+                <td data-label="Spend" class="number">
+                  {formatMicros(r.spend, currency)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">In all</th>
+              <td class="number" data-testid="spend-total">
+                {formatMicros(total, currency)}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      )}
+    </section>
+  );
+}
 
 export function Billing() {
   const { client } = useSession();
@@ -56,6 +115,7 @@ export function Billing() {
           </dl>
         </section>
       )}
+      {b && <Spend currency={b.currency} />}
       <section class="card" aria-labelledby="ledger-title">
         <h2 id="ledger-title">Ledger</h2>
         <PagedRows list={ledger} noun="entries" one="entry" errorPrefix="Could not load the ledger" empty="No entries yet.">

@@ -6,6 +6,7 @@ import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { ConfirmDialog, Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
 import { ChartFigure } from "../charts.js";
+import { formatMicros } from "../money.js";
 
 const PARTS = [
   { key: "delivered", label: "Delivered" },
@@ -122,6 +123,31 @@ function ProgressOverTime({ campaignId, since, live }: { campaignId: string; sin
   );
 }
 
+/**
+ * Its estimated cost (its audience as priced when it was created, reserved then) and, once it sends, what was
+ * charged for good so far: `spend` of the reports for the campaign (docs/BILLING.md, "Spend").
+ */
+function CampaignCost({ campaign, live }: { campaign: Campaign; live: boolean }) {
+  const { client } = useSession();
+  const cost = campaign.cost;
+  const spend = useAsync(async () => {
+    if (!cost || campaign.status === "scheduled") return null;
+    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const report = await ok(
+      client.GET("/api/v1/reports/messages", { params: { query: { since: campaign.createdAt, until, campaignId: campaign.campaignId } } }),
+    );
+    return report.rows.reduce((sum, r) => sum + r.spend, 0);
+  }, [campaign.campaignId, campaign.status]);
+  usePolling(spend.reload, 5000, live && !!cost);
+  if (!cost) return null;
+  return (
+    <p data-testid="campaign-cost">
+      Estimated cost: <strong>{formatMicros(cost.estimated, cost.currency)}</strong>
+      {spend.data !== null && spend.data !== undefined && <> · charged so far: {formatMicros(spend.data, cost.currency)}</>}
+    </p>
+  );
+}
+
 export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
@@ -152,6 +178,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               )}
             </p>
             <CampaignProgress campaign={c} />
+            <CampaignCost campaign={c} live={c.status === "sending"} />
             {c.status !== "scheduled" && <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />}
             {c.stats.deferred > 0 && c.deferredUntil && (
               <p class="notice notice-info" data-testid="campaign-deferred">

@@ -16,6 +16,7 @@ import { OperatorAccount } from "./operator/Account.js";
 import { Accounts } from "./operator/Accounts.js";
 import { Connectors } from "./operator/Connectors.js";
 import { Routing } from "./operator/Routing.js";
+import { PriceLists } from "./operator/PriceLists.js";
 import { Unrouted } from "./operator/Unrouted.js";
 import { OptOuts } from "./OptOuts.js";
 import { Overview } from "./Overview.js";
@@ -74,6 +75,7 @@ export function OperatorPage({ path }: { path: string }) {
   if (page === "unrouted-messages") return <Unrouted />;
   if (page === "connectors") return <Connectors />;
   if (page === "routing") return <Routing />;
+  if (page === "price-lists") return <PriceLists />;
   if (page === "audit-log") return <AuditLog />;
   return <NotFound home="/operator/accounts" label="the accounts" />;
 }

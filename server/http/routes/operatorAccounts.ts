@@ -1,6 +1,6 @@
 // The operator API: accounts with their suspension and limits, their keys, their numbers, and who holds a number.
 import { getAccount, isAccountNameTaken, insertAccount, listAccounts, type AccountRow } from "../../operator/index.js";
-import { changeAccount } from "../../billing/index.js";
+import { changeAccount, readBalance } from "../../billing/index.js";
 import { listAccountKeys } from "../../operator/index.js";
 import { readDailyUsage } from "../../operator/index.js";
 import type { Db } from "../../db/knex.js";
@@ -14,10 +14,13 @@ import { iso, toNumber } from "../serialize.js";
 import type { Handlers } from "../types.js";
 import { KEY_ID, toCreatedKey, toKeySummary } from "./keys.js";
 
-/** An account as the operator sees it: with today's usage when it has a quota. */
+/** An account as the operator sees it: with today's usage when it has a quota, and its balance. */
 export async function toOperatorAccount(db: Db, a: AccountRow) {
-  const usage = a.limits.dailySegmentQuota === null ? null : await readDailyUsage(db, a.id);
-  return { accountId: a.id, name: a.name, createdAt: iso(a.createdAt), suspended: a.suspended, limits: a.limits, usage };
+  const [usage, balance] = await Promise.all([
+    a.limits.dailySegmentQuota === null ? null : readDailyUsage(db, a.id),
+    readBalance(db, a.id),
+  ]);
+  return { accountId: a.id, name: a.name, createdAt: iso(a.createdAt), suspended: a.suspended, limits: a.limits, usage, balance };
 }
 
 export async function requireAccount(db: Db, accountId: string): Promise<AccountRow> {

@@ -1,10 +1,11 @@
-// Operator → one account: its state and today's use of its quota, its guards and limits (editable), its keys
-// and its numbers.
+// Operator → one account: its state and today's use of its quota, its guards and limits (editable), its
+// billing (balance, settings, credits), its keys and its numbers.
 import { ok } from "../../api.js";
 import { Link } from "../../router.js";
 import { formatTime } from "../../time.js";
 import { Loading, ProblemMessage, useAsync, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
+import { AccountBilling } from "./accountBilling.js";
 import { AccountKeys } from "./accountKeys.js";
 import { AccountNumbers } from "./accountNumbers.js";
 import { AccountSmpp } from "./accountSmpp.js";
@@ -43,6 +44,7 @@ export function OperatorAccount({ accountId }: { accountId: string }) {
             </p>
           </section>
           <LimitsForm key={a.accountId} account={a} onSaved={account.setData} />
+          <AccountBilling key={`billing-${a.accountId}`} account={a} onSaved={account.setData} />
           <AccountKeys accountId={a.accountId} />
           <AccountNumbers accountId={a.accountId} />
           <AccountSmpp accountId={a.accountId} />

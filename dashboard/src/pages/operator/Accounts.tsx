@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { Link, navigate } from "../../router.js";
+import { formatMicros } from "../../money.js";
 import { formatTime } from "../../time.js";
 import { Field, fieldError, FormPanel, FormToggle, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
@@ -71,6 +72,9 @@ export function Accounts() {
                   <th scope="col">Name</th>
                   <th scope="col">Suspended</th>
                   <th scope="col">Quota use</th>
+                  <th scope="col" class="number">
+                    Balance
+                  </th>
                   <th scope="col">Created</th>
                 </tr>
               </thead>
@@ -82,6 +86,9 @@ export function Accounts() {
                     </td>
                     <td data-label="Suspended">{a.suspended ? "yes" : "no"}</td>
                     <td data-label="Quota use">{quotaUsage(a.limits, a.usage)}</td>
+                    <td data-label="Balance" class="number">
+                      {formatMicros(a.balance, a.limits.currency)}
+                    </td>
                     <td data-label="Created">{formatTime(a.createdAt)}</td>
                   </tr>
                 ))}
