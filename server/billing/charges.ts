@@ -27,6 +27,28 @@ export async function priceBookFor(db: Knex, limits: AccountLimits | undefined):
   return book;
 }
 
+/**
+ * The price book of the account's price list as this process last read it, with its version, without asking
+ * the database whether it changed: for a statement that checks the version itself (storeChargedMessage) and
+ * reads it again (`fresh`) when it did. Undefined without a price list.
+ */
+export async function cachedPriceBook(
+  db: Knex,
+  limits: AccountLimits | undefined,
+  fresh = false,
+): Promise<{ name: string; book: PriceBook; version: Date } | undefined> {
+  const name = limits?.priceList;
+  if (!name) return undefined;
+  let cached = fresh ? undefined : books.get(name);
+  if (!cached) {
+    const row = await findPriceList(db, name);
+    if (!row) return undefined;
+    cached = { version: row.updatedAt.getTime(), book: priceBook(row) };
+    books.set(name, cached);
+  }
+  return { name, book: cached.book, version: new Date(cached.version) };
+}
+
 /** The lowest a charge may take the balance to: -creditLimit when prepaid, none when postpaid. */
 export const chargeFloor = (limits: AccountLimits | undefined): number | null =>
   limits?.billing === "prepaid" ? -limits.creditLimit : null;

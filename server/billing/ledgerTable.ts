@@ -5,6 +5,8 @@ import type { Knex } from "knex";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "../db/newestFirstPage.js";
 import { run, sql } from "../db/sql.js";
+import { prepared, runPrepared } from "../db/prepared.js";
+import { scheduleMessageBindings, scheduleMessageSql, type NewMessage, type ScheduleValues } from "../db/messages/index.js";
 
 export interface LedgerEntryRow {
   id: string;
@@ -203,4 +205,59 @@ export async function noteLowBalance(db: Knex, accountId: string, threshold: num
         RETURNING low, balance`,
   );
   return rows[0]?.low ? rows[0].balance : undefined;
+}
+
+/** What charging a message as it is stored needs besides the message: its price list's version, the floor. */
+export interface ChargeOnStore {
+  /** The price list the message's price came from, and the `updatedAt` of the copy it was read from. */
+  priceList: string;
+  priceVersion: Date;
+  /** -creditLimit for a prepaid account; null: no floor. */
+  floor: number | null;
+}
+
+type ChargedValues = ScheduleValues & { priceList: string; priceVersion: Date; floor: number | null };
+
+/**
+ * POST /messages for a priced message in ONE statement (db/messages/insertScheduled.ts, with a gate): the price
+ * list still the version it was priced by, the balance debited within the floor, the ledger entry, then the
+ * message and its job, all or nothing. No BEGIN/COMMIT and no separate version read: four round trips fewer
+ * than storing and charging in a transaction, and the balance row is locked only for this statement's end and
+ * its commit (bench/NOTES.md, "Pricing on and off").
+ */
+const SCHEDULE_CHARGED = prepared("schedule_charged_message", (v: ChargedValues) =>
+  scheduleMessageSql(v, {
+    ctes: sql`priced AS (
+          SELECT FROM allowed WHERE EXISTS (SELECT FROM price_lists WHERE name = ${v.priceList}::text
+                                            AND date_trunc('milliseconds', updated_at) = ${v.priceVersion}::timestamptz)
+        ), balance AS (
+          UPDATE account_balances b SET balance = b.balance - ${v.priceAmount}::bigint
+           WHERE b.account_id = ${v.accountId}::uuid AND EXISTS (SELECT FROM priced)
+             AND (${v.floor}::bigint IS NULL OR b.balance - ${v.priceAmount}::bigint >= ${v.floor}::bigint)
+          RETURNING b.balance
+        ), entry AS (
+          INSERT INTO ledger_entries (account_id, amount, reason, message_id, balance_after)
+          SELECT ${v.accountId}::uuid, -${v.priceAmount}::bigint, 'message_charge', ${v.id}::uuid, balance FROM balance
+        )`,
+    passes: "balance",
+    results: sql`, EXISTS (SELECT FROM allowed) AND NOT EXISTS (SELECT FROM priced) AS stale,
+                 NOT EXISTS (SELECT FROM balance) AS unpaid,
+                 EXISTS (SELECT FROM account_balances WHERE account_id = ${v.accountId}::uuid) AS "hasBalance"`,
+  }),
+);
+
+export type ChargedStoreOutcome = "stored" | "sender_not_held" | "opted_out" | "stale_price" | "no_balance" | "insufficient_funds";
+
+/** Stores `m` (priced) and charges its price in one statement; what happened. */
+export async function storeChargedMessage(db: Knex, accountId: string, m: NewMessage, charge: ChargeOnStore): Promise<ChargedStoreOutcome> {
+  const [row] = await runPrepared<{ senderNotHeld: boolean; optedOut: boolean; stale: boolean; unpaid: boolean; hasBalance: boolean }, ChargedValues>(
+    db,
+    SCHEDULE_CHARGED,
+    { ...scheduleMessageBindings(accountId, m), ...charge },
+  );
+  if (row!.senderNotHeld) return "sender_not_held";
+  if (row!.optedOut) return "opted_out";
+  if (row!.stale) return "stale_price";
+  if (row!.unpaid) return row!.hasBalance ? "insufficient_funds" : "no_balance";
+  return "stored";
 }

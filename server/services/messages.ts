@@ -1,7 +1,7 @@
 // Scheduling and cancelling a message: the rules (domain/) applied to what is stored (db/).
 import type { Knex } from "knex";
 import { cancelPendingJob } from "../db/jobs/index.js";
-import { cancelScheduledMessage, getMessage, insertScheduledMessage } from "../db/messages/index.js";
+import { cancelScheduledMessage, getMessage, insertScheduledMessage, type NewMessage } from "../db/messages/index.js";
 import { deleteThrottledSends } from "../db/throttledSends.js";
 import type { Account } from "../operator/index.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
@@ -11,7 +11,16 @@ import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota, countsQuota } from "../operator/index.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
-import { chargeAccepted, priceBookFor, priceOf } from "../billing/index.js";
+import {
+  cachedPriceBook,
+  chargeAccepted,
+  chargeFloor,
+  ensureBalance,
+  insufficientFunds,
+  priceBookFor,
+  priceOf,
+  storeChargedMessage,
+} from "../billing/index.js";
 
 /**
  * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when
@@ -46,6 +55,7 @@ export async function scheduleMessage(
   });
   if (opts.smppReceipt) message.smppReceipt = opts.smppReceipt;
   if (opts.messageId) message.id = opts.messageId;
+  if (await storedAndChargedAtOnce(conn, account, message, opts.test)) return { messageId: message.id, jobId: message.jobId, scheduledAt: message.scheduledAt };
   // Its price, fixed now by the account's price list (none: not priced); charged below unless it is a test.
   const book = await priceBookFor(conn, account.limits);
   if (book) message.price = priceOf(book, message.to, message.segments, "/body/to");
@@ -54,11 +64,7 @@ export async function scheduleMessage(
     await chargeQuota(db, account, message.segments, opts);
     const outcome = await insertScheduledMessage(db, account.id, message);
     if (outcome === "sender_not_held") throw senderNotAllowed(message.from, "/body/from", NOT_HELD);
-    if (outcome === "opted_out") {
-      throw new DomainError("recipient_opted_out", `${message.to} is on this account's opt-out list; nothing was scheduled.`, {
-        errors: [{ path: "/body/to", message: "opted out" }],
-      });
-    }
+    if (outcome === "opted_out") throw optedOut(message.to);
     // Last, so the balance row is locked for the shortest time (one account's sends wait on it in turn).
     if (charged !== undefined) await chargeAccepted(db, account.id, account.limits, [{ messageId: message.id, amount: charged }]);
   };
@@ -67,6 +73,40 @@ export async function scheduleMessage(
   else await store(conn);
   return { messageId: message.id, jobId: message.jobId, scheduledAt: message.scheduledAt };
 }
+
+/**
+ * The common priced send in one statement (billing's storeChargedMessage): a live message of an account with
+ * a price list, no daily quota to count, no low-balance threshold to look at, outside a caller's transaction.
+ * Priced by this process's copy of the list, which the statement checks is still current (read again once
+ * when it is not). False when the message is not such a one, or the copy changed twice meanwhile: it is then
+ * stored the general way. A refusal throws as the general way does.
+ */
+async function storedAndChargedAtOnce(conn: Knex, account: Account, message: NewMessage, test: boolean): Promise<boolean> {
+  const limits = account.limits;
+  if (test || !limits?.priceList || limits.lowBalanceThreshold !== null || countsQuota(account, test) || conn.isTransaction) return false;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const priced = await cachedPriceBook(conn, limits, attempt > 0);
+    if (!priced) return false;
+    message.price = priceOf(priced.book, message.to, message.segments, "/body/to");
+    const charge = { priceList: priced.name, priceVersion: priced.version, floor: chargeFloor(limits) };
+    let outcome = await storeChargedMessage(conn, account.id, message, charge);
+    if (outcome === "no_balance") {
+      await ensureBalance(conn, account.id);
+      outcome = await storeChargedMessage(conn, account.id, message, charge);
+    }
+    if (outcome === "stale_price") continue;
+    if (outcome === "sender_not_held") throw senderNotAllowed(message.from, "/body/from", NOT_HELD);
+    if (outcome === "opted_out") throw optedOut(message.to);
+    if (outcome === "insufficient_funds" || outcome === "no_balance") throw insufficientFunds();
+    return true;
+  }
+  return false;
+}
+
+const optedOut = (to: string) =>
+  new DomainError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
+    errors: [{ path: "/body/to", message: "opted out" }],
+  });
 
 /**
  * scheduled → cancelled, with its job. Repeatable: an already cancelled message gives the same answer. Once

@@ -145,6 +145,33 @@ describe("prices on messages", () => {
     await expectLedgerSumsToBalance(a);
   });
 
+  it("a changed price list prices the next message at once, in this process and another's copy alike", async () => {
+    const list = `changing-${Date.now() % 1e9}`;
+    const put = (pricePerSegment: number) =>
+      op.request("PUT", `/api/v1/price-lists/${list}`, { currency: "USD", entries: [{ country: "US", pricePerSegment }] });
+    expect((await put(1000)).status).toBe(201);
+    const a = await server().account("price-change");
+    expect((await op.request("PATCH", `/api/v1/accounts/${a.accountId}`, { priceList: list })).status).toBe(200);
+    const priced = async () => {
+      const res = await send(a, "+12125550161");
+      expect(res.status, await res.clone().text()).toBe(201);
+      const { messageId } = (await res.json()) as { messageId: string };
+      return (await json<{ price: { amount: number } }>(a.request("GET", `/api/v1/messages/${messageId}`))).price.amount;
+    };
+    expect(await priced()).toBe(1000);
+    expect(await priced()).toBe(1000);
+    expect((await put(2000)).status).toBe(200);
+    expect(await priced()).toBe(2000);
+    // Changed behind this process's back (as another API process would): the statement sees it is stale.
+    await server().db("price_lists").where({ name: list }).update({
+      entries: JSON.stringify([{ country: "US", pricePerSegment: 3000 }]),
+      updated_at: server().db.raw("now() + interval '1 second'"),
+    });
+    expect(await priced()).toBe(3000);
+    expect(await balanceOf(a)).toMatchObject({ balance: -(1000 + 1000 + 2000 + 3000) });
+    await expectLedgerSumsToBalance(a);
+  });
+
   it("an account without a price list has no price on its messages and no ledger", async () => {
     const a = await server().account("unpriced");
     const res = await send(a, "+14155550123");

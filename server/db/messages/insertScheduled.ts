@@ -4,7 +4,7 @@ import { insertJobsSql, notifyWhenSql, wakeUpPayload } from "../jobs/index.js";
 import { countStoredEventsSql, STORED_COUNTED_COLUMNS } from "../messageCounts.js";
 import { prepared, runPrepared } from "../prepared.js";
 import { jobPrioritySql } from "../jobs/priorities.js";
-import { sql } from "../sql.js";
+import { sql, type Sql } from "../sql.js";
 import { countryOf } from "../../domain/phone.js";
 import { SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
 
@@ -17,15 +17,29 @@ import { SCHEDULE_DEFAULTS } from "../../domain/sendingPolicy.js";
  * A recipient on the account's opt-out list gets nothing inserted and `optedOut: true`; so does an E.164 sender
  * the account does not hold (`senderNotHeld: true`), checked in the same statement for the same reason.
  */
-export const insertScheduledMessageStatement = prepared(
-  "schedule_message",
-  (v: ScheduleValues) =>
-    sql`WITH held AS (
+export const insertScheduledMessageStatement = prepared("schedule_message", (v: ScheduleValues) => scheduleMessageSql(v));
+
+/**
+ * A condition the message must pass to be stored, written by whoever owns it (billing's charge: a module's
+ * tables are its own, so this file knows none of them). `ctes` come after `allowed` (the sender held, the
+ * recipient not opted out) and may read it; the job and the message are inserted for each row of the CTE named
+ * `passes` (one row or none); `results` are columns added to the statement's one result row.
+ */
+export interface ScheduleGate {
+  ctes: Sql;
+  passes: string;
+  results: Sql;
+}
+
+/** The statement of insertScheduledMessageStatement, with a gate when given (its text fixed by the gate's). */
+export function scheduleMessageSql(v: ScheduleValues, gate?: ScheduleGate): Sql {
+  const from = sql.raw(gate?.passes ?? "allowed");
+  return sql`WITH held AS (
           SELECT WHERE left(${v.from}::text, 1) <> '+'
                     OR EXISTS (SELECT FROM numbers WHERE phone_number = ${v.from}::text AND account_id = ${v.accountId}::uuid)
         ), allowed AS (
           SELECT FROM held WHERE NOT EXISTS (SELECT FROM opt_outs WHERE account_id = ${v.accountId}::uuid AND phone = ${v.to}::text)
-        ), job AS (
+        ), ${gate ? sql`${gate.ctes}, ` : sql``}job AS (
           ${insertJobsSql("send_message", {
             id: sql`${v.jobId}::uuid`,
             accountId: sql`${v.accountId}::uuid`,
@@ -33,7 +47,7 @@ export const insertScheduledMessageStatement = prepared(
                               ELSE jsonb_build_object('messageId', ${v.id}::uuid) END`,
             runAt: sql`${v.scheduledAt}::timestamptz`,
             priority: jobPrioritySql(sql`${v.priority}::text`),
-            from: sql`allowed`,
+            from: from,
           })}
         ), message AS (
           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
@@ -42,14 +56,14 @@ export const insertScheduledMessageStatement = prepared(
                  ${v.segments}::int, ${v.encoding}::text, ${v.validUntil}::timestamptz, ${v.category}::text, ${v.priority}::text, ${v.test}::boolean,
                  ${v.reference}::text, ${v.metadata}::jsonb, ${v.sentBody}::text, ${v.senderPoolId}::uuid, ${v.country}::text,
                  ${v.smppReceipt}::text, ${v.priceAmount}::bigint, ${v.pricePerSegment}::bigint, ${v.priceCurrency}::text
-            FROM allowed
+            FROM ${from}
           RETURNING ${STORED_COUNTED_COLUMNS}
         ), counted AS (
           ${countStoredEventsSql("message")}
         )
         SELECT NOT EXISTS (SELECT FROM held) AS "senderNotHeld", NOT EXISTS (SELECT FROM allowed) AS "optedOut",
-               ${notifyWhenSql(sql`${v.wakeUp}::text <> '' AND EXISTS (SELECT FROM allowed)`, sql`${v.wakeUp}::text`)}`,
-);
+               ${notifyWhenSql(sql`${v.wakeUp}::text <> '' AND EXISTS (SELECT FROM ${from})`, sql`${v.wakeUp}::text`)}${gate?.results ?? sql``}`;
+}
 
 /** The statement's values for one message. */
 export interface ScheduleValues {
