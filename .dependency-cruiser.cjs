@@ -3,7 +3,7 @@
 // rule here is one docs/ARCHITECTURE.md ("Layout") states; a change of layering changes both.
 // The product features that are modules (docs/ARCHITECTURE.md, "Modules"), and each one's pure rules.
 const MODULES = "(routing|reports|operator|billing)";
-const MODULE_RULES = "(routeRules|senderChoice|reportRows|accountNames|apiKeySecrets|priceRules)";
+const MODULE_RULES = "(routeRules|senderChoice|reportRows|accountNames|apiKeySecrets|priceRules|userRoles)";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -290,6 +290,26 @@ export interface paths {
         patch: operations["OperatorSmppCredentials_update"];
         trace?: never;
     };
+    "/api/v1/accounts/{accountId}/users/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a user to an account
+         * @description Invite a person to an account (its first owner, typically).
+         */
+        post: operations["OperatorUsers_inviteToAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -885,6 +905,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List operator users
+         * @description The operator users, oldest first.
+         */
+        get: operations["OperatorUsers_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator-users/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite an operator user
+         * @description Invite an operator user: a person who signs in to the operator console.
+         */
+        post: operations["OperatorUsers_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/opt-outs": {
         parameters: {
             query?: never;
@@ -1168,6 +1228,61 @@ export interface paths {
         patch: operations["SenderPools_update"];
         trace?: never;
     };
+    "/api/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the current session
+         * @description The session this request is made with (403 `session_required` with a key).
+         */
+        get: operations["Sessions_get"];
+        put?: never;
+        /**
+         * Sign in
+         * @description Sign in: sets the session cookie and answers the session with its CSRF token. A wrong email or password is
+         *     401 `invalid_credentials`, the same for both and in the same time; a user with two-factor sign-in without
+         *     `totp`, or a wrong one, is 401 `totp_required`. Ten failures in a row lock the user for 15 minutes, and
+         *     too many from one address slow that address, both 429 `sign_in_locked` with `Retry-After`.
+         */
+        post: operations["Sessions_create"];
+        /**
+         * Sign out
+         * @description Sign out: the session ends and its cookie is cleared.
+         */
+        delete: operations["Sessions_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my sessions
+         * @description The signed-in user's sessions, newest first.
+         */
+        get: operations["Sessions_list"];
+        put?: never;
+        post?: never;
+        /**
+         * Sign out everywhere
+         * @description Sign out everywhere: every session of the signed-in user ends, this one included.
+         */
+        delete: operations["Sessions_deleteAll"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/simulator/inbound": {
         parameters: {
             query?: never;
@@ -1228,6 +1343,92 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description The account's users, oldest first.
+         */
+        get: operations["Users_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Accept an invitation: set the password. No key or session: the token is the proof.
+         */
+        post: operations["Users_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a user
+         * @description Invite a person to the account with a role. The answer shows the invitation's token and link once (they are
+         *     also mailed where `SMTP_URL` is set). An owner invites any role; an admin, or a `full` key, any but `owner`.
+         *     409 `user_exists` when the address is a user already.
+         */
+        post: operations["Users_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user
+         * @description Remove a user (its sessions end). Never the last owner (409 `last_owner`); only an owner removes an owner.
+         */
+        delete: operations["Users_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role
+         * @description Change a user's role. Only an owner makes or unmakes an owner; the last owner stays one (409 `last_owner`).
+         */
+        patch: operations["Users_update"];
         trace?: never;
     };
     "/api/v1/webhooks": {
@@ -1823,6 +2024,19 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description Accepting an invitation: the password the person will sign in with.
+         * @example {
+         *       "token": "inv_Q2hhbmdlIG1lIQ",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        AcceptInvitationRequest: {
+            /** @description The invitation's token (`inviteToken`, or the `token` in the link's fragment). */
+            token: string;
+            /** @description At least 12 characters, at most 200; refused when it is a commonly breached password (422 `weak_password`). */
+            password: string;
+        };
         /**
          * @description The account the API key belongs to.
          * @example {
@@ -3369,6 +3583,60 @@ export interface components {
             /** @description One entry: `received`. */
             history: components["schemas"]["StatusChange"][];
         };
+        /**
+         * @description A new invitation: the token and the link are shown once, here.
+         * @example {
+         *       "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *       "email": "grace@example.com",
+         *       "role": "developer",
+         *       "inviteUrl": "https://sms.example.com/dashboard/accept#token=inv_Q2hhbmdlIG1lIQ",
+         *       "inviteToken": "inv_Q2hhbmdlIG1lIQ",
+         *       "expiresAt": "2026-12-06T09:00:00.000Z"
+         *     }
+         */
+        Invitation: {
+            /** @description The user it makes (status `invited` until accepted). */
+            userId: components["schemas"]["Uuid"];
+            /** @description The person's address, lower-cased. */
+            email: string;
+            /** @description What the person may do once in. */
+            role: components["schemas"]["UserRole"];
+            /** @description The dashboard's page that accepts it, with the token. */
+            inviteUrl: string;
+            /** @description The token `POST /api/v1/users/accept` takes. Shown once. */
+            inviteToken: string;
+            /**
+             * Format: date-time
+             * @description It expires then (7 days after it was made).
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description An invitation to be an operator user.
+         * @example {
+         *       "email": "ops@example.com"
+         *     }
+         */
+        InviteOperatorUserRequest: {
+            /** @description The person's address. */
+            email: string;
+        };
+        /**
+         * @description An invitation to an account (its owner or admin, or a `full` key, invites).
+         * @example {
+         *       "email": "grace@example.com",
+         *       "role": "developer"
+         *     }
+         */
+        InviteUserRequest: {
+            /** @description The person's address. */
+            email: string;
+            /**
+             * @description What the person may do once in: `owner`, `admin`, `developer` or `viewer`.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+        };
         /** @description A key id: 12 base62 characters. */
         KeyId: string;
         /**
@@ -4024,7 +4292,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "insufficient_role" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description A price list as put: it replaces the whole list. */
         PutPriceListRequest: {
             /** @description The currency of its prices. */
@@ -4564,6 +4832,79 @@ export interface components {
             smartEncoding?: boolean;
         };
         /**
+         * @description A session: the cookie `sms_session` (HttpOnly, SameSite=Strict, Secure over TLS) carries it. Every request
+         *     with the cookie that changes something needs the header `X-CSRF-Token: <csrfToken>` (else 403 `csrf_failed`).
+         * @example {
+         *       "sessionId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
+         *       "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *       "email": "ada@example.com",
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "role": "admin",
+         *       "csrfToken": "csrf_9PqvGtB4kR2mXw7Z",
+         *       "expiresAt": "2026-11-29T21:05:00.000Z"
+         *     }
+         */
+        SessionInfo: {
+            /** @description Identifier of the session (its cookie's token is never shown again). */
+            sessionId: components["schemas"]["Uuid"];
+            /** @description The signed-in user. */
+            userId: components["schemas"]["Uuid"];
+            /** @description The signed-in user's address. */
+            email: string;
+            /** @description The user's account, or `null` for an operator user. */
+            accountId: components["schemas"]["Uuid"] | null;
+            /** @description The user's role: what the session may do. */
+            role: components["schemas"]["UserRole"];
+            /** @description Sent back as `X-CSRF-Token` on every request that changes something. */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description It ends then unless used before: 12 hours after its last use.
+             */
+            expiresAt: string;
+        };
+        /** @description The user's sessions, newest first. */
+        SessionList: {
+            /** @description Its sessions still alive, newest first. */
+            data: components["schemas"]["SessionSummary"][];
+        };
+        /** @description One of the user's sessions. */
+        SessionSummary: {
+            /** @description Identifier of the session. */
+            sessionId: components["schemas"]["Uuid"];
+            /**
+             * Format: date-time
+             * @description When it was signed in.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last used (moved at most once a minute).
+             */
+            lastSeenAt: string;
+            /** @description The browser's User-Agent at sign-in, or `null`. */
+            userAgent: string | null;
+            /** @description The client address it signed in from, or `null`. */
+            address: string | null;
+            /** @description The session this request is made with. */
+            current: boolean;
+        };
+        /**
+         * @description Signing in.
+         * @example {
+         *       "email": "ada@example.com",
+         *       "password": "correct horse battery staple"
+         *     }
+         */
+        SignInRequest: {
+            /** @description The user's address (any case). */
+            email: string;
+            /** @description The user's password. */
+            password: string;
+            /** @description The current code of its authenticator app, for a user with two-factor sign-in. */
+            totp?: string;
+        };
+        /**
          * @description A message a person sends to one of the account's numbers, as the simulated carrier would deliver it.
          * @example {
          *       "from": "+14155550123",
@@ -4951,6 +5292,19 @@ export interface components {
             test?: boolean;
         };
         /**
+         * @description A change of a user's role.
+         * @example {
+         *       "role": "viewer"
+         *     }
+         */
+        UpdateUserRequest: {
+            /**
+             * @description The user's new role.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "developer" | "viewer";
+        };
+        /**
          * @description Changes to a webhook; fields left out are unchanged.
          * @example {
          *       "events": [
@@ -4976,6 +5330,64 @@ export interface components {
              */
             batch?: components["schemas"]["WebhookBatch"] | null;
         };
+        /**
+         * @description A person who signs in: a user of an account, or of the operator (`accountId` null, role `operator`).
+         * @example {
+         *       "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *       "email": "ada@example.com",
+         *       "role": "admin",
+         *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+         *       "status": "active",
+         *       "twoFactor": false,
+         *       "createdAt": "2026-11-29T09:00:00.000Z",
+         *       "lastSignInAt": "2026-11-29T09:05:00.000Z"
+         *     }
+         */
+        User: {
+            /** @description Identifier of the user. */
+            userId: components["schemas"]["Uuid"];
+            /** @description The address it signs in with, lower-cased; unique in the service. */
+            email: string;
+            /** @description What it may do. */
+            role: components["schemas"]["UserRole"];
+            /** @description Its account, or `null` for an operator user. */
+            accountId: components["schemas"]["Uuid"] | null;
+            /**
+             * @description `invited` until the invitation is accepted (a password set), then `active`.
+             * @enum {string}
+             */
+            status: "invited" | "active";
+            /** @description Whether it signs in with a second factor (TOTP). */
+            twoFactor: boolean;
+            /**
+             * Format: date-time
+             * @description When it was invited.
+             */
+            createdAt: string;
+            /** @description When it last signed in, or `null`. */
+            lastSignInAt: string | null;
+        };
+        /** @description The account's users, oldest first. */
+        UserList: {
+            /** @description Every user, oldest first. */
+            data: components["schemas"]["User"][];
+        };
+        /**
+         * @description What a person may do, as a key's scope says what a program may (docs/USERS.md). A session is judged by its
+         *     user's role exactly as a key by its scope, operation by operation:
+         *
+         *     | role | as a key's scope | and besides |
+         *     |---|---|---|
+         *     | `owner` | `full` | manages users, owners included |
+         *     | `admin` | `full` | manages users other than owners |
+         *     | `developer` | `full` | — |
+         *     | `viewer` | `read` | — |
+         *     | `operator` (operator users) | an operator key | — |
+         *
+         *     Operations that manage users name the roles they need in `x-roles`; a `full` key may call them too.
+         * @enum {string}
+         */
+        UserRole: "owner" | "admin" | "developer" | "viewer" | "operator";
         /**
          * Format: uuid
          * @description A UUID, lowercase and hyphenated, as used for every identifier of this API.
@@ -7194,6 +7606,114 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorUsers_inviteToAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918 */
+                accountId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "role": "owner"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11164,6 +11684,174 @@ export interface operations {
             };
         };
     };
+    OperatorUsers_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorUsers_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ops@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteOperatorUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     OptOuts_list: {
         parameters: {
             query?: {
@@ -13311,6 +13999,389 @@ export interface operations {
             };
         };
     };
+    Sessions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessionId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
+                     *       "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+                     *       "email": "ada@example.com",
+                     *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *       "role": "admin",
+                     *       "csrfToken": "csrf_9PqvGtB4kR2mXw7Z",
+                     *       "expiresAt": "2026-11-29T21:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignInRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "sessionId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
+                     *           "createdAt": "2026-11-29T09:05:00.000Z",
+                     *           "lastSeenAt": "2026-11-29T10:40:00.000Z",
+                     *           "userAgent": "Mozilla/5.0",
+                     *           "address": "203.0.113.7",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_deleteAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Simulator_inbound: {
         parameters: {
             query?: never;
@@ -13611,6 +14682,504 @@ export interface operations {
              *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Users_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+                     *           "email": "ada@example.com",
+                     *           "role": "owner",
+                     *           "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
+                     *           "status": "active",
+                     *           "twoFactor": false,
+                     *           "createdAt": "2026-11-29T09:00:00.000Z",
+                     *           "lastSignInAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Users_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "inv_Q2hhbmdlIG1lIQ",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Users_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+                     *       "email": "grace@example.com",
+                     *       "role": "developer",
+                     *       "inviteUrl": "https://sms.example.com/dashboard/accept#token=inv_Q2hhbmdlIG1lIQ",
+                     *       "inviteToken": "inv_Q2hhbmdlIG1lIQ",
+                     *       "expiresAt": "2026-12-06T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Users_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21 */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Users_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21 */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

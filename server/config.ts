@@ -8,6 +8,10 @@ export type { Setting } from "./settingReaders.js";
 export const SETTINGS = {
   // HTTP
   port: int("PORT", 3000, "HTTP port"),
+  publicUrl: optional(
+    "PUBLIC_URL",
+    "the address people reach the service at (`https://sms.example.com`): invitation links are made with it; unset = `http://localhost:PORT`",
+  ),
   host: text("HOST", "0.0.0.0", "HTTP bind address"),
   httpHeadersTimeoutMs: int(
     "HTTP_HEADERS_TIMEOUT_MS",

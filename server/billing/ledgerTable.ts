@@ -250,11 +250,10 @@ export type ChargedStoreOutcome = "stored" | "sender_not_held" | "opted_out" | "
 
 /** Stores `m` (priced) and charges its price in one statement; what happened. */
 export async function storeChargedMessage(db: Knex, accountId: string, m: NewMessage, charge: ChargeOnStore): Promise<ChargedStoreOutcome> {
-  const [row] = await runPrepared<{ senderNotHeld: boolean; optedOut: boolean; stale: boolean; unpaid: boolean; hasBalance: boolean }, ChargedValues>(
-    db,
-    SCHEDULE_CHARGED,
-    { ...scheduleMessageBindings(accountId, m), ...charge },
-  );
+  const [row] = await runPrepared<
+    { senderNotHeld: boolean; optedOut: boolean; stale: boolean; unpaid: boolean; hasBalance: boolean },
+    ChargedValues
+  >(db, SCHEDULE_CHARGED, { ...scheduleMessageBindings(accountId, m), ...charge });
   if (row!.senderNotHeld) return "sender_not_held";
   if (row!.optedOut) return "opted_out";
   if (row!.stale) return "stale_price";

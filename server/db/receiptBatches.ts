@@ -4,6 +4,7 @@
 // written as finishDeliveries writes them for one event at a time.
 import type { Knex } from "knex";
 import type { AttemptRecord } from "./webhookDeliveries.js";
+import { insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql } from "./jobs/index.js";
 import { run, sql } from "./sql.js";
 
 /** One event of a batch: its delivery, and its stored JSON body. */
@@ -110,4 +111,20 @@ export async function finishReceiptBatch(db: Knex, outcome: BatchOutcome): Promi
 /** A stopping worker's holds end (its batches in flight have finished or been given up). */
 export async function releaseReceiptBatches(db: Knex, workerId: string): Promise<void> {
   await run(db, sql`UPDATE webhooks SET batch_held_by = NULL, batch_held_until = NULL WHERE batch_held_by = ${workerId}`);
+}
+
+/** Batching turned off: each delivery of the webhook still waiting (and not parked) gets its job, due now. */
+export async function giveWaitingDeliveriesJobs(tx: Knex.Transaction, accountId: string, webhookId: string): Promise<number> {
+  const { rows } = await run<{ n: number }>(
+    tx,
+    sql`WITH d AS (
+       SELECT id, account_id FROM webhook_deliveries
+        WHERE account_id = ${accountId} AND webhook_id = ${webhookId} AND status = 'pending' AND NOT parked AND handed_to IS NULL
+     ), j AS (
+       ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
+  );
+  return rows[0]!.n;
 }

@@ -59,6 +59,7 @@ CREATE TABLE accounts (
   credit_limit bigint NOT NULL DEFAULT 0,
   low_balance_threshold bigint,
   charge_on text NOT NULL DEFAULT 'submitted'::text,
+  require_two_factor boolean NOT NULL DEFAULT false,
   CONSTRAINT accounts_allowed_countries_check CHECK ((cardinality(allowed_countries) >= 1)),
   CONSTRAINT accounts_billing_check CHECK ((billing = ANY (ARRAY['prepaid'::text, 'postpaid'::text]))),
   CONSTRAINT accounts_charge_on_check CHECK ((charge_on = ANY (ARRAY['submitted'::text, 'delivered'::text]))),
@@ -565,6 +566,13 @@ CREATE TABLE sender_pools (
   CONSTRAINT sender_pools_senders_check CHECK (((cardinality(senders) >= 1) AND (cardinality(senders) <= 100)))
 );
 
+CREATE TABLE sign_in_failures (
+  address text NOT NULL,
+  failures integer NOT NULL,
+  window_start timestamp with time zone NOT NULL,
+  CONSTRAINT sign_in_failures_pkey PRIMARY KEY (address)
+);
+
 CREATE TABLE simulator_submissions (
   id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
   message_id uuid NOT NULL,
@@ -752,6 +760,49 @@ CREATE TABLE unrouted_messages (
   CONSTRAINT unrouted_messages_segments_check CHECK ((segments >= 1))
 );
 
+CREATE TABLE user_invitations (
+  token_hash bytea NOT NULL,
+  user_id uuid NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT user_invitations_pkey PRIMARY KEY (token_hash),
+  CONSTRAINT user_invitations_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+
+CREATE TABLE user_sessions (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  token_hash bytea NOT NULL,
+  user_id uuid NOT NULL,
+  csrf_token text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  last_seen_at timestamp with time zone NOT NULL DEFAULT now(),
+  user_agent text,
+  address text,
+  CONSTRAINT user_sessions_pkey PRIMARY KEY (id),
+  CONSTRAINT user_sessions_token_hash_key UNIQUE (token_hash),
+  CONSTRAINT user_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+
+CREATE TABLE users (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid,
+  email text NOT NULL,
+  role text NOT NULL,
+  password_hash text,
+  failed_sign_ins integer NOT NULL DEFAULT 0,
+  locked_until timestamp with time zone,
+  totp_secret text,
+  totp_enabled boolean NOT NULL DEFAULT false,
+  recovery_codes text[] NOT NULL DEFAULT '{}'::text[],
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  last_sign_in_at timestamp with time zone,
+  CONSTRAINT users_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT users_check CHECK (((account_id IS NULL) = (role = 'operator'::text))),
+  CONSTRAINT users_email_check CHECK (((email = lower(email)) AND ((length(email) >= 3) AND (length(email) <= 254)))),
+  CONSTRAINT users_email_key UNIQUE (email),
+  CONSTRAINT users_pkey PRIMARY KEY (id),
+  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'viewer'::text, 'operator'::text])))
+);
+
 CREATE TABLE webhook_deliveries (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   webhook_id uuid NOT NULL,
@@ -887,6 +938,7 @@ CREATE UNIQUE INDEX routing_table_pkey ON routing_table USING btree (singleton);
 CREATE UNIQUE INDEX sender_books_pkey ON sender_books USING btree (account_id, sender);
 CREATE UNIQUE INDEX sender_pools_name_key ON sender_pools USING btree (account_id, name);
 CREATE UNIQUE INDEX sender_pools_pkey ON sender_pools USING btree (id);
+CREATE UNIQUE INDEX sign_in_failures_pkey ON sign_in_failures USING btree (address);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
 CREATE UNIQUE INDEX smpp_binds_pkey ON smpp_binds USING btree (server_id, session_id);
@@ -914,6 +966,14 @@ CREATE INDEX unmatched_receipts_provider_id_idx ON unmatched_receipts USING btre
 CREATE INDEX unmatched_receipts_received_idx ON unmatched_receipts USING btree (received_at);
 CREATE INDEX unrouted_messages_page_idx ON unrouted_messages USING btree (created_at DESC, id DESC);
 CREATE UNIQUE INDEX unrouted_messages_pkey ON unrouted_messages USING btree (id);
+CREATE UNIQUE INDEX user_invitations_pkey ON user_invitations USING btree (token_hash);
+CREATE INDEX user_invitations_user_idx ON user_invitations USING btree (user_id);
+CREATE UNIQUE INDEX user_sessions_pkey ON user_sessions USING btree (id);
+CREATE UNIQUE INDEX user_sessions_token_hash_key ON user_sessions USING btree (token_hash);
+CREATE INDEX user_sessions_user_idx ON user_sessions USING btree (user_id, created_at);
+CREATE INDEX users_account_idx ON users USING btree (account_id, created_at);
+CREATE UNIQUE INDEX users_email_key ON users USING btree (email);
+CREATE UNIQUE INDEX users_pkey ON users USING btree (id);
 CREATE INDEX webhook_deliveries_handed_idx ON webhook_deliveries USING btree (handed_until) WHERE (handed_to IS NOT NULL);
 CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq);
 CREATE INDEX webhook_deliveries_parked_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq) WHERE parked;

@@ -240,22 +240,6 @@ export async function redeliver(db: Knex, accountId: string, webhookId: string, 
   });
 }
 
-/** Batching turned off: each delivery of the webhook still waiting (and not parked) gets its job, due now. */
-export async function giveWaitingDeliveriesJobs(tx: Knex.Transaction, accountId: string, webhookId: string): Promise<number> {
-  const { rows } = await run<{ n: number }>(
-    tx,
-    sql`WITH d AS (
-       SELECT id, account_id FROM webhook_deliveries
-        WHERE account_id = ${accountId} AND webhook_id = ${webhookId} AND status = 'pending' AND NOT parked AND handed_to IS NULL
-     ), j AS (
-       ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
-  );
-  return rows[0]!.n;
-}
-
 /** SQL: the delivery row `alias` (with its webhook_id) is of a webhook posting one event at a time. */
 const perEventSql = (alias: string) =>
   sql.raw(`NOT EXISTS (SELECT 1 FROM webhooks bw WHERE bw.id = ${alias}.webhook_id AND bw.batch_max_events IS NOT NULL)`);

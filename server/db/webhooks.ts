@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import { run, sql } from "./sql.js";
 import type { components } from "../../generated/api.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
-import { giveWaitingDeliveriesJobs } from "./webhookDeliveries.js";
+import { giveWaitingDeliveriesJobs } from "./receiptBatches.js";
 
 export type WebhookEventType = components["schemas"]["WebhookEventType"];
 

@@ -1,5 +1,6 @@
 // Who may call an operation, as the OpenAPI document says: `x-key-kinds` (the kinds of key, `account` when
-// absent) and `x-scope` (the scope an account key needs). Checked right after authentication, before the body
+// absent), `x-scope` (the scope an account key needs, and a session's role as its scope: ROLE_SCOPE), `x-roles`
+// (the roles a session needs besides) and `x-public` (no key or session at all). Checked right after authentication, before the body
 // is read: a refused request costs no parsing.
 import type { RequestHandler } from "express";
 import type { ApiKeyKind, ApiKeyScope } from "../operator/index.js";
@@ -14,9 +15,19 @@ export interface OperationAccess {
   scope: ApiKeyScope | null;
   /** A test key may call it: its `x-test-key` (sending and cancelling test messages, making test keys). */
   testKey: boolean;
+  /** Called without a key or a session (`x-public`: accepting an invitation, signing in). */
+  public: boolean;
+  /** The user roles a session needs besides its scope (`x-roles`), or null. A key is judged by its scope alone. */
+  roles: readonly string[] | null;
 }
 
-type DocumentOperation = { "x-key-kinds"?: ApiKeyKind[]; "x-scope"?: ApiKeyScope; "x-test-key"?: boolean };
+type DocumentOperation = {
+  "x-key-kinds"?: ApiKeyKind[];
+  "x-scope"?: ApiKeyScope;
+  "x-test-key"?: boolean;
+  "x-public"?: boolean;
+  "x-roles"?: string[];
+};
 
 /** The access rules of every operation of the document. */
 export function operationAccess(operations: { method: string; path: string; operationId: string; operation: DocumentOperation }[]) {
@@ -27,6 +38,8 @@ export function operationAccess(operations: { method: string; path: string; oper
     kinds: operation["x-key-kinds"] ?? ["account"],
     scope: operation["x-scope"] ?? null,
     testKey: operation["x-test-key"] === true,
+    public: operation["x-public"] === true,
+    roles: operation["x-roles"] ?? null,
   }));
 }
 
@@ -43,14 +56,23 @@ export const scopeCovers = (held: ApiKeyScope, needed: ApiKeyScope): boolean => 
  * dispatcher will run (operationTable.ts): there is no second matching of paths here to disagree with it.
  */
 export const requireKeyAccess: RequestHandler = (req, _res, next) => {
-  const key = req.apiKey!;
   const op = req.operation!;
+  if (op.public) return next();
+  const key = req.apiKey!;
   if (!op.kinds.includes(key.kind)) return next(wrongKind(key.kind));
+  // A session: its user's role, as the operation's `x-roles` names them (its scope is checked below, as a key's).
+  if (req.session && op.roles && !op.roles.includes(req.session.role)) {
+    return next(
+      new HttpError("insufficient_role", `Signed in as ${req.session.role}; ${op.operationId} needs the role ${op.roles.join(" or ")}.`),
+    );
+  }
   if (key.kind === "account" && op.scope && !scopeCovers(key.scope!, op.scope)) {
     return next(
       new HttpError(
         "insufficient_scope",
-        `This key's scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`. Use a key with a wider scope.`,
+        req.session
+          ? `Signed in as ${req.session.role}, whose scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`.`
+          : `This key's scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`. Use a key with a wider scope.`,
       ),
     );
   }

@@ -42,6 +42,7 @@ import { reportHandlers } from "./routes/reports.js";
 import { exportHandlers } from "./routes/exports.js";
 import { smppCredentialHandlers } from "./routes/smppCredentials.js";
 import { billingHandlers } from "./routes/billing.js";
+import { userHandlers } from "./routes/users.js";
 import { KeyUsage } from "../operator/index.js";
 import { ReceiptClient } from "../webhooks/client.js";
 import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
@@ -53,6 +54,7 @@ export const handlers: Handlers = {
   ...schedulerHandlers,
   ...smppCredentialHandlers,
   ...billingHandlers,
+  ...userHandlers,
   ...messageHandlers,
   ...groupHandlers,
   ...contactHandlers,
@@ -76,7 +78,9 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The operation's handler, run with the path parameters the operation table resolved. */
 function route(services: ApiServices, operationId: ApiOperationId, method: string): RequestHandler {
-  const handler = handlers[operationId] as (ctx: Context<ApiOperationId>) => Promise<{ status: number; body?: unknown; stream?: Streamed }>;
+  const handler = handlers[operationId] as (
+    ctx: Context<ApiOperationId>,
+  ) => Promise<{ status: number; body?: unknown; stream?: Streamed; headers?: Record<string, string> }>;
   const audited = isAudited(method.toUpperCase(), operationId);
   return async (req, res, next) => {
     const params = req.operation!.params;
@@ -85,6 +89,13 @@ function route(services: ApiServices, operationId: ApiOperationId, method: strin
         ...services,
         account: req.account!,
         key: req.apiKey!,
+        session: req.session,
+        client: {
+          address: req.socket.remoteAddress ?? "unknown",
+          userAgent: req.headers["user-agent"] ?? null,
+          secure: req.secure,
+          requestId: typeof req.id === "string" ? req.id : String(req.id ?? ""),
+        },
         body: req.body,
         path: params as never,
         query: req.query,
@@ -96,6 +107,7 @@ function route(services: ApiServices, operationId: ApiOperationId, method: strin
         const accountId = params.accountId ?? (reply.body as { accountId?: string } | undefined)?.accountId ?? req.account?.id ?? null;
         await recordAudit(services.db, req.log, req, { operationId, status: reply.status, body: reply.body, accountId });
       }
+      if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
       if (reply.status === 204) res.status(204).end();
       else if (reply.stream) {
         const release = services.exportSlots.take(req.account?.id ?? "operator");

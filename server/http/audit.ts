@@ -14,6 +14,8 @@ const NOT_AUDITED = new Set([
   "Messages_preview",
   "Routes_explain",
   "Webhooks_test",
+  // Recorded by the sign-in itself, failures included (operator/users.ts).
+  "Sessions_create",
 ]);
 
 /** True when a successful answer of this operation is recorded. */
@@ -25,6 +27,7 @@ export const isAudited = (method: string, operationId: string): boolean => metho
  */
 const CREATED_ID = [
   "keyId",
+  "userId",
   "entryId",
   "numberId",
   "contactId",
@@ -60,7 +63,12 @@ export async function recordAudit(
   req: Request,
   change: { operationId: string; status: number; body: unknown; accountId: string | null },
 ): Promise<void> {
-  const key = req.apiKey!;
+  // Without a key: an invitation accepted, made by the person it names (its answer is the user).
+  const user = req.apiKey ? undefined : (change.body as { userId?: string; accountId?: string | null } | undefined);
+  const key = req.apiKey ?? {
+    kind: user?.accountId === null ? ("operator" as const) : ("account" as const),
+    id: user?.userId ? `user:${user.userId}` : null,
+  };
   try {
     await insertAuditEvent(db, {
       actorType: key.kind,

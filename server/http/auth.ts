@@ -5,6 +5,9 @@ import type { KeyUsage } from "../operator/index.js";
 import type { Db } from "../db/knex.js";
 import { admitApiRequest, chargeBulkRows, type RateDecision, type RateLimit } from "../operator/index.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../operator/index.js";
+import { timingSafeEqual } from "node:crypto";
+import { parse as parseCookies } from "cookie";
+import { getAccount, ROLE_SCOPE, sessionOfToken, type UserRole } from "../operator/index.js";
 import { HttpError } from "./problem.js";
 import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
@@ -13,8 +16,24 @@ declare module "express-serve-static-core" {
     /** The key's account; absent for an operator key. */
     account?: Account;
     apiKey?: RequestKey;
+    /** The signed-in person's session, when the request is made with the session cookie instead of a key. */
+    session?: RequestSession;
   }
 }
+
+/** A person's session a request is made with (docs/USERS.md). */
+export interface RequestSession {
+  id: string;
+  userId: string;
+  email: string;
+  accountId: string | null;
+  role: UserRole;
+  csrfToken: string;
+  lastSeenAt: Date;
+}
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = "sms_session";
 
 /** The key a request is made with. */
 export interface RequestKey {
@@ -54,8 +73,19 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
   const addresses = addressLimit.perSecond > 0 ? new AddressLimiter(addressLimit.perSecond, addressLimit.burst) : undefined;
   const recentlyValid = new RecentSet();
   return async (req, res, next) => {
+    if (req.operation?.public) return next();
     const address = clientBucket(req.socket.remoteAddress ?? "unknown");
     const header = req.headers.authorization;
+    const cookieToken = header ? undefined : sessionToken(req);
+    if (cookieToken !== undefined) {
+      try {
+        await authenticateSession(db, req, cookieToken);
+        return next();
+      } catch (error) {
+        if (error instanceof HttpError && error.code === "unauthorized") addresses?.take(address);
+        return next(error);
+      }
+    }
     const token = header ? BEARER.exec(header)?.[1] : undefined;
     const parsed = token ? parseApiKey(token) : undefined;
     const presented = parsed && hashSecret(parsed.secret);
@@ -95,6 +125,49 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
       next(error);
     }
   };
+}
+
+/** The session cookie's token, or undefined without one. */
+function sessionToken(req: Request): string | undefined {
+  const header = req.headers.cookie;
+  return header ? parseCookies(header)[SESSION_COOKIE] || undefined : undefined;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/**
+ * A request made with the session cookie: the session must be live (401 otherwise, as an unknown key), a request
+ * that changes something must carry its CSRF token in `X-CSRF-Token` (403 `csrf_failed`: a cross-site form or
+ * script cannot read it), and its account must not be suspended. The user's role stands for a key's scope
+ * (ROLE_SCOPE); the access gate judges it as it judges keys, and `x-roles` besides.
+ */
+async function authenticateSession(db: Db, req: Request, cookieToken: string): Promise<void> {
+  const session = await sessionOfToken(db, cookieToken);
+  if (!session) throw unauthorized("The session has ended or is unknown: sign in again.");
+  if (!SAFE_METHODS.has(req.method)) {
+    const given = Buffer.from(String(req.headers["x-csrf-token"] ?? ""));
+    const expected = Buffer.from(session.csrfToken);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new HttpError(
+        "csrf_failed",
+        "A request made with the session cookie that changes something needs the session's X-CSRF-Token header.",
+      );
+  }
+  req.session = session;
+  req.apiKey = {
+    id: `user:${session.userId}`,
+    kind: session.accountId === null ? "operator" : "account",
+    scope: session.role === "operator" ? null : ROLE_SCOPE[session.role],
+    test: false,
+    expiresAt: null,
+  };
+  if (session.accountId !== null) {
+    const account = await getAccount(db, session.accountId);
+    if (!account) throw unauthorized("The session's account no longer exists.");
+    req.account = { id: account.id, name: account.name, firstStart: account.firstStart, limits: account.limits };
+    if (account.suspended)
+      throw new HttpError("account_suspended", "The operator suspended this account: its keys call nothing until it is reinstated.");
+  }
 }
 
 /**

@@ -9,6 +9,10 @@ export interface DocumentOperation {
   "x-key-kinds"?: ("account" | "operator")[];
   "x-scope"?: "full" | "send" | "read";
   "x-test-key"?: boolean;
+  /** Called with neither a key nor a session (accepting an invitation, signing in). */
+  "x-public"?: boolean;
+  /** The user roles a session needs besides its scope. */
+  "x-roles"?: string[];
 }
 
 export interface OpenApiDocument {

@@ -3,7 +3,7 @@
 import type { operations } from "../../generated/api.js";
 import type { Config } from "../config.js";
 import type { Account } from "../operator/index.js";
-import type { RequestKey } from "./auth.js";
+import type { RequestKey, RequestSession } from "./auth.js";
 import type { batchItemValidator } from "./batchItems.js";
 import type { ExportSlots } from "./exportSlots.js";
 import type { KeyUsage } from "../operator/index.js";
@@ -35,11 +35,14 @@ type IsJson<R> = R extends { content: infer C } ? ("application/json" extends ke
 
 /** What a handler returns: one of the operation's success responses, typed by status (a file: streamed). */
 export type Reply<K extends OperationId> = {
-  [S in Statuses<K>]: S extends 204
+  [S in Statuses<K>]: (S extends 204
     ? { status: 204 }
     : IsJson<Op<K>["responses"][S]> extends true
       ? { status: S; body: JsonOf<Op<K>["responses"][S]> }
-      : { status: S; stream: Streamed };
+      : { status: S; stream: Streamed }) & {
+    /** Headers of the answer the document declares (`Set-Cookie` of signing in and out). */
+    headers?: Record<string, string>;
+  };
 }[Statuses<K>];
 
 export interface Services {
@@ -66,8 +69,12 @@ export interface ApiServices extends Services {
 export interface Context<K extends OperationId> extends ApiServices {
   /** The key's account. Absent for an operator key (the operations whose `x-key-kinds` name `operator`). */
   account: Account;
-  /** The key the request is made with. */
+  /** The key the request is made with (for a session: its user's role as a key, `user:<userId>`). Absent for `x-public` operations. */
   key: RequestKey;
+  /** The signed-in person's session, when the request is made with the session cookie. */
+  session: RequestSession | undefined;
+  /** Who is asking, as far as the connection says: its address, its User-Agent, and whether it came over TLS. */
+  client: { address: string; userAgent: string | null; secure: boolean; requestId: string };
   body: RequestBody<K>;
   path: Param<K, "path">;
   query: Param<K, "query">;

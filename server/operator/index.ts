@@ -2,7 +2,8 @@
 // API's rate limits and inbound messages no account holds. The pure rules (accountNames.ts: an account's name;
 // apiKeySecrets.ts: a key's format and hash), the tables (accountsTable.ts, apiKeysTable.ts, auditEventsTable.ts,
 // dailyUsageTable.ts, rateLimitsTable.ts, unroutedMessagesTable.ts), and the services (apiKeyAdmin.ts: keys made
-// and revoked, the first start's; keyUsage.ts: when a key was last used; quota.ts: the daily segment quota).
+// and revoked, the first start's; keyUsage.ts: when a key was last used; quota.ts: the daily segment quota), and
+// the people who sign in (userRoles.ts: roles, pure; usersTable.ts; users.ts: invitations, passwords, sessions).
 // This file is the module's only entry (lint: modules-through-their-index). The sending guards the operator
 // sets are enforced by the engine where a message is claimed (db/sendingGuards.ts, domain/sendingGuards.ts).
 export * from "./accountNames.js";
@@ -18,3 +19,6 @@ export * from "./keyUsage.js";
 export * from "./quota.js";
 export * from "./smppCredentialsTable.js";
 export * from "./smppCredentialAdmin.js";
+export * from "./userRoles.js";
+export * from "./usersTable.js";
+export * from "./users.js";

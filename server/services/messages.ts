@@ -55,7 +55,8 @@ export async function scheduleMessage(
   });
   if (opts.smppReceipt) message.smppReceipt = opts.smppReceipt;
   if (opts.messageId) message.id = opts.messageId;
-  if (await storedAndChargedAtOnce(conn, account, message, opts.test)) return { messageId: message.id, jobId: message.jobId, scheduledAt: message.scheduledAt };
+  if (await storedAndChargedAtOnce(conn, account, message, opts.test))
+    return { messageId: message.id, jobId: message.jobId, scheduledAt: message.scheduledAt };
   // Its price, fixed now by the account's price list (none: not priced); charged below unless it is a test.
   const book = await priceBookFor(conn, account.limits);
   if (book) message.price = priceOf(book, message.to, message.segments, "/body/to");

@@ -121,6 +121,37 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   await call("OperatorPriceLists_put", op, "PUT", "/api/v1/price-lists/audited", { currency: "USD", entries: [], default: 1000 });
   await call("OperatorCredits_create", op, "POST", `/api/v1/accounts/${account.accountId}/credits`, { amount: 5000, note: "audited" });
   await call("OperatorPriceLists_delete", op, "DELETE", "/api/v1/price-lists/audited");
+
+  // People: an invitation accepted (no key: the person it names is the actor), a role changed, sessions ended.
+  const base = server().baseUrl;
+  const anonymous = {
+    request: (method: string, path: string, body?: unknown) =>
+      fetch(base + path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+  };
+  const person = `audit-${Date.now()}@example.com`;
+  const invitation = await call("Users_invite", a, "POST", "/api/v1/users/invite", { email: person, role: "developer" });
+  const password = "an audited passphrase";
+  secrets.push(invitation.inviteToken!, password);
+  await call("Users_accept", anonymous, "POST", "/api/v1/users/accept", { token: invitation.inviteToken, password });
+  await call("Users_update", a, "PATCH", `/api/v1/users/${invitation.userId}`, { role: "viewer" });
+  const signedIn = async () => {
+    const res = await anonymous.request("POST", "/api/v1/session", { email: person, password });
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+    const { csrfToken } = (await res.json()) as { csrfToken: string };
+    secrets.push(cookie.split("=")[1]!, csrfToken);
+    return {
+      request: (method: string, path: string) => fetch(base + path, { method, headers: { Cookie: cookie, "X-CSRF-Token": csrfToken } }),
+    };
+  };
+  await call("Sessions_delete", await signedIn(), "DELETE", "/api/v1/session");
+  await call("Sessions_deleteAll", await signedIn(), "DELETE", "/api/v1/sessions");
+  await call("Users_delete", a, "DELETE", `/api/v1/users/${invitation.userId}`);
+  const owner = await call("OperatorUsers_inviteToAccount", op, "POST", `/api/v1/accounts/${account.accountId}/users/invite`, {
+    email: `owner-${person}`,
+    role: "owner",
+  });
+  const staff = await call("OperatorUsers_invite", op, "POST", "/api/v1/operator-users/invite", { email: `staff-${person}` });
+  secrets.push(owner.inviteToken!, staff.inviteToken!);
   return { done, secrets };
 }
 

@@ -163,10 +163,13 @@ describe("prices on messages", () => {
     expect((await put(2000)).status).toBe(200);
     expect(await priced()).toBe(2000);
     // Changed behind this process's back (as another API process would): the statement sees it is stale.
-    await server().db("price_lists").where({ name: list }).update({
-      entries: JSON.stringify([{ country: "US", pricePerSegment: 3000 }]),
-      updated_at: server().db.raw("now() + interval '1 second'"),
-    });
+    await server()
+      .db("price_lists")
+      .where({ name: list })
+      .update({
+        entries: JSON.stringify([{ country: "US", pricePerSegment: 3000 }]),
+        updated_at: server().db.raw("now() + interval '1 second'"),
+      });
     expect(await priced()).toBe(3000);
     expect(await balanceOf(a)).toMatchObject({ balance: -(1000 + 1000 + 2000 + 3000) });
     await expectLedgerSumsToBalance(a);

@@ -56,7 +56,15 @@ describe("contract", () => {
       if (!o.description) undocumented.push(`${op.operationId}: description`);
       // The summary is the operation's label in the reference's side menu (else Redoc shows the operationId).
       if (!o.summary) undocumented.push(`${op.operationId}: summary`);
-      if (!hasExample) undocumented.push(`${op.operationId}: example`);
+      // An operation with no body, no parameter and no content in its success (signing out) has nothing to show.
+      const successContents = [
+        ...Object.entries(o.responses ?? {})
+          .filter(([status]) => status.startsWith("2"))
+          .map(([, r]) => r),
+        o.requestBody,
+      ].flatMap((r) => Object.values((r as { content?: object })?.content ?? {}));
+      const nothingToShow = successContents.length === 0 && (o.parameters ?? []).length === 0;
+      if (!hasExample && !nothingToShow) undocumented.push(`${op.operationId}: example`);
     }
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
       for (const [prop, def] of Object.entries(schema.properties ?? {})) if (!def.description) undocumented.push(`${name}.${prop}`);

@@ -88,6 +88,7 @@ describe("keys by API", () => {
     const writes = documentOperations(loadDocument()).filter(
       (op) =>
         op.path.startsWith("/api/v1/") &&
+        !op.operation["x-public"] &&
         (op.operation["x-key-kinds"] ?? ["account"]).includes("account") &&
         op.operation["x-scope"] !== "read",
     );
@@ -158,6 +159,7 @@ describe("keys by API", () => {
     const liveOnly = documentOperations(loadDocument()).filter(
       (op) =>
         op.path.startsWith("/api/v1/") &&
+        !op.operation["x-public"] &&
         (op.operation["x-key-kinds"] ?? ["account"]).includes("account") &&
         op.operation["x-scope"] !== "read" &&
         op.operation["x-test-key"] !== true,

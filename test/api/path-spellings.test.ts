@@ -6,7 +6,7 @@
 // authentication, and changes nothing. Once, a gate that matched paths case-sensitively beside a router that
 // did not let any account key reach the whole operator API.
 import { describe, expect, it } from "vitest";
-import { documentOperations, loadDocument } from "../../server/http/document.js";
+import { documentOperations, loadDocument, type DocumentOperation } from "../../server/http/document.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -25,6 +25,8 @@ const TABLES = [
   "connectors",
   "audit_events",
   "sender_pools",
+  "users",
+  "user_sessions",
 ];
 
 const mixedCase = (s: string) => [...s].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join("");
@@ -53,6 +55,8 @@ function otherSpellings(template: string, fill: (t: string) => string): string[]
 interface Caller {
   name: string;
   key?: string;
+  /** A person's session instead of a key: its cookie and CSRF token, and its user's role. */
+  session?: { cookie: string; csrf: string; role: string };
   kind?: "account" | "operator";
   scope?: "full" | "send" | "read";
   test?: boolean;
@@ -61,12 +65,39 @@ interface Caller {
 const COVERS = { full: ["full", "send", "read"], send: ["send", "read"], read: ["read"] } as const;
 
 /** The code the key gate answers this caller on this operation, or null when the gate lets it through. */
-function gateRefusal(caller: Caller, kinds: string[], scope: string | undefined, testKey: boolean): string | null {
-  if (!caller.key) return "unauthorized";
+function gateRefusal(caller: Caller, op: DocumentOperation): string | null {
+  if (op["x-public"]) return null;
+  const kinds = op["x-key-kinds"] ?? ["account"];
+  const scope = op["x-scope"];
+  const testKey = op["x-test-key"] === true;
+  if (!caller.key && !caller.session) return "unauthorized";
   if (!kinds.includes(caller.kind!)) return "wrong_key_kind";
+  if (caller.session && op["x-roles"] && !op["x-roles"].includes(caller.session.role)) return "insufficient_role";
   if (caller.kind === "account" && scope && !(COVERS[caller.scope!] as readonly string[]).includes(scope)) return "insufficient_scope";
   if (caller.test && scope !== "read" && !testKey) return "test_key_not_allowed";
   return null;
+}
+
+/** A person of the account (null: an operator user) with `role`, invited by the operator and signed in. */
+async function sessionOf(
+  operator: { request: (method: string, path: string, body?: unknown) => Promise<Response> },
+  accountId: string | null,
+  role: string,
+): Promise<{ cookie: string; csrf: string; role: string }> {
+  const email = `${role}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+  const invited = accountId
+    ? await operator.request("POST", `/api/v1/accounts/${accountId}/users/invite`, { email, role })
+    : await operator.request("POST", "/api/v1/operator-users/invite", { email });
+  expect(invited.status).toBe(201);
+  const { inviteToken } = (await invited.json()) as { inviteToken: string };
+  const post = (path: string, body: unknown) =>
+    fetch(server().baseUrl + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const password = "a passphrase for spellings";
+  expect((await post("/api/v1/users/accept", { token: inviteToken, password })).status).toBe(201);
+  const signedIn = await post("/api/v1/session", { email, password });
+  expect(signedIn.status).toBe(201);
+  const { csrfToken } = (await signedIn.json()) as { csrfToken: string };
+  return { cookie: signedIn.headers.get("set-cookie")!.split(";")[0]!, csrf: csrfToken, role };
 }
 
 describe("access whatever the spelling of the path", () => {
@@ -87,6 +118,11 @@ describe("access whatever the spelling of the path", () => {
       { name: "account send", key: await keyOf({ scope: "send" }), kind: "account", scope: "send" },
       { name: "account read", key: await keyOf({ scope: "read" }), kind: "account", scope: "read" },
       { name: "account test", key: await keyOf({ test: true }), kind: "account", scope: "full", test: true },
+      // People signed in: their role stands for a scope, and `x-roles` besides.
+      { name: "owner session", session: await sessionOf(operator, a.accountId, "owner"), kind: "account", scope: "full" },
+      { name: "viewer session", session: await sessionOf(operator, a.accountId, "viewer"), kind: "account", scope: "read" },
+      { name: "developer session", session: await sessionOf(operator, a.accountId, "developer"), kind: "account", scope: "full" },
+      { name: "operator user session", session: await sessionOf(operator, null, "operator"), kind: "operator" },
     ];
     const counts = async () =>
       Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, Number((await db(t).count({ n: "*" }))[0]!.n)])));
@@ -100,12 +136,13 @@ describe("access whatever the spelling of the path", () => {
     const operations = documentOperations(loadDocument()).filter((op) => op.path.startsWith("/api/v1/"));
     expect(operations.length).toBeGreaterThan(70);
 
-    const call = (key: string | undefined, method: string, path: string) => {
+    const call = (caller: Caller, method: string, path: string) => {
       const body = method === "GET" || method === "DELETE" ? undefined : JSON.stringify({ name: "x", phoneNumber: "+14155550100" });
       return fetch(baseUrl + path, {
         method,
         headers: {
-          ...(key ? { Authorization: `Bearer ${key}` } : {}),
+          ...(caller.key ? { Authorization: `Bearer ${caller.key}` } : {}),
+          ...(caller.session ? { Cookie: caller.session.cookie, "X-CSRF-Token": caller.session.csrf } : {}),
           ...(body ? { "Content-Type": "application/json" } : {}),
         },
         body,
@@ -116,18 +153,17 @@ describe("access whatever the spelling of the path", () => {
     let otherSpellingsTried = 0;
     for (const op of operations) {
       const method = op.method.toUpperCase();
-      const kinds = op.operation["x-key-kinds"] ?? ["account"];
       for (const caller of callers) {
-        const refusal = gateRefusal(caller, kinds, op.operation["x-scope"], op.operation["x-test-key"] === true);
+        const refusal = gateRefusal(caller, op.operation);
         if (refusal) {
-          const res = await call(caller.key, method, fill(op.path));
+          const res = await call(caller, method, fill(op.path));
           const label = `${caller.name}: ${op.operationId} ${method} ${fill(op.path)}`;
           expect(res.status, label).toBe(refusal === "unauthorized" ? 401 : 403);
           expect((await problemOf(res)).code, label).toBe(refusal);
           refusedAtTheGate++;
         }
         for (const spelling of otherSpellings(op.path, fill)) {
-          const res = await call(caller.key, method, spelling);
+          const res = await call(caller, method, spelling);
           const label = `${caller.name}: ${op.operationId} ${method} ${spelling}`;
           expect(res.status, label).toBe(404);
           expect((await problemOf(res)).code, label).toBe("not_found");

@@ -23,6 +23,7 @@ async function snapshot(a: TestAccount, ids: Record<string, string>) {
     optOut: await get(`/api/v1/opt-outs/${ids.phone}`),
     batch: await get(`/api/v1/messages?batchId=${ids.batchId}`),
     pool: await get(`/api/v1/sender-pools/${ids.senderPoolId}`),
+    users: await get("/api/v1/users"),
   };
 }
 
@@ -38,6 +39,7 @@ describe("tenant isolation", () => {
     const { data: number } = await a.client.POST("/api/v1/numbers", { body: { phoneNumber: "+14155550160" } });
     const { data: webhook } = await a.client.POST("/api/v1/webhooks", { body: { name: "A", url: "http://127.0.0.1:9/a" } });
     const { data: pool } = await a.client.POST("/api/v1/sender-pools", { body: { name: "A's pool", senders: ["ACME"] } });
+    const { data: user } = await a.client.POST("/api/v1/users/invite", { body: { email: `a-${a.accountId}@example.com`, role: "viewer" } });
     const { data: batch } = await a.client.POST("/api/v1/messages/batch", {
       body: { messages: [{ to: "+14155550151", body: "private batch", from: "ACME", scheduledAt: inHours(5) }] },
     });
@@ -66,6 +68,7 @@ describe("tenant isolation", () => {
       keyId: a.keyId,
       batchId: batch!.batchId,
       senderPoolId: pool!.senderPoolId,
+      userId: user!.userId,
     };
     expect((await a.request("PUT", `/api/v1/opt-outs/${ids.phone}`)).status).toBe(201);
     const before = await snapshot(a, ids);

@@ -50,6 +50,7 @@ import * as m048 from "./048_smpp_server_counters.js";
 import * as m049 from "./049_prices_and_balances.js";
 import * as m050 from "./050_batched_webhooks.js";
 import * as m051 from "./051_spend_and_campaign_costs.js";
+import * as m052 from "./052_users_and_sessions.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -105,6 +106,7 @@ const migrations: Record<string, Knex.Migration> = {
   "049_prices_and_balances": m049,
   "050_batched_webhooks": m050,
   "051_spend_and_campaign_costs": m051,
+  "052_users_and_sessions": m052,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,177 @@
+// Users and sessions (docs/USERS.md): invitations (an account's, the operator's), accepting one, roles, signing in
+// and out. The session cookie is set and cleared here; the gate that reads it is auth.ts's.
+import type { Knex } from "knex";
+import { serialize } from "cookie";
+import {
+  acceptInvitation,
+  changeUserRole,
+  deleteSession,
+  deleteUserSessions,
+  getAccount,
+  inviteUser,
+  listUserSessions,
+  listUsers,
+  removeUser,
+  SESSION_IDLE_MS,
+  sessionExpiry,
+  signIn,
+  type NewInvitation,
+  type UserManager,
+  type UserRow,
+} from "../../operator/index.js";
+import { DomainError, notFound } from "../../domain/errors.js";
+import { SESSION_COOKIE, type RequestSession } from "../auth.js";
+import { iso } from "../serialize.js";
+import type { Context, Handlers, OperationId } from "../types.js";
+
+const toUser = (u: UserRow) => ({
+  userId: u.id,
+  email: u.email,
+  role: u.role,
+  accountId: u.accountId,
+  status: u.status,
+  twoFactor: u.twoFactor,
+  createdAt: iso(u.createdAt),
+  lastSignInAt: u.lastSignInAt ? iso(u.lastSignInAt) : null,
+});
+
+function toInvitation(config: Context<OperationId>["config"], i: NewInvitation) {
+  const base = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, "");
+  return {
+    userId: i.user.id,
+    email: i.user.email,
+    role: i.user.role,
+    // The token in the fragment: it never reaches a server's access log through the page's request.
+    inviteUrl: `${base}/dashboard/accept#token=${i.token}`,
+    inviteToken: i.token,
+    expiresAt: iso(i.expiresAt),
+  };
+}
+
+/** Who manages users in this request: the signed-in user's role, or a program's key. */
+const managerOf = (ctx: { session: RequestSession | undefined }): UserManager =>
+  ctx.session ? (ctx.session.role === "operator" ? "operator" : ctx.session.role) : "key";
+
+function requireSession(session: RequestSession | undefined): RequestSession {
+  if (!session)
+    throw new DomainError("session_required", "This is about a person's session: sign in (POST /api/v1/session); a key has none.");
+  return session;
+}
+
+/** The session cookie: HttpOnly, SameSite=Strict, Secure when the request came over TLS; `token` empty clears it. */
+function sessionCookie(token: string, secure: boolean): string {
+  return serialize(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: "strict",
+    secure,
+    path: "/",
+    maxAge: token ? SESSION_IDLE_MS / 1000 : 0,
+  });
+}
+
+const toSession = (s: RequestSession) => ({
+  sessionId: s.id,
+  userId: s.userId,
+  email: s.email,
+  accountId: s.accountId,
+  role: s.role,
+  csrfToken: s.csrfToken,
+  expiresAt: iso(sessionExpiry(s)),
+});
+
+async function requireAccountExists(db: Knex, accountId: string): Promise<void> {
+  if (!(await getAccount(db, accountId))) throw notFound("Account");
+}
+
+export const userHandlers: Pick<
+  Handlers,
+  | "Users_invite"
+  | "Users_accept"
+  | "Users_list"
+  | "Users_update"
+  | "Users_delete"
+  | "OperatorUsers_inviteToAccount"
+  | "OperatorUsers_invite"
+  | "OperatorUsers_list"
+  | "Sessions_create"
+  | "Sessions_get"
+  | "Sessions_delete"
+  | "Sessions_list"
+  | "Sessions_deleteAll"
+> = {
+  async Users_invite(ctx) {
+    const { db, account, body, config } = ctx;
+    const invitation = await inviteUser(db, { accountId: account.id, email: body.email, role: body.role, by: managerOf(ctx) });
+    return { status: 201, body: toInvitation(config, invitation) };
+  },
+
+  async Users_accept({ db, body }) {
+    return { status: 201, body: toUser(await acceptInvitation(db, body.token, body.password)) };
+  },
+
+  async Users_list({ db, account }) {
+    return { status: 200, body: { data: (await listUsers(db, account.id)).map(toUser) } };
+  },
+
+  async Users_update(ctx) {
+    const { db, account, path, body } = ctx;
+    return { status: 200, body: toUser(await changeUserRole(db, account.id, path.userId, body.role, managerOf(ctx))) };
+  },
+
+  async Users_delete(ctx) {
+    await removeUser(ctx.db, ctx.account.id, ctx.path.userId, managerOf(ctx));
+    return { status: 204 };
+  },
+
+  async OperatorUsers_inviteToAccount({ db, path, body, config }) {
+    await requireAccountExists(db, path.accountId);
+    const invitation = await inviteUser(db, { accountId: path.accountId, email: body.email, role: body.role, by: "operator" });
+    return { status: 201, body: toInvitation(config, invitation) };
+  },
+
+  async OperatorUsers_invite({ db, body, config }) {
+    const invitation = await inviteUser(db, { accountId: null, email: body.email, role: "operator", by: "operator" });
+    return { status: 201, body: toInvitation(config, invitation) };
+  },
+
+  async OperatorUsers_list({ db }) {
+    return { status: 200, body: { data: (await listUsers(db, null)).map(toUser) } };
+  },
+
+  async Sessions_create({ db, body, client }) {
+    const made = await signIn(db, { ...body, address: client.address, userAgent: client.userAgent, requestId: client.requestId });
+    return { status: 201, body: toSession(made.session), headers: { "Set-Cookie": sessionCookie(made.token, client.secure) } };
+  },
+
+  async Sessions_get({ session }) {
+    return { status: 200, body: toSession(requireSession(session)) };
+  },
+
+  async Sessions_delete({ db, session, client }) {
+    await deleteSession(db, requireSession(session).id);
+    return { status: 204, headers: { "Set-Cookie": sessionCookie("", client.secure) } };
+  },
+
+  async Sessions_list({ db, session }) {
+    const current = requireSession(session);
+    const sessions = await listUserSessions(db, current.userId, SESSION_IDLE_MS);
+    return {
+      status: 200,
+      body: {
+        data: sessions.map((s) => ({
+          sessionId: s.id,
+          createdAt: iso(s.createdAt),
+          lastSeenAt: iso(s.lastSeenAt),
+          userAgent: s.userAgent,
+          address: s.address,
+          current: s.id === current.id,
+        })),
+      },
+    };
+  },
+
+  async Sessions_deleteAll({ db, session, client }) {
+    await deleteUserSessions(db, requireSession(session).userId);
+    return { status: 204, headers: { "Set-Cookie": sessionCookie("", client.secure) } };
+  },
+};

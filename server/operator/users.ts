@@ -1,0 +1,204 @@
+// People who sign in (docs/USERS.md): invitations and their acceptance, roles and the last-owner rule,
+// passwords (argon2id through @node-rs/argon2; at least 12 characters and not a commonly breached one: the
+// list @zxcvbn-ts/language-common ships), sign-in with its lockouts, and sessions (a cookie's token and a CSRF
+// token; only their SHA-256 is stored for the cookie).
+import { createHash, randomBytes } from "node:crypto";
+import { hash, verify } from "@node-rs/argon2";
+import { dictionary } from "@zxcvbn-ts/language-common";
+import type { Knex } from "knex";
+import { DomainError, notFound } from "../domain/errors.js";
+import { insertAuditEvent } from "./auditEventsTable.js";
+import {
+  ADDRESS_FAILURES,
+  INVITATION_MS,
+  LOCK_AFTER_FAILURES,
+  LOCK_MS,
+  mayManageRole,
+  PASSWORD_MIN_LENGTH,
+  SESSION_IDLE_MS,
+  type AccountRole,
+  type UserManager,
+  type UserRole,
+} from "./userRoles.js";
+import {
+  addressRetryAfter,
+  deleteUser,
+  findUserByEmail,
+  insertInvitedUser,
+  insertSession,
+  lockInvitedUser,
+  lockUserAndOwners,
+  recordAddressFailure,
+  recordUserFailure,
+  recordUserSignIn,
+  setPassword,
+  updateUserRole,
+  useSession,
+  type SessionRow,
+  type UserRow,
+} from "./usersTable.js";
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
+const token = (prefix: string, bytes: number) => `${prefix}${randomBytes(bytes).toString("base64url")}`;
+
+/** Commonly breached passwords, lower-cased (49,000 of them; those under 12 characters are refused anyway). */
+const BREACHED = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+
+/** Why a password is refused, or undefined. */
+export function passwordProblem(password: string): string | undefined {
+  if ([...password].length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (BREACHED.has(password.toLowerCase())) return "is a commonly breached password: choose another";
+  return undefined;
+}
+
+const insufficientRole = (detail: string) => new DomainError("insufficient_role", detail);
+
+export interface NewInvitation {
+  user: UserRow;
+  token: string;
+  expiresAt: Date;
+}
+
+/** Invites `email` with `role` to an account (null: an operator user). 409 `user_exists` for a known email. */
+export async function inviteUser(
+  db: Knex,
+  invite: { accountId: string | null; email: string; role: UserRole; by: UserManager },
+): Promise<NewInvitation> {
+  if (invite.role !== "operator" && !mayManageRole(invite.by, invite.role))
+    throw insufficientRole("Only an owner (or the operator) invites an owner.");
+  const inviteToken = token("inv_", 24);
+  const expiresAt = new Date(Date.now() + INVITATION_MS);
+  const email = invite.email.trim().toLowerCase();
+  const user = await insertInvitedUser(db, {
+    accountId: invite.accountId,
+    email,
+    role: invite.role,
+    tokenHash: sha256(inviteToken),
+    expiresAt,
+  });
+  if (!user) throw new DomainError("user_exists", `${email} is a user already.`, { errors: [{ path: "/body/email", message: "taken" }] });
+  return { user, token: inviteToken, expiresAt };
+}
+
+/** Sets the invited user's password; 404 `invitation_invalid` for a token unknown, used or expired. */
+export async function acceptInvitation(db: Knex, inviteToken: string, password: string): Promise<UserRow> {
+  const problem = passwordProblem(password);
+  if (problem)
+    throw new DomainError("weak_password", `The password ${problem}.`, { errors: [{ path: "/body/password", message: problem }] });
+  // Hashed before the transaction: it takes tens of milliseconds, and holds nothing meanwhile.
+  const passwordHash = await hash(password);
+  return db.transaction(async (tx) => {
+    const user = await lockInvitedUser(tx, sha256(inviteToken));
+    if (!user) throw new DomainError("invitation_invalid", "The invitation is unknown, used or expired: ask for a new one.");
+    return setPassword(tx, user.id, passwordHash);
+  });
+}
+
+/** A user's new role; the account's last owner stays one. */
+export async function changeUserRole(db: Knex, accountId: string, userId: string, role: AccountRole, by: UserManager): Promise<UserRow> {
+  return db.transaction(async (tx) => {
+    const { user, owners } = await lockUserAndOwners(tx, accountId, userId);
+    if (!user) throw notFound("User");
+    if (!mayManageRole(by, user.role as AccountRole) || !mayManageRole(by, role))
+      throw insufficientRole("Only an owner makes or unmakes an owner.");
+    if (user.role === "owner" && role !== "owner" && owners <= 1) throw lastOwner();
+    return updateUserRole(tx, userId, role);
+  });
+}
+
+/** Removes a user (its sessions end with it); never the account's last owner. */
+export async function removeUser(db: Knex, accountId: string, userId: string, by: UserManager): Promise<void> {
+  await db.transaction(async (tx) => {
+    const { user, owners } = await lockUserAndOwners(tx, accountId, userId);
+    if (!user) throw notFound("User");
+    if (!mayManageRole(by, user.role as AccountRole)) throw insufficientRole("Only an owner removes an owner.");
+    if (user.role === "owner" && owners <= 1) throw lastOwner();
+    await deleteUser(tx, userId);
+  });
+}
+
+const lastOwner = () => new DomainError("last_owner", "This is the account's last owner: make another user owner first.");
+
+/** A new session: its cookie's token (shown to the browser once) and what the answer says of it. */
+export interface NewSession {
+  token: string;
+  session: SessionRow & { expiresAt: Date };
+}
+
+// Verified against when the email is unknown or has no password yet, so every failure costs one argon2 verify.
+let decoy: Promise<string> | undefined;
+
+const locked = (seconds: number) =>
+  new DomainError("sign_in_locked", `Too many failed sign-ins: try again in ${seconds} s.`, { retryAfterSeconds: Math.max(1, seconds) });
+
+/**
+ * Signs a person in. Every refusal of an unknown email or a wrong password is the same 401, after the same
+ * argon2 verify; each counts against the user (ten in a row lock it for 15 minutes) and against the client
+ * address (30 in 15 minutes slow that address down, whoever it tries). Audited, failures included.
+ */
+export async function signIn(
+  db: Knex,
+  attempt: { email: string; password: string; totp?: string; address: string; userAgent: string | null; requestId: string },
+): Promise<NewSession> {
+  const email = attempt.email.trim().toLowerCase();
+  const audit = (user: { id: string; accountId: string | null } | undefined, status: number) =>
+    insertAuditEvent(db, {
+      actorType: user?.accountId === null ? "operator" : "account",
+      keyId: user ? `user:${user.id}` : null,
+      accountId: user?.accountId ?? null,
+      action: "Sessions_create",
+      resourceId: user?.id ?? null,
+      requestId: attempt.requestId,
+      status,
+    });
+  const addressWait = await addressRetryAfter(db, attempt.address, ADDRESS_FAILURES, LOCK_MS);
+  if (addressWait > 0) {
+    await audit(undefined, 429);
+    throw locked(addressWait);
+  }
+  const user = await findUserByEmail(db, email);
+  if (user?.lockedUntil && user.lockedUntil.getTime() > Date.now()) {
+    await audit(user, 429);
+    throw locked(Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000));
+  }
+  const stored = user?.passwordHash ?? (await (decoy ??= hash("decoy password, never anyone's")));
+  const matches = (await verify(stored, attempt.password)) && !!user?.passwordHash;
+  if (!matches || !user) {
+    if (user) await recordUserFailure(db, user.id, LOCK_AFTER_FAILURES, LOCK_MS);
+    await recordAddressFailure(db, attempt.address, LOCK_MS);
+    await audit(user, 401);
+    throw new DomainError("invalid_credentials", "The email address or the password is wrong.");
+  }
+  await recordUserSignIn(db, user.id);
+  const sessionToken = token("ses_", 32);
+  const csrfToken = token("csrf_", 18);
+  const made = await insertSession(db, {
+    tokenHash: sha256(sessionToken),
+    userId: user.id,
+    csrfToken,
+    userAgent: attempt.userAgent?.slice(0, 300) ?? null,
+    address: attempt.address,
+  });
+  await audit(user, 201);
+  return {
+    token: sessionToken,
+    session: {
+      id: made.id,
+      userId: user.id,
+      email: user.email,
+      accountId: user.accountId,
+      role: user.role,
+      csrfToken,
+      lastSeenAt: made.lastSeenAt,
+      expiresAt: new Date(made.lastSeenAt.getTime() + SESSION_IDLE_MS),
+    },
+  };
+}
+
+/** The live session a cookie's token names (its last use moved on), or undefined. */
+export async function sessionOfToken(db: Knex, sessionToken: string): Promise<SessionRow | undefined> {
+  return useSession(db, sha256(sessionToken), SESSION_IDLE_MS);
+}
+
+/** When a session ends unless used again. */
+export const sessionExpiry = (s: { lastSeenAt: Date }) => new Date(s.lastSeenAt.getTime() + SESSION_IDLE_MS);

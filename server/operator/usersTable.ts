@@ -1,0 +1,232 @@
+// The users, their invitations and sessions, and sign-in failures by address (migration 052; who moves each
+// column is said there). SQL only; the rules are users.ts's.
+import type { Knex } from "knex";
+import { run, sql } from "../db/sql.js";
+import type { AccountRole, UserRole } from "./userRoles.js";
+
+export interface UserRow {
+  id: string;
+  accountId: string | null;
+  email: string;
+  role: UserRole;
+  status: "invited" | "active";
+  twoFactor: boolean;
+  createdAt: Date;
+  lastSignInAt: Date | null;
+}
+
+const USER = sql`id, account_id AS "accountId", email, role, CASE WHEN password_hash IS NULL THEN 'invited' ELSE 'active' END AS status,
+                 totp_enabled AS "twoFactor", created_at AS "createdAt", last_sign_in_at AS "lastSignInAt"`;
+
+/** A new invited user (no password yet) with its invitation; undefined when the email is a user already. */
+export async function insertInvitedUser(
+  db: Knex,
+  u: { accountId: string | null; email: string; role: UserRole; tokenHash: Buffer; expiresAt: Date },
+): Promise<UserRow | undefined> {
+  const { rows } = await run<UserRow>(
+    db,
+    sql`WITH u AS (
+          INSERT INTO users (account_id, email, role) VALUES (${u.accountId}::uuid, ${u.email}, ${u.role})
+          ON CONFLICT (email) DO NOTHING
+          RETURNING *
+        ), i AS (
+          INSERT INTO user_invitations (token_hash, user_id, expires_at) SELECT ${u.tokenHash}, id, ${u.expiresAt} FROM u
+        )
+        SELECT ${USER} FROM u`,
+  );
+  return rows[0];
+}
+
+/** The user an unexpired invitation token names, locked for its acceptance; undefined when there is none. */
+export async function lockInvitedUser(tx: Knex.Transaction, tokenHash: Buffer): Promise<{ id: string } | undefined> {
+  const { rows } = await run<{ id: string }>(
+    tx,
+    sql`SELECT u.id FROM user_invitations i JOIN users u ON u.id = i.user_id
+         WHERE i.token_hash = ${tokenHash} AND i.expires_at > now() FOR UPDATE OF u`,
+  );
+  return rows[0];
+}
+
+/** Sets the password (its argon2id hash) and uses up the user's invitations. */
+export async function setPassword(tx: Knex.Transaction, userId: string, passwordHash: string): Promise<UserRow> {
+  const { rows } = await run<UserRow>(
+    tx,
+    sql`WITH gone AS (DELETE FROM user_invitations WHERE user_id = ${userId})
+        UPDATE users SET password_hash = ${passwordHash}, failed_sign_ins = 0, locked_until = NULL WHERE id = ${userId}
+        RETURNING ${USER}`,
+  );
+  return rows[0]!;
+}
+
+/** The users of an account (null: the operator users), oldest first. */
+export async function listUsers(db: Knex, accountId: string | null): Promise<UserRow[]> {
+  const { rows } = await run<UserRow>(
+    db,
+    sql`SELECT ${USER} FROM users WHERE account_id IS NOT DISTINCT FROM ${accountId}::uuid ORDER BY created_at, id`,
+  );
+  return rows;
+}
+
+/** One user of the account, its row locked, and the account's owners locked with it (the last-owner rule). */
+export async function lockUserAndOwners(
+  tx: Knex.Transaction,
+  accountId: string,
+  userId: string,
+): Promise<{ user: UserRow | undefined; owners: number }> {
+  const { rows } = await run<{ id: string; role: UserRole }>(
+    tx,
+    sql`SELECT id, role FROM users WHERE account_id = ${accountId} AND (role = 'owner' OR id = ${userId}::uuid) ORDER BY id FOR UPDATE`,
+  );
+  const user = rows.some((r) => r.id === userId) ? await getUser(tx, accountId, userId) : undefined;
+  return { user, owners: rows.filter((r) => r.role === "owner").length };
+}
+
+export async function getUser(db: Knex, accountId: string | null, userId: string): Promise<UserRow | undefined> {
+  const { rows } = await run<UserRow>(
+    db,
+    sql`SELECT ${USER} FROM users WHERE id = ${userId}::uuid AND account_id IS NOT DISTINCT FROM ${accountId}::uuid`,
+  );
+  return rows[0];
+}
+
+export async function updateUserRole(tx: Knex.Transaction, userId: string, role: AccountRole): Promise<UserRow> {
+  const { rows } = await run<UserRow>(tx, sql`UPDATE users SET role = ${role} WHERE id = ${userId} RETURNING ${USER}`);
+  return rows[0]!;
+}
+
+/** Removes the user: its invitations and sessions go with it (ON DELETE CASCADE). */
+export async function deleteUser(tx: Knex.Transaction, userId: string): Promise<void> {
+  await run(tx, sql`DELETE FROM users WHERE id = ${userId}`);
+}
+
+/** What a sign-in needs of a user, found by email. */
+export interface SignInUser {
+  id: string;
+  accountId: string | null;
+  email: string;
+  role: UserRole;
+  passwordHash: string | null;
+  lockedUntil: Date | null;
+  totpEnabled: boolean;
+  totpSecret: string | null;
+}
+
+export async function findUserByEmail(db: Knex, email: string): Promise<SignInUser | undefined> {
+  const { rows } = await run<SignInUser>(
+    db,
+    sql`SELECT id, account_id AS "accountId", email, role, password_hash AS "passwordHash", locked_until AS "lockedUntil",
+               totp_enabled AS "totpEnabled", totp_secret AS "totpSecret"
+          FROM users WHERE email = ${email}`,
+  );
+  return rows[0];
+}
+
+/** One more failure in a row; at `lockAfter` the user is locked for `lockMs` (and counts again from 0). */
+export async function recordUserFailure(db: Knex, userId: string, lockAfter: number, lockMs: number): Promise<void> {
+  await run(
+    db,
+    sql`UPDATE users SET failed_sign_ins = CASE WHEN failed_sign_ins + 1 >= ${lockAfter} THEN 0 ELSE failed_sign_ins + 1 END,
+                         locked_until = CASE WHEN failed_sign_ins + 1 >= ${lockAfter}
+                                             THEN now() + make_interval(secs => ${lockMs / 1000}::float8) ELSE locked_until END
+         WHERE id = ${userId}`,
+  );
+}
+
+export async function recordUserSignIn(db: Knex, userId: string): Promise<void> {
+  await run(db, sql`UPDATE users SET failed_sign_ins = 0, locked_until = NULL, last_sign_in_at = now() WHERE id = ${userId}`);
+}
+
+/** One more failure from `address` in its window (a new window once the last is over); the count now. */
+export async function recordAddressFailure(db: Knex, address: string, windowMs: number): Promise<void> {
+  await run(
+    db,
+    sql`INSERT INTO sign_in_failures AS f (address, failures, window_start) VALUES (${address}, 1, now())
+        ON CONFLICT (address) DO UPDATE
+           SET failures = CASE WHEN f.window_start < now() - make_interval(secs => ${windowMs / 1000}::float8) THEN 1 ELSE f.failures + 1 END,
+               window_start = CASE WHEN f.window_start < now() - make_interval(secs => ${windowMs / 1000}::float8) THEN now() ELSE f.window_start END`,
+  );
+}
+
+/** Seconds until `address` may try again (0: now), after `limit` failures in its window. */
+export async function addressRetryAfter(db: Knex, address: string, limit: number, windowMs: number): Promise<number> {
+  const { rows } = await run<{ wait: number }>(
+    db,
+    sql`SELECT ceil(extract(epoch FROM window_start + make_interval(secs => ${windowMs / 1000}::float8) - now()))::int AS wait
+          FROM sign_in_failures WHERE address = ${address} AND failures >= ${limit}
+           AND window_start > now() - make_interval(secs => ${windowMs / 1000}::float8)`,
+  );
+  return Math.max(0, rows[0]?.wait ?? 0);
+}
+
+/** The session a cookie's token names, with its user, while it has been used within `idleMs`. */
+export interface SessionRow {
+  id: string;
+  userId: string;
+  email: string;
+  accountId: string | null;
+  role: UserRole;
+  csrfToken: string;
+  lastSeenAt: Date;
+}
+
+export async function insertSession(
+  db: Knex,
+  s: { tokenHash: Buffer; userId: string; csrfToken: string; userAgent: string | null; address: string | null },
+): Promise<{ id: string; lastSeenAt: Date }> {
+  const { rows } = await run<{ id: string; lastSeenAt: Date }>(
+    db,
+    sql`INSERT INTO user_sessions (token_hash, user_id, csrf_token, user_agent, address)
+        VALUES (${s.tokenHash}, ${s.userId}, ${s.csrfToken}, ${s.userAgent}, ${s.address})
+        RETURNING id, last_seen_at AS "lastSeenAt"`,
+  );
+  return rows[0]!;
+}
+
+/**
+ * The live session of a token, and its last use moved to now when it is more than a minute old (one write a
+ * minute a session, not one a request). A session unused for `idleMs` is deleted here and is not found.
+ */
+export async function useSession(db: Knex, tokenHash: Buffer, idleMs: number): Promise<SessionRow | undefined> {
+  const idle = sql`make_interval(secs => ${idleMs / 1000}::float8)`;
+  const { rows } = await run<SessionRow & { expired: boolean }>(
+    db,
+    sql`WITH s AS (
+          SELECT s.id, s.last_seen_at < now() - ${idle} AS expired FROM user_sessions s WHERE s.token_hash = ${tokenHash}
+        ), gone AS (
+          DELETE FROM user_sessions WHERE id IN (SELECT id FROM s WHERE expired)
+        ), touched AS (
+          UPDATE user_sessions SET last_seen_at = now()
+           WHERE id IN (SELECT id FROM s WHERE NOT expired) AND last_seen_at < now() - interval '1 minute'
+          RETURNING id, last_seen_at
+        )
+        SELECT s.id, s.expired, x.user_id AS "userId", u.email, u.account_id AS "accountId", u.role, x.csrf_token AS "csrfToken",
+               coalesce((SELECT last_seen_at FROM touched), x.last_seen_at) AS "lastSeenAt"
+          FROM s JOIN user_sessions x ON x.id = s.id JOIN users u ON u.id = x.user_id`,
+  );
+  const row = rows[0];
+  if (!row || row.expired) return undefined;
+  const { expired: _expired, ...session } = row;
+  return session;
+}
+
+export async function deleteSession(db: Knex, sessionId: string): Promise<void> {
+  await run(db, sql`DELETE FROM user_sessions WHERE id = ${sessionId}`);
+}
+
+export async function deleteUserSessions(db: Knex, userId: string): Promise<void> {
+  await run(db, sql`DELETE FROM user_sessions WHERE user_id = ${userId}`);
+}
+
+export async function listUserSessions(
+  db: Knex,
+  userId: string,
+  idleMs: number,
+): Promise<{ id: string; createdAt: Date; lastSeenAt: Date; userAgent: string | null; address: string | null }[]> {
+  const { rows } = await run<{ id: string; createdAt: Date; lastSeenAt: Date; userAgent: string | null; address: string | null }>(
+    db,
+    sql`SELECT id, created_at AS "createdAt", last_seen_at AS "lastSeenAt", user_agent AS "userAgent", address
+          FROM user_sessions WHERE user_id = ${userId} AND last_seen_at >= now() - make_interval(secs => ${idleMs / 1000}::float8)
+         ORDER BY created_at DESC, id DESC`,
+  );
+  return rows;
+}
