@@ -44,7 +44,7 @@ export async function claimReceiptBatches(db: Knex, workerId: string, holdMs: nu
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS n, min(x.created_at) AS oldest FROM (
             SELECT d.created_at FROM webhook_deliveries d
-             WHERE d.webhook_id = w.id AND d.status = 'pending' AND NOT d.parked
+             WHERE d.account_id = w.account_id AND d.webhook_id = w.id AND d.status = 'pending' AND NOT d.parked
              ORDER BY d.created_at, d.id LIMIT w.batch_max_events) x) p
         WHERE w.batch_max_events IS NOT NULL
           AND (w.batch_held_until IS NULL OR w.batch_held_until < now())

@@ -792,6 +792,7 @@ CREATE TABLE users (
   locked_until timestamp with time zone,
   totp_secret text,
   totp_enabled boolean NOT NULL DEFAULT false,
+  totp_last_step bigint,
   recovery_codes text[] NOT NULL DEFAULT '{}'::text[],
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   last_sign_in_at timestamp with time zone,

@@ -227,7 +227,7 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
 export async function redeliver(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const row = await tx("webhook_deliveries as d")
-      .join("webhooks as w", "w.id", "d.webhook_id")
+      .join("webhooks as w", (j) => j.on("w.id", "d.webhook_id").andOn("w.account_id", "d.account_id"))
       .where({ "d.account_id": accountId, "d.id": deliveryId, "d.webhook_id": webhookId })
       .forUpdate("d")
       .first({ id: "d.id", batched: tx.raw("w.batch_max_events IS NOT NULL") });
@@ -242,7 +242,9 @@ export async function redeliver(db: Knex, accountId: string, webhookId: string, 
 
 /** SQL: the delivery row `alias` (with its webhook_id) is of a webhook posting one event at a time. */
 const perEventSql = (alias: string) =>
-  sql.raw(`NOT EXISTS (SELECT 1 FROM webhooks bw WHERE bw.id = ${alias}.webhook_id AND bw.batch_max_events IS NOT NULL)`);
+  sql.raw(
+    `NOT EXISTS (SELECT 1 FROM webhooks bw WHERE bw.account_id = ${alias}.account_id AND bw.id = ${alias}.webhook_id AND bw.batch_max_events IS NOT NULL)`,
+  );
 
 export interface DeliveryRow {
   id: string;

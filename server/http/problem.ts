@@ -73,6 +73,8 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   csrf_failed: { status: 403, title: "CSRF check failed" },
   session_required: { status: 403, title: "Session required" },
   insufficient_role: { status: 403, title: "Insufficient role" },
+  two_factor_enabled: { status: 409, title: "Two-factor sign-in on" },
+  invalid_code: { status: 422, title: "Invalid code" },
   internal_error: { status: 500, title: "Internal error" },
   not_implemented: { status: 501, title: "Not implemented" },
   service_unavailable: { status: 503, title: "Service unavailable" },

@@ -4,6 +4,7 @@
 // token; only their SHA-256 is stored for the cookie).
 import { createHash, randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
+import { Secret, TOTP } from "otpauth";
 import { dictionary } from "@zxcvbn-ts/language-common";
 import type { Knex } from "knex";
 import { DomainError, notFound } from "../domain/errors.js";
@@ -23,6 +24,12 @@ import {
 import {
   addressRetryAfter,
   deleteUser,
+  disableTotp,
+  enableTotp,
+  setPendingTotp,
+  takeRecoveryCode,
+  takeTotpStep,
+  totpState,
   findUserByEmail,
   insertInvitedUser,
   insertSession,
@@ -138,7 +145,15 @@ const locked = (seconds: number) =>
  */
 export async function signIn(
   db: Knex,
-  attempt: { email: string; password: string; totp?: string; address: string; userAgent: string | null; requestId: string },
+  attempt: {
+    email: string;
+    password: string;
+    totp?: string;
+    recoveryCode?: string;
+    address: string;
+    userAgent: string | null;
+    requestId: string;
+  },
 ): Promise<NewSession> {
   const email = attempt.email.trim().toLowerCase();
   const audit = (user: { id: string; accountId: string | null } | undefined, status: number) =>
@@ -168,6 +183,18 @@ export async function signIn(
     await recordAddressFailure(db, attempt.address, LOCK_MS);
     await audit(user, 401);
     throw new DomainError("invalid_credentials", "The email address or the password is wrong.");
+  }
+  if (user.totpEnabled && !(await secondFactor(db, user, attempt))) {
+    // No code: not a failure (the dashboard asks for it next). A wrong one: a failure like a wrong password.
+    if (attempt.totp || attempt.recoveryCode) {
+      await recordUserFailure(db, user.id, LOCK_AFTER_FAILURES, LOCK_MS);
+      await recordAddressFailure(db, attempt.address, LOCK_MS);
+      await audit(user, 401);
+    }
+    throw new DomainError(
+      "totp_required",
+      "This user signs in with a second factor: send `totp`, the app's current code (or a `recoveryCode`).",
+    );
   }
   await recordUserSignIn(db, user.id);
   const sessionToken = token("ses_", 32);
@@ -202,3 +229,66 @@ export async function sessionOfToken(db: Knex, sessionToken: string): Promise<Se
 
 /** When a session ends unless used again. */
 export const sessionExpiry = (s: { lastSeenAt: Date }) => new Date(s.lastSeenAt.getTime() + SESSION_IDLE_MS);
+
+// ---- two-factor sign-in: TOTP (RFC 6238) through otpauth -------------------------------------------------------
+
+const ISSUER = "SMS Platform";
+/** Codes of the step before and after the server's are taken too (clocks drift; a code typed at a step's end). */
+const WINDOW = 1;
+const totpOf = (secret: string, label = "") => new TOTP({ issuer: ISSUER, label, secret: Secret.fromBase32(secret) });
+
+/** The time step a code belongs to, or undefined when it is not a current code of `secret`. */
+export function totpStep(secret: string, code: string, now = Date.now()): number | undefined {
+  const delta = totpOf(secret).validate({ token: code, timestamp: now, window: WINDOW });
+  return delta === null ? undefined : Math.floor(now / 30_000) + delta;
+}
+
+/** A recovery code as typed, made comparable: lower case, no spaces; its SHA-256 is what is kept. */
+const recoveryHash = (code: string) => sha256(code.toLowerCase().replace(/\s+/g, "")).toString("hex");
+
+/** The second factor of a sign-in: a code of the app not taken before, or an unused recovery code. */
+async function secondFactor(db: Knex, user: { id: string; totpSecret: string | null }, attempt: { totp?: string; recoveryCode?: string }) {
+  if (attempt.totp && user.totpSecret) {
+    const step = totpStep(user.totpSecret, attempt.totp);
+    return step !== undefined && (await takeTotpStep(db, user.id, step));
+  }
+  if (attempt.recoveryCode) return takeRecoveryCode(db, user.id, recoveryHash(attempt.recoveryCode));
+  return false;
+}
+
+const invalidCode = () =>
+  new DomainError("invalid_code", "The code is not a current code of the authenticator app.", {
+    errors: [{ path: "/body/code", message: "not a current code" }],
+  });
+
+/** A new secret to put in the app (it counts only once confirmed); 409 while two-factor sign-in is on. */
+export async function beginTwoFactor(db: Knex, user: { userId: string; email: string }): Promise<{ secret: string; otpauthUrl: string }> {
+  const secret = new Secret({ size: 20 }).base32;
+  if (!(await setPendingTotp(db, user.userId, secret)))
+    throw new DomainError("two_factor_enabled", "Two-factor sign-in is on already: turn it off first to begin again.");
+  return { secret, otpauthUrl: totpOf(secret, user.email).toString() };
+}
+
+/** Turns two-factor sign-in on with a current code; the ten recovery codes, shown once (only hashes are kept). */
+export async function confirmTwoFactor(db: Knex, userId: string, code: string): Promise<string[]> {
+  const state = await totpState(db, userId);
+  if (state?.enabled) throw new DomainError("two_factor_enabled", "Two-factor sign-in is on already.");
+  const step = state?.secret ? totpStep(state.secret, code) : undefined;
+  if (step === undefined) throw invalidCode();
+  const codes = Array.from({ length: 10 }, () => {
+    const raw = randomBytes(8).toString("hex");
+    return `${raw.slice(0, 4)}-${raw.slice(4, 8)}-${raw.slice(8, 12)}`;
+  });
+  if (!(await enableTotp(db, userId, step, codes.map(recoveryHash)))) throw invalidCode();
+  return codes;
+}
+
+/** Turns two-factor sign-in off with a current code of the app or a recovery code. */
+export async function disableTwoFactor(db: Knex, userId: string, code: string): Promise<void> {
+  const state = await totpState(db, userId);
+  if (!state?.enabled) return;
+  const step = state.secret && /^[0-9]{6}$/.test(code) ? totpStep(state.secret, code) : undefined;
+  const proven = step !== undefined ? await takeTotpStep(db, userId, step) : await takeRecoveryCode(db, userId, recoveryHash(code));
+  if (!proven) throw invalidCode();
+  await disableTotp(db, userId);
+}

@@ -1,6 +1,7 @@
 // The audit log (CONTRACT "Audit log"): every successful change appends exactly one event naming the operation,
 // the key, the account and the resource — never a body, a secret or a key; refused requests, single sends and
 // webhook tests append none. An account reads its own; the operator reads all.
+import { Secret, TOTP } from "otpauth";
 import { describe, expect, it } from "vitest";
 import { documentOperations, loadDocument } from "../../server/http/document.js";
 import { isAudited } from "../../server/http/audit.js";
@@ -140,9 +141,24 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     const { csrfToken } = (await res.json()) as { csrfToken: string };
     secrets.push(cookie.split("=")[1]!, csrfToken);
     return {
-      request: (method: string, path: string) => fetch(base + path, { method, headers: { Cookie: cookie, "X-CSRF-Token": csrfToken } }),
+      request: (method: string, path: string, body?: unknown) =>
+        fetch(base + path, {
+          method,
+          headers: { Cookie: cookie, "X-CSRF-Token": csrfToken, ...(body ? { "Content-Type": "application/json" } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        }),
     };
   };
+  // Two-factor sign-in on and off, with the app's codes (otpauth computes them as an authenticator app would).
+  const session = await signedIn();
+  const { secret } = (await call("TwoFactor_begin", session, "POST", "/api/v1/users/me/two-factor")) as { secret: string };
+  secrets.push(secret);
+  const codeAt = (at: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
+  const { recoveryCodes } = (await call("TwoFactor_confirm", session, "POST", "/api/v1/users/me/two-factor/confirm", {
+    code: codeAt(Date.now()),
+  })) as unknown as { recoveryCodes: string[] };
+  secrets.push(...recoveryCodes);
+  await call("TwoFactor_disable", session, "POST", "/api/v1/users/me/two-factor/disable", { code: codeAt(Date.now() + 30_000) });
   await call("Sessions_delete", await signedIn(), "DELETE", "/api/v1/session");
   await call("Sessions_deleteAll", await signedIn(), "DELETE", "/api/v1/sessions");
   await call("Users_delete", a, "DELETE", `/api/v1/users/${invitation.userId}`);

@@ -33,7 +33,15 @@ describe("API reference: delivery receipts", () => {
     const { tag, doc } = await receiptsSection();
     expect(tag["x-traitTag"]).toBe(true);
     const headings = [...tag.description!.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-    expect(headings).toEqual(["Payload", "Signatures", "Retries", "Ordering", "Duplicates", "Verifying with the client package"]);
+    expect(headings).toEqual([
+      "Payload",
+      "Signatures",
+      "Retries",
+      "Ordering",
+      "Batches",
+      "Duplicates",
+      "Verifying with the client package",
+    ]);
     expect(tag.description).toContain('<SchemaDefinition schemaRef="#/components/schemas/DeliveryReceipt" />');
     expect(doc.components.schemas.DeliveryReceipt).toBeDefined();
     // Every tag of the side menu introduces its section.

@@ -2,6 +2,7 @@
 // acceptance (passwords at least 12 characters, never a commonly breached one), sign-in with its cookie and CSRF
 // token, roles judged as scopes (and x-roles), the last owner, lockouts, sign-out everywhere, operator users, and
 // the audit of it all.
+import { Secret, TOTP } from "otpauth";
 import { beforeAll, describe, expect, it } from "vitest";
 import { problemOf, useTestServer, type TestAccount, type TestOperator } from "../helpers/server.js";
 
@@ -294,5 +295,64 @@ describe("roles", () => {
     expect((await problemOf(accountPath)).code).toBe("wrong_key_kind");
     const listed = (await (await op.request("GET", "/api/v1/operator-users")).json()) as { data: { email: string; role: string }[] };
     expect(listed.data.find((u) => u.email === who)?.role).toBe("operator");
+  });
+});
+
+describe("two-factor sign-in", () => {
+  /** The app's code for `secret` at `at` (RFC 6238 through otpauth, as an authenticator app computes it). */
+  const codeOf = (secret: string, at = Date.now()) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
+
+  it("is begun, confirmed with a code (recovery codes shown once), then asked at sign-in; a code is taken once; a recovery code works once; it is turned off", async () => {
+    const a = await server().account();
+    const who = email("totp");
+    const { userId } = await userOf(a, who);
+    const b = await signIn(who);
+    const begun = await b.request("POST", "/api/v1/users/me/two-factor");
+    expect(begun.status).toBe(201);
+    const { secret, otpauthUrl } = (await begun.json()) as { secret: string; otpauthUrl: string };
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(otpauthUrl).toContain(`secret=${secret}`);
+    // Not on until confirmed: sign-in still takes the password alone.
+    expect((await post("/api/v1/session", { email: who, password: PASSWORD })).status).toBe(201);
+    const wrong = await b.request("POST", "/api/v1/users/me/two-factor/confirm", {
+      code: "000000" === codeOf(secret) ? "111111" : "000000",
+    });
+    expect((await problemOf(wrong)).code).toBe("invalid_code");
+    const confirmed = await b.request("POST", "/api/v1/users/me/two-factor/confirm", { code: codeOf(secret) });
+    expect(confirmed.status).toBe(200);
+    const { recoveryCodes } = (await confirmed.json()) as { recoveryCodes: string[] };
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    const stored = await server().db("users").where({ id: userId }).first("recovery_codes", "totp_enabled");
+    expect(stored.totp_enabled).toBe(true);
+    expect(JSON.stringify(stored.recovery_codes)).not.toContain(recoveryCodes[0]!);
+    expect((await b.request("POST", "/api/v1/users/me/two-factor")).status).toBe(409);
+
+    // Now the password alone is not enough.
+    const withoutCode = await post("/api/v1/session", { email: who, password: PASSWORD });
+    expect(withoutCode.status).toBe(401);
+    expect((await problemOf(withoutCode)).code).toBe("totp_required");
+    // The code of the next step (the confirmation took this one): accepted once, then never again.
+    const next = codeOf(secret, Date.now() + 30_000);
+    expect((await post("/api/v1/session", { email: who, password: PASSWORD, totp: next })).status).toBe(201);
+    const replay = await post("/api/v1/session", { email: who, password: PASSWORD, totp: next });
+    expect((await problemOf(replay)).code).toBe("totp_required");
+    // A recovery code, once.
+    expect((await post("/api/v1/session", { email: who, password: PASSWORD, recoveryCode: recoveryCodes[0]!.toUpperCase() })).status).toBe(
+      201,
+    );
+    expect((await problemOf(await post("/api/v1/session", { email: who, password: PASSWORD, recoveryCode: recoveryCodes[0] }))).code).toBe(
+      "totp_required",
+    );
+    // Off with a recovery code; the password alone signs in again. Every change is audited.
+    expect((await b.request("POST", "/api/v1/users/me/two-factor/disable", { code: recoveryCodes[1] })).status).toBe(204);
+    expect((await post("/api/v1/session", { email: who, password: PASSWORD })).status).toBe(201);
+    const actions = await server()
+      .db("audit_events")
+      .where({ key_id: `user:${userId}` })
+      .pluck("action");
+    expect(actions).toEqual(expect.arrayContaining(["TwoFactor_begin", "TwoFactor_confirm", "TwoFactor_disable"]));
+    // A key has no user to turn it on for.
+    expect((await problemOf(await a.request("POST", "/api/v1/users/me/two-factor"))).code).toBe("session_required");
   });
 });

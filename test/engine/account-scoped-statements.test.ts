@@ -51,6 +51,13 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   { starts: "select exists (select 1 from throttled_sends)", why: "the throughput pacer's idle check" },
   { starts: "update jobs j set connector_id = null", why: "letting go of jobs pinned to a connector bound nowhere" },
   { starts: "with moved as ( delete from message_count_deltas", why: "folding every account's counted events into the report counts" },
+  { starts: "with moved as ( delete from spend_deltas", why: "folding every account's spend into the spend counts" },
+  // Every worker looks for batched webhooks (of any account) with a batch due; what it then reads is by account.
+  { starts: "with due as ( select w.id from webhooks w", why: "claiming the batches due of every account's batched webhooks" },
+  {
+    starts: "update webhooks set batch_held_by = null, batch_held_until = null where batch_held_by",
+    why: "a stopping worker ending its batch holds",
+  },
   // Keys by their ids (an operator key has no account).
   { starts: "update api_keys k set last_used_at", why: "when keys were last used, by the keys' ids" },
   // A maintenance chore over every account; whether its timer fires within the run is chance, so it is exempt

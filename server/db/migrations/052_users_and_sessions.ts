@@ -5,8 +5,9 @@ import type { Knex } from "knex";
 // - users: one row per person; `account_id` NULL for an operator user. `email` is stored lower-cased and is
 //   unique in the service. `password_hash` (argon2id, PHC string) is NULL until the invitation is accepted.
 //   `failed_sign_ins` / `locked_until`: ten failures in a row lock the user for 15 minutes; a sign-in resets
-//   them. `totp_secret` is set when two-factor sign-in is begun and used once `totp_enabled`; `recovery_codes`
-//   are SHA-256 hashes, each removed when used. Who moves it: the users service (server/operator/users.ts).
+//   them. `totp_secret` is set when two-factor sign-in is begun and used once `totp_enabled`; `totp_last_step`
+//   is the time step of the last code taken (a code is taken once); `recovery_codes` are SHA-256 hashes, each
+//   removed when used. Who moves it: the users service (server/operator/users.ts).
 // - user_invitations: a token's SHA-256 (the token is shown once), until it is accepted or expires (7 days).
 // - user_sessions: a session cookie's SHA-256, its CSRF token, and `last_seen_at` (moved at most once a
 //   minute by the requests it authenticates; 12 h idle ends it). Signing out deletes it; expired ones are
@@ -26,6 +27,7 @@ export async function up(knex: Knex): Promise<void> {
       locked_until timestamptz,
       totp_secret text,
       totp_enabled boolean NOT NULL DEFAULT false,
+      totp_last_step bigint,
       recovery_codes text[] NOT NULL DEFAULT '{}',
       created_at timestamptz NOT NULL DEFAULT now(),
       last_sign_in_at timestamptz

@@ -4,7 +4,10 @@ import type { Knex } from "knex";
 import { serialize } from "cookie";
 import {
   acceptInvitation,
+  beginTwoFactor,
   changeUserRole,
+  confirmTwoFactor,
+  disableTwoFactor,
   deleteSession,
   deleteUserSessions,
   getAccount,
@@ -98,6 +101,9 @@ export const userHandlers: Pick<
   | "Sessions_delete"
   | "Sessions_list"
   | "Sessions_deleteAll"
+  | "TwoFactor_begin"
+  | "TwoFactor_confirm"
+  | "TwoFactor_disable"
 > = {
   async Users_invite(ctx) {
     const { db, account, body, config } = ctx;
@@ -173,5 +179,18 @@ export const userHandlers: Pick<
   async Sessions_deleteAll({ db, session, client }) {
     await deleteUserSessions(db, requireSession(session).userId);
     return { status: 204, headers: { "Set-Cookie": sessionCookie("", client.secure) } };
+  },
+
+  async TwoFactor_begin({ db, session }) {
+    return { status: 201, body: await beginTwoFactor(db, requireSession(session)) };
+  },
+
+  async TwoFactor_confirm({ db, session, body }) {
+    return { status: 200, body: { recoveryCodes: await confirmTwoFactor(db, requireSession(session).userId, body.code) } };
+  },
+
+  async TwoFactor_disable({ db, session, body }) {
+    await disableTwoFactor(db, requireSession(session).userId, body.code);
+    return { status: 204 };
   },
 };
