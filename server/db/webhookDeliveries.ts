@@ -220,23 +220,29 @@ export async function releaseOrphanedParkedDeliveries(db: Knex): Promise<number>
   return orphans.length ? releaseNextParked(db, orphans) : 0;
 }
 
+/** A delivery as the API shows it (DeliveryRow). */
+const DELIVERY_COLUMNS = ["id", "message_id as messageId", "event", "status", "attempts", "created_at as createdAt"];
+
 /**
  * Redeliver: queue the delivery again whatever its outcome so far (its attempt log is kept): with a job, or,
- * for a batched webhook, pending again for its next batch (its oldest event, so in the next one).
+ * for a batched webhook, pending again for its next batch (its oldest event, so in the next one). Returns the
+ * delivery as this transaction left it (pending), not as a worker may already have moved it; undefined when
+ * there is no such delivery.
  */
-export async function redeliver(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<boolean> {
+export async function redeliver(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
   return db.transaction(async (tx) => {
     const row = await tx("webhook_deliveries as d")
       .join("webhooks as w", (j) => j.on("w.id", "d.webhook_id").andOn("w.account_id", "d.account_id"))
       .where({ "d.account_id": accountId, "d.id": deliveryId, "d.webhook_id": webhookId })
       .forUpdate("d")
       .first({ id: "d.id", batched: tx.raw("w.batch_max_events IS NOT NULL") });
-    if (!row) return false;
-    await tx("webhook_deliveries")
+    if (!row) return undefined;
+    const [queued] = await tx("webhook_deliveries")
       .where({ account_id: accountId, id: deliveryId })
-      .update({ parked: false, status: "pending", finished_at: null });
+      .update({ parked: false, status: "pending", finished_at: null })
+      .returning(DELIVERY_COLUMNS);
     if (!row.batched) await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId }, accountId }]);
-    return true;
+    return queued as DeliveryRow;
   });
 }
 
@@ -253,12 +259,6 @@ export interface DeliveryRow {
   status: "pending" | "succeeded" | "failed";
   attempts: AttemptRecord[];
   createdAt: Date;
-}
-
-export async function getDelivery(db: Knex, accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-  return db("webhook_deliveries")
-    .where({ account_id: accountId, id: deliveryId, webhook_id: webhookId })
-    .first({ id: "id", messageId: "message_id", event: "event", status: "status", attempts: "attempts", createdAt: "created_at" });
 }
 
 export async function listDeliveries(

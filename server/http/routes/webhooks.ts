@@ -1,4 +1,4 @@
-import { getDelivery, listDeliveries, redeliver, type DeliveryRow } from "../../db/webhookDeliveries.js";
+import { listDeliveries, redeliver, type DeliveryRow } from "../../db/webhookDeliveries.js";
 import { deleteWebhook, enableWebhook, getWebhook, getWebhookSecrets, listWebhooks } from "../../db/webhooks.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
@@ -80,8 +80,10 @@ export const webhookHandlers: Pick<
 
   async Webhooks_redeliver({ db, account, path }) {
     if (!(await getWebhook(db, account.id, path.webhookId))) throw notFound("Webhook");
-    if (!(await redeliver(db, account.id, path.webhookId, path.deliveryId))) throw notFound("Delivery");
-    return { status: 202, body: toDelivery((await getDelivery(db, account.id, path.webhookId, path.deliveryId))!) };
+    // The delivery as the redelivery left it (pending): a worker may have posted it again by now.
+    const queued = await redeliver(db, account.id, path.webhookId, path.deliveryId);
+    if (!queued) throw notFound("Delivery");
+    return { status: 202, body: toDelivery(queued) };
   },
 
   async Webhooks_test({ db, account, path, receipts, now }) {
