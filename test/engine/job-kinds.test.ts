@@ -69,7 +69,7 @@ describe("job kinds", () => {
     );
     expect(changed).toHaveLength(1);
     const delivery = await db("webhook_deliveries").where({ webhook_id: webhook.id }).first("id");
-    expect(await redeliver(db, account.id, webhook.id, delivery.id)).toBe(true); // the second deliver_receipt job
+    expect(await redeliver(db, account.id, webhook.id, delivery.id)).toMatchObject({ status: "pending" }); // the second deliver_receipt job
 
     const rows: { kind: JobKind; max_attempts: number }[] = await db("jobs").select("kind", "max_attempts");
     const kinds = new Set(rows.map((r) => r.kind));

@@ -5,7 +5,8 @@
 // server, worker and database. After each sequence, whatever it was: the ledger sums to the balance, no message
 // is charged twice or refunded twice, no refund is without its charge, a message is refunded exactly when it
 // never reached a carrier, and the balance is the credits less the messages that stayed charged.
-// LEDGER_PROPERTY_RUNS sets how many sequences (4 by default: each waits for its messages to end).
+// LEDGER_PROPERTY_RUNS sets how many sequences (4 by default: each waits for its messages to end), and
+// LEDGER_PROPERTY_SEED which (fixed by default, so CI runs the same ones every time).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { retainAccountMessages } from "../../server/db/retention.js";
@@ -86,8 +87,9 @@ async function run(op: TestOperator, a: TestAccount, ops: Op[]): Promise<number>
       );
       scheduled.push({ id: ((await res.json()) as { messageId: string }).messageId, to });
     }
+    // 409 once it is sending or sent; 404 once retention deleted it (cancelled or final, it may be).
     if (o.kind === "cancel" && scheduled.length)
-      await ok(a.request("DELETE", `/api/v1/scheduler/cancel/${scheduled[o.which % scheduled.length]!.id}`), [200, 409]);
+      await ok(a.request("DELETE", `/api/v1/scheduler/cancel/${scheduled[o.which % scheduled.length]!.id}`), [200, 404, 409]);
     if (o.kind === "optOut" && scheduled.length)
       await ok(a.request("PUT", `/api/v1/opt-outs/${encodeURIComponent(scheduled[o.which % scheduled.length]!.to)}`), [200, 201, 204]);
     if (o.kind === "expire")
@@ -163,7 +165,8 @@ describe("the ledger, whatever happens to an account's messages", () => {
         expect(r.ledger).toBe(r.balance);
         expect(r.balance).toBe(credits - PRICE * r.kept);
       }),
-      { numRuns: RUNS, endOnFailure: true },
+      // A fixed seed, so a run is the same sequences every time (LEDGER_PROPERTY_SEED tries others).
+      { numRuns: RUNS, endOnFailure: true, seed: Number(process.env.LEDGER_PROPERTY_SEED ?? 20261129) },
     );
   });
 });
