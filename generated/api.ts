@@ -1468,6 +1468,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/two-factor-requirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Require two-factor sign-in
+         * @description Require two-factor sign-in of everyone in the account, or stop requiring it. Only an owner, signed in,
+         *     decides it (403 `insufficient_role` for other roles, 403 `session_required` with a key), and only with
+         *     two-factor sign-in on for itself (409 `two_factor_off`), so requiring it never locks its owner out.
+         */
+        put: operations["Users_setTwoFactorRequirement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}": {
         parameters: {
             query?: never;
@@ -2097,6 +2119,12 @@ export interface components {
             token: string;
             /** @description At least 12 characters, at most 200; refused when it is a commonly breached password (422 `weak_password`). */
             password: string;
+            /**
+             * @description The address to sign in with, for the first start's owner link only, which has none yet (422
+             *     `email_required` without it there). For any other invitation it may be left out, and must be the
+             *     invited address if given (422 `email_mismatch`).
+             */
+            email?: string;
         };
         /**
          * @description The account the API key belongs to.
@@ -3652,7 +3680,8 @@ export interface components {
          *       "role": "developer",
          *       "inviteUrl": "https://sms.example.com/dashboard/accept#token=inv_Q2hhbmdlIG1lIQ",
          *       "inviteToken": "inv_Q2hhbmdlIG1lIQ",
-         *       "expiresAt": "2026-12-06T09:00:00.000Z"
+         *       "expiresAt": "2026-12-06T09:00:00.000Z",
+         *       "mailed": false
          *     }
          */
         Invitation: {
@@ -3671,6 +3700,8 @@ export interface components {
              * @description It expires then (7 days after it was made).
              */
             expiresAt: string;
+            /** @description It was handed to the mail server for `email` (`SMTP_URL` is set and the server took it); else pass the link on yourself. */
+            mailed: boolean;
         };
         /**
          * @description An invitation to be an operator user.
@@ -4353,7 +4384,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description A price list as put: it replaces the whole list. */
         PutPriceListRequest: {
             /** @description The currency of its prices. */
@@ -4915,7 +4946,9 @@ export interface components {
          *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
          *       "role": "admin",
          *       "csrfToken": "csrf_9PqvGtB4kR2mXw7Z",
-         *       "expiresAt": "2026-11-29T21:05:00.000Z"
+         *       "expiresAt": "2026-11-29T21:05:00.000Z",
+         *       "twoFactor": true,
+         *       "twoFactorRequired": false
          *     }
          */
         SessionInfo: {
@@ -4936,6 +4969,14 @@ export interface components {
              * @description It ends then unless used before: 12 hours after its last use.
              */
             expiresAt: string;
+            /** @description The user signs in with a second factor (TOTP). */
+            twoFactor: boolean;
+            /**
+             * @description The user's account requires two-factor sign-in. While `twoFactor` is false too, the session may call only
+             *     the Sessions operations (turning two-factor sign-in on among them); anything else is 403
+             *     `two_factor_required`.
+             */
+            twoFactorRequired: boolean;
         };
         /** @description The user's sessions, newest first. */
         SessionList: {
@@ -5198,6 +5239,16 @@ export interface components {
         TwoFactorCode: {
             /** @description Six digits from the app, or one of the recovery codes. */
             code: string;
+        };
+        /**
+         * @description Whether an account requires two-factor sign-in of all its users.
+         * @example {
+         *       "required": true
+         *     }
+         */
+        TwoFactorRequirement: {
+            /** @description `true`: every user signs in with a second factor; one without it may do nothing but turn it on. */
+            required: boolean;
         };
         /**
          * @description Two-factor sign-in begun: the secret to put in an authenticator app (RFC 6238: SHA-1, 6 digits, 30 s).
@@ -5468,6 +5519,8 @@ export interface components {
         };
         /** @description The account's users, oldest first. */
         UserList: {
+            /** @description Whether the account requires two-factor sign-in of everyone (always false for operator users). */
+            twoFactorRequired: boolean;
             /** @description Every user, oldest first. */
             data: components["schemas"]["User"][];
         };
@@ -11800,6 +11853,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "twoFactorRequired": false,
                      *       "data": []
                      *     }
                      */
@@ -14121,7 +14175,9 @@ export interface operations {
                      *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
                      *       "role": "admin",
                      *       "csrfToken": "csrf_9PqvGtB4kR2mXw7Z",
-                     *       "expiresAt": "2026-11-29T21:05:00.000Z"
+                     *       "expiresAt": "2026-11-29T21:05:00.000Z",
+                     *       "twoFactor": true,
+                     *       "twoFactorRequired": false
                      *     }
                      */
                     "application/json": components["schemas"]["SessionInfo"];
@@ -14831,6 +14887,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "twoFactorRequired": false,
                      *       "data": [
                      *         {
                      *           "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
@@ -15035,7 +15092,8 @@ export interface operations {
                      *       "role": "developer",
                      *       "inviteUrl": "https://sms.example.com/dashboard/accept#token=inv_Q2hhbmdlIG1lIQ",
                      *       "inviteToken": "inv_Q2hhbmdlIG1lIQ",
-                     *       "expiresAt": "2026-12-06T09:00:00.000Z"
+                     *       "expiresAt": "2026-12-06T09:00:00.000Z",
+                     *       "mailed": false
                      *     }
                      */
                     "application/json": components["schemas"]["Invitation"];
@@ -15356,6 +15414,106 @@ export interface operations {
             };
             /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Users_setTwoFactorRequirement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "required": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorRequirement"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "required": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TwoFactorRequirement"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -98,6 +98,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "Users_delete": "Remove a user",
   "Users_invite": "Invite a user",
   "Users_list": "List users",
+  "Users_setTwoFactorRequirement": "Require two-factor sign-in",
   "Users_update": "Change a user's role",
   "Webhooks_create": "Register a webhook",
   "Webhooks_delete": "Delete a webhook",

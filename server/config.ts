@@ -13,6 +13,16 @@ export const SETTINGS = {
     "the address people reach the service at (`https://sms.example.com`): invitation links are made with it; unset = `http://localhost:PORT`",
   ),
   host: text("HOST", "0.0.0.0", "HTTP bind address"),
+  dashboardKeySignIn: optionalOneOf(
+    "DASHBOARD_KEY_SIGN_IN",
+    ["on", "off"] as const,
+    "`on` offers signing in to the dashboard with an API key besides email and password (for development); unset = on unless `NODE_ENV=production`",
+  ),
+  smtpUrl: optional(
+    "SMTP_URL",
+    "where invitations are mailed: `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`; unset = not mailed (the inviter passes the link on)",
+  ),
+  smtpFrom: text("SMTP_FROM", "SMS Platform <no-reply@localhost>", "the From of the invitation mails"),
   httpHeadersTimeoutMs: int(
     "HTTP_HEADERS_TIMEOUT_MS",
     10_000,

@@ -10,6 +10,7 @@ export const redactPaths = [
   'req.headers["api-key"]',
   'req.headers["x-auth-token"]',
   "req.headers.cookie",
+  'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   'req.headers["idempotency-key"]',
   "headers.authorization",

@@ -8,7 +8,7 @@ import { loadConfig } from "./config.js";
 import { EmbeddedPostgresUnusable } from "./db/embedded.js";
 import { openDatabase } from "./db/open.js";
 import { ProviderRefused, resolveDeploymentProvider } from "./routing/index.js";
-import { createFirstStartKeys } from "./operator/index.js";
+import { createFirstStartKeys, invitationUrl } from "./operator/index.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
 import type { SmppServer } from "./smppServer/index.js";
@@ -45,8 +45,10 @@ const firstKeys = await createFirstStartKeys(db, config.nodeEnv);
 if (firstKeys) {
   // Printed once, on purpose, to the terminal only (never through the logger).
   process.stdout.write(
-    `\nFirst start: created account "default" with API key:\n\n  ${firstKeys.account}\n\n` +
-      `and an operator key (the operator API: accounts, their keys and numbers):\n\n  ${firstKeys.operator}\n\n` +
+    `\nFirst start: created account "default". Open this link once to choose its owner's email and password,\n` +
+      `then sign in to the dashboard (it works for 7 days):\n\n  ${invitationUrl(config, firstKeys.ownerToken, true)}\n\n` +
+      `For programs, the account's API key:\n\n  ${firstKeys.account}\n\n` +
+      `and an operator key (the operator API: accounts, their keys, numbers and users):\n\n  ${firstKeys.operator}\n\n` +
       `Keep them: they are not shown again. More keys: npm run keys -- create --account NAME (or --operator NAME)\n\n`,
   );
 }

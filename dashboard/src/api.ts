@@ -27,6 +27,11 @@ export type AccountUsage = Schemas["AccountUsage"];
 export type OperatorAccount = Schemas["OperatorAccount"];
 export type AuditEvent = Schemas["AuditEvent"];
 export type UnroutedMessage = Schemas["UnroutedMessage"];
+export type SessionInfo = Schemas["SessionInfo"];
+export type SessionSummary = Schemas["SessionSummary"];
+export type User = Schemas["User"];
+export type UserRole = Schemas["UserRole"];
+export type Invitation = Schemas["Invitation"];
 
 /** Every event a webhook can subscribe to, with what it is for (the create and edit forms offer these). */
 export const WEBHOOK_EVENTS: { event: WebhookEventType; label: string }[] = [
@@ -56,19 +61,28 @@ export class ApiProblem extends Error {
 }
 
 let onUnauthorized: (problem: ApiProblem) => void = () => {};
-/** Called when the API answers 401 to a signed-in request: the key was revoked or is wrong. */
+/** Called when the API answers 401 to a signed-in request: the key was revoked, or the session ended. */
 export function setUnauthorizedHandler(handler: (problem: ApiProblem) => void): void {
   onUnauthorized = handler;
 }
 
-export function createClient(apiKey: string, handle401 = true): SmsClient {
-  const client = createSmsClient({ baseUrl: location.origin, apiKey });
+/**
+ * How the dashboard's requests say who makes them: a person's session (the HttpOnly cookie, which the browser
+ * sends by itself, and its CSRF token on every change), or an API key (the development sign-in).
+ */
+export type Credentials = { apiKey: string } | { csrfToken: string };
+
+/** A client for `credentials`; a 401 to it calls the unauthorized handler unless `handle401` is false. */
+export function createClient(credentials: Credentials | null, handle401 = true): SmsClient {
+  const client = createSmsClient({ baseUrl: location.origin, ...credentials });
   client.use({
     onResponse({ response }) {
       if (handle401 && response.status === 401) {
-        onUnauthorized(
-          new ApiProblem(401, { code: "unauthorized", detail: "The API key is no longer accepted (revoked or changed). Sign in again." }),
-        );
+        const detail =
+          credentials && "apiKey" in credentials
+            ? "The API key is no longer accepted (revoked or changed). Sign in again."
+            : "Your session has ended (signed out, or unused for 12 hours). Sign in again.";
+        onUnauthorized(new ApiProblem(401, { code: "unauthorized", detail }));
       }
       return undefined;
     },

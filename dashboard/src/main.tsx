@@ -1,12 +1,14 @@
 import { render } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type ApiProblem, createClient, type KeyInfo, setUnauthorizedHandler } from "./api.js";
+import { type ApiProblem, createClient, type KeyInfo, type SessionInfo, setUnauthorizedHandler } from "./api.js";
 import { AccountPage, OperatorPage } from "./pages/index.js";
+import { AcceptInvitation } from "./pages/people/Accept.js";
+import { YourSignIn } from "./pages/people/YourSignIn.js";
 import { Link, navigate, useLocation } from "./router.js";
-import { storedKey, storeKey } from "./session.js";
-import { NOT_ACCEPTED, SignIn, whoIs } from "./signIn.js";
+import { hintSession, keySignInEnabled, sessionHinted, storedKey, storeKey } from "./session.js";
+import { currentSession, NOT_ACCEPTED, SignIn, whoIs } from "./signIn.js";
 import "./styles.css";
-import { permissions, ProblemMessage, SessionContext, type Session } from "./ui.js";
+import { type Identity, keyIdentity, permissions, ProblemMessage, SessionContext, type Session, userIdentity } from "./ui.js";
 
 /** The account's pages: the main ones, then Settings with its own navigation (SETTINGS_NAV). */
 const NAV: { to: string; label: string; section?: string[] }[] = [
@@ -25,6 +27,8 @@ const SETTINGS_NAV = [
   { to: "/settings/replies", label: "Replies" },
   { to: "/settings/sending", label: "Sending" },
   { to: "/settings/keys", label: "API keys" },
+  { to: "/settings/users", label: "Users" },
+  { to: "/settings/your-sign-in", label: "Your sign-in" },
   { to: "/settings/billing", label: "Billing" },
   { to: "/settings/sender-pools", label: "Sender pools" },
   { to: "/audit-log", label: "Audit log" },
@@ -38,21 +42,30 @@ const OPERATOR_NAV: { to: string; label: string; section?: string[] }[] = [
   { to: "/operator/price-lists", label: "Price lists" },
   { to: "/operator/unrouted-messages", label: "Unrouted messages" },
   { to: "/operator/audit-log", label: "Audit log" },
+  { to: "/operator/users", label: "Users" },
+  { to: "/operator/your-sign-in", label: "Your sign-in" },
 ];
 
 const within = (path: string, prefixes: string[]) => prefixes.some((p) => path === p || path.startsWith(`${p}/`));
 
-const isOperator = (info: KeyInfo) => info.kind === "operator";
-const home = (info: KeyInfo) => (isOperator(info) ? "/operator/overview" : "/overview");
-/** Whether `path` is a page of the key's view: the operator's pages are under /operator, the account's elsewhere. */
-const fits = (path: string, info: KeyInfo) => path !== "/" && (path === "/operator" || path.startsWith("/operator/")) === isOperator(info);
+const isOperator = (who: Identity) => who.kind === "operator";
+const home = (who: Identity) => (isOperator(who) ? "/operator/overview" : "/overview");
+/** Whether `path` is a page of the view: the operator's pages are under /operator, the account's elsewhere. */
+const fits = (path: string, who: Identity) => path !== "/" && (path === "/operator" || path.startsWith("/operator/")) === isOperator(who);
+/** A person whose account requires two-factor sign-in, without it yet: only Your sign-in is open to them. */
+const mustTurnOnTwoFactor = (who: Identity) => !!who.user && who.user.twoFactorRequired && !who.user.twoFactor;
+const yourSignIn = (who: Identity) => (isOperator(who) ? "/operator/your-sign-in" : "/settings/your-sign-in");
 
-/** What the key may do, said in words on every page (never by colour alone). */
-function KeyNotes({ info }: { info: KeyInfo }) {
+/** What the signed-in key or person may do, said in words on every page (never by colour alone). */
+function KeyNotes({ who }: { who: Identity }) {
+  const person = !!who.user;
   const notes = [
-    info.test && "Test key: messages never reach a carrier (they go through the simulator).",
-    info.scope === "read" && "Read-only key: you can look at everything here but change nothing.",
-    info.scope === "send" && "Send key: you can schedule and cancel messages and campaigns and reply; other changes need a full key.",
+    who.test && "Test key: messages never reach a carrier (they go through the simulator).",
+    who.scope === "read" &&
+      (person
+        ? "Viewer: you can look at everything here but change nothing."
+        : "Read-only key: you can look at everything here but change nothing."),
+    who.scope === "send" && "Send key: you can schedule and cancel messages and campaigns and reply; other changes need a full key.",
   ].filter((note): note is string => !!note);
   if (notes.length === 0) return null;
   return (
@@ -66,82 +79,114 @@ function KeyNotes({ info }: { info: KeyInfo }) {
   );
 }
 
-interface SignedIn {
-  apiKey: string;
-  /** Who the key is; unknown for a key kept from before a reload until GET /api/v1/key answers. */
-  info?: KeyInfo;
+/** Signed in with a key (development), or as a person; `info`/`user` unknown after a reload until the API answers. */
+type SignedIn = { via: "key"; apiKey: string; info?: KeyInfo } | { via: "user"; user?: SessionInfo };
+
+function initialSignIn(): SignedIn | null {
+  const apiKey = storedKey();
+  if (apiKey) return { via: "key", apiKey };
+  return sessionHinted() ? { via: "user" } : null;
 }
 
 function App() {
-  const [signedIn, setSignedIn] = useState<SignedIn | null>(() => {
-    const apiKey = storedKey();
-    return apiKey ? { apiKey } : null;
-  });
+  const [signedIn, setSignedIn] = useState<SignedIn | null>(initialSignIn);
   const [signedOutMessage, setSignedOutMessage] = useState<string | undefined>();
   const [checkError, setCheckError] = useState<ApiProblem | undefined>();
   const [attempt, setAttempt] = useState(0);
   const { path } = useLocation();
   const mainRef = useRef<HTMLElement>(null);
 
-  const signOut = useCallback((message?: string) => {
-    storeKey(null);
-    setSignedOutMessage(message);
-    setCheckError(undefined);
-    setSignedIn(null);
-  }, []);
+  const signOut = useCallback(
+    (message?: string) => {
+      // A person's sign-out ends the session on the server too (unless it has ended already: the message says so).
+      if (signedIn?.via === "user" && signedIn.user && !message) {
+        void createClient({ csrfToken: signedIn.user.csrfToken }, false).DELETE("/api/v1/session");
+      }
+      storeKey(null);
+      hintSession(false);
+      setSignedOutMessage(message);
+      setCheckError(undefined);
+      setSignedIn(null);
+    },
+    [signedIn],
+  );
 
-  // A key kept from before a reload: ask again who it is (its kind and scope decide what is shown).
+  // After a reload: ask again who the key or the session is (its kind and scope or role decide what is shown).
   useEffect(() => {
-    if (!signedIn || signedIn.info) return;
+    if (!signedIn || (signedIn.via === "key" ? signedIn.info : signedIn.user)) return;
     let live = true;
     setCheckError(undefined);
-    whoIs(signedIn.apiKey).then(
-      (info) => live && setSignedIn({ apiKey: signedIn.apiKey, info }),
+    const check: Promise<SignedIn> =
+      signedIn.via === "key"
+        ? whoIs(signedIn.apiKey).then((info) => ({ via: "key", apiKey: signedIn.apiKey, info }))
+        : currentSession().then((user) => ({ via: "user", user }));
+    check.then(
+      (known) => live && setSignedIn(known),
       (error: ApiProblem) => {
         if (!live) return;
-        if (error.status === 401) signOut(NOT_ACCEPTED);
+        if (error.status === 401) signOut(signedIn.via === "key" ? NOT_ACCEPTED : "Your session has ended: sign in again.");
         else setCheckError(error);
       },
     );
     return () => void (live = false);
   }, [signedIn, attempt, signOut]);
 
-  const info = signedIn?.info;
   const session = useMemo<Session | null>(() => {
-    if (!signedIn?.info) return null;
-    return { client: createClient(signedIn.apiKey), key: signedIn.info, ...permissions(signedIn.info), signOut };
+    if (signedIn?.via === "key" && signedIn.info) {
+      const key = keyIdentity(signedIn.info);
+      return { client: createClient({ apiKey: signedIn.apiKey }), key, ...permissions(key), signOut, refresh: async () => {} };
+    }
+    if (signedIn?.via === "user" && signedIn.user) {
+      const key = userIdentity(signedIn.user);
+      const refresh = async () => setSignedIn({ via: "user", user: await currentSession() });
+      return { client: createClient({ csrfToken: signedIn.user.csrfToken }), key, ...permissions(key), signOut, refresh };
+    }
+    return null;
   }, [signedIn, signOut]);
+  const who = session?.key;
 
   useEffect(() => {
     setUnauthorizedHandler((problem) => session?.signOut(problem.problem.detail));
   }, [session]);
 
-  // A path of the other view (or "/") goes to the key's home page. After navigating between pages, the page
-  // heading takes the focus so keyboard and screen-reader users start at the new content; not on the first
-  // page shown after signing in or a reload.
+  // A path of the other view (or "/") goes to the home page. After navigating between pages, the page heading
+  // takes the focus so keyboard and screen-reader users start at the new content; not on the first page shown
+  // after signing in or a reload.
   const lastShown = useRef<string | null>(null);
   useEffect(() => {
-    if (!info) {
+    if (!who || path === "/accept") {
       lastShown.current = null;
       return;
     }
-    if (!fits(path, info)) {
-      navigate(home(info), { replace: true });
+    if (mustTurnOnTwoFactor(who) && path !== yourSignIn(who)) {
+      navigate(yourSignIn(who), { replace: true });
+      return;
+    }
+    if (!fits(path, who)) {
+      navigate(home(who), { replace: true });
       return;
     }
     const before = lastShown.current;
     lastShown.current = path;
     if (before !== null && before !== path) mainRef.current?.querySelector<HTMLElement>("h1")?.focus();
-  }, [path, info]);
+  }, [path, who]);
 
+  // An invitation's link opens its page whoever is signed in (the token is in the fragment).
+  if (path === "/accept") return <AcceptInvitation />;
   if (!signedIn) {
     return (
       <SignIn
         message={signedOutMessage}
-        onSignedIn={(apiKey, keyInfo) => {
+        keySignIn={keySignInEnabled()}
+        onKey={(apiKey, info) => {
           storeKey(apiKey);
           setSignedOutMessage(undefined);
-          setSignedIn({ apiKey, info: keyInfo });
+          setSignedIn({ via: "key", apiKey, info });
+        }}
+        onUser={(user) => {
+          hintSession(true);
+          setSignedOutMessage(undefined);
+          setSignedIn({ via: "user", user });
         }}
       />
     );
@@ -152,7 +197,10 @@ function App() {
         <h1>SMS Platform</h1>
         {checkError ? (
           <div class="card">
-            <ProblemMessage error={checkError} prefix="Could not check the API key" />
+            <ProblemMessage
+              error={checkError}
+              prefix={signedIn.via === "key" ? "Could not check the API key" : "Could not check your session"}
+            />
             <div class="actions">
               <button type="button" class="primary" onClick={() => setAttempt((n) => n + 1)}>
                 Try again
@@ -164,14 +212,16 @@ function App() {
           </div>
         ) : (
           <p class="muted" role="status">
-            Checking the API key…
+            {signedIn.via === "key" ? "Checking the API key…" : "Checking your session…"}
           </p>
         )}
       </main>
     );
   }
   const operator = isOperator(session.key);
-  const nav = operator ? OPERATOR_NAV : NAV;
+  const locked = mustTurnOnTwoFactor(session.key);
+  const nav = locked ? [] : operator ? OPERATOR_NAV : NAV;
+  const user = session.key.user;
   return (
     <SessionContext.Provider value={session}>
       <a class="skip" href="#main">
@@ -179,18 +229,20 @@ function App() {
       </a>
       <header class="top">
         <span class="brand">{operator ? "SMS Platform · Operator" : "SMS Platform"}</span>
-        <nav aria-label="Main">
-          <ul>
-            {nav.map((item) => (
-              <li key={item.to}>
-                <Link to={item.to} aria-current={within(path, ("section" in item && item.section) || [item.to]) ? "page" : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        {!operator && within(path, ["/settings", "/audit-log"]) && (
+        {nav.length > 0 && (
+          <nav aria-label="Main">
+            <ul>
+              {nav.map((item) => (
+                <li key={item.to}>
+                  <Link to={item.to} aria-current={within(path, ("section" in item && item.section) || [item.to]) ? "page" : undefined}>
+                    {item.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
+        {!operator && !locked && within(path, ["/settings", "/audit-log"]) && (
           <nav aria-label="Settings" class="subnav">
             <ul>
               {SETTINGS_NAV.map((item) => (
@@ -203,13 +255,20 @@ function App() {
             </ul>
           </nav>
         )}
+        {user && (
+          <span class="signed-in-as">
+            {user.email} ({user.role})
+          </span>
+        )}
         <button type="button" class="link signout" onClick={() => session.signOut()}>
           Sign out
         </button>
-        <KeyNotes info={session.key} />
+        <KeyNotes who={session.key} />
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
-        {fits(path, session.key) && (operator ? <OperatorPage path={path} /> : <AccountPage path={path} />)}
+        {locked
+          ? path === yourSignIn(session.key) && <YourSignIn />
+          : fits(path, session.key) && (operator ? <OperatorPage path={path} /> : <AccountPage path={path} />)}
       </main>
     </SessionContext.Provider>
   );

@@ -1,18 +1,159 @@
-// The sign-in screen: a key is checked by asking who it is (GET /api/v1/key), which every key may ask; its
-// kind, scope and test flag decide what the dashboard shows (the account view, or the operator view).
+// The sign-in screen. People sign in with their email address and password (POST /api/v1/session), then the
+// code of their authenticator app when they turned two-factor sign-in on (the API answers 401 `totp_required`
+// to ask for it). The session is an HttpOnly cookie the browser keeps; the page keeps only its CSRF token.
+// Signing in with an API key stays for development: shown when the server says so (keySignInEnabled).
 import { useState } from "preact/hooks";
-import { type ApiProblem, createClient, type KeyInfo, ok } from "./api.js";
+import { type ApiProblem, createClient, type KeyInfo, ok, type SessionInfo } from "./api.js";
 import { KEY_FORMAT } from "./session.js";
-import { Field } from "./ui.js";
+import { Field, ProblemMessage } from "./ui.js";
 
 /** Who `key` is; throws the API's problem (401 for an unknown, revoked or expired key). */
-export const whoIs = (key: string): Promise<KeyInfo> => ok(createClient(key, false).GET("/api/v1/key"));
+export const whoIs = (key: string): Promise<KeyInfo> => ok(createClient({ apiKey: key }, false).GET("/api/v1/key"));
+
+/** The session the browser's cookie holds; throws the API's problem (401 without a live one). */
+export const currentSession = (): Promise<SessionInfo> => ok(createClient(null, false).GET("/api/v1/session"));
 
 export const NOT_ACCEPTED = "This API key was not accepted: it is unknown, revoked, expired or mistyped. Check it and try again.";
 
-export function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: (key: string, info: KeyInfo) => void }) {
+interface SignInProps {
+  message?: string;
+  /** Offer the API key sign-in (development; off in production unless the operator enables it). */
+  keySignIn: boolean;
+  onUser: (session: SessionInfo) => void;
+  onKey: (key: string, info: KeyInfo) => void;
+}
+
+export function SignIn({ message, keySignIn, onUser, onKey }: SignInProps) {
+  return (
+    <main id="main" class="signin">
+      <h1>SMS Platform</h1>
+      <PasswordSignIn message={message} onUser={onUser} />
+      {keySignIn && (
+        <details class="card key-signin">
+          <summary>Sign in with an API key (development)</summary>
+          <KeySignIn onKey={onKey} />
+        </details>
+      )}
+    </main>
+  );
+}
+
+function PasswordSignIn({ message, onUser }: { message?: string; onUser: (session: SessionInfo) => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  /** The second step: the account asked for a code of the app (or a recovery code). */
+  const [needsCode, setNeedsCode] = useState(false);
+  const [recovery, setRecovery] = useState(false);
+  const [error, setError] = useState<ApiProblem | undefined>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    const second = !needsCode || !code.trim() ? {} : recovery ? { recoveryCode: code.trim() } : { totp: code.trim() };
+    try {
+      onUser(await ok(createClient(null, false).POST("/api/v1/session", { body: { email: email.trim(), password, ...second } })));
+    } catch (err) {
+      const problem = err as ApiProblem;
+      if (problem.problem.code === "totp_required" && !needsCode) setNeedsCode(true);
+      else setError(problem);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(e) => void submit(e)} class="card" aria-labelledby="signin-title">
+      <h2 id="signin-title">Sign in</h2>
+      {message && (
+        <p class="notice" role="status">
+          {message}
+        </p>
+      )}
+      {!needsCode ? (
+        <>
+          <Field id="signin-email" label="Email address">
+            <input
+              id="signin-email"
+              type="email"
+              autoComplete="username"
+              // autofocus on purpose: the sign-in screen's first field; keyboard users start typing at once
+              autoFocus
+              required
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
+          </Field>
+          <Field id="signin-password" label="Password">
+            <input
+              id="signin-password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          </Field>
+        </>
+      ) : (
+        <>
+          <p id="signin-code-help" class="muted">
+            {recovery
+              ? "Type one of the recovery codes you were shown when you turned two-factor sign-in on. Each works once."
+              : "Type the six-digit code your authenticator app shows for this account."}
+          </p>
+          <Field id="signin-code" label={recovery ? "Recovery code" : "Authentication code"}>
+            <input
+              id="signin-code"
+              // autofocus on purpose: the second step's one field, shown after the password was accepted
+              autoFocus
+              autoComplete="one-time-code"
+              inputMode={recovery ? "text" : "numeric"}
+              pattern={recovery ? undefined : "[0-9]{6}"}
+              required
+              value={code}
+              aria-describedby="signin-code-help"
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          </Field>
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setRecovery(!recovery);
+              setCode("");
+            }}
+          >
+            {recovery ? "Use the authenticator app instead" : "Use a recovery code instead"}
+          </button>
+        </>
+      )}
+      <ProblemMessage error={error} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+        {needsCode && (
+          <button
+            type="button"
+            onClick={() => {
+              setNeedsCode(false);
+              setCode("");
+              setError(undefined);
+            }}
+          >
+            Back
+          </button>
+        )}
+      </div>
+      <p class="muted">New here? Open the invitation link you were sent: it sets your password.</p>
+    </form>
+  );
+}
+
+function KeySignIn({ onKey }: { onKey: (key: string, info: KeyInfo) => void }) {
   const [key, setKey] = useState("");
-  const [error, setError] = useState<string | undefined>(message);
+  const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -24,7 +165,7 @@ export function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: 
     setBusy(true);
     setError(undefined);
     try {
-      onSignedIn(candidate, await whoIs(candidate));
+      onKey(candidate, await whoIs(candidate));
     } catch (err) {
       const problem = err as ApiProblem;
       setError(problem.status === 401 ? NOT_ACCEPTED : problem.problem.detail);
@@ -33,36 +174,30 @@ export function SignIn({ message, onSignedIn }: { message?: string; onSignedIn: 
     }
   };
   return (
-    <main id="main" class="signin">
-      <h1>SMS Platform</h1>
-      <form onSubmit={(e) => void submit(e)} class="card" aria-describedby="signin-help">
-        <h2>Sign in</h2>
-        <p id="signin-help" class="muted">
-          Paste an API key: an account's key (<code>npm run keys -- create --account NAME</code> makes one) opens its account, an operator
-          key (<code>--operator NAME</code>) the operator view. It is kept in this tab only and sent as a bearer token.
-        </p>
-        <Field id="api-key" label="API key" error={error}>
-          <input
-            id="api-key"
-            name="apiKey"
-            type="password"
-            autoComplete="off"
-            // autofocus on purpose: the sign-in screen's one field; its help is read with it (aria-describedby), and keyboard users start typing at once
-            autoFocus
-            spellcheck={false}
-            required
-            value={key}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? "api-key-error" : undefined}
-            onInput={(e) => setKey(e.currentTarget.value)}
-          />
-        </Field>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? "Checking…" : "Sign in"}
-          </button>
-        </div>
-      </form>
-    </main>
+    <form onSubmit={(e) => void submit(e)} aria-describedby="signin-key-help">
+      <p id="signin-key-help" class="muted">
+        Paste an API key: an account&apos;s key (<code>npm run keys -- create --account NAME</code> makes one) opens its account, an
+        operator key (<code>--operator NAME</code>) the operator view. It is kept in this tab only and sent as a bearer token.
+      </p>
+      <Field id="api-key" label="API key" error={error}>
+        <input
+          id="api-key"
+          name="apiKey"
+          type="password"
+          autoComplete="off"
+          spellcheck={false}
+          required
+          value={key}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "api-key-error" : undefined}
+          onInput={(e) => setKey(e.currentTarget.value)}
+        />
+      </Field>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? "Checking…" : "Sign in with the key"}
+        </button>
+      </div>
+    </form>
   );
 }

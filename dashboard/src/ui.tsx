@@ -2,25 +2,60 @@
 import { createContext, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SmsClient } from "../../client/http.js";
-import { ApiProblem, type KeyInfo } from "./api.js";
+import { ApiProblem, type KeyInfo, type KeyScope, type SessionInfo, type UserRole } from "./api.js";
 
 // ---- session --------------------------------------------------------------------------------------------------
 
-export interface Session {
-  client: SmsClient;
-  /** The signed-in key as GET /api/v1/key tells it: its kind, scope and whether it is a test key. */
-  key: KeyInfo;
-  /** The key may schedule and cancel messages and campaigns (scope `send` or `full`, or an operator key). */
-  canSend: boolean;
-  /** The key may change everything else (scope `full`, or an operator key). */
-  canWrite: boolean;
-  signOut: (message?: string) => void;
+/**
+ * Who is signed in: a person (a user's session) or, in development, an API key. A person's role stands for a
+ * key's scope (the API's UserRole table: owner, admin and developer as `full`, viewer as `read`).
+ */
+export interface Identity {
+  kind: "account" | "operator";
+  /** The key's scope or the role's; null for the operator. */
+  scope: KeyScope | null;
+  test: boolean;
+  /** The key's id, or `user:<userId>` for a person (as the audit log names them). */
+  keyId: string;
+  /** The person signed in; undefined when a key is. */
+  user?: SessionInfo;
 }
 
-/** What a key may do in the dashboard, from its scope (each operation's `x-scope` in the API). */
-export function permissions(key: KeyInfo): Pick<Session, "canSend" | "canWrite"> {
-  const canWrite = key.kind === "operator" || key.scope === "full";
-  return { canWrite, canSend: canWrite || key.scope === "send" };
+export interface Session {
+  client: SmsClient;
+  key: Identity;
+  /** May schedule and cancel messages and campaigns (scope `send` or `full`, or the operator). */
+  canSend: boolean;
+  /** May change everything else (scope `full`, or the operator). */
+  canWrite: boolean;
+  /** May invite people and change their roles: an owner or admin, the operator, or a `full` key. */
+  canManageUsers: boolean;
+  signOut: (message?: string) => void;
+  /** Asks the API again who the person is (after turning two-factor sign-in on or off); nothing for a key. */
+  refresh: () => Promise<void>;
+}
+
+/** A role's scope, as the API's UserRole table says. */
+const ROLE_SCOPE: Record<Exclude<UserRole, "operator">, KeyScope> = { owner: "full", admin: "full", developer: "full", viewer: "read" };
+
+/** Who a key is, as an Identity. */
+export const keyIdentity = (info: KeyInfo): Identity => ({ kind: info.kind, scope: info.scope, test: info.test, keyId: info.keyId });
+
+/** Who a person's session is, as an Identity. */
+export const userIdentity = (user: SessionInfo): Identity => ({
+  kind: user.accountId === null ? "operator" : "account",
+  scope: user.role === "operator" ? null : ROLE_SCOPE[user.role],
+  test: false,
+  keyId: `user:${user.userId}`,
+  user,
+});
+
+/** What the signed-in key or person may do in the dashboard: each operation's `x-scope` (and `x-roles`) in the API. */
+export function permissions(who: Identity): Pick<Session, "canSend" | "canWrite" | "canManageUsers"> {
+  const canWrite = who.kind === "operator" || who.scope === "full";
+  const role = who.user?.role;
+  const canManageUsers = who.kind === "operator" || (role ? role === "owner" || role === "admin" : canWrite);
+  return { canWrite, canSend: canWrite || who.scope === "send", canManageUsers };
 }
 
 export const SessionContext = createContext<Session | null>(null);

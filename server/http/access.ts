@@ -43,6 +43,9 @@ export function operationAccess(operations: { method: string; path: string; oper
   }));
 }
 
+/** The operations of a person's own sign-in (the Sessions tag), open while two-factor sign-in is still to turn on. */
+const SIGN_IN_OWN = /^(Sessions|TwoFactor)_/;
+
 /** Scopes a key of each scope covers: `full` covers `send`, which covers `read`. */
 const COVERS: Record<ApiKeyScope, readonly ApiKeyScope[]> = { full: ["full", "send", "read"], send: ["send", "read"], read: ["read"] };
 
@@ -60,6 +63,16 @@ export const requireKeyAccess: RequestHandler = (req, _res, next) => {
   if (op.public) return next();
   const key = req.apiKey!;
   if (!op.kinds.includes(key.kind)) return next(wrongKind(key.kind));
+  // A person whose account requires two-factor sign-in and who has not turned it on may only see to its own
+  // sign-in (the Sessions tag: its session, its sessions, turning two-factor sign-in on).
+  if (req.session?.twoFactorRequired && !req.session.twoFactor && !SIGN_IN_OWN.test(op.operationId)) {
+    return next(
+      new HttpError(
+        "two_factor_required",
+        "This account requires two-factor sign-in: turn it on first (POST /api/v1/users/me/two-factor); until then only your own sign-in's operations answer.",
+      ),
+    );
+  }
   // A session: its user's role, as the operation's `x-roles` names them (its scope is checked below, as a key's).
   if (req.session && op.roles && !op.roles.includes(req.session.role)) {
     return next(

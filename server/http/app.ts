@@ -16,6 +16,7 @@ import { operationTable, resolveOperation } from "./operationTable.js";
 import { isAudited, recordAudit } from "./audit.js";
 import { batchItemValidator } from "./batchItems.js";
 import { dashboardRouter } from "./dashboard.js";
+import { InvitationMailer } from "../operator/index.js";
 import { docsRouter } from "./docs.js";
 import { documentOperations, generatedDir, loadDocument } from "./document.js";
 import { registerDatabaseMetrics } from "./databaseMetrics.js";
@@ -152,7 +153,10 @@ export function createApp(services: Services): Express {
   app.get("/openapi.json", (_req, res) => void res.json(document));
   app.get("/openapi.yaml", (_req, res) => void res.type("application/yaml").send(yaml));
   app.use("/docs", docsRouter());
-  app.use("/dashboard", dashboardRouter());
+  app.use(
+    "/dashboard",
+    dashboardRouter(undefined, { keySignIn: (config.dashboardKeySignIn ?? (config.nodeEnv === "production" ? "off" : "on")) === "on" }),
+  );
 
   // From here on every request is an operation of the document, resolved once by the one routing table
   // (operationTable.ts): the key gate, the bulk charge, the audit and the dispatch below all judge that
@@ -177,6 +181,7 @@ export function createApp(services: Services): Express {
     keyUsage,
     exportSlots: new ExportSlots(config.exportsPerAccount),
     batchItems: batchItemValidator(document),
+    mailer: config.smtpUrl ? new InvitationMailer(config.smtpUrl, config.smtpFrom, log) : undefined,
     receipts: new ReceiptClient({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,

@@ -3,7 +3,7 @@ import type { Account } from "../operator/index.js";
 import type { ApiKeyKind, ApiKeyScope } from "../operator/index.js";
 import type { KeyUsage } from "../operator/index.js";
 import type { Db } from "../db/knex.js";
-import { admitApiRequest, chargeBulkRows, type RateDecision, type RateLimit } from "../operator/index.js";
+import { admitApiRequest, chargeBulkRows, chargeSessionRequest, type RateDecision, type RateLimit } from "../operator/index.js";
 import { hashSecret, parseApiKey, secretHashMatches } from "../operator/index.js";
 import { timingSafeEqual } from "node:crypto";
 import { parse as parseCookies } from "cookie";
@@ -51,7 +51,8 @@ export interface AddressLimit {
 }
 
 /**
- * Authenticates `Authorization: Bearer sms_<keyId>_<secret>`, puts the key's account on the request, and
+ * Authenticates `Authorization: Bearer sms_<keyId>_<secret>` (or a person's session cookie: authenticateSession,
+ * charged to the same account bucket), puts the key's account on the request, and
  * applies its account's request rate limit (RATE_LIMIT_PER_SECOND sustained, RATE_LIMIT_BURST at once, shared by
  * all the account's keys and all instances: the state is in PostgreSQL), all in one database round trip. Every
  * admitted answer carries RateLimit-Limit/-Remaining/-Reset; a refused one is a 429 problem with Retry-After.
@@ -72,6 +73,7 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
     if (cookieToken !== undefined) {
       try {
         await authenticateSession(db, req, cookieToken);
+        if (limit.perSecond > 0) applyRateDecision(res, await chargeSessionRequest(db, req.session!, limit), limit);
         return next();
       } catch (error) {
         if (error instanceof HttpError && error.code === "unauthorized") addresses?.take(address);

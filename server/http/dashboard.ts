@@ -1,5 +1,5 @@
 import express, { type Router } from "express";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** Where `npm run build:dashboard` (and `npm start`'s prestart) puts the built dashboard. */
@@ -31,9 +31,18 @@ const notBuilt = `<!doctype html>
 
 /**
  * The dashboard at /dashboard: the Vite build in dashboard/dist. Hashed assets are cached for a year; every
- * other path under /dashboard is the single page (its router decides what to show). Without a build: 503.
+ * other path under /dashboard is the single page (its router decides what to show), told by a meta tag whether
+ * to offer the API key sign-in (`keySignIn`: DASHBOARD_KEY_SIGN_IN). Without a build: 503.
  */
-export function dashboardRouter(dist = dashboardDist): Router {
+export function dashboardRouter(dist = dashboardDist, opts: { keySignIn: boolean } = { keySignIn: true }): Router {
+  const meta = `<meta name="sms-key-sign-in" content="${opts.keySignIn ? "on" : "off"}" />`;
+  // Read once per build: the page is small, and a rebuild (npm run build:dashboard) changes its mtime.
+  let page: { mtimeMs: number; html: string } | undefined;
+  const pageOf = (index: string) => {
+    const mtimeMs = statSync(index).mtimeMs;
+    if (page?.mtimeMs !== mtimeMs) page = { mtimeMs, html: readFileSync(index, "utf8").replace("</head>", `${meta}</head>`) };
+    return page.html;
+  };
   const router = express.Router();
   router.use((_req, res, next) => {
     res.setHeader("Content-Security-Policy", CSP);
@@ -49,7 +58,7 @@ export function dashboardRouter(dist = dashboardDist): Router {
       return void res.type("html").send(notBuilt);
     }
     res.setHeader("Cache-Control", "no-cache");
-    res.sendFile(index);
+    res.type("html").send(pageOf(index));
   });
   return router;
 }

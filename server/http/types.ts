@@ -55,6 +55,8 @@ export interface Services {
   resolver?: Resolver;
 }
 
+import type { InvitationMailer } from "../operator/index.js";
+
 export interface ApiServices extends Services {
   /** Sends test receipts (POST /webhooks/{id}/test). */
   receipts: ReceiptClient;
@@ -64,6 +66,8 @@ export interface ApiServices extends Services {
   exportSlots: ExportSlots;
   /** POST /messages/batch's body checked: each item a request or its schema error (http/batchItems.ts). */
   batchItems: ReturnType<typeof batchItemValidator>;
+  /** Mails invitations where SMTP_URL is set; undefined otherwise. */
+  mailer: InvitationMailer | undefined;
 }
 
 export interface Context<K extends OperationId> extends ApiServices {

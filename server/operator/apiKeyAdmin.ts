@@ -5,6 +5,7 @@ import { insertAuditEvent } from "./auditEventsTable.js";
 import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope } from "./apiKeysTable.js";
 import type { Db } from "../db/knex.js";
 import { generateApiKey } from "./apiKeySecrets.js";
+import { inviteFirstStartOwner } from "./users.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 
 /** Scopes from widest to narrowest. */
@@ -103,16 +104,20 @@ const cliEvent = (action: string, accountId: string | null, keyId: string) => ({
 });
 
 /**
- * On an empty database, outside production: account `default` with one key, and an operator key; else
- * undefined.
+ * On an empty database, outside production: account `default` with one key, an operator key, and the token of
+ * a one-time link that makes the account's owner (users.ts, inviteFirstStartOwner); else undefined.
  */
-export async function createFirstStartKeys(db: Db, nodeEnv: string): Promise<{ account: string; operator: string } | undefined> {
+export async function createFirstStartKeys(
+  db: Db,
+  nodeEnv: string,
+): Promise<{ account: string; operator: string; ownerToken: string } | undefined> {
   if (nodeEnv === "production" || (await countAccounts(db)) > 0) return undefined;
   // Several processes may start at once on the empty database: one makes the keys, the others find its account.
   return db.transaction(async (tx) => {
     await lockFirstStart(tx);
     if ((await countAccounts(tx)) > 0) return undefined;
-    const account = (await createKeyForAccount(tx, "default", { firstStart: true })).key;
-    return { account, operator: (await createOperatorKey(tx, "first start")).key };
+    const made = await createKeyForAccount(tx, "default", { firstStart: true });
+    const operator = (await createOperatorKey(tx, "first start")).key;
+    return { account: made.key, operator, ownerToken: await inviteFirstStartOwner(tx, made.accountId) };
   });
 }

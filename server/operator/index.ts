@@ -22,3 +22,4 @@ export * from "./smppCredentialAdmin.js";
 export * from "./userRoles.js";
 export * from "./usersTable.js";
 export * from "./users.js";
+export * from "./invitationMail.js";

@@ -134,11 +134,23 @@ const charge = prepared(
 );
 
 export async function chargeBulkRows(db: Knex, accountId: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
+  return chargeBucket(db, `b.${accountId}`, tokens, limit);
+}
+
+/**
+ * One request of a person's session, charged to the bucket its account's keys draw from (`r.<accountId>`, as
+ * admitApiRequest's), or an operator user's own (`r.user.<userId>`): the dashboard is no way around the limit.
+ */
+export async function chargeSessionRequest(db: Knex, session: { accountId: string | null; userId: string }, limit: RateLimit) {
+  return chargeBucket(db, session.accountId === null ? `r.user.${session.userId}` : `r.${session.accountId}`, 1, limit);
+}
+
+async function chargeBucket(db: Knex, bucket: string, tokens: number, limit: RateLimit): Promise<RateDecision> {
   const interval = 1 / limit.perSecond;
   const window = limit.burst * interval;
   const needed = Math.min(tokens, Math.max(0, limit.burst - 1));
   const [row] = await runPrepared<{ allowed: boolean; ahead: number | null }, ChargeValues>(db, charge, {
-    bucket: `b.${accountId}`,
+    bucket,
     cost: tokens * interval,
     needed: needed * interval,
     window,

@@ -22,7 +22,9 @@ import {
   type UserRole,
 } from "./userRoles.js";
 import {
+  accountRequiresTwoFactor,
   addressRetryAfter,
+  setAccountRequiresTwoFactor,
   deleteUser,
   disableTotp,
   enableTotp,
@@ -87,18 +89,64 @@ export async function inviteUser(
   return { user, token: inviteToken, expiresAt };
 }
 
-/** Sets the invited user's password; 404 `invitation_invalid` for a token unknown, used or expired. */
-export async function acceptInvitation(db: Knex, inviteToken: string, password: string): Promise<UserRow> {
+/**
+ * The dashboard's page that accepts an invitation, at PUBLIC_URL (default `http://localhost:PORT`); the token in
+ * the fragment never reaches an access log. `first` marks the first start's owner link (the page asks the address).
+ */
+export function invitationUrl(config: { publicUrl?: string; port: number }, token: string, first = false): string {
+  const base = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, "");
+  return `${base}/dashboard/accept#token=${token}${first ? "&first=1" : ""}`;
+}
+
+/**
+ * The address of the first start's owner until its link is accepted: the link is printed to a terminal, not
+ * sent to anyone, so the person gives the address there (`.invalid` is a reserved domain: never anyone's).
+ */
+export const FIRST_START_OWNER_EMAIL = "owner@first-start.invalid";
+
+/** The first start's one-time link's token: an invitation to be the first-start account's owner. */
+export async function inviteFirstStartOwner(db: Knex, accountId: string): Promise<string> {
+  return (await inviteUser(db, { accountId, email: FIRST_START_OWNER_EMAIL, role: "owner", by: "operator" })).token;
+}
+
+/**
+ * Sets the invited user's password; 404 `invitation_invalid` for a token unknown, used or expired. `email` is
+ * the address of the first start's owner (422 `email_required` without it there); for any other invitation,
+ * if given, it must be the invited one (422 `email_mismatch`).
+ */
+export async function acceptInvitation(db: Knex, inviteToken: string, password: string, email?: string): Promise<UserRow> {
   const problem = passwordProblem(password);
   if (problem)
     throw new DomainError("weak_password", `The password ${problem}.`, { errors: [{ path: "/body/password", message: problem }] });
+  const given = email?.trim().toLowerCase();
   // Hashed before the transaction: it takes tens of milliseconds, and holds nothing meanwhile.
   const passwordHash = await hash(password);
   return db.transaction(async (tx) => {
     const user = await lockInvitedUser(tx, sha256(inviteToken));
     if (!user) throw new DomainError("invitation_invalid", "The invitation is unknown, used or expired: ask for a new one.");
-    return setPassword(tx, user.id, passwordHash);
+    const emailError = (code: "email_required" | "email_mismatch", message: string) =>
+      new DomainError(code, `\`email\` ${message}.`, { errors: [{ path: "/body/email", message }] });
+    if (user.email === FIRST_START_OWNER_EMAIL && !given)
+      throw emailError("email_required", "is needed: the address you will sign in with");
+    if (user.email !== FIRST_START_OWNER_EMAIL && given !== undefined && given !== user.email)
+      throw emailError("email_mismatch", "is not the address this invitation was made for");
+    const accepted = await setPassword(tx, user.id, passwordHash, given ?? user.email);
+    if (!accepted)
+      throw new DomainError("user_exists", `${given} is a user already.`, { errors: [{ path: "/body/email", message: "taken" }] });
+    return accepted;
   });
+}
+
+/**
+ * An owner, signed in, requires two-factor sign-in of the whole account or stops requiring it; only with it on
+ * for itself (409 `two_factor_off`), so requiring it never locks its owner out.
+ */
+export async function setTwoFactorRequirement(db: Knex, accountId: string, owner: SessionRow, required: boolean): Promise<boolean> {
+  if (owner.role !== "owner") throw insufficientRole("Only an owner requires two-factor sign-in of the account.");
+  if (required && !owner.twoFactor)
+    throw new DomainError("two_factor_off", "Turn on two-factor sign-in for yourself first (Your sign-in), then require it of everyone.");
+  await setAccountRequiresTwoFactor(db, accountId, required);
+  return required;
 }
 
 /** A user's new role; the account's last owner stays one. */
@@ -217,6 +265,8 @@ export async function signIn(
       role: user.role,
       csrfToken,
       lastSeenAt: made.lastSeenAt,
+      twoFactor: user.totpEnabled,
+      twoFactorRequired: user.twoFactorRequired,
       expiresAt: new Date(made.lastSeenAt.getTime() + SESSION_IDLE_MS),
     },
   };
@@ -283,8 +333,11 @@ export async function confirmTwoFactor(db: Knex, userId: string, code: string): 
   return codes;
 }
 
-/** Turns two-factor sign-in off with a current code of the app or a recovery code. */
-export async function disableTwoFactor(db: Knex, userId: string, code: string): Promise<void> {
+/** Turns two-factor sign-in off with a current code of the app or a recovery code; never while the account requires it. */
+export async function disableTwoFactor(db: Knex, user: { userId: string; accountId: string | null }, code: string): Promise<void> {
+  const userId = user.userId;
+  if (user.accountId !== null && (await accountRequiresTwoFactor(db, user.accountId)))
+    throw new DomainError("two_factor_required", "This account requires two-factor sign-in: it stays on while the owner requires it.");
   const state = await totpState(db, userId);
   if (!state?.enabled) return;
   const step = state.secret && /^[0-9]{6}$/.test(code) ? totpStep(state.secret, code) : undefined;

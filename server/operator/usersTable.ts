@@ -38,24 +38,38 @@ export async function insertInvitedUser(
 }
 
 /** The user an unexpired invitation token names, locked for its acceptance; undefined when there is none. */
-export async function lockInvitedUser(tx: Knex.Transaction, tokenHash: Buffer): Promise<{ id: string } | undefined> {
-  const { rows } = await run<{ id: string }>(
+export async function lockInvitedUser(tx: Knex.Transaction, tokenHash: Buffer): Promise<{ id: string; email: string } | undefined> {
+  const { rows } = await run<{ id: string; email: string }>(
     tx,
-    sql`SELECT u.id FROM user_invitations i JOIN users u ON u.id = i.user_id
+    sql`SELECT u.id, u.email FROM user_invitations i JOIN users u ON u.id = i.user_id
          WHERE i.token_hash = ${tokenHash} AND i.expires_at > now() FOR UPDATE OF u`,
   );
   return rows[0];
 }
 
-/** Sets the password (its argon2id hash) and uses up the user's invitations. */
-export async function setPassword(tx: Knex.Transaction, userId: string, passwordHash: string): Promise<UserRow> {
+/**
+ * Sets the password (its argon2id hash) and the address, and uses up the user's invitations; undefined when
+ * the address is another user's already.
+ */
+export async function setPassword(tx: Knex.Transaction, userId: string, passwordHash: string, email: string): Promise<UserRow | undefined> {
   const { rows } = await run<UserRow>(
     tx,
     sql`WITH gone AS (DELETE FROM user_invitations WHERE user_id = ${userId})
-        UPDATE users SET password_hash = ${passwordHash}, failed_sign_ins = 0, locked_until = NULL WHERE id = ${userId}
+        UPDATE users SET password_hash = ${passwordHash}, email = ${email}, failed_sign_ins = 0, locked_until = NULL
+         WHERE id = ${userId} AND NOT EXISTS (SELECT 1 FROM users o WHERE o.email = ${email} AND o.id <> ${userId})
         RETURNING ${USER}`,
   );
-  return rows[0]!;
+  return rows[0];
+}
+
+/** Whether the account requires two-factor sign-in of its users. */
+export async function accountRequiresTwoFactor(db: Knex, accountId: string): Promise<boolean> {
+  const { rows } = await run<{ required: boolean }>(db, sql`SELECT require_two_factor AS required FROM accounts WHERE id = ${accountId}`);
+  return rows[0]?.required === true;
+}
+
+export async function setAccountRequiresTwoFactor(db: Knex, accountId: string, required: boolean): Promise<void> {
+  await run(db, sql`UPDATE accounts SET require_two_factor = ${required} WHERE id = ${accountId}`);
 }
 
 /** The users of an account (null: the operator users), oldest first. */
@@ -109,14 +123,16 @@ export interface SignInUser {
   lockedUntil: Date | null;
   totpEnabled: boolean;
   totpSecret: string | null;
+  /** Its account requires two-factor sign-in. */
+  twoFactorRequired: boolean;
 }
 
 export async function findUserByEmail(db: Knex, email: string): Promise<SignInUser | undefined> {
   const { rows } = await run<SignInUser>(
     db,
-    sql`SELECT id, account_id AS "accountId", email, role, password_hash AS "passwordHash", locked_until AS "lockedUntil",
-               totp_enabled AS "totpEnabled", totp_secret AS "totpSecret"
-          FROM users WHERE email = ${email}`,
+    sql`SELECT u.id, u.account_id AS "accountId", u.email, u.role, u.password_hash AS "passwordHash", u.locked_until AS "lockedUntil",
+               u.totp_enabled AS "totpEnabled", u.totp_secret AS "totpSecret", coalesce(a.require_two_factor, false) AS "twoFactorRequired"
+          FROM users u LEFT JOIN accounts a ON a.id = u.account_id WHERE u.email = ${email}`,
   );
   return rows[0];
 }
@@ -167,6 +183,10 @@ export interface SessionRow {
   role: UserRole;
   csrfToken: string;
   lastSeenAt: Date;
+  /** The user signs in with a second factor. */
+  twoFactor: boolean;
+  /** The user's account requires two-factor sign-in. */
+  twoFactorRequired: boolean;
 }
 
 export async function insertSession(
@@ -200,8 +220,9 @@ export async function useSession(db: Knex, tokenHash: Buffer, idleMs: number): P
           RETURNING id, last_seen_at
         )
         SELECT s.id, s.expired, x.user_id AS "userId", u.email, u.account_id AS "accountId", u.role, x.csrf_token AS "csrfToken",
-               coalesce((SELECT last_seen_at FROM touched), x.last_seen_at) AS "lastSeenAt"
-          FROM s JOIN user_sessions x ON x.id = s.id JOIN users u ON u.id = x.user_id`,
+               coalesce((SELECT last_seen_at FROM touched), x.last_seen_at) AS "lastSeenAt",
+               u.totp_enabled AS "twoFactor", coalesce(a.require_two_factor, false) AS "twoFactorRequired"
+          FROM s JOIN user_sessions x ON x.id = s.id JOIN users u ON u.id = x.user_id LEFT JOIN accounts a ON a.id = u.account_id`,
   );
   const row = rows[0];
   if (!row || row.expired) return undefined;

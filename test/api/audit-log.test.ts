@@ -135,8 +135,8 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   secrets.push(invitation.inviteToken!, password);
   await call("Users_accept", anonymous, "POST", "/api/v1/users/accept", { token: invitation.inviteToken, password });
   await call("Users_update", a, "PATCH", `/api/v1/users/${invitation.userId}`, { role: "viewer" });
-  const signedIn = async () => {
-    const res = await anonymous.request("POST", "/api/v1/session", { email: person, password });
+  const signedIn = async (email = person) => {
+    const res = await anonymous.request("POST", "/api/v1/session", { email, password });
     const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
     const { csrfToken } = (await res.json()) as { csrfToken: string };
     secrets.push(cookie.split("=")[1]!, csrfToken);
@@ -168,6 +168,15 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   });
   const staff = await call("OperatorUsers_invite", op, "POST", "/api/v1/operator-users/invite", { email: `staff-${person}` });
   secrets.push(owner.inviteToken!, staff.inviteToken!);
+  // The owner, with two-factor sign-in on, requires it of everyone.
+  await call("Users_accept", anonymous, "POST", "/api/v1/users/accept", { token: owner.inviteToken, password });
+  const ownerSession = await signedIn(`owner-${person}`);
+  const ownerSecret = ((await call("TwoFactor_begin", ownerSession, "POST", "/api/v1/users/me/two-factor")) as { secret: string }).secret;
+  secrets.push(ownerSecret);
+  const ownerCode = new TOTP({ secret: Secret.fromBase32(ownerSecret) }).generate();
+  const ownerCodes = await call("TwoFactor_confirm", ownerSession, "POST", "/api/v1/users/me/two-factor/confirm", { code: ownerCode });
+  secrets.push(...(ownerCodes as unknown as { recoveryCodes: string[] }).recoveryCodes);
+  await call("Users_setTwoFactorRequirement", ownerSession, "PUT", "/api/v1/users/two-factor-requirement", { required: true });
   return { done, secrets };
 }
 

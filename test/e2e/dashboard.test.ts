@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { verifyReceipt } from "../../client/index.js";
 import { revokeApiKey } from "../../server/operator/index.js";
 import { createOperatorKey } from "../../server/operator/index.js";
-import { browserAvailable, screenshot, openForm, openSettings, signIn, useBrowser } from "../helpers/browser.js";
+import { browserAvailable, openKeySignIn, screenshot, openForm, openSettings, signIn, useBrowser } from "../helpers/browser.js";
+import { people, PASSWORD, uniqueEmail } from "../helpers/people.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -26,6 +27,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     expect(response?.headers()["content-security-policy"]).toContain("script-src 'self'");
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
 
+    await openKeySignIn(page);
     const input = page.getByLabel("API key");
     await input.fill("not a key");
     await input.press("Enter");
@@ -48,6 +50,7 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
 
     // An account key signed in where the operator was goes to the account's own first page, its Overview.
+    await openKeySignIn(page);
     await input.fill(key);
     await input.press("Enter");
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
@@ -294,14 +297,18 @@ describe.skipIf(!browserAvailable)("dashboard", { timeout: 60_000 }, () => {
 
   it("works with the keyboard alone", async () => {
     const { baseUrl, account } = server();
-    const { key } = await account();
+    const op = await server().operator();
+    const who = uniqueEmail("keyboard");
+    await people(server, () => op).userOf(await account(), who, "developer");
     const page = await browser().newPage();
     const focused = () =>
       page.evaluate<string>("(document.activeElement?.tagName ?? '') + ' ' + (document.activeElement?.textContent ?? '').trim()");
     await page.goto(`${baseUrl}/dashboard/`);
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    // The key field has the focus: type, Enter.
-    await page.keyboard.type(key);
+    // The email field has the focus: type it, Tab, the password, Enter.
+    await page.keyboard.type(who);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     await page.keyboard.press("Tab");

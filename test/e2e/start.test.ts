@@ -43,6 +43,23 @@ describe("npm start on the embedded database", { timeout: 90_000 }, () => {
     expect(((await who.json()) as { kind: string }).kind).toBe("operator");
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect((await fetch(`${base}/api/v1/webhooks`, { headers: { Authorization: `Bearer ${firstKey}` } })).status).toBe(200);
+    // Beside the keys, a one-time link that makes the account's owner: its address and password are chosen there.
+    const [, ownerLink] = proc.output().match(/(http:\/\/localhost:\d+\/dashboard\/accept#token=inv_[\w-]+&first=1)\n/) ?? [];
+    expect(ownerLink, proc.output()).toBeDefined();
+    const json = { "Content-Type": "application/json" };
+    const owner = { token: new URLSearchParams(new URL(ownerLink!).hash.slice(1)).get("token"), password: "the first owner's passphrase" };
+    const accepted = await fetch(`${base}/api/v1/users/accept`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ ...owner, email: "ada@example.com" }),
+    });
+    expect(accepted.status).toBe(201);
+    const signedIn = await fetch(`${base}/api/v1/session`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: "ada@example.com", password: owner.password }),
+    });
+    expect(await signedIn.json()).toMatchObject({ email: "ada@example.com", role: "owner" });
 
     // While the server runs, the CLI connects to its embedded database instead of starting a second one.
     const created = await run("npm", ["run", "--silent", "keys", "--", "create", "--account", "ops"], {

@@ -20,6 +20,8 @@ import { PriceLists } from "./operator/PriceLists.js";
 import { Unrouted } from "./operator/Unrouted.js";
 import { OptOuts } from "./OptOuts.js";
 import { Overview } from "./Overview.js";
+import { Users } from "./people/Users.js";
+import { YourSignIn } from "./people/YourSignIn.js";
 import { Replies } from "./Replies.js";
 import { SenderPools } from "./SenderPools.js";
 import { Sending } from "./Sending.js";
@@ -63,6 +65,8 @@ export function AccountPage({ path }: { path: string }) {
   if (parts[0] === "settings" && parts[1] === "keys") return <Keys />;
   if (parts[0] === "settings" && parts[1] === "billing") return <Billing />;
   if (parts[0] === "settings" && parts[1] === "sender-pools") return <SenderPools />;
+  if (parts[0] === "settings" && parts[1] === "users") return <Users />;
+  if (parts[0] === "settings" && parts[1] === "your-sign-in") return <YourSignIn />;
   if (parts[0] === "settings") return <Webhooks />;
   return <NotFound home="/messages" label="messages" />;
 }
@@ -77,5 +81,7 @@ export function OperatorPage({ path }: { path: string }) {
   if (page === "routing") return <Routing />;
   if (page === "price-lists") return <PriceLists />;
   if (page === "audit-log") return <AuditLog />;
+  if (page === "users") return <Users />;
+  if (page === "your-sign-in") return <YourSignIn />;
   return <NotFound home="/operator/accounts" label="the accounts" />;
 }

@@ -4,6 +4,8 @@ import type { Knex } from "knex";
 import { serialize } from "cookie";
 import {
   acceptInvitation,
+  accountRequiresTwoFactor,
+  setTwoFactorRequirement,
   beginTwoFactor,
   changeUserRole,
   confirmTwoFactor,
@@ -12,6 +14,7 @@ import {
   deleteUserSessions,
   getAccount,
   inviteUser,
+  invitationUrl,
   listUserSessions,
   listUsers,
   removeUser,
@@ -38,16 +41,20 @@ const toUser = (u: UserRow) => ({
   lastSignInAt: u.lastSignInAt ? iso(u.lastSignInAt) : null,
 });
 
-function toInvitation(config: Context<OperationId>["config"], i: NewInvitation) {
-  const base = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, "");
+/** The invitation's answer, once it was mailed where SMTP_URL is set. */
+async function invitationAnswer(ctx: Context<OperationId>, i: NewInvitation, accountName: string | undefined) {
+  const inviteUrl = invitationUrl(ctx.config, i.token);
+  const mailed = ctx.mailer
+    ? await ctx.mailer.send({ to: i.user.email, role: i.user.role, accountName, link: inviteUrl, expiresAt: i.expiresAt })
+    : false;
   return {
     userId: i.user.id,
     email: i.user.email,
     role: i.user.role,
-    // The token in the fragment: it never reaches a server's access log through the page's request.
-    inviteUrl: `${base}/dashboard/accept#token=${i.token}`,
+    inviteUrl,
     inviteToken: i.token,
     expiresAt: iso(i.expiresAt),
+    mailed,
   };
 }
 
@@ -80,10 +87,14 @@ const toSession = (s: RequestSession) => ({
   role: s.role,
   csrfToken: s.csrfToken,
   expiresAt: iso(sessionExpiry(s)),
+  twoFactor: s.twoFactor,
+  twoFactorRequired: s.twoFactorRequired,
 });
 
-async function requireAccountExists(db: Knex, accountId: string): Promise<void> {
-  if (!(await getAccount(db, accountId))) throw notFound("Account");
+async function accountName(db: Knex, accountId: string): Promise<string> {
+  const account = await getAccount(db, accountId);
+  if (!account) throw notFound("Account");
+  return account.name;
 }
 
 export const userHandlers: Pick<
@@ -93,6 +104,7 @@ export const userHandlers: Pick<
   | "Users_list"
   | "Users_update"
   | "Users_delete"
+  | "Users_setTwoFactorRequirement"
   | "OperatorUsers_inviteToAccount"
   | "OperatorUsers_invite"
   | "OperatorUsers_list"
@@ -106,17 +118,22 @@ export const userHandlers: Pick<
   | "TwoFactor_disable"
 > = {
   async Users_invite(ctx) {
-    const { db, account, body, config } = ctx;
+    const { db, account, body } = ctx;
     const invitation = await inviteUser(db, { accountId: account.id, email: body.email, role: body.role, by: managerOf(ctx) });
-    return { status: 201, body: toInvitation(config, invitation) };
+    return { status: 201, body: await invitationAnswer(ctx, invitation, account.name) };
   },
 
   async Users_accept({ db, body }) {
-    return { status: 201, body: toUser(await acceptInvitation(db, body.token, body.password)) };
+    return { status: 201, body: toUser(await acceptInvitation(db, body.token, body.password, body.email)) };
   },
 
   async Users_list({ db, account }) {
-    return { status: 200, body: { data: (await listUsers(db, account.id)).map(toUser) } };
+    const [users, twoFactorRequired] = await Promise.all([listUsers(db, account.id), accountRequiresTwoFactor(db, account.id)]);
+    return { status: 200, body: { twoFactorRequired, data: users.map(toUser) } };
+  },
+
+  async Users_setTwoFactorRequirement({ db, account, session, body }) {
+    return { status: 200, body: { required: await setTwoFactorRequirement(db, account.id, requireSession(session), body.required) } };
   },
 
   async Users_update(ctx) {
@@ -129,19 +146,20 @@ export const userHandlers: Pick<
     return { status: 204 };
   },
 
-  async OperatorUsers_inviteToAccount({ db, path, body, config }) {
-    await requireAccountExists(db, path.accountId);
+  async OperatorUsers_inviteToAccount(ctx) {
+    const { db, path, body } = ctx;
+    const name = await accountName(db, path.accountId);
     const invitation = await inviteUser(db, { accountId: path.accountId, email: body.email, role: body.role, by: "operator" });
-    return { status: 201, body: toInvitation(config, invitation) };
+    return { status: 201, body: await invitationAnswer(ctx, invitation, name) };
   },
 
-  async OperatorUsers_invite({ db, body, config }) {
-    const invitation = await inviteUser(db, { accountId: null, email: body.email, role: "operator", by: "operator" });
-    return { status: 201, body: toInvitation(config, invitation) };
+  async OperatorUsers_invite(ctx) {
+    const invitation = await inviteUser(ctx.db, { accountId: null, email: ctx.body.email, role: "operator", by: "operator" });
+    return { status: 201, body: await invitationAnswer(ctx, invitation, undefined) };
   },
 
   async OperatorUsers_list({ db }) {
-    return { status: 200, body: { data: (await listUsers(db, null)).map(toUser) } };
+    return { status: 200, body: { twoFactorRequired: false, data: (await listUsers(db, null)).map(toUser) } };
   },
 
   async Sessions_create({ db, body, client }) {
@@ -190,7 +208,7 @@ export const userHandlers: Pick<
   },
 
   async TwoFactor_disable({ db, session, body }) {
-    await disableTwoFactor(db, requireSession(session).userId, body.code);
+    await disableTwoFactor(db, requireSession(session), body.code);
     return { status: 204 };
   },
 };

@@ -1,0 +1,290 @@
+// Settings → Users (an account's people) and the operator's Users (operator users): the list, and for those who
+// manage users (an owner or admin, the operator, a `full` key) inviting someone (the link shown this once),
+// changing a role and removing a user. The account's owner also decides whether everyone must sign in with a
+// second factor. Everyone else sees the list alone.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ok, type Invitation, type User, type UserRole } from "../../api.js";
+import { formatTime } from "../../time.js";
+import {
+  ConfirmDialog,
+  copyText,
+  Field,
+  fieldError,
+  FormPanel,
+  FormToggle,
+  Loading,
+  Notice,
+  ProblemMessage,
+  TitledForm,
+} from "../../ui.js";
+import { useAction, useAsync, useSession } from "../../ui.js";
+
+const ROLES: { role: Exclude<UserRole, "operator">; label: string }[] = [
+  { role: "owner", label: "owner: everything, and manages every user" },
+  { role: "admin", label: "admin: everything, and manages users other than owners" },
+  { role: "developer", label: "developer: everything but users" },
+  { role: "viewer", label: "viewer: looks only" },
+];
+
+export function Users() {
+  const { client, key, canManageUsers } = useSession();
+  const operator = key.kind === "operator";
+  const me = key.user;
+  const [inviting, setInviting] = useState(false);
+  const [invitation, setInvitation] = useState<Invitation | undefined>();
+  const [removing, setRemoving] = useState<User | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const list = useAsync(async () => (operator ? ok(client.GET("/api/v1/operator-users")) : ok(client.GET("/api/v1/users"))), []);
+  const users = list.data?.data;
+  const owners = users?.filter((u) => u.role === "owner").length ?? 0;
+  /** Roles the signed-in person may give or take: only an owner touches owners (a key acts as an admin). */
+  const mayManage = (role: UserRole) => canManageUsers && (role !== "owner" || me?.role === "owner");
+  return (
+    <section>
+      <h1 tabIndex={-1}>{operator ? "Operator users" : "Settings → Users"}</h1>
+      <p class="muted">
+        {operator
+          ? "The people who sign in to the operator console. Programs use operator keys instead."
+          : "The people who sign in to this account, each with a role. Programs use API keys instead (Settings → API keys)."}
+      </p>
+      {canManageUsers && (
+        <>
+          <div class="toolbar">
+            <FormToggle label="Invite someone" panelId="invite-panel" open={inviting} onToggle={setInviting} />
+          </div>
+          <FormPanel id="invite-panel" open={inviting}>
+            <InviteForm
+              operator={operator}
+              roles={ROLES.filter((r) => mayManage(r.role))}
+              onInvite={async (email, role) => {
+                setNotice(undefined);
+                const body = { email };
+                setInvitation(
+                  operator
+                    ? await ok(client.POST("/api/v1/operator-users/invite", { body }))
+                    : await ok(client.POST("/api/v1/users/invite", { body: { email, role: role! } })),
+                );
+                await list.reload();
+              }}
+            />
+          </FormPanel>
+        </>
+      )}
+      {invitation && <NewInvitation invitation={invitation} onDone={() => setInvitation(undefined)} />}
+      {notice && <Notice>{notice}</Notice>}
+      {!operator && list.data && <TwoFactorRequirement required={list.data.twoFactorRequired} onChange={() => void list.reload()} />}
+      <section class="card" aria-labelledby="users-title">
+        <h2 id="users-title">Users</h2>
+        {list.loading && !users && <Loading what="users" />}
+        <ProblemMessage error={list.error} prefix="Could not load the users" />
+        {users && users.length === 0 && <p class="muted">Nobody yet: invite someone.</p>}
+        {users && users.length > 0 && (
+          <table>
+            <caption class="sr-only">{operator ? "Operator users, oldest first" : "The account's users, oldest first"}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col">Two-factor</th>
+                <th scope="col">Last sign-in</th>
+                {canManageUsers && !operator && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr key={u.userId} data-user={u.email}>
+                  <td>
+                    {u.email}
+                    {u.userId === me?.userId && <span class="muted"> (you)</span>}
+                  </td>
+                  <td>
+                    {canManageUsers && !operator && mayManage(u.role) && !(u.role === "owner" && owners <= 1) ? (
+                      <RoleSelect
+                        user={u}
+                        roles={ROLES.filter((r) => mayManage(r.role))}
+                        onChanged={(msg) => {
+                          setNotice(msg);
+                          void list.reload();
+                        }}
+                      />
+                    ) : (
+                      u.role
+                    )}
+                  </td>
+                  <td>{u.status}</td>
+                  <td>{u.twoFactor ? "on" : "off"}</td>
+                  <td>{u.lastSignInAt ? formatTime(u.lastSignInAt) : "never"}</td>
+                  {canManageUsers && !operator && (
+                    <td>
+                      {mayManage(u.role) && !(u.role === "owner" && owners <= 1) && (
+                        <button type="button" class="danger" onClick={() => setRemoving(u)} aria-label={`Remove ${u.email}`}>
+                          Remove
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <ConfirmDialog
+        open={!!removing}
+        title={`Remove ${removing?.email ?? ""}?`}
+        confirmLabel="Remove user"
+        danger
+        onClose={() => setRemoving(undefined)}
+        onConfirm={async () => {
+          await ok(client.DELETE("/api/v1/users/{userId}", { params: { path: { userId: removing!.userId } } }));
+          setNotice(`${removing!.email} removed: their sessions have ended.`);
+          await list.reload();
+        }}
+      >
+        <p>They are signed out everywhere and can no longer sign in. Invite them again to give them access back.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function InviteForm({
+  operator,
+  roles,
+  onInvite,
+}: {
+  operator: boolean;
+  roles: typeof ROLES;
+  onInvite: (email: string, role?: Exclude<UserRole, "operator">) => Promise<void>;
+}) {
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<Exclude<UserRole, "operator">>("developer");
+  const invite = useAction(async () => {
+    await onInvite(email.trim(), operator ? undefined : role);
+    setEmail("");
+  });
+  return (
+    <TitledForm titleId="invite-title" title="Invite someone" onSubmit={() => void invite.run()}>
+      <div class="grid-2">
+        <Field id="invite-email" label="Email address" error={fieldError(invite.error, "/body/email")}>
+          <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </Field>
+        {!operator && (
+          <Field id="invite-role" label="Role">
+            <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as typeof role)}>
+              {roles.map((r) => (
+                <option key={r.role} value={r.role}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
+      </div>
+      <ProblemMessage error={invite.error} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={invite.busy}>
+          {invite.busy ? "Inviting…" : "Invite"}
+        </button>
+      </div>
+    </TitledForm>
+  );
+}
+
+/** The invitation's link, shown this once (it is also mailed when the server sends mail). */
+function NewInvitation({ invitation, onDone }: { invitation: Invitation; onDone: () => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<string | undefined>();
+  // The link is what the inviter came for: the focus goes to it.
+  useEffect(() => input.current?.focus(), [invitation.userId]);
+  return (
+    <section class="card new-key" aria-labelledby="invitation-title">
+      <h2 id="invitation-title">Invitation for {invitation.email}</h2>
+      <p>
+        <strong>Send this link to {invitation.email} now: it is shown this once.</strong> It sets their password and works once, until{" "}
+        {formatTime(invitation.expiresAt)}.
+      </p>
+      <Field id="invitation-url" label="Invitation link">
+        <input
+          id="invitation-url"
+          ref={input}
+          readOnly
+          spellcheck={false}
+          value={invitation.inviteUrl}
+          onFocus={(e) => e.currentTarget.select()}
+        />
+      </Field>
+      <div class="actions">
+        <button
+          type="button"
+          onClick={() =>
+            void copyText(invitation.inviteUrl, input.current).then((done) =>
+              setCopied(done ? "Link copied to the clipboard." : "Could not copy: select the link and copy it."),
+            )
+          }
+        >
+          Copy link
+        </button>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+      </div>
+      <p class="muted" role="status">
+        {copied}
+      </p>
+    </section>
+  );
+}
+
+function RoleSelect({ user, roles, onChanged }: { user: User; roles: typeof ROLES; onChanged: (message: string) => void }) {
+  const { client } = useSession();
+  const change = useAction(async (role: Exclude<UserRole, "operator">) => {
+    await ok(client.PATCH("/api/v1/users/{userId}", { params: { path: { userId: user.userId } }, body: { role } }));
+    onChanged(`${user.email} is now ${role}.`);
+  });
+  return (
+    <>
+      <select
+        aria-label={`Role of ${user.email}`}
+        value={user.role}
+        disabled={change.busy}
+        onChange={(e) => void change.run(e.currentTarget.value as Exclude<UserRole, "operator">)}
+      >
+        {roles.map((r) => (
+          <option key={r.role} value={r.role}>
+            {r.role}
+          </option>
+        ))}
+      </select>
+      <ProblemMessage error={change.error} />
+    </>
+  );
+}
+
+/** Whether everyone must sign in with a second factor: shown to all, changed by an owner signed in. */
+function TwoFactorRequirement({ required, onChange }: { required: boolean; onChange: () => void }) {
+  const { client, key } = useSession();
+  const owner = key.user?.role === "owner";
+  const save = useAction(async (on: boolean) => {
+    await ok(client.PUT("/api/v1/users/two-factor-requirement", { body: { required: on } }));
+    onChange();
+  });
+  return (
+    <section class="card" aria-labelledby="require-2fa-title">
+      <h2 id="require-2fa-title">Two-factor sign-in</h2>
+      <p>
+        {required
+          ? "Required: everyone signs in with an authenticator app. Someone without one can do nothing but turn it on."
+          : "Not required: each person chooses (Your sign-in)."}
+      </p>
+      {owner && (
+        <>
+          <button type="button" disabled={save.busy} onClick={() => void save.run(!required)}>
+            {required ? "Stop requiring two-factor sign-in" : "Require two-factor sign-in for everyone"}
+          </button>
+          <ProblemMessage error={save.error} />
+        </>
+      )}
+    </section>
+  );
+}

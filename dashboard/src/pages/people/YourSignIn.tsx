@@ -1,0 +1,196 @@
+// Your sign-in: the signed-in person's two-factor sign-in (turning it on with an authenticator app, whose
+// recovery codes are shown this once, or off) and their sessions (signing out everywhere). A key has neither.
+import { useState } from "preact/hooks";
+import { renderSVG } from "uqr";
+import { ok, type SessionInfo } from "../../api.js";
+import { formatTime } from "../../time.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
+
+export function YourSignIn() {
+  const { key } = useSession();
+  const user = key.user;
+  return (
+    <section>
+      <h1 tabIndex={-1}>Your sign-in</h1>
+      {!user ? (
+        <p>You are signed in with an API key: it has no password, second factor or sessions. People sign in with their email address.</p>
+      ) : (
+        <>
+          <p class="muted">
+            Signed in as <strong>{user.email}</strong> ({user.role}).
+          </p>
+          <TwoFactor user={user} />
+          <Sessions />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The QR code of an `otpauth://` URL, as an image (the page's policy allows data: images, not inline SVG styles). */
+function QrCode({ url }: { url: string }) {
+  const svg = renderSVG(url, { border: 2 });
+  return <img class="qr" width={200} height={200} src={`data:image/svg+xml;base64,${btoa(svg)}`} alt="QR code of the secret below" />;
+}
+
+function TwoFactor({ user }: { user: SessionInfo }) {
+  const { client, refresh } = useSession();
+  const [setup, setSetup] = useState<{ secret: string; otpauthUrl: string } | undefined>();
+  const [codes, setCodes] = useState<string[] | undefined>();
+  const [code, setCode] = useState("");
+  const begin = useAction(async () => setSetup(await ok(client.POST("/api/v1/users/me/two-factor"))));
+  const confirm = useAction(async () => {
+    setCodes((await ok(client.POST("/api/v1/users/me/two-factor/confirm", { body: { code: code.trim() } }))).recoveryCodes);
+    setSetup(undefined);
+    setCode("");
+  });
+  const disable = useAction(async () => {
+    await ok(client.POST("/api/v1/users/me/two-factor/disable", { body: { code: code.trim() } }));
+    setCode("");
+    await refresh();
+  });
+  if (codes) {
+    return (
+      <section class="card new-key" aria-labelledby="codes-title">
+        <h2 id="codes-title">Two-factor sign-in is on: your recovery codes</h2>
+        <p>
+          <strong>Store these now: they are shown this once.</strong> Each signs you in once without the app, if you lose your phone.
+        </p>
+        <ul class="recovery-codes" aria-label="Recovery codes">
+          {codes.map((c) => (
+            <li key={c}>
+              <code>{c}</code>
+            </li>
+          ))}
+        </ul>
+        <div class="actions">
+          <button type="button" class="primary" onClick={() => void refresh().then(() => setCodes(undefined))}>
+            I have stored them
+          </button>
+        </div>
+      </section>
+    );
+  }
+  if (user.twoFactor) {
+    return (
+      <TitledForm titleId="two-factor-title" title="Two-factor sign-in: on" onSubmit={() => void disable.run()}>
+        <p>You sign in with your password and a code of your authenticator app.</p>
+        {user.twoFactorRequired || (
+          <>
+            <Field
+              id="disable-code"
+              label="Code of the app, or a recovery code, to turn it off"
+              error={fieldError(disable.error, "/body/code")}
+            >
+              <input id="disable-code" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+            </Field>
+            <ProblemMessage error={disable.error} />
+            <div class="actions">
+              <button type="submit" class="danger" disabled={disable.busy}>
+                Turn two-factor sign-in off
+              </button>
+            </div>
+          </>
+        )}
+      </TitledForm>
+    );
+  }
+  return (
+    <section class="card" aria-labelledby="two-factor-title">
+      <h2 id="two-factor-title">Two-factor sign-in: off</h2>
+      {user.twoFactorRequired && (
+        <Notice kind="info">
+          This account requires two-factor sign-in: turn it on to use the dashboard. Until then this page is the only one open to you.
+        </Notice>
+      )}
+      {!setup ? (
+        <>
+          <p>Sign in with a code of an authenticator app besides your password, so a stolen password alone opens nothing.</p>
+          <ProblemMessage error={begin.error} />
+          <button type="button" class="primary" disabled={begin.busy} onClick={() => void begin.run()}>
+            Turn on two-factor sign-in
+          </button>
+        </>
+      ) : (
+        <TitledForm
+          titleId="confirm-title"
+          heading="h3"
+          plain
+          title="Add this account to your authenticator app"
+          onSubmit={() => void confirm.run()}
+        >
+          <p>Scan the code with the app, or type the secret into it, then type the six digits it shows.</p>
+          <QrCode url={setup.otpauthUrl} />
+          <p>
+            Secret: <code class="secret-value">{setup.secret}</code>
+          </p>
+          <Field id="confirm-code" label="Code shown by the app" error={fieldError(confirm.error, "/body/code")}>
+            <input
+              id="confirm-code"
+              autoComplete="one-time-code"
+              inputMode="numeric"
+              pattern="[0-9]{6}"
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          </Field>
+          <ProblemMessage error={confirm.error} />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={confirm.busy}>
+              Turn it on
+            </button>
+          </div>
+        </TitledForm>
+      )}
+    </section>
+  );
+}
+
+function Sessions() {
+  const { client, signOut } = useSession();
+  const list = useAsync(async () => (await ok(client.GET("/api/v1/sessions"))).data, []);
+  const everywhere = useAction(async () => {
+    await ok(client.DELETE("/api/v1/sessions"));
+    signOut("You signed out everywhere: every session of yours has ended.");
+  });
+  return (
+    <section class="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Where you are signed in</h2>
+      {list.loading && !list.data && <Loading what="sessions" />}
+      <ProblemMessage error={list.error} prefix="Could not load your sessions" />
+      {list.data && (
+        <table>
+          <caption class="sr-only">Your sessions, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Signed in</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Browser</th>
+              <th scope="col">Address</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((s) => (
+              <tr key={s.sessionId}>
+                <td>
+                  {formatTime(s.createdAt)}
+                  {s.current && <span class="muted"> (this one)</span>}
+                </td>
+                <td>{formatTime(s.lastSeenAt)}</td>
+                <td>{s.userAgent ?? "—"}</td>
+                <td>{s.address ?? "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <ProblemMessage error={everywhere.error} />
+      <div class="actions">
+        <button type="button" class="danger" disabled={everywhere.busy} onClick={() => void everywhere.run()}>
+          Sign out everywhere
+        </button>
+      </div>
+    </section>
+  );
+}

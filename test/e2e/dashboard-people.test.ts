@@ -1,0 +1,146 @@
+// People at the dashboard in a real browser against a real server and database (docs/USERS.md): an owner signs
+// in with a password, invites a colleague (the link shown once), turns on two-factor sign-in with the code of an
+// authenticator app (otpauth computes it, as the app would); the colleague accepts the invitation, signs in as a
+// viewer and finds no form to change anything; the owner signs in again with the second factor and requires it
+// of everyone, after which the colleague finds only "Your sign-in" open. axe audits every new page.
+import { Secret, TOTP } from "otpauth";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { audit, browserAvailable, openForm, openSettings, screenshot, unexpectedProblems, useBrowser } from "../helpers/browser.js";
+import { people, PASSWORD, uniqueEmail } from "../helpers/people.js";
+import { useTestServer } from "../helpers/server.js";
+
+const server = useTestServer();
+const browser = useBrowser();
+
+/** Signs in through the sign-in screen; `code` answers the second step when it is asked. */
+async function signInAs(page: Page, email: string, password: string, code?: () => string): Promise<void> {
+  await page.goto(`${server().baseUrl}/dashboard/`);
+  await page.getByLabel("Email address").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  if (code) {
+    await page.getByLabel("Authentication code").fill(code());
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
+  await page.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+}
+
+const codeOf = (secret: string, at = Date.now()) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
+
+describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, () => {
+  it("invite, accept, sign in with two-factor, a viewer sees no forms, sign out; required two-factor", async () => {
+    const op = await server().operator();
+    const a = await server().account();
+    const ownerEmail = uniqueEmail("owner");
+    await people(server, () => op).userOf(a, ownerEmail, "owner");
+    const found: string[] = [];
+
+    // The owner signs in with a password; the header names the person.
+    const owner = await browser().newPage({ locale: "en-US" });
+    await owner.goto(`${server().baseUrl}/dashboard/`);
+    await owner.getByRole("heading", { name: "Sign in" }).waitFor();
+    found.push(...(await audit(owner, "sign in")));
+    await signInAs(owner, ownerEmail, PASSWORD);
+    await owner.getByText(`${ownerEmail} (owner)`).waitFor();
+
+    // Settings → Users: invite a colleague as a viewer; the link is shown once.
+    await openSettings(owner, "Users");
+    await owner.getByRole("heading", { name: "Settings → Users", level: 1 }).waitFor();
+    await openForm(owner, "Invite someone");
+    const colleague = uniqueEmail("colleague");
+    await owner.getByLabel("Email address").fill(colleague);
+    await owner.getByLabel("Role", { exact: true }).selectOption("viewer");
+    await owner.getByRole("button", { name: "Invite", exact: true }).click();
+    const link = await owner.getByLabel("Invitation link").inputValue();
+    expect(link).toMatch(/\/dashboard\/accept#token=inv_/);
+    await owner.locator(`tr[data-user="${colleague}"]`).getByText("invited").waitFor();
+    found.push(...(await audit(owner, "users")));
+    await screenshot(owner, "dashboard-users");
+
+    // Your sign-in: two-factor sign-in turned on with the app's code; the recovery codes are shown once.
+    await openSettings(owner, "Your sign-in");
+    await owner.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+    const secret = (await owner.locator("code.secret-value").textContent())!.trim();
+    await owner.getByRole("img", { name: "QR code of the secret below" }).waitFor();
+    found.push(...(await audit(owner, "two-factor setup")));
+    const confirmedAt = Date.now();
+    await owner.getByLabel("Code shown by the app").fill(codeOf(secret, confirmedAt));
+    await owner.getByRole("button", { name: "Turn it on" }).click();
+    const codes = owner.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+    await codes.first().waitFor();
+    expect(await codes.count()).toBe(10);
+    found.push(...(await audit(owner, "recovery codes")));
+    await owner.getByRole("button", { name: "I have stored them" }).click();
+    await owner.getByRole("heading", { name: "Two-factor sign-in: on" }).waitFor();
+    await owner.getByRole("table", { name: "Your sessions, newest first" }).getByText("(this one)").waitFor();
+    found.push(...(await audit(owner, "your sign-in")));
+
+    // The colleague accepts in a browser of their own: the password twice, then signs in.
+    const viewer = await browser().newPage({ locale: "en-US" });
+    // The link is made with PUBLIC_URL (here the default, localhost:PORT); this test's server listens elsewhere.
+    await viewer.goto(`${server().baseUrl}/dashboard/accept${new URL(link).hash}`);
+    await viewer.getByRole("heading", { name: "Accept the invitation" }).waitFor();
+    found.push(...(await audit(viewer, "accept")));
+    // Long enough for the field, but a commonly breached password: the server says so under the field.
+    await viewer.getByLabel("New password").fill("123qweasdzxc");
+    await viewer.getByLabel("Repeat the password").fill("123qweasdzxc");
+    await viewer.getByRole("button", { name: "Set the password" }).click();
+    await viewer.getByText("is a commonly breached password").first().waitFor();
+    await viewer.getByLabel("New password").fill(PASSWORD);
+    await viewer.getByLabel("Repeat the password").fill(PASSWORD);
+    await viewer.getByRole("button", { name: "Set the password" }).click();
+    await viewer.getByRole("heading", { name: "Your password is set" }).waitFor();
+    expect(viewer.url()).not.toContain("token=");
+    await signInAs(viewer, colleague, PASSWORD);
+    await viewer.getByText("Viewer: you can look at everything here but change nothing.").waitFor();
+    // A viewer finds no form: no new message, no invitation, no new key, no role to change.
+    await viewer.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages", exact: true }).click();
+    await viewer.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    expect(await viewer.getByRole("button", { name: "New message" }).count()).toBe(0);
+    await openSettings(viewer, "Users");
+    await viewer.locator(`tr[data-user="${ownerEmail}"]`).waitFor();
+    expect(await viewer.getByRole("button", { name: "Invite someone" }).count()).toBe(0);
+    expect(await viewer.getByRole("combobox").count()).toBe(0);
+    found.push(...(await audit(viewer, "users as a viewer")));
+    await openSettings(viewer, "API keys");
+    await viewer.getByRole("heading", { name: "Settings → API keys", level: 1 }).waitFor();
+    expect(await viewer.getByRole("button", { name: "New key" }).count()).toBe(0);
+    await viewer.getByRole("button", { name: "Sign out", exact: true }).click();
+    await viewer.getByRole("heading", { name: "Sign in" }).waitFor();
+    // Signed out on the server too: the old cookie opens nothing.
+    expect((await viewer.request.get(`${server().baseUrl}/api/v1/session`)).status()).toBe(401);
+
+    // The owner signs out and in again: now with the app's code (of the next step: each step's code works once).
+    await owner.getByRole("button", { name: "Sign out", exact: true }).click();
+    await owner.getByRole("heading", { name: "Sign in" }).waitFor();
+    await owner.getByLabel("Email address").fill(ownerEmail);
+    await owner.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await owner.getByRole("button", { name: "Sign in", exact: true }).click();
+    await owner.getByLabel("Authentication code").waitFor();
+    found.push(...(await audit(owner, "sign in, second step")));
+    await owner.getByLabel("Authentication code").fill(codeOf(secret, confirmedAt + 30_000));
+    await owner.getByRole("button", { name: "Sign in", exact: true }).click();
+    await owner.getByRole("button", { name: "Sign out", exact: true }).waitFor();
+
+    // The owner requires two-factor sign-in: the colleague, without it, finds only Your sign-in open.
+    await openSettings(owner, "Users");
+    await owner.getByRole("button", { name: "Require two-factor sign-in for everyone" }).click();
+    await owner.getByText("Required: everyone signs in with an authenticator app.", { exact: false }).waitFor();
+    await signInAs(viewer, colleague, PASSWORD);
+    await viewer.getByRole("heading", { name: "Your sign-in", level: 1 }).waitFor();
+    await viewer.getByText("This account requires two-factor sign-in: turn it on to use the dashboard.", { exact: false }).waitFor();
+    expect(new URL(viewer.url()).pathname).toBe("/dashboard/settings/your-sign-in");
+    expect(await viewer.getByRole("navigation", { name: "Main" }).count()).toBe(0);
+    await viewer.goto(`${server().baseUrl}/dashboard/messages`);
+    await viewer.getByRole("heading", { name: "Your sign-in", level: 1 }).waitFor();
+    await screenshot(viewer, "dashboard-two-factor-required");
+
+    expect(found).toEqual([]);
+    // The 401s and 403s are the ones provoked on purpose: a short password, the session ended, the second step.
+    expect(unexpectedProblems(owner.problems, 401)).toEqual([]);
+    expect(unexpectedProblems(viewer.problems, 401, 403, 422)).toEqual([]);
+    await owner.context().close();
+    await viewer.context().close();
+  });
+});
