@@ -111,6 +111,34 @@ describe("an account that requires two-factor sign-in", () => {
   });
 });
 
+describe("signing in with an unknown address", () => {
+  it("costs the same argon2 work as a wrong password, so the time of the answer tells nobody who is a user", async () => {
+    const a = await server().account();
+    const known = uniqueEmail("known");
+    await userOf(a, known, "viewer");
+    const timed = async (email: string) => {
+      const t0 = performance.now();
+      const res = await post("/api/v1/session", { email, password: "not the password at all" });
+      expect((await problemOf(res)).code).toBe("invalid_credentials");
+      return performance.now() - t0;
+    };
+    // Interleaved, so both kinds meet the same load; eight wrong passwords stay under the lockout's ten.
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      wrong.push(await timed(known));
+      unknown.push(await timed(uniqueEmail("nobody")));
+    }
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
+    // The same work gives a ratio near 1. Without the decoy hash an unknown address skips the argon2id verify
+    // (about 16 ms of 26 here): a ratio near 0.4, well under the lower bound; medians of interleaved runs keep
+    // load from moving either side across its bound.
+    const ratio = median(unknown) / median(wrong);
+    expect(ratio, `unknown ${median(unknown).toFixed(1)} ms, wrong ${median(wrong).toFixed(1)} ms`).toBeGreaterThan(0.65);
+    expect(ratio).toBeLessThan(1.55);
+  });
+});
+
 describe("invitations by mail", () => {
   it("mails the link to the invited address where SMTP_URL is set, and says so", async () => {
     const a = await server().account();

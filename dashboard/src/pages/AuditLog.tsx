@@ -129,7 +129,7 @@ export function AuditLog() {
                 <tr key={e.auditEventId} data-action={e.action}>
                   <td data-label="At">{formatTime(e.at)}</td>
                   <td data-label="Actor">
-                    {ACTORS[e.actor.type]} {e.actor.keyId && <code>{e.actor.keyId}</code>}
+                    {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]} {e.actor.keyId && <code>{e.actor.keyId}</code>}
                   </td>
                   {operator && (
                     <td data-label="Account">
