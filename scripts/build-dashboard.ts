@@ -100,11 +100,21 @@ export async function buildDashboard({ ifStale = false, quiet = false } = {}): P
     const scratch = join(dashboardDir, `.dist-${process.pid}`);
     rmSync(scratch, { recursive: true, force: true });
     const { build } = await import("vite");
-    await build({
-      configFile: join(dashboardDir, "vite.config.ts"),
-      logLevel: quiet ? "warn" : "info",
-      build: { outDir: scratch, emptyOutDir: true },
-    });
+    // Always the production build: Vite builds for the NODE_ENV it finds, and the tests' global setup runs with
+    // NODE_ENV=test, which would ship the development builds of the libraries (bigger, and not what users get).
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = "production";
+    try {
+      await build({
+        configFile: join(dashboardDir, "vite.config.ts"),
+        mode: "production",
+        logLevel: quiet ? "warn" : "info",
+        build: { outDir: scratch, emptyOutDir: true },
+      });
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    }
     writeFileSync(join(scratch, "build.json"), `${JSON.stringify({ inputHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`);
     const old = join(dashboardDir, `.dist-old-${process.pid}`);
     if (existsSync(distDir)) renameSync(distDir, old);

@@ -2,13 +2,13 @@
 // deliveries' own bookkeeping. A run at least WEBHOOK_DISABLE_AFTER_FAILURES attempts long that began at least
 // WEBHOOK_DISABLE_AFTER_HOURS ago disables the webhook (docs/WEBHOOKS.md): an event in the log, the counter
 // below, and `disabledAt` in the API until it is enabled again.
-import { Counter } from "prom-client";
+import { processCounter } from "../processMetrics.js";
 import type { Db } from "../db/knex.js";
 import { recordWebhookAttempts, type WebhookAttempts } from "../db/webhooks.js";
 import { batcher } from "../db/batcher.js";
 import type { Logger } from "../logger.js";
 
-export const webhooksDisabledTotal = new Counter({
+export const webhooksDisabledTotal = processCounter({
   name: "webhooks_disabled_total",
   help: "Webhooks disabled after a long run of failed delivery attempts",
 });

@@ -3,7 +3,7 @@
 // owns the destination number and stores it in one transaction with what it causes (keyword handling,
 // events), so a caller that acknowledges to its carrier after this returns has the message durably stored.
 import { uuidv7 } from "../domain/uuidv7.js";
-import { Counter, register } from "prom-client";
+import { processCounter } from "../processMetrics.js";
 import type { Db } from "../db/knex.js";
 import { insertInboundMessage } from "../db/messages/index.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
@@ -31,18 +31,14 @@ export interface ReceivedMessage {
 }
 
 const UNROUTED = "sms_inbound_unrouted_total";
-const unrouted =
-  (register.getSingleMetric(UNROUTED) as Counter | undefined) ??
-  new Counter({ name: UNROUTED, help: "Inbound messages to a number no account holds (kept for the operator)" });
+const unrouted = processCounter({ name: UNROUTED, help: "Inbound messages to a number no account holds (kept for the operator)" });
 
 const UNLISTED = "sms_inbound_keywords_unlisted_total";
-const unlisted =
-  (register.getSingleMetric(UNLISTED) as Counter<"kind"> | undefined) ??
-  new Counter({
-    name: UNLISTED,
-    help: "Inbound keywords (STOP, START, HELP) from a sender in national format, which no opt-out list can hold: set the connector's defaultCountry",
-    labelNames: ["kind"],
-  });
+const unlisted = processCounter({
+  name: UNLISTED,
+  help: "Inbound keywords (STOP, START, HELP) from a sender in national format, which no opt-out list can hold: set the connector's defaultCountry",
+  labelNames: ["kind"],
+});
 
 /**
  * Stores an inbound message for the owner of its `to` number; returns its id, or undefined when no account holds

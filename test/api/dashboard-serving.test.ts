@@ -25,7 +25,22 @@ describe("GET /dashboard", () => {
       expect(csp).toContain("script-src 'self'");
       expect(csp).toContain("style-src 'self'");
       expect(csp).not.toContain("unsafe-inline");
-      expect(await res.text()).toBe(index);
+      // The built page, told to offer the API key sign-in (outside production, by default).
+      expect(await res.text()).toBe(index.replace("</head>", '<meta name="sms-key-sign-in" content="on" /></head>'));
+    }
+  });
+
+  it("tells the page not to offer the API key sign-in when told so (production's default)", async () => {
+    const app = express().use("/dashboard", dashboardRouter(dashboardDist, { keySignIn: false }));
+    const http = app.listen(0, "127.0.0.1");
+    await new Promise((r) => http.once("listening", r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}/dashboard/`);
+      const page = await res.text();
+      expect(page).toContain('<meta name="sms-key-sign-in" content="off" />');
+      expect(page).not.toContain('content="on"');
+    } finally {
+      http.close();
     }
   });
 

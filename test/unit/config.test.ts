@@ -7,6 +7,9 @@ describe("loadConfig", () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: "0.0.0.0",
+      dashboardKeySignIn: undefined,
+      smtpUrl: undefined,
+      smtpFrom: "SMS Platform <no-reply@localhost>",
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 30_000,
       exportsPerAccount: 2,

@@ -1,0 +1,8 @@
+// Counters on prom-client's process-wide registry, found before made: a module evaluated twice in one process
+// (the test suite shares modules between its files, and a second import path evaluates a module again) must
+// not register a metric twice, which prom-client refuses.
+import { Counter, register, type CounterConfiguration } from "prom-client";
+
+export function processCounter<L extends string = never>(configuration: CounterConfiguration<L>): Counter<L> {
+  return (register.getSingleMetric(configuration.name) as Counter<L> | undefined) ?? new Counter(configuration);
+}
