@@ -3,7 +3,7 @@
 // lists return full pages), one holding BENCH_HISTORY_MESSAGES messages
 // (default 5,000,000) of 50 accounts (one with a fifth of them) over the last 401 days, written in SQL with
 // their two history entries and two receipt deliveries to one webhook each. Measured on both, alternating:
-// schedule (API alone; API and worker in one process), list pages (first, 200 deep, filtered), get by id, the
+// schedule (API alone; API and worker in one process), list pages (first, 200 deep, filtered, searched), get by id, the
 // claim of 20,000 due messages to delivered with receipts (and the WAL it writes), and the API's p99 while
 // the retention job deletes the oldest day. Reports every ratio full/empty (target ≤ 1.3) and the storage per
 // message.
@@ -115,6 +115,11 @@ async function reads(servers: Served[]) {
     statusScheduled: await readLatency(servers, () => [m("status=scheduled")]),
     statusFailed: await readLatency(servers, () => [m("status=failed")]),
     campaign: await readLatency(servers, (s) => [m(`campaignId=${s.side.campaignId}`)]),
+    // Searches (db/messages/search.ts): a text no message holds looks through the whole window of
+    // SEARCH_SCAN_ROWS messages, the worst case of a page; a number prefix; the last hour by creation time.
+    searchTextNone: await readLatency(servers, () => [m("q=no%20message%20says%20this")]),
+    searchNumber: await readLatency(servers, () => [m("to=%2B1")]),
+    searchLastHour: await readLatency(servers, () => [m(`since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)]),
     deliveriesFailed: await readLatency(servers, (s) => [`/api/v1/webhooks/${s.side.webhookId}/deliveries?status=failed&limit=50`]),
     getById: await readLatency(servers, (s) => recent.get(s)!),
   };

@@ -751,8 +751,9 @@ export interface paths {
         };
         /**
          * List messages
-         * @description List messages of both directions, newest first, optionally filtered by status, campaign or direction.
-         *     `phone` gives the conversation with one person: outbound messages to it and inbound messages from it.
+         * @description List messages of both directions, newest first, optionally filtered by status, campaign or direction, and
+         *     searched by text (`q`), number (`to`, `from`) and creation time (`since`, `until`). `phone` gives the
+         *     conversation with one person: outbound messages to it and inbound messages from it.
          */
         get: operations["Messages_list"];
         put?: never;
@@ -5723,10 +5724,7 @@ export interface components {
          *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
          */
         "PageLimit.cursor": string;
-        /**
-         * @description Maximum number of items to return, 1 to 100.
-         * @example 20
-         */
+        /** @description Maximum number of items to return, 1 to 100. */
         "PageLimit.limit": number;
     };
     requestBodies: never;
@@ -5916,10 +5914,7 @@ export interface operations {
     AccountBilling_ledger: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -6135,10 +6130,7 @@ export interface operations {
     OperatorAccounts_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -6700,10 +6692,7 @@ export interface operations {
     OperatorAccountKeys_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -7026,10 +7015,7 @@ export interface operations {
     OperatorAccountNumbers_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -7909,10 +7895,7 @@ export interface operations {
                 action?: string;
                 /** @description Only events of this account (operator keys; an account key sees its own alone). */
                 accountId?: components["schemas"]["Uuid"];
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -8094,10 +8077,7 @@ export interface operations {
                  * @example sending
                  */
                 status?: components["schemas"]["CampaignStatus"];
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -9055,10 +9035,7 @@ export interface operations {
                  *     people it shows.
                  */
                 phones?: components["schemas"]["E164"][];
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -10450,10 +10427,7 @@ export interface operations {
     Keys_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -10785,9 +10759,21 @@ export interface operations {
                 /** @description Only the messages with this `reference` (exact match). */
                 reference?: string;
                 /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
+                 * @description Search: only messages whose text contains this, in any case. A search (`q`, `to` or `from`) looks
+                 *     through at most `SEARCH_SCAN_ROWS` messages (10,000 by default) per page, newest first, so every page
+                 *     answers in bounded time however many messages the account has: a page may hold fewer than `limit`
+                 *     items, even none, and still have a `nextCursor`; follow it to search on.
                  */
+                q?: string;
+                /** @description Search: only messages to a number that starts with this (E.164 digits with or without the `+`, e.g. `+4479`). */
+                to?: string;
+                /** @description Search: only messages from a number or sender ID that starts with this (as `to`; any case for a sender ID). */
+                from?: string;
+                /** @description Only messages created at or after this time. */
+                since?: string;
+                /** @description Only messages created before this time. */
+                until?: string;
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -11343,10 +11329,7 @@ export interface operations {
     Numbers_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -12008,10 +11991,7 @@ export interface operations {
     OptOuts_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -14768,10 +14748,7 @@ export interface operations {
     UnroutedMessages_list: {
         parameters: {
             query?: {
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
@@ -16274,10 +16251,7 @@ export interface operations {
                  * @example failed
                  */
                 status?: components["schemas"]["DeliveryStatus"];
-                /**
-                 * @description Maximum number of items to return, 1 to 100.
-                 * @example 20
-                 */
+                /** @description Maximum number of items to return, 1 to 100. */
                 limit?: components["parameters"]["PageLimit.limit"];
                 /**
                  * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors

@@ -23,6 +23,11 @@ export const SETTINGS = {
     "where invitations are mailed: `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`; unset = not mailed (the inviter passes the link on)",
   ),
   smtpFrom: text("SMTP_FROM", "SMS Platform <no-reply@localhost>", "the From of the invitation mails"),
+  searchScanRows: int(
+    "SEARCH_SCAN_ROWS",
+    10_000,
+    "messages one page of a message search (`q`, `to`, `from`) looks through at most, newest first; a page that found too few says where to search on",
+  ),
   httpHeadersTimeoutMs: int(
     "HTTP_HEADERS_TIMEOUT_MS",
     10_000,

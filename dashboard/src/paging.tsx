@@ -44,16 +44,23 @@ interface State<T> {
   moreError?: ApiProblem;
 }
 
-/** Pages from the first until at least `count` rows or the end. */
+/**
+ * A search's pages may hold few rows (or none) and still go on (the API looks through a bounded window of rows
+ * per page): at most this many requests fill the first rows, then "Load more" searches on.
+ */
+const MAX_REQUESTS = 10;
+
+/** Pages from the first until at least `count` rows, the end, or MAX_REQUESTS. */
 async function fetchRows<T>(fetchPage: FetchPage<T>, count: number, pageSize: number) {
   const limit = Math.min(MAX_LIMIT, Math.max(pageSize, count));
   const items: T[] = [];
   let cursor: string | undefined;
+  let requests = 0;
   do {
     const page = await fetchPage({ limit, ...(cursor ? { cursor } : {}) });
     items.push(...page.data);
     cursor = page.nextCursor ?? undefined;
-  } while (cursor && items.length < count);
+  } while (cursor && items.length < count && ++requests < MAX_REQUESTS);
   return { items, nextCursor: cursor ?? null };
 }
 
@@ -163,11 +170,17 @@ type LoadMoreState = Pick<PagedList<unknown>, "items" | "hasMore" | "loadingMore
 
 export function LoadMore({ list, noun, one }: { list: LoadMoreState; noun: string; one: string }) {
   const count = list.items?.length ?? 0;
-  if (count === 0) return null;
+  if (count === 0 && !list.hasMore) return null;
   return (
     <div class="load-more">
       <p class="muted" role="status">
-        {list.hasMore ? `Showing the newest ${count} ${noun}.` : count === 1 ? `Showing the only ${one}.` : `Showing all ${count} ${noun}.`}
+        {count === 0
+          ? `No ${noun} found among the newest searched so far.`
+          : list.hasMore
+            ? `Showing the newest ${count} ${noun}.`
+            : count === 1
+              ? `Showing the only ${one}.`
+              : `Showing all ${count} ${noun}.`}
       </p>
       {list.hasMore && (
         // aria-disabled, not disabled: a disabled button drops keyboard focus while the page loads.
@@ -209,7 +222,7 @@ export function PagedRows<T>({
     <>
       <ProblemMessage error={list.error} prefix={errorPrefix} />
       {!list.items && list.loading && <Loading what={loading} />}
-      {list.items?.length === 0 && <p class="muted">{empty}</p>}
+      {list.items?.length === 0 && !list.hasMore && <p class="muted">{empty}</p>}
       {list.items && list.items.length > 0 && children(list.items)}
       <LoadMore list={list} noun={noun} one={one} />
     </>

@@ -59,3 +59,17 @@ export async function fetchPage<T extends CursorKey>(
   const limit = query.limit ?? 50;
   return pageOf(await fetch({ after: decodeCursor(query.cursor, idPattern), limit: limit + 1 }), limit);
 }
+
+/**
+ * A page of a search that looks through a bounded window of rows (db/messages/search.ts): given up to limit+1
+ * matches, the page and its cursor; a page that found too few before its window ran out continues from
+ * `scannedTo`, the last row it looked at.
+ */
+export function searchPageOf<T extends CursorKey>(
+  rows: T[],
+  limit: number,
+  scannedTo: CursorKey | undefined,
+): { items: T[]; nextCursor: string | null } {
+  const page = pageOf(rows, limit);
+  return page.nextCursor === null && scannedTo ? { ...page, nextCursor: encodeCursor(scannedTo) } : page;
+}

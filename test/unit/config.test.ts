@@ -10,6 +10,7 @@ describe("loadConfig", () => {
       dashboardKeySignIn: undefined,
       smtpUrl: undefined,
       smtpFrom: "SMS Platform <no-reply@localhost>",
+      searchScanRows: 10_000,
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 30_000,
       exportsPerAccount: 2,

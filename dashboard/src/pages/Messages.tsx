@@ -1,5 +1,5 @@
-// Messages: the list with status chips and filters (status, campaign, reference, batch), sending or scheduling
-// a message, cancelling one.
+// Messages: the list with status chips, its search (text, number, date range) and filters (status, campaign,
+// reference, batch), sending or scheduling a message, cancelling one.
 import { useEffect, useState } from "preact/hooks";
 import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
@@ -47,9 +47,17 @@ export function Messages() {
   const campaignId = query.get("campaignId") ?? "";
   const reference = query.get("reference") ?? "";
   const batchId = query.get("batchId") ?? "";
+  const q = query.get("q") ?? "";
+  const to = query.get("to") ?? "";
+  const since = query.get("since") ?? "";
+  const until = query.get("until") ?? "";
   // As typed; the filter applies on Enter or leaving the field (a change), and follows the address.
   const [referenceText, setReferenceText] = useState(reference);
   useEffect(() => setReferenceText(reference), [reference]);
+  const [qText, setQText] = useState(q);
+  useEffect(() => setQText(q), [q]);
+  const [toText, setToText] = useState(to);
+  useEffect(() => setToText(to), [to]);
   const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
   const [sending, setSending] = useState(false);
@@ -66,11 +74,16 @@ export function Messages() {
               ...(campaignId ? { campaignId } : {}),
               ...(reference ? { reference } : {}),
               ...(batchId ? { batchId } : {}),
+              ...(q ? { q } : {}),
+              ...(to ? { to } : {}),
+              // The days as chosen, in the browser's zone: from the first's start to the last's end.
+              ...(since ? { since: new Date(`${since}T00:00`).toISOString() } : {}),
+              ...(until ? { until: new Date(new Date(`${until}T00:00`).getTime() + 86_400_000).toISOString() } : {}),
             },
           },
         }),
       ),
-    [status, campaignId, reference, batchId],
+    [status, campaignId, reference, batchId, q, to, since, until],
     LIMIT,
   );
 
@@ -116,7 +129,47 @@ export function Messages() {
         </Notice>
       )}
 
-      <search class="toolbar" aria-label="Filter messages">
+      <search class="toolbar" aria-label="Search and filter messages">
+        <div class="field">
+          <label for="filter-q">Text</label>
+          <input
+            id="filter-q"
+            type="search"
+            maxLength={100}
+            value={qText}
+            onInput={(e) => setQText(e.currentTarget.value)}
+            onChange={(e) => setFilter("q", e.currentTarget.value.trim())}
+            aria-describedby="filter-q-hint"
+          />
+          <small class="hint" id="filter-q-hint">
+            In the message, any case; Enter to search
+          </small>
+        </div>
+        <div class="field">
+          <label for="filter-to">Number starts with</label>
+          <input
+            id="filter-to"
+            type="search"
+            inputMode="tel"
+            maxLength={16}
+            pattern="\+?[0-9]{1,15}"
+            value={toText}
+            onInput={(e) => setToText(e.currentTarget.value)}
+            onChange={(e) => e.currentTarget.checkValidity() && setFilter("to", e.currentTarget.value.trim())}
+            aria-describedby="filter-to-hint"
+          />
+          <small class="hint" id="filter-to-hint">
+            Sent to, e.g. +4479
+          </small>
+        </div>
+        <div class="field">
+          <label for="filter-since">Created from</label>
+          <input id="filter-since" type="date" value={since} onChange={(e) => setFilter("since", e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="filter-until">Created until</label>
+          <input id="filter-until" type="date" value={until} onChange={(e) => setFilter("until", e.currentTarget.value)} />
+        </div>
         <div class="field">
           <label for="filter-status">Status</label>
           <select id="filter-status" value={status} onChange={(e) => setFilter("status", e.currentTarget.value)}>
@@ -185,7 +238,7 @@ export function Messages() {
         noun="messages"
         one="message"
         errorPrefix="Could not load messages"
-        empty={`No messages${status || campaignId || reference || batchId ? " match these filters" : " yet"}.`}
+        empty={`No messages${status || campaignId || reference || batchId || q || to || since || until ? " match these filters" : " yet"}.`}
       >
         {(items) => (
           <ul class="rows" aria-label="Messages" aria-busy={list.loading} ref={list.rowsRef}>
@@ -205,9 +258,7 @@ export function Messages() {
                       Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
                     </span>
                   ) : (
-                    <span>
-                      {m.status === "scheduled" ? "Sends" : "Scheduled"} <time dateTime={m.scheduledAt}>{formatTime(m.scheduledAt)}</time>
-                    </span>
+                    <MessageWhen m={m} />
                   )}
                   <span>
                     {m.direction === "inbound" ? `to ${m.to}` : `from ${m.from}`} · {m.segments} segment{m.segments === 1 ? "" : "s"}
@@ -236,5 +287,21 @@ export function Messages() {
         }}
       />
     </section>
+  );
+}
+
+type Outbound = Extract<Message, { direction: "outbound" }>;
+
+/** The latest thing that happened to an outbound message and when (delivered, sent, cancelled…), or when it is due. */
+function MessageWhen({ m }: { m: Outbound }) {
+  const last = m.history.at(-1);
+  const [label, at] =
+    m.status === "scheduled" || !last || last.status === "scheduled"
+      ? [m.status === "scheduled" ? "Sends" : "Scheduled", m.scheduledAt]
+      : [last.status.charAt(0).toUpperCase() + last.status.slice(1), last.at];
+  return (
+    <span>
+      {label} <time dateTime={at}>{formatTime(at)}</time>
+    </span>
   );
 }

@@ -6,3 +6,4 @@ export * from "./reads.js";
 export * from "./rows.js";
 export * from "./statusChange.js";
 export * from "./transitions.js";
+export * from "./search.js";

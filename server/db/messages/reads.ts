@@ -5,6 +5,7 @@ import type { CursorKey } from "../../domain/cursor.js";
 import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
 import { run, sql } from "../sql.js";
 import { cursorAtColumn, newestFirstPage } from "../newestFirstPage.js";
+import { searchPage, type MessageSearch } from "./search.js";
 import {
   byKeys,
   columns,
@@ -21,37 +22,60 @@ export async function getMessage(db: Knex, accountId: string, messageId: string)
   return db("messages").where({ account_id: accountId, id: messageId }).first(columns);
 }
 
+/** What a list of an account's messages is narrowed to (each by an index where one serves it). */
+export interface MessageListFilters {
+  statuses?: StoredStatus[];
+  campaignId?: string;
+  /** Only test messages (true) or only real ones (false). */
+  test?: boolean;
+  batchId?: string;
+  reference?: string;
+  direction?: MessageRow["direction"];
+  /** The conversation with this number: outbound to it, inbound from it. */
+  phone?: string;
+  /** Created at or after. */
+  since?: string;
+  /** Created before. */
+  until?: string;
+}
+
+/** The account's messages with `filters`, after the cursor's key, newest first; not yet limited. */
+function messageList(db: Knex, accountId: string, filters: MessageListFilters, after: CursorKey | undefined) {
+  const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
+  if (filters.statuses) query.whereIn("status", filters.statuses);
+  if (filters.campaignId) query.where({ campaign_id: filters.campaignId });
+  if (filters.test !== undefined) query.where({ test: filters.test });
+  if (filters.batchId) query.where({ batch_id: filters.batchId });
+  if (filters.reference) query.where({ reference: filters.reference });
+  if (filters.direction) query.where({ direction: filters.direction });
+  if (filters.since) query.where("created_at", ">=", filters.since);
+  if (filters.until) query.where("created_at", "<", filters.until);
+  if (filters.phone) {
+    // Each side matches a partial index: messages_recipient_page_idx, messages_sender_page_idx.
+    query.where(
+      sql`((direction = 'outbound' AND recipient = ${filters.phone}) OR (direction = 'inbound' AND sender = ${filters.phone}))`.forBuilder(
+        db,
+      ),
+    );
+  }
+  return newestFirstPage(query, after, Number.MAX_SAFE_INTEGER);
+}
+
 export async function listMessages(
   db: Knex,
   accountId: string,
-  opts: {
-    statuses?: StoredStatus[];
-    campaignId?: string;
-    /** Only test messages (true) or only real ones (false). */
-    test?: boolean;
-    batchId?: string;
-    reference?: string;
-    direction?: MessageRow["direction"];
-    /** The conversation with this number: outbound to it, inbound from it. */
-    phone?: string;
-    after?: CursorKey;
-    limit: number;
-  },
+  opts: MessageListFilters & { after?: CursorKey; limit: number },
 ): Promise<(MessageRow & CursorKey)[]> {
-  const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
-  if (opts.statuses) query.whereIn("status", opts.statuses);
-  if (opts.campaignId) query.where({ campaign_id: opts.campaignId });
-  if (opts.test !== undefined) query.where({ test: opts.test });
-  if (opts.batchId) query.where({ batch_id: opts.batchId });
-  if (opts.reference) query.where({ reference: opts.reference });
-  if (opts.direction) query.where({ direction: opts.direction });
-  if (opts.phone) {
-    // Each side matches a partial index: messages_recipient_page_idx, messages_sender_page_idx.
-    query.where(
-      sql`((direction = 'outbound' AND recipient = ${opts.phone}) OR (direction = 'inbound' AND sender = ${opts.phone}))`.forBuilder(db),
-    );
-  }
-  return newestFirstPage(query, opts.after, opts.limit);
+  return messageList(db, accountId, opts, opts.after).limit(opts.limit);
+}
+
+/** A page of a search among the list's messages (search.ts: at most `scanRows` looked at per page). */
+export async function searchMessages(
+  db: Knex,
+  accountId: string,
+  opts: MessageListFilters & { search: MessageSearch; after?: CursorKey; limit: number; scanRows: number },
+) {
+  return searchPage(db, messageList(db, accountId, opts, opts.after), opts.search, opts);
 }
 
 /**

@@ -1,5 +1,13 @@
-import { getMessage, getStatusHistories, listMessages } from "../../db/messages/index.js";
-import { fetchPage } from "../../domain/cursor.js";
+import {
+  getMessage,
+  getStatusHistories,
+  isSearch,
+  listMessages,
+  searchMessages,
+  type MessageListFilters,
+  type MessageSearch,
+} from "../../db/messages/index.js";
+import { decodeCursor, fetchPage, searchPageOf } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
 import { storedStatuses } from "../../domain/messageStatus.js";
@@ -51,19 +59,22 @@ export const messageHandlers: Pick<
     return { status: 200, body: { batchId: path.batchId, cancelled } };
   },
 
-  async Messages_list({ db, account, query }) {
-    const { items, nextCursor } = await fetchPage(query, (w) =>
-      listMessages(db, account.id, {
-        statuses: query.status ? storedStatuses(query.status) : undefined,
-        campaignId: query.campaignId,
-        test: query.test,
-        batchId: query.batchId,
-        reference: query.reference,
-        direction: query.direction,
-        phone: query.phone === undefined ? undefined : requirePhone(query.phone, "/query/phone"),
-        ...w,
-      }),
-    );
+  async Messages_list({ db, account, query, config }) {
+    const filters = {
+      statuses: query.status ? storedStatuses(query.status) : undefined,
+      campaignId: query.campaignId,
+      test: query.test,
+      batchId: query.batchId,
+      reference: query.reference,
+      direction: query.direction,
+      phone: query.phone === undefined ? undefined : requirePhone(query.phone, "/query/phone"),
+      since: query.since,
+      until: query.until,
+    };
+    const search = { q: query.q, to: query.to, from: query.from };
+    const { items, nextCursor } = isSearch(search)
+      ? await searchMessagesPage(db, account.id, filters, search, query, config.searchScanRows)
+      : await fetchPage(query, (w) => listMessages(db, account.id, { ...filters, ...w }));
     const histories = await getStatusHistories(db, account.id, items);
     return { status: 200, body: { data: items.map((m) => toMessage(m, histories.get(m.id)!)), nextCursor } };
   },
@@ -75,3 +86,18 @@ export const messageHandlers: Pick<
     return { status: 200, body: toMessage(message, histories.get(message.id)!) };
   },
 };
+
+/** A page of a message search: at most `scanRows` messages looked at (db/messages/search.ts). */
+async function searchMessagesPage(
+  db: Knex,
+  accountId: string,
+  filters: MessageListFilters,
+  search: MessageSearch,
+  query: { limit?: number; cursor?: string },
+  scanRows: number,
+) {
+  const limit = query.limit ?? 50;
+  const after = decodeCursor(query.cursor);
+  const { rows, scannedTo } = await searchMessages(db, accountId, { ...filters, search, after, limit: limit + 1, scanRows });
+  return searchPageOf(rows, limit, scannedTo);
+}

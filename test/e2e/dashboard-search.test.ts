@@ -1,0 +1,56 @@
+// Searching messages in the dashboard, in a real browser against a real server and database: text in any case,
+// a number's prefix and a date range narrow the list, the address keeps the search (a reload shows the same),
+// a scheduled message's row says when it sends; axe audits the page with its search.
+import { describe, expect, it } from "vitest";
+import { audit, browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { inHours, useTestServer } from "../helpers/server.js";
+
+const server = useTestServer();
+const browser = useBrowser();
+
+describe.skipIf(!browserAvailable)("dashboard: searching messages", { timeout: 60_000 }, () => {
+  it("narrows the list by text, number and date, and keeps the search in the address", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    for (const [to, body] of [
+      ["+447400123401", "Your ORDER 1041 has shipped"],
+      ["+14155550101", "order 1042: out for delivery"],
+      ["+447400123402", "Hello from the shop"],
+    ] as const) {
+      const res = await a.request("POST", "/api/v1/scheduler/schedule", { to, from: "ACME", body, scheduledAt: inHours(24) });
+      expect(res.status).toBe(201);
+    }
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/messages");
+    const rows = page.getByRole("list", { name: "Messages" }).getByRole("listitem");
+    await expect.poll(() => rows.count()).toBe(3);
+    await expect.poll(() => rows.first().textContent()).toContain("Sends");
+
+    await page.getByLabel("Text").fill("order");
+    await page.getByLabel("Text").press("Enter");
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(new URL(page.url()).searchParams.get("q")).toBe("order");
+
+    await page.getByLabel("Number starts with").fill("+44");
+    await page.getByLabel("Number starts with").press("Enter");
+    await expect.poll(() => rows.count()).toBe(1);
+    await rows.getByText("Your ORDER 1041 has shipped").waitFor();
+
+    // Created from tomorrow: nothing yet.
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const day = `${tomorrow.getFullYear()}-${String(tomorrow.getMonth() + 1).padStart(2, "0")}-${String(tomorrow.getDate()).padStart(2, "0")}`;
+    await page.getByLabel("Created from").fill(day);
+    await page.getByText("No messages match these filters.").waitFor();
+
+    // The address holds the search: a reload shows the same.
+    await page.getByLabel("Created from").fill("");
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.getByLabel("Text").inputValue()).toBe("order");
+    expect(await audit(page, "messages searched")).toEqual([]);
+    await screenshot(page, "dashboard-message-search");
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+});
