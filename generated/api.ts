@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description List contacts, newest first, optionally only those of one group or with given numbers.
+         * @description List contacts, newest first, optionally only those of one group, with a tag, found by a search or with given numbers.
          */
         get: operations["Contacts_list"];
         put?: never;
@@ -2878,6 +2878,14 @@ export interface components {
          *       "contactId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *       "phone": "+14155550123",
          *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "tags": [
+         *         "vip",
+         *         "newsletter"
+         *       ],
+         *       "customFields": {
+         *         "plan": "gold"
+         *       },
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
          *       "timeZone": "America/Los_Angeles",
          *       "optedOut": false,
@@ -2892,6 +2900,14 @@ export interface components {
             phone: components["schemas"]["E164"];
             /** @description First name, or `null`. */
             firstName: string | null;
+            /** @description Last name, or `null`. */
+            lastName: string | null;
+            /** @description Its tags, in the order given. */
+            tags: string[];
+            /** @description Its custom fields (`{}` without any). */
+            customFields: {
+                [key: string]: string;
+            };
             /** @description The group the contact is in, or `null` when unassigned. */
             groupId: components["schemas"]["Uuid"] | null;
             /** @description The contact's IANA time zone for quiet hours, or `null` (then the number's zone or the account's default). */
@@ -2911,6 +2927,20 @@ export interface components {
              * @description When the contact was last changed.
              */
             updatedAt: string;
+        };
+        /**
+         * @description Tags and custom fields of a contact, as a request gives them (each replaces the whole list or map). Checked
+         *     beyond the schema: at most 20 tags of 1 to 50 characters (spaces around them trimmed, repeats dropped), at
+         *     most 20 custom fields whose keys are a letter then letters, digits or `_` (40 at most) and whose values are
+         *     at most 500 characters (400 `validation_failed`, naming the field).
+         */
+        ContactDetails: {
+            /** @description Labels to find the contact by (`GET /contacts?tag=`). */
+            tags?: string[];
+            /** @description Fields of your own, for `{{custom.key}}` in campaign messages, e.g. `{ "plan": "gold" }`. */
+            customFields?: {
+                [key: string]: string;
+            };
         };
         /**
          * @description Posted to webhooks subscribed to `contact.opted_out` / `contact.opted_in` when the opt-out list changes.
@@ -3061,6 +3091,13 @@ export interface components {
          * @example {
          *       "phone": "+14155550123",
          *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "tags": [
+         *         "vip"
+         *       ],
+         *       "customFields": {
+         *         "plan": "gold"
+         *       },
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
          *     }
          */
@@ -3069,6 +3106,14 @@ export interface components {
             phone: components["schemas"]["PhoneNumber"];
             /** @description First name, used by `{{firstName}}` in campaign messages. */
             firstName?: string | null;
+            /** @description Last name. */
+            lastName?: string | null;
+            /** @description Labels to find the contact by (`GET /contacts?tag=`). */
+            tags?: string[];
+            /** @description Fields of your own, for `{{custom.key}}` in campaign messages, e.g. `{ "plan": "gold" }`. */
+            customFields?: {
+                [key: string]: string;
+            };
             /** @description Optional group to place the contact in (422 `group_not_found` if there is no such group). */
             groupId?: components["schemas"]["Uuid"] | null;
             /**
@@ -3440,6 +3485,14 @@ export interface components {
             phone: string;
             /** @description First name, at most 100 characters (a longer one is this row's `first_name_too_long` error). */
             firstName?: string | null;
+            /** @description Last name, at most 100 characters (a longer one is this row's `last_name_too_long` error). */
+            lastName?: string | null;
+            /** @description Tags, as a contact's (more than 20, or one too long, is this row's `invalid_tags` error). */
+            tags?: string[];
+            /** @description Custom fields, as a contact's (too many, a bad key or a long value is this row's `invalid_custom_fields` error). */
+            customFields?: {
+                [key: string]: string;
+            };
             /**
              * @description Group to place the contact in: the name of an existing group of the account (case-insensitive) or its
              *     `groupId`. `null`, absent or empty: no group. An unknown group is this row's `group_not_found` error.
@@ -3485,6 +3538,9 @@ export interface components {
          *           "contactId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
          *           "phone": "+14155550123",
          *           "firstName": "Ada",
+         *           "lastName": null,
+         *           "tags": [],
+         *           "customFields": {},
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
          *           "timeZone": null,
          *           "optedOut": false,
@@ -3495,6 +3551,9 @@ export interface components {
          *           "contactId": "7c6d5e4f-3a2b-4c1d-9e8f-7a6b5c4d3e2f",
          *           "phone": "+14155550124",
          *           "firstName": null,
+         *           "lastName": null,
+         *           "tags": [],
+         *           "customFields": {},
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
          *           "timeZone": null,
          *           "optedOut": false,
@@ -3604,13 +3663,14 @@ export interface components {
              * @description The field of the row the error is about.
              * @enum {string}
              */
-            field: "phone" | "firstName" | "group" | "timeZone";
+            field: "phone" | "firstName" | "lastName" | "tags" | "customFields" | "group" | "timeZone";
             /**
              * @description Stable machine-readable code: `invalid_phone` (not a valid number with its `+country` prefix),
              *     `contact_exists` (the account already has a contact with this phone), `duplicate_in_import` (the same
              *     normalised phone is in an earlier row of the request), `group_not_found` (no group of the account has
-             *     this name or `groupId`), `first_name_too_long` (more than 100 characters), `invalid_time_zone` (not a
-             *     known IANA time zone name).
+             *     this name or `groupId`), `first_name_too_long` and `last_name_too_long` (more than 100 characters),
+             *     `invalid_tags` and `invalid_custom_fields` (beyond a contact's limits), `invalid_time_zone` (not a known
+             *     IANA time zone name).
              */
             code: string;
             /** @description Human-readable explanation. */
@@ -5400,6 +5460,14 @@ export interface components {
             phone?: components["schemas"]["PhoneNumber"];
             /** @description New first name, or `null` to clear it. */
             firstName?: string | null;
+            /** @description New last name, or `null` to clear it. */
+            lastName?: string | null;
+            /** @description Labels to find the contact by (`GET /contacts?tag=`). */
+            tags?: string[];
+            /** @description Fields of your own, for `{{custom.key}}` in campaign messages, e.g. `{ "plan": "gold" }`. */
+            customFields?: {
+                [key: string]: string;
+            };
             /** @description Group to move the contact to, or `null` to unassign it. */
             groupId?: components["schemas"]["Uuid"] | null;
             /** @description New IANA time zone, or `null` to clear it (422 `invalid_time_zone` for an unknown name). */
@@ -9030,6 +9098,13 @@ export interface operations {
                  * @example 3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c
                  */
                 groupId?: components["schemas"]["Uuid"];
+                /**
+                 * @description Search: contacts whose first name, last name or full name contains this (any case), or whose number
+                 *     contains its digits (spaces, dashes and brackets ignored: `415 555` finds `+14155550123`).
+                 */
+                q?: string;
+                /** @description Only contacts with this tag (exact). */
+                tag?: string;
                 /**
                  * @description Only the contacts with these numbers (E.164, comma-separated, up to 100): how a list of messages names the
                  *     people it shows.

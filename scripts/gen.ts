@@ -63,13 +63,14 @@ try {
 }
 
 /**
- * `allowReserved: true` on the query parameters that carry times and zones (`since`, `until`, `tz`), which
- * TypeSpec cannot say of a query parameter: `since=2026-11-25T00:00:00Z` and `tz=Europe/London` are taken as
- * people type them, without percent-encoding `:` and `/` (the validator refuses reserved characters otherwise).
+ * `allowReserved: true` on the query parameters that carry times and zones (`since`, `until`, `tz`) and
+ * searches (`q`, and the number prefixes `to` and `from`), which TypeSpec cannot say of a query parameter:
+ * `since=2026-11-25T00:00:00Z`, `tz=Europe/London` and `q=(415) 555` are taken as people type them (and as
+ * clients that leave `:/()+` unencoded send them); the validator refuses reserved characters otherwise.
  */
 function withReservedTimes(yamlText: string): string {
   return yamlText.replace(
-    /^(\s+)- name: (since|until|tz)\n(\s+)in: query\n/gm,
+    /^(\s+)- name: (since|until|tz|q|to|from)\n(\s+)in: query\n/gm,
     (block, _dash, _name, indent: string) => `${block}${indent}allowReserved: true\n`,
   );
 }

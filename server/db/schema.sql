@@ -260,6 +260,9 @@ CREATE TABLE contacts (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   updated_at timestamp with time zone NOT NULL DEFAULT now(),
   time_zone text,
+  last_name text,
+  tags text[] NOT NULL DEFAULT '{}'::text[],
+  custom_fields jsonb NOT NULL DEFAULT '{}'::jsonb,
   CONSTRAINT contacts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT contacts_account_phone_key UNIQUE (account_id, phone),
   CONSTRAINT contacts_group_id_fkey FOREIGN KEY (group_id) REFERENCES groups(id) ON DELETE SET NULL,
@@ -889,6 +892,7 @@ CREATE INDEX contacts_account_page_idx ON contacts USING btree (account_id, crea
 CREATE UNIQUE INDEX contacts_account_phone_key ON contacts USING btree (account_id, phone);
 CREATE INDEX contacts_group_idx ON contacts USING btree (group_id) WHERE (group_id IS NOT NULL);
 CREATE UNIQUE INDEX contacts_pkey ON contacts USING btree (id);
+CREATE INDEX contacts_tags_idx ON contacts USING gin (tags);
 CREATE UNIQUE INDEX groups_account_name_key ON groups USING btree (account_id, lower(name));
 CREATE UNIQUE INDEX groups_pkey ON groups USING btree (id);
 CREATE INDEX idempotency_keys_created_idx ON idempotency_keys USING btree (created_at);

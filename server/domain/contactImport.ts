@@ -3,6 +3,7 @@
 import type { components } from "../../generated/api.js";
 import { toE164 } from "./phone.js";
 import { isKnownTimeZone } from "./timeZones.js";
+import { customFieldsProblem, LAST_NAME_MAX, tagsProblem, tidyTags } from "./contactDetails.js";
 
 type Schemas = components["schemas"];
 export type ImportRow = Schemas["ImportContactRow"];
@@ -16,6 +17,9 @@ export interface ImportCandidate {
   index: number;
   phone: string;
   firstName: string | null;
+  lastName: string | null;
+  tags: string[];
+  customFields: Record<string, string>;
   groupId: string | null;
   timeZone: string | null;
 }
@@ -72,6 +76,16 @@ export function checkImportRows(
         detail: `firstName has more than ${FIRST_NAME_MAX} characters.`,
       });
     }
+    const lastName = r.lastName ?? null;
+    if (lastName !== null && [...lastName].length > LAST_NAME_MAX) {
+      errors.push({ row, field: "lastName", code: "last_name_too_long", detail: `lastName has more than ${LAST_NAME_MAX} characters.` });
+    }
+    const tags = tidyTags(r.tags ?? []);
+    const tagError = tagsProblem(tags);
+    if (tagError) errors.push({ row, field: "tags", code: "invalid_tags", detail: `tags: ${tagError}.` });
+    const customFields = r.customFields ?? {};
+    const fieldsError = customFieldsProblem(customFields);
+    if (fieldsError) errors.push({ row, field: "customFields", code: "invalid_custom_fields", detail: `customFields: ${fieldsError}.` });
     const ref = groupRef(r);
     const groupId = ref === undefined ? null : groups.get(ref);
     if (groupId === undefined) {
@@ -86,7 +100,8 @@ export function checkImportRows(
         detail: `${JSON.stringify(timeZone)} is not a known IANA time zone name.`,
       });
     }
-    if (errors.length === before) candidates.push({ index, phone: phone!, firstName, groupId: groupId ?? null, timeZone });
+    if (errors.length === before)
+      candidates.push({ index, phone: phone!, firstName, lastName, tags, customFields, groupId: groupId ?? null, timeZone });
   });
   return { candidates, errors };
 }

@@ -6,7 +6,8 @@ import { getContact, insertContact, insertContactsSkippingExisting, updateContac
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors.js";
 import { groupExists, resolveGroupRefs } from "../db/groups.js";
 import { checkImportRows, contactExists, groupReferences, type ImportRow, type ImportRowError } from "../domain/contactImport.js";
-import { DomainError, groupNotFound, notFound } from "../domain/errors.js";
+import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
+import { customFieldsProblem, tagsProblem, tidyTags } from "../domain/contactDetails.js";
 import { requirePhone, toE164 } from "../domain/phone.js";
 import { requireTimeZone } from "../domain/timeZones.js";
 import { mapYielding } from "./yieldingMap.js";
@@ -44,8 +45,21 @@ async function requireGroup(db: Knex, accountId: string, groupId: string | null 
 export interface ContactInput {
   phone: string;
   firstName?: string | null;
+  lastName?: string | null;
+  tags?: string[];
+  customFields?: Record<string, string>;
   groupId?: string | null;
   timeZone?: string | null;
+}
+
+/** The tags tidied and both checked against a contact's limits (400 naming the field). */
+function checkedDetails(input: Partial<ContactInput>): { tags?: string[]; customFields?: Record<string, string> } {
+  const tags = input.tags === undefined ? undefined : tidyTags(input.tags);
+  const tagError = tags && tagsProblem(tags);
+  if (tagError) throw invalidField("/body/tags", tagError);
+  const fieldError = input.customFields && customFieldsProblem(input.customFields);
+  if (fieldError) throw invalidField("/body/customFields", fieldError);
+  return { tags, customFields: input.customFields };
 }
 
 const checkedTimeZone = (timeZone: string | null | undefined) =>
@@ -54,9 +68,18 @@ const checkedTimeZone = (timeZone: string | null | undefined) =>
 export async function createContact(db: Knex, accountId: string, input: ContactInput): Promise<ContactRow> {
   const phone = requirePhone(input.phone, "/body/phone");
   const timeZone = checkedTimeZone(input.timeZone) ?? null;
+  const { tags = [], customFields = {} } = checkedDetails(input);
   await requireGroup(db, accountId, input.groupId);
   try {
-    return await insertContact(db, accountId, { phone, firstName: input.firstName ?? null, groupId: input.groupId ?? null, timeZone });
+    return await insertContact(db, accountId, {
+      phone,
+      firstName: input.firstName ?? null,
+      lastName: input.lastName ?? null,
+      tags,
+      customFields,
+      groupId: input.groupId ?? null,
+      timeZone,
+    });
   } catch (error) {
     throw contactWriteError(error, phone);
   }
@@ -67,9 +90,18 @@ export async function changeContact(db: Knex, accountId: string, contactId: stri
   // 404 before anything about the body: another account's contact must look like no contact at all.
   if (!(await getContact(db, accountId, contactId))) throw notFound("Contact");
   const timeZone = checkedTimeZone(input.timeZone);
+  const { tags, customFields } = checkedDetails(input);
   await requireGroup(db, accountId, input.groupId);
   try {
-    const contact = await updateContact(db, accountId, contactId, { phone, firstName: input.firstName, groupId: input.groupId, timeZone });
+    const contact = await updateContact(db, accountId, contactId, {
+      phone,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      tags,
+      customFields,
+      groupId: input.groupId,
+      timeZone,
+    });
     if (!contact) throw notFound("Contact");
     return contact;
   } catch (error) {

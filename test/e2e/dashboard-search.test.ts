@@ -1,6 +1,8 @@
-// Searching messages in the dashboard, in a real browser against a real server and database: text in any case,
+// Searching in the dashboard, in a real browser against a real server and database. Messages: text in any case,
 // a number's prefix and a date range narrow the list, the address keeps the search (a reload shows the same),
-// a scheduled message's row says when it sends; axe audits the page with its search.
+// a scheduled message's row says when it sends. Contacts: a contact added with a last name, tags and custom
+// fields shows them; a search by name or number and by tag finds it; an opted-out contact is marked. axe
+// audits both pages.
 import { describe, expect, it } from "vitest";
 import { audit, browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer } from "../helpers/server.js";
@@ -50,6 +52,55 @@ describe.skipIf(!browserAvailable)("dashboard: searching messages", { timeout: 6
     expect(await page.getByLabel("Text").inputValue()).toBe("order");
     expect(await audit(page, "messages searched")).toEqual([]);
     await screenshot(page, "dashboard-message-search");
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("adds a contact with tags and custom fields, and finds contacts by name, number and tag", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    for (const body of [
+      { phone: "+14155550401", firstName: "Ada", lastName: "Lovelace", tags: ["vip"] },
+      { phone: "+14155550402", firstName: "Adam", lastName: "Smith", tags: ["newsletter"] },
+      { phone: "+447400123404", firstName: "Grace", lastName: "Hopper" },
+    ]) {
+      expect((await a.request("POST", "/api/v1/contacts", body)).status).toBe(201);
+    }
+    expect((await a.request("PUT", "/api/v1/opt-outs/%2B447400123404")).status).toBeLessThan(300);
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/contacts");
+    const rows = page.getByRole("list", { name: "Contacts" }).getByRole("listitem");
+    await expect.poll(() => rows.count()).toBe(3);
+    await page.locator('li[data-phone="+447400123404"]').getByText("opted out").waitFor();
+
+    // Added through the form, with its details.
+    const form = page.getByRole("form", { name: "Add a contact" });
+    await form.getByLabel("Phone").fill("+14155550405");
+    await form.getByLabel("First name").fill("Katherine");
+    await form.getByLabel("Last name").fill("Johnson");
+    await form.getByLabel("Tags").fill("vip, nasa");
+    await form.getByLabel("Custom fields").fill("plan=gold\ncity=Hampton");
+    await form.getByRole("button", { name: "Add contact" }).click();
+    const added = page.locator('li[data-phone="+14155550405"]');
+    await added.getByText("Katherine Johnson").waitFor();
+    await added.getByText("nasa", { exact: true }).waitFor();
+    // Stored as JSON (jsonb): keys come back in its order, not as typed.
+    await added.getByText("city: Hampton · plan: gold").waitFor();
+
+    await page.getByLabel("Name or number").fill("love");
+    await page.getByLabel("Name or number").press("Enter");
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByLabel("Name or number").fill("555 04");
+    await page.getByLabel("Name or number").press("Enter");
+    await expect.poll(() => rows.count()).toBe(3);
+    await page.getByLabel("Name or number").fill("");
+    await page.getByLabel("Name or number").press("Enter");
+    await page.getByLabel("Tag", { exact: true }).fill("vip");
+    await page.getByLabel("Tag", { exact: true }).press("Enter");
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(new URL(page.url()).searchParams.get("tag")).toBe("vip");
+    expect(await audit(page, "contacts searched")).toEqual([]);
+    await screenshot(page, "dashboard-contact-search");
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

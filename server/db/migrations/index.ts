@@ -51,6 +51,7 @@ import * as m049 from "./049_prices_and_balances.js";
 import * as m050 from "./050_batched_webhooks.js";
 import * as m051 from "./051_spend_and_campaign_costs.js";
 import * as m052 from "./052_users_and_sessions.js";
+import * as m053 from "./053_contact_details.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -107,6 +108,7 @@ const migrations: Record<string, Knex.Migration> = {
   "050_batched_webhooks": m050,
   "051_spend_and_campaign_costs": m051,
   "052_users_and_sessions": m052,
+  "053_contact_details": m053,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -23,7 +23,7 @@ export const contactHandlers: Pick<
 
   async Contacts_list({ db, account, query }) {
     const { items, nextCursor } = await fetchPage(query, (w) =>
-      listContacts(db, account.id, { groupId: query.groupId, phones: query.phones, ...w }),
+      listContacts(db, account.id, { groupId: query.groupId, phones: query.phones, q: query.q, tag: query.tag, ...w }),
     );
     return { status: 200, body: { data: items.map(toContact), nextCursor } };
   },

@@ -4,6 +4,53 @@ import { ok, type Contact, type Group } from "../../api.js";
 import { TimeZoneInput } from "../../timeZoneInput.js";
 import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { GroupSelect } from "./groups.js";
+import { formatCustomFields, formatTags, fullName, parseCustomFields, parseTags } from "./details.js";
+
+/** The fields a contact's forms share beyond phone, first name and zone: last name, tags, custom fields. */
+function DetailFields({
+  id,
+  error,
+  lastName,
+  tags,
+  fields,
+  onLastName,
+  onTags,
+  onFields,
+}: {
+  id: string;
+  error: Parameters<typeof fieldError>[0];
+  lastName: string;
+  tags: string;
+  fields: string;
+  onLastName: (v: string) => void;
+  onTags: (v: string) => void;
+  onFields: (v: string) => void;
+}) {
+  return (
+    <>
+      <Field id={`${id}-last`} label="Last name" error={fieldError(error, "/body/lastName")}>
+        <input id={`${id}-last`} maxLength={100} value={lastName} onInput={(e) => onLastName(e.currentTarget.value)} />
+      </Field>
+      <Field id={`${id}-tags`} label="Tags" hint="Comma-separated, up to 20" error={fieldError(error, "/body/tags")}>
+        <input id={`${id}-tags`} value={tags} aria-describedby={`${id}-tags-hint`} onInput={(e) => onTags(e.currentTarget.value)} />
+      </Field>
+      <Field
+        id={`${id}-fields`}
+        label="Custom fields"
+        hint="One key=value a line, e.g. plan=gold; {{custom.plan}} in a campaign"
+        error={fieldError(error, "/body/customFields")}
+      >
+        <textarea
+          id={`${id}-fields`}
+          rows={2}
+          value={fields}
+          aria-describedby={`${id}-fields-hint`}
+          onInput={(e) => onFields(e.currentTarget.value)}
+        />
+      </Field>
+    </>
+  );
+}
 
 export function CreateContactForm({
   groups,
@@ -17,17 +64,31 @@ export function CreateContactForm({
   const { client } = useSession();
   const [phone, setPhone] = useState("");
   const [firstName, setFirstName] = useState("");
+  const [lastName, setLastName] = useState("");
+  const [tags, setTags] = useState("");
+  const [fields, setFields] = useState("");
   const [zone, setZone] = useState("");
   const [groupId, setGroupId] = useState(defaultGroup);
   useEffect(() => setGroupId(defaultGroup), [defaultGroup]);
   const action = useAction(async () => {
     const contact = await ok(
       client.POST("/api/v1/contacts", {
-        body: { phone, firstName: firstName || null, groupId: groupId || null, timeZone: zone.trim() || null },
+        body: {
+          phone,
+          firstName: firstName || null,
+          lastName: lastName || null,
+          tags: parseTags(tags),
+          customFields: parseCustomFields(fields),
+          groupId: groupId || null,
+          timeZone: zone.trim() || null,
+        },
       }),
     );
     setPhone("");
     setFirstName("");
+    setLastName("");
+    setTags("");
+    setFields("");
     setZone("");
     onCreated(contact);
   });
@@ -43,6 +104,16 @@ export function CreateContactForm({
         <Field id="contact-group" label="Group" error={fieldError(action.error, "/body/groupId")}>
           <GroupSelect id="contact-group" groups={groups} value={groupId} onChange={setGroupId} />
         </Field>
+        <DetailFields
+          id="contact"
+          error={action.error}
+          lastName={lastName}
+          tags={tags}
+          fields={fields}
+          onLastName={setLastName}
+          onTags={setTags}
+          onFields={setFields}
+        />
       </div>
       <Field
         id="contact-zone"
@@ -77,10 +148,21 @@ export function ContactItem({
   const [editing, setEditing] = useState(false);
   const [phone, setPhone] = useState(contact.phone);
   const [firstName, setFirstName] = useState(contact.firstName ?? "");
+  const [lastName, setLastName] = useState(contact.lastName ?? "");
+  const [tags, setTags] = useState(formatTags(contact.tags));
+  const [fields, setFields] = useState(formatCustomFields(contact.customFields));
   const [zone, setZone] = useState(contact.timeZone ?? "");
   const save = useAction(
     async (
-      changes: { phone?: string; firstName?: string | null; groupId?: string | null; timeZone?: string | null },
+      changes: {
+        phone?: string;
+        firstName?: string | null;
+        lastName?: string | null;
+        tags?: string[];
+        customFields?: Record<string, string>;
+        groupId?: string | null;
+        timeZone?: string | null;
+      },
       note: (c: Contact) => string,
     ) => {
       const updated = await ok(
@@ -109,7 +191,17 @@ export function ContactItem({
           }}
           onSubmit={(e) => {
             e.preventDefault();
-            void save.run({ phone, firstName: firstName || null, timeZone: zone.trim() || null }, (c) => `Saved ${c.phone}.`);
+            void save.run(
+              {
+                phone,
+                firstName: firstName || null,
+                lastName: lastName || null,
+                tags: parseTags(tags),
+                customFields: parseCustomFields(fields),
+                timeZone: zone.trim() || null,
+              },
+              (c) => `Saved ${c.phone}.`,
+            );
           }}
         >
           <Field id={`${editId}-phone`} label="Phone" error={fieldError(save.error, "/body/phone")}>
@@ -125,6 +217,16 @@ export function ContactItem({
           <Field id={`${editId}-first`} label="First name" error={fieldError(save.error, "/body/firstName")}>
             <input id={`${editId}-first`} maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
           </Field>
+          <DetailFields
+            id={editId}
+            error={save.error}
+            lastName={lastName}
+            tags={tags}
+            fields={fields}
+            onLastName={setLastName}
+            onTags={setTags}
+            onFields={setFields}
+          />
           <Field id={`${editId}-zone`} label="Time zone" error={fieldError(save.error, "/body/timeZone")}>
             <TimeZoneInput id={`${editId}-zone`} value={zone} onInput={setZone} />
           </Field>
@@ -145,8 +247,21 @@ export function ContactItem({
     <li class="row" data-phone={contact.phone}>
       <div class="row-main">
         <span class="row-title">{contact.phone}</span>
-        <span>{contact.firstName ?? <span class="muted">no first name</span>}</span>
+        <span>{fullName(contact) ?? <span class="muted">no name</span>}</span>
+        {contact.optedOut && <span class="chip chip-failed">opted out</span>}
+        {contact.tags.map((t) => (
+          <span key={t} class="chip">
+            {t}
+          </span>
+        ))}
         {contact.timeZone && <small class="muted">{contact.timeZone}</small>}
+        {Object.keys(contact.customFields).length > 0 && (
+          <small class="muted">
+            {Object.entries(contact.customFields)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(" · ")}
+          </small>
+        )}
       </div>
       <div class="row-meta">
         {!canWrite && <span>Group: {groupName(contact.groupId)}</span>}
@@ -175,6 +290,9 @@ export function ContactItem({
             onClick={() => {
               setPhone(contact.phone);
               setFirstName(contact.firstName ?? "");
+              setLastName(contact.lastName ?? "");
+              setTags(formatTags(contact.tags));
+              setFields(formatCustomFields(contact.customFields));
               setZone(contact.timeZone ?? "");
               save.clearError();
               setEditing(true);

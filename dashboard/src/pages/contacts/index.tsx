@@ -1,5 +1,5 @@
 // Contacts and groups: list, create, edit, move between groups, delete (a group's contacts stay), CSV import.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ok, type Contact } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { navigate, useLocation } from "../../router.js";
@@ -15,17 +15,36 @@ export function Contacts() {
   const { client, canWrite } = useSession();
   const { query } = useLocation();
   const groupId = query.get("groupId") ?? "";
+  const q = query.get("q") ?? "";
+  const tag = query.get("tag") ?? "";
+  // As typed; the search applies on Enter or leaving the field, and follows the address.
+  const [qText, setQText] = useState(q);
+  useEffect(() => setQText(q), [q]);
+  const [tagText, setTagText] = useState(tag);
+  useEffect(() => setTagText(tag), [tag]);
   const [notice, setNotice] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<Contact | undefined>();
 
   const groups = useAsync(async () => (await ok(client.GET("/api/v1/contacts/groups/all"))).data, []);
   const contacts = usePagedList<Contact>(
-    async (page) => ok(client.GET("/api/v1/contacts", { params: { query: { ...page, ...(groupId ? { groupId } : {}) } } })),
-    [groupId],
+    async (page) =>
+      ok(
+        client.GET("/api/v1/contacts", {
+          params: { query: { ...page, ...(groupId ? { groupId } : {}), ...(q ? { q } : {}), ...(tag ? { tag } : {}) } },
+        }),
+      ),
+    [groupId, q, tag],
     LIMIT,
   );
 
-  const select = (id: string) => navigate(`/contacts${id ? `?groupId=${id}` : ""}`, { replace: true });
+  const setFilter = (name: string, value: string) => {
+    const next = new URLSearchParams(query);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    const qs = next.toString();
+    navigate(`/contacts${qs ? `?${qs}` : ""}`, { replace: true });
+  };
+  const select = (id: string) => setFilter("groupId", id);
   const refresh = () => Promise.all([groups.reload(), contacts.reload()]);
   const groupList = groups.data ?? [];
   const selectedGroup = groupList.find((g) => g.groupId === groupId);
@@ -67,7 +86,36 @@ export function Contacts() {
                 </select>
               </div>
             </div>
-            <PagedRows list={contacts} noun="contacts" one="contact" empty={`No contacts${selectedGroup ? " in this group" : " yet"}.`}>
+            <search class="toolbar" aria-label="Search contacts">
+              <div class="field">
+                <label for="contacts-q">Name or number</label>
+                <input
+                  id="contacts-q"
+                  type="search"
+                  maxLength={100}
+                  value={qText}
+                  onInput={(e) => setQText(e.currentTarget.value)}
+                  onChange={(e) => setFilter("q", e.currentTarget.value.trim())}
+                />
+              </div>
+              <div class="field">
+                <label for="contacts-tag">Tag</label>
+                <input
+                  id="contacts-tag"
+                  type="search"
+                  maxLength={50}
+                  value={tagText}
+                  onInput={(e) => setTagText(e.currentTarget.value)}
+                  onChange={(e) => setFilter("tag", e.currentTarget.value.trim())}
+                />
+              </div>
+            </search>
+            <PagedRows
+              list={contacts}
+              noun="contacts"
+              one="contact"
+              empty={q || tag ? "No contacts match this search." : `No contacts${selectedGroup ? " in this group" : " yet"}.`}
+            >
               {(items) => (
                 <ul class="rows" aria-label="Contacts" ref={contacts.rowsRef}>
                   {items.map((c) => (
