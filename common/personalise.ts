@@ -1,21 +1,46 @@
-// `{{firstName}}` in a campaign message is replaced per contact (empty where unknown).
-const FIRST_NAME = /\{\{\s*firstName\s*\}\}/g;
+// Placeholders in a campaign message, filled per recipient: `{{firstName}}`, `{{lastName}}` and
+// `{{custom.key}}` (a contact's custom field). A value the recipient lacks takes the campaign's fallback for
+// that placeholder (`fallbacks: { "lastName": "customer", "custom.plan": "standard" }`); without one,
+// `{{firstName}}` is left empty (as it always was) and the others leave the recipient out: a message that
+// would read "Dear ," is never sent. Shared by the server (creation and fan-out) and the dashboard's preview.
 export const MAX_BODY = 1600;
 
-export function personalise(template: string, firstName: string | null): string {
-  return template.replace(FIRST_NAME, () => firstName ?? "");
+/** A placeholder's name: `firstName`, `lastName` or `custom.<key>`. */
+export const PLACEHOLDER_NAME = /^(firstName|lastName|custom\.[A-Za-z][A-Za-z0-9_]{0,39})$/;
+const PLACEHOLDER = /\{\{\s*(firstName|lastName|custom\.[A-Za-z][A-Za-z0-9_]{0,39})\s*\}\}/g;
+
+/** What a recipient brings to the placeholders. */
+export interface Recipient {
+  firstName: string | null;
+  lastName?: string | null;
+  customFields?: Record<string, string> | null;
 }
 
-/**
- * Why the personalised text would leave 1 to 1600 characters for some recipient (the longest first name
- * makes it longest, an empty one shortest), or undefined when it fits everyone.
- */
-export function personalisationProblem(template: string, longestName: number, someNameEmpty: boolean): string | undefined {
-  const placeholders = template.match(FIRST_NAME)?.length ?? 0;
-  if (placeholders === 0) return undefined;
-  const base = template.replace(FIRST_NAME, "").length;
-  if (base + placeholders * longestName > MAX_BODY)
-    return `would exceed ${MAX_BODY} characters for the recipient with the longest first name`;
-  if (base === 0 && someNameEmpty) return "would be empty for a recipient without a first name";
+export type Fallbacks = Record<string, string>;
+
+const valueOf = (who: Recipient, name: string): string | null | undefined =>
+  name === "firstName" ? who.firstName : name === "lastName" ? who.lastName : who.customFields?.[name.slice("custom.".length)];
+
+/** The message for this recipient, or undefined when a placeholder has neither a value nor a fallback. */
+export function fill(template: string, who: Recipient, fallbacks: Fallbacks = {}): string | undefined {
+  let missing = false;
+  const text = template.replace(PLACEHOLDER, (_match, name: string) => {
+    const value = valueOf(who, name);
+    if (value) return value;
+    const fallback = fallbacks[name];
+    if (fallback !== undefined) return fallback;
+    if (name !== "firstName") missing = true;
+    return "";
+  });
+  return missing ? undefined : text;
+}
+
+/** `{{firstName}}` alone, empty where unknown: the message as a list campaign's recipient gets it. */
+export const personalise = (template: string, firstName: string | null): string => fill(template, { firstName }) ?? "";
+
+/** Why a filled message cannot be sent (too long, or nothing left), or undefined. */
+export function filledProblem(text: string): string | undefined {
+  if (text.length > MAX_BODY) return `would exceed ${MAX_BODY} characters`;
+  if (text.length === 0) return "would be empty";
   return undefined;
 }

@@ -2577,6 +2577,7 @@ export interface components {
          *       "reference": "bf-2026",
          *       "metadata": null,
          *       "smartEncoding": false,
+         *       "fallbacks": {},
          *       "stats": {
          *         "total": 3,
          *         "scheduled": 1,
@@ -2628,6 +2629,10 @@ export interface components {
             metadata: components["schemas"]["Metadata"] | null;
             /** @description Whether its messages are smart-encoded. */
             smartEncoding: boolean;
+            /** @description The fallbacks of its placeholders (`{}` without any). */
+            fallbacks: {
+                [key: string]: string;
+            };
             /** @description Counts of its messages by status. */
             stats: components["schemas"]["CampaignStats"];
             /** @description Its estimated cost, priced when it was created; `null` when the account had no price list then. */
@@ -2716,8 +2721,9 @@ export interface components {
             optedOut: number;
             /**
              * Format: int32
-             * @description Recipients left out at creation because their destination is not allowed: a premium-rate or shared-cost
-             *     number, or a country outside the account's `allowedCountries` (no message was made; not in `total`).
+             * @description Recipients left out at creation (no message was made; not in `total`): their destination is not allowed
+             *     (a premium-rate or shared-cost number, or a country outside the account's `allowedCountries`), or the
+             *     message names a `{{lastName}}` or `{{custom.key}}` they lack, with no fallback.
              */
             skipped: number;
         };
@@ -3032,8 +3038,20 @@ export interface components {
         CreateCampaignRequest: {
             /** @description Name of the campaign, 1 to 100 characters. */
             name: string;
-            /** @description Message text, 1 to 1600 characters. `{{firstName}}` is replaced per contact (empty where unknown). */
+            /**
+             * @description Message text, 1 to 1600 characters once personalised. Placeholders are filled per contact: `{{firstName}}`
+             *     (empty where unknown), `{{lastName}}`, `{{custom.key}}` (a custom field of the contact). A value the contact
+             *     lacks takes the placeholder's entry in `fallbacks`; without one (but for `{{firstName}}`) the contact is
+             *     left out, counted in `stats.skipped`.
+             */
             message: components["schemas"]["MessageText"];
+            /**
+             * @description What a recipient without a value gets for each placeholder, by its name: `firstName`, `lastName` or
+             *     `custom.<key>` (any other name is a 400), values of at most 500 characters.
+             */
+            fallbacks?: {
+                [key: string]: string;
+            };
             /** @description `instant` (send now) or `scheduled` (needs `scheduledAt`). */
             type: components["schemas"]["CampaignType"];
             /** @description Audience: the group whose contacts receive the campaign. Passed in place of `recipients`. */

@@ -29,6 +29,7 @@ export interface CampaignRow {
   reference: string | null;
   metadata: Record<string, string> | null;
   smartEncoding: boolean;
+  fallbacks: Record<string, string> | null;
   createdAt: Date;
   audienceSize: number;
   fanoutDone: number;
@@ -79,6 +80,7 @@ function selectCampaigns(db: Knex) {
     reference: "c.reference",
     metadata: "c.metadata",
     smartEncoding: "c.smart_encoding",
+    fallbacks: "c.fallbacks",
     createdAt: "c.created_at",
     audienceSize: "c.audience_size",
     fanoutDone: "c.fanout_done",
@@ -133,6 +135,7 @@ export interface NewCampaign {
   reference?: string | null;
   metadata?: Record<string, string> | null;
   smartEncoding?: boolean;
+  fallbacks?: Record<string, string> | null;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -155,6 +158,7 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     reference: c.reference ?? null,
     metadata: c.metadata ? JSON.stringify(c.metadata) : null,
     smart_encoding: c.smartEncoding ?? false,
+    fallbacks: c.fallbacks && Object.keys(c.fallbacks).length > 0 ? JSON.stringify(c.fallbacks) : null,
   });
 }
 
@@ -171,17 +175,28 @@ export async function snapshotGroupAudience(
 ): Promise<number> {
   const { rowCount } = await run(
     tx,
-    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name)
-        SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name
+    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name, last_name, custom_fields)
+        SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name, c.last_name,
+               nullif(c.custom_fields, '{}'::jsonb)
           FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId} AND c.phone <> ALL(${leaveOut}::text[])`,
   );
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
   return rowCount;
 }
 
-/** The phones and first names of a group's contacts (the audience a group campaign would snapshot). */
-export async function groupAudience(tx: Knex, accountId: string, groupId: string): Promise<{ phone: string; firstName: string | null }[]> {
-  return tx("contacts").where({ account_id: accountId, group_id: groupId }).select({ phone: "phone", firstName: "first_name" });
+/** A group's contacts as a campaign's audience: each phone with what its placeholders are filled with. */
+export interface AudienceMember {
+  phone: string;
+  firstName: string | null;
+  lastName: string | null;
+  customFields: Record<string, string> | null;
+}
+
+/** A group's contacts (the audience a group campaign would snapshot). */
+export async function groupAudience(tx: Knex, accountId: string, groupId: string): Promise<AudienceMember[]> {
+  return tx("contacts")
+    .where({ account_id: accountId, group_id: groupId })
+    .select({ phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
 }
 
 /** Snapshots a recipients list (already normalised and de-duplicated). */
@@ -212,8 +227,9 @@ export interface FanoutBatch {
     reference: string | null;
     metadata: Record<string, string> | null;
     smartEncoding: boolean;
+    fallbacks: Record<string, string> | null;
   };
-  recipients: { seq: number; phone: string; firstName: string | null }[];
+  recipients: ({ seq: number } & AudienceMember)[];
 }
 
 /**
@@ -242,6 +258,7 @@ export async function nextFanoutBatch(
     reference: "reference",
     metadata: "metadata",
     smartEncoding: "smart_encoding",
+    fallbacks: "fallbacks",
     fanoutDone: "fanout_done",
   });
   if (!campaign) return undefined;
@@ -250,7 +267,7 @@ export async function nextFanoutBatch(
     .andWhere("seq", ">", campaign.fanoutDone)
     .orderBy("seq")
     .limit(size)
-    .select({ seq: "seq", phone: "phone", firstName: "first_name" });
+    .select({ seq: "seq", phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
   return { campaign, recipients };
 }
 
@@ -313,21 +330,6 @@ export async function lockCampaign(
   campaignId: string,
 ): Promise<{ status: CampaignStatus; test: boolean } | undefined> {
   return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status", "test");
-}
-
-/** Longest first name in the audience snapshot and whether any is missing, for the personalisation check. */
-export async function audienceNameBounds(
-  tx: Knex.Transaction,
-  accountId: string,
-  campaignId: string,
-): Promise<{ longest: number; someEmpty: boolean }> {
-  const row = await tx("campaign_recipients")
-    .where({ account_id: accountId, campaign_id: campaignId })
-    .first(
-      tx.raw("coalesce(max(length(first_name)), 0)::int AS longest"),
-      tx.raw("coalesce(bool_or(coalesce(first_name, '') = ''), false) AS \"someEmpty\""),
-    );
-  return { longest: row?.longest ?? 0, someEmpty: Boolean(row?.someEmpty) };
 }
 
 /** Completes every campaign that is done but was not marked (a crash between a commit and its check). */

@@ -130,6 +130,7 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   reference: row.reference,
   metadata: row.metadata,
   smartEncoding: row.smartEncoding,
+  fallbacks: row.fallbacks ?? {},
   stats: row.stats,
   cost: row.estimatedCost === null ? null : { estimated: row.estimatedCost, currency: row.currency },
   deferredUntil: isoOrNull(row.deferredUntil),

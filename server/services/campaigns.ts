@@ -5,7 +5,6 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { Account } from "../operator/index.js";
 import {
-  audienceNameBounds,
   cancelCampaign as cancelCampaignRows,
   groupAudience,
   insertCampaign,
@@ -21,7 +20,7 @@ import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { DomainError, groupNotFound, invalidField, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { heldAmong } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
-import { personalisationProblem, personalise } from "../../common/personalise.js";
+import { fill, filledProblem, PLACEHOLDER_NAME, type Fallbacks } from "../../common/personalise.js";
 import { segmentInfo } from "../../common/segments.js";
 import { textToSend } from "../../common/smartEncoding.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
@@ -89,6 +88,7 @@ export async function createCampaign(
         : requireSender(body.from, "/body/from");
   if (senderPoolId === null) requireAllowedSenderId(from, account.limits, "/body/from");
   const metadata = requireMetadata(body.metadata, "/body/metadata");
+  const fallbacks = checkedFallbacks(body.fallbacks);
   const smartEncoding =
     body.smartEncoding ?? (needsSmartEncodingDefault({ body: body.message }) && (await accountSmartEncoding(db, accountId)));
   const allowed = destinationsOf(account.limits, opts.internationalNetworks);
@@ -113,7 +113,7 @@ export async function createCampaign(
     if (from.startsWith("+") && !(await heldAmong(tx, accountId, [from])).has(from)) throw senderNotAllowed(from, "/body/from", NOT_HELD);
     const candidates = groupId
       ? await groupAudience(tx, accountId, groupId)
-      : [...new Map(listed!.map((c) => [c.e164, { phone: c.e164, firstName: null }])).values()];
+      : [...new Map(listed!.map((c) => [c.e164, { phone: c.e164, firstName: null, lastName: null, customFields: null }])).values()];
     if (candidates.length === 0)
       throw new DomainError("empty_audience", "The group has no contacts.", {
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
@@ -122,7 +122,21 @@ export async function createCampaign(
       ? await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowed) ? c.phone : undefined))
       : listed!.map((c) => (c.problem ? c.e164 : undefined));
     const blocked = new Set(blockedList.filter((p): p is string => p !== undefined));
+    // Each recipient's own message; one whose placeholders cannot be filled is left out (counted as skipped).
+    const texts = new Map<string, string>();
+    for (const [i, text] of (
+      await mapYielding(candidates, (c) => (blocked.has(c.phone) ? undefined : fill(body.message, c, fallbacks)))
+    ).entries()) {
+      const phone = candidates[i]!.phone;
+      if (blocked.has(phone)) continue;
+      if (text === undefined) blocked.add(phone);
+      else texts.set(phone, text);
+    }
     const audience = candidates.filter((c) => !blocked.has(c.phone));
+    for (const [phone, text] of texts) {
+      const problem = filledProblem(text);
+      if (problem) throw invalidField("/body/message", `personalised for ${phone}, it ${problem}`);
+    }
     const optedOut = await optedOutAmong(
       tx,
       accountId,
@@ -132,7 +146,7 @@ export async function createCampaign(
     if (reached.length === 0) {
       throw new DomainError(
         "empty_audience",
-        `No recipient can be sent to: ${blocked.size} have a destination that is not allowed, ${optedOut.size} opted out.`,
+        `No recipient can be sent to: ${blocked.size} have a destination that is not allowed or lack a value a placeholder needs (with no fallback), ${optedOut.size} opted out.`,
         { errors: [{ path: groupId ? "/body/groupId" : "/body/recipients", message: "no recipient can be sent to" }] },
       );
     }
@@ -153,6 +167,7 @@ export async function createCampaign(
       reference: body.reference ?? null,
       metadata,
       smartEncoding,
+      fallbacks,
     });
     if (groupId) await snapshotGroupAudience(tx, accountId, id, groupId, [...blocked]);
     else
@@ -162,15 +177,9 @@ export async function createCampaign(
         id,
         audience.map((c) => c.phone),
       );
-    const names = await audienceNameBounds(tx, accountId, id);
-    const problem = personalisationProblem(body.message, names.longest, names.someEmpty);
-    if (problem) throw invalidField("/body/message", `personalised with {{firstName}} ${problem}`);
     const book = opts.test ? undefined : await priceBookFor(tx, account.limits);
     if (countsQuota(account, opts.test) || book) {
-      const segments = await mapYielding(
-        reached,
-        (c) => segmentInfo(textToSend(personalise(body.message, c.firstName), smartEncoding)).segments,
-      );
+      const segments = await mapYielding(reached, (c) => segmentInfo(textToSend(texts.get(c.phone)!, smartEncoding)).segments);
       if (countsQuota(account, opts.test))
         await chargeQuota(
           tx,
@@ -192,6 +201,16 @@ export async function createCampaign(
     await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
     return id;
   });
+}
+
+/** The campaign's fallbacks, their names and values checked (400 naming the entry). */
+function checkedFallbacks(given: Record<string, string> | undefined): Fallbacks {
+  for (const [name, value] of Object.entries(given ?? {})) {
+    if (!PLACEHOLDER_NAME.test(name))
+      throw invalidField(`/body/fallbacks/${name}`, "is not a placeholder: firstName, lastName or custom.<key>");
+    if ([...value].length > 500) throw invalidField(`/body/fallbacks/${name}`, "must be at most 500 characters");
+  }
+  return given ?? {};
 }
 
 /** Cancels what has not been sent yet; repeatable. A completed campaign is a 409. */

@@ -1,10 +1,10 @@
 // Searching in the dashboard, in a real browser against a real server and database. Messages: text in any case,
 // a number's prefix and a date range narrow the list, the address keeps the search (a reload shows the same),
 // a scheduled message's row says when it sends. Contacts: a contact added with a last name, tags and custom
-// fields shows them; a search by name or number and by tag finds it; an opted-out contact is marked. axe
-// audits both pages.
+// fields shows them; a search by name or number and by tag finds it; an opted-out contact is marked. A
+// campaign personalised with a last name and a custom field, previewed with a fallback. axe audits the pages.
 import { describe, expect, it } from "vitest";
-import { audit, browserAvailable, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openForm, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -101,6 +101,37 @@ describe.skipIf(!browserAvailable)("dashboard: searching messages", { timeout: 6
     expect(new URL(page.url()).searchParams.get("tag")).toBe("vip");
     expect(await audit(page, "contacts searched")).toEqual([]);
     await screenshot(page, "dashboard-contact-search");
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("personalises a campaign with a contact's last name and custom field, with a fallback, in the preview and the campaign", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "Gold" } });
+    const contact = {
+      phone: "+14155550501",
+      firstName: "Ada",
+      lastName: "Lovelace",
+      customFields: { plan: "gold" },
+      groupId: group!.groupId,
+    };
+    expect((await a.client.POST("/api/v1/contacts", { body: contact })).response.status).toBe(201);
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/campaigns");
+    await openForm(page, "New campaign");
+    await page.getByLabel("Name", { exact: true }).fill("Renewals");
+    await page.getByLabel("Message", { exact: true }).fill("Dear {{firstName}} {{lastName}}, your {{custom.plan}} plan, {{custom.city}}");
+    await page.getByLabel("Group", { exact: true }).selectOption({ label: "Gold (1)" });
+    const preview = page.getByTestId("preview-text");
+    await expect.poll(() => preview.innerText()).toContain("would be left out");
+    await page.getByLabel("Fallbacks (optional)").fill("custom.city=your city");
+    await expect.poll(() => preview.innerText()).toBe("Dear Ada Lovelace, your gold plan, your city");
+    expect(await audit(page, "campaign form with fallbacks")).toEqual([]);
+    await page.getByRole("button", { name: "Send campaign" }).click();
+    await page.getByRole("heading", { name: "Campaign “Renewals”", level: 1 }).waitFor();
+    const campaigns = (await a.client.GET("/api/v1/campaigns")).data!.data;
+    expect(campaigns[0]).toMatchObject({ name: "Renewals", fallbacks: { "custom.city": "your city" }, stats: { total: 1, skipped: 0 } });
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

@@ -212,3 +212,44 @@ describe("campaigns", () => {
     expect(byTo["+14155550292"]).toMatchObject({ sentBody: "Hi Bob - it's here", encoding: "GSM-7" });
   });
 });
+
+describe("personalised campaigns", () => {
+  it("fill {{lastName}} and {{custom.key}} per contact, take fallbacks, and leave out whom a placeholder would fail", async () => {
+    const a = await server().account();
+    const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "plans" } });
+    const groupId = group!.groupId;
+    for (const body of [
+      { phone: "+14155550211", firstName: "Ada", lastName: "Lovelace", customFields: { plan: "gold" } },
+      { phone: "+14155550212", firstName: "Grace", customFields: { plan: "silver" } },
+      { phone: "+14155550213", firstName: "Alan", lastName: "Turing" },
+    ])
+      expect((await a.client.POST("/api/v1/contacts", { body: { ...body, groupId } })).response.status).toBe(201);
+    const message = "Dear {{firstName}} {{lastName}}, your {{ custom.plan }} plan renews today.";
+    const { data: created, response } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Renewals", message, type: "instant", groupId, fallbacks: { lastName: "customer" } },
+    });
+    expect(response.status).toBe(201);
+    expect(created).toMatchObject({ fallbacks: { lastName: "customer" }, stats: { total: 2, skipped: 1 } });
+    await waitUntil("campaign completed", async () => (await campaign(a, created!.campaignId)).status === "completed");
+    const bodies = (await campaignMessages(a, created!.campaignId)).map((m) => [m.to, m.body]).sort();
+    expect(bodies).toEqual([
+      ["+14155550211", "Dear Ada Lovelace, your gold plan renews today."],
+      ["+14155550212", "Dear Grace customer, your silver plan renews today."],
+    ]);
+
+    // Nobody left to send to: 422, nothing made.
+    const none = await a.request("POST", "/api/v1/campaigns", { name: "Nobody", message: "Hi {{custom.vip}}", type: "instant", groupId });
+    expect(none.status).toBe(422);
+    expect((await problemOf(none)).code).toBe("empty_audience");
+    // A fallback for no placeholder is refused, naming it.
+    const bad = await a.request("POST", "/api/v1/campaigns", {
+      name: "Bad",
+      message: "Hi",
+      type: "instant",
+      groupId,
+      fallbacks: { nickname: "x" },
+    });
+    expect(bad.status).toBe(400);
+    expect((await problemOf(bad)).errors?.[0]?.path).toBe("/body/fallbacks/nickname");
+  });
+});

@@ -1,7 +1,8 @@
 // Campaigns: the list, and creating one (a group or pasted numbers, now or later) with a live preview of the
 // personalised text and its segment count.
 import { useMemo, useState } from "preact/hooks";
-import { personalise } from "../../../common/personalise.js";
+import { fill } from "../../../common/personalise.js";
+import { parseCustomFields } from "./contacts/details.js";
 import { ok, type Campaign } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";
@@ -43,6 +44,7 @@ function CreateCampaign() {
   const [message, setMessage] = useState("Hi {{firstName}}, ");
   const [from, setFrom] = useState("");
   const [reference, setReference] = useState("");
+  const [fallbacks, setFallbacks] = useState("");
   const [smart, setSmart] = useSmartEncoding();
   const [audience, setAudience] = useState<"group" | "recipients">("group");
   const [groupId, setGroupId] = useState("");
@@ -62,8 +64,13 @@ function CreateCampaign() {
   const recipients = useMemo(() => parseRecipients(pasted), [pasted]);
   const group = groups.data?.find((g) => g.groupId === groupId);
   const audienceSize = audience === "group" ? (group?.contactCount ?? 0) : recipients.length;
-  const previewName = audience === "group" ? (sample.data?.firstName ?? null) : null;
-  const preview = personalise(message, previewName);
+  const fallbackValues = useMemo(() => parseCustomFields(fallbacks), [fallbacks]);
+  // The message as the sample contact would get it (a pasted number has no contact: first name empty).
+  const preview =
+    (audience === "group" && sample.data
+      ? fill(message, sample.data, fallbackValues)
+      : fill(message, { firstName: null }, fallbackValues)) ??
+    "(this contact would be left out: a placeholder has no value and no fallback)";
   const utc = localInputToUtc(when);
 
   const action = useAction(async () => {
@@ -75,6 +82,7 @@ function CreateCampaign() {
           type,
           ...(from ? { from } : {}),
           ...(reference.trim() ? { reference: reference.trim() } : {}),
+          ...(Object.keys(fallbackValues).length > 0 ? { fallbacks: fallbackValues } : {}),
           ...smartField(message, smart),
           ...(audience === "group" ? { groupId } : { recipients }),
           ...(type === "scheduled" ? { scheduledAt: utc ?? when } : {}),
@@ -99,7 +107,12 @@ function CreateCampaign() {
       <Field
         id="campaign-message"
         label="Message"
-        hint={<>{"{{firstName}}"} is replaced by each contact's first name (empty where unknown).</>}
+        hint={
+          <>
+            {"{{firstName}}"}, {"{{lastName}}"} and {"{{custom.key}}"} are replaced by each contact&apos;s values; a contact without a last
+            name or custom field it names, and no fallback below, is left out.
+          </>
+        }
         error={err("/body/message")}
       >
         <textarea
@@ -112,6 +125,20 @@ function CreateCampaign() {
           aria-describedby={`campaign-message-hint ${countIds("campaign-message-count", message)}`}
         />
         <MessageCount text={message} id="campaign-message-count" smart={smart} onSmart={setSmart} />
+      </Field>
+      <Field
+        id="campaign-fallbacks"
+        label="Fallbacks (optional)"
+        hint="One placeholder=value a line, e.g. lastName=customer or custom.plan=standard"
+        error={err("/body/fallbacks")}
+      >
+        <textarea
+          id="campaign-fallbacks"
+          rows={2}
+          value={fallbacks}
+          onInput={(e) => setFallbacks(e.currentTarget.value)}
+          aria-describedby="campaign-fallbacks-hint"
+        />
       </Field>
       <ReferenceField
         id="campaign-reference"

@@ -9,6 +9,7 @@ import {
 } from "../../db/messages/index.js";
 import { decodeCursor, fetchPage, searchPageOf } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
+import { dateParameter } from "../../domain/dateBounds.js";
 import { requirePhone } from "../../domain/phone.js";
 import { storedStatuses } from "../../domain/messageStatus.js";
 import { toMessage } from "../serialize.js";
@@ -68,8 +69,8 @@ export const messageHandlers: Pick<
       reference: query.reference,
       direction: query.direction,
       phone: query.phone === undefined ? undefined : requirePhone(query.phone, "/query/phone"),
-      since: query.since,
-      until: query.until,
+      since: dateParameter(query.since, "/query/since")?.toISOString(),
+      until: dateParameter(query.until, "/query/until")?.toISOString(),
     };
     const search = { q: query.q, to: query.to, from: query.from };
     const { items, nextCursor } = isSearch(search)

@@ -6,7 +6,7 @@ import { completeCampaignIfDone, nextFanoutBatch, recordFanoutProgress } from ".
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages/index.js";
 import { optedOutAmong } from "../../db/optOuts.js";
-import { personalise } from "../../../common/personalise.js";
+import { fill } from "../../../common/personalise.js";
 import { segmentInfo } from "../../../common/segments.js";
 import { textToSend } from "../../../common/smartEncoding.js";
 import { validUntil } from "../../domain/validity.js";
@@ -56,7 +56,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
         const messages: NewMessage[] = batch.recipients
           .filter((r) => !optedOut.has(r.phone))
           .map((r) => {
-            const body = personalise(campaign.message, r.firstName);
+            // Creation left out whoever a placeholder would fail (the snapshot keeps what was checked).
+            const body = fill(campaign.message, r, campaign.fallbacks ?? {}) ?? "";
             const sent = textToSend(body, campaign.smartEncoding);
             return {
               id: uuidv7(),
