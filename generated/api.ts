@@ -1326,6 +1326,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description The account's templates, newest first.
+         */
+        get: operations["Templates_list"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Create a template.
+         */
+        post: operations["Templates_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description Get one template.
+         */
+        get: operations["Templates_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description Delete a template. 409 `template_in_use` while a campaign made from it has not finished (scheduled or
+         *     sending) or a message made from it still waits to be sent.
+         */
+        delete: operations["Templates_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a template
+         * @description Change a template's name, text or category. Messages and campaigns already made keep their text.
+         */
+        patch: operations["Templates_update"];
+        trace?: never;
+    };
     "/api/v1/unrouted-messages": {
         parameters: {
             query?: never;
@@ -3042,9 +3095,16 @@ export interface components {
              * @description Message text, 1 to 1600 characters once personalised. Placeholders are filled per contact: `{{firstName}}`
              *     (empty where unknown), `{{lastName}}`, `{{custom.key}}` (a custom field of the contact). A value the contact
              *     lacks takes the placeholder's entry in `fallbacks`; without one (but for `{{firstName}}`) the contact is
-             *     left out, counted in `stats.skipped`.
+             *     left out, counted in `stats.skipped`. Or give `templateId` (and `variables` for its other placeholders)
+             *     instead.
              */
-            message: components["schemas"]["MessageText"];
+            message?: components["schemas"]["MessageText"];
+            /** @description The template to make the text from. */
+            templateId?: components["schemas"]["Uuid"];
+            /** @description The values of its placeholders, by name; each at most 500 characters. */
+            variables?: {
+                [key: string]: string;
+            };
             /**
              * @description What a recipient without a value gets for each placeholder, by its name: `firstName`, `lastName` or
              *     `custom.<key>` (any other name is a 400), values of at most 500 characters.
@@ -3204,6 +3264,26 @@ export interface components {
             messageIdFormat?: components["schemas"]["SmppMessageIdFormat"];
             /** @description Default `false`. */
             test?: boolean;
+        };
+        /**
+         * @description Request to create a template.
+         * @example {
+         *       "name": "Appointment reminder",
+         *       "body": "Hi {{firstName}}, see you on {{date}} at {{time}}.",
+         *       "category": "transactional"
+         *     }
+         */
+        CreateTemplateRequest: {
+            /** @description Its name (409 `template_exists` when the account has one by that name, in any case). */
+            name: components["schemas"]["TemplateName"];
+            /**
+             * @description Its text, 1 to 1600 characters, with placeholders `{{name}}` (a letter, then letters, digits or `_`) that a
+             *     send's `variables` fill; in a campaign `{{firstName}}`, `{{lastName}}` and `{{custom.key}}` are filled per
+             *     contact as in any campaign message.
+             */
+            body: components["schemas"]["MessageText"];
+            /** @description The category a message made from it gets unless the send says otherwise; `null` (default): the send's default. */
+            category?: components["schemas"]["MessageCategory"] | null;
         };
         /**
          * @description Request to register a webhook.
@@ -4463,7 +4543,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description A price list as put: it replaces the whole list. */
         PutPriceListRequest: {
             /** @description The currency of its prices. */
@@ -4925,8 +5005,14 @@ export interface components {
         SendMessageRequest: {
             /** @description Recipient phone number (E.164 after stripping spaces, dashes, dots and parentheses). */
             to: components["schemas"]["PhoneNumber"];
-            /** @description Message content, 1 to 1600 characters. */
-            body: components["schemas"]["MessageText"];
+            /** @description Message content, 1 to 1600 characters; or give `templateId` and `variables` instead. */
+            body?: components["schemas"]["MessageText"];
+            /** @description The template to make the text from. */
+            templateId?: components["schemas"]["Uuid"];
+            /** @description The values of its placeholders, by name; each at most 500 characters. */
+            variables?: {
+                [key: string]: string;
+            };
             /**
              * @description Sender ID: an E.164 number the account holds, or 1 to 11 alphanumeric characters. Exactly one of `from` and
              *     `senderPoolId` (400 `validation_failed` otherwise).
@@ -5299,6 +5385,67 @@ export interface components {
             at: string;
         };
         /**
+         * @description A stored message template.
+         * @example {
+         *       "templateId": "5b4a3928-1706-4f5e-8d4c-3b2a1908f7e6",
+         *       "name": "Appointment reminder",
+         *       "body": "Hi {{firstName}}, see you on {{date}} at {{time}}.",
+         *       "category": "transactional",
+         *       "variables": [
+         *         "firstName",
+         *         "date",
+         *         "time"
+         *       ],
+         *       "createdAt": "2026-11-29T10:00:00.000Z",
+         *       "updatedAt": "2026-11-29T10:00:00.000Z"
+         *     }
+         */
+        Template: {
+            /** @description Identifier of the template: `templateId` of a send or a campaign. */
+            templateId: components["schemas"]["Uuid"];
+            /** @description Its name. */
+            name: string;
+            /** @description Its text with its placeholders. */
+            body: string;
+            /** @description The category of the messages made from it, or `null`. */
+            category: components["schemas"]["MessageCategory"] | null;
+            /** @description The names of its placeholders, in the order they first appear. */
+            variables: string[];
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it was last changed.
+             */
+            updatedAt: string;
+        };
+        /** @description A template's name: 1 to 100 characters, unique in the account regardless of case. */
+        TemplateName: string;
+        /** @description One page of a list, newest first. */
+        TemplatePage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["Template"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description A message made from a template instead of a text of its own: give `templateId` and `variables` in place of
+         *     `body` (exactly one of the two ways, 400 otherwise). 422 `template_not_found` for no template of the account
+         *     by that id; 400 naming `/variables/<name>` for a placeholder without a value (in a campaign, `firstName`,
+         *     `lastName` and `custom.<key>` are the contact's and need none).
+         */
+        TemplateUse: {
+            /** @description The template to make the text from. */
+            templateId?: components["schemas"]["Uuid"];
+            /** @description The values of its placeholders, by name; each at most 500 characters. */
+            variables?: {
+                [key: string]: string;
+            };
+        };
+        /**
          * @description A local time of day on a 24-hour clock, `HH:MM` (`00:00` to `23:59`).
          * @example 21:00
          */
@@ -5527,6 +5674,20 @@ export interface components {
             messageIdFormat?: components["schemas"]["SmppMessageIdFormat"];
             /** @description Test credentials or not. */
             test?: boolean;
+        };
+        /**
+         * @description Changes to a template; fields left out are unchanged.
+         * @example {
+         *       "body": "Hi {{firstName}}, see you on {{date}} at {{time}}. Reply C to cancel."
+         *     }
+         */
+        UpdateTemplateRequest: {
+            /** @description Its new name. */
+            name?: components["schemas"]["TemplateName"];
+            /** @description Its new text (messages already made keep theirs). */
+            body?: components["schemas"]["MessageText"];
+            /** @description Its new category, or `null` for none. */
+            category?: components["schemas"]["MessageCategory"] | null;
         };
         /**
          * @description A change of a user's role.
@@ -14805,6 +14966,544 @@ export interface operations {
              *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Templates_list: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of items to return, 1 to 100. */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "templateId": "5b4a3928-1706-4f5e-8d4c-3b2a1908f7e6",
+                     *           "name": "Appointment reminder",
+                     *           "body": "Hi {{firstName}}, see you on {{date}} at {{time}}.",
+                     *           "category": "transactional",
+                     *           "variables": [
+                     *             "firstName",
+                     *             "date",
+                     *             "time"
+                     *           ],
+                     *           "createdAt": "2026-11-29T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-29T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TemplatePage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Templates_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Appointment reminder",
+                 *       "body": "Hi {{firstName}}, see you on {{date}} at {{time}}."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Templates_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the template.
+                 * @example 5b4a3928-1706-4f5e-8d4c-3b2a1908f7e6
+                 */
+                templateId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Templates_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the template.
+                 * @example 5b4a3928-1706-4f5e-8d4c-3b2a1908f7e6
+                 */
+                templateId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Templates_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the template.
+                 * @example 5b4a3928-1706-4f5e-8d4c-3b2a1908f7e6
+                 */
+                templateId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "category": "marketing"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -136,6 +136,7 @@ export interface NewCampaign {
   metadata?: Record<string, string> | null;
   smartEncoding?: boolean;
   fallbacks?: Record<string, string> | null;
+  templateId?: string | null;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -159,6 +160,7 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     metadata: c.metadata ? JSON.stringify(c.metadata) : null,
     smart_encoding: c.smartEncoding ?? false,
     fallbacks: c.fallbacks && Object.keys(c.fallbacks).length > 0 ? JSON.stringify(c.fallbacks) : null,
+    template_id: c.templateId ?? null,
   });
 }
 

@@ -204,6 +204,7 @@ CREATE TABLE campaigns (
   sender_pool_id uuid,
   estimated_cost bigint,
   fallbacks jsonb,
+  template_id uuid,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
@@ -462,6 +463,7 @@ CREATE TABLE messages (
   price_amount bigint,
   price_per_segment bigint,
   price_currency text,
+  template_id uuid,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -709,6 +711,20 @@ CREATE TABLE spend_deltas (
   connector_id uuid NOT NULL,
   spend bigint NOT NULL,
   CONSTRAINT spend_deltas_event_check CHECK ((event = ANY (ARRAY['sent'::text, 'delivered'::text])))
+);
+
+CREATE TABLE templates (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  name text NOT NULL,
+  body text NOT NULL,
+  category text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT templates_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT templates_category_check CHECK ((category = ANY (ARRAY['marketing'::text, 'transactional'::text]))),
+  CONSTRAINT templates_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100))),
+  CONSTRAINT templates_pkey PRIMARY KEY (id)
 );
 
 CREATE TABLE throttled_sends (
@@ -963,6 +979,9 @@ CREATE UNIQUE INDEX smpp_server_counters_pkey ON smpp_server_counters USING btre
 CREATE INDEX smpp_submit_parts_age_idx ON smpp_submit_parts USING btree (created_at);
 CREATE UNIQUE INDEX smpp_submit_parts_pkey ON smpp_submit_parts USING btree (account_id, part_key, seq);
 CREATE UNIQUE INDEX spend_counts_pkey ON spend_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id);
+CREATE UNIQUE INDEX templates_account_name_key ON templates USING btree (account_id, lower(name));
+CREATE INDEX templates_account_page_idx ON templates USING btree (account_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX templates_pkey ON templates USING btree (id);
 CREATE INDEX throttled_sends_account_order_idx ON throttled_sends USING btree (account_id, priority, scheduled_at, message_id) WHERE (released_at IS NULL);
 CREATE UNIQUE INDEX throttled_sends_pkey ON throttled_sends USING btree (message_id);
 CREATE INDEX throttled_sends_released_idx ON throttled_sends USING btree (released_at) WHERE (released_at IS NOT NULL);

@@ -26,6 +26,7 @@ import { deferredValidator, warmUpValidator } from "./validator.js";
 import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
+import { templateHandlers } from "./routes/templates.js";
 import { accountHandlers } from "./routes/account.js";
 import { optOutHandlers } from "./routes/optOuts.js";
 import { simulatorHandlers } from "./routes/simulator.js";
@@ -58,6 +59,7 @@ export const handlers: Handlers = {
   ...userHandlers,
   ...messageHandlers,
   ...groupHandlers,
+  ...templateHandlers,
   ...contactHandlers,
   ...campaignHandlers,
   ...webhookHandlers,

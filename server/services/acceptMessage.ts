@@ -30,6 +30,8 @@ export interface SendRequest {
   reference?: string;
   metadata?: Record<string, string>;
   smartEncoding?: boolean;
+  /** The template the text was made from (services/templates.ts). */
+  templateId?: string | null;
 }
 
 /** Whether this request's text needs the account's smartEncoding setting to be decided. */
@@ -80,6 +82,7 @@ export function acceptMessage(
     batchId: ctx.batchId ?? null,
     reference: request.reference ?? null,
     metadata,
+    templateId: request.templateId ?? null,
     ...segmentInfo(sent),
   };
 }

@@ -21,6 +21,7 @@ import { DomainError, groupNotFound, invalidField, notFound, testKeyNotAllowed }
 import { heldAmong } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { fill, filledProblem, PLACEHOLDER_NAME, type Fallbacks } from "../../common/personalise.js";
+import { madeText, templatesOf } from "./templates.js";
 import { segmentInfo } from "../../common/segments.js";
 import { textToSend } from "../../common/smartEncoding.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
@@ -89,8 +90,15 @@ export async function createCampaign(
   if (senderPoolId === null) requireAllowedSenderId(from, account.limits, "/body/from");
   const metadata = requireMetadata(body.metadata, "/body/metadata");
   const fallbacks = checkedFallbacks(body.fallbacks);
-  const smartEncoding =
-    body.smartEncoding ?? (needsSmartEncodingDefault({ body: body.message }) && (await accountSmartEncoding(db, accountId)));
+  // Its own text, or a template's with its variables (the contact's own placeholders left to fill per contact).
+  const made = madeText(
+    { text: body.message, templateId: body.templateId, variables: body.variables },
+    await templatesOf(db, accountId, [body]),
+    { path: "/body", textField: "message", keep: (name) => PLACEHOLDER_NAME.test(name) },
+  );
+  const message = made.text;
+  const category = body.category ?? made.category;
+  const smartEncoding = body.smartEncoding ?? (needsSmartEncodingDefault({ body: message }) && (await accountSmartEncoding(db, accountId)));
   const allowed = destinationsOf(account.limits, opts.internationalNetworks);
   // Normalised (with whether each may be sent to, from the same parse) and de-duplicated: one number listed
   // twice gets one message.
@@ -125,7 +133,7 @@ export async function createCampaign(
     // Each recipient's own message; one whose placeholders cannot be filled is left out (counted as skipped).
     const texts = new Map<string, string>();
     for (const [i, text] of (
-      await mapYielding(candidates, (c) => (blocked.has(c.phone) ? undefined : fill(body.message, c, fallbacks)))
+      await mapYielding(candidates, (c) => (blocked.has(c.phone) ? undefined : fill(message, c, fallbacks)))
     ).entries()) {
       const phone = candidates[i]!.phone;
       if (blocked.has(phone)) continue;
@@ -153,14 +161,15 @@ export async function createCampaign(
     await insertCampaign(tx, accountId, {
       id,
       name: body.name,
-      message: body.message,
+      message,
       type: body.type,
       from,
       senderPoolId,
       groupId,
       scheduledAt,
       validityPeriod: body.validityPeriod ?? null,
-      category: body.category,
+      category,
+      templateId: made.templateId,
       priority: body.priority,
       test: opts.test,
       skipped: blocked.size,

@@ -98,6 +98,9 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   await call("SenderPools_update", a, "PATCH", `/api/v1/sender-pools/${pool.senderPoolId}`, { sticky: false });
   await call("SenderPools_delete", a, "DELETE", `/api/v1/sender-pools/${pool.senderPoolId}`);
   await call("Groups_delete", a, "DELETE", `/api/v1/contacts/groups/${group.groupId}`);
+  const template = await call("Templates_create", a, "POST", "/api/v1/templates", { name: "audited", body: "Hi {{name}}" });
+  await call("Templates_update", a, "PATCH", `/api/v1/templates/${template.templateId}`, { body: "Hello {{name}}" });
+  await call("Templates_delete", a, "DELETE", `/api/v1/templates/${template.templateId}`);
   const key = await call("Keys_create", a, "POST", "/api/v1/keys", { name: "k" });
   secrets.push(key.key!);
   await call("Keys_revoke", a, "DELETE", `/api/v1/keys/${key.keyId}`);

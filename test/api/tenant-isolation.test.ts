@@ -69,6 +69,8 @@ describe("tenant isolation", () => {
       batchId: batch!.batchId,
       senderPoolId: pool!.senderPoolId,
       userId: user!.userId,
+      templateId: ((await (await a.request("POST", "/api/v1/templates", { name: "mine", body: "Hello" })).json()) as { templateId: string })
+        .templateId,
     };
     expect((await a.request("PUT", `/api/v1/opt-outs/${ids.phone}`)).status).toBe(201);
     const before = await snapshot(a, ids);

@@ -33,9 +33,9 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
                                ${col((m) => (m.metadata ? JSON.stringify(m.metadata) : null))}::jsonb[], ${col((m) => m.sentBody ?? null)}::text[],
                                ${col((m) => m.senderPoolId ?? null)}::uuid[], ${col((m) => countryOf(m.to))}::text[],
                                ${col((m) => m.price?.amount ?? null)}::bigint[], ${col((m) => m.price?.perSegment ?? null)}::bigint[],
-                               ${col((m) => m.price?.currency ?? null)}::text[])
+                               ${col((m) => m.price?.currency ?? null)}::text[], ${col((m) => m.templateId ?? null)}::uuid[])
             AS r(id, job_id, campaign_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                 batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency)
+                 batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency, template_id)
         ), jobs AS (
           ${insertJobsSql("send_message", {
             id: sql`job_id`,
@@ -47,9 +47,11 @@ export async function insertMessagesWithJobs(tx: Knex, accountId: string, messag
           })}
         ), stored AS (
           INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency)
+                                batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency,
+                                template_id)
           SELECT id, ${accountId}, campaign_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                 batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency FROM rows
+                 batch_id, reference, metadata, sent_body, sender_pool_id, country, price_amount, price_per_segment, price_currency,
+                 template_id FROM rows
           RETURNING ${STORED_COUNTED_COLUMNS}
         )
         ${countStoredEventsSql("stored")}`,

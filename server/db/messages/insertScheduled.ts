@@ -51,11 +51,13 @@ export function scheduleMessageSql(v: ScheduleValues, gate?: ScheduleGate): Sql 
           })}
         ), message AS (
           INSERT INTO messages (id, account_id, job_id, recipient, sender, body, scheduled_at, segments, encoding, valid_until, category, priority, test,
-                                reference, metadata, sent_body, sender_pool_id, country, smpp_receipt, price_amount, price_per_segment, price_currency)
+                                reference, metadata, sent_body, sender_pool_id, country, smpp_receipt, price_amount, price_per_segment, price_currency,
+                                template_id)
           SELECT ${v.id}::uuid, ${v.accountId}::uuid, ${v.jobId}::uuid, ${v.to}::text, ${v.from}::text, ${v.body}::text, ${v.scheduledAt}::timestamptz,
                  ${v.segments}::int, ${v.encoding}::text, ${v.validUntil}::timestamptz, ${v.category}::text, ${v.priority}::text, ${v.test}::boolean,
                  ${v.reference}::text, ${v.metadata}::jsonb, ${v.sentBody}::text, ${v.senderPoolId}::uuid, ${v.country}::text,
-                 ${v.smppReceipt}::text, ${v.priceAmount}::bigint, ${v.pricePerSegment}::bigint, ${v.priceCurrency}::text
+                 ${v.smppReceipt}::text, ${v.priceAmount}::bigint, ${v.pricePerSegment}::bigint, ${v.priceCurrency}::text,
+                 ${v.templateId}::uuid
             FROM ${from}
           RETURNING ${STORED_COUNTED_COLUMNS}
         ), counted AS (
@@ -91,6 +93,7 @@ export interface ScheduleValues {
   priceAmount: number | null;
   pricePerSegment: number | null;
   priceCurrency: string | null;
+  templateId: string | null;
 }
 
 /** The statement's values for a message (bench:api's baseline sends the same statement with them). */
@@ -119,6 +122,7 @@ export function scheduleMessageBindings(accountId: string, m: NewMessage): Sched
     priceAmount: m.price?.amount ?? null,
     pricePerSegment: m.price?.perSegment ?? null,
     priceCurrency: m.price?.currency ?? null,
+    templateId: m.templateId ?? null,
   };
 }
 

@@ -98,6 +98,8 @@ export interface NewMessage {
   sentBody?: string | null;
   /** Its sender is chosen from this pool when it is sent (`from` is empty until then). */
   senderPoolId?: string | null;
+  /** The template its text was made from. */
+  templateId?: string | null;
   /** Its price by the account's price list (billing/), or null: the account has none. */
   price?: { amount: number; perSegment: number; currency: string } | null;
 }

@@ -53,6 +53,7 @@ import * as m051 from "./051_spend_and_campaign_costs.js";
 import * as m052 from "./052_users_and_sessions.js";
 import * as m053 from "./053_contact_details.js";
 import * as m054 from "./054_campaign_personalisation.js";
+import * as m055 from "./055_templates.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -111,6 +112,7 @@ const migrations: Record<string, Knex.Migration> = {
   "052_users_and_sessions": m052,
   "053_contact_details": m053,
   "054_campaign_personalisation": m054,
+  "055_templates": m055,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -13,13 +13,16 @@ import { dateParameter } from "../../domain/dateBounds.js";
 import { requirePhone } from "../../domain/phone.js";
 import { storedStatuses } from "../../domain/messageStatus.js";
 import { toMessage } from "../serialize.js";
-import type { Handlers } from "../types.js";
+import type { ApiServices, Handlers } from "../types.js";
 import type { Knex } from "knex";
 import { preview } from "../../../common/smartEncoding.js";
 import { accountSmartEncoding } from "../../db/accountSettings.js";
 import { cancelBatch, sendBatch } from "../../services/batches.js";
 import { scheduleMessage } from "../../services/messages.js";
 import { withIdempotency } from "../idempotency.js";
+import { sendWithText, templatesOf, type TextOrTemplate } from "../../services/templates.js";
+import type { SendRequest } from "../../services/acceptMessage.js";
+import { DomainError } from "../../domain/errors.js";
 import { iso } from "../serialize.js";
 
 export const messageHandlers: Pick<
@@ -27,8 +30,9 @@ export const messageHandlers: Pick<
   "Messages_list" | "Messages_get" | "Messages_send" | "Messages_sendBatch" | "Messages_preview" | "Batches_cancel"
 > = {
   async Messages_send({ db, config, account, key: apiKey, body, headers, now }) {
+    const request = sendWithText(body, await templatesOf(db, account.id, [body]), "/body");
     const send = async (conn: Knex) => {
-      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), {
+      const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, request, now(), {
         test: apiKey.test,
         internationalNetworks: config.allowInternationalNetworks,
       });
@@ -39,7 +43,7 @@ export const messageHandlers: Pick<
   },
 
   async Messages_sendBatch({ db, config, account, key: apiKey, body, headers, now, batchItems }) {
-    const items = batchItems(body);
+    const items = await withTemplateTexts(db, account.id, batchItems(body));
     return withIdempotency(db, account.id, headers["Idempotency-Key"], body, async (tx) => ({
       status: 200 as const,
       body: await sendBatch(tx, account, items, {
@@ -101,4 +105,25 @@ async function searchMessagesPage(
   const after = decodeCursor(query.cursor);
   const { rows, scannedTo } = await searchMessages(db, accountId, { ...filters, search, after, limit: limit + 1, scanRows });
   return searchPageOf(rows, limit, scannedTo);
+}
+
+type BatchItem = ReturnType<ApiServices["batchItems"]>[number];
+
+/**
+ * A batch's items with their texts made: the templates they name read in one query, an item whose template or
+ * variables fail reported as its own error (as any item's), the others kept.
+ */
+async function withTemplateTexts(db: Knex, accountId: string, items: BatchItem[]): Promise<BatchItem[]> {
+  const requests = items.filter((i): i is SendRequest => !("code" in i)) as (SendRequest & TextOrTemplate)[];
+  if (!requests.some((r) => r.templateId !== undefined)) return items;
+  const templates = await templatesOf(db, accountId, requests);
+  return items.map((item, index) => {
+    if ("code" in item) return item;
+    try {
+      return sendWithText(item as SendRequest & TextOrTemplate, templates, `/body/messages/${index}`);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return { code: error.code, detail: error.detail, path: error.errors?.[0]?.path ?? `/body/messages/${index}` };
+    }
+  });
 }
