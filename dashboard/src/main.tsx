@@ -25,6 +25,7 @@ const SETTINGS_NAV = [
   { to: "/settings/numbers", label: "Numbers" },
   { to: "/settings/opt-outs", label: "Opt-outs" },
   { to: "/settings/replies", label: "Replies" },
+  { to: "/settings/templates", label: "Templates" },
   { to: "/settings/sending", label: "Sending" },
   { to: "/settings/keys", label: "API keys" },
   { to: "/settings/users", label: "Users" },

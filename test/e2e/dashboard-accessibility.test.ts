@@ -74,6 +74,9 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
         ["campaigns", "/dashboard/campaigns", "Campaigns", ["New campaign"]],
         ["campaign", `/dashboard/campaigns/${campaign!.campaignId}`, "Campaign “Tomorrow”", []],
         ["webhooks", "/dashboard/settings/webhooks", "Settings → Webhooks", ["New webhook"]],
+        ["templates", "/dashboard/settings/templates", "Settings → Templates", ["New template"]],
+        ["users", "/dashboard/settings/users", "Settings → Users", ["Invite someone"]],
+        ["your sign-in", "/dashboard/settings/your-sign-in", "Your sign-in", []],
       ];
       for (const [name, path, heading, forms] of pages) {
         await page.goto(baseUrl + path);

@@ -3,6 +3,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { fill } from "../../../common/personalise.js";
 import { parseCustomFields } from "./contacts/details.js";
+import { madeText as madeTemplateText, TemplatePicker, useTemplates, type TemplateChoice } from "../templates.js";
 import { ok, type Campaign } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate } from "../router.js";
@@ -45,6 +46,11 @@ function CreateCampaign() {
   const [from, setFrom] = useState("");
   const [reference, setReference] = useState("");
   const [fallbacks, setFallbacks] = useState("");
+  const [choice, setChoice] = useState<TemplateChoice | undefined>();
+  const templates = useTemplates();
+  const chosen = choice && templates.data?.find((t) => t.templateId === choice.templateId);
+  // The campaign's message: its own, or the template's with its variables (the contact's placeholders kept).
+  const text = chosen && choice ? madeTemplateText(chosen, choice.values, true) : message;
   const [smart, setSmart] = useSmartEncoding();
   const [audience, setAudience] = useState<"group" | "recipients">("group");
   const [groupId, setGroupId] = useState("");
@@ -78,12 +84,12 @@ function CreateCampaign() {
       client.POST("/api/v1/campaigns", {
         body: {
           name,
-          message,
+          ...(choice ? { templateId: choice.templateId, variables: choice.values } : { message }),
           type,
           ...(from ? { from } : {}),
           ...(reference.trim() ? { reference: reference.trim() } : {}),
           ...(Object.keys(fallbackValues).length > 0 ? { fallbacks: fallbackValues } : {}),
-          ...smartField(message, smart),
+          ...smartField(text, smart),
           ...(audience === "group" ? { groupId } : { recipients }),
           ...(type === "scheduled" ? { scheduledAt: utc ?? when } : {}),
           ...policyBody(policy),
@@ -104,28 +110,30 @@ function CreateCampaign() {
           <input id="campaign-from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="campaign-from-hint" />
         </Field>
       </div>
-      <Field
-        id="campaign-message"
-        label="Message"
-        hint={
-          <>
-            {"{{firstName}}"}, {"{{lastName}}"} and {"{{custom.key}}"} are replaced by each contact&apos;s values; a contact without a last
-            name or custom field it names, and no fallback below, is left out.
-          </>
-        }
-        error={err("/body/message")}
-      >
-        <textarea
+      <TemplatePicker id="campaign" templates={templates.data ?? []} choice={choice} onChoice={setChoice} campaign error={action.error}>
+        <Field
           id="campaign-message"
-          required
-          rows={3}
-          maxLength={1600}
-          value={message}
-          onInput={(e) => setMessage(e.currentTarget.value)}
-          aria-describedby={`campaign-message-hint ${countIds("campaign-message-count", message)}`}
-        />
-        <MessageCount text={message} id="campaign-message-count" smart={smart} onSmart={setSmart} />
-      </Field>
+          label="Message"
+          hint={
+            <>
+              {"{{firstName}}"}, {"{{lastName}}"} and {"{{custom.key}}"} are replaced by each contact&apos;s values; a contact without a
+              last name or custom field it names, and no fallback below, is left out.
+            </>
+          }
+          error={err("/body/message")}
+        >
+          <textarea
+            id="campaign-message"
+            required
+            rows={3}
+            maxLength={1600}
+            value={message}
+            onInput={(e) => setMessage(e.currentTarget.value)}
+            aria-describedby={`campaign-message-hint ${countIds("campaign-message-count", message)}`}
+          />
+          <MessageCount text={message} id="campaign-message-count" smart={smart} onSmart={setSmart} />
+        </Field>
+      </TemplatePicker>
       <Field
         id="campaign-fallbacks"
         label="Fallbacks (optional)"

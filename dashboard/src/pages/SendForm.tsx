@@ -6,6 +6,7 @@ import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
 import { Field, fieldError, ProblemMessage, ReferenceField, TitledForm, useAction, useSession } from "../ui.js";
+import { TemplatePicker, useTemplates, type TemplateChoice } from "../templates.js";
 
 export interface Sent {
   messageId: string;
@@ -21,6 +22,8 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
   const [from, setFrom] = useState("");
   const [body, setBody] = useState("");
   const [reference, setReference] = useState("");
+  const [choice, setChoice] = useState<TemplateChoice | undefined>();
+  const templates = useTemplates();
   const [later, setLater] = useState(false);
   const [when, setWhen] = useState(() => toLocalInput(new Date(Date.now() + 3600_000)));
   const [smart, setSmart] = useSmartEncoding();
@@ -34,10 +37,10 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
         body: {
           to,
           from,
-          body,
+          ...(choice ? { templateId: choice.templateId, variables: choice.values } : { body }),
           ...(later ? { scheduledAt: utc ?? when } : {}),
           ...(ref ? { reference: ref } : {}),
-          ...smartField(body, smart),
+          ...(choice ? {} : smartField(body, smart)),
           ...policyBody(policy),
         },
       }),
@@ -65,18 +68,20 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
           <input id="msg-from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="msg-from-hint" />
         </Field>
       </div>
-      <Field id="msg-body" label="Message" error={err("/body/body")}>
-        <textarea
-          id="msg-body"
-          required
-          rows={3}
-          maxLength={1600}
-          value={body}
-          onInput={(e) => setBody(e.currentTarget.value)}
-          aria-describedby={countIds("msg-body-count", body)}
-        />
-        <MessageCount text={body} id="msg-body-count" smart={smart} onSmart={setSmart} />
-      </Field>
+      <TemplatePicker id="msg" templates={templates.data ?? []} choice={choice} onChoice={setChoice} campaign={false} error={action.error}>
+        <Field id="msg-body" label="Message" error={err("/body/body")}>
+          <textarea
+            id="msg-body"
+            required
+            rows={3}
+            maxLength={1600}
+            value={body}
+            onInput={(e) => setBody(e.currentTarget.value)}
+            aria-describedby={countIds("msg-body-count", body)}
+          />
+          <MessageCount text={body} id="msg-body-count" smart={smart} onSmart={setSmart} />
+        </Field>
+      </TemplatePicker>
       <ReferenceField
         id="msg-reference"
         hint="Your own reference (an order id, a ticket): shown on the message and in every receipt."

@@ -25,6 +25,7 @@ import { YourSignIn } from "./people/YourSignIn.js";
 import { Replies } from "./Replies.js";
 import { SenderPools } from "./SenderPools.js";
 import { Sending } from "./Sending.js";
+import { Templates } from "./Templates.js";
 import { Webhooks } from "./Webhooks.js";
 
 /** A path segment as typed or linked (a phone's "+" arrives as %2B); a malformed escape stays as it is. */
@@ -66,6 +67,7 @@ export function AccountPage({ path }: { path: string }) {
   if (parts[0] === "settings" && parts[1] === "billing") return <Billing />;
   if (parts[0] === "settings" && parts[1] === "sender-pools") return <SenderPools />;
   if (parts[0] === "settings" && parts[1] === "users") return <Users />;
+  if (parts[0] === "settings" && parts[1] === "templates") return <Templates />;
   if (parts[0] === "settings" && parts[1] === "your-sign-in") return <YourSignIn />;
   if (parts[0] === "settings") return <Webhooks />;
   return <NotFound home="/messages" label="messages" />;

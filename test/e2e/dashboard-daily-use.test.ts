@@ -2,15 +2,17 @@
 // a number's prefix and a date range narrow the list, the address keeps the search (a reload shows the same),
 // a scheduled message's row says when it sends. Contacts: a contact added with a last name, tags and custom
 // fields shows them; a search by name or number and by tag finds it; an opted-out contact is marked. A
-// campaign personalised with a last name and a custom field, previewed with a fallback. axe audits the pages.
+// campaign personalised with a last name and a custom field, previewed with a fallback. A template made in
+// Settings → Templates, used by a message with its placeholders filled, and not deleted while that message
+// waits. axe audits the pages.
 import { describe, expect, it } from "vitest";
-import { audit, browserAvailable, openForm, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openForm, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();
 const browser = useBrowser();
 
-describe.skipIf(!browserAvailable)("dashboard: searching messages", { timeout: 60_000 }, () => {
+describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, () => {
   it("narrows the list by text, number and date, and keeps the search in the address", async () => {
     const { baseUrl } = server();
     const a = await server().account();
@@ -133,6 +135,43 @@ describe.skipIf(!browserAvailable)("dashboard: searching messages", { timeout: 6
     const campaigns = (await a.client.GET("/api/v1/campaigns")).data!.data;
     expect(campaigns[0]).toMatchObject({ name: "Renewals", fallbacks: { "custom.city": "your city" }, stats: { total: 1, skipped: 0 } });
     expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("makes a template, sends a message from it with its placeholders filled, and refuses to delete it while that message waits", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/settings/templates");
+    await page.getByRole("heading", { name: "Settings → Templates", level: 1 }).waitFor();
+    await openForm(page, "New template");
+    const form = page.getByRole("form", { name: "New template" });
+    await form.getByLabel("Name").fill("Reminder");
+    await form.getByLabel("Text").fill("See you on {{date}} at {{time}}.");
+    await form.getByRole("button", { name: "Create template" }).click();
+    await page.locator('li[data-template="Reminder"]').getByText("Placeholders: date, time").waitFor();
+    expect(await audit(page, "templates")).toEqual([]);
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Messages", exact: true }).click();
+    await openForm(page, "New message");
+    await page.getByLabel("To", { exact: true }).fill("+14155550701");
+    await page.getByLabel("From", { exact: true }).fill("ACME");
+    await page.getByLabel("Use a template").selectOption({ label: "Reminder" });
+    await page.getByLabel("{{date}}").fill("Monday");
+    await page.getByLabel("{{time}}").fill("10:00");
+    await expect.poll(() => page.getByTestId("msg-template-text").innerText()).toBe("See you on Monday at 10:00.");
+    expect(await audit(page, "send form with a template")).toEqual([]);
+    await page.getByLabel("Send later").check();
+    await page.getByRole("button", { name: "Schedule" }).click();
+    await page.getByText("Message scheduled for").waitFor();
+    const listed = (await a.client.GET("/api/v1/messages")).data!.data;
+    expect(listed[0]).toMatchObject({ to: "+14155550701", body: "See you on Monday at 10:00." });
+
+    await page.goto(`${baseUrl}/dashboard/settings/templates`);
+    await page.getByRole("button", { name: "Delete template Reminder" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete template" }).click();
+    await page.getByRole("dialog").getByText("still waiting to be sent").waitFor();
+    expect(unexpectedProblems(page.problems, 409)).toEqual([]);
     await page.context().close();
   });
 });

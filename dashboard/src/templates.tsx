@@ -1,0 +1,93 @@
+// Templates in the send and campaign forms: "Use a template" picks one of the account's, shows a field for each
+// of its placeholders and the text it makes; the form then sends `templateId` and `variables` instead of its own
+// text. In a campaign the contact's own placeholders (firstName, lastName, custom.key) are left for each contact.
+import type { ComponentChildren } from "preact";
+import { fillVariables, templateVariables } from "../../common/templates.js";
+import { PLACEHOLDER_NAME } from "../../common/personalise.js";
+import { ok, type Schemas } from "./api.js";
+import { Field, fieldError, useAsync, useSession } from "./ui.js";
+import type { ApiProblem } from "./api.js";
+
+export type Template = Schemas["Template"];
+
+/** The account's templates (the newest 100), for a picker. */
+export function useTemplates() {
+  const { client } = useSession();
+  return useAsync(async () => (await ok(client.GET("/api/v1/templates", { params: { query: { limit: 100 } } }))).data, []);
+}
+
+export interface TemplateChoice {
+  templateId: string;
+  values: Record<string, string>;
+}
+
+/** The placeholders the person fills: all of a send's; a campaign's but the contact's own. */
+export const variablesToFill = (t: Template, campaign: boolean) =>
+  templateVariables(t.body).filter((name) => !(campaign && PLACEHOLDER_NAME.test(name)));
+
+/** The text the choice makes (a campaign's per-contact placeholders kept), or what it still lacks. */
+export function madeText(t: Template, values: Record<string, string>, campaign: boolean): string {
+  const filled = fillVariables(t.body, values, (name) => campaign && PLACEHOLDER_NAME.test(name));
+  return filled.missing === undefined ? filled.text : `(fill {{${filled.missing}}})`;
+}
+
+/** The template select, then one field per placeholder to fill. `children` is the form's own text field, shown without a template. */
+export function TemplatePicker({
+  id,
+  templates,
+  choice,
+  onChoice,
+  campaign,
+  error,
+  children,
+}: {
+  id: string;
+  templates: Template[];
+  choice: TemplateChoice | undefined;
+  onChoice: (c: TemplateChoice | undefined) => void;
+  campaign: boolean;
+  error: ApiProblem | undefined;
+  children: ComponentChildren;
+}) {
+  const chosen = choice && templates.find((t) => t.templateId === choice.templateId);
+  return (
+    <>
+      {templates.length > 0 && (
+        <Field id={`${id}-template`} label="Use a template" error={fieldError(error, "/body/templateId")}>
+          <select
+            id={`${id}-template`}
+            value={choice?.templateId ?? ""}
+            onChange={(e) => onChoice(e.currentTarget.value ? { templateId: e.currentTarget.value, values: {} } : undefined)}
+          >
+            <option value="">No: write the text</option>
+            {templates.map((t) => (
+              <option key={t.templateId} value={t.templateId}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {!chosen && children}
+      {chosen && choice && (
+        <fieldset>
+          <legend>Template “{chosen.name}”</legend>
+          {variablesToFill(chosen, campaign).map((name) => (
+            <Field key={name} id={`${id}-var-${name}`} label={`{{${name}}}`} error={fieldError(error, `/body/variables/${name}`)}>
+              <input
+                id={`${id}-var-${name}`}
+                required
+                maxLength={500}
+                value={choice.values[name] ?? ""}
+                onInput={(e) => onChoice({ ...choice, values: { ...choice.values, [name]: e.currentTarget.value } })}
+              />
+            </Field>
+          ))}
+          <p class="bubble" data-testid={`${id}-template-text`}>
+            {madeText(chosen, choice.values, campaign)}
+          </p>
+        </fieldset>
+      )}
+    </>
+  );
+}
