@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { parse, stringify } from "yaml";
+import { withCodeSamples } from "./codeSamples.js";
 import { CONFIGURATION_DOC, renderConfigurationDoc } from "./configuration-doc.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -36,7 +37,9 @@ try {
   // TypeSpec cannot declare OpenAPI 3.1 webhooks yet: every event we POST is added here, appended to the YAML
   // so the emitted text stays as it was.
   document.webhooks = eventWebhooks(document);
-  const yamlText = `${emitted}${stringify({ webhooks: document.webhooks }, { lineWidth: 0 })}`;
+  // A curl command and a typed client call beside every operation, made from its own example.
+  withCodeSamples(document as never);
+  const yamlText = stringify(document, { lineWidth: 0 });
 
   writeFileSync(join(root, "generated/openapi.yaml"), `# ${notice}\n${yamlText}`);
   writeFileSync(join(root, "generated/openapi.json"), `${JSON.stringify({ "x-generated": notice, ...document }, null, 2)}\n`);
