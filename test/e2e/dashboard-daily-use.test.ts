@@ -174,4 +174,26 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     expect(unexpectedProblems(page.problems, 409)).toEqual([]);
     await page.context().close();
   });
+
+  it("shows a new account its first steps instead of empty charts, until its first message", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/overview");
+    const steps = page.getByRole("region", { name: "First steps" });
+    await steps.waitFor();
+    expect(await steps.getByLabel("A curl command that sends a message").innerText()).toContain(
+      `curl -s -X POST "${baseUrl}/api/v1/messages"`,
+    );
+    expect(await page.getByTestId("overview-totals").count()).toBe(0);
+    expect(await audit(page, "first steps")).toEqual([]);
+    expect(
+      (await a.request("POST", "/api/v1/messages", { to: "+14155550801", from: "ACME", body: "First", scheduledAt: inHours(1) })).status,
+    ).toBe(201);
+    await page.reload();
+    await page.getByTestId("overview-totals").waitFor();
+    expect(await steps.count()).toBe(0);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -2,6 +2,7 @@
 // from GET /api/v1/reports/messages — volume and delivery rate by day, what became of them, error codes,
 // countries, time to delivered, and the quota (docs/REPORTS.md). Every chart has its table.
 import { useState } from "preact/hooks";
+import { Link } from "../router.js";
 import { ok, type Schemas } from "../api.js";
 import { ChartFigure } from "../charts.js";
 import { count, QuotaNote } from "../usage.js";
@@ -92,10 +93,17 @@ export function Overview() {
       connectors: new Map(connectors.data.map((c) => [c.connectorId, c.name])),
     };
   }, [operator]);
-  const r = report.data;
+  // A new account (no message yet, either way) sees its first steps instead of empty charts, until its first message.
+  const firstRun = useAsync(async () => {
+    if (operator) return false;
+    return (await ok(client.GET("/api/v1/messages", { params: { query: { limit: 1 } } }))).data.length === 0;
+  }, [operator]);
+  usePolling(() => firstRun.reload(), 15_000, firstRun.data === true);
+  const r = firstRun.data === false ? report.data : undefined;
   return (
     <section>
       <h1 tabIndex={-1}>Overview</h1>
+      {firstRun.data === true && <FirstSteps />}
       <p class="muted">
         {operator ? "Every account's messages" : "Your messages"} over the last {days} days, counted as they happen (times in{" "}
         {operator ? "UTC" : "your account's time zone"}).
@@ -236,6 +244,44 @@ export function Overview() {
           </div>
         </>
       )}
+    </section>
+  );
+}
+
+/** What a new account does first: a key for its program, a first message, the reference. */
+function FirstSteps() {
+  const { canWrite, canSend } = useSession();
+  const curl = [
+    `curl -s -X POST "${location.origin}/api/v1/messages" \\`,
+    `  -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \\`,
+    `  -d '{"to":"+14155550123","from":"ACME","body":"Hello from SMS Platform"}'`,
+  ].join("\n");
+  return (
+    <section class="card first-steps" aria-labelledby="first-steps-title">
+      <h2 id="first-steps-title">First steps</h2>
+      <p>No message yet. Three steps to the first one; the charts appear here once messages flow.</p>
+      <ol>
+        <li>
+          <strong>An API key for your program.</strong>{" "}
+          {canWrite ? <Link to="/settings/keys">Make one under Settings → API keys</Link> : "Ask someone with a full role to make one."} It
+          is shown once: keep it where your program reads it, as <code>KEY</code> below.
+        </li>
+        <li>
+          <strong>Send a message</strong> from your program, or from this terminal:
+          <pre class="code" tabIndex={0} aria-label="A curl command that sends a message">
+            <code>{curl}</code>
+          </pre>
+          {canSend && (
+            <>
+              Or write one yourself: <Link to="/messages">Messages → New message</Link>.
+            </>
+          )}
+        </li>
+        <li>
+          <strong>Get its receipts:</strong> <Link to="/settings/webhooks">add a webhook</Link>, and read the{" "}
+          <a href="/docs">API reference</a> (every operation with a curl and a TypeScript sample).
+        </li>
+      </ol>
     </section>
   );
 }
