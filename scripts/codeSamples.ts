@@ -44,9 +44,7 @@ export function withCodeSamples(document: { paths: Record<string, Record<string,
 function parts(path: string, op: Operation) {
   const params = op.parameters ?? [];
   const pathValues = Object.fromEntries(params.filter((p) => p.in === "path").map((p) => [p.name, exampleOf(p) ?? `<${p.name}>`]));
-  const query = Object.fromEntries(
-    params.filter((p) => p.in === "query" && exampleOf(p) !== undefined).map((p) => [p.name, exampleOf(p)]),
-  );
+  const query = Object.fromEntries(params.filter((p) => p.in === "query" && exampleOf(p) !== undefined).map((p) => [p.name, exampleOf(p)]));
   const json = op.requestBody?.content?.["application/json"];
   const body = json ? exampleOf(json) : undefined;
   const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(pathValues[name])));

@@ -15,7 +15,12 @@ const samplesOf = (op: (typeof operations)[number]) => (op.operation as { "x-cod
 
 describe("the reference's code samples", () => {
   it("give every operation a curl command and a TypeScript client call, made from its example", () => {
-    const missing = operations.filter((op) => samplesOf(op).map((s) => s.label).join(",") !== "curl,TypeScript client");
+    const missing = operations.filter(
+      (op) =>
+        samplesOf(op)
+          .map((s) => s.label)
+          .join(",") !== "curl,TypeScript client",
+    );
     expect(missing.map((op) => op.operationId)).toEqual([]);
     const send = operations.find((op) => op.operationId === "Messages_send")!;
     expect(samplesOf(send)[0]!.source).toContain(`-d '{"to":"+14155550123"`);
@@ -43,7 +48,10 @@ describe("the reference's code samples", () => {
       });
       const problems = ts
         .getPreEmitDiagnostics(program)
-        .map((d) => `${d.file ? operations[files.indexOf(d.file.fileName)]?.operationId : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
+        .map(
+          (d) =>
+            `${d.file ? operations[files.indexOf(d.file.fileName)]?.operationId : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`,
+        );
       expect(problems).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
