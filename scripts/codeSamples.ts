@@ -56,7 +56,7 @@ const queryValue = (v: unknown) => (Array.isArray(v) ? v.join(",") : String(v));
 
 function curlSample(path: string, method: string, op: Operation): string {
   const { query, body, url } = parts(path, op);
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, queryValue(v)])).toString();
+  const qs = new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, queryValue(v)]))).toString();
   const key = op["x-key-kinds"]?.includes("operator") && !op["x-key-kinds"].includes("account") ? "$OPERATOR_KEY" : "$KEY";
   const lines = [`curl -s -X ${method.toUpperCase()} "$API${url}${qs ? `?${qs}` : ""}"`];
   if (!op["x-public"]) lines.push(`  -H "Authorization: Bearer ${key}"`);
