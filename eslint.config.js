@@ -11,6 +11,7 @@ export default tseslint.config(
       "generated/**",
       "dist/**",
       "dashboard/dist/**",
+      "client/dist/**",
       "bench/results/**",
       "bench/charts/**",
       ".data/**",
