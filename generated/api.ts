@@ -394,7 +394,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a campaign
+         * @description Rename a campaign, or reschedule a `scheduled` one before it starts: its messages (and those fan-out has yet
+         *     to make) move to the new `scheduledAt`, their validity counted from it. 409 `campaign_started` once it is
+         *     sending, completed or cancelled (a rename is always allowed).
+         */
+        patch: operations["Campaigns_update"];
         trace?: never;
     };
     "/api/v1/campaigns/{campaignId}/cancel": {
@@ -4543,7 +4549,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "campaign_started" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description A price list as put: it replaces the whole list. */
         PutPriceListRequest: {
             /** @description The currency of its prices. */
@@ -5600,6 +5606,21 @@ export interface components {
             maxSegmentsPerSecond?: components["schemas"]["SegmentsPerSecond"] | null;
             /** @description Smart-encode messages that do not say otherwise. */
             smartEncoding?: boolean;
+        };
+        /**
+         * @description Changes to a campaign; fields left out are unchanged.
+         * @example {
+         *       "scheduledAt": "2026-12-01T09:00:00.000Z"
+         *     }
+         */
+        UpdateCampaignRequest: {
+            /** @description Its new name, 1 to 100 characters. */
+            name?: string;
+            /**
+             * Format: date-time
+             * @description Its new time, for a `scheduled` campaign that has not started: later than now, at most 365 days ahead.
+             */
+            scheduledAt?: string;
         };
         /** @description Change a connector: any field; the others stay. */
         UpdateConnectorRequest: {
@@ -8602,6 +8623,134 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Campaigns_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the campaign.
+                 * @example 7c6b5a49-3827-4615-a4b3-c2d1e0f9a8b7
+                 */
+                campaignId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scheduledAt": "2026-12-01T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

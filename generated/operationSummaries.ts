@@ -11,6 +11,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "Campaigns_create": "Create a campaign",
   "Campaigns_get": "Get a campaign",
   "Campaigns_list": "List campaigns",
+  "Campaigns_update": "Update a campaign",
   "Connectors_create": "Create a connector",
   "Connectors_delete": "Delete a connector",
   "Connectors_get": "Get a connector",

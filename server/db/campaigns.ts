@@ -2,7 +2,7 @@ import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
-import { cancelCampaignMessages } from "./messages/index.js";
+import { cancelCampaignMessages, moveCampaignMessages } from "./messages/index.js";
 import { run, sql } from "./sql.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
@@ -325,13 +325,29 @@ export async function cancelCampaign(tx: Knex.Transaction, accountId: string, ca
   return cancelCampaignMessages(tx, accountId, campaignId);
 }
 
+/**
+ * Moves a campaign not yet started to `at`: the campaign (fan-out reads its time under the same row lock, so
+ * messages it makes later get it too), then its scheduled messages and their send jobs. The caller holds the
+ * campaign's lock.
+ */
+export async function moveCampaign(tx: Knex.Transaction, accountId: string, campaignId: string, at: Date, validityPeriod: number | null) {
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ scheduled_at: at });
+  const validUntil = validityPeriod === null ? null : new Date(at.getTime() + validityPeriod * 1000);
+  return moveCampaignMessages(tx, accountId, campaignId, at, validUntil);
+}
+
+/** Renames a campaign. */
+export async function renameCampaign(tx: Knex.Transaction, accountId: string, campaignId: string, name: string): Promise<void> {
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ name });
+}
+
 /** Status and lock of one campaign of the account (for cancel). */
 export async function lockCampaign(
   tx: Knex.Transaction,
   accountId: string,
   campaignId: string,
-): Promise<{ status: CampaignStatus; test: boolean } | undefined> {
-  return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status", "test");
+): Promise<{ status: CampaignStatus; test: boolean; validityPeriod: number | null } | undefined> {
+  return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status", "test", { validityPeriod: "validity_period" });
 }
 
 /** Completes every campaign that is done but was not marked (a crash between a commit and its check). */

@@ -77,6 +77,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   two_factor_off: { status: 409, title: "Two-factor sign-in off" },
   email_required: { status: 422, title: "Email required" },
   template_exists: { status: 409, title: "Template exists" },
+  campaign_started: { status: 409, title: "Campaign started" },
   template_not_found: { status: 422, title: "Template not found" },
   template_in_use: { status: 409, title: "Template in use" },
   email_mismatch: { status: 422, title: "Email mismatch" },

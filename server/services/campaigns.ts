@@ -6,6 +6,8 @@ import type { components } from "../../generated/api.js";
 import type { Account } from "../operator/index.js";
 import {
   cancelCampaign as cancelCampaignRows,
+  moveCampaign,
+  renameCampaign,
   groupAudience,
   insertCampaign,
   lockCampaign,
@@ -209,6 +211,34 @@ export async function createCampaign(
     }
     await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
     return id;
+  });
+}
+
+/**
+ * Renames a campaign, and moves one not yet started to a new time (409 `campaign_started` once it is sending
+ * or over). A test key changes only test campaigns, as it cancels only them.
+ */
+export async function updateCampaign(
+  db: Knex,
+  accountId: string,
+  campaignId: string,
+  changes: { name?: string; scheduledAt?: string },
+  opts: { now: Date; testKey: boolean },
+): Promise<void> {
+  const at = changes.scheduledAt === undefined ? undefined : new Date(changes.scheduledAt);
+  if (at) checkScheduledAt(at, opts.now);
+  await retriedTransaction(db, async (tx) => {
+    const campaign = await lockCampaign(tx, accountId, campaignId);
+    if (!campaign) throw notFound("Campaign");
+    if (opts.testKey && !campaign.test) throw testKeyNotAllowed("campaign");
+    if (at) {
+      if (campaign.status !== "scheduled")
+        throw new DomainError("campaign_started", `The campaign is ${campaign.status}: only a scheduled campaign that has not started moves.`, {
+          errors: [{ path: "/body/scheduledAt", message: "the campaign has started" }],
+        });
+      await moveCampaign(tx, accountId, campaignId, at, campaign.validityPeriod);
+    }
+    if (changes.name !== undefined) await renameCampaign(tx, accountId, campaignId, changes.name);
   });
 }
 

@@ -79,6 +79,7 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     scheduledAt: later,
     recipients: ["+14155550507"],
   });
+  await call("Campaigns_update", a, "PATCH", `/api/v1/campaigns/${campaign.campaignId}`, { name: "renamed" });
   await call("Campaigns_cancel", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/cancel`);
   const batch = (await (
     await a.request("POST", "/api/v1/messages/batch", { messages: [{ to: "+14155550509", from: "ACME", body: "x", scheduledAt: later }] })

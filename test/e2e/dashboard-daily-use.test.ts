@@ -132,6 +132,8 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     expect(await audit(page, "campaign form with fallbacks")).toEqual([]);
     await page.getByRole("button", { name: "Send campaign" }).click();
     await page.getByRole("heading", { name: "Campaign “Renewals”", level: 1 }).waitFor();
+    // Sent now: nothing to reschedule.
+    expect(await page.getByRole("form", { name: "Reschedule" }).count()).toBe(0);
     const campaigns = (await a.client.GET("/api/v1/campaigns")).data!.data;
     expect(campaigns[0]).toMatchObject({ name: "Renewals", fallbacks: { "custom.city": "your city" }, stats: { total: 1, skipped: 0 } });
     expect(page.problems).toEqual([]);
@@ -193,6 +195,27 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.reload();
     await page.getByTestId("overview-totals").waitFor();
     expect(await steps.count()).toBe(0);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("reschedules a scheduled campaign from its page", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const { data: created } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Later", message: "Soon", type: "scheduled", scheduledAt: inHours(48), recipients: ["+14155550901"] },
+    });
+    const page = await browser().newPage({ locale: "en-US", timezoneId: "UTC" });
+    await signIn(page, baseUrl, a.key, `/dashboard/campaigns/${created!.campaignId}`);
+    const form = page.getByRole("form", { name: "Reschedule" });
+    const day = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    await form.getByLabel("Start at").fill(`${day}T09:30`);
+    await form.getByRole("button", { name: "Move the campaign" }).click();
+    await page.getByText("Campaign moved: it starts").waitFor();
+    expect(
+      (await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: created!.campaignId } } })).data!.scheduledAt,
+    ).toBe(`${day}T09:30:00.000Z`);
+    expect(await audit(page, "campaign with its reschedule form")).toEqual([]);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

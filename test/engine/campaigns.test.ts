@@ -253,3 +253,49 @@ describe("personalised campaigns", () => {
     expect((await problemOf(bad)).errors?.[0]?.path).toBe("/body/fallbacks/nickname");
   });
 });
+
+describe("rescheduling a campaign", () => {
+  it("moves a scheduled campaign's messages and their jobs before it starts, and then never", async () => {
+    const a = await server().account();
+    const groupId = await groupWith(a, "later", [{ phone: "+14155550241" }, { phone: "+14155550242" }]);
+    const { data: created } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Later", message: "Soon", type: "scheduled", scheduledAt: inHours(48), groupId, validityPeriod: 3600 },
+    });
+    const id = created!.campaignId;
+    // Fan-out made both messages, waiting two days out.
+    await waitUntil("messages made", async () => (await campaignMessages(a, id)).length === 2);
+
+    // A week out first: the messages, their validity and their jobs move with it.
+    const weekOut = new Date(Date.now() + 7 * 86_400_000);
+    weekOut.setMilliseconds(0);
+    const moved = await a.request("PATCH", `/api/v1/campaigns/${id}`, { scheduledAt: weekOut.toISOString(), name: "Next week" });
+    expect(moved.status, await moved.clone().text()).toBe(200);
+    expect(await moved.json()).toMatchObject({ name: "Next week", scheduledAt: weekOut.toISOString(), status: "scheduled" });
+    for (const m of await campaignMessages(a, id)) {
+      expect(m).toMatchObject({ scheduledAt: weekOut.toISOString(), validUntil: new Date(weekOut.getTime() + 3_600_000).toISOString() });
+    }
+    const jobs = await server()
+      .db("jobs")
+      .whereIn(
+        "id",
+        (await server().db("messages").where({ campaign_id: id }).select("job_id")).map((r: { job_id: string }) => r.job_id),
+      )
+      .select("run_at");
+    expect(jobs.map((j: { run_at: Date }) => j.run_at.toISOString())).toEqual([weekOut.toISOString(), weekOut.toISOString()]);
+
+    // Then in a second: it is sent then, and completes.
+    const soon = new Date(Date.now() + 1500).toISOString();
+    expect((await a.request("PATCH", `/api/v1/campaigns/${id}`, { scheduledAt: soon })).status).toBe(200);
+    await waitUntil("campaign completed", async () => (await campaign(a, id)).status === "completed");
+
+    // Started (here, over): no more moving; a rename still works.
+    const late = await a.request("PATCH", `/api/v1/campaigns/${id}`, { scheduledAt: inHours(24) });
+    expect(late.status).toBe(409);
+    expect((await problemOf(late)).code).toBe("campaign_started");
+    expect((await a.request("PATCH", `/api/v1/campaigns/${id}`, { name: "Done" })).status).toBe(200);
+    // A time in the past is refused as at creation (422, naming scheduledAt).
+    const past = await a.request("PATCH", `/api/v1/campaigns/${id}`, { scheduledAt: new Date(Date.now() - 60_000).toISOString() });
+    expect(past.status).toBe(422);
+    expect((await problemOf(past)).errors?.[0]?.path).toBe("/body/scheduledAt");
+  });
+});

@@ -3,8 +3,21 @@ import { useState } from "preact/hooks";
 import { ok, type Campaign } from "../api.js";
 import { MetadataTable } from "../metadata.js";
 import { Link } from "../router.js";
-import { formatTime } from "../time.js";
-import { ConfirmDialog, Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
+import { formatTime, localInputToUtc, timeZone, toLocalInput } from "../time.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  StatusChip,
+  TitledForm,
+  useAction,
+  useAsync,
+  usePolling,
+  useSession,
+} from "../ui.js";
 import { ChartFigure } from "../charts.js";
 import { formatMicros } from "../money.js";
 
@@ -177,6 +190,15 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
                 </button>
               )}
             </p>
+            {c.status === "scheduled" && canSend && (
+              <Reschedule
+                campaign={c}
+                onMoved={(at) => {
+                  setNotice(`Campaign moved: it starts ${formatTime(at)}.`);
+                  void campaign.reload();
+                }}
+              />
+            )}
             <CampaignProgress campaign={c} />
             <CampaignCost campaign={c} live={c.status === "sending"} />
             {c.status !== "scheduled" && <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />}
@@ -240,5 +262,46 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** A scheduled campaign that has not started, moved to another time (in the browser's zone, sent as UTC). */
+function Reschedule({ campaign, onMoved }: { campaign: Campaign; onMoved: (at: string) => void }) {
+  const { client } = useSession();
+  const [when, setWhen] = useState(() => toLocalInput(new Date(campaign.scheduledAt ?? Date.now())));
+  const utc = localInputToUtc(when);
+  const move = useAction(async () => {
+    const moved = await ok(
+      client.PATCH("/api/v1/campaigns/{campaignId}", {
+        params: { path: { campaignId: campaign.campaignId } },
+        body: { scheduledAt: utc ?? when },
+      }),
+    );
+    onMoved(moved.scheduledAt!);
+  });
+  return (
+    <TitledForm titleId="reschedule-title" title="Reschedule" heading="h3" plain onSubmit={() => void move.run()}>
+      <Field
+        id="reschedule-at"
+        label="Start at"
+        hint={`Your time zone: ${timeZone()}. Its messages move with it, until it starts.`}
+        error={fieldError(move.error, "/body/scheduledAt")}
+      >
+        <input
+          id="reschedule-at"
+          type="datetime-local"
+          required
+          value={when}
+          aria-describedby="reschedule-at-hint"
+          onInput={(e) => setWhen(e.currentTarget.value)}
+        />
+      </Field>
+      <ProblemMessage error={move.error} prefix="Not moved" />
+      <div class="actions">
+        <button type="submit" disabled={move.busy}>
+          Move the campaign
+        </button>
+      </div>
+    </TitledForm>
   );
 }

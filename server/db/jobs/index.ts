@@ -9,6 +9,7 @@ export { failJob, snoozeJobs } from "./failJob.js";
 export { makeCappedSendsDue } from "./makeCappedSendsDue.js";
 export { makeHeldSendsDue } from "./makeHeldSendsDue.js";
 export { makePoolSendsDue } from "./makePoolSendsDue.js";
+export { moveJobsSql } from "./moveJobs.js";
 export { insertJobs, insertJobsSql, insertUntypedJobs, type NewJob, type NewUntypedJob } from "./insertJobs.js";
 export { MAX_ATTEMPTS, type JobKind, type JobKinds, type JobPayload } from "./kinds.js";
 export { JOB_LANE_SQL, LANE_OF_KIND, laneOf, type JobLane } from "./lanes.js";

@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
 import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
-import { cancelPendingJobsSql } from "../jobs/index.js";
+import { cancelPendingJobsSql, moveJobsSql, notifyWorkers } from "../jobs/index.js";
 import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
 import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
@@ -44,6 +44,29 @@ export async function cancelCampaignMessages(tx: Knex.Transaction, accountId: st
              j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
         SELECT count(*)::int AS n FROM c`,
   );
+  return rows[0]!.n;
+}
+
+/**
+ * Moves every message of the campaign still scheduled to `at` (its validity counted from it) with its waiting
+ * send job, in one statement, and wakes the workers for it. Returns how many.
+ */
+export async function moveCampaignMessages(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  at: Date,
+  validUntil: Date | null,
+): Promise<number> {
+  const { rows } = await run<{ n: number }>(
+    tx,
+    sql`WITH m AS (UPDATE messages SET scheduled_at = ${at}, valid_until = ${validUntil}::timestamptz
+                    WHERE account_id = ${accountId} AND campaign_id = ${campaignId} AND status = 'scheduled'
+                    RETURNING job_id),
+             j AS (${moveJobsSql(accountId, sql`SELECT job_id FROM m`, at)})
+        SELECT count(*)::int AS n FROM m`,
+  );
+  await notifyWorkers(tx, at);
   return rows[0]!.n;
 }
 

@@ -1,12 +1,12 @@
 import { getCampaign, listCampaigns } from "../../db/campaigns.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
-import { cancelCampaign, createCampaign } from "../../services/campaigns.js";
+import { cancelCampaign, createCampaign, updateCampaign } from "../../services/campaigns.js";
 import { withIdempotency } from "../idempotency.js";
 import { toCampaign } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_list" | "Campaigns_get" | "Campaigns_cancel"> = {
+export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_list" | "Campaigns_get" | "Campaigns_update" | "Campaigns_cancel"> = {
   async Campaigns_create({ db, account, key, body, headers, config, now }) {
     // With an Idempotency-Key, a repeat within 24 h returns the first answer (as stored then) and creates nothing;
     // the service's own transaction nests inside the key's as a savepoint, so the key and the campaign commit together.
@@ -19,6 +19,11 @@ export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_li
       });
       return { status: 201 as const, body: toCampaign((await getCampaign(tx, account.id, campaignId))!) };
     });
+  },
+
+  async Campaigns_update({ db, account, key, path, body, now }) {
+    await updateCampaign(db, account.id, path.campaignId, body, { now: now(), testKey: key.test });
+    return { status: 200, body: toCampaign((await getCampaign(db, account.id, path.campaignId))!) };
   },
 
   async Campaigns_list({ db, account, query }) {
