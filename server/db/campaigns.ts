@@ -3,7 +3,6 @@ import type { components } from "../../generated/api.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
 import { cancelCampaignMessages, moveCampaignMessages } from "./messages/index.js";
-import { run, sql } from "./sql.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
@@ -164,139 +163,18 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
   });
 }
 
-/**
- * Snapshots the audience: the group's contacts as they are now (a contact added later is not included), in
- * one INSERT … SELECT. Returns the audience size, also stored on the campaign.
- */
-export async function snapshotGroupAudience(
-  tx: Knex.Transaction,
-  accountId: string,
-  campaignId: string,
-  groupId: string,
-  leaveOut: string[] = [],
-): Promise<number> {
-  const { rowCount } = await run(
-    tx,
-    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name, last_name, custom_fields)
-        SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name, c.last_name,
-               nullif(c.custom_fields, '{}'::jsonb)
-          FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId} AND c.phone <> ALL(${leaveOut}::text[])`,
-  );
-  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
-  return rowCount;
-}
-
-/** A group's contacts as a campaign's audience: each phone with what its placeholders are filled with. */
-export interface AudienceMember {
-  phone: string;
-  firstName: string | null;
-  lastName: string | null;
-  customFields: Record<string, string> | null;
-}
-
-/** A group's contacts (the audience a group campaign would snapshot). */
-export async function groupAudience(tx: Knex, accountId: string, groupId: string): Promise<AudienceMember[]> {
-  return tx("contacts")
-    .where({ account_id: accountId, group_id: groupId })
-    .select({ phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
-}
-
-/** Snapshots a recipients list (already normalised and de-duplicated). */
-export async function snapshotListAudience(tx: Knex.Transaction, accountId: string, campaignId: string, phones: string[]): Promise<number> {
-  await run(
-    tx,
-    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone)
-        SELECT ${accountId}::uuid, ${campaignId}, r.seq, r.phone FROM unnest(${phones}::text[]) WITH ORDINALITY AS r(phone, seq)`,
-  );
-  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: phones.length });
-  return phones.length;
-}
-
-export interface FanoutBatch {
-  campaign: {
-    id: string;
-    accountId: string;
-    message: string;
-    from: string;
-    senderPoolId: string | null;
-    status: CampaignStatus;
-    scheduledAt: Date | null;
-    createdAt: Date;
-    validityPeriod: number | null;
-    category: Category;
-    priority: Priority;
-    test: boolean;
-    reference: string | null;
-    metadata: Record<string, string> | null;
-    smartEncoding: boolean;
-    fallbacks: Record<string, string> | null;
-  };
-  recipients: ({ seq: number } & AudienceMember)[];
-}
-
-/**
- * Locks the campaign and reads the next `size` recipients not yet turned into messages. The row lock
- * serialises fan-out with cancel: a cancelled campaign gets no further messages.
- */
-export async function nextFanoutBatch(
-  tx: Knex.Transaction,
-  accountId: string,
-  campaignId: string,
-  size: number,
-): Promise<FanoutBatch | undefined> {
-  const campaign = await tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first({
-    id: "id",
-    accountId: "account_id",
-    message: "message",
-    from: "sender",
-    senderPoolId: "sender_pool_id",
-    status: "status",
-    scheduledAt: "scheduled_at",
-    createdAt: "created_at",
-    validityPeriod: "validity_period",
-    category: "category",
-    priority: "priority",
-    test: "test",
-    reference: "reference",
-    metadata: "metadata",
-    smartEncoding: "smart_encoding",
-    fallbacks: "fallbacks",
-    fanoutDone: "fanout_done",
-  });
-  if (!campaign) return undefined;
-  const recipients = await tx("campaign_recipients")
-    .where({ account_id: accountId, campaign_id: campaignId })
-    .andWhere("seq", ">", campaign.fanoutDone)
-    .orderBy("seq")
-    .limit(size)
-    .select({ seq: "seq", phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
-  return { campaign, recipients };
-}
-
-export async function recordFanoutProgress(
-  tx: Knex.Transaction,
-  accountId: string,
-  campaignId: string,
-  lastSeq: number,
-  optedOut = 0,
-): Promise<void> {
-  await tx("campaigns")
-    .where({ account_id: accountId, id: campaignId })
-    .update({ fanout_done: lastSeq, opted_out: sql`opted_out + ${optedOut}`.forBuilder(tx) });
-}
-
 /** scheduled → sending when the first of their messages is being sent. */
 export async function markCampaignsSending(db: Knex, campaigns: { id: string; accountId: string }[]): Promise<void> {
   if (campaigns.length === 0) return;
   await db("campaigns").where(byAccountKeysSql("", campaigns).forBuilder(db)).where({ status: "scheduled" }).update({ status: "sending" });
 }
 
-/** sending → completed once fan-out is done and every message reached a final status. */
 /** A new campaign's audience as priced (services/campaigns.ts, with its reservation). */
 export async function setEstimatedCost(tx: Knex.Transaction, accountId: string, campaignId: string, cost: number): Promise<void> {
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ estimated_cost: cost });
 }
 
+/** sending → completed once fan-out is done and every message reached a final status. */
 export async function completeCampaignIfDone(db: Knex, accountId: string, campaignId: string): Promise<boolean> {
   const count = await db("campaigns")
     .where({ account_id: accountId, id: campaignId })
@@ -347,7 +225,10 @@ export async function lockCampaign(
   accountId: string,
   campaignId: string,
 ): Promise<{ status: CampaignStatus; test: boolean; validityPeriod: number | null } | undefined> {
-  return tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first("status", "test", { validityPeriod: "validity_period" });
+  return tx("campaigns")
+    .where({ account_id: accountId, id: campaignId })
+    .forUpdate()
+    .first("status", "test", { validityPeriod: "validity_period" });
 }
 
 /** Completes every campaign that is done but was not marked (a crash between a commit and its check). */

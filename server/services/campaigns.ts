@@ -8,13 +8,11 @@ import {
   cancelCampaign as cancelCampaignRows,
   moveCampaign,
   renameCampaign,
-  groupAudience,
   insertCampaign,
   lockCampaign,
   setEstimatedCost,
-  snapshotGroupAudience,
-  snapshotListAudience,
 } from "../db/campaigns.js";
+import { groupAudience, snapshotGroupAudience, snapshotListAudience } from "../db/campaignAudience.js";
 import { groupExists } from "../db/groups.js";
 import { getSenderPool } from "../routing/index.js";
 import { insertJobs } from "../db/jobs/index.js";
@@ -233,9 +231,13 @@ export async function updateCampaign(
     if (opts.testKey && !campaign.test) throw testKeyNotAllowed("campaign");
     if (at) {
       if (campaign.status !== "scheduled")
-        throw new DomainError("campaign_started", `The campaign is ${campaign.status}: only a scheduled campaign that has not started moves.`, {
-          errors: [{ path: "/body/scheduledAt", message: "the campaign has started" }],
-        });
+        throw new DomainError(
+          "campaign_started",
+          `The campaign is ${campaign.status}: only a scheduled campaign that has not started moves.`,
+          {
+            errors: [{ path: "/body/scheduledAt", message: "the campaign has started" }],
+          },
+        );
       await moveCampaign(tx, accountId, campaignId, at, campaign.validityPeriod);
     }
     if (changes.name !== undefined) await renameCampaign(tx, accountId, campaignId, changes.name);

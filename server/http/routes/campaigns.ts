@@ -6,7 +6,10 @@ import { withIdempotency } from "../idempotency.js";
 import { toCampaign } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
-export const campaignHandlers: Pick<Handlers, "Campaigns_create" | "Campaigns_list" | "Campaigns_get" | "Campaigns_update" | "Campaigns_cancel"> = {
+export const campaignHandlers: Pick<
+  Handlers,
+  "Campaigns_create" | "Campaigns_list" | "Campaigns_get" | "Campaigns_update" | "Campaigns_cancel"
+> = {
   async Campaigns_create({ db, account, key, body, headers, config, now }) {
     // With an Idempotency-Key, a repeat within 24 h returns the first answer (as stored then) and creates nothing;
     // the service's own transaction nests inside the key's as a savepoint, so the key and the campaign commit together.

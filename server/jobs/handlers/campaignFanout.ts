@@ -2,7 +2,8 @@
 // inserts its messages, their history and their send jobs set-wise and records how far fan-out got, so a
 // retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
 import { uuidv7 } from "../../domain/uuidv7.js";
-import { completeCampaignIfDone, nextFanoutBatch, recordFanoutProgress } from "../../db/campaigns.js";
+import { completeCampaignIfDone } from "../../db/campaigns.js";
+import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaignAudience.js";
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages/index.js";
 import { optedOutAmong } from "../../db/optOuts.js";

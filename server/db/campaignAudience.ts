@@ -1,0 +1,126 @@
+// A campaign's audience: the snapshot made at creation (a group's contacts with what their placeholders are
+// filled with, or a pasted list), and fan-out reading it back in batches (jobs/handlers/campaignFanout.ts).
+import type { Knex } from "knex";
+import type { Category, Priority } from "../domain/sendingPolicy.js";
+import { run, sql } from "./sql.js";
+
+/**
+ * Snapshots the audience: the group's contacts as they are now (a contact added later is not included), in
+ * one INSERT … SELECT. Returns the audience size, also stored on the campaign.
+ */
+export async function snapshotGroupAudience(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  groupId: string,
+  leaveOut: string[] = [],
+): Promise<number> {
+  const { rowCount } = await run(
+    tx,
+    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name, last_name, custom_fields)
+        SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name, c.last_name,
+               nullif(c.custom_fields, '{}'::jsonb)
+          FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId} AND c.phone <> ALL(${leaveOut}::text[])`,
+  );
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
+  return rowCount;
+}
+
+/** A group's contacts as a campaign's audience: each phone with what its placeholders are filled with. */
+export interface AudienceMember {
+  phone: string;
+  firstName: string | null;
+  lastName: string | null;
+  customFields: Record<string, string> | null;
+}
+
+/** A group's contacts (the audience a group campaign would snapshot). */
+export async function groupAudience(tx: Knex, accountId: string, groupId: string): Promise<AudienceMember[]> {
+  return tx("contacts")
+    .where({ account_id: accountId, group_id: groupId })
+    .select({ phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
+}
+
+/** Snapshots a recipients list (already normalised and de-duplicated). */
+export async function snapshotListAudience(tx: Knex.Transaction, accountId: string, campaignId: string, phones: string[]): Promise<number> {
+  await run(
+    tx,
+    sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone)
+        SELECT ${accountId}::uuid, ${campaignId}, r.seq, r.phone FROM unnest(${phones}::text[]) WITH ORDINALITY AS r(phone, seq)`,
+  );
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: phones.length });
+  return phones.length;
+}
+
+export interface FanoutBatch {
+  campaign: {
+    id: string;
+    accountId: string;
+    message: string;
+    from: string;
+    senderPoolId: string | null;
+    status: "scheduled" | "sending" | "completed" | "cancelled";
+    scheduledAt: Date | null;
+    createdAt: Date;
+    validityPeriod: number | null;
+    category: Category;
+    priority: Priority;
+    test: boolean;
+    reference: string | null;
+    metadata: Record<string, string> | null;
+    smartEncoding: boolean;
+    fallbacks: Record<string, string> | null;
+  };
+  recipients: ({ seq: number } & AudienceMember)[];
+}
+
+/**
+ * Locks the campaign and reads the next `size` recipients not yet turned into messages. The row lock
+ * serialises fan-out with cancel: a cancelled campaign gets no further messages.
+ */
+export async function nextFanoutBatch(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  size: number,
+): Promise<FanoutBatch | undefined> {
+  const campaign = await tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first({
+    id: "id",
+    accountId: "account_id",
+    message: "message",
+    from: "sender",
+    senderPoolId: "sender_pool_id",
+    status: "status",
+    scheduledAt: "scheduled_at",
+    createdAt: "created_at",
+    validityPeriod: "validity_period",
+    category: "category",
+    priority: "priority",
+    test: "test",
+    reference: "reference",
+    metadata: "metadata",
+    smartEncoding: "smart_encoding",
+    fallbacks: "fallbacks",
+    fanoutDone: "fanout_done",
+  });
+  if (!campaign) return undefined;
+  const recipients = await tx("campaign_recipients")
+    .where({ account_id: accountId, campaign_id: campaignId })
+    .andWhere("seq", ">", campaign.fanoutDone)
+    .orderBy("seq")
+    .limit(size)
+    .select({ seq: "seq", phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
+  return { campaign, recipients };
+}
+
+export async function recordFanoutProgress(
+  tx: Knex.Transaction,
+  accountId: string,
+  campaignId: string,
+  lastSeq: number,
+  optedOut = 0,
+): Promise<void> {
+  await tx("campaigns")
+    .where({ account_id: accountId, id: campaignId })
+    .update({ fanout_done: lastSeq, opted_out: sql`opted_out + ${optedOut}`.forBuilder(tx) });
+}
