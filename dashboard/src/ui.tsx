@@ -436,3 +436,51 @@ export function ReferenceField(p: TextFieldProps) {
 export function PhoneField(p: TextFieldProps) {
   return <TextField {...p} label="Phone number" tel />;
 }
+
+/**
+ * A search box of a list's filters: what is typed stays as typed, and applies (`onApply`, trimmed) on Enter or
+ * on leaving the field; it follows `value`, the filter applied (from the address), when that changes.
+ */
+export function SearchInput({
+  id,
+  label,
+  value,
+  onApply,
+  maxLength,
+  hint,
+  inputMode,
+  pattern,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onApply: (value: string) => void;
+  maxLength: number;
+  hint?: string;
+  inputMode?: "tel" | "text";
+  pattern?: string;
+}) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="search"
+        maxLength={maxLength}
+        inputMode={inputMode}
+        pattern={pattern}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onChange={(e) => e.currentTarget.checkValidity() && onApply(e.currentTarget.value.trim())}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      {hint && (
+        <small class="hint" id={`${id}-hint`}>
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}

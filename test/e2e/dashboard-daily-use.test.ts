@@ -27,17 +27,17 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, a.key, "/dashboard/messages");
     const rows = page.getByRole("list", { name: "Messages" }).getByRole("listitem");
-    await expect.poll(() => rows.count()).toBe(3);
-    await expect.poll(() => rows.first().textContent()).toContain("Sends");
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => rows.first().textContent(), { timeout: 15_000 }).toContain("Sends");
 
     await page.getByLabel("Text").fill("order");
     await page.getByLabel("Text").press("Enter");
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
     expect(new URL(page.url()).searchParams.get("q")).toBe("order");
 
     await page.getByLabel("Number starts with").fill("+44");
     await page.getByLabel("Number starts with").press("Enter");
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
     await rows.getByText("Your ORDER 1041 has shipped").waitFor();
 
     // Created from tomorrow: nothing yet.
@@ -48,9 +48,9 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
 
     // The address holds the search: a reload shows the same.
     await page.getByLabel("Created from").fill("");
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
     await page.reload();
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
     expect(await page.getByLabel("Text").inputValue()).toBe("order");
     expect(await audit(page, "messages searched")).toEqual([]);
     await screenshot(page, "dashboard-message-search");
@@ -72,7 +72,7 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, a.key, "/dashboard/contacts");
     const rows = page.getByRole("list", { name: "Contacts" }).getByRole("listitem");
-    await expect.poll(() => rows.count()).toBe(3);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
     await page.locator('li[data-phone="+447400123404"]').getByText("opted out").waitFor();
 
     // Added through the form, with its details.
@@ -91,15 +91,15 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
 
     await page.getByLabel("Name or number").fill("love");
     await page.getByLabel("Name or number").press("Enter");
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(1);
     await page.getByLabel("Name or number").fill("555 04");
     await page.getByLabel("Name or number").press("Enter");
-    await expect.poll(() => rows.count()).toBe(3);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(3);
     await page.getByLabel("Name or number").fill("");
     await page.getByLabel("Name or number").press("Enter");
     await page.getByLabel("Tag", { exact: true }).fill("vip");
     await page.getByLabel("Tag", { exact: true }).press("Enter");
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
     expect(new URL(page.url()).searchParams.get("tag")).toBe("vip");
     expect(await audit(page, "contacts searched")).toEqual([]);
     await screenshot(page, "dashboard-contact-search");
@@ -126,9 +126,9 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.getByLabel("Message", { exact: true }).fill("Dear {{firstName}} {{lastName}}, your {{custom.plan}} plan, {{custom.city}}");
     await page.getByLabel("Group", { exact: true }).selectOption({ label: "Gold (1)" });
     const preview = page.getByTestId("preview-text");
-    await expect.poll(() => preview.innerText()).toContain("would be left out");
+    await expect.poll(() => preview.innerText(), { timeout: 15_000 }).toContain("would be left out");
     await page.getByLabel("Fallbacks (optional)").fill("custom.city=your city");
-    await expect.poll(() => preview.innerText()).toBe("Dear Ada Lovelace, your gold plan, your city");
+    await expect.poll(() => preview.innerText(), { timeout: 15_000 }).toBe("Dear Ada Lovelace, your gold plan, your city");
     expect(await audit(page, "campaign form with fallbacks")).toEqual([]);
     await page.getByRole("button", { name: "Send campaign" }).click();
     await page.getByRole("heading", { name: "Campaign “Renewals”", level: 1 }).waitFor();
@@ -161,7 +161,7 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.getByLabel("Use a template").selectOption({ label: "Reminder" });
     await page.getByLabel("{{date}}").fill("Monday");
     await page.getByLabel("{{time}}").fill("10:00");
-    await expect.poll(() => page.getByTestId("msg-template-text").innerText()).toBe("See you on Monday at 10:00.");
+    await expect.poll(() => page.getByTestId("msg-template-text").innerText(), { timeout: 15_000 }).toBe("See you on Monday at 10:00.");
     expect(await audit(page, "send form with a template")).toEqual([]);
     await page.getByLabel("Send later").check();
     await page.getByRole("button", { name: "Schedule" }).click();

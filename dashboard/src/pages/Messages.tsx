@@ -1,11 +1,11 @@
 // Messages: the list with status chips, its search (text, number, date range) and filters (status, campaign,
 // reference, batch), sending or scheduling a message, cancelling one.
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, FormPanel, FormToggle, Notice, StatusChip, usePolling, useSession } from "../ui.js";
+import { ConfirmDialog, FormPanel, FormToggle, Notice, SearchInput, StatusChip, usePolling, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
 import { ExportButton } from "../exports.js";
@@ -51,13 +51,6 @@ export function Messages() {
   const to = query.get("to") ?? "";
   const since = query.get("since") ?? "";
   const until = query.get("until") ?? "";
-  // As typed; the filter applies on Enter or leaving the field (a change), and follows the address.
-  const [referenceText, setReferenceText] = useState(reference);
-  useEffect(() => setReferenceText(reference), [reference]);
-  const [qText, setQText] = useState(q);
-  useEffect(() => setQText(q), [q]);
-  const [toText, setToText] = useState(to);
-  useEffect(() => setToText(to), [to]);
   const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
   const [sending, setSending] = useState(false);
@@ -130,38 +123,24 @@ export function Messages() {
       )}
 
       <search class="toolbar" aria-label="Search and filter messages">
-        <div class="field">
-          <label for="filter-q">Text</label>
-          <input
-            id="filter-q"
-            type="search"
-            maxLength={100}
-            value={qText}
-            onInput={(e) => setQText(e.currentTarget.value)}
-            onChange={(e) => setFilter("q", e.currentTarget.value.trim())}
-            aria-describedby="filter-q-hint"
-          />
-          <small class="hint" id="filter-q-hint">
-            In the message, any case; Enter to search
-          </small>
-        </div>
-        <div class="field">
-          <label for="filter-to">Number starts with</label>
-          <input
-            id="filter-to"
-            type="search"
-            inputMode="tel"
-            maxLength={16}
-            pattern="\+?[0-9]{1,15}"
-            value={toText}
-            onInput={(e) => setToText(e.currentTarget.value)}
-            onChange={(e) => e.currentTarget.checkValidity() && setFilter("to", e.currentTarget.value.trim())}
-            aria-describedby="filter-to-hint"
-          />
-          <small class="hint" id="filter-to-hint">
-            Sent to, e.g. +4479
-          </small>
-        </div>
+        <SearchInput
+          id="filter-q"
+          label="Text"
+          value={q}
+          onApply={(v) => setFilter("q", v)}
+          maxLength={100}
+          hint="In the message, any case; Enter to search"
+        />
+        <SearchInput
+          id="filter-to"
+          label="Number starts with"
+          value={to}
+          onApply={(v) => setFilter("to", v)}
+          maxLength={16}
+          inputMode="tel"
+          pattern="\+?[0-9]{1,15}"
+          hint="Sent to, e.g. +4479"
+        />
         <div class="field">
           <label for="filter-since">Created from</label>
           <input id="filter-since" type="date" value={since} onChange={(e) => setFilter("since", e.currentTarget.value)} />
@@ -203,21 +182,14 @@ export function Messages() {
             </button>
           )}
         </div>
-        <div class="field">
-          <label for="filter-reference">Reference</label>
-          <input
-            id="filter-reference"
-            type="search"
-            maxLength={128}
-            value={referenceText}
-            onInput={(e) => setReferenceText(e.currentTarget.value)}
-            onChange={(e) => setFilter("reference", e.currentTarget.value.trim())}
-            aria-describedby="filter-reference-hint"
-          />
-          <small class="hint" id="filter-reference-hint">
-            Exact; Enter to apply
-          </small>
-        </div>
+        <SearchInput
+          id="filter-reference"
+          label="Reference"
+          value={reference}
+          onApply={(v) => setFilter("reference", v)}
+          maxLength={128}
+          hint="Exact; Enter to apply"
+        />
         {batchId && (
           <p class="field">
             <span>

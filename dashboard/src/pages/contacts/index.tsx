@@ -1,9 +1,9 @@
 // Contacts and groups: list, create, edit, move between groups, delete (a group's contacts stay), CSV import.
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { ok, type Contact } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { navigate, useLocation } from "../../router.js";
-import { ConfirmDialog, Notice, useAsync, useSession } from "../../ui.js";
+import { ConfirmDialog, Notice, SearchInput, useAsync, useSession } from "../../ui.js";
 import { ContactItem, CreateContactForm } from "./contactForms.js";
 import { GroupsPanel } from "./groups.js";
 import { ImportForm } from "./importForm.js";
@@ -17,11 +17,6 @@ export function Contacts() {
   const groupId = query.get("groupId") ?? "";
   const q = query.get("q") ?? "";
   const tag = query.get("tag") ?? "";
-  // As typed; the search applies on Enter or leaving the field, and follows the address.
-  const [qText, setQText] = useState(q);
-  useEffect(() => setQText(q), [q]);
-  const [tagText, setTagText] = useState(tag);
-  useEffect(() => setTagText(tag), [tag]);
   const [notice, setNotice] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<Contact | undefined>();
 
@@ -87,28 +82,8 @@ export function Contacts() {
               </div>
             </div>
             <search class="toolbar" aria-label="Search contacts">
-              <div class="field">
-                <label for="contacts-q">Name or number</label>
-                <input
-                  id="contacts-q"
-                  type="search"
-                  maxLength={100}
-                  value={qText}
-                  onInput={(e) => setQText(e.currentTarget.value)}
-                  onChange={(e) => setFilter("q", e.currentTarget.value.trim())}
-                />
-              </div>
-              <div class="field">
-                <label for="contacts-tag">Tag</label>
-                <input
-                  id="contacts-tag"
-                  type="search"
-                  maxLength={50}
-                  value={tagText}
-                  onInput={(e) => setTagText(e.currentTarget.value)}
-                  onChange={(e) => setFilter("tag", e.currentTarget.value.trim())}
-                />
-              </div>
+              <SearchInput id="contacts-q" label="Name or number" value={q} onApply={(v) => setFilter("q", v)} maxLength={100} />
+              <SearchInput id="contacts-tag" label="Tag" value={tag} onApply={(v) => setFilter("tag", v)} maxLength={50} />
             </search>
             <PagedRows
               list={contacts}
