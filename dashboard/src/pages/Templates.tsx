@@ -1,6 +1,6 @@
 // Settings → Templates: the account's message texts kept for reuse, with their placeholders; making one,
 // changing one in place, deleting one (refused, with the reason, while a waiting message or an unfinished
-// campaign uses it). The send and campaign forms use them ("Use a template": src/templates.tsx).
+// campaign uses it). The send and campaign forms use them ("Use a template": dashboard/src/templates.tsx).
 import { useState } from "preact/hooks";
 import { ok } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";

@@ -1,23 +1,24 @@
 // SMPP metrics on the process-wide prom-client registry (served by /metrics in a process with the API).
-import { Counter, Gauge, Histogram, register } from "prom-client";
+import { Gauge, register } from "prom-client";
+import { processCounter, processHistogram } from "../../processMetrics.js";
 
-export const submitsTotal = new Counter({
+export const submitsTotal = processCounter({
   name: "smpp_submits_total",
   help: "submit_sm answered, by status: ok, or the SMPP error it was refused with (throttle answers are not here: smpp_throttled_total)",
   labelNames: ["status"] as const,
 });
 // Not a failure: the submit is written again later, in its place (connection.ts, "Throttling").
-export const throttledTotal = new Counter({
+export const throttledTotal = processCounter({
   name: "smpp_throttled_total",
   help: "submit_sm answered ESME_RTHROTTLED or ESME_RMSGQFUL (by reason): the link slowed down and the submit is written again later",
   labelNames: ["reason"] as const,
 });
-export const sessionEnds = new Counter({
+export const sessionEnds = processCounter({
   name: "smpp_session_ends_total",
   help: "SMPP sessions ended, by reason (closed, malformed_pdu, submit_sm_timeout, enquire_link_timeout, bind_timeout, ...)",
   labelNames: ["reason"] as const,
 });
-export const receiptLag = new Histogram({
+export const receiptLag = processHistogram({
   name: "smpp_receipt_lag_seconds",
   help: "Time from the message being sent to its final SMPP receipt",
   buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 3600],
