@@ -10,7 +10,13 @@ const ALONE = ["test/chaos/sustained-load.test.ts"];
 // container runs (.ci/run). The chaos tests kill and restart our processes, PostgreSQL and the SMPP peer: what
 // they prove is about processes and the database, not the Node line, and they are the slowest files of the
 // suite, so running them once keeps CI within its time budget (every other test still runs on every line).
-const ONCE = ["test/e2e/dashboard*.test.ts", "test/deploy/production-build.test.ts", "test/newcomer/*.test.ts"];
+const ONCE = [
+  "test/e2e/dashboard*.test.ts",
+  "test/deploy/production-build.test.ts",
+  // npm pack, npm install and tsc: heavy on both cores, beside timing-sensitive engine tests in the suite.
+  "test/deploy/client-package.test.ts",
+  "test/newcomer/*.test.ts",
+];
 const CHAOS = ["test/chaos/*.test.ts"];
 // The longest files start first (test/setup/slowFirst.ts), so none is left running alone at the end.
 const common = { pool: "forks", testTimeout: 30_000, hookTimeout: 60_000, sequence: { sequencer: SlowFirstSequencer } } as const;

@@ -59,6 +59,13 @@ describe("throughput caps across worker processes", { timeout: 60_000 }, () => {
 
     expectWithinCap(await submissionsOf(db, a), 20);
     expectWithinCap(await submissionsOf(db, [...a, ...b]), 40);
+    // The simulator books a submission before its worker records the message sent: wait for those records, then
+    // every message is sent or delivered (none failed, none left behind).
+    const unfinished = () =>
+      db("messages")
+        .whereIn("id", [...a, ...b])
+        .whereIn("status", ["scheduled", "sending"]);
+    await waitUntil("every message recorded as sent", async () => (await unfinished()).length === 0, 10_000);
     const statuses = await db("messages")
       .whereIn("id", [...a, ...b])
       .whereNot({ status: "sent" })
