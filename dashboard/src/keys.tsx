@@ -1,9 +1,9 @@
 // API keys, shared by Settings → API keys (the account's own keys) and the operator's page of an account: the
 // list, the form that makes a key, and the new key, shown this once.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { CreatedKey, KeyScope, KeySummary, NewKeyRequest } from "./api.js";
 import { formatTime, localInputToUtc, timeZone, utcOffset } from "./time.js";
-import { copyText, Field, fieldError, ProblemMessage, TitledForm, useAction } from "./ui.js";
+import { Field, fieldError, ProblemMessage, ShownOnce, TitledForm, useAction } from "./ui.js";
 
 const SCOPES: { scope: KeyScope; label: string }[] = [
   { scope: "full", label: "full: everything" },
@@ -79,39 +79,21 @@ export function CreateKeyForm({
 
 /** A key just made: the whole key in a field to copy, shown this once (the API never shows it again). */
 export function NewKey({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
-  const input = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<string | undefined>();
-  // The key is what the user came for: the focus goes to it.
-  useEffect(() => input.current?.focus(), [created.keyId]);
   return (
-    <section class="card new-key" aria-labelledby="new-key-title" data-testid="new-key">
-      <h2 id="new-key-title">New key{created.name ? ` “${created.name}”` : ""}</h2>
+    <ShownOnce
+      id="new-key"
+      title={`New key${created.name ? ` “${created.name}”` : ""}`}
+      label="The new API key"
+      value={created.key}
+      noun="Key"
+      doneLabel="I have stored it"
+      onDone={onDone}
+    >
       <p>
         <strong>Copy it now: it is shown this once.</strong> Only its id, <code>{created.keyId}</code>, is kept on view; store the key where
         the program that uses it can read it.
       </p>
-      <Field id="new-key-value" label="The new API key">
-        <input id="new-key-value" ref={input} readOnly spellcheck={false} value={created.key} onFocus={(e) => e.currentTarget.select()} />
-      </Field>
-      <div class="actions">
-        <button
-          type="button"
-          onClick={() =>
-            void copyText(created.key, input.current).then((ok) =>
-              setCopied(ok ? "Key copied to the clipboard." : "Could not copy: select the key and copy it."),
-            )
-          }
-        >
-          Copy key
-        </button>
-        <button type="button" onClick={onDone}>
-          I have stored it
-        </button>
-      </div>
-      <p class="muted" role="status">
-        {copied}
-      </p>
-    </section>
+    </ShownOnce>
   );
 }
 

@@ -484,3 +484,61 @@ export function SearchInput({
     </div>
   );
 }
+
+/**
+ * A secret just made (a key, an invitation's link), in a field to copy, shown this once: the API never shows it
+ * again. The focus goes to it, as it is what the person came for.
+ */
+export function ShownOnce({
+  id,
+  title,
+  label,
+  value,
+  noun,
+  doneLabel,
+  children,
+  onDone,
+}: {
+  id: string;
+  title: string;
+  /** The field's label. */
+  label: string;
+  value: string;
+  /** What is copied, in words ("Key", "Link"). */
+  noun: string;
+  doneLabel: string;
+  /** What to do with it, above the field. */
+  children: ComponentChildren;
+  onDone: () => void;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<string | undefined>();
+  useEffect(() => input.current?.focus(), [value]);
+  return (
+    <section class="card new-key" aria-labelledby={`${id}-title`} data-testid={id}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      {children}
+      <Field id={`${id}-value`} label={label}>
+        <input id={`${id}-value`} ref={input} readOnly spellcheck={false} value={value} onFocus={(e) => e.currentTarget.select()} />
+      </Field>
+      <div class="actions">
+        <button
+          type="button"
+          onClick={() =>
+            void copyText(value, input.current).then((ok) =>
+              setCopied(ok ? `${noun} copied to the clipboard.` : `Could not copy: select the ${noun.toLowerCase()} and copy it.`),
+            )
+          }
+        >
+          Copy {noun.toLowerCase()}
+        </button>
+        <button type="button" onClick={onDone}>
+          {doneLabel}
+        </button>
+      </div>
+      <p class="muted" role="status">
+        {copied}
+      </p>
+    </section>
+  );
+}

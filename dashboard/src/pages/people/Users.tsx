@@ -2,12 +2,11 @@
 // manage users (an owner or admin, the operator, a `full` key) inviting someone (the link shown this once),
 // changing a role and removing a user. The account's owner also decides whether everyone must sign in with a
 // second factor. Everyone else sees the list alone.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { ok, type Invitation, type User, type UserRole } from "../../api.js";
 import { formatTime } from "../../time.js";
 import {
   ConfirmDialog,
-  copyText,
   Field,
   fieldError,
   FormPanel,
@@ -15,9 +14,12 @@ import {
   Loading,
   Notice,
   ProblemMessage,
+  ShownOnce,
   TitledForm,
+  useAction,
+  useAsync,
+  useSession,
 } from "../../ui.js";
-import { useAction, useAsync, useSession } from "../../ui.js";
 
 const ROLES: { role: Exclude<UserRole, "operator">; label: string }[] = [
   { role: "owner", label: "owner: everything, and manages every user" },
@@ -193,46 +195,25 @@ function InviteForm({
 
 /** The invitation's link, shown this once (it is also mailed when the server sends mail). */
 function NewInvitation({ invitation, onDone }: { invitation: Invitation; onDone: () => void }) {
-  const input = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<string | undefined>();
-  // The link is what the inviter came for: the focus goes to it.
-  useEffect(() => input.current?.focus(), [invitation.userId]);
   return (
-    <section class="card new-key" aria-labelledby="invitation-title">
-      <h2 id="invitation-title">Invitation for {invitation.email}</h2>
+    <ShownOnce
+      id="invitation"
+      title={`Invitation for ${invitation.email}`}
+      label="Invitation link"
+      value={invitation.inviteUrl}
+      noun="Link"
+      doneLabel="Done"
+      onDone={onDone}
+    >
       <p>
-        <strong>Send this link to {invitation.email} now: it is shown this once.</strong> It sets their password and works once, until{" "}
-        {formatTime(invitation.expiresAt)}.
+        <strong>
+          {invitation.mailed
+            ? `Mailed to ${invitation.email}; the link is shown here this once too.`
+            : `Send this link to ${invitation.email} now: it is shown this once.`}
+        </strong>{" "}
+        It sets their password and works once, until {formatTime(invitation.expiresAt)}.
       </p>
-      <Field id="invitation-url" label="Invitation link">
-        <input
-          id="invitation-url"
-          ref={input}
-          readOnly
-          spellcheck={false}
-          value={invitation.inviteUrl}
-          onFocus={(e) => e.currentTarget.select()}
-        />
-      </Field>
-      <div class="actions">
-        <button
-          type="button"
-          onClick={() =>
-            void copyText(invitation.inviteUrl, input.current).then((done) =>
-              setCopied(done ? "Link copied to the clipboard." : "Could not copy: select the link and copy it."),
-            )
-          }
-        >
-          Copy link
-        </button>
-        <button type="button" onClick={onDone}>
-          Done
-        </button>
-      </div>
-      <p class="muted" role="status">
-        {copied}
-      </p>
-    </section>
+    </ShownOnce>
   );
 }
 
