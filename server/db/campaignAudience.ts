@@ -2,6 +2,7 @@
 // filled with, or a pasted list), and fan-out reading it back in batches (jobs/handlers/campaignFanout.ts).
 import type { Knex } from "knex";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
+import type { CampaignStatus } from "./campaigns.js";
 import { run, sql } from "./sql.js";
 
 /**
@@ -52,6 +53,12 @@ export async function snapshotListAudience(tx: Knex.Transaction, accountId: stri
   return phones.length;
 }
 
+/** The numbers of a recipients-list campaign's audience, in its order (a duplicate takes the same list). */
+export async function listAudiencePhones(db: Knex, accountId: string, campaignId: string): Promise<string[]> {
+  const rows = await db("campaign_recipients").where({ account_id: accountId, campaign_id: campaignId }).orderBy("seq").select("phone");
+  return rows.map((r: { phone: string }) => r.phone);
+}
+
 export interface FanoutBatch {
   campaign: {
     id: string;
@@ -59,9 +66,10 @@ export interface FanoutBatch {
     message: string;
     from: string;
     senderPoolId: string | null;
-    status: "scheduled" | "sending" | "completed" | "cancelled";
+    status: CampaignStatus;
     scheduledAt: Date | null;
-    createdAt: Date;
+    /** When it started: its creation, or a draft's resume (an instant campaign's validity counts from it). */
+    startedAt: Date;
     validityPeriod: number | null;
     category: Category;
     priority: Priority;
@@ -92,7 +100,7 @@ export async function nextFanoutBatch(
     senderPoolId: "sender_pool_id",
     status: "status",
     scheduledAt: "scheduled_at",
-    createdAt: "created_at",
+    startedAt: tx.raw("COALESCE(started_at, created_at)"),
     validityPeriod: "validity_period",
     category: "category",
     priority: "priority",

@@ -6,7 +6,14 @@ import { cancelCampaignMessages, moveCampaignMessages } from "./messages/index.j
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { CAMPAIGN_DEFAULTS, type Category, type Priority } from "../domain/sendingPolicy.js";
 
-export type CampaignStatus = "scheduled" | "sending" | "completed" | "cancelled";
+/**
+ * draft: made by duplicate, its audience snapshotted, nothing made or sent until resumed.
+ * scheduled: waiting for its time; sending: its first message is being sent (markCampaignsSending).
+ * paused: by pause, from scheduled or sending; resume puts it back. completed, cancelled: final.
+ * Who moves them: services/campaigns.ts and services/campaignControl.ts; the send path (→ sending) and
+ * completeCampaignIfDone (→ completed).
+ */
+export type CampaignStatus = "draft" | "scheduled" | "sending" | "paused" | "completed" | "cancelled";
 
 /** The contract's stats shape, computed by STATS_SQL below. */
 export type CampaignStats = components["schemas"]["CampaignStats"];
@@ -30,6 +37,8 @@ export interface CampaignRow {
   smartEncoding: boolean;
   fallbacks: Record<string, string> | null;
   createdAt: Date;
+  /** When it was paused, while it is; null otherwise. */
+  pausedAt: Date | null;
   audienceSize: number;
   fanoutDone: number;
   stats: CampaignStats;
@@ -81,6 +90,7 @@ function selectCampaigns(db: Knex) {
     smartEncoding: "c.smart_encoding",
     fallbacks: "c.fallbacks",
     createdAt: "c.created_at",
+    pausedAt: "c.paused_at",
     audienceSize: "c.audience_size",
     fanoutDone: "c.fanout_done",
     estimatedCost: "c.estimated_cost",
@@ -136,6 +146,8 @@ export interface NewCampaign {
   smartEncoding?: boolean;
   fallbacks?: Record<string, string> | null;
   templateId?: string | null;
+  /** A duplicate: nothing is made or sent until it is resumed. */
+  draft?: boolean;
 }
 
 export async function insertCampaign(tx: Knex.Transaction, accountId: string, c: NewCampaign): Promise<void> {
@@ -152,7 +164,7 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     validity_period: c.validityPeriod ?? null,
     category: c.category ?? CAMPAIGN_DEFAULTS.category,
     priority: c.priority ?? CAMPAIGN_DEFAULTS.priority,
-    status: c.type === "scheduled" ? "scheduled" : "sending",
+    status: c.draft ? "draft" : c.type === "scheduled" ? "scheduled" : "sending",
     test: c.test ?? false,
     skipped: c.skipped ?? 0,
     reference: c.reference ?? null,
@@ -197,7 +209,7 @@ export async function completeCampaignIfDone(db: Knex, accountId: string, campai
 export async function cancelCampaign(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<number | undefined> {
   const updated = await tx("campaigns")
     .where({ account_id: accountId, id: campaignId })
-    .whereIn("status", ["scheduled", "sending"])
+    .whereIn("status", ["draft", "scheduled", "sending", "paused"])
     .update({ status: "cancelled", cancelled_at: tx.fn.now() });
   if (!updated) return undefined;
   return cancelCampaignMessages(tx, accountId, campaignId);
@@ -212,6 +224,27 @@ export async function moveCampaign(tx: Knex.Transaction, accountId: string, camp
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ scheduled_at: at });
   const validUntil = validityPeriod === null ? null : new Date(at.getTime() + validityPeriod * 1000);
   return moveCampaignMessages(tx, accountId, campaignId, at, validUntil);
+}
+
+/** scheduled | sending → paused (the caller holds the campaign's lock and parks its messages' jobs). */
+export async function markCampaignPaused(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<void> {
+  await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ status: "paused", paused_at: tx.fn.now() });
+}
+
+/**
+ * paused | draft → scheduled (a scheduled campaign whose time is still ahead) or sending (the caller holds the
+ * campaign's lock and makes its messages' jobs due). Returns whether fan-out has recipients left to make.
+ */
+export async function markCampaignResumed(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<{ fanoutLeft: boolean }> {
+  const [row] = await tx("campaigns")
+    .where({ account_id: accountId, id: campaignId })
+    .update({
+      status: tx.raw("CASE WHEN type = 'scheduled' AND scheduled_at > now() THEN 'scheduled' ELSE 'sending' END"),
+      paused_at: null,
+      started_at: tx.raw("CASE WHEN status = 'draft' THEN now() ELSE started_at END"),
+    })
+    .returning<{ fanoutLeft: boolean }[]>(tx.raw(`fanout_done < audience_size AS "fanoutLeft"`));
+  return row!;
 }
 
 /** Renames a campaign. */
@@ -229,6 +262,44 @@ export async function lockCampaign(
     .where({ account_id: accountId, id: campaignId })
     .forUpdate()
     .first("status", "test", { validityPeriod: "validity_period" });
+}
+
+/** What a duplicate copies of a campaign (its text as stored, its settings, its audience rule). */
+export async function campaignToCopy(db: Knex, accountId: string, campaignId: string) {
+  return db("campaigns").where({ account_id: accountId, id: campaignId }).first<
+    | {
+        name: string;
+        message: string;
+        from: string;
+        senderPoolId: string | null;
+        groupId: string | null;
+        validityPeriod: number | null;
+        category: Category;
+        priority: Priority;
+        reference: string | null;
+        metadata: Record<string, string> | null;
+        smartEncoding: boolean;
+        fallbacks: Record<string, string> | null;
+        templateId: string | null;
+        test: boolean;
+      }
+    | undefined
+  >({
+    name: "name",
+    message: "message",
+    from: "sender",
+    senderPoolId: "sender_pool_id",
+    groupId: "group_id",
+    validityPeriod: "validity_period",
+    category: "category",
+    priority: "priority",
+    reference: "reference",
+    metadata: "metadata",
+    smartEncoding: "smart_encoding",
+    fallbacks: "fallbacks",
+    templateId: "template_id",
+    test: "test",
+  });
 }
 
 /** Completes every campaign that is done but was not marked (a crash between a commit and its check). */

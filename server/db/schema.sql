@@ -205,6 +205,8 @@ CREATE TABLE campaigns (
   estimated_cost bigint,
   fallbacks jsonb,
   template_id uuid,
+  paused_at timestamp with time zone,
+  started_at timestamp with time zone,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),
@@ -217,7 +219,7 @@ CREATE TABLE campaigns (
   CONSTRAINT campaigns_pkey PRIMARY KEY (id),
   CONSTRAINT campaigns_priority_check CHECK ((priority = ANY (ARRAY['high'::text, 'normal'::text, 'low'::text]))),
   CONSTRAINT campaigns_reference_check CHECK (((length(reference) >= 1) AND (length(reference) <= 128))),
-  CONSTRAINT campaigns_status_check CHECK ((status = ANY (ARRAY['scheduled'::text, 'sending'::text, 'completed'::text, 'cancelled'::text]))),
+  CONSTRAINT campaigns_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'scheduled'::text, 'sending'::text, 'paused'::text, 'completed'::text, 'cancelled'::text]))),
   CONSTRAINT campaigns_type_check CHECK ((type = ANY (ARRAY['instant'::text, 'scheduled'::text]))),
   CONSTRAINT campaigns_validity_period_check CHECK (((validity_period >= 1) AND (validity_period <= 604800)))
 );

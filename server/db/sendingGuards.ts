@@ -1,6 +1,7 @@
-// The operator's guards at send time, as SQL on a message `m`: its account still holds its E.164 sender, and
-// its account is not suspended. The send claim tests both (db/messages/transitions.ts); what it leaves is
-// failed (an unheld sender) or waits (a suspended account) — services/sendingGuards.ts.
+// The guards at send time, as SQL on a message `m`: its account still holds its E.164 sender, its account is
+// not suspended, and its campaign (if any) is not paused. The send claim tests them (db/messages/transitions.ts);
+// what it leaves is failed (an unheld sender) or waits (a suspended account, a paused campaign) —
+// services/sendingGuards.ts.
 import type { Knex } from "knex";
 import { MESSAGE_FACTS_SQL, type MessageFactsRow } from "./messages/rows.js";
 import { byAccountKeysSql, statusInSql } from "./byIdFilters.js";
@@ -12,6 +13,13 @@ export const SENDER_HELD_SQL = sql`(left(m.sender, 1) <> '+' OR EXISTS (
 
 /** True when `m`'s account is suspended. */
 export const ACCOUNT_SUSPENDED_SQL = sql`EXISTS (SELECT 1 FROM accounts a WHERE a.id = m.account_id AND a.suspended)`;
+
+/**
+ * True when `m` belongs to a paused campaign (or a draft's, which has none yet). A primary-key probe for a
+ * campaign's message; nothing for the others.
+ */
+export const CAMPAIGN_PAUSED_SQL = sql`(m.campaign_id IS NOT NULL AND EXISTS (
+  SELECT 1 FROM campaigns c WHERE c.id = m.campaign_id AND c.account_id = m.account_id AND c.status IN ('paused', 'draft')))`;
 
 /** Of these messages, those still scheduled whose E.164 sender their account no longer holds. */
 export async function scheduledFromUnheldSenders(db: Knex, keys: { id: string; accountId: string }[]): Promise<MessageFactsRow[]> {
@@ -34,4 +42,18 @@ export async function scheduledOfSuspended(db: Knex, keys: { id: string; account
          WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND ${ACCOUNT_SUSPENDED_SQL}`,
   );
   return rows.map((r) => r.id);
+}
+
+/** Of these messages, those still scheduled whose campaign is paused, with when their validity ends. */
+export async function scheduledOfPaused(
+  db: Knex,
+  keys: { id: string; accountId: string }[],
+): Promise<{ id: string; validUntil: Date | null }[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await run<{ id: string; validUntil: Date | null }>(
+    db,
+    sql`SELECT m.id, m.valid_until AS "validUntil" FROM messages m
+         WHERE ${byAccountKeysSql("m", keys)} AND ${statusInSql("m", ["scheduled"])} AND ${CAMPAIGN_PAUSED_SQL}`,
+  );
+  return rows;
 }

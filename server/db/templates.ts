@@ -71,7 +71,7 @@ export async function deleteTemplateUnlessUsed(
     sql`WITH t AS (SELECT id FROM templates WHERE account_id = ${accountId} AND id = ${templateId}::uuid FOR UPDATE),
              used AS (
                SELECT EXISTS (SELECT FROM campaigns WHERE account_id = ${accountId} AND template_id = ${templateId}::uuid
-                                 AND status IN ('scheduled', 'sending'))
+                                 AND status IN ('draft', 'scheduled', 'sending', 'paused'))
                    OR EXISTS (SELECT FROM messages WHERE account_id = ${accountId} AND template_id = ${templateId}::uuid
                                  AND status IN ('scheduled', 'sending')) AS used
              ),

@@ -78,6 +78,8 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   email_required: { status: 422, title: "Email required" },
   template_exists: { status: 409, title: "Template exists" },
   campaign_started: { status: 409, title: "Campaign started" },
+  campaign_finished: { status: 409, title: "Campaign finished" },
+  campaign_draft: { status: 409, title: "Campaign is a draft" },
   template_not_found: { status: 422, title: "Template not found" },
   template_in_use: { status: 409, title: "Template in use" },
   email_mismatch: { status: 422, title: "Email mismatch" },

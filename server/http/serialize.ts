@@ -134,6 +134,7 @@ export const toCampaign = (row: CampaignRow): Schemas["Campaign"] => ({
   stats: row.stats,
   cost: row.estimatedCost === null ? null : { estimated: row.estimatedCost, currency: row.currency },
   deferredUntil: isoOrNull(row.deferredUntil),
+  pausedAt: isoOrNull(row.pausedAt),
   createdAt: iso(row.createdAt),
 });
 

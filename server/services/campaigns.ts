@@ -63,7 +63,14 @@ export async function createCampaign(
   db: Knex,
   account: Account,
   body: CreateCampaignRequest,
-  opts: { now: Date; defaultSenderId: string; test: boolean; internationalNetworks: boolean },
+  opts: {
+    now: Date;
+    defaultSenderId: string;
+    test: boolean;
+    internationalNetworks: boolean;
+    /** A draft (a duplicate): stored, checked and reserved, its fan-out queued only when it is resumed. */
+    draft?: boolean;
+  },
 ): Promise<string> {
   const accountId = account.id;
   if ((body.groupId === undefined) === (body.recipients === undefined)) {
@@ -177,6 +184,7 @@ export async function createCampaign(
       metadata,
       smartEncoding,
       fallbacks,
+      draft: opts.draft,
     });
     if (groupId) await snapshotGroupAudience(tx, accountId, id, groupId, [...blocked]);
     else
@@ -207,7 +215,7 @@ export async function createCampaign(
         await balanceMoved(tx, accountId, account.limits);
       }
     }
-    await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
+    if (!opts.draft) await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId: id }, runAt: opts.now, accountId }]);
     return id;
   });
 }

@@ -1,8 +1,9 @@
 // The operator's guards at send time (the claim leaves such messages alone, db/sendingGuards.ts): a message
-// whose E.164 sender its account no longer holds fails `sender_not_allowed`; one of a suspended account waits.
+// whose E.164 sender its account no longer holds fails `sender_not_allowed`; one of a suspended account, or of a
+// paused campaign, waits.
 import type { Db } from "../db/knex.js";
 import type { MessageKey } from "../db/messages/index.js";
-import { scheduledFromUnheldSenders, scheduledOfSuspended } from "../db/sendingGuards.js";
+import { scheduledFromUnheldSenders, scheduledOfPaused, scheduledOfSuspended } from "../db/sendingGuards.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 
 export const SENDER_NOT_HELD = {
@@ -25,4 +26,13 @@ export async function failMessagesFromUnheldSenders(db: Db, keys: MessageKey[]):
 /** The ids of these messages whose account is suspended (they wait). */
 export async function scheduledOfSuspendedAccounts(db: Db, keys: MessageKey[]): Promise<Set<string>> {
   return new Set(await scheduledOfSuspended(db, keys));
+}
+
+/**
+ * These messages whose campaign is paused (they wait for its resume), each with when it looks again: after
+ * `recheckMs`, or when its validity ends if sooner (it is failed then, as validity still applies).
+ */
+export async function scheduledOfPausedCampaigns(db: Db, keys: MessageKey[], recheckMs: number): Promise<Map<string, Date>> {
+  const later = Date.now() + recheckMs;
+  return new Map((await scheduledOfPaused(db, keys)).map((m) => [m.id, new Date(Math.min(later, m.validUntil?.getTime() ?? later))]));
 }

@@ -80,6 +80,10 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     recipients: ["+14155550507"],
   });
   await call("Campaigns_update", a, "PATCH", `/api/v1/campaigns/${campaign.campaignId}`, { name: "renamed" });
+  await call("Campaigns_pause", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/pause`);
+  await call("Campaigns_resume", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/resume`);
+  const copy = await call("Campaigns_duplicate", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/duplicate`, {});
+  await call("Campaigns_cancel", a, "POST", `/api/v1/campaigns/${copy.campaignId}/cancel`);
   await call("Campaigns_cancel", a, "POST", `/api/v1/campaigns/${campaign.campaignId}/cancel`);
   const batch = (await (
     await a.request("POST", "/api/v1/messages/batch", { messages: [{ to: "+14155550509", from: "ACME", body: "x", scheduledAt: later }] })

@@ -10,7 +10,7 @@ import { COUNTED_COLUMNS, countStatusEventsSql } from "../messageCounts.js";
 import { isOptedOutSql } from "../optOuts.js";
 import { NEEDS_SENDING_POLICY_SQL } from "../sendingPolicy.js";
 import { run, sql, type Sql } from "../sql.js";
-import { ACCOUNT_SUSPENDED_SQL, SENDER_HELD_SQL } from "../sendingGuards.js";
+import { ACCOUNT_SUSPENDED_SQL, CAMPAIGN_PAUSED_SQL, SENDER_HELD_SQL } from "../sendingGuards.js";
 import { byKeys, returningSql, type MessageKey, type OwnedMessageRow, type SendAttemptRow } from "./rows.js";
 
 /**
@@ -199,7 +199,8 @@ export async function markOutcomesUnknown(db: Knex, keys: MessageKey[]): Promise
  * cancelled message is never handed to the provider. A message past its validity is not claimed (it is failed
  * as validity_expired instead), checked on the database's clock in the same statement; nor is one whose
  * recipient is on the account's opt-out list (failed as recipient_opted_out by the caller), nor one whose E.164
- * sender its account no longer holds (failed as sender_not_allowed), nor one of a suspended account (it waits).
+ * sender its account no longer holds (failed as sender_not_allowed), nor one of a suspended account or a paused
+ * campaign (it waits).
  * Returns the messages this call claimed.
  *
  * One statement with the ids as one array parameter: a window's send is a chain of round trips no other work
@@ -225,7 +226,7 @@ export async function claimMessagesForSending(
            AND (m.valid_until IS NULL OR m.valid_until > now())
            AND (m.bypasses_opt_out OR NOT ${isOptedOutSql("m.account_id", "m.recipient")})
            AND (${opts.policyChecked === true}::boolean OR NOT ${NEEDS_SENDING_POLICY_SQL})
-           AND ${SENDER_HELD_SQL} AND NOT ${ACCOUNT_SUSPENDED_SQL}
+           AND ${SENDER_HELD_SQL} AND NOT ${ACCOUNT_SUSPENDED_SQL} AND NOT ${CAMPAIGN_PAUSED_SQL}
         RETURNING ${sql.raw(returningSql)}`,
   );
   return rows;

@@ -2,13 +2,21 @@ import { getCampaign, listCampaigns } from "../../db/campaigns.js";
 import { fetchPage } from "../../domain/cursor.js";
 import { notFound } from "../../domain/errors.js";
 import { cancelCampaign, createCampaign, updateCampaign } from "../../services/campaigns.js";
+import { duplicateCampaign, pauseCampaign, resumeCampaign } from "../../services/campaignControl.js";
 import { withIdempotency } from "../idempotency.js";
 import { toCampaign } from "../serialize.js";
 import type { Handlers } from "../types.js";
 
 export const campaignHandlers: Pick<
   Handlers,
-  "Campaigns_create" | "Campaigns_list" | "Campaigns_get" | "Campaigns_update" | "Campaigns_cancel"
+  | "Campaigns_create"
+  | "Campaigns_list"
+  | "Campaigns_get"
+  | "Campaigns_update"
+  | "Campaigns_cancel"
+  | "Campaigns_pause"
+  | "Campaigns_resume"
+  | "Campaigns_duplicate"
 > = {
   async Campaigns_create({ db, account, key, body, headers, config, now }) {
     // With an Idempotency-Key, a repeat within 24 h returns the first answer (as stored then) and creates nothing;
@@ -43,5 +51,25 @@ export const campaignHandlers: Pick<
   async Campaigns_cancel({ db, account, key, path }) {
     await cancelCampaign(db, account.id, path.campaignId, { testKey: key.test });
     return { status: 200, body: toCampaign((await getCampaign(db, account.id, path.campaignId))!) };
+  },
+
+  async Campaigns_pause({ db, account, key, path }) {
+    await pauseCampaign(db, account.id, path.campaignId, { testKey: key.test });
+    return { status: 200, body: toCampaign((await getCampaign(db, account.id, path.campaignId))!) };
+  },
+
+  async Campaigns_resume({ db, account, key, path }) {
+    await resumeCampaign(db, account.id, path.campaignId, { testKey: key.test });
+    return { status: 200, body: toCampaign((await getCampaign(db, account.id, path.campaignId))!) };
+  },
+
+  async Campaigns_duplicate({ db, account, key, path, body, config, now }) {
+    const campaignId = await duplicateCampaign(db, account, path.campaignId, body, {
+      now: now(),
+      defaultSenderId: config.defaultSenderId,
+      test: key.test,
+      internationalNetworks: config.allowInternationalNetworks,
+    });
+    return { status: 201, body: toCampaign((await getCampaign(db, account.id, campaignId))!) };
   },
 };

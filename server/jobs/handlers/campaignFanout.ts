@@ -39,15 +39,18 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
     if (accountId === null) return log.warn({ campaignId }, "campaign fan-out for a campaign that no longer exists");
     let created = 0;
     let skipped = 0;
+    let paused = false;
     for (;;) {
       signal.throwIfAborted();
       const more = await db.transaction(async (tx) => {
         const batch = await nextFanoutBatch(tx, accountId, campaignId, batchSize);
         if (!batch || batch.campaign.status === "cancelled" || batch.recipients.length === 0) return false;
+        // Paused (or a draft): fan-out stops here, the reservation kept for the rest; resume queues it again.
+        if (batch.campaign.status === "paused" || batch.campaign.status === "draft") return !(paused = true);
         const { campaign } = batch;
         const runAt = campaign.scheduledAt ?? new Date();
-        // Validity counts from the campaign's time: its scheduledAt, or its creation for an instant one.
-        const expiresAt = validUntil(campaign.scheduledAt ?? campaign.createdAt, campaign.validityPeriod ?? undefined);
+        // Validity counts from the campaign's time: its scheduledAt, or its start for an instant one.
+        const expiresAt = validUntil(campaign.scheduledAt ?? campaign.startedAt, campaign.validityPeriod ?? undefined);
         // Opted-out recipients get no message; they are counted in stats.optedOut.
         const optedOut = await optedOutAmong(
           tx,
@@ -93,6 +96,7 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
       if (!more) break;
       log.info({ campaignId, created }, "campaign fan-out progress");
     }
+    if (paused) return log.info({ campaignId, created }, "campaign fan-out stopped: the campaign is paused");
     // What the reservation still holds (recipients opted out since, prices lowered) goes back.
     await releaseReservation(db, accountId, campaignId);
     // With recipients skipped, the last message may have finished before fan-out did (or there is none).
