@@ -4,7 +4,7 @@
 // fields shows them; a search by name or number and by tag finds it; an opted-out contact is marked. A
 // campaign personalised with a last name and a custom field, previewed with a fallback. A template made in
 // Settings → Templates, used by a message with its placeholders filled, and not deleted while that message
-// waits. axe audits the pages.
+// waits. A campaign paused, resumed and duplicated as a draft that starts from its page. axe audits the pages.
 import { describe, expect, it } from "vitest";
 import { audit, browserAvailable, openForm, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer } from "../helpers/server.js";
@@ -216,6 +216,39 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
       (await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: created!.campaignId } } })).data!.scheduledAt,
     ).toBe(`${day}T09:30:00.000Z`);
     expect(await audit(page, "campaign with its reschedule form")).toEqual([]);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("pauses and resumes a campaign, and duplicates it as a draft that starts from its page", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const { data: created } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Weekly", message: "Hello", type: "scheduled", scheduledAt: inHours(24), recipients: ["+14155550902", "+14155550903"] },
+    });
+    const page = await browser().newPage({ locale: "en-US", timezoneId: "UTC" });
+    await signIn(page, baseUrl, a.key, `/dashboard/campaigns/${created!.campaignId}`);
+    const controls = page.getByTestId("campaign-controls");
+    await controls.getByRole("button", { name: "Pause sending" }).click();
+    await page.getByText("Sending paused").waitFor();
+    await page.locator(".chip-paused").waitFor();
+    expect(await page.locator("#campaign-state").textContent()).toMatch(/^Paused since .*: nothing more is sent until you resume it\.$/);
+    expect(await audit(page, "paused campaign")).toEqual([]);
+    await controls.getByRole("button", { name: "Resume sending" }).click();
+    await page.getByText("Campaign started: it sends at its scheduled time.").waitFor();
+    await page.locator(".chip-scheduled").waitFor();
+
+    await controls.getByRole("button", { name: "Duplicate as a draft" }).click();
+    await page.getByRole("heading", { name: "Campaign “Weekly (copy)”" }).waitFor();
+    await page.locator(".chip-draft").waitFor();
+    expect(await audit(page, "draft campaign")).toEqual([]);
+    const copyId = page.url().split("/").at(-1)!;
+    expect(copyId).not.toBe(created!.campaignId);
+    await controls.getByRole("button", { name: "Start this campaign" }).click();
+    await page.getByText("Sending resumed.").waitFor();
+    const copy = (await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: copyId } } })).data!;
+    expect(copy).toMatchObject({ status: "sending", type: "instant", message: "Hello" });
+    expect(copy.stats.total).toBe(2);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

@@ -1,4 +1,5 @@
-// One campaign: a live progress bar (sent / delivered / failed / undelivered) while it sends, and cancel.
+// One campaign: a live progress bar (sent / delivered / failed / undelivered) while it sends; pause, resume,
+// duplicate (campaignControls.tsx), reschedule and cancel.
 import { useState } from "preact/hooks";
 import { ok, type Campaign } from "../api.js";
 import { MetadataTable } from "../metadata.js";
@@ -20,6 +21,7 @@ import {
 } from "../ui.js";
 import { ChartFigure } from "../charts.js";
 import { formatMicros } from "../money.js";
+import { CampaignControls } from "./campaignControls.js";
 
 const PARTS = [
   { key: "delivered", label: "Delivered" },
@@ -168,7 +170,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const campaign = useAsync(() => ok(client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })), [campaignId]);
   const c = campaign.data;
   // Live while it sends; a scheduled one is looked at now and then, to see it start.
-  usePolling(campaign.reload, c?.status === "sending" ? 1000 : 5000, c?.status === "sending" || c?.status === "scheduled");
+  usePolling(campaign.reload, c?.status === "sending" ? 1000 : 5000, c?.status === "sending" || c?.status === "scheduled" || c?.status === "paused");
 
   return (
     <section>
@@ -184,12 +186,19 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
           <div class="card">
             <p class="status-line">
               Status: <StatusChip status={c.status} />
-              {(c.status === "sending" || c.status === "scheduled") && canSend && (
+              {c.status !== "completed" && c.status !== "cancelled" && canSend && (
                 <button type="button" class="danger" onClick={() => setCancelling(true)}>
                   Cancel campaign
                 </button>
               )}
             </p>
+            <CampaignControls
+              campaign={c}
+              onChanged={(text) => {
+                setNotice(text);
+                void campaign.reload();
+              }}
+            />
             {c.status === "scheduled" && canSend && (
               <Reschedule
                 campaign={c}
@@ -201,7 +210,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
             )}
             <CampaignProgress campaign={c} />
             <CampaignCost campaign={c} live={c.status === "sending"} />
-            {c.status !== "scheduled" && <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />}
+            {c.status !== "scheduled" && c.status !== "draft" && <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />}
             {c.stats.deferred > 0 && c.deferredUntil && (
               <p class="notice notice-info" data-testid="campaign-deferred">
                 {c.stats.deferred} message{c.stats.deferred === 1 ? " is" : "s are"} held by the account's quiet hours (marketing messages
@@ -213,7 +222,11 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
                 ? "Completed: every message has its final status."
                 : c.status === "sending"
                   ? "Sending… this updates live."
-                  : ""}
+                  : c.status === "paused"
+                    ? `Paused${c.pausedAt ? ` since ${formatTime(c.pausedAt)}` : ""}: nothing more is sent until you resume it.`
+                    : c.status === "draft"
+                      ? "A draft: its audience is taken; nothing is sent until you start it."
+                      : ""}
             </p>
           </div>
           <div class="card">
