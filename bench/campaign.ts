@@ -39,9 +39,10 @@ try {
   await insertWebhook(db, account.id, { name: "bench", url: receiver.url, secret: generateWebhookSecret() });
   const [group] = await db("groups").insert({ account_id: account.id, name: "everyone" }).returning("id");
   await db.raw(
-    `INSERT INTO contacts (account_id, phone, first_name, group_id)
-     SELECT ?, '+1415' || lpad(g::text, 7, '0'), 'Contact' || g, ? FROM generate_series(1, ?) g`,
-    [account.id, group.id, N],
+    `WITH c AS (INSERT INTO contacts (account_id, phone, first_name)
+                SELECT ?::uuid, '+1415' || lpad(g::text, 7, '0'), 'Contact' || g FROM generate_series(1, ?) g RETURNING account_id, id)
+     INSERT INTO contact_groups (account_id, contact_id, group_id, position) SELECT account_id, id, ?, 1 FROM c`,
+    [account.id, N, group.id],
   );
   // The floor under "all messages created": PostgreSQL alone writing the rows a campaign's messages need (a
   // message and its send job each) with INSERT … SELECT from generate_series: no Node.js, no parameters, no

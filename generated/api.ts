@@ -625,8 +625,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a group
-         * @description Delete a group. Its contacts are not deleted: in the same transaction they become unassigned
-         *     (`groupId: null`).
+         * @description Delete a group. Its contacts are not deleted: in the same transaction they leave it (it is gone from their
+         *     `groupIds`; a contact in no other group has `groupId: null`).
          */
         delete: operations["Groups_delete"];
         options?: never;
@@ -3024,6 +3024,10 @@ export interface components {
          *         "plan": "gold"
          *       },
          *       "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *       "groupIds": [
+         *         "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *         "5b2a9c8d-7e6f-4a1b-9c3d-2e1f0a9b8c7d"
+         *       ],
          *       "timeZone": "America/Los_Angeles",
          *       "optedOut": false,
          *       "createdAt": "2026-11-22T10:00:00.000Z",
@@ -3045,8 +3049,10 @@ export interface components {
             customFields: {
                 [key: string]: string;
             };
-            /** @description The group the contact is in, or `null` when unassigned. */
+            /** @description The first of its groups, or `null` when it is in none. */
             groupId: components["schemas"]["Uuid"] | null;
+            /** @description Every group the contact is in, in the order given (`[]` for none). */
+            groupIds: components["schemas"]["Uuid"][];
             /** @description The contact's IANA time zone for quiet hours, or `null` (then the number's zone or the account's default). */
             timeZone: components["schemas"]["TimeZone"] | null;
             /**
@@ -3270,8 +3276,16 @@ export interface components {
             customFields?: {
                 [key: string]: string;
             };
-            /** @description Optional group to place the contact in (422 `group_not_found` if there is no such group). */
+            /**
+             * @description Optional group to place the contact in (422 `group_not_found` if there is no such group). Not with
+             *     `groupIds`.
+             */
             groupId?: components["schemas"]["Uuid"] | null;
+            /**
+             * @description The groups to place the contact in, at most 50, in order (repeats dropped); each must be a group of the
+             *     account (422 `group_not_found` naming it). Not with `groupId`.
+             */
+            groupIds?: components["schemas"]["Uuid"][];
             /**
              * @description The contact's IANA time zone, used for quiet hours (422 `invalid_time_zone` for an unknown name). Without
              *     one, the zone of the number decides, else the account's `defaultTimeZone`.
@@ -3735,6 +3749,9 @@ export interface components {
          *           "tags": [],
          *           "customFields": {},
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "groupIds": [
+         *             "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
+         *           ],
          *           "timeZone": null,
          *           "optedOut": false,
          *           "createdAt": "2026-11-22T10:00:00.000Z",
@@ -3748,6 +3765,9 @@ export interface components {
          *           "tags": [],
          *           "customFields": {},
          *           "groupId": "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c",
+         *           "groupIds": [
+         *             "3d6f2c1e-7a4b-4e8f-9c2d-1b0a9e8f7d6c"
+         *           ],
          *           "timeZone": null,
          *           "optedOut": false,
          *           "createdAt": "2026-11-22T10:00:00.000Z",
@@ -5743,8 +5763,10 @@ export interface components {
             customFields?: {
                 [key: string]: string;
             };
-            /** @description Group to move the contact to, or `null` to unassign it. */
+            /** @description The one group to move the contact to (out of any other), or `null` to take it out of every group. Not with `groupIds`. */
             groupId?: components["schemas"]["Uuid"] | null;
+            /** @description Its groups from now on, in order, replacing the ones it has (`[]`: none); at most 50. Not with `groupId`. */
+            groupIds?: components["schemas"]["Uuid"][];
             /** @description New IANA time zone, or `null` to clear it (422 `invalid_time_zone` for an unknown name). */
             timeZone?: components["schemas"]["TimeZone"] | null;
         };

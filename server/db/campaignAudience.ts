@@ -21,7 +21,8 @@ export async function snapshotGroupAudience(
     sql`INSERT INTO campaign_recipients (account_id, campaign_id, seq, phone, first_name, last_name, custom_fields)
         SELECT c.account_id, ${campaignId}, row_number() OVER (ORDER BY c.id), c.phone, c.first_name, c.last_name,
                nullif(c.custom_fields, '{}'::jsonb)
-          FROM contacts c WHERE c.account_id = ${accountId} AND c.group_id = ${groupId} AND c.phone <> ALL(${leaveOut}::text[])`,
+          FROM contacts c JOIN contact_groups cg ON cg.account_id = c.account_id AND cg.contact_id = c.id
+         WHERE c.account_id = ${accountId} AND cg.group_id = ${groupId} AND c.phone <> ALL(${leaveOut}::text[])`,
   );
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ audience_size: rowCount });
   return rowCount;
@@ -37,9 +38,10 @@ export interface AudienceMember {
 
 /** A group's contacts (the audience a group campaign would snapshot). */
 export async function groupAudience(tx: Knex, accountId: string, groupId: string): Promise<AudienceMember[]> {
-  return tx("contacts")
-    .where({ account_id: accountId, group_id: groupId })
-    .select({ phone: "phone", firstName: "first_name", lastName: "last_name", customFields: "custom_fields" });
+  return tx("contacts as c")
+    .join("contact_groups as cg", (j) => j.on("cg.account_id", "c.account_id").andOn("cg.contact_id", "c.id"))
+    .where({ "c.account_id": accountId, "cg.group_id": groupId })
+    .select({ phone: "c.phone", firstName: "c.first_name", lastName: "c.last_name", customFields: "c.custom_fields" });
 }
 
 /** Snapshots a recipients list (already normalised and de-duplicated). */

@@ -1,5 +1,5 @@
 import type { Knex } from "knex";
-import { run, sql } from "./sql.js";
+import { run, sql, type Sql } from "./sql.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { isOptedOutSql } from "./optOuts.js";
@@ -11,7 +11,8 @@ export interface ContactRow {
   lastName: string | null;
   tags: string[];
   customFields: Record<string, string>;
-  groupId: string | null;
+  /** Its groups, in the order given (contact_groups.position); the API's groupId is the first. */
+  groupIds: string[];
   /** IANA time zone for quiet hours, or null. */
   timeZone: string | null;
   /** Whether the phone is on the account's opt-out list. */
@@ -26,11 +27,15 @@ export interface ContactFields {
   lastName: string | null;
   tags: string[];
   customFields: Record<string, string>;
-  groupId: string | null;
+  /** Its groups in order, each a group of the account (a foreign key; the caller checked them). */
+  groupIds: string[];
   timeZone: string | null;
 }
 
 const OPTED_OUT_SQL = sql`${isOptedOutSql("contacts.account_id", "contacts.phone")} AS "optedOut"`;
+/** A contact's groups in their order (contact_groups_pkey). */
+const GROUP_IDS_SQL = sql`ARRAY(SELECT cg.group_id FROM contact_groups cg
+  WHERE cg.contact_id = contacts.id AND cg.account_id = contacts.account_id ORDER BY cg.position) AS "groupIds"`;
 const columns = (db: Knex) => [
   "id",
   "phone",
@@ -38,29 +43,44 @@ const columns = (db: Knex) => [
   "last_name as lastName",
   "tags",
   "custom_fields as customFields",
-  "group_id as groupId",
+  GROUP_IDS_SQL.forBuilder(db),
   "time_zone as timeZone",
   OPTED_OUT_SQL.forBuilder(db),
   "created_at as createdAt",
   "updated_at as updatedAt",
 ];
 
-/** Inserts a contact; throws unique violation `contacts_account_phone_key` on a duplicate phone. */
+/**
+ * Inserts a contact with its groups, in one statement; throws unique violation `contacts_account_phone_key` on
+ * a duplicate phone, and a foreign key violation when one of its groups was deleted meanwhile.
+ */
 export async function insertContact(db: Knex, accountId: string, contact: ContactFields): Promise<ContactRow> {
-  const [row] = await db("contacts")
-    .insert({
-      account_id: accountId,
-      phone: contact.phone,
-      first_name: contact.firstName,
-      last_name: contact.lastName,
-      tags: contact.tags,
-      custom_fields: JSON.stringify(contact.customFields),
-      group_id: contact.groupId,
-      time_zone: contact.timeZone,
-    })
-    .returning(columns(db));
-  return row as ContactRow;
+  const { rows } = await run<ContactRow>(
+    db,
+    sql`WITH contacts AS (
+          INSERT INTO contacts (account_id, phone, first_name, last_name, tags, custom_fields, time_zone)
+          VALUES (${accountId}, ${contact.phone}, ${contact.firstName}, ${contact.lastName}, ${contact.tags}::text[],
+                  ${JSON.stringify(contact.customFields)}::jsonb, ${contact.timeZone})
+          RETURNING *
+        ), memberships AS (${membershipsSql(accountId, sql`SELECT id AS contact_id, ${contact.groupIds}::uuid[] AS group_ids FROM contacts`)})
+        SELECT ${sql.raw(RETURNED)}, ${contact.groupIds}::uuid[] AS "groupIds", ${OPTED_OUT_SQL} FROM contacts`,
+  );
+  return rows[0]!;
 }
+
+/** The columns a write returns, but its groups and opt-out (from a CTE named `contacts`). */
+const RETURNED = `id, phone, first_name AS "firstName", last_name AS "lastName", tags, custom_fields AS "customFields",
+  time_zone AS "timeZone", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/**
+ * Inserts the memberships `pairs` (contact_id, group_ids uuid[]) gives, each group at its place in the array.
+ * A group of another account is refused before (the services check every groupId is the account's).
+ */
+const membershipsSql = (accountId: string, pairs: Sql) =>
+  sql`INSERT INTO contact_groups (account_id, contact_id, group_id, position)
+      SELECT ${accountId}::uuid, p.contact_id, g.group_id, g.position
+        FROM (${pairs}) p, unnest(p.group_ids) WITH ORDINALITY AS g(group_id, position)
+      ON CONFLICT (contact_id, group_id) DO UPDATE SET position = EXCLUDED.position`;
 
 /**
  * Inserts many contacts in one statement; a phone the account already has (also one a concurrent request
@@ -68,21 +88,27 @@ export async function insertContact(db: Knex, accountId: string, contact: Contac
  */
 export async function insertContactsSkippingExisting(db: Knex, accountId: string, contacts: ContactFields[]): Promise<ContactRow[]> {
   if (contacts.length === 0) return [];
-  // unnest keeps the statement at five parameters however many rows there are.
+  // unnest keeps the statement at seven parameters however many rows there are.
   const { rows } = await run<ContactRow>(
     db,
-    sql`INSERT INTO contacts (account_id, phone, first_name, last_name, tags, custom_fields, group_id, time_zone)
-        SELECT ${accountId}, r.phone, r.first_name, r.last_name,
-               ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.custom_fields, r.group_id, r.time_zone
-          FROM unnest(${contacts.map((c) => c.phone)}::text[], ${contacts.map((c) => c.firstName)}::text[],
-                      ${contacts.map((c) => c.lastName)}::text[], ${contacts.map((c) => JSON.stringify(c.tags))}::jsonb[],
-                      ${contacts.map((c) => JSON.stringify(c.customFields))}::jsonb[],
-                      ${contacts.map((c) => c.groupId)}::uuid[], ${contacts.map((c) => c.timeZone)}::text[])
-            AS r(phone, first_name, last_name, tags, custom_fields, group_id, time_zone)
-        ON CONFLICT (account_id, phone) DO NOTHING
-        RETURNING id, phone, first_name AS "firstName", last_name AS "lastName", tags, custom_fields AS "customFields",
-                  group_id AS "groupId", time_zone AS "timeZone", ${OPTED_OUT_SQL},
-                  created_at AS "createdAt", updated_at AS "updatedAt"`,
+    sql`WITH r AS (
+          SELECT * FROM unnest(${contacts.map((c) => c.phone)}::text[], ${contacts.map((c) => c.firstName)}::text[],
+                               ${contacts.map((c) => c.lastName)}::text[], ${contacts.map((c) => JSON.stringify(c.tags))}::jsonb[],
+                               ${contacts.map((c) => JSON.stringify(c.customFields))}::jsonb[],
+                               ${contacts.map((c) => JSON.stringify(c.groupIds))}::jsonb[], ${contacts.map((c) => c.timeZone)}::text[])
+            AS r(phone, first_name, last_name, tags, custom_fields, group_ids, time_zone)
+        ), contacts AS (
+          INSERT INTO contacts (account_id, phone, first_name, last_name, tags, custom_fields, time_zone)
+          SELECT ${accountId}, r.phone, r.first_name, r.last_name, ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.custom_fields, r.time_zone
+            FROM r
+          ON CONFLICT (account_id, phone) DO NOTHING
+          RETURNING *
+        ), groups AS (
+          SELECT contacts.id AS contact_id, ARRAY(SELECT jsonb_array_elements_text(r.group_ids))::uuid[] AS group_ids
+            FROM contacts JOIN r ON r.phone = contacts.phone
+        ), memberships AS (${membershipsSql(accountId, sql`SELECT * FROM groups`)})
+        SELECT ${sql.raw(RETURNED)}, g.group_ids AS "groupIds", ${OPTED_OUT_SQL}
+          FROM contacts JOIN groups g ON g.contact_id = contacts.id`,
   );
   return rows;
 }
@@ -99,7 +125,14 @@ export async function listContacts(
   const query = db("contacts")
     .where({ account_id: accountId })
     .select([...columns(db), cursorAtColumn(db, "created_at")]);
-  if (opts.groupId) query.where({ group_id: opts.groupId });
+  // contact_groups_group_idx finds the group's members.
+  if (opts.groupId)
+    query.whereExists(
+      db("contact_groups as cg")
+        .where({ "cg.account_id": accountId, "cg.group_id": opts.groupId })
+        .whereRaw("cg.contact_id = contacts.id")
+        .select(db.raw("1")),
+    );
   if (opts.phones) query.whereIn("phone", opts.phones);
   // contacts_tags_idx finds the contacts with the tag.
   if (opts.tag) query.where(sql`tags @> ARRAY[${opts.tag}]::text[]`.forBuilder(db));
@@ -122,7 +155,10 @@ function nameOrNumberMatches(q: string) {
   return /^[0-9]+$/.test(digits) ? sql`(${byName} OR phone LIKE ${`%${digits}%`})` : byName;
 }
 
-/** Applies the given changes; undefined when there is no such contact in the account. */
+/**
+ * Applies the given changes (its groups, when given, replaced whole); undefined when there is no such contact
+ * in the account.
+ */
 export async function updateContact(
   db: Knex,
   accountId: string,
@@ -135,10 +171,24 @@ export async function updateContact(
   if (changes.lastName !== undefined) patch.last_name = changes.lastName;
   if (changes.tags !== undefined) patch.tags = changes.tags;
   if (changes.customFields !== undefined) patch.custom_fields = JSON.stringify(changes.customFields);
-  if (changes.groupId !== undefined) patch.group_id = changes.groupId;
   if (changes.timeZone !== undefined) patch.time_zone = changes.timeZone;
-  const [row] = await db("contacts").where({ account_id: accountId, id: contactId }).update(patch).returning(columns(db));
-  return row as ContactRow | undefined;
+  return db.transaction(async (tx) => {
+    // The contact first (its row locked), then its groups; the returned row reads them after.
+    const updated = await tx("contacts").where({ account_id: accountId, id: contactId }).update(patch);
+    if (updated === 0) return undefined;
+    if (changes.groupIds !== undefined) await replaceGroups(tx, accountId, contactId, changes.groupIds);
+    return (await tx("contacts").where({ account_id: accountId, id: contactId }).first(columns(tx))) as ContactRow;
+  });
+}
+
+/** Makes `groupIds` the contact's groups, in that order: the others' memberships deleted, these upserted. */
+async function replaceGroups(tx: Knex.Transaction, accountId: string, contactId: string, groupIds: string[]): Promise<void> {
+  await run(
+    tx,
+    sql`WITH gone AS (DELETE FROM contact_groups WHERE account_id = ${accountId} AND contact_id = ${contactId}
+                        AND group_id <> ALL(${groupIds}::uuid[]))
+        ${membershipsSql(accountId, sql`SELECT ${contactId}::uuid AS contact_id, ${groupIds}::uuid[] AS group_ids`)}`,
+  );
 }
 
 export async function deleteContact(db: Knex, accountId: string, contactId: string): Promise<boolean> {

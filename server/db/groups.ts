@@ -17,7 +17,7 @@ function selectGroups(db: Knex, accountId: string) {
       name: "g.name",
       description: "g.description",
       createdAt: "g.created_at",
-      contactCount: db("contacts as c").whereRaw("c.group_id = g.id").count("*"),
+      contactCount: db("contact_groups as cg").where("cg.account_id", accountId).whereRaw("cg.group_id = g.id").count("*"),
     });
 }
 
@@ -35,6 +35,13 @@ export async function listGroups(db: Knex, accountId: string): Promise<GroupRow[
 
 export async function getGroup(db: Knex, accountId: string, groupId: string): Promise<GroupRow | undefined> {
   return selectGroups(db, accountId).where("g.id", groupId).first();
+}
+
+/** Of these ids, those that name a group of the account. */
+export async function groupsOfAccount(db: Knex, accountId: string, groupIds: string[]): Promise<Set<string>> {
+  if (groupIds.length === 0) return new Set();
+  const rows = await db("groups").where({ account_id: accountId }).whereIn("id", groupIds).select("id");
+  return new Set(rows.map((r: { id: string }) => r.id));
 }
 
 export async function groupExists(db: Knex, accountId: string, groupId: string): Promise<boolean> {
@@ -63,7 +70,7 @@ export async function resolveGroupRefs(db: Knex, accountId: string, refs: string
   return new Map(rows.map((r) => [r.ref, r.id]));
 }
 
-/** Deletes a group; its contacts become unassigned by the foreign key's ON DELETE SET NULL, atomically. */
+/** Deletes a group; its memberships go with it (contact_groups' ON DELETE CASCADE), its contacts stay. */
 export async function deleteGroup(db: Knex, accountId: string, groupId: string): Promise<boolean> {
   return (await db("groups").where({ account_id: accountId, id: groupId }).del()) > 0;
 }

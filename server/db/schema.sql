@@ -257,12 +257,22 @@ CREATE TABLE connectors (
   CONSTRAINT connectors_type_check CHECK ((type = ANY (ARRAY['simulator'::text, 'smpp'::text])))
 );
 
+CREATE TABLE contact_groups (
+  account_id uuid NOT NULL,
+  contact_id uuid NOT NULL,
+  group_id uuid NOT NULL,
+  position smallint NOT NULL,
+  CONSTRAINT contact_groups_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT contact_groups_contact_id_fkey FOREIGN KEY (contact_id) REFERENCES contacts(id) ON DELETE CASCADE,
+  CONSTRAINT contact_groups_group_id_fkey FOREIGN KEY (group_id) REFERENCES groups(id) ON DELETE CASCADE,
+  CONSTRAINT contact_groups_pkey PRIMARY KEY (contact_id, group_id)
+);
+
 CREATE TABLE contacts (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   account_id uuid NOT NULL,
   phone text NOT NULL,
   first_name text,
-  group_id uuid,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   updated_at timestamp with time zone NOT NULL DEFAULT now(),
   time_zone text,
@@ -271,7 +281,6 @@ CREATE TABLE contacts (
   custom_fields jsonb NOT NULL DEFAULT '{}'::jsonb,
   CONSTRAINT contacts_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT contacts_account_phone_key UNIQUE (account_id, phone),
-  CONSTRAINT contacts_group_id_fkey FOREIGN KEY (group_id) REFERENCES groups(id) ON DELETE SET NULL,
   CONSTRAINT contacts_phone_check CHECK ((phone ~ '^\+[1-9][0-9]{6,14}$'::text)),
   CONSTRAINT contacts_pkey PRIMARY KEY (id)
 );
@@ -909,9 +918,10 @@ CREATE UNIQUE INDEX campaigns_pkey ON campaigns USING btree (id);
 CREATE UNIQUE INDEX connector_states_pkey ON connector_states USING btree (connector_id, worker_id);
 CREATE UNIQUE INDEX connectors_name_key ON connectors USING btree (name);
 CREATE UNIQUE INDEX connectors_pkey ON connectors USING btree (id);
+CREATE INDEX contact_groups_group_idx ON contact_groups USING btree (account_id, group_id, contact_id);
+CREATE UNIQUE INDEX contact_groups_pkey ON contact_groups USING btree (contact_id, group_id);
 CREATE INDEX contacts_account_page_idx ON contacts USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX contacts_account_phone_key ON contacts USING btree (account_id, phone);
-CREATE INDEX contacts_group_idx ON contacts USING btree (group_id) WHERE (group_id IS NOT NULL);
 CREATE UNIQUE INDEX contacts_pkey ON contacts USING btree (id);
 CREATE INDEX contacts_tags_idx ON contacts USING gin (tags);
 CREATE UNIQUE INDEX groups_account_name_key ON groups USING btree (account_id, lower(name));

@@ -20,7 +20,8 @@ export interface ImportCandidate {
   lastName: string | null;
   tags: string[];
   customFields: Record<string, string>;
-  groupId: string | null;
+  /** Its group, if the row names one. */
+  groupIds: string[];
   timeZone: string | null;
 }
 
@@ -101,7 +102,7 @@ export function checkImportRows(
       });
     }
     if (errors.length === before)
-      candidates.push({ index, phone: phone!, firstName, lastName, tags, customFields, groupId: groupId ?? null, timeZone });
+      candidates.push({ index, phone: phone!, firstName, lastName, tags, customFields, groupIds: groupId ? [groupId] : [], timeZone });
   });
   return { candidates, errors };
 }

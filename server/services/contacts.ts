@@ -4,7 +4,7 @@
 import type { Knex } from "knex";
 import { getContact, insertContact, insertContactsSkippingExisting, updateContact, type ContactRow } from "../db/contacts.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors.js";
-import { groupExists, resolveGroupRefs } from "../db/groups.js";
+import { groupsOfAccount, resolveGroupRefs } from "../db/groups.js";
 import { checkImportRows, contactExists, groupReferences, type ImportRow, type ImportRowError } from "../domain/contactImport.js";
 import { DomainError, groupNotFound, invalidField, notFound } from "../domain/errors.js";
 import { customFieldsProblem, tagsProblem, tidyTags } from "../domain/contactDetails.js";
@@ -38,8 +38,28 @@ function contactWriteError(error: unknown, phone: string | undefined): unknown {
   return error;
 }
 
-async function requireGroup(db: Knex, accountId: string, groupId: string | null | undefined): Promise<void> {
-  if (groupId && !(await groupExists(db, accountId, groupId))) throw groupNotFound();
+/** Most groups a contact may be in. */
+export const MAX_GROUPS_PER_CONTACT = 50;
+
+/**
+ * The contact's groups as a request gives them: `groupIds` (in order, repeats dropped), or `groupId` alone (one
+ * group, or none for null), or undefined when it gives neither; each must be a group of the account (422
+ * group_not_found naming it). Both at once is a 400.
+ */
+async function requestedGroups(db: Knex, accountId: string, input: Partial<ContactInput>): Promise<string[] | undefined> {
+  if (input.groupIds !== undefined && input.groupId !== undefined)
+    throw invalidField("/body/groupIds", "or groupId: at most one of the two (groupIds: [] leaves it in no group)");
+  const wanted = input.groupIds !== undefined ? [...new Set(input.groupIds)] : input.groupId === undefined ? undefined : input.groupId === null ? [] : [input.groupId];
+  if (!wanted || wanted.length === 0) return wanted;
+  const found = await groupsOfAccount(db, accountId, wanted);
+  const missing = wanted.findIndex((id) => !found.has(id));
+  if (missing >= 0) {
+    if (input.groupIds === undefined) throw groupNotFound();
+    throw new DomainError("group_not_found", "groupIds names a group that does not exist in this account.", {
+      errors: [{ path: `/body/groupIds/${input.groupIds.indexOf(wanted[missing]!)}`, message: "no such group" }],
+    });
+  }
+  return wanted;
 }
 
 export interface ContactInput {
@@ -49,6 +69,7 @@ export interface ContactInput {
   tags?: string[];
   customFields?: Record<string, string>;
   groupId?: string | null;
+  groupIds?: string[];
   timeZone?: string | null;
 }
 
@@ -69,7 +90,7 @@ export async function createContact(db: Knex, accountId: string, input: ContactI
   const phone = requirePhone(input.phone, "/body/phone");
   const timeZone = checkedTimeZone(input.timeZone) ?? null;
   const { tags = [], customFields = {} } = checkedDetails(input);
-  await requireGroup(db, accountId, input.groupId);
+  const groupIds = (await requestedGroups(db, accountId, input)) ?? [];
   try {
     return await insertContact(db, accountId, {
       phone,
@@ -77,7 +98,7 @@ export async function createContact(db: Knex, accountId: string, input: ContactI
       lastName: input.lastName ?? null,
       tags,
       customFields,
-      groupId: input.groupId ?? null,
+      groupIds,
       timeZone,
     });
   } catch (error) {
@@ -91,7 +112,7 @@ export async function changeContact(db: Knex, accountId: string, contactId: stri
   if (!(await getContact(db, accountId, contactId))) throw notFound("Contact");
   const timeZone = checkedTimeZone(input.timeZone);
   const { tags, customFields } = checkedDetails(input);
-  await requireGroup(db, accountId, input.groupId);
+  const groupIds = await requestedGroups(db, accountId, input);
   try {
     const contact = await updateContact(db, accountId, contactId, {
       phone,
@@ -99,7 +120,7 @@ export async function changeContact(db: Knex, accountId: string, contactId: stri
       lastName: input.lastName,
       tags,
       customFields,
-      groupId: input.groupId,
+      groupIds,
       timeZone,
     });
     if (!contact) throw notFound("Contact");

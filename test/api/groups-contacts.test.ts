@@ -148,3 +148,72 @@ describe("contacts", () => {
     expect((await a.request("GET", `/api/v1/contacts/${id}`)).status).toBe(404);
   });
 });
+
+describe("several groups per contact", () => {
+  it("keeps a contact's groups in order, groupId the first; lists, counts, replaces and leaves them", async () => {
+    const a = await server().account();
+    const [vip, news, local] = [await createGroup(a, "VIP"), await createGroup(a, "Newsletter"), await createGroup(a, "Local")];
+    const { data: ada, response } = await a.client.POST("/api/v1/contacts", {
+      body: { phone: "+14155550161", firstName: "Ada", groupIds: [news.groupId, vip.groupId, news.groupId] },
+    });
+    expect(response.status).toBe(201);
+    expect(ada).toMatchObject({ groupId: news.groupId, groupIds: [news.groupId, vip.groupId] });
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550162", groupId: vip.groupId } });
+    const { data: got } = await a.client.GET("/api/v1/contacts/{contactId}", { params: { path: { contactId: ada!.contactId } } });
+    expect(got!.groupIds).toEqual([news.groupId, vip.groupId]);
+
+    const members = async (groupId: string) =>
+      (await a.client.GET("/api/v1/contacts", { params: { query: { groupId } } })).data!.data.map((c) => c.phone).sort();
+    expect(await members(vip.groupId)).toEqual(["+14155550161", "+14155550162"]);
+    expect(await members(news.groupId)).toEqual(["+14155550161"]);
+    const count = async (groupId: string) =>
+      (await a.client.GET("/api/v1/contacts/groups/{groupId}", { params: { path: { groupId } } })).data!.contactCount;
+    expect([await count(vip.groupId), await count(news.groupId), await count(local.groupId)]).toEqual([2, 1, 0]);
+
+    // Replaced whole, in the new order; groupId alone moves it to one group; null takes it out of all.
+    const update = async (body: Record<string, unknown>) =>
+      (await (await a.request("PATCH", `/api/v1/contacts/${ada!.contactId}`, body)).json()) as { groupId: string | null; groupIds: string[] };
+    expect(await update({ groupIds: [local.groupId, news.groupId] })).toMatchObject({ groupId: local.groupId, groupIds: [local.groupId, news.groupId] });
+    expect(await members(vip.groupId)).toEqual(["+14155550162"]);
+    expect(await update({ firstName: "Ada L." })).toMatchObject({ groupIds: [local.groupId, news.groupId] });
+
+    // Deleting its first group: the next becomes groupId.
+    expect((await a.request("DELETE", `/api/v1/contacts/groups/${local.groupId}`)).status).toBe(204);
+    const { data: after } = await a.client.GET("/api/v1/contacts/{contactId}", { params: { path: { contactId: ada!.contactId } } });
+    expect(after).toMatchObject({ groupId: news.groupId, groupIds: [news.groupId] });
+    expect(await update({ groupId: vip.groupId })).toMatchObject({ groupId: vip.groupId, groupIds: [vip.groupId] });
+    expect(await update({ groupId: null })).toMatchObject({ groupId: null, groupIds: [] });
+  });
+
+  it("refuses groupId with groupIds (400) and a group not of the account (422 naming it)", async () => {
+    const a = await server().account();
+    const b = await server().account();
+    const mine = await createGroup(a, "Mine");
+    const theirs = await createGroup(b, "Theirs");
+    const both = await a.request("POST", "/api/v1/contacts", { phone: "+14155550171", groupId: mine.groupId, groupIds: [mine.groupId] });
+    expect(both.status).toBe(400);
+    expect((await problemOf(both)).errors).toEqual([expect.objectContaining({ path: "/body/groupIds" })]);
+    const foreign = await a.request("POST", "/api/v1/contacts", { phone: "+14155550172", groupIds: [mine.groupId, theirs.groupId] });
+    expect(foreign.status).toBe(422);
+    const problem = await problemOf(foreign);
+    expect(problem.code).toBe("group_not_found");
+    expect(problem.errors).toEqual([expect.objectContaining({ path: "/body/groupIds/1" })]);
+    expect((await a.client.GET("/api/v1/contacts", { params: { query: { phones: ["+14155550172"] } } })).data!.data).toEqual([]);
+  });
+
+  it("a campaign to any of a contact's groups reaches it once", async () => {
+    const a = await server().account();
+    const [one, two] = [await createGroup(a, "One"), await createGroup(a, "Two")];
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550181", lastName: "Both", groupIds: [one.groupId, two.groupId] } });
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550182", groupIds: [two.groupId] } });
+    for (const [group, total] of [
+      [one, 1],
+      [two, 2],
+    ] as const) {
+      const { data } = await a.client.POST("/api/v1/campaigns", {
+        body: { name: group.name, message: "Hi", type: "scheduled", scheduledAt: new Date(Date.now() + 3600_000).toISOString(), groupId: group.groupId },
+      });
+      expect(data!.stats.total).toBe(total);
+    }
+  });
+});

@@ -107,6 +107,29 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.context().close();
   });
 
+  it("puts a contact in several groups from its edit form, and shows them on its row", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const { data: vip } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "VIP" } });
+    const { data: news } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "Newsletter" } });
+    await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550411", firstName: "Ada", groupId: vip!.groupId } });
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/contacts");
+    const row = page.locator('li[data-phone="+14155550411"]');
+    await row.getByRole("button", { name: "Edit +14155550411" }).click();
+    const form = page.getByRole("form", { name: "Edit +14155550411" });
+    const groups = form.getByRole("group", { name: "Groups" });
+    expect(await groups.getByRole("checkbox", { name: "VIP" }).isChecked()).toBe(true);
+    await groups.getByRole("checkbox", { name: "Newsletter" }).check();
+    expect(await audit(page, "contact edit form with its groups")).toEqual([]);
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByTestId("contact-groups").getByText("Groups: VIP, Newsletter").waitFor();
+    const { data: stored } = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: news!.groupId } } });
+    expect(stored!.data.map((c) => [c.phone, c.groupId, c.groupIds])).toEqual([["+14155550411", vip!.groupId, [vip!.groupId, news!.groupId]]]);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("personalises a campaign with a contact's last name and custom field, with a fallback, in the preview and the campaign", async () => {
     const { baseUrl } = server();
     const a = await server().account();

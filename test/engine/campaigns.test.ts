@@ -156,12 +156,16 @@ describe("campaigns", () => {
       account_id: a.accountId,
       phone: `+1415556${String(i).padStart(4, "0")}`,
       first_name: `N${i}`,
-      group_id: group!.groupId,
     }));
-    for (let i = 0; i < rows.length; i += 500)
-      await server()
+    for (let i = 0; i < rows.length; i += 500) {
+      const ids = await server()
         .db("contacts")
-        .insert(rows.slice(i, i + 500));
+        .insert(rows.slice(i, i + 500))
+        .returning("id");
+      await server()
+        .db("contact_groups")
+        .insert(ids.map(({ id }) => ({ account_id: a.accountId, contact_id: id, group_id: group!.groupId, position: 1 })));
+    }
     const { data: created } = await a.client.POST("/api/v1/campaigns", {
       body: { name: "Big", message: "Hi {{firstName}}", type: "scheduled", groupId: group!.groupId, scheduledAt: inHours(1) },
     });

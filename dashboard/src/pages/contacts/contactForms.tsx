@@ -152,6 +152,7 @@ export function ContactItem({
   const [tags, setTags] = useState(formatTags(contact.tags));
   const [fields, setFields] = useState(formatCustomFields(contact.customFields));
   const [zone, setZone] = useState(contact.timeZone ?? "");
+  const [memberOf, setMemberOf] = useState(contact.groupIds);
   const save = useAction(
     async (
       changes: {
@@ -161,6 +162,7 @@ export function ContactItem({
         tags?: string[];
         customFields?: Record<string, string>;
         groupId?: string | null;
+        groupIds?: string[];
         timeZone?: string | null;
       },
       note: (c: Contact) => string,
@@ -173,6 +175,7 @@ export function ContactItem({
     },
   );
   const groupName = (id: string | null) => groups.find((g) => g.groupId === id)?.name ?? "no group";
+  const groupNames = contact.groupIds.map(groupName).join(", ");
   const editId = `edit-${contact.contactId}`;
   const phoneInput = useRef<HTMLInputElement>(null);
   // The Edit button that had the focus is gone: the form's first field takes it.
@@ -198,6 +201,7 @@ export function ContactItem({
                 lastName: lastName || null,
                 tags: parseTags(tags),
                 customFields: parseCustomFields(fields),
+                groupIds: memberOf,
                 timeZone: zone.trim() || null,
               },
               (c) => `Saved ${c.phone}.`,
@@ -230,6 +234,25 @@ export function ContactItem({
           <Field id={`${editId}-zone`} label="Time zone" error={fieldError(save.error, "/body/timeZone")}>
             <TimeZoneInput id={`${editId}-zone`} value={zone} onInput={setZone} />
           </Field>
+          {groups.length > 0 && (
+            <fieldset class="checkboxes">
+              <legend>Groups</legend>
+              {groups.map((g) => (
+                <label key={g.groupId} class="inline">
+                  <input
+                    type="checkbox"
+                    checked={memberOf.includes(g.groupId)}
+                    onChange={(e) => {
+                      const on = e.currentTarget.checked;
+                      // Kept in their order, a new one last: the first stays the contact's groupId.
+                      setMemberOf((ids) => (on ? [...ids, g.groupId] : ids.filter((id) => id !== g.groupId)));
+                    }}
+                  />
+                  {g.name}
+                </label>
+              ))}
+            </fieldset>
+          )}
           <ProblemMessage error={save.error} prefix="Not saved" />
           <div class="actions">
             <button type="submit" class="primary" disabled={save.busy}>
@@ -264,8 +287,12 @@ export function ContactItem({
         )}
       </div>
       <div class="row-meta">
-        {!canWrite && <span>Group: {groupName(contact.groupId)}</span>}
-        {canWrite && (
+        {(!canWrite || contact.groupIds.length > 1) && (
+          <span data-testid="contact-groups">
+            {contact.groupIds.length > 1 ? `Groups: ${groupNames}` : `Group: ${groupName(contact.groupId)}`}
+          </span>
+        )}
+        {canWrite && contact.groupIds.length <= 1 && (
           <label class="inline" for={`group-of-${contact.contactId}`}>
             <span class="muted">Group</span>
             <GroupSelect
@@ -294,6 +321,7 @@ export function ContactItem({
               setTags(formatTags(contact.tags));
               setFields(formatCustomFields(contact.customFields));
               setZone(contact.timeZone ?? "");
+              setMemberOf(contact.groupIds);
               save.clearError();
               setEditing(true);
             }}

@@ -101,7 +101,7 @@ export function Contacts() {
                       onDelete={setDeleting}
                       onChanged={(updated, note) => {
                         setNotice(note);
-                        const stillHere = !groupId || updated.groupId === groupId;
+                        const stillHere = !groupId || updated.groupIds.includes(groupId);
                         contacts.update((items) =>
                           items.flatMap((x) => (x.contactId === updated.contactId ? (stillHere ? [updated] : []) : [x])),
                         );
