@@ -51,59 +51,109 @@ export interface ContactRow {
   line: number;
   phone: string;
   firstName: string | null;
+  lastName: string | null;
   group: string | null;
   timeZone: string | null;
+  /** From a tags column: its values split at `;` or `,`. */
+  tags: string[];
+  /** From columns mapped to custom fields: key → value (empty cells left out). */
+  customFields: Record<string, string>;
 }
+
+/** What a column of the file becomes: a field of the contact, one of its custom fields, or nothing. */
+export type ColumnUse =
+  | { to: "phone" | "firstName" | "lastName" | "group" | "timeZone" | "tags" }
+  | { to: "custom"; key: string }
+  | { to: "ignore" };
 
 export interface ContactCsv {
   rows: ContactRow[];
-  /** True when the first line was a header (phone,firstName,group in any order). */
+  /** True when the first line was a header (it names a phone column). */
   header: boolean;
+  /** The header's cells (empty without a header). */
+  columns: string[];
+  /** What each column became, in the file's order. */
+  mapping: ColumnUse[];
+  /** The header's columns that name no contact field, and were ignored unless the mapping said otherwise. */
+  unknown: string[];
+  /** The first row's cells as read, to show beside the columns. */
+  sample: string[];
 }
 
-const COLUMNS: Record<string, keyof Omit<ContactRow, "line">> = {
+const FIELDS: Record<string, Exclude<ColumnUse, { to: "custom" | "ignore" }>["to"]> = {
   phone: "phone",
   phonenumber: "phone",
+  mobile: "phone",
   firstname: "firstName",
+  lastname: "lastName",
+  surname: "lastName",
   group: "group",
   groupid: "group",
   groupname: "group",
   timezone: "timeZone",
+  tags: "tags",
 };
 
-const columnName = (cell: string) =>
-  COLUMNS[
-    cell
-      .trim()
-      .toLowerCase()
-      .replace(/[\s_-]/g, "")
-  ];
+const squeezed = (cell: string) =>
+  cell
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]/g, "");
 
-/** `phone,firstName[,group[,timeZone]]`, with or without a header line; a header may order the columns any way. */
-export function contactsFromCsv(text: string): ContactCsv {
+/** A custom field's key from a column's name ("Loyalty plan" → "loyalty_plan"), or undefined if none can be made. */
+export function customKeyOf(cell: string): string | undefined {
+  const key = cell
+    .trim()
+    .toLowerCase()
+    .replace(/^custom\./, "")
+    .replace(/[^a-z0-9_]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 40);
+  return /^[a-z][a-z0-9_]*$/.test(key) ? key : undefined;
+}
+
+/** The use a header's column is given by its name: a contact field, `custom.key`, or ignored (unknown). */
+export function guessColumnUse(cell: string): ColumnUse {
+  const field = FIELDS[squeezed(cell)];
+  if (field) return { to: field };
+  if (/^custom\./i.test(cell.trim())) {
+    const key = customKeyOf(cell);
+    if (key) return { to: "custom", key };
+  }
+  return { to: "ignore" };
+}
+
+/** Without a header: phone, firstName, group, timeZone by position. */
+const POSITIONAL: ColumnUse[] = [{ to: "phone" }, { to: "firstName" }, { to: "group" }, { to: "timeZone" }];
+
+/**
+ * The file's contacts. A first line that names a phone column is a header: each column is used as its name says
+ * (any order, case, spaces or `_`), `custom.<key>` a custom field, and any other column is ignored and listed in
+ * `unknown` (an import never fails for a column it does not know); `mapping` overrides what the header says, one
+ * use per column. Without a header: `phone,firstName[,group[,timeZone]]`.
+ */
+export function contactsFromCsv(text: string, mapping?: ColumnUse[]): ContactCsv {
   const records = parseCsv(text);
   const first = records[0];
-  const header = !!first && first.fields.some((cell) => columnName(cell) === "phone");
-  let order: (keyof Omit<ContactRow, "line"> | undefined)[] = ["phone", "firstName", "group", "timeZone"];
-  if (header) {
-    order = first.fields.map(columnName);
-    const unknown = first.fields.filter((cell) => cell.trim() && !columnName(cell));
-    if (unknown.length)
-      throw new CsvError(
-        first.line,
-        `unknown column ${unknown.map((c) => `"${c.trim()}"`).join(", ")}; the columns are phone, firstName, group and timeZone`,
-      );
-  }
+  const header = !!first && first.fields.some((cell) => guessColumnUse(cell).to === "phone");
+  const columns = header ? first.fields : [];
+  const guessed = header ? columns.map(guessColumnUse) : POSITIONAL;
+  const uses = mapping ?? guessed;
+  const unknown = header ? columns.filter((cell, i) => cell.trim() && guessed[i]!.to === "ignore") : [];
   const rows = (header ? records.slice(1) : records).map(({ line, fields }) => {
-    const row: ContactRow = { line, phone: "", firstName: null, group: null, timeZone: null };
+    const row: ContactRow = { line, phone: "", firstName: null, lastName: null, group: null, timeZone: null, tags: [], customFields: {} };
     fields.forEach((value, i) => {
-      const column = order[i];
+      const use = uses[i];
       const v = value.trim();
-      if (!column) return;
-      if (column === "phone") row.phone = v;
-      else row[column] = v === "" ? null : v;
+      if (!use || use.to === "ignore") return;
+      if (use.to === "phone") row.phone = v;
+      else if (use.to === "tags") row.tags.push(...v.split(/[;,]/).map((t) => t.trim()).filter(Boolean));
+      else if (use.to === "custom") {
+        if (v !== "") row.customFields[use.key] = v;
+      } else row[use.to] = v === "" ? null : v;
     });
     return row;
   });
-  return { rows, header };
+  const sample = (header ? records[1] : records[0])?.fields ?? [];
+  return { rows, header, columns, mapping: uses, unknown, sample };
 }

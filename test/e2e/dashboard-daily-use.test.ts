@@ -4,7 +4,9 @@
 // fields shows them; a search by name or number and by tag finds it; an opted-out contact is marked. A
 // campaign personalised with a last name and a custom field, previewed with a fallback. A template made in
 // Settings → Templates, used by a message with its placeholders filled, and not deleted while that message
-// waits. A campaign paused, resumed and duplicated as a draft that starts from its page. axe audits the pages.
+// waits. A campaign paused, resumed and duplicated as a draft that starts from its page. A contact put in several
+// groups from its edit form; a CSV import whose unknown columns are named, one mapped to a custom field. axe
+// audits the pages.
 import { describe, expect, it } from "vitest";
 import { audit, browserAvailable, openForm, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer } from "../helpers/server.js";
@@ -126,6 +128,26 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.getByTestId("contact-groups").getByText("Groups: VIP, Newsletter").waitFor();
     const { data: stored } = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: news!.groupId } } });
     expect(stored!.data.map((c) => [c.phone, c.groupId, c.groupIds])).toEqual([["+14155550411", vip!.groupId, [vip!.groupId, news!.groupId]]]);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("imports a CSV whose unknown columns are named and ignored, one of them mapped to a custom field", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const page = await browser().newPage({ locale: "en-US" });
+    await signIn(page, baseUrl, a.key, "/dashboard/contacts");
+    const csv = ["Phone,First name,Surname,Tags,Company,Notes", '+14155550421,Ada,Lovelace,"vip;math",Analytical,likes engines', ""].join("\n");
+    await page.locator("#import-file").setInputFiles({ name: "crm.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.getByText("Columns “Company”, “Notes” are not a contact field: ignored unless you choose what they become below.").waitFor();
+    const mapping = page.getByRole("table", { name: "Columns of the file" });
+    expect(await mapping.getByLabel("Import column “Surname” as").inputValue()).toBe("lastName");
+    await mapping.getByLabel("Import column “Company” as").selectOption({ label: "Custom field “company”" });
+    expect(await audit(page, "import with its column mapping")).toEqual([]);
+    await page.getByRole("button", { name: "Import 1 row" }).click();
+    await page.getByText("Imported 1 contact.").waitFor();
+    const { data } = await a.client.GET("/api/v1/contacts", { params: { query: { phones: ["+14155550421"] } } });
+    expect(data!.data[0]).toMatchObject({ firstName: "Ada", lastName: "Lovelace", tags: ["vip", "math"], customFields: { company: "Analytical" } });
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

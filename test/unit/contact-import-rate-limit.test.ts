@@ -27,8 +27,11 @@ describe("the CSV import under the key's rate limit", () => {
       line: i + 1,
       phone: `+1415555${String(3000 + i)}`,
       firstName: `P${i}`,
+      lastName: null,
       group: null,
       timeZone: null,
+      tags: [],
+      customFields: {},
     }));
     const waits: { seconds: number; fromLine: number }[] = [];
     const outcome = await importContactRows(rows, (contacts) => send(client, contacts), {
@@ -58,8 +61,11 @@ describe("the CSV import under the key's rate limit", () => {
       line: i + 1,
       phone: `+1415555${String(3100 + i)}`,
       firstName: null,
+      lastName: null,
       group: null,
       timeZone: null,
+      tags: [],
+      customFields: {},
     }));
     const refused = Object.assign(new Error("Too many requests."), { status: 429, retryAfterSeconds: 3600 });
     let calls = 0;

@@ -27,8 +27,11 @@ const row = (line: number, phone: string, extra: Partial<ContactRow> = {}): Cont
   line,
   phone,
   firstName: null,
+  lastName: null,
   group: null,
   timeZone: null,
+  tags: [],
+  customFields: {},
   ...extra,
 });
 const rows = (n: number, extra: Partial<ContactRow> = {}) =>

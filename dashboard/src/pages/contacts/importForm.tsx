@@ -1,13 +1,15 @@
-// CSV import on the Contacts page: parse, send in pages under the rate limit, report every row that failed.
+// CSV import on the Contacts page: parse, map the header's columns (ColumnMapping), send in pages under the rate
+// limit, report every row that failed.
 import { useState } from "preact/hooks";
 import { importContacts } from "../../api.js";
 import { importContactRows, type ImportOutcome } from "../../contactImport.js";
-import { contactsFromCsv, CsvError, type ContactRow } from "../../csv.js";
+import { contactsFromCsv, CsvError, type ContactCsv } from "../../csv.js";
 import { Field, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import { ColumnMapping } from "./columnMapping.js";
 
 export function ImportForm({ onImported }: { onImported: () => void }) {
   const { client } = useSession();
-  const [parsed, setParsed] = useState<{ name: string; rows: ContactRow[]; header: boolean } | undefined>();
+  const [parsed, setParsed] = useState<(ContactCsv & { name: string; text: string }) | undefined>();
   const [parseError, setParseError] = useState<string | undefined>();
   const [result, setResult] = useState<ImportOutcome | undefined>();
   const [waiting, setWaiting] = useState<string | undefined>();
@@ -35,9 +37,10 @@ export function ImportForm({ onImported }: { onImported: () => void }) {
     action.clearError();
     if (!file) return;
     try {
-      const { rows, header } = contactsFromCsv(await file.text());
-      if (rows.length === 0) setParseError(`${file.name} has no rows.`);
-      else setParsed({ name: file.name, rows, header });
+      const text = await file.text();
+      const csv = contactsFromCsv(text);
+      if (csv.rows.length === 0) setParseError(`${file.name} has no rows.`);
+      else setParsed({ ...csv, name: file.name, text });
     } catch (error) {
       setParseError(
         error instanceof CsvError ? `${file.name}, ${error.message}.` : `${file.name} could not be read: ${(error as Error).message}`,
@@ -58,8 +61,9 @@ export function ImportForm({ onImported }: { onImported: () => void }) {
         label="CSV file"
         hint={
           <>
-            Columns <code>phone,firstName,group</code> (group optional: an existing group's name or id), one contact a line. A header line
-            is optional. Valid rows are imported even when others fail.
+            Columns <code>phone,firstName,group</code> (group optional: an existing group's name or id), one contact a line; with a header
+            line, any columns in any order (<code>lastName</code>, <code>tags</code>, <code>timeZone</code>, <code>custom.plan</code>…), and
+            you choose what each becomes. Valid rows are imported even when others fail.
           </>
         }
         error={parseError}
@@ -77,6 +81,12 @@ export function ImportForm({ onImported }: { onImported: () => void }) {
           {parsed.rows.length} row{parsed.rows.length === 1 ? "" : "s"} read from {parsed.name}
           {parsed.header ? " (line 1 is the header)" : ""}.
         </p>
+      )}
+      {parsed?.header && (
+        <ColumnMapping
+          csv={parsed}
+          onChange={(mapping) => setParsed({ ...parsed, ...contactsFromCsv(parsed.text, mapping), unknown: parsed.unknown })}
+        />
       )}
       <ProblemMessage error={action.error} prefix="Import failed" />
       {waiting && (
