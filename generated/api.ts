@@ -687,6 +687,47 @@ export interface paths {
         patch: operations["Contacts_update"];
         trace?: never;
     };
+    "/api/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description List the threads, the one with the latest received message first.
+         */
+        get: operations["Conversations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{phone}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a conversation read
+         * @description Mark a thread read: its `unread` becomes 0 and `readAt` now. 404 when the number has sent the account
+         *     nothing.
+         */
+        post: operations["Conversations_markRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/exports/contacts": {
         parameters: {
             query?: never;
@@ -3120,6 +3161,54 @@ export interface components {
         ContactPage: {
             /** @description The items of this page. */
             data: components["schemas"]["Contact"][];
+            /** @description Cursor for the next page, or `null` when this is the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description The thread of messages one number sent to the account: its latest, how many it sent and how many are unread.
+         *     A thread begins with its number's first message to the account; replies do not move it.
+         * @example {
+         *       "phone": "+14155550123",
+         *       "lastMessageId": "01937a2e-5b4c-7d3e-8f9a-0b1c2d3e4f5a",
+         *       "lastBody": "What time do you open tomorrow?",
+         *       "lastReceivedAt": "2026-11-29T09:30:00.000Z",
+         *       "received": 3,
+         *       "unread": 1,
+         *       "readAt": "2026-11-28T17:00:00.000Z",
+         *       "optedOut": false
+         *     }
+         */
+        Conversation: {
+            /** @description The number (E.164, or as the carrier gave it) that sent the messages. */
+            phone: string;
+            /** @description Its latest message to the account (`GET /api/v1/messages/{messageId}`). */
+            lastMessageId: components["schemas"]["Uuid"];
+            /** @description The text of its latest message. */
+            lastBody: string;
+            /**
+             * Format: date-time
+             * @description When its latest message was received.
+             */
+            lastReceivedAt: string;
+            /**
+             * Format: int32
+             * @description How many messages it has sent the account.
+             */
+            received: number;
+            /**
+             * Format: int32
+             * @description How many of them came after the thread was last marked read.
+             */
+            unread: number;
+            /** @description When the thread was last marked read, or `null` when never. */
+            readAt: string | null;
+            /** @description Whether the number is on the account's opt-out list (nothing is sent to it). */
+            optedOut: boolean;
+        };
+        /** @description One page of a list, newest first. */
+        ConversationPage: {
+            /** @description The items of this page. */
+            data: components["schemas"]["Conversation"][];
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
@@ -10886,6 +10975,205 @@ export interface operations {
             };
             /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `true`: only threads with unread messages.
+                 * @example true
+                 */
+                unread?: boolean;
+                /** @description Maximum number of items to return, 1 to 100. */
+                limit?: components["parameters"]["PageLimit.limit"];
+                /**
+                 * @description Opaque cursor from the `nextCursor` of the previous page; omit for the first page. Following the cursors
+                 *     reaches every item exactly once, however many were created at the same instant (an import, a campaign).
+                 */
+                cursor?: components["parameters"]["PageLimit.cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "phone": "+14155550123",
+                     *           "lastMessageId": "01937a2e-5b4c-7d3e-8f9a-0b1c2d3e4f5a",
+                     *           "lastBody": "What time do you open tomorrow?",
+                     *           "lastReceivedAt": "2026-11-29T09:30:00.000Z",
+                     *           "received": 3,
+                     *           "unread": 1,
+                     *           "readAt": "2026-11-28T17:00:00.000Z",
+                     *           "optedOut": false
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConversationPage"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Conversations_markRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The number, with or without its `+` (percent-encoded `%2B`, or bare digits).
+                 * @example +14155550123
+                 */
+                phone: components["schemas"]["PhoneNumber"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

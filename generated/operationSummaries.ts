@@ -26,6 +26,8 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "Contacts_import": "Import contacts",
   "Contacts_list": "List contacts",
   "Contacts_update": "Update a contact",
+  "Conversations_list": "List conversations",
+  "Conversations_markRead": "Mark a conversation read",
   "Exports_contacts": "Export contacts",
   "Exports_messages": "Export messages",
   "Exports_optOuts": "Export opt-outs",

@@ -12,6 +12,7 @@ export type Webhook = Schemas["Webhook"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type Problem = Schemas["Problem"];
 export type InboundMessage = Schemas["InboundMessage"];
+export type ConversationThread = Schemas["Conversation"];
 export type PhoneNumber = Schemas["PhoneNumberResource"];
 export type OptOut = Schemas["OptOut"];
 export type AccountSettings = Schemas["AccountSettings"];

@@ -285,6 +285,22 @@ CREATE TABLE contacts (
   CONSTRAINT contacts_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE conversations (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  account_id uuid NOT NULL,
+  phone text NOT NULL,
+  last_message_id uuid NOT NULL,
+  last_body text NOT NULL,
+  last_received_at timestamp with time zone NOT NULL,
+  received integer NOT NULL,
+  unread integer NOT NULL,
+  read_at timestamp with time zone,
+  CONSTRAINT conversations_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT conversations_pkey PRIMARY KEY (id),
+  CONSTRAINT conversations_received_check CHECK ((received > 0)),
+  CONSTRAINT conversations_unread_check CHECK ((unread >= 0))
+);
+
 CREATE TABLE groups (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   account_id uuid NOT NULL,
@@ -924,6 +940,9 @@ CREATE INDEX contacts_account_page_idx ON contacts USING btree (account_id, crea
 CREATE UNIQUE INDEX contacts_account_phone_key ON contacts USING btree (account_id, phone);
 CREATE UNIQUE INDEX contacts_pkey ON contacts USING btree (id);
 CREATE INDEX contacts_tags_idx ON contacts USING gin (tags);
+CREATE INDEX conversations_account_page_idx ON conversations USING btree (account_id, last_received_at DESC, id DESC);
+CREATE UNIQUE INDEX conversations_account_phone_key ON conversations USING btree (account_id, phone);
+CREATE UNIQUE INDEX conversations_pkey ON conversations USING btree (id);
 CREATE UNIQUE INDEX groups_account_name_key ON groups USING btree (account_id, lower(name));
 CREATE UNIQUE INDEX groups_pkey ON groups USING btree (id);
 CREATE INDEX idempotency_keys_created_idx ON idempotency_keys USING btree (created_at);

@@ -27,6 +27,7 @@ import { campaignHandlers } from "./routes/campaigns.js";
 import { contactHandlers } from "./routes/contacts.js";
 import { groupHandlers } from "./routes/groups.js";
 import { templateHandlers } from "./routes/templates.js";
+import { conversationHandlers } from "./routes/conversations.js";
 import { accountHandlers } from "./routes/account.js";
 import { optOutHandlers } from "./routes/optOuts.js";
 import { simulatorHandlers } from "./routes/simulator.js";
@@ -60,6 +61,7 @@ export const handlers: Handlers = {
   ...messageHandlers,
   ...groupHandlers,
   ...templateHandlers,
+  ...conversationHandlers,
   ...contactHandlers,
   ...campaignHandlers,
   ...webhookHandlers,

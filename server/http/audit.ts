@@ -16,6 +16,8 @@ const NOT_AUDITED = new Set([
   "Webhooks_test",
   // Recorded by the sign-in itself, failures included (operator/users.ts).
   "Sessions_create",
+  // A read mark changes what one person has seen, not the account's data.
+  "Conversations_markRead",
 ]);
 
 /** True when a successful answer of this operation is recorded. */

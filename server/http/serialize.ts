@@ -2,6 +2,7 @@
 import type { components } from "../../generated/api.js";
 import type { CampaignRow } from "../db/campaigns.js";
 import type { ContactRow } from "../db/contacts.js";
+import type { ConversationRow } from "../db/conversations.js";
 import type { GroupRow } from "../db/groups.js";
 import type { OptOutRow } from "../db/optOuts.js";
 import type { NumberRow } from "../db/numbers.js";
@@ -152,4 +153,15 @@ export const toOptOut = (row: OptOutRow): Schemas["OptOut"] => ({
   source: row.source,
   keyword: row.keyword,
   createdAt: iso(row.createdAt),
+});
+
+export const toConversation = (row: ConversationRow): Schemas["Conversation"] => ({
+  phone: row.phone,
+  lastMessageId: row.lastMessageId,
+  lastBody: row.lastBody,
+  lastReceivedAt: row.lastReceivedAt.toISOString(),
+  received: row.received,
+  unread: row.unread,
+  readAt: row.readAt?.toISOString() ?? null,
+  optedOut: row.optedOut,
 });

@@ -6,6 +6,7 @@ import { uuidv7 } from "../domain/uuidv7.js";
 import { processCounter } from "../processMetrics.js";
 import type { Db } from "../db/knex.js";
 import { insertInboundMessage } from "../db/messages/index.js";
+import { recordInbound } from "../db/conversations.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { EVENT_SEQ, messageReceivedBody } from "../domain/events.js";
 import { findNumberOwner } from "../db/numbers.js";
@@ -76,6 +77,7 @@ export async function receiveInboundMessage(
   }
   await db.transaction(async (tx) => {
     await insertInboundMessage(tx, owner.accountId, { ...stored, id: messageId });
+    await recordInbound(tx, owner.accountId, { id: messageId, from: message.from, body: message.body, receivedAt: message.receivedAt });
     await insertEventDeliveries(tx, owner.accountId, {
       event: "message.received",
       body: messageReceivedBody(stored),

@@ -24,6 +24,7 @@ async function snapshot(a: TestAccount, ids: Record<string, string>) {
     batch: await get(`/api/v1/messages?batchId=${ids.batchId}`),
     pool: await get(`/api/v1/sender-pools/${ids.senderPoolId}`),
     users: await get("/api/v1/users"),
+    conversations: await get("/api/v1/conversations"),
   };
 }
 
@@ -72,8 +73,11 @@ describe("tenant isolation", () => {
       templateId: ((await (await a.request("POST", "/api/v1/templates", { name: "mine", body: "Hello" })).json()) as { templateId: string })
         .templateId,
     };
+    // A's thread with that number (unread), which B's read mark must not touch.
+    expect((await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550161", to: "+14155550160", body: "hello" })).status).toBe(202);
     expect((await a.request("PUT", `/api/v1/opt-outs/${ids.phone}`)).status).toBe(201);
     const before = await snapshot(a, ids);
+    expect((before.conversations as { data: { unread: number }[] }).data).toEqual([expect.objectContaining({ unread: 1 })]);
 
     // The account API's operations (the operator's take operator keys: test/api/key-kinds.test.ts).
     const operations = documentOperations(loadDocument()).filter(

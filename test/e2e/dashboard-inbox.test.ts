@@ -1,5 +1,5 @@
 // Two-way messaging in the dashboard, in a real browser against a real server, database and worker: the inbox
-// and a conversation (both directions, a reply sent at once), opting a number out from the conversation (a
+// of threads (latest message, unread until opened) and a conversation (both directions, a reply sent at once), opting a number out from the conversation (a
 // reply then shows the recipient_opted_out problem), the message page of an inbound message (complete or not),
 // Settings → Numbers (add, the 409 of a taken number, delete), Settings → Opt-outs (add, a keyword entry,
 // remove) and every one of these pages at phone width.
@@ -34,12 +34,14 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/inbox");
     await page.getByRole("heading", { name: "Inbox", level: 1 }).waitFor();
-    const row = page.locator(`[data-message-id="${inboundId}"]`);
-    await row.getByText("Is my order ready?").waitFor();
-    await row.getByText("to +14155550401").waitFor();
+    // One thread per number: its latest message, unread until opened.
+    await inbound(a, person, "+14155550401", "It was order 42.");
+    const row = page.locator(`li[data-phone="${person}"]`);
+    await row.getByText("It was order 42.").waitFor();
+    await row.getByText("2 unread").waitFor();
     await screenshot(page, "dashboard-inbox");
 
-    await row.getByRole("link", { name: `Conversation with ${person}` }).click();
+    await row.getByRole("link", { name: `Conversation with ${person}, 2 unread` }).click();
     await page.getByRole("heading", { name: `Conversation with ${person}`, level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/conversations/${encodeURIComponent(person)}`);
     await page.getByTestId("opt-out-state").getByText("Not opted out").waitFor();
@@ -56,8 +58,11 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await reply.locator(".chip-delivered").waitFor({ timeout: 45_000 });
     // Both directions, oldest first.
     expect(await page.locator("ol.conversation > li").evaluateAll((items) => items.map((li) => li.getAttribute("data-direction")))).toEqual(
-      ["inbound", "outbound"],
+      ["inbound", "inbound", "outbound"],
     );
+    // Opened: the thread is read.
+    const { data: threads } = await a.client.GET("/api/v1/conversations");
+    expect(threads!.data).toMatchObject([{ phone: person, unread: 0, received: 2 }]);
     const { data: sent } = await a.client.GET("/api/v1/messages", { params: { query: { direction: "outbound", phone: person } } });
     expect(sent!.data).toMatchObject([{ to: person, from: "+14155550401", body: "Yes, it ships today.", status: "delivered" }]);
     await screenshot(page, "dashboard-conversation");
@@ -65,6 +70,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     // The inbound message's own page: its direction, when it arrived, and that it is complete.
     await page
       .locator('[data-direction="inbound"]')
+      .first()
       .getByRole("link", { name: /Details/ })
       .click();
     await page.getByRole("heading", { name: `Message from ${person}`, level: 1 }).waitFor();
@@ -74,7 +80,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.context().close();
   });
 
-  it("marks an inbound message whose parts did not all arrive as incomplete, in the inbox and on its page", async () => {
+  it("marks an inbound message whose parts did not all arrive as incomplete, on its page", async () => {
     const { baseUrl, db } = server();
     const a = await withNumber("+14155550451");
     const person = "+14155550452";
@@ -83,10 +89,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await db("messages").where({ id }).update({ incomplete: true });
 
     const page = await browser().newPage();
-    await signIn(page, baseUrl, a.key, "/dashboard/inbox");
-    const row = page.locator(`[data-message-id="${id}"]`);
-    await row.getByText("incomplete").waitFor();
-    await row.getByRole("link", { name: /Details/ }).click();
+    await signIn(page, baseUrl, a.key, `/dashboard/messages/${id}`);
     await page.getByRole("heading", { name: `Message from ${person}`, level: 1 }).waitFor();
     await page.getByTestId("message-incomplete").getByText("parts of this long message never arrived").waitFor();
     await page.getByRole("link", { name: `With ${person}` }).click();
@@ -220,6 +223,8 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await inbound(a, "+14155550443", "+14155550441", "STOP");
     const page = await browser().newPage({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     await signIn(page, baseUrl, a.key, "/dashboard/inbox");
+    // The number that sent STOP is marked in its thread.
+    await page.locator('li[data-phone="+14155550443"]').getByText("opted out").waitFor();
     // With the pages' creation forms open, so the forms are measured too.
     for (const [path, heading, shown, forms] of [
       ["/inbox", "Inbox", "A rather long question", []],

@@ -1,6 +1,7 @@
 // The conversation with one number: both directions in time order, whether the number opted out (and the button
-// to change that), and a reply sent now (POST /messages) from one of the account's numbers.
-import { useState } from "preact/hooks";
+// to change that), and a reply sent now (POST /messages) from one of the account's numbers. Opening it marks its
+// thread read.
+import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Message } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
@@ -171,6 +172,11 @@ export function Conversation({ phone }: { phone: string }) {
   // Live: quickly while a message of ours is on its way, else now and then for the person's replies.
   usePolling(list.reload, changing ? 2000 : 5000, items.length <= 2 * LIMIT);
   const names = useContactNames([phone]);
+  // Seen: the thread is read up to its latest message shown (again when another arrives while it is open).
+  useEffect(() => {
+    if (!latestInbound) return;
+    void client.POST("/api/v1/conversations/{phone}/read", { params: { path: { phone } } });
+  }, [latestInbound?.messageId]);
 
   return (
     <section>

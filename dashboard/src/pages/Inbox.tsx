@@ -1,5 +1,6 @@
-// Inbox: the messages people sent to the account's numbers, newest first, each leading to its conversation.
-import { ok, type InboundMessage } from "../api.js";
+// Inbox: one thread per number that sent the account messages, the latest first, with its unread count and
+// whether the number opted out; each leads to its conversation, which marks it read.
+import { ok, type ConversationThread } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
@@ -13,23 +14,22 @@ export const conversationPath = (phone: string) => `/conversations/${encodeURICo
 
 export function Inbox() {
   const { client } = useSession();
-  const list = usePagedList<InboundMessage>(
-    async (page) => {
-      const answer = await ok(client.GET("/api/v1/messages", { params: { query: { ...page, direction: "inbound" } } }));
-      return { ...answer, data: answer.data.filter((m): m is InboundMessage => m.direction === "inbound") };
-    },
+  const list = usePagedList<ConversationThread>(
+    async (page) => ok(client.GET("/api/v1/conversations", { params: { query: page } })),
     [],
     LIMIT,
   );
   // New messages arrive by themselves: look again now and then while few rows are shown (a reload fetches them all).
   usePolling(list.reload, 5000, !!list.items && list.items.length <= 4 * LIMIT);
-  const names = useContactNames(list.items?.map((m) => m.from) ?? []);
+  const names = useContactNames(list.items?.map((t) => t.phone) ?? []);
+  const unread = (list.items ?? []).reduce((n, t) => n + t.unread, 0);
   return (
     <section>
       <h1 tabIndex={-1}>Inbox</h1>
       <p class="muted">
-        Messages people sent to the account's numbers (<Link to="/settings/numbers">Settings → Numbers</Link>), newest first. Open one to
-        see the whole conversation with that number and to reply.
+        Messages people sent to the account's numbers (<Link to="/settings/numbers">Settings → Numbers</Link>), one conversation per
+        number, the latest first. Open one to read it all and to reply.
+        {unread > 0 && ` ${unread} unread message${unread === 1 ? "" : "s"} shown.`}
       </p>
       <div class="toolbar">
         <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
@@ -38,33 +38,35 @@ export function Inbox() {
       </div>
       <PagedRows
         list={list}
-        noun="messages"
-        one="message"
+        noun="conversations"
+        one="conversation"
         loading="the inbox"
         errorPrefix="Could not load the inbox"
         empty="No messages received yet."
       >
         {(items) => (
-          <ul class="rows" aria-label="Received messages" ref={list.rowsRef}>
-            {items.map((m) => (
-              <li key={m.messageId} class="row" data-message-id={m.messageId}>
+          <ul class="rows" aria-label="Conversations" ref={list.rowsRef}>
+            {items.map((t) => (
+              <li key={t.phone} class={`row${t.unread > 0 ? " row-unread" : ""}`} data-phone={t.phone}>
                 <div class="row-main">
-                  <Link to={conversationPath(m.from)} class="row-title" aria-label={`Conversation with ${m.from}`}>
-                    <Person phone={m.from} names={names} />
+                  <Link
+                    to={conversationPath(t.phone)}
+                    class="row-title"
+                    aria-label={`Conversation with ${t.phone}${t.unread > 0 ? `, ${t.unread} unread` : ""}`}
+                  >
+                    <Person phone={t.phone} names={names} />
                   </Link>
-                  {m.incomplete && <span class="chip chip-undelivered">incomplete</span>}
-                  <p class="row-text">{m.body}</p>
+                  {t.unread > 0 && <span class="chip chip-scheduled">{t.unread} unread</span>}
+                  {t.optedOut && <span class="chip chip-failed">opted out</span>}
+                  <p class="row-text">{t.lastBody}</p>
                 </div>
                 <div class="row-meta">
                   <span>
-                    Received <time dateTime={m.receivedAt}>{formatTime(m.receivedAt)}</time>
+                    Last received <time dateTime={t.lastReceivedAt}>{formatTime(t.lastReceivedAt)}</time>
                   </span>
-                  <span>to {m.to}</span>
-                </div>
-                <div class="row-actions">
-                  <Link to={`/messages/${m.messageId}`} aria-label={`Details of the message from ${m.from}`}>
-                    Details
-                  </Link>
+                  <span>
+                    {t.received} message{t.received === 1 ? "" : "s"}
+                  </span>
                 </div>
               </li>
             ))}
