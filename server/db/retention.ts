@@ -118,6 +118,29 @@ const ERASE_BODY_FIELD = `,"body":${JSON_STRING}`;
 const ERASE_REFERENCE = `,"reference":${JSON_STRING}`;
 const ERASE_METADATA = `,"metadata":\\{(?:[^"}]|${JSON_STRING})*\\}`;
 
+/**
+ * The account's inbox threads whose latest message is older than `before`, up to `limit` (their messages are
+ * gone with the same retention): with `erase`, their last body is erased instead (message bodies' retention).
+ * Found through conversations_account_page_idx. Returns how many.
+ */
+export async function retainConversations(
+  db: Knex,
+  mode: "delete" | "erase",
+  opts: { accountId: string; before: Date; limit: number },
+): Promise<number> {
+  const old = sql`SELECT id FROM conversations
+                   WHERE account_id = ${opts.accountId} AND last_received_at < ${opts.before}
+                     ${mode === "erase" ? sql`AND last_body <> ''` : sql``}
+                   ORDER BY last_received_at LIMIT ${opts.limit}`;
+  const { rowCount } = await run(
+    db,
+    mode === "delete"
+      ? sql`DELETE FROM conversations WHERE account_id = ${opts.accountId} AND id IN (${old})`
+      : sql`UPDATE conversations SET last_body = '' WHERE account_id = ${opts.accountId} AND id IN (${old})`,
+  );
+  return rowCount;
+}
+
 /** Records that every body of the account's messages created before `before` has been dealt with. */
 export async function markBodiesRedacted(db: Knex, accountId: string, before: Date): Promise<void> {
   await db("accounts").where({ id: accountId }).update({ bodies_redacted_before: before });

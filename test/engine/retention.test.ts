@@ -96,6 +96,25 @@ describe("message retention", () => {
     expect(await count("opt_outs", { account_id: accountId, phone: "+14155550199" })).toBe(1);
   });
 
+  it("deletes an inbox thread whose latest message is past retention, and erases a thread's last body with the bodies", async () => {
+    const { accountId } = await accountWithWebhook();
+    const thread = (phone: string, daysAgo: number) =>
+      db().raw(
+        `INSERT INTO conversations (account_id, phone, last_message_id, last_body, last_received_at, received, unread)
+         VALUES (?, ?, gen_random_uuid(), 'my address is 1 Main St', now() - make_interval(days => ?), 1, 1)`,
+        [accountId, phone, daysAgo],
+      );
+    await thread("+14155550191", 401);
+    await thread("+14155550192", 40);
+    await thread("+14155550193", 1);
+    await applyRetention(db(), { ...policy, messageBodyRetentionDays: 30 });
+    const left = await db()("conversations").where({ account_id: accountId }).orderBy("phone").select("phone", "last_body");
+    expect(left).toEqual([
+      { phone: "+14155550192", last_body: "" },
+      { phone: "+14155550193", last_body: "my address is 1 Main St" },
+    ]);
+  });
+
   it("works in batches of batchSize, each statement on at most that many messages, past non-final ones in between", async () => {
     const { accountId, webhookId } = await accountWithWebhook();
     for (let i = 0; i < 10; i++) await storedMessage(accountId, webhookId, i % 3 === 0 ? "sent" : "delivered", 500 - i);
@@ -121,7 +140,7 @@ describe("message retention", () => {
     const ratios: number[] = [];
     let batchStart = 0;
     const onQuery = (q: { sql: string }) => {
-      if (q.sql.includes("WITH batch AS") || /^DELETE FROM (webhook_deliveries|unrouted_messages|audit_events)/.test(q.sql)) {
+      if (q.sql.includes("WITH batch AS") || /^(DELETE FROM|UPDATE) (webhook_deliveries|unrouted_messages|audit_events|conversations)/.test(q.sql)) {
         events.push("batch");
         batchStart = performance.now();
       }

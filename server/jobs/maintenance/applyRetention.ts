@@ -9,6 +9,7 @@ import {
   eraseAwaitedBodies,
   markBodiesRedacted,
   retainAccountMessages,
+  retainConversations,
   type WalkPosition,
 } from "../../db/retention.js";
 import { chore } from "./chore.js";
@@ -59,6 +60,15 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now = new 
       total += await walk((after) =>
         paced(() => retainAccountMessages(db, "delete", { accountId: account.accountId, before: ago(days), after, limit })),
       );
+    // The inbox's threads go with their messages, and their last bodies with the bodies.
+    if (days > 0)
+      for (let n = limit; n === limit; total += n)
+        n = await paced(() => retainConversations(db, "delete", { accountId: account.accountId, before: ago(days), limit }));
+    if (policy.messageBodyRetentionDays > 0)
+      for (let n = limit; n === limit; total += n)
+        n = await paced(() =>
+          retainConversations(db, "erase", { accountId: account.accountId, before: ago(policy.messageBodyRetentionDays), limit }),
+        );
     if (policy.messageBodyRetentionDays > 0) {
       const before = ago(policy.messageBodyRetentionDays);
       // From where the last complete run stopped: a body is erased once, and no run re-reads the erased ones.
