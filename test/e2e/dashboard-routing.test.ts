@@ -1,6 +1,7 @@
 // Carrier routing in a real browser against a real server, database and worker (docs/ROUTING.md): the operator
-// makes a connector and sees its live state, edits the routing table (an unknown connector is refused with where,
-// a good table saved with its new version), asks what a message would do, and switches the connector off; an
+// makes a connector and sees its live state, edits the routing table as JSON (an unknown connector is refused
+// with where, a good table saved with its new version) and as a form (a route added with a weighted pool, moved
+// up, a fallback removed), asks what a message would do, and switches the connector off; an
 // account makes a sender pool and deletes it. Each page passes axe's WCAG 2.1 A/AA checks.
 import { describe, expect, it } from "vitest";
 import { audit, browserAvailable, openSettings, screenshot, signIn, useBrowser } from "../helpers/browser.js";
@@ -37,6 +38,8 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await page.getByRole("link", { name: "Routing" }).click();
     await page.getByRole("heading", { name: "Routing", level: 1 }).waitFor();
     await page.locator('tr[data-route="default"]').waitFor();
+    // The JSON, one click from the form.
+    await page.getByRole("button", { name: "Edit as JSON" }).click();
     const editor = page.getByLabel("Routes (JSON)");
     // An unknown connector: refused, with where.
     await editor.fill(JSON.stringify([{ name: "all", match: {}, connectors: [{ connectorId: "01937c1e-8f00-7a8b-9c0d-1e2f3a4b5c6d" }] }]));
@@ -51,13 +54,52 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await page.getByText(`Routing table saved as version ${version + 1}`).waitFor();
     expect(await page.locator('tr[data-route="all"]').getByRole("cell").nth(3).innerText()).toBe("backup");
 
-    await page.getByLabel("To").fill("+14155550123");
-    await page.getByLabel("From").fill("ACME");
+    // The form: a route for the UK added, its pool weighted, a fallback, moved above "all", saved.
+    await page.getByRole("button", { name: "Edit as a form" }).click();
+    const form = page.getByTestId("routes-form");
+    await form.locator('fieldset[data-route-form="all"]').waitFor();
+    await form.getByRole("button", { name: "Add a route" }).click();
+    const uk = form.locator("fieldset.route").nth(1);
+    await uk.getByLabel("Name").fill("uk");
+    await uk.getByLabel("Recipient prefixes").fill("+44");
+    await uk.getByLabel("Connector 1", { exact: true }).selectOption({ label: "default" });
+    await uk.getByLabel("Weight").fill("70");
+    await uk.getByRole("button", { name: "Add a connector to the pool" }).click();
+    await uk.getByLabel("Connector 2", { exact: true }).selectOption({ label: "backup" });
+    await uk.getByLabel("Weight").nth(1).fill("30");
+    await uk.getByRole("checkbox", { name: "transactional" }).check();
+    await form.getByRole("button", { name: "Move up: Route 2 “uk”" }).click();
+    await form.getByRole("button", { name: "Remove fallback 1 of Route 2 “all”" }).click();
+    await form.getByRole("group", { name: "Route 1 “uk”", exact: true }).waitFor();
+    found.push(...(await audit(page, "routing form")));
+    await page.getByRole("button", { name: "Save routing table" }).click();
+    await page.getByText(`Routing table saved as version ${version + 2}`).waitFor();
+    const saved = (await (await op.request("GET", "/api/v1/routes")).json()) as { routes: unknown[] };
+    expect(saved.routes).toEqual([
+      {
+        name: "uk",
+        match: { prefixes: ["+44"], categories: ["transactional"] },
+        connectors: [
+          { connectorId: idOf("default"), weight: 70 },
+          { connectorId: idOf("backup"), weight: 30 },
+        ],
+        fallback: [],
+      },
+      { name: "all", match: {}, connectors: [{ connectorId: idOf("default"), weight: 1 }], fallback: [] },
+    ]);
+
+    await page.getByLabel("To", { exact: true }).fill("+14155550123");
+    await page.getByLabel("From", { exact: true }).fill("ACME");
     await page.getByLabel("Account ID").fill(a.accountId);
     await page.getByRole("button", { name: "Explain route" }).click();
     const explained = page.getByTestId("explained");
     await explained.getByText("Route all").waitFor();
-    expect(await explained.getByRole("listitem").allInnerTexts()).toEqual(["default: available", "backup: available"]);
+    expect(await explained.getByRole("listitem").allInnerTexts()).toEqual(["default: available"]);
+    // A UK number takes the route the form made: its pool (the fallback was removed from "all").
+    await page.getByLabel("To", { exact: true }).fill("+447400123456");
+    await page.getByRole("button", { name: "Explain route" }).click();
+    await explained.getByText("Route uk").waitFor();
+    expect((await explained.getByRole("listitem").allInnerTexts()).sort()).toEqual(["backup: available", "default: available"]);
     await screenshot(page, "dashboard-routing");
     found.push(...(await audit(page, "routing")));
 
@@ -67,7 +109,7 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await page.getByRole("button", { name: "Delete connector backup" }).click();
     await page.getByRole("dialog", { name: "Delete connector backup?" }).getByRole("button", { name: "Delete connector" }).click();
     // A route names it: refused, and it stays.
-    await page.getByRole("dialog").getByText("The connector is named by the route(s) all", { exact: false }).waitFor();
+    await page.getByRole("dialog").getByText("The connector is named by the route(s) uk", { exact: false }).waitFor();
     expect(found).toEqual([]);
     // The refusals asked for (422 route_invalid, 409 connector_in_use) are the only failed loads.
     expect(page.problems.filter((p) => !/status of (409|422)/.test(p))).toEqual([]);

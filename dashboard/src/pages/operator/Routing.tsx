@@ -1,8 +1,10 @@
 // Operator → Routing: the routing table (the first route that matches a message is its route, judged when it is
-// sent), edited as the document `PUT /routes` takes (configuration as code), and what a message would do now.
+// sent), edited as a form (routesForm.tsx) or, one click away, as the document `PUT /routes` takes
+// (configuration as code), and what a message would do now, beside it.
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Schemas } from "../../api.js";
 import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
+import { fromDraft, RoutesForm, toDraft, type DraftRoute } from "./routesForm.js";
 
 type Route = Schemas["Route"];
 
@@ -18,18 +20,37 @@ export function Routing() {
   const table = useAsync(async () => ok(client.GET("/api/v1/routes")), []);
   const connectors = useAsync(async () => (await ok(client.GET("/api/v1/connectors"))).data, []);
   const [text, setText] = useState("");
+  const [drafts, setDrafts] = useState<DraftRoute[]>([]);
+  const [asJson, setAsJson] = useState(false);
   const [notice, setNotice] = useState<string | undefined>();
   useEffect(() => {
-    if (table.data) setText(JSON.stringify(table.data.routes, null, 2));
+    if (!table.data) return;
+    setText(JSON.stringify(table.data.routes, null, 2));
+    setDrafts(table.data.routes.map(toDraft));
   }, [table.data?.version]);
   const nameOf = (id: string) => connectors.data?.find((c) => c.connectorId === id)?.name ?? id;
-  const save = useAction(async () => {
-    let routes: Route[];
+  const parsed = (): Route[] => {
     try {
-      routes = JSON.parse(text) as Route[];
+      return JSON.parse(text) as Route[];
     } catch (error) {
       throw new ApiProblem(400, { code: "validation_failed", detail: `The routes are not JSON: ${(error as Error).message}` });
     }
+  };
+  const switchTo = (json: boolean) => {
+    // The edits so far go with it: the form's routes as JSON, or the JSON's as the form (if it parses).
+    if (json) setText(JSON.stringify(drafts.map(fromDraft), null, 2));
+    else {
+      try {
+        setDrafts((JSON.parse(text) as Route[]).map(toDraft));
+      } catch {
+        setNotice("The JSON does not parse: the form shows the table as last saved.");
+      }
+    }
+    save.clearError();
+    setAsJson(json);
+  };
+  const save = useAction(async () => {
+    const routes = asJson ? parsed() : drafts.map(fromDraft);
     const saved = await ok(client.PUT("/api/v1/routes", { body: { version: table.data!.version, routes } }));
     table.setData(saved);
     setNotice(`Routing table saved as version ${saved.version}: every worker routes by it within a second, waiting messages too.`);
@@ -72,42 +93,57 @@ export function Routing() {
               ))}
             </tbody>
           </table>
-          <TitledForm titleId="routes-edit-title" title="Edit the routing table" onSubmit={() => void save.run()}>
-            <Field
-              id="routes-json"
-              label="Routes (JSON)"
-              hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
-              error={fieldError(save.error, "/body/routes")}
-            >
-              <textarea
-                id="routes-json"
-                class="mono"
-                rows={14}
-                spellcheck={false}
-                value={text}
-                aria-describedby="routes-json-hint"
-                onInput={(e) => setText(e.currentTarget.value)}
-              />
-            </Field>
-            {save.error?.problem.errors && save.error.problem.errors.length > 0 && (
-              <ul class="problem-list" data-testid="route-errors">
-                {save.error.problem.errors.map((e) => (
-                  <li key={e.path}>
-                    <code>{e.path}</code>: {e.message}
-                  </li>
-                ))}
-              </ul>
-            )}
-            <ProblemMessage error={save.error} prefix="Routing table not saved" />
-            <div class="actions">
-              <button type="submit" class="primary" disabled={save.busy}>
-                Save routing table
-              </button>
-            </div>
-          </TitledForm>
+          <div class="routing-layout">
+            <TitledForm titleId="routes-edit-title" title="Edit the routing table" onSubmit={() => void save.run()}>
+              <div class="toolbar">
+                <button type="button" aria-pressed={asJson} onClick={() => switchTo(!asJson)}>
+                  {asJson ? "Edit as a form" : "Edit as JSON"}
+                </button>
+              </div>
+              {asJson ? (
+                <Field
+                  id="routes-json"
+                  label="Routes (JSON)"
+                  hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
+                  error={fieldError(save.error, "/body/routes")}
+                >
+                  <textarea
+                    id="routes-json"
+                    class="mono"
+                    rows={14}
+                    spellcheck={false}
+                    value={text}
+                    aria-describedby="routes-json-hint"
+                    onInput={(e) => setText(e.currentTarget.value)}
+                  />
+                </Field>
+              ) : (
+                <RoutesForm
+                  routes={drafts}
+                  connectors={(connectors.data ?? []).map((c) => ({ connectorId: c.connectorId, name: c.name }))}
+                  onChange={setDrafts}
+                />
+              )}
+              {save.error?.problem.errors && save.error.problem.errors.length > 0 && (
+                <ul class="problem-list" data-testid="route-errors">
+                  {save.error.problem.errors.map((e) => (
+                    <li key={e.path}>
+                      <code>{e.path}</code>: {e.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <ProblemMessage error={save.error} prefix="Routing table not saved" />
+              <div class="actions">
+                <button type="submit" class="primary" disabled={save.busy}>
+                  Save routing table
+                </button>
+              </div>
+            </TitledForm>
+            <Explain nameOf={nameOf} />
+          </div>
         </>
       )}
-      <Explain nameOf={nameOf} />
     </section>
   );
 }
