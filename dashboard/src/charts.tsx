@@ -31,7 +31,9 @@ export interface Series {
   format?: (v: number) => string;
 }
 
-const COLOURS = ["#1f5fa8", "#2e7d32", "#b45309", "#6b21a8"];
+/** The page's chart colours (styles.css: light or dark, by the system's preference), read when a chart is drawn. */
+const cssColour = (name: string, fallback: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+const colours = () => ["--chart-1", "--chart-2", "--chart-3", "--chart-4"].map((v, i) => cssColour(v, ["#1f5fa8", "#2e7d32", "#b45309", "#6b21a8"][i]!));
 const POINTS = ["circle", "triangle", "rect", "rectRot"] as const;
 
 export function ChartFigure({
@@ -56,6 +58,9 @@ export function ChartFigure({
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     if (!canvas.current) return;
+    const COLOURS = colours();
+    Chart.defaults.color = cssColour("--chart-text", "#59636e");
+    Chart.defaults.borderColor = cssColour("--chart-grid", "#e4e7eb");
     const config: ChartConfiguration = {
       type: "bar",
       data: {

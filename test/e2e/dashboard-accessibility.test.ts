@@ -1,11 +1,11 @@
 // An automated accessibility audit of every dashboard page (axe-core, WCAG 2.1 A and AA rules), in a real
 // browser against a real server, with data on each page: a scheduled message with its timeline, a group with
 // contacts, a campaign, a webhook with its delivery log, a list longer than a page (before and after its
-// "Load more"). Any violation fails the test and is printed with the elements it concerns. axe cannot judge
-// everything (reading order, wording); the keyboard and phone-width tests in dashboard.test.ts cover some of
-// the rest.
+// "Load more"), in light and in dark mode. Any violation fails the test and is printed with the elements it
+// concerns. axe cannot judge everything (reading order, wording); the keyboard and phone-width tests in
+// dashboard.test.ts cover some of the rest.
 import { describe, expect, it } from "vitest";
-import { audit, browserAvailable, openForm, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openForm, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { useTestServer } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
@@ -15,7 +15,8 @@ useTestWorker(server);
 const browser = useBrowser();
 
 describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 }, () => {
-  it("has no WCAG 2.1 A/AA violations that axe can find, on any page", async () => {
+  // Every page twice (light and dark), a few seconds an audit on a busy machine: more than the describe's default.
+  it("has no WCAG 2.1 A/AA violations that axe can find, on any page", { timeout: 180_000 }, async () => {
     const { baseUrl, account } = server();
     const a = await account();
     const receiver = await startReceiver();
@@ -86,6 +87,23 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
         for (const form of forms) await openForm(page, form);
         found.push(...(await audit(page, name)));
       }
+      // Dark mode (the system's preference): the same pages in their dark colours, contrast checked as in light.
+      const dark = await browser().newPage({ colorScheme: "dark" });
+      await dark.goto(`${baseUrl}/dashboard/`);
+      await dark.getByRole("heading", { name: "Sign in" }).waitFor();
+      // Dark indeed: the page's background is near black (the light one is #f6f7f9).
+      expect(await dark.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(15, 19, 24)");
+      found.push(...(await audit(dark, "dark sign in")));
+      await signIn(dark, baseUrl, a.key, "/dashboard/messages");
+      for (const [name, path, heading, forms] of pages) {
+        await dark.goto(baseUrl + path);
+        await dark.getByRole("heading", { name: heading, level: 1 }).waitFor();
+        await dark.waitForLoadState("networkidle");
+        for (const form of forms) await openForm(dark, form);
+        found.push(...(await audit(dark, `dark ${name}`)));
+        if (name === "campaign" || name === "messages") await screenshot(dark, `dashboard-dark-${name}`);
+      }
+      await dark.context().close();
       // A paged list after "Load more": every row shown, focus on the first new one.
       await page.goto(`${baseUrl}/dashboard/messages`);
       await page.getByRole("button", { name: "Load more messages" }).press("Enter");
