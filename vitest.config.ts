@@ -12,6 +12,8 @@ const ALONE = ["test/chaos/sustained-load.test.ts"];
 // suite, so running them once keeps CI within its time budget (every other test still runs on every line).
 const ONCE = [
   "test/e2e/dashboard*.test.ts",
+  // A browser too: what a page shows does not change with the server's Node line.
+  "test/e2e/reference-page.test.ts",
   "test/deploy/production-build.test.ts",
   // npm pack, npm install and tsc: heavy on both cores, beside timing-sensitive engine tests in the suite.
   "test/deploy/client-package.test.ts",

@@ -1,4 +1,5 @@
-// Builds the dashboard (dashboard/ → dashboard/dist) with Vite.
+// Builds the dashboard (dashboard/ → dashboard/dist) with Vite, and the pre-rendered API reference beside it
+// (dashboard/dist/reference/, scripts/renderReference.ts), which /docs serves.
 //
 //   npm run build:dashboard              always builds
 //   node --import tsx scripts/build-dashboard.ts --if-stale   (npm's prestart, and the tests' global setup)
@@ -12,6 +13,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { renderReference } from "./renderReference.js";
 
 const root = resolve(import.meta.dirname, "..");
 export const dashboardDir = join(root, "dashboard");
@@ -29,6 +31,12 @@ const INPUTS = [
   "node_modules/vite/package.json",
   "node_modules/preact/package.json",
   "node_modules/openapi-fetch/package.json",
+  // The reference: the document it renders and what renders it.
+  "generated/openapi.json",
+  "scripts/renderReference.ts",
+  "node_modules/redoc/package.json",
+  "node_modules/react-dom/package.json",
+  "node_modules/styled-components/package.json",
 ];
 
 function files(path: string): string[] {
@@ -110,6 +118,8 @@ export async function buildDashboard({ ifStale = false, quiet = false } = {}): P
         logLevel: quiet ? "warn" : "info",
         build: { outDir: scratch, emptyOutDir: true },
       });
+      // React's production build renders the reference too.
+      await renderReference(join(root, "generated/openapi.json"), join(scratch, "reference"));
     } finally {
       if (nodeEnv === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = nodeEnv;

@@ -1,9 +1,19 @@
-import express, { type Router } from "express";
+// The API reference at /docs. The page pre-rendered with the dashboard's build (scripts/renderReference.ts)
+// shows every operation with its HTML, and Redoc's bundle hydrates it once loaded (deferred); without that
+// build, Redoc renders /openapi.json in the browser, as before, which takes seconds on a document this size.
+import express, { type Request, type Router } from "express";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { dashboardDist } from "./dashboard.js";
 
 const require = createRequire(import.meta.url);
 const redocBundles = dirname(require.resolve("redoc/bundles/redoc.standalone.js"));
+/** Redoc's options, the same for the pre-rendering (scripts/renderReference.ts) and in the browser. */
+export const REDOC_OPTIONS = { hideDownloadButton: false, expandResponses: "200,201", jsonSampleExpandLevel: 3 };
+
+/** Where the dashboard's build puts the pre-rendered reference. */
+export const referenceDist = join(dashboardDist, "reference");
 
 const page = `<!doctype html>
 <html lang="en">
@@ -20,10 +30,15 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
-const init = `Redoc.init("/openapi.json", { hideDownloadButton: false, expandResponses: "200,201", jsonSampleExpandLevel: 3 }, document.getElementById("redoc"));`;
+const options = JSON.stringify(REDOC_OPTIONS);
+const init = `Redoc.init("/openapi.json", ${options}, document.getElementById("redoc"));`;
+/** Takes over the pre-rendered page: its state is the JSON element the rendering left beside it. */
+const hydrate = `Redoc.hydrate(JSON.parse(document.getElementById("redoc-state").textContent), document.getElementById("redoc"));`;
 
-/** The API reference at /docs: Redoc rendering /openapi.json, every asset served from this server. */
-export function docsRouter(): Router {
+const acceptsGzip = (req: Request) => /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+
+/** The API reference at /docs, every asset served from this server. */
+export function docsRouter(dist = referenceDist): Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.setHeader(
@@ -32,8 +47,20 @@ export function docsRouter(): Router {
     );
     next();
   });
-  router.get("/", (_req, res) => void res.type("html").send(page));
+  router.get("/", (req, res) => {
+    // Looked for on each request: a build that finishes after the server started is served from then on.
+    const rendered = join(dist, "index.html");
+    if (!existsSync(rendered)) return void res.type("html").send(page);
+    res.setHeader("Vary", "Accept-Encoding");
+    res.setHeader("Cache-Control", "no-cache");
+    if (acceptsGzip(req) && existsSync(`${rendered}.gz`)) {
+      res.setHeader("Content-Encoding", "gzip");
+      return void res.type("html").sendFile(`${rendered}.gz`);
+    }
+    res.type("html").sendFile(rendered);
+  });
   router.get("/assets/init.js", (_req, res) => void res.type("js").send(init));
+  router.get("/assets/hydrate.js", (_req, res) => void res.type("js").send(hydrate));
   router.use("/assets", express.static(redocBundles, { immutable: true, maxAge: "1d" }));
   return router;
 }

@@ -92,7 +92,7 @@ describe.skipIf(!browserAvailable)("dashboard accessibility", { timeout: 90_000 
       await dark.goto(`${baseUrl}/dashboard/`);
       await dark.getByRole("heading", { name: "Sign in" }).waitFor();
       // Dark indeed: the page's background is near black (the light one is #f6f7f9).
-      expect(await dark.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe("rgb(15, 19, 24)");
+      expect(await dark.evaluate<string>("getComputedStyle(document.documentElement).backgroundColor")).toBe("rgb(15, 19, 24)");
       found.push(...(await audit(dark, "dark sign in")));
       await signIn(dark, baseUrl, a.key, "/dashboard/messages");
       for (const [name, path, heading, forms] of pages) {
