@@ -3,9 +3,9 @@
 // lists return full pages), one holding BENCH_HISTORY_MESSAGES messages
 // (default 5,000,000) of 50 accounts (one with a fifth of them) over the last 401 days, written in SQL with
 // their two history entries and two receipt deliveries to one webhook each. Measured on both, alternating:
-// schedule (API alone; API and worker in one process), list pages (first, 200 deep, filtered, searched), get by id, the
-// claim of 20,000 due messages to delivered with receipts (and the WAL it writes), and the API's p99 while
-// the retention job deletes the oldest day. Reports every ratio full/empty (target ≤ 1.3) and the storage per
+// schedule (API alone; API and worker in one process), list pages (first, 200 deep, filtered, searched), get by
+// id, the claim of 20,000 due messages to delivered with receipts (and the WAL it writes; BENCH_WAL_BLOCKS=1 says
+// to which relations), and the API's p99 while the retention job deletes the oldest day. Reports every ratio full/empty (target ≤ 1.3) and the storage per
 // message.
 import type { ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
@@ -131,6 +131,12 @@ async function claim(side: Side) {
   const { db, url } = side.bench;
   const [worker] = await startWorkers(1, url, { WEBHOOK_ALLOW_PRIVATE: "1" });
   try {
+    // BENCH_WAL_BLOCKS=1: which relations the claim's WAL went to (pg_walinspect), kept until read.
+    if (process.env.BENCH_WAL_BLOCKS) {
+      await db.raw("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+      await db.raw("ALTER SYSTEM SET wal_keep_size = '8GB'");
+      await db.raw("SELECT pg_reload_conf()");
+    }
     await db.raw("CHECKPOINT");
     const [{ lsn: before }] = (await db.raw("SELECT pg_current_wal_lsn() AS lsn")).rows;
     const dueAt = new Date(Date.now() + 3000);
@@ -166,10 +172,23 @@ async function claim(side: Side) {
     );
     if (delivered !== DUE) throw new Error(`claim: ${delivered} of ${DUE} delivered`);
     const [{ bytes }] = (await db.raw("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), ?)::bigint AS bytes", [before])).rows;
+    if (process.env.BENCH_WAL_BLOCKS) await printWalBlocks(db, side.name, before);
     return { messagesPerSecond: Math.round(DUE / seconds), seconds, walBytesPerMessage: Math.round(Number(bytes) / DUE) };
   } finally {
     await worker!.stop();
   }
+}
+
+/** The WAL since `before` by relation: blocks touched, full-page images and their bytes, record data (stderr). */
+async function printWalBlocks(db: Side["bench"]["db"], label: string, before: string): Promise<void> {
+  const { rows } = await db.raw(
+    `SELECT coalesce(c.relname, b.relfilenode::text) AS rel, count(*) AS blocks, count(*) FILTER (WHERE b.block_fpi_length > 0) AS fpis,
+            sum(b.block_fpi_length) AS fpi_bytes, sum(b.block_data_length) AS data_bytes
+       FROM pg_get_wal_block_info(?, pg_current_wal_lsn()) b LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode
+      GROUP BY 1 ORDER BY sum(b.block_fpi_length) + sum(b.block_data_length) DESC LIMIT 15`,
+    [before],
+  );
+  process.stderr.write(`${label}: the claim's WAL by relation\n${rows.map((r: Record<string, unknown>) => JSON.stringify(r)).join("\n")}\n`);
 }
 
 /** The API's schedule latency while retention deletes the oldest day (on the empty side it finds nothing). */

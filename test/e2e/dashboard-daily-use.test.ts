@@ -5,8 +5,8 @@
 // campaign personalised with a last name and a custom field, previewed with a fallback. A template made in
 // Settings → Templates, used by a message with its placeholders filled, and not deleted while that message
 // waits. A campaign paused, resumed and duplicated as a draft that starts from its page. A contact put in several
-// groups from its edit form; a CSV import whose unknown columns are named, one mapped to a custom field. axe
-// audits the pages.
+// groups from its edit form; a CSV import whose unknown columns are named, one mapped to a custom field. Long
+// ids short in lists, copied whole. axe audits the pages.
 import { describe, expect, it } from "vitest";
 import { audit, browserAvailable, openForm, screenshot, signIn, unexpectedProblems, useBrowser } from "../helpers/browser.js";
 import { inHours, useTestServer } from "../helpers/server.js";
@@ -294,6 +294,25 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     const copy = (await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: copyId } } })).data!;
     expect(copy).toMatchObject({ status: "sending", type: "instant", message: "Hello" });
     expect(copy.stats.total).toBe(2);
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows long ids short in lists, whole in their tooltip, and copies them whole with a Copy button", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name: "Audited" } });
+    const page = await browser().newPage({ locale: "en-US" });
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await signIn(page, baseUrl, a.key, "/dashboard/audit-log");
+    const id = group!.groupId;
+    const shown = page.locator(`code[data-id="${id}"]`);
+    expect(await shown.textContent()).toBe(`${id.slice(0, 8)}…${id.slice(-4)}`);
+    expect(await shown.getAttribute("title")).toBe(id);
+    await page.getByRole("button", { name: `Copy resource ${id}` }).click();
+    await page.getByRole("button", { name: `Copy resource ${id}` }).getByText("Copied").waitFor();
+    expect(await page.evaluate<string>("navigator.clipboard.readText()")).toBe(id);
+    expect(await audit(page, "audit log with short ids")).toEqual([]);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

@@ -8,6 +8,7 @@ import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
 import { useAsync, useSession } from "../ui.js";
+import { Identifier } from "../identifier.js";
 
 const ACTORS = { account: "account key", operator: "operator key", cli: "keys command" } as const;
 
@@ -129,7 +130,8 @@ export function AuditLog() {
                 <tr key={e.auditEventId} data-action={e.action}>
                   <td data-label="At">{formatTime(e.at)}</td>
                   <td data-label="Actor">
-                    {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]} {e.actor.keyId && <code>{e.actor.keyId}</code>}
+                    {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]}{" "}
+                    {e.actor.keyId && <Identifier id={e.actor.keyId} label="key" />}
                   </td>
                   {operator && (
                     <td data-label="Account">
@@ -143,7 +145,9 @@ export function AuditLog() {
                   <td data-label="Action">
                     {actionInWords(e.action)} <code class="muted">{e.action}</code>
                   </td>
-                  <td data-label="Resource">{e.resourceId ? <code>{e.resourceId}</code> : <span class="muted">—</span>}</td>
+                  <td data-label="Resource">
+                    {e.resourceId ? <Identifier id={e.resourceId} label="resource" /> : <span class="muted">—</span>}
+                  </td>
                   <td data-label="Status">{e.status ?? <span class="muted">—</span>}</td>
                 </tr>
               ))}

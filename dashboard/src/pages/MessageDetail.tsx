@@ -10,6 +10,7 @@ import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useS
 import { conversationPath } from "./Inbox.js";
 import { CancelMessageDialog } from "./Messages.js";
 import { useContactNames } from "../contactNames.js";
+import { Identifier } from "../identifier.js";
 
 const FINAL = new Set(["delivered", "failed", "undelivered", "cancelled"]);
 
@@ -123,7 +124,7 @@ export function MessageDetail({ messageId }: { messageId: string }) {
             <dl class="facts">
               <dt>Message id</dt>
               <dd>
-                <code>{m.messageId}</code>
+                <Identifier id={m.messageId} label="message id" full />
               </dd>
               <dt>Direction</dt>
               <dd data-testid="message-direction">{m.direction === "inbound" ? "inbound (received from a person)" : "outbound (sent)"}</dd>

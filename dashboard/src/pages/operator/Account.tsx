@@ -10,6 +10,7 @@ import { AccountKeys } from "./accountKeys.js";
 import { AccountNumbers } from "./accountNumbers.js";
 import { AccountSmpp } from "./accountSmpp.js";
 import { LimitsForm } from "./limitsForm.js";
+import { Identifier } from "../../identifier.js";
 
 export function OperatorAccount({ accountId }: { accountId: string }) {
   const { client } = useSession();
@@ -30,7 +31,7 @@ export function OperatorAccount({ accountId }: { accountId: string }) {
             <dl class="facts">
               <dt>Id</dt>
               <dd>
-                <code>{a.accountId}</code>
+                <Identifier id={a.accountId} label="account id" full />
               </dd>
               <dt>Created</dt>
               <dd>{formatTime(a.createdAt)}</dd>

@@ -16,6 +16,7 @@ import {
   usePolling,
   useSession,
 } from "../../ui.js";
+import { Identifier } from "../../identifier.js";
 
 type Connector = Schemas["Connector"];
 
@@ -73,7 +74,9 @@ export function Connectors() {
               <tr key={c.connectorId} data-connector={c.name}>
                 <td data-label="Name">
                   {c.name}
-                  <small class="muted block">{c.connectorId}</small>
+                  <small class="muted block">
+                    <Identifier id={c.connectorId} label={`id of connector ${c.name}`} />
+                  </small>
                 </td>
                 <td data-label="Type">{c.type === "smpp" && c.smpp ? `SMPP ${c.smpp.host}:${c.smpp.port}` : "Simulator"}</td>
                 <td data-label="State">
