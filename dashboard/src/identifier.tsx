@@ -18,11 +18,11 @@ export function Identifier({ id, label = "id", full = false }: { id: string; lab
       <button
         type="button"
         class="small"
-        aria-label={`Copy ${label} ${id}`}
+        aria-label={`${copied ? "Copied" : "Copy"} ${label} ${id}`}
         onClick={() =>
           void copyText(id, code.current).then((ok) => {
             setCopied(ok);
-            if (ok) setTimeout(() => setCopied(false), 2000);
+            if (ok) setTimeout(() => setCopied(false), 3000);
           })
         }
       >
