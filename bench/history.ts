@@ -188,7 +188,9 @@ async function printWalBlocks(db: Side["bench"]["db"], label: string, before: st
       GROUP BY 1 ORDER BY sum(b.block_fpi_length) + sum(b.block_data_length) DESC LIMIT 15`,
     [before],
   );
-  process.stderr.write(`${label}: the claim's WAL by relation\n${rows.map((r: Record<string, unknown>) => JSON.stringify(r)).join("\n")}\n`);
+  process.stderr.write(
+    `${label}: the claim's WAL by relation\n${rows.map((r: Record<string, unknown>) => JSON.stringify(r)).join("\n")}\n`,
+  );
 }
 
 /** The API's schedule latency while retention deletes the oldest day (on the empty side it finds nothing). */

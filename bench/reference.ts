@@ -44,7 +44,10 @@ try {
       const page = await context.newPage();
       const t0 = Date.now();
       await page.goto(server.url, { waitUntil: "commit" });
-      await page.locator("h2", { hasText: /^Create a campaign\s*$/ }).first().waitFor({ timeout: 120_000 });
+      await page
+        .locator("h2", { hasText: /^Create a campaign\s*$/ })
+        .first()
+        .waitFor({ timeout: 120_000 });
       const operation = Date.now() - t0;
       await page.waitForLoadState("load");
       const load = Date.now() - t0;
@@ -70,7 +73,13 @@ try {
   prerendered.close();
   baseline.close();
 }
-const median = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50));
+const median = (xs: number[]) =>
+  Math.round(
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    ),
+  );
 const summary = (name: "prerendered" | "baseline") => ({
   firstContentfulPaintMs: median(times[name].paint),
   largestContentfulPaintMs: median(times[name].largest),

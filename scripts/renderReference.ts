@@ -11,13 +11,15 @@ import { REDOC_OPTIONS } from "../server/http/docs.js";
 
 const require = createRequire(import.meta.url);
 
-
 /** `<` and the line separators escaped: the state is read back from a JSON script element. */
-const scriptSafe = (json: string) => json.replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+const scriptSafe = (json: string) =>
+  json
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 
 /** Renders `specPath` into `outDir`/index.html (and its gzip, served to browsers that take it). */
 export async function renderReference(specPath: string, outDir: string): Promise<{ bytes: number }> {
-  /* eslint-disable @typescript-eslint/no-require-imports -- CommonJS packages, loaded only here */
   const { createStore, Redoc } = require("redoc") as {
     createStore: (spec: unknown, url: string, options: unknown) => Promise<{ toJS(): Promise<unknown> }>;
     Redoc: unknown;
@@ -27,7 +29,6 @@ export async function renderReference(specPath: string, outDir: string): Promise
   const { ServerStyleSheet } = require("styled-components") as {
     ServerStyleSheet: new () => { collectStyles(element: unknown): unknown; getStyleTags(): string; seal(): void };
   };
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const spec = JSON.parse(readFileSync(specPath, "utf8")) as unknown;
   const store = await createStore(spec, "/openapi.json", REDOC_OPTIONS);
   const sheet = new ServerStyleSheet();

@@ -33,7 +33,8 @@ export interface Series {
 
 /** The page's chart colours (styles.css: light or dark, by the system's preference), read when a chart is drawn. */
 const cssColour = (name: string, fallback: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
-const colours = () => ["--chart-1", "--chart-2", "--chart-3", "--chart-4"].map((v, i) => cssColour(v, ["#1f5fa8", "#2e7d32", "#b45309", "#6b21a8"][i]!));
+const colours = () =>
+  ["--chart-1", "--chart-2", "--chart-3", "--chart-4"].map((v, i) => cssColour(v, ["#1f5fa8", "#2e7d32", "#b45309", "#6b21a8"][i]!));
 const POINTS = ["circle", "triangle", "rect", "rectRot"] as const;
 
 export function ChartFigure({

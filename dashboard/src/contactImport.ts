@@ -37,7 +37,8 @@ export function localProblem(row: ContactRow): LineError | undefined {
   if (row.phone.length > 64) return { line: row.line, field: "phone", detail: "The phone number is longer than 64 characters." };
   if ((row.firstName?.length ?? 0) > 100)
     return { line: row.line, field: "firstName", detail: "The first name is longer than 100 characters." };
-  if ((row.lastName?.length ?? 0) > 100) return { line: row.line, field: "lastName", detail: "The last name is longer than 100 characters." };
+  if ((row.lastName?.length ?? 0) > 100)
+    return { line: row.line, field: "lastName", detail: "The last name is longer than 100 characters." };
   if (row.tags.length > 20) return { line: row.line, field: "tags", detail: "More than 20 tags." };
   if ((row.group?.length ?? 0) > 1000) return { line: row.line, field: "group", detail: "The group is longer than 1000 characters." };
   return undefined;

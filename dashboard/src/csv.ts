@@ -62,9 +62,7 @@ export interface ContactRow {
 
 /** What a column of the file becomes: a field of the contact, one of its custom fields, or nothing. */
 export type ColumnUse =
-  | { to: "phone" | "firstName" | "lastName" | "group" | "timeZone" | "tags" }
-  | { to: "custom"; key: string }
-  | { to: "ignore" };
+  { to: "phone" | "firstName" | "lastName" | "group" | "timeZone" | "tags" } | { to: "custom"; key: string } | { to: "ignore" };
 
 export interface ContactCsv {
   rows: ContactRow[];
@@ -147,7 +145,13 @@ export function contactsFromCsv(text: string, mapping?: ColumnUse[]): ContactCsv
       const v = value.trim();
       if (!use || use.to === "ignore") return;
       if (use.to === "phone") row.phone = v;
-      else if (use.to === "tags") row.tags.push(...v.split(/[;,]/).map((t) => t.trim()).filter(Boolean));
+      else if (use.to === "tags")
+        row.tags.push(
+          ...v
+            .split(/[;,]/)
+            .map((t) => t.trim())
+            .filter(Boolean),
+        );
       else if (use.to === "custom") {
         if (v !== "") row.customFields[use.key] = v;
       } else row[use.to] = v === "" ? null : v;

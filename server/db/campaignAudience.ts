@@ -94,25 +94,28 @@ export async function nextFanoutBatch(
   campaignId: string,
   size: number,
 ): Promise<FanoutBatch | undefined> {
-  const campaign = await tx("campaigns").where({ account_id: accountId, id: campaignId }).forUpdate().first({
-    id: "id",
-    accountId: "account_id",
-    message: "message",
-    from: "sender",
-    senderPoolId: "sender_pool_id",
-    status: "status",
-    scheduledAt: "scheduled_at",
-    startedAt: tx.raw("COALESCE(started_at, created_at)"),
-    validityPeriod: "validity_period",
-    category: "category",
-    priority: "priority",
-    test: "test",
-    reference: "reference",
-    metadata: "metadata",
-    smartEncoding: "smart_encoding",
-    fallbacks: "fallbacks",
-    fanoutDone: "fanout_done",
-  });
+  const campaign = await tx("campaigns")
+    .where({ account_id: accountId, id: campaignId })
+    .forUpdate()
+    .first({
+      id: "id",
+      accountId: "account_id",
+      message: "message",
+      from: "sender",
+      senderPoolId: "sender_pool_id",
+      status: "status",
+      scheduledAt: "scheduled_at",
+      startedAt: tx.raw("COALESCE(started_at, created_at)"),
+      validityPeriod: "validity_period",
+      category: "category",
+      priority: "priority",
+      test: "test",
+      reference: "reference",
+      metadata: "metadata",
+      smartEncoding: "smart_encoding",
+      fallbacks: "fallbacks",
+      fanoutDone: "fanout_done",
+    });
   if (!campaign) return undefined;
   const recipients = await tx("campaign_recipients")
     .where({ account_id: accountId, campaign_id: campaignId })

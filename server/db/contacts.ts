@@ -177,7 +177,8 @@ export async function updateContact(
     const updated = await tx("contacts").where({ account_id: accountId, id: contactId }).update(patch);
     if (updated === 0) return undefined;
     if (changes.groupIds !== undefined) await replaceGroups(tx, accountId, contactId, changes.groupIds);
-    return (await tx("contacts").where({ account_id: accountId, id: contactId }).first(columns(tx))) as ContactRow;
+    const row: ContactRow = await tx("contacts").where({ account_id: accountId, id: contactId }).first(columns(tx));
+    return row;
   });
 }
 

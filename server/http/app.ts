@@ -23,61 +23,12 @@ import { registerDatabaseMetrics } from "./databaseMetrics.js";
 import { createHttpMetrics } from "./metrics.js";
 import { errorHandler, HttpError, notFoundHandler, requireJsonBody, sendProblem } from "./problem.js";
 import { deferredValidator, warmUpValidator } from "./validator.js";
-import { campaignHandlers } from "./routes/campaigns.js";
-import { contactHandlers } from "./routes/contacts.js";
-import { groupHandlers } from "./routes/groups.js";
-import { templateHandlers } from "./routes/templates.js";
-import { conversationHandlers } from "./routes/conversations.js";
-import { accountHandlers } from "./routes/account.js";
-import { optOutHandlers } from "./routes/optOuts.js";
-import { simulatorHandlers } from "./routes/simulator.js";
-import { numberHandlers } from "./routes/numbers.js";
-import { messageHandlers } from "./routes/messages.js";
-import { schedulerHandlers } from "./routes/scheduler.js";
-import { webhookHandlers } from "./routes/webhooks.js";
-import { keyHandlers } from "./routes/keys.js";
-import { routingHandlers } from "./routes/routing.js";
-import { senderPoolHandlers } from "./routes/senderPools.js";
-import { unroutedMessageHandlers } from "./routes/unroutedMessages.js";
-import { operatorAccountHandlers } from "./routes/operatorAccounts.js";
-import { auditEventHandlers } from "./routes/auditEvents.js";
-import { reportHandlers } from "./routes/reports.js";
-import { exportHandlers } from "./routes/exports.js";
-import { smppCredentialHandlers } from "./routes/smppCredentials.js";
-import { billingHandlers } from "./routes/billing.js";
-import { userHandlers } from "./routes/users.js";
 import { KeyUsage } from "../operator/index.js";
 import { ReceiptClient } from "../webhooks/client.js";
-import type { ApiOperationId, ApiServices, Context, Handlers, Services, Streamed } from "./types.js";
+import type { ApiOperationId, ApiServices, Context, Services, Streamed } from "./types.js";
+import { handlers } from "./routes/index.js";
 import { ExportSlots } from "./exportSlots.js";
 import { writeStream } from "./stream.js";
-
-// Every operation of the contract has exactly one handler here; a missing one fails the type check.
-export const handlers: Handlers = {
-  ...schedulerHandlers,
-  ...smppCredentialHandlers,
-  ...billingHandlers,
-  ...userHandlers,
-  ...messageHandlers,
-  ...groupHandlers,
-  ...templateHandlers,
-  ...conversationHandlers,
-  ...contactHandlers,
-  ...campaignHandlers,
-  ...webhookHandlers,
-  ...numberHandlers,
-  ...accountHandlers,
-  ...optOutHandlers,
-  ...simulatorHandlers,
-  ...keyHandlers,
-  ...unroutedMessageHandlers,
-  ...operatorAccountHandlers,
-  ...auditEventHandlers,
-  ...reportHandlers,
-  ...exportHandlers,
-  ...routingHandlers,
-  ...senderPoolHandlers,
-};
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

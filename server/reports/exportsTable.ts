@@ -161,7 +161,10 @@ export function contactExport(accountId: string): ExportQuery {
       text("phone"),
       text("firstName", "first_name"),
       // The first of its groups, as the API's groupId (contact_groups_pkey).
-      value("groupId", "(SELECT cg.group_id FROM contact_groups cg WHERE cg.contact_id = contacts.id AND cg.account_id = contacts.account_id ORDER BY cg.position LIMIT 1)"),
+      value(
+        "groupId",
+        "(SELECT cg.group_id FROM contact_groups cg WHERE cg.contact_id = contacts.id AND cg.account_id = contacts.account_id ORDER BY cg.position LIMIT 1)",
+      ),
       value("timeZone", "time_zone"),
       { name: "optedOut", expr: isOptedOutSql("contacts.account_id", "contacts.phone"), kind: "flag" },
       value("createdAt", iso("created_at")),

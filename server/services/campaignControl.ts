@@ -83,9 +83,7 @@ export async function duplicateCampaign(
     message: original.message,
     type: body.scheduledAt === undefined ? "instant" : "scheduled",
     scheduledAt: body.scheduledAt,
-    ...(original.groupId !== null
-      ? { groupId: original.groupId }
-      : { recipients: await listAudiencePhones(db, account.id, campaignId) }),
+    ...(original.groupId !== null ? { groupId: original.groupId } : { recipients: await listAudiencePhones(db, account.id, campaignId) }),
     ...(original.senderPoolId !== null ? { senderPoolId: original.senderPoolId } : { from: original.from }),
     validityPeriod: original.validityPeriod ?? undefined,
     category: original.category,

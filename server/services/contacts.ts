@@ -49,7 +49,14 @@ export const MAX_GROUPS_PER_CONTACT = 50;
 async function requestedGroups(db: Knex, accountId: string, input: Partial<ContactInput>): Promise<string[] | undefined> {
   if (input.groupIds !== undefined && input.groupId !== undefined)
     throw invalidField("/body/groupIds", "or groupId: at most one of the two (groupIds: [] leaves it in no group)");
-  const wanted = input.groupIds !== undefined ? [...new Set(input.groupIds)] : input.groupId === undefined ? undefined : input.groupId === null ? [] : [input.groupId];
+  const wanted =
+    input.groupIds !== undefined
+      ? [...new Set(input.groupIds)]
+      : input.groupId === undefined
+        ? undefined
+        : input.groupId === null
+          ? []
+          : [input.groupId];
   if (!wanted || wanted.length === 0) return wanted;
   const found = await groupsOfAccount(db, accountId, wanted);
   const missing = wanted.findIndex((id) => !found.has(id));

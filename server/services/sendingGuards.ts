@@ -28,11 +28,14 @@ export async function scheduledOfSuspendedAccounts(db: Db, keys: MessageKey[]): 
   return new Set(await scheduledOfSuspended(db, keys));
 }
 
+/** How often a paused campaign's message whose job ran at the pause looks again (resume makes it due at once). */
+export const PAUSED_RECHECK_MS = 60_000;
+
 /**
  * These messages whose campaign is paused (they wait for its resume), each with when it looks again: after
  * `recheckMs`, or when its validity ends if sooner (it is failed then, as validity still applies).
  */
-export async function scheduledOfPausedCampaigns(db: Db, keys: MessageKey[], recheckMs: number): Promise<Map<string, Date>> {
+export async function scheduledOfPausedCampaigns(db: Db, keys: MessageKey[], recheckMs = PAUSED_RECHECK_MS): Promise<Map<string, Date>> {
   const later = Date.now() + recheckMs;
   return new Map((await scheduledOfPaused(db, keys)).map((m) => [m.id, new Date(Math.min(later, m.validUntil?.getTime() ?? later))]));
 }

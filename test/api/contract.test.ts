@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import type { Express } from "express";
 import { loadConfig } from "../../server/config.js";
-import { createApp, handlers } from "../../server/http/app.js";
+import { createApp } from "../../server/http/app.js";
+import { handlers } from "../../server/http/routes/index.js";
 import { operationAccess } from "../../server/http/access.js";
 import { documentOperations, loadDocument } from "../../server/http/document.js";
 import { operationTable } from "../../server/http/operationTable.js";

@@ -13,10 +13,18 @@ async function accountWithNumber(number: string): Promise<TestAccount> {
 const receive = async (a: TestAccount, from: string, to: string, body: string) =>
   expect((await a.request("POST", "/api/v1/simulator/inbound", { from, to, body })).status).toBe(202);
 const threads = async (a: TestAccount, query = "") =>
-  ((await (await a.request("GET", `/api/v1/conversations${query}`)).json()) as {
-    data: { phone: string; lastBody: string; received: number; unread: number; readAt: string | null; optedOut: boolean; lastMessageId: string }[];
+  (await (await a.request("GET", `/api/v1/conversations${query}`)).json()) as {
+    data: {
+      phone: string;
+      lastBody: string;
+      received: number;
+      unread: number;
+      readAt: string | null;
+      optedOut: boolean;
+      lastMessageId: string;
+    }[];
     nextCursor: string | null;
-  });
+  };
 
 describe("conversations", () => {
   it("keep one thread per number, the latest first, with unread counts until marked read", async () => {
@@ -29,7 +37,9 @@ describe("conversations", () => {
       ["+14155550701", "Tomorrow I mean", 2, 2, null],
       ["+14155550702", "Booking for two", 1, 1, null],
     ]);
-    const { data: latest } = await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId: all.data[0]!.lastMessageId } } });
+    const { data: latest } = await a.client.GET("/api/v1/messages/{messageId}", {
+      params: { path: { messageId: all.data[0]!.lastMessageId } },
+    });
     expect(latest).toMatchObject({ direction: "inbound", body: "Tomorrow I mean" });
 
     const read = await a.request("POST", "/api/v1/conversations/14155550701/read");

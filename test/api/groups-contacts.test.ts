@@ -172,8 +172,14 @@ describe("several groups per contact", () => {
 
     // Replaced whole, in the new order; groupId alone moves it to one group; null takes it out of all.
     const update = async (body: Record<string, unknown>) =>
-      (await (await a.request("PATCH", `/api/v1/contacts/${ada!.contactId}`, body)).json()) as { groupId: string | null; groupIds: string[] };
-    expect(await update({ groupIds: [local.groupId, news.groupId] })).toMatchObject({ groupId: local.groupId, groupIds: [local.groupId, news.groupId] });
+      (await (await a.request("PATCH", `/api/v1/contacts/${ada!.contactId}`, body)).json()) as {
+        groupId: string | null;
+        groupIds: string[];
+      };
+    expect(await update({ groupIds: [local.groupId, news.groupId] })).toMatchObject({
+      groupId: local.groupId,
+      groupIds: [local.groupId, news.groupId],
+    });
     expect(await members(vip.groupId)).toEqual(["+14155550162"]);
     expect(await update({ firstName: "Ada L." })).toMatchObject({ groupIds: [local.groupId, news.groupId] });
 
@@ -211,7 +217,13 @@ describe("several groups per contact", () => {
       [two, 2],
     ] as const) {
       const { data } = await a.client.POST("/api/v1/campaigns", {
-        body: { name: group.name, message: "Hi", type: "scheduled", scheduledAt: new Date(Date.now() + 3600_000).toISOString(), groupId: group.groupId },
+        body: {
+          name: group.name,
+          message: "Hi",
+          type: "scheduled",
+          scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+          groupId: group.groupId,
+        },
       });
       expect(data!.stats.total).toBe(total);
     }

@@ -74,7 +74,9 @@ describe("tenant isolation", () => {
         .templateId,
     };
     // A's thread with that number (unread), which B's read mark must not touch.
-    expect((await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550161", to: "+14155550160", body: "hello" })).status).toBe(202);
+    expect((await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550161", to: "+14155550160", body: "hello" })).status).toBe(
+      202,
+    );
     expect((await a.request("PUT", `/api/v1/opt-outs/${ids.phone}`)).status).toBe(201);
     const before = await snapshot(a, ids);
     expect((before.conversations as { data: { unread: number }[] }).data).toEqual([expect.objectContaining({ unread: 1 })]);

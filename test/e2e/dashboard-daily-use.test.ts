@@ -127,7 +127,9 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await form.getByRole("button", { name: "Save" }).click();
     await page.getByTestId("contact-groups").getByText("Groups: VIP, Newsletter").waitFor();
     const { data: stored } = await a.client.GET("/api/v1/contacts", { params: { query: { groupId: news!.groupId } } });
-    expect(stored!.data.map((c) => [c.phone, c.groupId, c.groupIds])).toEqual([["+14155550411", vip!.groupId, [vip!.groupId, news!.groupId]]]);
+    expect(stored!.data.map((c) => [c.phone, c.groupId, c.groupIds])).toEqual([
+      ["+14155550411", vip!.groupId, [vip!.groupId, news!.groupId]],
+    ]);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });
@@ -137,7 +139,9 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     const a = await server().account();
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, a.key, "/dashboard/contacts");
-    const csv = ["Phone,First name,Surname,Tags,Company,Notes", '+14155550421,Ada,Lovelace,"vip;math",Analytical,likes engines', ""].join("\n");
+    const csv = ["Phone,First name,Surname,Tags,Company,Notes", '+14155550421,Ada,Lovelace,"vip;math",Analytical,likes engines', ""].join(
+      "\n",
+    );
     await page.locator("#import-file").setInputFiles({ name: "crm.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByText("Columns “Company”, “Notes” are not a contact field: ignored unless you choose what they become below.").waitFor();
     const mapping = page.getByRole("table", { name: "Columns of the file" });
@@ -147,7 +151,12 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.getByRole("button", { name: "Import 1 row" }).click();
     await page.getByText("Imported 1 contact.").waitFor();
     const { data } = await a.client.GET("/api/v1/contacts", { params: { query: { phones: ["+14155550421"] } } });
-    expect(data!.data[0]).toMatchObject({ firstName: "Ada", lastName: "Lovelace", tags: ["vip", "math"], customFields: { company: "Analytical" } });
+    expect(data!.data[0]).toMatchObject({
+      firstName: "Ada",
+      lastName: "Lovelace",
+      tags: ["vip", "math"],
+      customFields: { company: "Analytical" },
+    });
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

@@ -29,7 +29,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     const { baseUrl } = server();
     const a = await withNumber("+14155550401");
     const person = "+14155550402";
-    const inboundId = await inbound(a, person, "+14155550401", "Is my order ready?");
+    await inbound(a, person, "+14155550401", "Is my order ready?");
 
     const page = await browser().newPage();
     await signIn(page, baseUrl, a.key, "/dashboard/inbox");

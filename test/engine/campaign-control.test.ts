@@ -20,7 +20,12 @@ afterEach(async () => {
 
 async function startOne(): Promise<Worker> {
   const s = server();
-  const w = await startWorker({ db: s.db, databaseUrl: s.url, log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"), config: s.config });
+  const w = await startWorker({
+    db: s.db,
+    databaseUrl: s.url,
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+    config: s.config,
+  });
   workers.push(w);
   return w;
 }
@@ -73,13 +78,20 @@ describe("campaign control", () => {
 
     // One made due anyway (as a job a worker held at the pause comes back): the claim refuses it, it waits.
     const [forced] = parked;
-    await db("jobs").where({ id: db.raw("(SELECT job_id FROM messages WHERE id = ?)", [forced!.id]) }).update({ run_at: db.fn.now() });
+    await db("jobs")
+      .where({ id: db.raw("(SELECT job_id FROM messages WHERE id = ?)", [forced!.id]) })
+      .update({ run_at: db.fn.now() });
     await notifyWorkers(db);
     await waitUntil("the forced job snoozed again", async () => {
       const job = (await waitingJobs(db, id)).find((j) => j.id === forced!.id);
       return job?.state === "available" && job.inSeconds > 30;
     });
-    expect(await submittedOf(db, parked.map((j) => j.id))).toBe(0);
+    expect(
+      await submittedOf(
+        db,
+        parked.map((j) => j.id),
+      ),
+    ).toBe(0);
 
     const resumed = await control(a, id, "resume");
     expect(resumed).toMatchObject({ status: "sending", pausedAt: null });
@@ -88,7 +100,12 @@ describe("campaign control", () => {
       return c.status === "completed" && c;
     });
     expect(done.stats).toMatchObject({ total: 16, delivered: 16, scheduled: 0, failed: 0 });
-    expect(await submittedOf(db, parked.map((j) => j.id))).toBe(parked.length);
+    expect(
+      await submittedOf(
+        db,
+        parked.map((j) => j.id),
+      ),
+    ).toBe(parked.length);
     // Over: neither pause nor resume applies any more.
     for (const verb of ["pause", "resume"]) {
       const res = await a.request("POST", `/api/v1/campaigns/${id}/${verb}`);

@@ -140,7 +140,10 @@ describe("message retention", () => {
     const ratios: number[] = [];
     let batchStart = 0;
     const onQuery = (q: { sql: string }) => {
-      if (q.sql.includes("WITH batch AS") || /^(DELETE FROM|UPDATE) (webhook_deliveries|unrouted_messages|audit_events|conversations)/.test(q.sql)) {
+      if (
+        q.sql.includes("WITH batch AS") ||
+        /^(DELETE FROM|UPDATE) (webhook_deliveries|unrouted_messages|audit_events|conversations)/.test(q.sql)
+      ) {
         events.push("batch");
         batchStart = performance.now();
       }

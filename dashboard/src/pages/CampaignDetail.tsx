@@ -170,7 +170,11 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const campaign = useAsync(() => ok(client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })), [campaignId]);
   const c = campaign.data;
   // Live while it sends; a scheduled one is looked at now and then, to see it start.
-  usePolling(campaign.reload, c?.status === "sending" ? 1000 : 5000, c?.status === "sending" || c?.status === "scheduled" || c?.status === "paused");
+  usePolling(
+    campaign.reload,
+    c?.status === "sending" ? 1000 : 5000,
+    c?.status === "sending" || c?.status === "scheduled" || c?.status === "paused",
+  );
 
   return (
     <section>
@@ -210,7 +214,9 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
             )}
             <CampaignProgress campaign={c} />
             <CampaignCost campaign={c} live={c.status === "sending"} />
-            {c.status !== "scheduled" && c.status !== "draft" && <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />}
+            {c.status !== "scheduled" && c.status !== "draft" && (
+              <ProgressOverTime campaignId={c.campaignId} since={c.createdAt} live={c.status === "sending"} />
+            )}
             {c.stats.deferred > 0 && c.deferredUntil && (
               <p class="notice notice-info" data-testid="campaign-deferred">
                 {c.stats.deferred} message{c.stats.deferred === 1 ? " is" : "s are"} held by the account's quiet hours (marketing messages

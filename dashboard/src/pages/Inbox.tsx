@@ -27,8 +27,8 @@ export function Inbox() {
     <section>
       <h1 tabIndex={-1}>Inbox</h1>
       <p class="muted">
-        Messages people sent to the account's numbers (<Link to="/settings/numbers">Settings → Numbers</Link>), one conversation per
-        number, the latest first. Open one to read it all and to reply.
+        Messages people sent to the account's numbers (<Link to="/settings/numbers">Settings → Numbers</Link>), one conversation per number,
+        the latest first. Open one to read it all and to reply.
         {unread > 0 && ` ${unread} unread message${unread === 1 ? "" : "s"} shown.`}
       </p>
       <div class="toolbar">

@@ -41,11 +41,6 @@ import { Snooze, type BatchJobHandler, type JobContext } from "../types.js";
 
 /** How often a suspended account's waiting message looks again whether the account was reinstated. */
 export const SUSPENDED_RECHECK_MS = 15_000;
-/**
- * How often a paused campaign's message whose job was running at the pause looks again (the pause parks the
- * waiting ones; resume makes both due at once).
- */
-export const PAUSED_RECHECK_MS = 60_000;
 /** How often a message waiting for a connector looks again (a connector bound, the table changed). */
 export const CONNECTOR_RECHECK_MS = 1_000;
 export const NO_SENDER = {
@@ -292,8 +287,8 @@ class SendBatch {
 
   /**
    * Not claimed: its recipient opted out, its validity ended or its account no longer holds its sender (failed
-   * now), its account is suspended or its campaign paused (it waits), cancelled, already handled, or left in `sending` (on the wire) by
-   * a worker that died (an unknown outcome).
+   * now), its account is suspended or its campaign paused (it waits), cancelled, already handled, or left in
+   * `sending` (on the wire) by a worker that died (an unknown outcome).
    */
   private async settleUnclaimed(): Promise<void> {
     const { db, unclaimed } = this;
@@ -309,8 +304,7 @@ class SendBatch {
       this.settle(id, new Snooze(new Date(Date.now() + SUSPENDED_RECHECK_MS), "account suspended"));
     }
     const active = held.filter((id) => !suspended.has(id));
-    // A paused campaign's: it waits for the resume, which makes its job due.
-    const paused = active.length > 0 ? await scheduledOfPausedCampaigns(db, this.keys(active), PAUSED_RECHECK_MS) : new Map<string, Date>();
+    const paused = active.length > 0 ? await scheduledOfPausedCampaigns(db, this.keys(active)) : new Map<string, Date>();
     for (const [id, at] of paused) this.settle(id, new Snooze(at, "campaign paused"));
     const rest = active.filter((id) => !paused.has(id));
     // Claimed (routed) but never marked on the wire: never written, sent again. Marked: an unknown outcome.
