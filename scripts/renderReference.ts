@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { REDOC_OPTIONS } from "../server/http/docs.js";
+import { REDOC_OPTIONS, referencePage } from "../server/http/docs.js";
 
 const require = createRequire(import.meta.url);
 
@@ -41,23 +41,13 @@ export async function renderReference(specPath: string, outDir: string): Promise
     sheet.seal();
   }
   const state = scriptSafe(JSON.stringify(await store.toJS()));
-  const page = `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>SMS Platform API reference</title>
-  <style>body { margin: 0; }</style>
-  ${styles}
+  const page = referencePage(
+    `${styles}
   <script src="/docs/assets/redoc.standalone.js" defer></script>
-  <script src="/docs/assets/hydrate.js" defer></script>
-</head>
-<body>
-  <div id="redoc">${body}</div>
-  <script type="application/json" id="redoc-state">${state}</script>
-</body>
-</html>
-`;
+  <script src="/docs/assets/hydrate.js" defer></script>`,
+    `<div id="redoc">${body}</div>
+  <script type="application/json" id="redoc-state">${state}</script>`,
+  );
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "index.html"), page);
   writeFileSync(join(outDir, "index.html.gz"), gzipSync(page, { level: 9 }));

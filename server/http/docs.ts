@@ -15,20 +15,29 @@ export const REDOC_OPTIONS = { hideDownloadButton: false, expandResponses: "200,
 /** Where the dashboard's build puts the pre-rendered reference. */
 export const referenceDist = join(dashboardDist, "reference");
 
-const page = `<!doctype html>
+/** The reference's HTML page: `head` after its title (styles, scripts), `body` inside it. */
+export const referencePage = (head: string, body: string) => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>SMS Platform API reference</title>
   <style>body { margin: 0; }</style>
+  ${head}
 </head>
 <body>
-  <div id="redoc"></div>
-  <script src="/docs/assets/redoc.standalone.js"></script>
-  <script src="/docs/assets/init.js"></script>
+  ${body}
 </body>
-</html>`;
+</html>
+`;
+
+/** Without the pre-rendered page: Redoc renders the document in the browser. */
+const page = referencePage(
+  "",
+  `<div id="redoc"></div>
+  <script src="/docs/assets/redoc.standalone.js"></script>
+  <script src="/docs/assets/init.js"></script>`,
+);
 
 const options = JSON.stringify(REDOC_OPTIONS);
 const init = `Redoc.init("/openapi.json", ${options}, document.getElementById("redoc"));`;

@@ -58,6 +58,9 @@ export async function resumeCampaign(db: Knex, accountId: string, campaignId: st
     if (campaign.status !== "paused" && campaign.status !== "draft") return;
     const { fanoutLeft } = await markCampaignResumed(tx, accountId, campaignId);
     await makeCampaignSendsDue(tx, accountId, campaignId);
+    // A job that ran at the pause may have queued its message for throughput since, paid a slot and found it
+    // paused: that row would hold the message until the queue's sweep. They join the queue afresh, in order.
+    await deleteThrottledSendsOfCampaign(tx, accountId, campaignId);
     if (fanoutLeft) await insertJobs(tx, [{ kind: "campaign_fanout", payload: { campaignId }, runAt: new Date(), accountId }]);
   });
   // Every message may have ended while it was paused (those already with the provider).

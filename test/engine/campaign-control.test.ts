@@ -95,10 +95,15 @@ describe("campaign control", () => {
 
     const resumed = await control(a, id, "resume");
     expect(resumed).toMatchObject({ status: "sending", pausedAt: null });
-    const done = await waitUntil("completed", async () => {
-      const c = await get(a, id);
-      return c.status === "completed" && c;
-    });
+    // The rest at 4 a second, on a machine that may be busy: more than the default wait.
+    const done = await waitUntil(
+      "completed",
+      async () => {
+        const c = await get(a, id);
+        return c.status === "completed" && c;
+      },
+      60_000,
+    );
     expect(done.stats).toMatchObject({ total: 16, delivered: 16, scheduled: 0, failed: 0 });
     expect(
       await submittedOf(

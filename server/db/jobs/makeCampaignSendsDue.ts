@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { run, sql } from "../sql.js";
+import { moveCampaignSendsSql } from "./parkCampaignSends.js";
 import { notifyWhenSql } from "./wakeUp.js";
 
 /**
@@ -14,15 +15,7 @@ import { notifyWhenSql } from "./wakeUp.js";
 export async function makeCampaignSendsDue(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<number> {
   const { rows } = await run<{ n: number }>(
     tx,
-    sql`WITH waiting AS (
-          SELECT j.id, GREATEST(m.scheduled_at, now()) AS run_at
-            FROM messages m JOIN jobs j ON j.id = m.job_id
-           WHERE m.account_id = ${accountId} AND m.campaign_id = ${campaignId} AND m.status = 'scheduled'
-             AND j.account_id = ${accountId} AND j.state IN ('available', 'retryable')
-           ORDER BY j.id FOR UPDATE OF j
-        ), due AS (
-          UPDATE jobs j SET run_at = w.run_at FROM waiting w WHERE j.id = w.id AND j.account_id = ${accountId} RETURNING j.id
-        ), judged AS (
+    sql`WITH due AS (${moveCampaignSendsSql(accountId, campaignId, sql`GREATEST(m.scheduled_at, now())`)}), judged AS (
           UPDATE jobs j SET run_at = now()
            WHERE j.account_id = ${accountId} AND j.state = 'running' AND j.kind = 'send_message'
              AND j.id IN (SELECT m.job_id FROM messages m
