@@ -9,9 +9,11 @@ import { dashboardDist } from "../../server/http/dashboard.js";
 
 const BUDGET = 150 * 1024;
 
+/** The dashboard's files: not the API reference the same build pre-renders beside it (served at /docs). */
 function shipped(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
+    if (path === join(dashboardDist, "reference")) return [];
     if (statSync(path).isDirectory()) return shipped(path);
     return name === "build.json" ? [] : [path];
   });
