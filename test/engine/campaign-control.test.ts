@@ -52,7 +52,8 @@ const submittedOf = async (db: Db, ids: string[]) =>
   Number((await db("simulator_submissions").whereIn("message_id", ids).count({ n: "*" }))[0]!.n);
 
 describe("campaign control", () => {
-  it("a paused campaign sends nothing more until resumed, then sends the rest and completes", async () => {
+  // Sixteen messages at 4 a second around a pause, on a machine the rest of the suite keeps busy: its own timeout.
+  it("a paused campaign sends nothing more until resumed, then sends the rest and completes", { timeout: 120_000 }, async () => {
     const { db } = server();
     const a = await server().account();
     await updateAccountSettings(db, a.accountId, { maxSegmentsPerSecond: 4 });
