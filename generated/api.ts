@@ -14394,7 +14394,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "to": "+447700900123",
+                 *       "to": "+447911123456",
                  *       "from": "ACME",
                  *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918"
                  *     }

@@ -30,21 +30,25 @@ afterAll(async () => {
 const getMessage = async (a: TestAccount, messageId: string) =>
   (await a.client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })).data! as Outbound;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
+/** A whole minute `days` ahead of the test's own clock (no fixed date: a scheduledAt must be later than now). */
+const daysAhead = (days: number) => new Date(Math.ceil((Date.now() + days * 86_400_000) / 60_000) * 60_000);
+const plus = (at: Date, ms: number) => new Date(at.getTime() + ms).toISOString();
 
 describe("validity", () => {
   it("schedule with validityPeriod returns validUntil = scheduledAt + period; without it, null", async () => {
     const a = await server().account();
-    const scheduledAt = "2027-06-01T09:00:00.000Z";
+    const at = daysAhead(30);
+    const scheduledAt = at.toISOString();
     const { data: limited } = await a.client.POST("/api/v1/scheduler/schedule", {
       body: { to: "+14155550140", body: "code 1234", from: "ACME", scheduledAt, validityPeriod: 600 },
     });
     const { data: open } = await a.client.POST("/api/v1/scheduler/schedule", {
       body: { to: "+14155550140", body: "hello", from: "ACME", scheduledAt },
     });
-    expect((await getMessage(a, limited!.messageId)).validUntil).toBe("2027-06-01T09:10:00.000Z");
+    expect((await getMessage(a, limited!.messageId)).validUntil).toBe(plus(at, 600_000));
     expect((await getMessage(a, open!.messageId)).validUntil).toBeNull();
     const { data: list } = await a.client.GET("/api/v1/messages", { params: { query: { status: "scheduled" } } });
-    expect(list!.data.find((m) => m.messageId === limited!.messageId)).toMatchObject({ validUntil: "2027-06-01T09:10:00.000Z" });
+    expect(list!.data.find((m) => m.messageId === limited!.messageId)).toMatchObject({ validUntil: plus(at, 600_000) });
   });
 
   it("rejects a validityPeriod out of 1..604800 or not an integer with 400, storing nothing", async () => {
@@ -126,7 +130,8 @@ describe("validity", () => {
   it("a campaign's validityPeriod counts from its scheduledAt, an instant one's from its creation", async () => {
     await ensureWorker();
     const a = await server().account();
-    const scheduledAt = "2027-06-02T12:00:00.000Z";
+    const at = daysAhead(31);
+    const scheduledAt = at.toISOString();
     const { data: later } = await a.client.POST("/api/v1/campaigns", {
       body: {
         name: "later",
@@ -143,7 +148,7 @@ describe("validity", () => {
         const { data } = await a.client.GET("/api/v1/messages", { params: { query: { campaignId } } });
         return data!.data.length === n && (data!.data as Outbound[]);
       });
-    for (const m of await messagesOf(later!.campaignId, 2)) expect(m.validUntil).toBe("2027-06-02T13:00:00.000Z");
+    for (const m of await messagesOf(later!.campaignId, 2)) expect(m.validUntil).toBe(plus(at, 3_600_000));
 
     const { data: now } = await a.client.POST("/api/v1/campaigns", {
       body: { name: "now", message: "hi", type: "instant", recipients: ["+14155550146"], validityPeriod: 604800 },
