@@ -1,4 +1,5 @@
 import express, { type Express, type Request, type RequestHandler } from "express";
+import { REQUEST_FORMATS } from "./requestFormats.js";
 import helmet from "helmet";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -213,8 +214,8 @@ function validatorOptions(document: object, config: Services["config"]): Paramet
         }
       : false,
     validateSecurity: false,
-    // ajv-formats' uuid also takes "urn:uuid:<uuid>", which PostgreSQL's uuid type rejects.
-    formats: { uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i },
+    // Ids PostgreSQL takes and dates that are instants (requestFormats.ts), over ajv-formats' full checks.
+    formats: { ...REQUEST_FORMATS },
     // Full format checks: the fast ones take 2027-02-31 or T24:00 as a date-time, which JavaScript then rolls
     // over into another day (a send moved to 3 March); full ones know each month's days, leap years and that
     // an hour or an offset ends at 23.

@@ -7,6 +7,7 @@ import type { components } from "../../generated/api.js";
 import { invalidField } from "../domain/errors.js";
 import type { SendRequest } from "../services/acceptMessage.js";
 import type { OpenApiDocument } from "./document.js";
+import { REQUEST_FORMATS } from "./requestFormats.js";
 
 type BatchItemError = components["schemas"]["BatchItemError"];
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -17,7 +18,7 @@ export const MAX_BATCH_ITEMS = 10_000;
 export function batchItemValidator(document: OpenApiDocument): (body: unknown) => (SendRequest | BatchItemError)[] {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv, { mode: "full" });
-  ajv.addFormat("uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+  for (const [name, format] of Object.entries(REQUEST_FORMATS)) ajv.addFormat(name, format);
   ajv.addSchema({ $id: "openapi", components: document.components });
   let validate: ValidateFunction | undefined;
   return (body) => {

@@ -3,6 +3,7 @@
 import { getAccountSettings } from "../db/accountSettings.js";
 import type { Db } from "../db/knex.js";
 import { readMessageCounts } from "./countsTable.js";
+import { EARLIEST_DATE } from "../domain/dateBounds.js";
 import { invalidField } from "../domain/errors.js";
 import { reportRows, type ReportKey, type ReportRow } from "./reportRows.js";
 import { requireTimeZone } from "../domain/timeZones.js";
@@ -36,7 +37,9 @@ export async function messageReport(db: Db, r: ReportRequest): Promise<MessageRe
   const groupBy = r.groupBy ?? [];
   if (new Set(groupBy).size !== groupBy.length) throw invalidField("/query/groupBy", "names a key twice");
   const until = new Date(Math.ceil((r.until ?? new Date()).getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
-  const since = new Date(Math.floor((r.since ?? new Date(until.getTime() - 7 * DAY_MS)).getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
+  // A default window never starts before the first date a request may name (domain/dateBounds.ts).
+  const defaultSince = new Date(Math.max(until.getTime() - 7 * DAY_MS, EARLIEST_DATE.getTime()));
+  const since = new Date(Math.floor((r.since ?? defaultSince).getTime() / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
   if (since >= until) throw invalidField("/query/since", "must be before until");
   if (until.getTime() - since.getTime() > MAX_REPORT_DAYS * DAY_MS)
     throw invalidField("/query/until", `must be at most ${MAX_REPORT_DAYS} days after since`);

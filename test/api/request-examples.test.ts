@@ -12,7 +12,7 @@ const server = useTestServer();
 
 /** A query string as the validator reads arrays (comma-separated, as the code samples write them). */
 const queryString = (query: Record<string, unknown>) => {
-  const entries = Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]);
+  const entries = Object.entries(query).map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(",") : String(v)]);
   return entries.length ? `?${new URLSearchParams(entries).toString()}` : "";
 };
 
@@ -29,6 +29,9 @@ const withOurIds = (body: unknown, ids: Record<string, string>): unknown => {
     }),
   );
 };
+
+/** Items an example refuses on purpose: the batch's shows how a premium-rate number is refused beside a sent one. */
+const DELIBERATE_REFUSALS: Record<string, number> = { Messages_sendBatch: 1 };
 
 describe("the document's request examples", () => {
   let account: TestAccount;
@@ -115,7 +118,12 @@ describe("the document's request examples", () => {
         withOurIds(requestExample(op.path, op.method), ids),
       );
       const text = await res.text();
-      if (res.status === 400 || res.status === 422) refused.push(`${op.operationId}: ${res.status} ${text.slice(0, 300)}`);
+      // A batch answers 200 with its refused items counted: none but those refused on purpose.
+      const partly =
+        res.status === 200 &&
+        text.startsWith("{") &&
+        ((JSON.parse(text) as { rejected?: number }).rejected ?? 0) > (DELIBERATE_REFUSALS[op.operationId] ?? 0);
+      if (res.status === 400 || res.status === 422 || partly) refused.push(`${op.operationId}: ${res.status} ${text.slice(0, 400)}`);
     }
     expect(refused).toEqual([]);
   });
