@@ -10,7 +10,7 @@ import { register, Registry } from "prom-client";
 import type { Config } from "../config.js";
 import { schemaState, type SchemaState } from "../db/knex.js";
 import { loggableUrl, scrubSecrets } from "../logger.js";
-import type { FieldError } from "../domain/errors.js";
+import { invalidField, type FieldError } from "../domain/errors.js";
 import { chargeRequestWork, requireApiKey } from "./auth.js";
 import { operationAccess, requireKeyAccess } from "./access.js";
 import { operationTable, resolveOperation } from "./operationTable.js";
@@ -130,6 +130,7 @@ export function createApp(services: Services): Express {
   app.use((req, res, next) => (req.operation!.operationId === "Messages_sendBatch" ? batchJson : json)(req, res, next));
   app.use(chargeRequestWork(db, { perSecond: config.rateLimitBulkPerSecond, burst: config.rateLimitBulkBurst }));
   app.use(rejectHostileBodies);
+  app.use(rejectBracketedQueries);
   app.use(validator.middleware);
 
   const apiServices: ApiServices = {
@@ -199,6 +200,20 @@ const rejectHostileBodies: RequestHandler = (req, _res, next) => {
   const problem = bodyProblem(req.body);
   if (!problem) return next();
   next(new HttpError("validation_failed", `The request is invalid: ${problem.path} ${problem.message}.`, { errors: [problem] }));
+};
+
+/**
+ * The document defines every query parameter as a plain name (`status=a,b`, `status=a&status=b`). The validator
+ * reads `status[a]=b` or `phones[]=x` as an object or array of its own making (a 500 once, or silently dropped
+ * with `[__proto__]`): a bracketed name is refused here as the unknown parameter it is.
+ */
+const rejectBracketedQueries: RequestHandler = (req, _res, next) => {
+  const query = req.originalUrl.indexOf("?");
+  if (query < 0) return next();
+  for (const name of new URLSearchParams(req.originalUrl.slice(query + 1)).keys()) {
+    if (/[[\]]/.test(name)) return next(invalidField(`/query/${name}`, "is not a parameter of this operation (no bracketed names)"));
+  }
+  next();
 };
 
 /** express-openapi-validator's options for the contract's document. */
