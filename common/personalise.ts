@@ -18,21 +18,28 @@ export interface Recipient {
 
 export type Fallbacks = Record<string, string>;
 
-const valueOf = (who: Recipient, name: string): string | null | undefined =>
-  name === "firstName" ? who.firstName : name === "lastName" ? who.lastName : who.customFields?.[name.slice("custom.".length)];
+/** An own property of `record`, never one of its prototype (`custom.valueOf`, `custom.__proto__`). */
+const own = (record: Record<string, string> | null | undefined, key: string): string | undefined =>
+  record && Object.hasOwn(record, key) && typeof record[key] === "string" ? record[key] : undefined;
 
-/** The message for this recipient, or undefined when a placeholder has neither a value nor a fallback. */
+const valueOf = (who: Recipient, name: string): string | null | undefined =>
+  name === "firstName" ? who.firstName : name === "lastName" ? who.lastName : own(who.customFields, name.slice("custom.".length));
+
+/**
+ * The message for this recipient, or undefined when a placeholder has neither a value nor a fallback, or when
+ * nothing would be left of it (a message is never empty).
+ */
 export function fill(template: string, who: Recipient, fallbacks: Fallbacks = {}): string | undefined {
   let missing = false;
   const text = template.replace(PLACEHOLDER, (_match, name: string) => {
     const value = valueOf(who, name);
     if (value) return value;
-    const fallback = fallbacks[name];
+    const fallback = own(fallbacks, name);
     if (fallback !== undefined) return fallback;
     if (name !== "firstName") missing = true;
     return "";
   });
-  return missing ? undefined : text;
+  return missing || text.trim().length === 0 ? undefined : text;
 }
 
 /** `{{firstName}}` alone, empty where unknown: the message as a list campaign's recipient gets it. */

@@ -16,7 +16,8 @@ export function fillVariables(
 ): { text: string; missing?: undefined } | { text?: undefined; missing: string } {
   let missing: string | undefined;
   const text = body.replace(PLACEHOLDER, (placeholder, name: string) => {
-    const value = variables[name];
+    // Own values only: `{{constructor}}` is a missing variable, never Object's function.
+    const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
     if (value !== undefined) return value;
     if (keep(name)) return placeholder;
     missing ??= name;

@@ -2757,7 +2757,8 @@ export interface components {
          *         "undelivered": 0,
          *         "cancelled": 0,
          *         "optedOut": 0,
-         *         "skipped": 0
+         *         "skipped": 0,
+         *         "skippedBy": {}
          *       },
          *       "cost": {
          *         "estimated": 22500,
@@ -2895,9 +2896,21 @@ export interface components {
              * Format: int32
              * @description Recipients left out at creation (no message was made; not in `total`): their destination is not allowed
              *     (a premium-rate or shared-cost number, or a country outside the account's `allowedCountries`), or the
-             *     message names a `{{lastName}}` or `{{custom.key}}` they lack, with no fallback.
+             *     message names a `{{lastName}}` or `{{custom.key}}` they lack, with no fallback (or nothing would be left of
+             *     their message). A recipient whose value went missing between creation and sending is skipped then and
+             *     counted here too.
              */
             skipped: number;
+            /**
+             * @description Why recipients got no message, counted by reason: `destination_not_allowed` (premium-rate, shared-cost or
+             *     a country outside `allowedCountries`), `missing_value` (a placeholder with neither a value nor a fallback),
+             *     `blocked` (a destination under the operator's blocked prefixes), `opted_out` (on the opt-out list when
+             *     its message was to be made: `optedOut`), `unrecorded` (left out by a release that kept no reasons). The
+             *     counts of the reasons other than `opted_out` add up to `skipped`.
+             */
+            skippedBy: {
+                [key: string]: number;
+            };
         };
         /**
          * @description Status of a campaign.

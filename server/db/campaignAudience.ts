@@ -132,8 +132,21 @@ export async function recordFanoutProgress(
   campaignId: string,
   lastSeq: number,
   optedOut = 0,
+  missingValues = 0,
 ): Promise<void> {
   await tx("campaigns")
     .where({ account_id: accountId, id: campaignId })
-    .update({ fanout_done: lastSeq, opted_out: sql`opted_out + ${optedOut}`.forBuilder(tx) });
+    .update({
+      fanout_done: lastSeq,
+      opted_out: sql`opted_out + ${optedOut}`.forBuilder(tx),
+      ...(missingValues > 0
+        ? {
+            skipped: sql`skipped + ${missingValues}`.forBuilder(tx),
+            skipped_by:
+              sql`skipped_by || jsonb_build_object('missing_value', coalesce((skipped_by->>'missing_value')::int, 0) + ${missingValues})`.forBuilder(
+                tx,
+              ),
+          }
+        : {}),
+    });
 }

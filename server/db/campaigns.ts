@@ -67,7 +67,9 @@ const STATS_SQL = `(SELECT json_build_object(
     'cancelled', count(*) FILTER (WHERE m.status = 'cancelled')
                  + CASE WHEN c.status = 'cancelled' THEN c.audience_size - c.fanout_done ELSE 0 END,
     'optedOut', c.opted_out,
-    'skipped', c.skipped)
+    'skipped', c.skipped,
+    -- Every reason a recipient got no message: those left out, and those opted out at fan-out (stats.optedOut).
+    'skippedBy', c.skipped_by || CASE WHEN c.opted_out > 0 THEN jsonb_build_object('opted_out', c.opted_out) ELSE '{}' END)
   FROM messages m WHERE m.account_id = c.account_id AND m.campaign_id = c.id)`;
 
 function selectCampaigns(db: Knex) {
@@ -139,8 +141,10 @@ export interface NewCampaign {
   priority?: Priority;
   /** Made with a test key: its messages are test messages. */
   test?: boolean;
-  /** Recipients left out because their destination is not allowed. */
+  /** Recipients left out at creation (their destination not allowed, or a value missing)… */
   skipped?: number;
+  /** …counted by reason (their sum is `skipped`). */
+  skippedBy?: Record<string, number>;
   reference?: string | null;
   metadata?: Record<string, string> | null;
   smartEncoding?: boolean;
@@ -167,6 +171,7 @@ export async function insertCampaign(tx: Knex.Transaction, accountId: string, c:
     status: c.draft ? "draft" : c.type === "scheduled" ? "scheduled" : "sending",
     test: c.test ?? false,
     skipped: c.skipped ?? 0,
+    skipped_by: JSON.stringify(c.skippedBy ?? {}),
     reference: c.reference ?? null,
     metadata: c.metadata ? JSON.stringify(c.metadata) : null,
     smart_encoding: c.smartEncoding ?? false,

@@ -207,6 +207,7 @@ CREATE TABLE campaigns (
   template_id uuid,
   paused_at timestamp with time zone,
   started_at timestamp with time zone,
+  skipped_by jsonb NOT NULL DEFAULT '{}'::jsonb,
   CONSTRAINT campaigns_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT campaigns_audience_size_check CHECK ((audience_size >= 0)),
   CONSTRAINT campaigns_category_check CHECK ((category = ANY (ARRAY['transactional'::text, 'marketing'::text]))),

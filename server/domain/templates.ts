@@ -21,5 +21,7 @@ export function renderTemplate(
   const filled = fillVariables(body, variables, opts.keep);
   if (filled.missing !== undefined)
     throw invalidField(`${opts.path}/variables/${filled.missing}`, `is required: the template has {{${filled.missing}}}`);
+  // No door stores an empty message: a text of variables that are all empty is refused here.
+  if (filled.text.trim().length === 0) throw invalidField(`${opts.path}/variables`, "leave the message empty: give at least one a value");
   return filled.text;
 }

@@ -137,15 +137,20 @@ export async function createCampaign(
       ? await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowed) ? c.phone : undefined))
       : listed!.map((c) => (c.problem ? c.e164 : undefined));
     const blocked = new Set(blockedList.filter((p): p is string => p !== undefined));
-    // Each recipient's own message; one whose placeholders cannot be filled is left out (counted as skipped).
+    const skippedBy: Record<string, number> = {};
+    if (blocked.size > 0) skippedBy.destination_not_allowed = blocked.size;
+    // Each recipient's own message; one whose placeholders cannot be filled (or that nothing would be left of)
+    // is left out, counted as skipped for a missing value.
     const texts = new Map<string, string>();
     for (const [i, text] of (
       await mapYielding(candidates, (c) => (blocked.has(c.phone) ? undefined : fill(message, c, fallbacks)))
     ).entries()) {
       const phone = candidates[i]!.phone;
       if (blocked.has(phone)) continue;
-      if (text === undefined) blocked.add(phone);
-      else texts.set(phone, text);
+      if (text === undefined) {
+        blocked.add(phone);
+        skippedBy.missing_value = (skippedBy.missing_value ?? 0) + 1;
+      } else texts.set(phone, text);
     }
     const audience = candidates.filter((c) => !blocked.has(c.phone));
     for (const [phone, text] of texts) {
@@ -180,6 +185,7 @@ export async function createCampaign(
       priority: body.priority,
       test: opts.test,
       skipped: blocked.size,
+      skippedBy,
       reference: body.reference ?? null,
       metadata,
       smartEncoding,

@@ -71,6 +71,14 @@ describe("templates", () => {
     expect((await problemOf(unknown)).code).toBe("template_not_found");
     const tooLong = await send({ templateId: t.templateId, variables: { code: "x".repeat(501), minutes: "1" } });
     expect((await problemOf(tooLong)).errors?.[0]?.path).toBe("/body/variables/code");
+    // Variables are the request's own: `{{constructor}}` is missing, never Object's function; no message is empty.
+    const proto = await template(a, { name: "Proto", body: "{{constructor}}" });
+    const inherited = await send({ templateId: proto.templateId, variables: {} });
+    expect(inherited.status).toBe(400);
+    expect((await problemOf(inherited)).errors?.[0]?.path).toBe("/body/variables/constructor");
+    const empty = await send({ templateId: proto.templateId, variables: { constructor: " " } });
+    expect(empty.status).toBe(400);
+    expect((await problemOf(empty)).errors?.[0]?.path).toBe("/body/variables");
   });
 
   it("make a batch's items, each item's problem its own", async () => {

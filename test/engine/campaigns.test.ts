@@ -6,7 +6,11 @@ import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 const server = useTestServer({ ...fastWorkerConfig, defaultSenderId: "DefaultCo" });
 useTestWorker(server);
 
-async function groupWith(a: TestAccount, name: string, contacts: { phone: string; firstName?: string }[]) {
+async function groupWith(
+  a: TestAccount,
+  name: string,
+  contacts: { phone: string; firstName?: string; customFields?: Record<string, string> }[],
+) {
   const { data: group } = await a.client.POST("/api/v1/contacts/groups", { body: { name } });
   for (const c of contacts) await a.client.POST("/api/v1/contacts", { body: { ...c, groupId: group!.groupId } });
   return group!.groupId;
@@ -48,6 +52,7 @@ describe("campaigns", () => {
       cancelled: 0,
       optedOut: 0,
       skipped: 0,
+      skippedBy: {},
     });
     const messages = await campaignMessages(a, created!.campaignId);
     expect(messages.map((m) => m.body).sort()).toEqual(["Hi , 30% off!", "Hi Ada, 30% off!", "Hi Grace, 30% off!"]);
@@ -233,7 +238,10 @@ describe("personalised campaigns", () => {
       body: { name: "Renewals", message, type: "instant", groupId, fallbacks: { lastName: "customer" } },
     });
     expect(response.status).toBe(201);
-    expect(created).toMatchObject({ fallbacks: { lastName: "customer" }, stats: { total: 2, skipped: 1 } });
+    expect(created).toMatchObject({
+      fallbacks: { lastName: "customer" },
+      stats: { total: 2, skipped: 1, skippedBy: { missing_value: 1 } },
+    });
     await waitUntil("campaign completed", async () => (await campaign(a, created!.campaignId)).status === "completed");
     const bodies = (await campaignMessages(a, created!.campaignId)).map((m) => [m.to, m.body]).sort();
     expect(bodies).toEqual([
@@ -255,6 +263,74 @@ describe("personalised campaigns", () => {
     });
     expect(bad.status).toBe(400);
     expect((await problemOf(bad)).errors?.[0]?.path).toBe("/body/fallbacks/nickname");
+  });
+});
+
+describe("personalisation reads a contact's own fields only", () => {
+  it("{{custom.valueOf}}, {{custom.constructor}} and the like are missing values: a fallback, else skipped", async () => {
+    const a = await server().account();
+    const groupId = await groupWith(a, "protos", [
+      { phone: "+14155550221", firstName: "Ada", customFields: { valueOf: "gold" } },
+      { phone: "+14155550222", firstName: "Bob" },
+    ]);
+    // (`{{custom.__proto__}}` is no placeholder at all: a key starts with a letter.)
+    for (const name of ["valueOf", "constructor", "toString", "hasOwnProperty", "isPrototypeOf"]) {
+      const res = await a.request("POST", "/api/v1/campaigns", {
+        name: `proto ${name}`,
+        message: `Your plan: {{custom.${name}}}`,
+        type: "instant",
+        groupId,
+      });
+      // Only Ada has a field of that name (valueOf, as her own value): Bob is skipped for a missing value.
+      if (name === "valueOf") {
+        expect(res.status, name).toBe(201);
+        const made = (await res.json()) as { campaignId: string; stats: { skipped: number; skippedBy: Record<string, number> } };
+        expect(made.stats).toMatchObject({ total: 1, skipped: 1, skippedBy: { missing_value: 1 } });
+        await waitUntil("campaign completed", async () => (await campaign(a, made.campaignId)).status === "completed");
+        expect((await campaignMessages(a, made.campaignId)).map((m) => [m.to, m.body])).toEqual([["+14155550221", "Your plan: gold"]]);
+      } else {
+        expect(res.status, name).toBe(422);
+        expect((await problemOf(res)).code, name).toBe("empty_audience");
+      }
+    }
+    // With a fallback, the prototype's name takes the fallback, never a function's text.
+    const { data: withFallback } = await a.client.POST("/api/v1/campaigns", {
+      body: {
+        name: "fallback",
+        message: "Your plan: {{custom.constructor}}",
+        type: "instant",
+        groupId,
+        fallbacks: { "custom.constructor": "basic" },
+      },
+    });
+    await waitUntil("campaign completed", async () => (await campaign(a, withFallback!.campaignId)).status === "completed");
+    expect((await campaignMessages(a, withFallback!.campaignId)).map((m) => m.body)).toEqual(["Your plan: basic", "Your plan: basic"]);
+  });
+
+  it("a recipient whose value is gone by fan-out is skipped (missing_value), never sent an empty message", async () => {
+    const a = await server().account();
+    const groupId = await groupWith(a, "vanishing", [
+      { phone: "+14155550231", firstName: "Ada" },
+      { phone: "+14155550232", firstName: "Bob" },
+    ]);
+    const { data: original } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "names", message: "{{firstName}}", type: "instant", groupId },
+    });
+    await waitUntil("original completed", async () => (await campaign(a, original!.campaignId)).status === "completed");
+    // A duplicate is a draft: its audience is taken now and nothing is made until it is resumed. Bob's name goes
+    // from its snapshot in the meantime, as a contact edited between creation and fan-out would.
+    const copy = (await (await a.request("POST", `/api/v1/campaigns/${original!.campaignId}/duplicate`, {})).json()) as {
+      campaignId: string;
+    };
+    await server().db("campaign_recipients").where({ campaign_id: copy.campaignId, phone: "+14155550232" }).update({ first_name: null });
+    expect((await a.request("POST", `/api/v1/campaigns/${copy.campaignId}/resume`)).status).toBe(200);
+    const done = await waitUntil("copy completed", async () => {
+      const c = await campaign(a, copy.campaignId);
+      return c.status === "completed" && c;
+    });
+    expect(done.stats).toMatchObject({ skipped: 1, skippedBy: { missing_value: 1 } });
+    expect((await campaignMessages(a, copy.campaignId)).map((m) => [m.to, m.body])).toEqual([["+14155550231", "Ada"]]);
+    expect(Number((await server().db("messages").where({ account_id: a.accountId, body: "" }).count({ n: "*" }))[0]!.n)).toBe(0);
   });
 });
 

@@ -32,6 +32,19 @@ const PARTS = [
   { key: "optedOut", label: "Opted out (no message made)" },
 ] as const;
 
+/** Why recipients were skipped, in words (stats.skippedBy; opted-out recipients have their own count). */
+const SKIP_REASONS: Record<string, string> = {
+  destination_not_allowed: "destination not allowed",
+  missing_value: "missing a value for a placeholder",
+  blocked: "destination blocked",
+  unrecorded: "reason not recorded",
+};
+export const skippedReasons = (stats: Campaign["stats"]): string =>
+  Object.entries(stats.skippedBy)
+    .filter(([reason, n]) => reason !== "opted_out" && n > 0)
+    .map(([reason, n]) => `${n} ${SKIP_REASONS[reason] ?? reason.replaceAll("_", " ")}`)
+    .join(", ");
+
 /** A stacked bar of the campaign's messages by status; a progressbar of the finished ones for assistive tech. */
 export function CampaignProgress({ campaign, compact = false }: { campaign: Campaign; compact?: boolean }) {
   const { stats } = campaign;
@@ -39,7 +52,9 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
   const finished = stats.delivered + stats.failed + stats.undelivered + stats.cancelled + stats.optedOut;
   const summary = `${finished} of ${total} finished: ${stats.sent} sent, ${stats.delivered} delivered, ${stats.failed} failed, ${stats.undelivered} undelivered${
     stats.cancelled ? `, ${stats.cancelled} cancelled` : ""
-  }${stats.optedOut ? `, ${stats.optedOut} opted out (skipped)` : ""}${stats.scheduled ? `, ${stats.scheduled} waiting` : ""}`;
+  }${stats.optedOut ? `, ${stats.optedOut} opted out (skipped)` : ""}${stats.skipped ? `, ${stats.skipped} skipped (${skippedReasons(stats)})` : ""}${
+    stats.scheduled ? `, ${stats.scheduled} waiting` : ""
+  }`;
   const pct = (n: number) => (total ? `${(100 * n) / total}%` : "0%");
   return (
     <div class={`progress${compact ? " progress-compact" : ""}`}>
@@ -87,8 +102,10 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
           ))}
           {stats.skipped > 0 && (
             <div>
-              <dt>Skipped: destination not allowed (not in the total)</dt>
-              <dd data-stat="skipped">{stats.skipped}</dd>
+              <dt>Skipped (not in the total)</dt>
+              <dd data-stat="skipped">
+                {stats.skipped}: {skippedReasons(stats)}
+              </dd>
             </div>
           )}
         </dl>

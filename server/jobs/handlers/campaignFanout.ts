@@ -57,11 +57,15 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
           campaign.accountId,
           batch.recipients.map((r) => r.phone),
         );
-        const messages: NewMessage[] = batch.recipients
+        // Creation left out whoever a placeholder would fail (the snapshot keeps what was checked); one that fails
+        // all the same gets no message, counted as skipped for a missing value: a message is never empty.
+        const filled = batch.recipients
           .filter((r) => !optedOut.has(r.phone))
-          .map((r) => {
-            // Creation left out whoever a placeholder would fail (the snapshot keeps what was checked).
-            const body = fill(campaign.message, r, campaign.fallbacks ?? {}) ?? "";
+          .map((r) => ({ r, body: fill(campaign.message, r, campaign.fallbacks ?? {}) }));
+        const missingValues = filled.filter((f) => f.body === undefined).length;
+        const messages: NewMessage[] = filled
+          .flatMap(({ r, body }) => (body === undefined ? [] : [{ r, body }]))
+          .map(({ r, body }) => {
             const sent = textToSend(body, campaign.smartEncoding);
             return {
               id: uuidv7(),
@@ -88,8 +92,8 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
         const charges = messages.filter((m) => m.price).map((m) => ({ messageId: m.id, amount: m.price!.amount }));
         await chargeFromReservation(tx, accountId, campaignId, charges);
-        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size);
-        skipped += optedOut.size;
+        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size, missingValues);
+        skipped += optedOut.size + missingValues;
         created += messages.length;
         return batch.recipients.length === batchSize;
       });
