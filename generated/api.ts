@@ -6051,7 +6051,9 @@ export interface components {
          *     | `viewer` | `read` | — |
          *     | `operator` (operator users) | an operator key | — |
          *
-         *     Operations that manage users name the roles they need in `x-roles`; a `full` key may call them too.
+         *     Operations that manage users name the roles they need in `x-roles`; a `full` key may call them too, unless a
+         *     person made it: a key made with a session (`createdBy`, see `KeyMaker`) acts with at most its maker's current
+         *     role, `x-roles` and the role's scope included (403 `insufficient_role`).
          * @enum {string}
          */
         UserRole: "owner" | "admin" | "developer" | "viewer" | "operator";
