@@ -395,6 +395,7 @@ describe("a key is never more than the person who made it", () => {
     const a = await server().account();
     const dev = await personWithKey(a, "developer", { scope: "full", name: "by a session" });
     const inherited = (await (await as(dev.key, "POST", "/api/v1/keys", { name: "by the session's key" })).json()) as {
+      key: string;
       keyId: string;
       createdBy: unknown;
     };
