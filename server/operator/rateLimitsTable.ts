@@ -39,6 +39,9 @@ export interface Admission {
  * caller decides authentication with a constant-time comparison.) Measured under the sustained-load test:
  * two statements per request (lookup, then token) held the API to ~265 requests/s with a worker sending
  * beside it on 2 cores; one statement is what this module exists for.
+ *
+ * The key's maker (a person who made it with a session, migration 059) is joined in the same statement: their
+ * role now is what the key may do at most (http/access.ts), and a key whose maker is gone is not found (401).
  */
 const admit = prepared(
   "admit_api_request",
