@@ -388,7 +388,13 @@ describe("a key is never more than the person who made it", () => {
     const dev = await personWithKey(a, "developer", { scope: "send" });
     const wider = await as(dev.key, "POST", "/api/v1/keys", { scope: "full" });
     expect(wider.status).toBe(403);
-    expect(Number((await server().db("api_keys").where({ account_id: a.accountId }).count({ n: "*" }))[0]!.n)).toBe(2);
+    // A developer's full key, its maker demoted to viewer, makes no key at all, not even a `read` one.
+    const demoted = await personWithKey(a, "developer");
+    expect((await a.request("PATCH", `/api/v1/users/${demoted.userId}`, { role: "viewer" })).status).toBe(200);
+    const fromDemoted = await as(demoted.key, "POST", "/api/v1/keys", { scope: "read" });
+    expect(fromDemoted.status).toBe(403);
+    expect((await problemOf(fromDemoted)).code).toBe("insufficient_role");
+    expect(Number((await server().db("api_keys").where({ account_id: a.accountId }).count({ n: "*" }))[0]!.n)).toBe(3);
   });
 
   it("createdBy in GET /keys: a session's key names its person, a key made by it inherits them, the operator's, the command line's and their keys' are null", async () => {
