@@ -822,14 +822,17 @@ export interface paths {
         };
         /**
          * List keys
-         * @description List the account's active keys, newest first, with when each was last used.
+         * @description List the account's active keys, newest first, with when each was last used and who made it (`createdBy`).
          */
         get: operations["Keys_list"];
         put?: never;
         /**
          * Create a key
          * @description Make a key of this account. Its scope may be no wider than the calling key's (else 403
-         *     `insufficient_scope`); a test key makes only test keys (`test` is then `true` whatever is asked).
+         *     `insufficient_scope`); a test key makes only test keys (`test` is then `true` whatever is asked). Made with
+         *     a session, the key records its maker (`createdBy`) and does at most what the maker's current role may; made
+         *     by such a key, it inherits that maker. The operator's, the command line's and the first start's keys have
+         *     none (`createdBy: null`).
          */
         post: operations["Keys_create"];
         delete?: never;
@@ -2491,7 +2494,8 @@ export interface components {
          *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
          *       "expiresAt": null,
          *       "createdAt": "2026-11-22T10:00:00.000Z",
-         *       "lastUsedAt": "2026-11-25T09:30:00.000Z"
+         *       "lastUsedAt": "2026-11-25T09:30:00.000Z",
+         *       "createdBy": null
          *     }
          */
         ApiKeyInfo: {
@@ -2524,6 +2528,12 @@ export interface components {
              *     was before this request.
              */
             lastUsedAt: string | null;
+            /**
+             * @description The person who made the key with a session, or made the key that made it (see `KeyMaker`: the key does at
+             *     most what their role now may); `null` for an operator key and for a key made by the operator, the command
+             *     line or the first start.
+             */
+            createdBy: components["schemas"]["KeyMaker"] | null;
         };
         /**
          * @description Who holds a key: an account (the account API) or the operator who runs the service (the operator API).
@@ -2546,7 +2556,11 @@ export interface components {
          *       "test": false,
          *       "expiresAt": null,
          *       "createdAt": "2026-11-22T10:00:00.000Z",
-         *       "lastUsedAt": null
+         *       "lastUsedAt": null,
+         *       "createdBy": {
+         *         "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *         "email": "ada@example.com"
+         *       }
          *     }
          */
         ApiKeySummary: {
@@ -2567,6 +2581,12 @@ export interface components {
             createdAt: string;
             /** @description When the key was last used, to within 30 seconds, or `null`. */
             lastUsedAt: string | null;
+            /**
+             * @description The person who made the key with a session (see `KeyMaker`: the key does at most what their role now may),
+             *     inherited by the keys it made; `null` for a key made by the operator, the command line or the first start,
+             *     or by a key that has no maker.
+             */
+            createdBy: components["schemas"]["KeyMaker"] | null;
         };
         /** @description One page of a list, newest first. */
         ApiKeySummaryPage: {
@@ -3243,7 +3263,8 @@ export interface components {
         };
         /**
          * @description A new key of an account. A key creates keys of its own account only, with a scope no wider than its own and an
-         *     expiry no later than its own; a test key creates only test keys.
+         *     expiry no later than its own; a test key creates only test keys. A key made with a person's session records
+         *     that person (`createdBy`) and is never more than them (see `KeyMaker`).
          * @example {
          *       "name": "billing service",
          *       "scope": "send",
@@ -3512,7 +3533,8 @@ export interface components {
          *       "scope": "send",
          *       "test": false,
          *       "expiresAt": null,
-         *       "createdAt": "2026-11-22T10:00:00.000Z"
+         *       "createdAt": "2026-11-22T10:00:00.000Z",
+         *       "createdBy": null
          *     }
          */
         CreatedApiKey: {
@@ -3533,6 +3555,12 @@ export interface components {
              * @description When the key was made.
              */
             createdAt: string;
+            /**
+             * @description The person who made the key with a session (see `KeyMaker`: the key does at most what their role now may),
+             *     inherited by the keys it made; `null` for a key made by the operator, the command line or the first start,
+             *     or by a key that has no maker.
+             */
+            createdBy: components["schemas"]["KeyMaker"] | null;
         };
         /** @description The credentials just made, with the password: shown this once. */
         CreatedSmppCredential: {
@@ -4107,6 +4135,24 @@ export interface components {
         };
         /** @description A key id: 12 base62 characters. */
         KeyId: string;
+        /**
+         * @description The person who made a key: the user whose session made it, or who made the key that made it (a key made by
+         *     another key inherits its maker's). Such a key is never more than that person: it acts with at most their
+         *     *current* role (`UserRole`), read on every request. A viewer's keys only read (any other operation is 403
+         *     `insufficient_role`); a developer's keys never manage users, roles or invitations (403 `insufficient_role`);
+         *     demoting the person caps their keys at once, and removing them (`DELETE /api/v1/users/{userId}`) revokes every
+         *     key they made, each revocation audited as `Keys_revoke`.
+         * @example {
+         *       "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+         *       "email": "ada@example.com"
+         *     }
+         */
+        KeyMaker: {
+            /** @description The user who made the key. */
+            userId: components["schemas"]["Uuid"];
+            /** @description Their address when the key was made. */
+            email: string;
+        };
         /**
          * @description One immutable line of an account's ledger; the sum of all of them is the balance.
          * @example {
@@ -6018,7 +6064,9 @@ export interface components {
          *     | `viewer` | `read` | — |
          *     | `operator` (operator users) | an operator key | — |
          *
-         *     Operations that manage users name the roles they need in `x-roles`; a `full` key may call them too.
+         *     Operations that manage users name the roles they need in `x-roles`; a `full` key may call them too, unless a
+         *     person made it: a key made with a session (`createdBy`, see `KeyMaker`) acts with at most its maker's current
+         *     role, `x-roles` and the role's scope included (403 `insufficient_role`).
          * @enum {string}
          */
         UserRole: "owner" | "admin" | "developer" | "viewer" | "operator";
@@ -11522,7 +11570,8 @@ export interface operations {
                      *       "accountId": null,
                      *       "expiresAt": null,
                      *       "createdAt": "2026-11-22T10:00:00.000Z",
-                     *       "lastUsedAt": "2026-11-25T09:30:00.000Z"
+                     *       "lastUsedAt": "2026-11-25T09:30:00.000Z",
+                     *       "createdBy": null
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyInfo"];
@@ -11611,7 +11660,11 @@ export interface operations {
                      *           "test": false,
                      *           "expiresAt": null,
                      *           "createdAt": "2026-11-22T10:00:00.000Z",
-                     *           "lastUsedAt": null
+                     *           "lastUsedAt": null,
+                     *           "createdBy": {
+                     *             "userId": "0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21",
+                     *             "email": "ada@example.com"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": null

@@ -88,7 +88,11 @@ CREATE TABLE api_keys (
   scope text,
   expires_at timestamp with time zone,
   test boolean NOT NULL DEFAULT false,
+  created_by_user_id uuid,
+  created_by_email text,
   CONSTRAINT api_keys_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
+  CONSTRAINT api_keys_created_by_check CHECK (((created_by_user_id IS NULL) = (created_by_email IS NULL))),
+  CONSTRAINT api_keys_created_by_kind_check CHECK (((created_by_user_id IS NULL) OR (kind = 'account'::text))),
   CONSTRAINT api_keys_key_id_check CHECK ((key_id ~ '^[0-9A-Za-z]{12}$'::text)),
   CONSTRAINT api_keys_kind_account_check CHECK (((kind = 'operator'::text) = (account_id IS NULL))),
   CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['account'::text, 'operator'::text]))),
@@ -918,6 +922,7 @@ CREATE UNIQUE INDEX accounts_pkey ON accounts USING btree (id);
 CREATE INDEX accounts_price_list_idx ON accounts USING btree (price_list) WHERE (price_list IS NOT NULL);
 CREATE INDEX api_keys_account_idx ON api_keys USING btree (account_id);
 CREATE INDEX api_keys_active_idx ON api_keys USING btree (account_id, created_at DESC) WHERE (revoked_at IS NULL);
+CREATE INDEX api_keys_created_by_idx ON api_keys USING btree (created_by_user_id) WHERE ((created_by_user_id IS NOT NULL) AND (revoked_at IS NULL));
 CREATE UNIQUE INDEX api_keys_pkey ON api_keys USING btree (key_id);
 CREATE INDEX audit_events_account_idx ON audit_events USING btree (account_id, created_at DESC, id DESC);
 CREATE INDEX audit_events_created_idx ON audit_events USING btree (created_at DESC, id DESC);

@@ -1,9 +1,9 @@
 // Who may call an operation, as the OpenAPI document says: `x-key-kinds` (the kinds of key, `account` when
 // absent), `x-scope` (the scope an account key needs, and a session's role as its scope: ROLE_SCOPE), `x-roles`
-// (the roles a session needs besides) and `x-public` (no key or session at all). Checked right after authentication, before the body
+// (the roles a session needs besides, and a key made by a person: its maker's current role) and `x-public` (no key or session at all). Checked right after authentication, before the body
 // is read: a refused request costs no parsing.
 import type { RequestHandler } from "express";
-import type { ApiKeyKind, ApiKeyScope } from "../operator/index.js";
+import { ROLE_SCOPE, type ApiKeyKind, type ApiKeyScope } from "../operator/index.js";
 import { HttpError } from "./problem.js";
 
 export interface OperationAccess {
@@ -17,7 +17,10 @@ export interface OperationAccess {
   testKey: boolean;
   /** Called without a key or a session (`x-public`: accepting an invitation, signing in). */
   public: boolean;
-  /** The user roles a session needs besides its scope (`x-roles`), or null. A key is judged by its scope alone. */
+  /**
+   * The user roles a session needs besides its scope (`x-roles`), or null. A key is judged by its scope, and a
+   * key a person made by its maker's current role too.
+   */
   roles: readonly string[] | null;
 }
 
@@ -79,6 +82,17 @@ export const requireKeyAccess: RequestHandler = (req, _res, next) => {
       new HttpError("insufficient_role", `Signed in as ${req.session.role}; ${op.operationId} needs the role ${op.roles.join(" or ")}.`),
     );
   }
+  // A key a person made (with a session, or by a key they made) is never more than that person now: their role's
+  // `x-roles` here, and their role's scope after the key's own (CONTRACT "Changed (turn 5)").
+  const maker = key.maker;
+  if (maker && op.roles && !op.roles.includes(maker.role)) {
+    return next(
+      new HttpError(
+        "insufficient_role",
+        `This key was made by ${maker.email}, now ${maker.role}; ${op.operationId} needs the role ${op.roles.join(" or ")}. A key does no more than the person who made it.`,
+      ),
+    );
+  }
   if (key.kind === "account" && op.scope && !scopeCovers(key.scope!, op.scope)) {
     return next(
       new HttpError(
@@ -86,6 +100,14 @@ export const requireKeyAccess: RequestHandler = (req, _res, next) => {
         req.session
           ? `Signed in as ${req.session.role}, whose scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`.`
           : `This key's scope is \`${key.scope}\`; ${op.operationId} needs \`${op.scope}\`. Use a key with a wider scope.`,
+      ),
+    );
+  }
+  if (maker && op.scope && !scopeCovers(ROLE_SCOPE[maker.role], op.scope)) {
+    return next(
+      new HttpError(
+        "insufficient_role",
+        `This key was made by ${maker.email}, now ${maker.role}, whose scope is \`${ROLE_SCOPE[maker.role]}\`; ${op.operationId} needs \`${op.scope}\`. A key does no more than the person who made it.`,
       ),
     );
   }

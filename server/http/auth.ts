@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Account } from "../operator/index.js";
-import type { ApiKeyKind, ApiKeyScope } from "../operator/index.js";
+import type { AccountRole, ApiKeyKind, ApiKeyScope } from "../operator/index.js";
 import type { KeyUsage } from "../operator/index.js";
 import type { Db } from "../db/knex.js";
 import { admitApiRequest, chargeBulkRows, chargeSessionRequest, type RateDecision, type RateLimit } from "../operator/index.js";
@@ -36,6 +36,19 @@ export interface RequestKey {
   test: boolean;
   /** When the key expires; null for a key that does not. */
   expiresAt: Date | null;
+  /**
+   * The person who made the key with a session (or made the key that made it), with their role as it is now,
+   * read with the key on this request: the key does at most what that role may (access.ts). Null for a key
+   * made by the operator, the command line or the first start, and for a session (its own role is judged).
+   */
+  maker: KeyMakerNow | null;
+}
+
+/** A key's maker and the role they hold now. */
+export interface KeyMakerNow {
+  userId: string;
+  email: string;
+  role: AccountRole;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -108,7 +121,17 @@ export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLim
           limits: key.accountLimits ?? undefined,
         };
       }
-      req.apiKey = { id: key.keyId, kind: key.kind, scope: key.scope, test: key.test, expiresAt: key.expiresAt ?? null };
+      req.apiKey = {
+        id: key.keyId,
+        kind: key.kind,
+        scope: key.scope,
+        test: key.test,
+        expiresAt: key.expiresAt ?? null,
+        maker:
+          key.createdByUserId && key.createdByEmail && key.makerRole
+            ? { userId: key.createdByUserId, email: key.createdByEmail, role: key.makerRole }
+            : null,
+      };
       usage?.seen(key.keyId);
       if (decision) applyRateDecision(res, decision, limit);
       if (key.accountSuspended)
@@ -154,6 +177,7 @@ async function authenticateSession(db: Db, req: Request, cookieToken: string): P
     scope: session.role === "operator" ? null : ROLE_SCOPE[session.role],
     test: false,
     expiresAt: null,
+    maker: null,
   };
   if (session.accountId !== null) {
     const account = await getAccount(db, session.accountId);

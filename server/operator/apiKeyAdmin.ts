@@ -1,8 +1,10 @@
-// Making and revoking keys: by the CLI on the server, by an account's own key (of its account only, no wider
-// than itself, a test key only test keys) and by the operator for any account.
+// Making and revoking keys: by the CLI on the server, by an account's own key or a person's session (of its
+// account only, no wider than itself, a test key only test keys) and by the operator for any account. A key made
+// with a session records its maker, and a key made by such a key inherits it: the key then does at most what
+// its maker's current role may (http/access.ts), and goes when its maker is removed (users.ts, removeUser).
 import { ensureAccount, countAccounts, lockFirstStart } from "./accountsTable.js";
 import { insertAuditEvent } from "./auditEventsTable.js";
-import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope } from "./apiKeysTable.js";
+import { insertApiKey, revokeApiKey, type ApiKeyRow, type ApiKeyScope, type KeyMaker } from "./apiKeysTable.js";
 import type { Db } from "../db/knex.js";
 import { generateApiKey } from "./apiKeySecrets.js";
 import { inviteFirstStartOwner } from "./users.js";
@@ -18,13 +20,19 @@ export interface KeyRequest {
   test?: boolean;
 }
 
-/** The creating key, when a key makes the key (not the CLI, not the operator). */
+/** The creating key (or session), when a key makes the key (not the CLI, not the operator). */
 export interface CreatingKey {
+  /** At most what its maker's role may now: the narrower of the key's scope and its maker's role's. */
   scope: ApiKeyScope;
   test: boolean;
   /** A key never outlives its maker: the child's expiry is at most this. */
   expiresAt: Date | null;
+  /** The person who made it: the signed-in user, or the creating key's own maker (inherited); null for none. */
+  createdBy: KeyMaker | null;
 }
+
+/** The narrower of two scopes. */
+export const narrowerScope = (a: ApiKeyScope, b: ApiKeyScope): ApiKeyScope => (WIDTH[a] <= WIDTH[b] ? a : b);
 
 /** Makes a key of an account and returns it with its secret, shown this once. */
 export async function createAccountKey(
@@ -48,7 +56,17 @@ export async function createAccountKey(
   // A test key makes only test keys, whatever is asked.
   const test = opts.by?.test === true ? true : (request.test ?? false);
   const { key, keyId, secretHash } = generateApiKey();
-  const row = await insertApiKey(db, { kind: "account", keyId, accountId, secretHash, name: request.name ?? null, scope, test, expiresAt });
+  const row = await insertApiKey(db, {
+    kind: "account",
+    keyId,
+    accountId,
+    secretHash,
+    name: request.name ?? null,
+    scope,
+    test,
+    expiresAt,
+    createdBy: opts.by?.createdBy ?? null,
+  });
   return { ...row, key };
 }
 

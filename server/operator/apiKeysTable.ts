@@ -3,6 +3,7 @@ import type { CursorKey } from "../domain/cursor.js";
 import type { AccountLimits } from "./accountsTable.js";
 import { cursorAtColumn } from "../db/newestFirstPage.js";
 import { run, sql } from "../db/sql.js";
+import type { AccountRole } from "./userRoles.js";
 
 export type ApiKeyKind = "account" | "operator";
 /** What an account key may do: `full` covers `send`, which covers `read`. */
@@ -23,6 +24,16 @@ export interface ApiKeyRow {
   createdAt: Date;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  /** The user whose session made the key (or made the key that made it); null for the operator's, the CLI's, the first start's. */
+  createdByUserId: string | null;
+  /** That user's address when the key was made; null with createdByUserId. */
+  createdByEmail: string | null;
+}
+
+/** Who made a key with a session: a key made by a key inherits its maker's. */
+export interface KeyMaker {
+  userId: string;
+  email: string;
 }
 
 /** A key as authentication reads it: with its account's state and limits (accounts.ts). */
@@ -30,6 +41,11 @@ export interface AdmittedKeyRow extends ApiKeyRow {
   accountSuspended: boolean | null;
   accountFirstStart: boolean | null;
   accountLimits: AccountLimits | null;
+  /**
+   * The current role of the user who made the key, read with the key on every request; null for a key without
+   * a maker. A key whose maker is gone (or of another account) is not found at all.
+   */
+  makerRole: AccountRole | null;
 }
 
 const columns = {
@@ -45,10 +61,13 @@ const columns = {
   createdAt: "k.created_at",
   revokedAt: "k.revoked_at",
   lastUsedAt: "k.last_used_at",
+  createdByUserId: "k.created_by_user_id",
+  createdByEmail: "k.created_by_email",
 };
 
 export type NewApiKeyRow = { keyId: string; secretHash: Buffer; name?: string | null } & (
-  { kind: "account"; accountId: string; scope: ApiKeyScope; test?: boolean; expiresAt?: Date | null } | { kind: "operator" }
+  | { kind: "account"; accountId: string; scope: ApiKeyScope; test?: boolean; expiresAt?: Date | null; createdBy?: KeyMaker | null }
+  | { kind: "operator" }
 );
 
 export async function insertApiKey(db: Knex, key: NewApiKeyRow): Promise<ApiKeyRow> {
@@ -61,6 +80,8 @@ export async function insertApiKey(db: Knex, key: NewApiKeyRow): Promise<ApiKeyR
     test: key.kind === "account" ? (key.test ?? false) : false,
     expires_at: key.kind === "account" ? (key.expiresAt ?? null) : null,
     secret_hash: key.secretHash,
+    created_by_user_id: key.kind === "account" ? (key.createdBy?.userId ?? null) : null,
+    created_by_email: key.kind === "account" ? (key.createdBy?.email ?? null) : null,
   });
   return (await readActiveApiKey(db, key.keyId))!;
 }
@@ -104,6 +125,19 @@ export async function revokeApiKey(db: Knex, keyId: string, accountId?: string):
   const query = db("api_keys").where({ key_id: keyId }).whereNull("revoked_at");
   if (accountId !== undefined) query.where({ account_id: accountId });
   return (await query.update({ revoked_at: db.fn.now() })) > 0;
+}
+
+/**
+ * Revokes every active key a user made (with a session, or by a key it made): when the user is removed. The
+ * revoked keys' ids, for the audit log.
+ */
+export async function revokeKeysMadeBy(db: Knex, userId: string): Promise<{ keyId: string; accountId: string }[]> {
+  const { rows } = await run<{ keyId: string; accountId: string }>(
+    db,
+    sql`UPDATE api_keys SET revoked_at = now() WHERE created_by_user_id = ${userId}::uuid AND revoked_at IS NULL
+        RETURNING key_id AS "keyId", account_id AS "accountId"`,
+  );
+  return rows;
 }
 
 /** Records when keys were last used, in one statement for many; a time never moves back. */

@@ -39,6 +39,9 @@ export interface Admission {
  * caller decides authentication with a constant-time comparison.) Measured under the sustained-load test:
  * two statements per request (lookup, then token) held the API to ~265 requests/s with a worker sending
  * beside it on 2 cores; one statement is what this module exists for.
+ *
+ * The key's maker (a person who made it with a session, migration 059) is joined in the same statement: their
+ * role now is what the key may do at most (http/access.ts), and a key whose maker is gone is not found (401).
  */
 const admit = prepared(
   "admit_api_request",
@@ -46,9 +49,12 @@ const admit = prepared(
     sql`WITH k AS (
            SELECT k.key_id, k.kind, k.account_id, a.name, k.name AS key_name, k.scope, k.test, k.expires_at, k.secret_hash,
                   k.created_at, k.revoked_at, k.last_used_at, a.suspended, a.first_start,
-                  CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS limits
+                  CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS limits,
+                  k.created_by_user_id, k.created_by_email, u.role AS maker_role
              FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
+                  LEFT JOIN users u ON u.id = k.created_by_user_id AND u.account_id = k.account_id
             WHERE k.key_id = ${v.keyId} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+              AND (k.created_by_user_id IS NULL OR u.id IS NOT NULL)
          ), attempt AS (
            INSERT INTO rate_buckets AS r (bucket, tat)
            SELECT CASE WHEN account_id IS NULL THEN 'r.key.' || key_id ELSE 'r.' || account_id END,
@@ -60,7 +66,8 @@ const admit = prepared(
          )
          SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", k.name AS "accountName", k.key_name AS "name",
                 k.scope, k.test, k.expires_at AS "expiresAt", k.suspended AS "accountSuspended", k.first_start AS "accountFirstStart",
-                k.limits AS "accountLimits",
+                k.limits AS "accountLimits", k.created_by_user_id AS "createdByUserId", k.created_by_email AS "createdByEmail",
+                k.maker_role AS "makerRole",
                 k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt",
                 k.secret_hash = ${v.secretHash}::bytea AS limited,
                 EXISTS (SELECT 1 FROM attempt) AS allowed,
@@ -76,9 +83,12 @@ const findKey = prepared(
     sql`SELECT k.key_id AS "keyId", k.kind, k.account_id AS "accountId", a.name AS "accountName", k.name,
                 k.scope, k.test, k.expires_at AS "expiresAt", a.suspended AS "accountSuspended", a.first_start AS "accountFirstStart",
                 CASE WHEN a.id IS NOT NULL THEN ${ACCOUNT_LIMITS_JSON} END AS "accountLimits",
-                k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt"
+                k.secret_hash AS "secretHash", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt",
+                k.created_by_user_id AS "createdByUserId", k.created_by_email AS "createdByEmail", u.role AS "makerRole"
            FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_id = ${v.keyId} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+                LEFT JOIN users u ON u.id = k.created_by_user_id AND u.account_id = k.account_id
+          WHERE k.key_id = ${v.keyId} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+            AND (k.created_by_user_id IS NULL OR u.id IS NOT NULL)`,
 );
 
 interface AdmitValues {

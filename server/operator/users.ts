@@ -9,6 +9,7 @@ import { dictionary } from "@zxcvbn-ts/language-common";
 import type { Knex } from "knex";
 import { DomainError, notFound } from "../domain/errors.js";
 import { insertAuditEvent } from "./auditEventsTable.js";
+import { revokeKeysMadeBy } from "./apiKeysTable.js";
 import {
   ADDRESS_FAILURES,
   INVITATION_MS,
@@ -161,13 +162,36 @@ export async function changeUserRole(db: Knex, accountId: string, userId: string
   });
 }
 
-/** Removes a user (its sessions end with it); never the account's last owner. */
-export async function removeUser(db: Knex, accountId: string, userId: string, by: UserManager): Promise<void> {
+/** Who removes a user, for the audit events of the keys that go with it. */
+export interface Remover {
+  actorType: "account" | "operator";
+  /** The remover's key id (`user:<userId>` for a session). */
+  keyId: string;
+  requestId: string;
+}
+
+/**
+ * Removes a user (its sessions end with it); never the account's last owner. Every key the user made (with a
+ * session, or by a key they made) is revoked in the same transaction, each revocation audited as `Keys_revoke`
+ * by the remover: a key is never more than the person who made it, and a person removed is no one.
+ */
+export async function removeUser(db: Knex, accountId: string, userId: string, by: UserManager, remover: Remover): Promise<void> {
   await db.transaction(async (tx) => {
     const { user, owners } = await lockUserAndOwners(tx, accountId, userId);
     if (!user) throw notFound("User");
     if (!mayManageRole(by, user.role as AccountRole)) throw insufficientRole("Only an owner removes an owner.");
     if (user.role === "owner" && owners <= 1) throw lastOwner();
+    for (const revoked of await revokeKeysMadeBy(tx, userId)) {
+      await insertAuditEvent(tx, {
+        actorType: remover.actorType,
+        keyId: remover.keyId,
+        accountId: revoked.accountId,
+        action: "Keys_revoke",
+        resourceId: revoked.keyId,
+        requestId: remover.requestId,
+        status: 204,
+      });
+    }
     await deleteUser(tx, userId);
   });
 }

@@ -30,6 +30,8 @@ describe("kinds of key", () => {
       expiresAt: null,
       createdAt: expect.any(String),
       lastUsedAt: expect.any(String),
+      // Made by the command line, not a person.
+      createdBy: null,
     });
     expect(Date.parse(info.lastUsedAt as string)).toBeGreaterThanOrEqual(before - 1000);
 
@@ -45,6 +47,8 @@ describe("kinds of key", () => {
       expiresAt: null,
       createdAt: expect.any(String),
       lastUsedAt: expect.any(String),
+      // Made by the command line, not a person.
+      createdBy: null,
     });
   });
 

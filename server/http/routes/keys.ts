@@ -1,6 +1,6 @@
 import { listAccountKeys, readActiveApiKey, type ApiKeyRow } from "../../operator/index.js";
 import { fetchPage } from "../../domain/cursor.js";
-import { createAccountKey, revokeAccountKey } from "../../operator/index.js";
+import { createAccountKey, narrowerScope, revokeAccountKey, ROLE_SCOPE } from "../../operator/index.js";
 import { HttpError } from "../problem.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
@@ -17,7 +17,12 @@ export const toKeySummary = (k: ApiKeyRow) => ({
   expiresAt: isoOrNull(k.expiresAt),
   createdAt: iso(k.createdAt),
   lastUsedAt: isoOrNull(k.lastUsedAt),
+  createdBy: createdByOf(k),
 });
+
+/** Who made the key with a session (inherited by the keys it made), or null. */
+const createdByOf = (k: ApiKeyRow) =>
+  k.createdByUserId && k.createdByEmail ? { userId: k.createdByUserId, email: k.createdByEmail } : null;
 
 export const toCreatedKey = (k: ApiKeyRow & { key: string }) => ({
   keyId: k.keyId,
@@ -27,6 +32,7 @@ export const toCreatedKey = (k: ApiKeyRow & { key: string }) => ({
   expiresAt: isoOrNull(k.expiresAt),
   test: k.test,
   createdAt: iso(k.createdAt),
+  createdBy: createdByOf(k),
 });
 
 export const keyHandlers: Pick<Handlers, "Key_get" | "Keys_create" | "Keys_list" | "Keys_revoke"> = {
@@ -48,13 +54,22 @@ export const keyHandlers: Pick<Handlers, "Key_get" | "Keys_create" | "Keys_list"
         expiresAt: isoOrNull(row.expiresAt),
         createdAt: iso(row.createdAt),
         lastUsedAt: isoOrNull(row.lastUsedAt),
+        createdBy: createdByOf(row),
       },
     };
   },
 
-  async Keys_create({ db, account, key, body, now }) {
+  async Keys_create({ db, account, key, session, body, now }) {
+    // Made with a session: its person is the maker. Made by a key: that key's maker, if any, and never more
+    // than that maker's role allows now.
+    const maker = key.maker;
     const created = await createAccountKey(db, account.id, body, {
-      by: { scope: key.scope!, test: key.test, expiresAt: key.expiresAt },
+      by: {
+        scope: maker ? narrowerScope(key.scope!, ROLE_SCOPE[maker.role]) : key.scope!,
+        test: key.test,
+        expiresAt: key.expiresAt,
+        createdBy: session ? { userId: session.userId, email: session.email } : maker ? { userId: maker.userId, email: maker.email } : null,
+      },
       now: now(),
     });
     return { status: 201, body: toCreatedKey(created) };

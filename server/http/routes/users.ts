@@ -142,7 +142,11 @@ export const userHandlers: Pick<
   },
 
   async Users_delete(ctx) {
-    await removeUser(ctx.db, ctx.account.id, ctx.path.userId, managerOf(ctx));
+    await removeUser(ctx.db, ctx.account.id, ctx.path.userId, managerOf(ctx), {
+      actorType: ctx.key.kind,
+      keyId: ctx.key.id,
+      requestId: ctx.client.requestId,
+    });
     return { status: 204 };
   },
 
