@@ -313,6 +313,11 @@ class SendBatch {
     const marked = rest.filter((id) => !unwritten.has(id));
     const found = marked.length > 0 ? await findMessages(db, { keys: this.keys(marked) }) : [];
     for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
+    // Still scheduled and nothing above holds it: the claim was refused by a hold lifted since (a campaign
+    // resumed, an account reinstated between the claim and these reads). Judged again now; ending the job
+    // would leave the message to the orphan sweep, tens of seconds later.
+    for (const m of found)
+      if (m.status === "scheduled") this.settle(m.id, new Snooze(new Date(), "claim refused by a hold since lifted: judged again"));
   }
 
   /** Unknown outcomes: declared, resolved by a receipt if one came, else failed (or sent again) once due. */
