@@ -56,7 +56,7 @@ export const chargeFloor = (limits: AccountLimits | undefined): number | null =>
 export function insufficientFunds(path = "/body"): DomainError {
   return new DomainError(
     "insufficient_funds",
-    "The account's balance cannot pay for this: nothing was accepted. Ask the operator for a top-up.",
+    "The account's balance cannot pay for this: not accepted. Ask the operator for a top-up.",
     {
       errors: [{ path, message: "insufficient funds" }],
     },

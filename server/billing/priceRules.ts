@@ -47,7 +47,7 @@ export function priceBook(list: PriceListRules): PriceBook {
 export function priceOf(book: PriceBook, to: string, segments: number, path: string): MessagePrice {
   const perSegment = book.prefixes.find(([prefix]) => to.startsWith(prefix))?.[1] ?? book.countries.get(countryOf(to)) ?? book.default;
   if (perSegment === null)
-    throw new DomainError("no_price", `The account's price list has no price for ${to}: nothing was accepted.`, {
+    throw new DomainError("no_price", `The account's price list has no price for ${to}: not accepted.`, {
       errors: [{ path, message: "no price for this destination" }],
     });
   const amount = perSegment * segments;

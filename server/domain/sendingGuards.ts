@@ -63,7 +63,7 @@ export function requireAllowedDestination(input: string, allowed: Destinations, 
   if (!checked) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
   const { e164, problem } = checked;
   if (problem) {
-    throw new DomainError("destination_not_allowed", `${e164} ${problem}; nothing was accepted.`, { errors: [{ path, message: problem }] });
+    throw new DomainError("destination_not_allowed", `${e164} ${problem}; not accepted.`, { errors: [{ path, message: problem }] });
   }
   return e164;
 }
@@ -76,7 +76,7 @@ export function requireAllowedSenderId(from: string, limits: GuardLimits | undef
 }
 
 export function senderNotAllowed(from: string, path: string, why: string): DomainError {
-  return new DomainError("sender_not_allowed", `The sender ${from} ${why}; nothing was accepted.`, { errors: [{ path, message: why }] });
+  return new DomainError("sender_not_allowed", `The sender ${from} ${why}; not accepted.`, { errors: [{ path, message: why }] });
 }
 
 /** The reason given when the account does not hold an E.164 sender. */

@@ -25,6 +25,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   account_suspended: { status: 403, title: "Account suspended" },
   self_service_disabled: { status: 403, title: "Self-service numbers disabled" },
   key_in_use: { status: 409, title: "Key in use" },
+  simulator_unavailable: { status: 409, title: "Simulator unavailable" },
   account_exists: { status: 409, title: "Account exists" },
   connector_exists: { status: 409, title: "Connector exists" },
   sender_pool_exists: { status: 409, title: "Sender pool exists" },

@@ -92,18 +92,22 @@ const jsonOf = (settings: ConnectorSettings) => (settings.smpp === null ? null :
  * simulated inbound messages exist and accounts may add their own numbers.
  */
 export async function carrierReachable(db: Knex): Promise<boolean> {
-  const { rows } = await run<{ reachable: boolean }>(
+  return (await carriersReachable(db)).length > 0;
+}
+
+/** The names of the connectors that lead to a carrier (as carrierReachable judges them), by name. */
+export async function carriersReachable(db: Knex): Promise<string[]> {
+  const { rows } = await run<{ name: string }>(
     db,
-    sql`SELECT EXISTS (
-          SELECT 1 FROM connectors c
-           WHERE c.type <> 'simulator'
-             AND (c.enabled OR EXISTS (
-                   SELECT 1 FROM routing_table, jsonb_array_elements(routes) r
-                    WHERE r->'connectors' @> jsonb_build_array(jsonb_build_object('connectorId', c.id::text))
-                       OR r->'fallback' @> to_jsonb(ARRAY[c.id::text])))
-        ) AS reachable`,
+    sql`SELECT c.name FROM connectors c
+         WHERE c.type <> 'simulator'
+           AND (c.enabled OR EXISTS (
+                 SELECT 1 FROM routing_table, jsonb_array_elements(routes) r
+                  WHERE r->'connectors' @> jsonb_build_array(jsonb_build_object('connectorId', c.id::text))
+                     OR r->'fallback' @> to_jsonb(ARRAY[c.id::text])))
+         ORDER BY c.name`,
   );
-  return rows[0]!.reachable;
+  return rows.map((r) => r.name);
 }
 
 /** One worker's sessions of one connector. */

@@ -147,13 +147,15 @@ describe("inbound messages through the simulator", () => {
     expect((await (await a.request("GET", "/api/v1/opt-outs")).json()) as { data: unknown[] }).toMatchObject({ data: [] });
   });
 
-  it("does not exist unless the server runs the simulator (404)", async () => {
+  it("is 409 simulator_unavailable, naming the carrier, unless the server runs the simulator alone", async () => {
     await addCarrierConnector(await withSmpp().operator());
     const a = await withSmpp().account();
     await a.holds("+14155550230");
     const res = await a.request("POST", "/api/v1/simulator/inbound", { from: "+14155550231", to: "+14155550230", body: "hi" });
-    expect(res.status).toBe(404);
-    expect((await problemOf(res)).code).toBe("not_found");
+    expect(res.status).toBe(409);
+    const problem = await problemOf(res);
+    expect(problem.code).toBe("simulator_unavailable");
+    expect(problem.detail).toMatch(/leads to a carrier \(.+\)/);
   });
 
   it("exists only while nothing leads to a carrier: a carrier added beside the simulator, or named by a route, ends it", async () => {
@@ -168,8 +170,8 @@ describe("inbound messages through the simulator", () => {
     // An enabled carrier beside the simulator's `default`: a forged HELP would make the real SMSC answer.
     const carrier = await addCarrierConnector(op);
     const refused = await send();
-    expect(refused.status).toBe(404);
-    expect((await problemOf(refused)).code).toBe("not_found");
+    expect(refused.status).toBe(409);
+    expect((await problemOf(refused)).code).toBe("simulator_unavailable");
     // Nor may the first-start account claim a free number any more.
     const claim = await a.request("POST", "/api/v1/numbers", { phoneNumber: "+14155550242" });
     expect(claim.status).toBe(403);
@@ -188,6 +190,6 @@ describe("inbound messages through the simulator", () => {
       ],
     });
     expect(put.status, await put.clone().text()).toBe(200);
-    expect((await send()).status).toBe(404);
+    expect((await send()).status).toBe(409);
   });
 });

@@ -91,6 +91,8 @@ describe("batches", () => {
       8: expect.objectContaining({ code: "scheduled_at_not_in_future", path: "/body/messages/8/scheduledAt" }),
     });
     expect(result.results.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    // An item's refusal speaks of that item: the batch's other items were accepted.
+    for (const e of Object.values(errors)) expect(e.detail, e.code).not.toMatch(/nothing was/);
 
     const listed = (await (await a.request("GET", `/api/v1/messages?batchId=${result.batchId}`)).json()) as {
       data: { messageId: string; batchId: string }[];

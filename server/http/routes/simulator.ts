@@ -1,7 +1,7 @@
 import { findNumberOwner } from "../../db/numbers.js";
 import { DomainError } from "../../domain/errors.js";
 import { requirePhone } from "../../domain/phone.js";
-import { carrierReachable } from "../../routing/index.js";
+import { carriersReachable } from "../../routing/index.js";
 import { receiveInboundMessage } from "../../services/inbound.js";
 import type { Handlers } from "../types.js";
 
@@ -14,7 +14,12 @@ export const simulatorHandlers: Pick<Handlers, "Simulator_inbound"> = {
   async Simulator_inbound({ db, log, account, body, config, now }) {
     // The deployment's connectors, not this process's setting: while anything leads to a carrier (an enabled
     // carrier connector, or one a route names) a forged HELP or STOP would make a real SMSC send.
-    if (await carrierReachable(db)) throw new DomainError("not_found", "This deployment does not run the simulator alone.");
+    const carriers = await carriersReachable(db);
+    if (carriers.length > 0)
+      throw new DomainError(
+        "simulator_unavailable",
+        `The simulator takes no inbound messages while a connector leads to a carrier (${carriers.join(", ")}: enabled, or named by a route, even while down), so that a forged STOP or HELP never makes a real SMSC send. Send a real message to the number instead.`,
+      );
     const from = requirePhone(body.from, "/body/from");
     const to = requirePhone(body.to, "/body/to");
     if ((await findNumberOwner(db, to))?.accountId !== account.id) throw numberNotFound();

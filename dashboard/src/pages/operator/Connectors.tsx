@@ -52,6 +52,12 @@ export function Connectors() {
       {list.loading && !list.data && <Loading what="connectors" />}
       <ProblemMessage error={list.error} prefix="Could not load the connectors" />
       {list.data && list.data.length === 0 && <p class="muted">No connectors: nothing can be sent until one is made and routed to.</p>}
+      {list.data?.some((c) => c.type !== "simulator") && (
+        <p class="muted" data-note="simulator">
+          Simulated inbound messages are refused while a carrier connector is enabled or named by a route, even while it is down, so that a
+          forged STOP or HELP never makes a real SMSC send.
+        </p>
+      )}
       {list.data && list.data.length > 0 && (
         <table class="table">
           <caption class="sr-only">Connectors, oldest first, with their live state</caption>
