@@ -5065,6 +5065,13 @@ export interface components {
             /** @description Priorities. */
             priorities?: components["schemas"]["MessagePriority"][];
         };
+        /** @description A route that can never match, and why. */
+        RouteWarning: {
+            /** @description The route, as a JSON pointer into the table (`/routes/3`). */
+            path: string;
+            /** @description Why it never matches, and what to do. */
+            message: string;
+        };
         /**
          * @description The routing table: the first route that matches a message is its route, judged when it is sent.
          * @example {
@@ -5111,6 +5118,22 @@ export interface components {
             version: number;
             /** @description The routes, in order. */
             routes: components["schemas"]["Route"][];
+        };
+        /** @description The routing table as stored, with what may be wrong in it but does not stop it being saved. */
+        RoutingTableView: {
+            /**
+             * Format: int32
+             * @description Bumped by every change; name it to change the table.
+             */
+            version: number;
+            /** @description The routes, in order. */
+            routes: components["schemas"]["Route"][];
+            /**
+             * @description Routes that can never match: one after a route that takes every message (an empty `match`), or after one
+             *     with the very same `match`. The table is saved all the same (it may be built in steps); move such a route
+             *     above the one that shadows it.
+             */
+            warnings: components["schemas"]["RouteWarning"][];
         };
         /**
          * @description Request to schedule a text message.
@@ -14261,10 +14284,11 @@ export interface operations {
                      *           ],
                      *           "fallback": []
                      *         }
-                     *       ]
+                     *       ],
+                     *       "warnings": []
                      *     }
                      */
-                    "application/json": components["schemas"]["RoutingTable"];
+                    "application/json": components["schemas"]["RoutingTableView"];
                 };
             };
             /** @description The API key is missing, malformed, unknown or revoked. */
@@ -14352,7 +14376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RoutingTable"];
+                    "application/json": components["schemas"]["RoutingTableView"];
                 };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */

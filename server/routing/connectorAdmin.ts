@@ -21,7 +21,7 @@ import type { Db } from "../db/knex.js";
 import { readRoutingTable, replaceRoutingTable, routesNaming, type RoutingTable } from "./routesTable.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 import { connectorBucketKey, turnsKey } from "../domain/throughput.js";
-import { candidatesOf, connectorsOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "./routeRules.js";
+import { candidatesOf, connectorsOf, matchRoute, routeTableErrors, shadowedRoutes, type Route, type RoutedFacts } from "./routeRules.js";
 
 /** A worker's state row older than this is a dead worker's (workers refresh theirs every few seconds). */
 export const CONNECTOR_STATE_FRESH_MS = 15_000;
@@ -151,12 +151,18 @@ const rethrowNameTaken = (name: string) => (error: unknown) => {
   throw isUniqueViolation(error, "connectors_name_key") ? nameTaken(name) : error;
 };
 
-export async function routingTable(db: Db): Promise<RoutingTable> {
-  return readRoutingTable(db);
+/** The table with its warnings (routes that can never match). */
+export const withWarnings = (table: RoutingTable) => ({
+  ...table,
+  warnings: shadowedRoutes(table.routes).map((w) => ({ path: w.pointer, message: w.detail })),
+});
+
+export async function routingTable(db: Db) {
+  return withWarnings(await readRoutingTable(db));
 }
 
 /** Replaces the table whole (422 `route_invalid` with every error; 409 `version_conflict`). */
-export async function replaceRoutes(db: Db, version: number, routes: Route[]): Promise<RoutingTable> {
+export async function replaceRoutes(db: Db, version: number, routes: Route[]) {
   return db.transaction(async (tx) => {
     // Locked, so a connector deleted meanwhile cannot be named (a DELETE checks the table under the same lock).
     const current = await readRoutingTable(tx, { forUpdate: true });
@@ -164,9 +170,15 @@ export async function replaceRoutes(db: Db, version: number, routes: Route[]): P
       throw new DomainError("version_conflict", `The routing table is at version ${current.version}, not ${version}; read it again.`);
     const ids = new Set((await listConnectors(tx)).map((c) => c.id));
     const errors = routeTableErrors(routes, (id) => ids.has(id)).map((e) => ({ path: `/body${e.pointer}`, message: e.detail }));
+    // A code that is no country is bad input (400), as a malformed one is; the rest need the table to judge.
+    const notCountries = errors.filter((e) => e.path.includes("/match/countries/"));
+    if (notCountries.length > 0)
+      throw new DomainError("validation_failed", `The request is invalid: ${notCountries[0]!.path} ${notCountries[0]!.message}.`, {
+        errors: notCountries,
+      });
     if (errors.length > 0)
       throw new DomainError("route_invalid", `The routing table is invalid: ${errors[0]!.path} ${errors[0]!.message}.`, { errors });
-    return (await replaceRoutingTable(tx, version, routes.map(normalised)))!;
+    return withWarnings((await replaceRoutingTable(tx, version, routes.map(normalised)))!);
   });
 }
 

@@ -1,7 +1,7 @@
 // The routing table's rules (docs/ROUTING.md), pure: which route a message takes and the order its connectors
 // are tried in. The table and the connectors' availability are read by their owners (routing/routesTable.ts,
 // providers/connectorSet.ts); this module only decides.
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/max";
 import type { Category, Priority } from "../domain/sendingPolicy.js";
 
 export interface RouteMatch {
@@ -89,6 +89,14 @@ export function routeTableErrors(
     route.match.prefixes?.forEach((p, k) => {
       if (!/^\+[0-9]{1,15}$/.test(p)) errors.push({ pointer: `${at}/match/prefixes/${k}`, detail: "must be + and 1 to 15 digits" });
     });
+    // ISO 3166-1 alpha-2 codes that have phone numbers: `UK` is no country (the United Kingdom is `GB`).
+    route.match.countries?.forEach((c, k) => {
+      if (!isSupportedCountry(c))
+        errors.push({
+          pointer: `${at}/match/countries/${k}`,
+          detail: `${c} is not an ISO 3166-1 country code with phone numbers${c === "UK" ? " (the United Kingdom is GB)" : ""}`,
+        });
+    });
     const seen = new Set<string>();
     connectorsOf(route).forEach((id, k) => {
       const pointer = k < route.connectors.length ? `${at}/connectors/${k}/connectorId` : `${at}/fallback/${k - route.connectors.length}`;
@@ -98,4 +106,25 @@ export function routeTableErrors(
     });
   });
   return errors;
+}
+
+/** A match with no field given: every message. */
+const matchesEverything = (m: RouteMatch): boolean => Object.values(m).every((v) => v === undefined);
+
+/**
+ * Routes that can never match, as `{ pointer, detail }`: one after a route that takes every message (an empty
+ * match), or after one with the very same match. Saved all the same (a table may be built in steps), and
+ * answered as warnings beside the table.
+ */
+export function shadowedRoutes(routes: readonly Route[]): { pointer: string; detail: string }[] {
+  const warnings: { pointer: string; detail: string }[] = [];
+  routes.forEach((route, j) => {
+    const earlier = routes.slice(0, j).find((r) => matchesEverything(r.match) || JSON.stringify(r.match) === JSON.stringify(route.match));
+    if (earlier)
+      warnings.push({
+        pointer: `/routes/${j}`,
+        detail: `never matches: the route ${earlier.name} before it takes ${matchesEverything(earlier.match) ? "every message" : "the same messages"}; move it above ${earlier.name}`,
+      });
+  });
+  return warnings;
 }

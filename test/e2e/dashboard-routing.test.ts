@@ -54,13 +54,18 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await page.getByText(`Routing table saved as version ${version + 1}`).waitFor();
     expect(await page.locator('tr[data-route="all"]').getByRole("cell").nth(3).innerText()).toBe("backup");
 
-    // The form: a route for the UK added, its pool weighted, a fallback, moved above "all", saved.
+    // The form: a route for the UK added (before the catch-all "all", where it can match), its pool weighted,
+    // a fallback removed, saved. Its country first written "UK": refused, saying the code is GB.
     await page.getByRole("button", { name: "Edit as a form" }).click();
     const form = page.getByTestId("routes-form");
     await form.locator('fieldset[data-route-form="all"]').waitFor();
     await form.getByRole("button", { name: "Add a route" }).click();
-    const uk = form.locator("fieldset.route").nth(1);
+    const uk = form.locator("fieldset.route").nth(0);
     await uk.getByLabel("Name").fill("uk");
+    await uk.getByLabel("Countries").fill("UK");
+    await page.getByRole("button", { name: "Save routing table" }).click();
+    await page.getByText("the United Kingdom is GB", { exact: false }).first().waitFor();
+    await uk.getByLabel("Countries").fill("");
     await uk.getByLabel("Recipient prefixes").fill("+44");
     await uk.getByLabel("Connector 1", { exact: true }).selectOption({ label: "default" });
     await uk.getByLabel("Weight").fill("70");
@@ -68,7 +73,6 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await uk.getByLabel("Connector 2", { exact: true }).selectOption({ label: "backup" });
     await uk.getByLabel("Weight").nth(1).fill("30");
     await uk.getByRole("checkbox", { name: "transactional" }).check();
-    await form.getByRole("button", { name: "Move up: Route 2 “uk”" }).click();
     await form.getByRole("button", { name: "Remove fallback 1 of Route 2 “all”" }).click();
     await form.getByRole("group", { name: "Route 1 “uk”", exact: true }).waitFor();
     found.push(...(await audit(page, "routing form")));
@@ -101,6 +105,20 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await explained.getByText("Route uk").waitFor();
     expect((await explained.getByRole("listitem").allInnerTexts()).sort()).toEqual(["backup: available", "default: available"]);
     await screenshot(page, "dashboard-routing");
+    // A route after the catch-all can never match: saved, with a warning that says which and why.
+    await page.getByRole("button", { name: "Edit as JSON" }).click();
+    const current = JSON.parse(await page.getByLabel("Routes (JSON)").inputValue()) as object[];
+    await page
+      .getByLabel("Routes (JSON)")
+      .fill(JSON.stringify([...current, { name: "late", match: { prefixes: ["+1"] }, connectors: [{ connectorId: idOf("default") }] }]));
+    await page.getByRole("button", { name: "Save routing table" }).click();
+    await page
+      .locator("[data-warnings]")
+      .getByText("Route 3 (late): never matches: the route all before it takes every message", { exact: false })
+      .waitFor();
+    await page.getByLabel("Routes (JSON)").fill(JSON.stringify(current));
+    await page.getByRole("button", { name: "Save routing table" }).click();
+    await page.locator("[data-warnings]").waitFor({ state: "detached" });
     found.push(...(await audit(page, "routing")));
 
     await page.getByRole("link", { name: "Connectors" }).click();
@@ -111,8 +129,8 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     // A route names it: refused, and it stays.
     await page.getByRole("dialog").getByText("The connector is named by the route(s) uk", { exact: false }).waitFor();
     expect(found).toEqual([]);
-    // The refusals asked for (422 route_invalid, 409 connector_in_use) are the only failed loads.
-    expect(page.problems.filter((p) => !/status of (409|422)/.test(p))).toEqual([]);
+    // The refusals asked for (400 for UK, 422 route_invalid, 409 connector_in_use) are the only failed loads.
+    expect(page.problems.filter((p) => !/status of (400|409|422)/.test(p))).toEqual([]);
     await page.context().close();
   });
 

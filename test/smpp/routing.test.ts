@@ -46,6 +46,7 @@ const putRoutes = async (routes: unknown[]) => {
   expect(res.status).toBe(200);
   // The worker routes by it from its next refresh: wait for that, not for a time.
   await waitUntil("the worker routes by the new table", async () => worker.connectors!.tableVersion === version + 1);
+  return (await res.json()) as { version: number; warnings: { path: string; message: string }[] };
 };
 const running = (id: string) => worker.connectors!.list().some((c) => c.id === id && c.up);
 const send = async (to: string, from = "ACME", who = account) => {
@@ -111,7 +112,33 @@ describe("connectors", () => {
     const problem = (await unknown.json()) as { code: string; errors: { path: string }[] };
     expect(problem.code).toBe("route_invalid");
     expect(problem.errors.map((e) => e.path)).toEqual(["/body/routes/0/connectors/0/connectorId"]);
+    // A country code that is no country (UK: the United Kingdom is GB) is bad input, named.
+    const uk = await request("PUT", "/api/v1/routes", {
+      version,
+      routes: [{ name: "uk", match: { countries: ["UK"] }, connectors: [{ connectorId: connectorA }] }],
+    });
+    expect(uk.status).toBe(400);
+    const ukProblem = (await uk.json()) as { code: string; detail: string; errors: { path: string }[] };
+    expect(ukProblem).toMatchObject({ code: "validation_failed", errors: [{ path: "/body/routes/0/match/countries/0" }] });
+    expect(ukProblem.detail).toContain("the United Kingdom is GB");
     expect(((await (await request("GET", "/api/v1/routes")).json()) as { version: number }).version).toBe(version);
+  });
+});
+
+describe("routes that can never match", () => {
+  it("are saved with a warning naming them and the route that shadows them, in GET as in PUT", async () => {
+    const put = await putRoutes([
+      { name: "rest", match: {}, connectors: [{ connectorId: connectorB }] },
+      { name: "uk", match: { prefixes: ["+44"] }, connectors: [{ connectorId: connectorA }] },
+    ]);
+    expect(put.warnings).toEqual([{ path: "/routes/1", message: expect.stringContaining("the route rest before it takes every message") }]);
+    const got = (await (await (await operator())("GET", "/api/v1/routes")).json()) as { warnings: unknown[] };
+    expect(got.warnings).toEqual(put.warnings);
+    const fixed = await putRoutes([
+      { name: "uk", match: { prefixes: ["+44"] }, connectors: [{ connectorId: connectorA }] },
+      { name: "rest", match: {}, connectors: [{ connectorId: connectorB }] },
+    ]);
+    expect(fixed.warnings).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 // fields AND-ed and their values OR-ed; the candidates' order (the pool drawn by weight, then the fallback, each
 // once, unavailable ones left out); what a table may not say.
 import { describe, expect, it } from "vitest";
-import { candidatesOf, matchRoute, routeTableErrors, type Route, type RoutedFacts } from "../../server/routing/index.js";
+import { candidatesOf, matchRoute, routeTableErrors, shadowedRoutes, type Route, type RoutedFacts } from "../../server/routing/index.js";
 
 const facts = (o: Partial<RoutedFacts> = {}): RoutedFacts => ({
   to: "+447400123456",
@@ -99,5 +99,30 @@ describe("routeTableErrors", () => {
       "/routes/1/name",
       "/routes/1/connectors/0/connectorId",
     ]);
+  });
+
+  it("refuses a country that is not an ISO 3166-1 code with phone numbers (UK: the United Kingdom is GB)", () => {
+    const errors = routeTableErrors([route("uk", { countries: ["GB", "UK", "XX", "IE"] })], () => true);
+    expect(errors).toEqual([
+      { pointer: "/routes/0/match/countries/1", detail: expect.stringContaining("(the United Kingdom is GB)") },
+      { pointer: "/routes/0/match/countries/2", detail: expect.stringContaining("XX is not") },
+    ]);
+  });
+});
+
+describe("shadowedRoutes", () => {
+  it("warns of a route after a catch-all or after the same match, and of nothing else", () => {
+    const table = [
+      route("gb", { countries: ["GB"] }),
+      route("gb-again", { countries: ["GB"] }),
+      route("ie", { countries: ["IE"] }),
+      route("rest", {}),
+      route("late", { prefixes: ["+1"] }),
+    ];
+    expect(shadowedRoutes(table)).toEqual([
+      { pointer: "/routes/1", detail: expect.stringContaining("the route gb before it takes the same messages") },
+      { pointer: "/routes/4", detail: expect.stringContaining("the route rest before it takes every message") },
+    ]);
+    expect(shadowedRoutes(table.slice(0, 1).concat(table.slice(2, 4)))).toEqual([]);
   });
 });

@@ -53,7 +53,11 @@ export function Routing() {
     const routes = asJson ? parsed() : drafts.map(fromDraft);
     const saved = await ok(client.PUT("/api/v1/routes", { body: { version: table.data!.version, routes } }));
     table.setData(saved);
-    setNotice(`Routing table saved as version ${saved.version}: every worker routes by it within a second, waiting messages too.`);
+    setNotice(
+      `Routing table saved as version ${saved.version}: every worker routes by it within a second, waiting messages too.${
+        saved.warnings.length ? " Check the warnings below." : ""
+      }`,
+    );
   });
   return (
     <section>
@@ -65,6 +69,18 @@ export function Routing() {
       {notice && <Notice>{notice}</Notice>}
       {table.loading && !table.data && <Loading what="the routing table" />}
       <ProblemMessage error={table.error} prefix="Could not load the routing table" />
+      {table.data && table.data.warnings.length > 0 && (
+        <div class="notice notice-info" role="status" data-warnings>
+          <p>Routes that can never match:</p>
+          <ul>
+            {table.data.warnings.map((w) => (
+              <li key={w.path}>
+                Route {Number(w.path.split("/")[2]) + 1} ({table.data!.routes[Number(w.path.split("/")[2])]?.name}): {w.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {table.data && (
         <>
           <table class="table" data-version={table.data.version}>

@@ -97,7 +97,13 @@ export function RoutesForm({
       <div class="actions">
         <button
           type="button"
-          onClick={() => onChange([...routes, { ...toDraft({ name: "", match: {}, connectors: [{ connectorId: first, weight: 1 }] }) }])}
+          onClick={() => {
+            // A new route goes before the catch-all (a route that matches everything), where it can match.
+            const catchAll = routes.findIndex((r) => Object.keys(fromDraft(r).match).length === 0);
+            const at = catchAll < 0 ? routes.length : catchAll;
+            const added = toDraft({ name: "", match: {}, connectors: [{ connectorId: first, weight: 1 }] });
+            onChange([...routes.slice(0, at), added, ...routes.slice(at)]);
+          }}
         >
           Add a route
         </button>
