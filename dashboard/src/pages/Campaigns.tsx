@@ -71,11 +71,10 @@ function CreateCampaign() {
   const group = groups.data?.find((g) => g.groupId === groupId);
   const audienceSize = audience === "group" ? (group?.contactCount ?? 0) : recipients.length;
   const fallbackValues = useMemo(() => parseCustomFields(fallbacks), [fallbacks]);
-  // The message as the sample contact would get it (a pasted number has no contact: first name empty).
+  // The message as the sample contact would get it (a pasted number has no contact: first name empty): the
+  // text that is sent, the template's when one is chosen, never the hidden text of the form's own field.
   const preview =
-    (audience === "group" && sample.data
-      ? fill(message, sample.data, fallbackValues)
-      : fill(message, { firstName: null }, fallbackValues)) ??
+    (audience === "group" && sample.data ? fill(text, sample.data, fallbackValues) : fill(text, { firstName: null }, fallbackValues)) ??
     "(this contact would be left out: a placeholder has no value and no fallback)";
   const utc = localInputToUtc(when);
 
