@@ -48,6 +48,9 @@ const BIND_MODES: Record<string, Mode> = {
   bind_transceiver: "transceiver",
 };
 
+/** The requests the server answers with their own `_resp`; any other is answered generic_nack ESME_RINVCMDID. */
+const SERVED: ReadonlySet<string> = new Set([...Object.keys(BIND_MODES), "enquire_link", "unbind", "submit_sm"]);
+
 export class ClientSession {
   readonly id = randomUUID();
   private readonly session: GuardedSession;
@@ -161,21 +164,60 @@ export class ClientSession {
     this.idleTimer.unref();
   }
 
+  /**
+   * Answers a request the server serves with its `_resp`. A response that cannot be made or written (a bad
+   * field) ends this session alone: nothing a client sends throws past its session.
+   */
   private reply(pdu: PDU, fields: Record<string, unknown> = {}): void {
-    if (!this.ended) this.session.send(pdu.response(fields));
+    if (this.ended) return;
+    if (!SERVED.has(pdu.command)) return this.nack(pdu.sequence_number, smpp.errors.ESME_RINVCMDID!);
+    try {
+      this.session.send(pdu.response(fields));
+    } catch (error) {
+      this.fail(error, `answering ${pdu.command}`);
+    }
+  }
+
+  /** A generic_nack (a command the server does not serve, or a whole frame that does not parse). */
+  private nack(sequenceNumber: number, status: number): void {
+    if (this.ended) return;
+    try {
+      const nack = new smpp.PDU("generic_nack", { command_status: status });
+      nack.sequence_number = sequenceNumber;
+      this.session.send(nack);
+    } catch (error) {
+      this.fail(error, "sending a generic_nack");
+    }
+  }
+
+  /** An error of this session's own: logged, and the session (only) ends. */
+  private fail(error: unknown, doing: string): void {
+    this.log.error({ err: error, doing }, "an SMPP client session failed; closing it");
+    void this.end(`failed ${doing}`).catch((e: unknown) => this.log.warn({ err: e }, "ending a failed SMPP session failed"));
   }
 
   private onMalformed(error: MalformedPdu): void {
     this.log.warn({ reason: error.message }, "malformed PDU from an SMPP client");
     if (error.sequenceNumber === undefined) return; // the frame was not whole: the socket is closed
-    const nack = new smpp.PDU("generic_nack", { command_status: smpp.errors.ESME_RINVCMDID });
-    nack.sequence_number = error.sequenceNumber;
-    if (!this.ended) this.session.send(nack);
+    this.nack(error.sequenceNumber, smpp.errors.ESME_RINVCMDID!);
   }
 
   private onPdu(pdu: PDU): void {
-    this.armIdleCheck();
-    if (pdu.isResponse()) return; // answers to the server's enquire_link and unbind: their callbacks ran
+    // Called from the socket's "readable" event: a throw here would reach the process, so nothing may escape.
+    try {
+      this.armIdleCheck();
+      // Answers to the server's enquire_link, unbind and deliver_sm (their callbacks ran), and any other
+      // response a client sends unasked: nothing to answer.
+      if (pdu.isResponse()) return;
+      if (!SERVED.has(pdu.command)) {
+        // outbind, alert_notification, data_sm, query_sm, cancel_sm, replace_sm, submit_multi, deliver_sm, an
+        // unknown id: generic_nack, bound or not (SMPP 3.4 §4.3).
+        this.log.info({ command: pdu.command, commandId: pdu.command_id }, "an SMPP command the server does not serve");
+        return this.nack(pdu.sequence_number, smpp.errors.ESME_RINVCMDID!);
+      }
+    } catch (error) {
+      return this.fail(error, `reading ${String(pdu.command)}`);
+    }
     const handle = async () => {
       if (pdu.command in BIND_MODES) return this.onBind(pdu, BIND_MODES[pdu.command]!);
       switch (pdu.command) {
@@ -184,15 +226,17 @@ export class ClientSession {
         case "unbind":
           this.reply(pdu);
           return this.end("unbound by the client");
-        case "submit_sm":
-          return this.onSubmit(pdu);
         default:
-          return this.reply(pdu, { command_status: smpp.errors.ESME_RINVCMDID });
+          return this.onSubmit(pdu);
       }
     };
     handle().catch((error: unknown) => {
       this.log.error({ err: error, command: pdu.command }, "an SMPP client's PDU failed");
-      this.reply(pdu, { command_status: smpp.errors.ESME_RSYSERR });
+      try {
+        this.reply(pdu, { command_status: smpp.errors.ESME_RSYSERR });
+      } catch (e) {
+        this.fail(e, "answering a failed PDU");
+      }
     });
   }
 
