@@ -32,6 +32,8 @@ export interface SessionContext {
   enquireLinkMs: number;
   /** How long an enquire_link of the server may go unanswered before the session is closed. */
   responseTimeoutMs: number;
+  /** At most this many incomplete multipart messages per account (SMPP_SERVER_MAX_OPEN_PARTS). */
+  maxOpenParts: number;
   /** Told when the session ends. */
   closed(session: ClientSession): void;
   /** Told each submit_sm's outcome, for the process's counts (smpp_server_counters). */
@@ -302,13 +304,18 @@ export class ClientSession {
       const opts = { test: credential.test, internationalNetworks: this.ctx.internationalNetworks };
       let id: string;
       if (part) {
-        const { messageId, smppId } = await submitPart(this.ctx.db, account, request, part, {
+        const stored = await submitPart(this.ctx.db, account, request, part, {
           ...opts,
           at,
           idFormat: credential.messageIdFormat,
           receipt: wantsReceipt,
+          maxOpenMessages: this.ctx.maxOpenParts,
         });
-        id = formatId(credential.messageIdFormat, messageId, smppId);
+        if ("refused" in stored)
+          throw stored.refused === "too_long"
+            ? new SubmitRefused(smpp.errors.ESME_RINVMSGLEN!, "the message's parts are longer than 1600 characters")
+            : new SubmitRefused(smpp.errors.ESME_RMSGQFUL!, `${this.ctx.maxOpenParts} incomplete messages are open`);
+        id = formatId(credential.messageIdFormat, stored.messageId, stored.smppId);
       } else {
         const { messageId } = await scheduleMessage(this.ctx.db, account, request, at, {
           ...opts,
