@@ -14,7 +14,7 @@ import { MAX_BODY } from "../../common/personalise.js";
 const CODINGS: ReadonlySet<number> = new Set([0x00, 0x01, 0x03, 0x08]);
 /** What no decoded text may hold: NUL (PostgreSQL's text cannot), U+FFFD (bytes the coding could not decode), a
  * surrogate alone (UCS-2 cut in the middle of a pair). */
-const INVALID_TEXT = /\u0000|\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const INVALID_TEXT = /\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The length of a text as the HTTP API counts `body` (characters: code points, 1 to 1600). */
 export const textLength = (text: string): number => [...text].length;
@@ -44,7 +44,7 @@ export function sendRequestOf(
   const message = parseInbound(pdu, defaultCountry);
   // No text (an empty short_message without message_payload, or a part that is a UDH alone): nothing to send.
   if (message.text === "") throw new SubmitRefused(e.ESME_RINVMSGLEN!, "the message has no text");
-  if (INVALID_TEXT.test(message.text))
+  if (message.text.includes("\u0000") || INVALID_TEXT.test(message.text))
     throw new SubmitRefused(e.ESME_RINVDCS!, `the text holds bytes invalid in data_coding ${dataCoding}`);
   if (textLength(message.text) > MAX_BODY) throw new SubmitRefused(e.ESME_RINVMSGLEN!, `the text is longer than ${MAX_BODY} characters`);
   const request: SendRequest = { to: message.to, from: message.from, body: message.text };
