@@ -245,11 +245,19 @@ export class ClientSession {
   private async onBind(pdu: PDU, mode: Mode): Promise<void> {
     if (this.bound) return this.reply(pdu, { command_status: smpp.errors.ESME_RALYBND });
     const systemId = String(pdu.system_id ?? "");
-    const login = await checkSmppLogin(this.ctx.db, systemId, String(pdu.password ?? ""));
+    const login = await checkSmppLogin(this.ctx.db, systemId, String(pdu.password ?? ""), this.remoteAddress);
     if (!login.credential) {
-      // Both cost one password hash (smppPasswords.ts): unknown and wrong are told apart only by their code.
-      this.log.info({ systemId, known: login.known }, "SMPP bind refused: bad credentials");
-      return this.reply(pdu, { command_status: login.known ? smpp.errors.ESME_RINVPASWD : smpp.errors.ESME_RINVSYSID });
+      // Unknown and wrong both cost one password hash (smppPasswords.ts): told apart only by their code. A locked
+      // system_id, or an address slowed down by its failures, is ESME_RBINDFAIL whatever the password.
+      this.log.info({ systemId, refusal: login.refusal }, "SMPP bind refused");
+      const e = smpp.errors;
+      const status = {
+        unknown_system_id: e.ESME_RINVSYSID,
+        wrong_password: e.ESME_RINVPASWD,
+        locked: e.ESME_RBINDFAIL,
+        address_slowed: e.ESME_RBINDFAIL,
+      };
+      return this.reply(pdu, { command_status: status[login.refusal] });
     }
     const credential = login.credential;
     const account = await getAccount(this.ctx.db, credential.accountId);

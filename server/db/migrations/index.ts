@@ -57,6 +57,7 @@ import * as m055 from "./055_templates.js";
 import * as m056 from "./056_campaign_pause.js";
 import * as m057 from "./057_contact_groups.js";
 import * as m058 from "./058_conversations.js";
+import * as m059 from "./059_smpp_bind_locks.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -119,6 +120,7 @@ const migrations: Record<string, Knex.Migration> = {
   "056_campaign_pause": m056,
   "057_contact_groups": m057,
   "058_conversations": m058,
+  "059_smpp_bind_locks": m059,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
