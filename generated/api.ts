@@ -257,7 +257,8 @@ export interface paths {
         put?: never;
         /**
          * Create SMPP credentials of an account
-         * @description Give the account SMPP credentials. A `systemId` in use (by any account) is 409 `system_id_exists`.
+         * @description Give the account SMPP credentials. A `systemId` in use (by any account), compared after NFKC and case folding,
+         *     is 409 `system_id_exists`.
          */
         post: operations["OperatorSmppCredentials_create"];
         delete?: never;
@@ -288,6 +289,28 @@ export interface paths {
          * @description Change the account's SMPP credentials.
          */
         patch: operations["OperatorSmppCredentials_update"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/smpp-credentials/{systemId}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unlock SMPP credentials of an account
+         * @description Lift the lock that failed binds put on the account's SMPP credentials (`lockedUntil` becomes `null`) and
+         *     forget the failures counted: the next bind is checked again at once. Credentials that are not locked are
+         *     answered as they are.
+         */
+        post: operations["OperatorSmppCredentials_unlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/accounts/{accountId}/users/invite": {
@@ -2637,7 +2660,10 @@ export interface components {
             actor: components["schemas"]["AuditActor"];
             /** @description The account it changed, or `null` for a change of the service itself (an operator key). */
             accountId: components["schemas"]["Uuid"] | null;
-            /** @description The operation: its `operationId` in this document, or `keys.create` / `keys.revoke` for the command. */
+            /**
+             * @description The operation: its `operationId` in this document, `keys.create` / `keys.revoke` for the command, or
+             *     `smppCredentials.lock` when failed SMPP binds locked credentials (`resourceId` their `system_id`).
+             */
             action: string;
             /** @description The resource changed (the path's identifier, else the created one's), or `null`. */
             resourceId: string | null;
@@ -3455,7 +3481,7 @@ export interface components {
         };
         /** @description Make SMPP credentials for an account. */
         CreateSmppCredentialRequest: {
-            /** @description 1 to 15 characters (SMPP 3.4's limit), unique in the service. */
+            /** @description 1 to 15 characters (SMPP 3.4's limit), unique in the service after NFKC and case folding (`BRAVO01` beside `bravo01` is 409). */
             systemId: string;
             /** @description 1 to 8 characters (SMPP 3.4's limit). */
             password: string;
@@ -3565,7 +3591,7 @@ export interface components {
         };
         /** @description The credentials just made, with the password: shown this once. */
         CreatedSmppCredential: {
-            /** @description The `system_id` a client binds with, unique in the service. */
+            /** @description The `system_id` a client binds with, unique in the service (compared after NFKC and case folding). */
             systemId: string;
             /** @description The account its binds send for. */
             accountId: components["schemas"]["Uuid"];
@@ -3595,6 +3621,12 @@ export interface components {
              * @description When they were made.
              */
             createdAt: string;
+            /**
+             * @description Until when binds with this `system_id` are refused (`ESME_RBINDFAIL`, the right password included): ten
+             *     failed binds within 15 minutes lock it for 15 minutes. `null` when it is not locked. The operator lifts it
+             *     with `POST …/smpp-credentials/{systemId}/unlock`.
+             */
+            lockedUntil: string | null;
             /** @description The binds open now with these credentials, on every server process, oldest first. */
             sessions: components["schemas"]["SmppSession"][];
             /** @description The password, as given; stored hashed, never shown again. */
@@ -5590,6 +5622,7 @@ export interface components {
          *       "messageIdFormat": "uuid",
          *       "test": false,
          *       "createdAt": "2026-11-28T09:00:00.000Z",
+         *       "lockedUntil": null,
          *       "sessions": [
          *         {
          *           "mode": "transceiver",
@@ -5601,7 +5634,7 @@ export interface components {
          *     }
          */
         SmppCredential: {
-            /** @description The `system_id` a client binds with, unique in the service. */
+            /** @description The `system_id` a client binds with, unique in the service (compared after NFKC and case folding). */
             systemId: string;
             /** @description The account its binds send for. */
             accountId: components["schemas"]["Uuid"];
@@ -5631,6 +5664,12 @@ export interface components {
              * @description When they were made.
              */
             createdAt: string;
+            /**
+             * @description Until when binds with this `system_id` are refused (`ESME_RBINDFAIL`, the right password included): ten
+             *     failed binds within 15 minutes lock it for 15 minutes. `null` when it is not locked. The operator lifts it
+             *     with `POST …/smpp-credentials/{systemId}/unlock`.
+             */
+            lockedUntil: string | null;
             /** @description The binds open now with these credentials, on every server process, oldest first. */
             sessions: components["schemas"]["SmppSession"][];
         };
@@ -8297,6 +8336,103 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorSmppCredentials_unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the account.
+                 * @example 7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918
+                 */
+                accountId: components["schemas"]["Uuid"];
+                /**
+                 * @description The credentials' `system_id`.
+                 * @example acme01
+                 */
+                systemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmppCredential"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15912,6 +16048,7 @@ export interface operations {
                      *           "messageIdFormat": "uuid",
                      *           "test": false,
                      *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "lockedUntil": null,
                      *           "sessions": [
                      *             {
                      *               "mode": "transceiver",

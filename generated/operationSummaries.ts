@@ -67,6 +67,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "OperatorSmppCredentials_create": "Create SMPP credentials of an account",
   "OperatorSmppCredentials_delete": "Delete SMPP credentials of an account",
   "OperatorSmppCredentials_list": "List the SMPP credentials of an account",
+  "OperatorSmppCredentials_unlock": "Unlock SMPP credentials of an account",
   "OperatorSmppCredentials_update": "Update SMPP credentials of an account",
   "OperatorUsers_invite": "Invite an operator user",
   "OperatorUsers_inviteToAccount": "Invite a user to an account",

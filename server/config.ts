@@ -230,6 +230,12 @@ export const SETTINGS = {
     "how long a delivery receipt waits in PostgreSQL for a receiver bind of its SMPP client application's account (at least 1)",
     { map: (n) => Math.max(1, n) },
   ),
+  smppServerMaxOpenParts: int(
+    "SMPP_SERVER_MAX_OPEN_PARTS",
+    1000,
+    "how many incomplete concatenated messages (parts waiting for the rest) an account may have over SMPP at once; the first part of one more is refused with ESME_RMSGQFUL (at least 1)",
+    { map: (n) => Math.max(1, n) },
+  ),
   smppServerTlsPort: optionalPositiveInt(
     "SMPP_SERVER_TLS_PORT",
     "TCP port of the SMPP server over TLS (needs `SMPP_SERVER_TLS_CERT` and `SMPP_SERVER_TLS_KEY`); unset: no TLS port",

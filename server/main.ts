@@ -77,6 +77,7 @@ if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !
     enquireLinkMs: config.smppEnquireLinkMs,
     responseTimeoutMs: config.smppResponseTimeoutMs,
     holdHours: config.smppServerHoldHours,
+    maxOpenParts: config.smppServerMaxOpenParts,
     tls:
       config.smppServerTlsPort === null
         ? undefined

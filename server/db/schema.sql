@@ -648,6 +648,10 @@ CREATE TABLE smpp_credentials (
   message_id_format text NOT NULL DEFAULT 'uuid'::text,
   test boolean NOT NULL DEFAULT false,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
+  system_id_key text,
+  failed_binds integer NOT NULL DEFAULT 0,
+  failures_since timestamp with time zone,
+  locked_until timestamp with time zone,
   CONSTRAINT smpp_credentials_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT smpp_credentials_max_binds_check CHECK (((max_binds >= 1) AND (max_binds <= 20))),
   CONSTRAINT smpp_credentials_message_id_format_check CHECK ((message_id_format = ANY (ARRAY['uuid'::text, 'hex'::text, 'decimal'::text]))),
@@ -1006,6 +1010,7 @@ CREATE UNIQUE INDEX smpp_binds_pkey ON smpp_binds USING btree (server_id, sessio
 CREATE INDEX smpp_binds_system_idx ON smpp_binds USING btree (system_id, seen_at);
 CREATE INDEX smpp_credentials_account_idx ON smpp_credentials USING btree (account_id, created_at);
 CREATE UNIQUE INDEX smpp_credentials_pkey ON smpp_credentials USING btree (system_id);
+CREATE UNIQUE INDEX smpp_credentials_system_id_fold_key ON smpp_credentials USING btree (system_id_key);
 CREATE INDEX smpp_outbox_account_idx ON smpp_outbox USING btree (account_id, id);
 CREATE UNIQUE INDEX smpp_outbox_pkey ON smpp_outbox USING btree (id);
 CREATE INDEX smpp_segments_key_idx ON smpp_segments USING btree (segment_key, id DESC);

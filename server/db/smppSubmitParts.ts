@@ -26,6 +26,29 @@ export async function partsIdentity(tx: Knex.Transaction, k: PartKey): Promise<{
   return rows[0];
 }
 
+/** Holds the account's count of incomplete messages for the transaction (taken after a part key's lock). */
+export async function lockOpenParts(tx: Knex.Transaction, accountId: string): Promise<void> {
+  await run(tx, sql`SELECT pg_advisory_xact_lock(hashtextextended(${accountId}, 4747))`);
+}
+
+/** How many incomplete messages the account has parts of. */
+export async function openPartMessages(tx: Knex.Transaction, accountId: string): Promise<number> {
+  const { rows } = await run<{ n: number }>(
+    tx,
+    sql`SELECT count(DISTINCT part_key)::int AS n FROM smpp_submit_parts WHERE account_id = ${accountId}`,
+  );
+  return rows[0]!.n;
+}
+
+/** The texts of the parts of `key` stored, but part `exceptSeq` (which is being sent again, or for the first time). */
+export async function partBodies(tx: Knex.Transaction, k: PartKey, exceptSeq: number): Promise<string[]> {
+  const { rows } = await run<{ body: string }>(
+    tx,
+    sql`SELECT body FROM smpp_submit_parts WHERE account_id = ${k.accountId} AND part_key = ${k.key} AND seq <> ${exceptSeq} ORDER BY seq`,
+  );
+  return rows.map((r) => r.body);
+}
+
 /** Stores a part (a part sent again replaces its text); returns the texts of the parts stored, in order. */
 export async function storePart(
   tx: Knex.Transaction,

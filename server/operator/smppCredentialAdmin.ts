@@ -3,8 +3,15 @@
 import { BlockList, isIP } from "node:net";
 import type { Knex } from "knex";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
+import { insertAuditEvent } from "./auditEventsTable.js";
 import { hashSmppPassword, smppPasswordMatches } from "./smppPasswords.js";
+import { ADDRESS_FAILURES, LOCK_AFTER_FAILURES, LOCK_MS } from "./userRoles.js";
+import { addressRetryAfter, recordAddressFailure } from "./usersTable.js";
 import {
+  clearBindFailures,
+  countBindAttempt,
+  lockSmppCredential,
+  unlockSmppCredential,
   deleteSmppCredential,
   findSmppCredential,
   insertSmppCredential,
@@ -92,17 +99,57 @@ export function addressAllowed(blocks: string[], address: string): boolean {
   return list.check(plain, type);
 }
 
+/** Why a bind's check refused it: the code it answers with follows (clientSession.ts). */
+export type BindRefusal = "unknown_system_id" | "wrong_password" | "locked" | "address_slowed";
+
 /**
- * A bind's check: the credentials when system_id and password match; else whether the system_id is known (for
- * the refusal's code). Both refusals cost one password hash, so they take the same time.
+ * A bind's check, hardened as sign-ins are (users.ts, signIn): the credentials when system_id and password match;
+ * else why not. Every attempt of a known system_id is counted before its password is checked, so at most ten are
+ * checked in a 15-minute window (concurrent ones included): the tenth failure locks it for 15 minutes (audited
+ * as `smppCredentials.lock`), and while locked every bind is refused, the right password included. Failures from
+ * one client address (30 in 15 minutes, counted apart from sign-ins' under `smpp:<address>`) slow that address:
+ * its binds are refused before any check until its window ends. An unknown system_id and a wrong password cost
+ * one password hash each, so they take the same time.
  */
 export async function checkSmppLogin(
   db: Knex,
   systemId: string,
   password: string,
-): Promise<{ credential: SmppCredentialRow } | { credential: undefined; known: boolean }> {
-  const row = await findSmppCredential(db, systemId);
-  return (await smppPasswordMatches(password, row?.passwordHash))
-    ? { credential: row! }
-    : { credential: undefined, known: row !== undefined };
+  address: string,
+): Promise<{ credential: SmppCredentialRow } | { credential: undefined; refusal: BindRefusal }> {
+  const from = `smpp:${address}`;
+  if ((await addressRetryAfter(db, from, ADDRESS_FAILURES, LOCK_MS)) > 0) return { credential: undefined, refusal: "address_slowed" };
+  const attempt = await countBindAttempt(db, systemId, LOCK_MS);
+  if (attempt === "locked" || (attempt !== undefined && attempt > LOCK_AFTER_FAILURES)) {
+    await recordAddressFailure(db, from, LOCK_MS);
+    return { credential: undefined, refusal: "locked" };
+  }
+  const row = attempt === undefined ? undefined : await findSmppCredential(db, systemId);
+  if (row && (await smppPasswordMatches(password, row.passwordHash))) {
+    await clearBindFailures(db, systemId);
+    return { credential: row };
+  }
+  if (!row) await smppPasswordMatches(password, undefined); // the same time as a wrong password
+  await recordAddressFailure(db, from, LOCK_MS);
+  if (row && attempt !== undefined && attempt >= LOCK_AFTER_FAILURES) {
+    const locked = await lockSmppCredential(db, systemId, LOCK_MS);
+    if (locked)
+      await insertAuditEvent(db, {
+        actorType: "account",
+        keyId: `smpp:${systemId}`,
+        accountId: locked.accountId,
+        action: "smppCredentials.lock",
+        resourceId: systemId,
+        requestId: null,
+        status: null,
+      });
+  }
+  return { credential: undefined, refusal: row ? "wrong_password" : "unknown_system_id" };
+}
+
+/** Lifts a lock of failed binds (the operator), and forgets the failures counted. */
+export async function unlockSmppCredentialOf(db: Knex, accountId: string, systemId: string): Promise<SmppCredentialRow> {
+  const row = await unlockSmppCredential(db, accountId, systemId);
+  if (!row) throw notFound("SMPP credentials");
+  return row;
 }

@@ -1,5 +1,6 @@
 // SMPP credentials (the table smpp_credentials, migration 045): the operator's API and the SMPP server's binds.
 import type { Knex } from "knex";
+import { run, sql } from "../db/sql.js";
 
 export interface SmppCredentialRow {
   systemId: string;
@@ -12,9 +13,23 @@ export interface SmppCredentialRow {
   messageIdFormat: "uuid" | "hex" | "decimal";
   test: boolean;
   createdAt: Date;
+  /** Locked by failed binds until then (may be past: no longer locked), or null. */
+  lockedUntil: Date | null;
 }
 
-export type SmppCredentialFields = Omit<SmppCredentialRow, "systemId" | "accountId" | "createdAt">;
+export type SmppCredentialFields = Omit<SmppCredentialRow, "systemId" | "accountId" | "createdAt" | "lockedUntil">;
+
+/**
+ * The comparison key of a system_id (unique, migration 059): NFKC, format characters removed, case-folded (upper
+ * then lower folds `ß` as Unicode's case folding does), NFKC again for what the case mapping decomposed.
+ */
+export const systemIdKey = (systemId: string): string =>
+  systemId
+    .normalize("NFKC")
+    .replace(/\p{Cf}/gu, "")
+    .toUpperCase()
+    .toLowerCase()
+    .normalize("NFKC");
 
 const COLUMNS = {
   systemId: "system_id",
@@ -27,6 +42,7 @@ const COLUMNS = {
   messageIdFormat: "message_id_format",
   test: "test",
   createdAt: "created_at",
+  lockedUntil: "locked_until",
 } as const;
 
 type Raw = Record<(typeof COLUMNS)[keyof typeof COLUMNS], unknown>;
@@ -40,7 +56,7 @@ const toColumns = (fields: Partial<SmppCredentialFields>) =>
       .map(([k, v]) => [COLUMNS[k as keyof typeof COLUMNS], k === "allowedIps" ? (v as string[]) : v]),
   );
 
-/** Inserts credentials; undefined when the system_id is taken (by any account). */
+/** Inserts credentials; undefined when the system_id is taken (by any account), case-folded. */
 export async function insertSmppCredential(
   db: Knex,
   accountId: string,
@@ -48,8 +64,8 @@ export async function insertSmppCredential(
   fields: SmppCredentialFields,
 ): Promise<SmppCredentialRow | undefined> {
   const [row] = await db("smpp_credentials")
-    .insert({ system_id: systemId, account_id: accountId, ...toColumns(fields) })
-    .onConflict("system_id")
+    .insert({ system_id: systemId, system_id_key: systemIdKey(systemId), account_id: accountId, ...toColumns(fields) })
+    .onConflict()
     .ignore()
     .returning("*");
   return fromColumns(row as Raw | undefined);
@@ -82,6 +98,58 @@ export async function deleteSmppCredential(db: Knex, accountId: string, systemId
 /** A bind's credentials by system_id (the account is what it finds). */
 export async function findSmppCredential(db: Knex, systemId: string): Promise<SmppCredentialRow | undefined> {
   return fromColumns(await db<Raw>("smpp_credentials").where({ system_id: systemId }).first());
+}
+
+/**
+ * Counts a bind attempt of `systemId` before its password is checked (so concurrent guesses are counted too):
+ * the number of attempts in its window (a new window after `windowMs`), "locked" while it is locked, undefined
+ * for an unknown system_id. A bind that succeeds clears the count (clearBindFailures).
+ */
+export async function countBindAttempt(db: Knex, systemId: string, windowMs: number): Promise<number | "locked" | undefined> {
+  const { rows } = await run<{ n: number; locked: boolean }>(
+    db,
+    sql`WITH c AS (SELECT system_id, locked_until > now() AS locked FROM smpp_credentials WHERE system_id = ${systemId} FOR UPDATE),
+         counted AS (
+           UPDATE smpp_credentials s
+              SET failed_binds = CASE WHEN s.failures_since IS NULL OR s.failures_since < now() - make_interval(secs => ${windowMs / 1000}::float8)
+                                      THEN 1 ELSE s.failed_binds + 1 END,
+                  failures_since = CASE WHEN s.failures_since IS NULL OR s.failures_since < now() - make_interval(secs => ${windowMs / 1000}::float8)
+                                        THEN now() ELSE s.failures_since END
+             FROM c WHERE s.system_id = c.system_id AND c.locked IS NOT TRUE
+           RETURNING s.failed_binds)
+        SELECT coalesce((SELECT failed_binds FROM counted), 0) AS n, coalesce(c.locked, false) AS locked FROM c`,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return row.locked ? "locked" : row.n;
+}
+
+/** A bind succeeded: its failures are forgotten. */
+export async function clearBindFailures(db: Knex, systemId: string): Promise<void> {
+  await run(db, sql`UPDATE smpp_credentials SET failed_binds = 0, failures_since = NULL WHERE system_id = ${systemId}`);
+}
+
+/** Locks `systemId` for `lockMs` (its count starts again); its account, or undefined when it is gone. */
+export async function lockSmppCredential(
+  db: Knex,
+  systemId: string,
+  lockMs: number,
+): Promise<{ accountId: string; lockedUntil: Date } | undefined> {
+  const { rows } = await run<{ accountId: string; lockedUntil: Date }>(
+    db,
+    sql`UPDATE smpp_credentials SET locked_until = now() + make_interval(secs => ${lockMs / 1000}::float8), failed_binds = 0, failures_since = NULL
+         WHERE system_id = ${systemId} RETURNING account_id AS "accountId", locked_until AS "lockedUntil"`,
+  );
+  return rows[0];
+}
+
+/** Lifts the lock of the account's credentials (and forgets their failures); undefined when it has none of that system_id. */
+export async function unlockSmppCredential(db: Knex, accountId: string, systemId: string): Promise<SmppCredentialRow | undefined> {
+  const [row] = await db("smpp_credentials")
+    .where({ account_id: accountId, system_id: systemId })
+    .update({ locked_until: null, failed_binds: 0, failures_since: null })
+    .returning("*");
+  return fromColumns(row as Raw | undefined);
 }
 
 /** How long a bind's row counts without its process refreshing it (the process refreshes every second). */

@@ -3,11 +3,15 @@
 // path (scheduleMessage) when the last part is in, in the same transaction that deletes the parts.
 import type { Knex } from "knex";
 import { nextSmppId, setSmppId } from "../db/smppMessageIds.js";
-import { deleteParts, lockPartKey, partsIdentity, storePart } from "../db/smppSubmitParts.js";
+import { deleteParts, lockOpenParts, lockPartKey, openPartMessages, partBodies, partsIdentity, storePart } from "../db/smppSubmitParts.js";
+import { MAX_BODY } from "../../common/personalise.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import type { Account } from "../operator/index.js";
 import type { SendRequest } from "./acceptMessage.js";
 import { scheduleMessage } from "./messages.js";
+
+/** A text's length as the HTTP API counts `body` (code points). */
+const textLength = (text: string): number => [...text].length;
 
 export interface SubmittedPart {
   reference: number;
@@ -17,7 +21,9 @@ export interface SubmittedPart {
 
 /**
  * Stores one part; when it completes its message, stores the message. Returns the id every part answers with
- * and its short id (when `idFormat` asks for one). A refusal of the complete message (its sender, its
+ * and its short id (when `idFormat` asks for one), or why the part was refused, nothing stored: the whole text
+ * would pass the HTTP API's 1600 characters (the message's stored parts are deleted with it), or the account
+ * has `maxOpenMessages` incomplete messages already. A refusal of the complete message (its sender, its
  * destination, the quota) is thrown by the last part, and the parts stay until they expire (with an
  * undelivered receipt when it asked for one: db/smppSubmitParts.ts, expireStaleParts).
  */
@@ -26,15 +32,33 @@ export async function submitPart(
   account: Account,
   request: SendRequest,
   part: SubmittedPart,
-  opts: { at: Date; test: boolean; internationalNetworks: boolean; idFormat: "uuid" | "hex" | "decimal"; receipt: boolean },
-): Promise<{ messageId: string; smppId: string | null }> {
+  opts: {
+    at: Date;
+    test: boolean;
+    internationalNetworks: boolean;
+    idFormat: "uuid" | "hex" | "decimal";
+    receipt: boolean;
+    /** At most this many incomplete messages per account (SMPP_SERVER_MAX_OPEN_PARTS): the first part of one more is refused. */
+    maxOpenMessages: number;
+  },
+): Promise<{ messageId: string; smppId: string | null } | { refused: "too_long" | "too_many_open" }> {
   const k = { accountId: account.id, key: `${request.from}|${request.to}|${part.reference}|${part.total}` };
   return db.transaction(async (tx) => {
     await lockPartKey(tx, k);
-    const identity = (await partsIdentity(tx, k)) ?? {
-      messageId: uuidv7(),
-      smppId: opts.idFormat === "uuid" ? null : await nextSmppId(tx),
-    };
+    let identity = await partsIdentity(tx, k);
+    if (!identity) {
+      // A new message: counted against the account's open ones under the account's lock, so two first parts at
+      // once never both take the last place.
+      await lockOpenParts(tx, account.id);
+      if ((await openPartMessages(tx, account.id)) >= opts.maxOpenMessages) return { refused: "too_many_open" as const };
+      identity = { messageId: uuidv7(), smppId: opts.idFormat === "uuid" ? null : await nextSmppId(tx) };
+    }
+    const stored = await partBodies(tx, k, part.seq);
+    if (textLength(stored.join("") + request.body) > MAX_BODY) {
+      // The whole text would be longer than POST /messages takes: it can never be sent, so its parts go too.
+      await deleteParts(tx, k);
+      return { refused: "too_long" as const };
+    }
     const bodies = await storePart(tx, k, {
       ...part,
       body: request.body,

@@ -32,6 +32,8 @@ export interface SessionContext {
   enquireLinkMs: number;
   /** How long an enquire_link of the server may go unanswered before the session is closed. */
   responseTimeoutMs: number;
+  /** At most this many incomplete multipart messages per account (SMPP_SERVER_MAX_OPEN_PARTS). */
+  maxOpenParts: number;
   /** Told when the session ends. */
   closed(session: ClientSession): void;
   /** Told each submit_sm's outcome, for the process's counts (smpp_server_counters). */
@@ -47,6 +49,9 @@ const BIND_MODES: Record<string, Mode> = {
   bind_receiver: "receiver",
   bind_transceiver: "transceiver",
 };
+
+/** The requests the server answers with their own `_resp`; any other is answered generic_nack ESME_RINVCMDID. */
+const SERVED: ReadonlySet<string> = new Set([...Object.keys(BIND_MODES), "enquire_link", "unbind", "submit_sm"]);
 
 export class ClientSession {
   readonly id = randomUUID();
@@ -161,21 +166,60 @@ export class ClientSession {
     this.idleTimer.unref();
   }
 
+  /**
+   * Answers a request the server serves with its `_resp`. A response that cannot be made or written (a bad
+   * field) ends this session alone: nothing a client sends throws past its session.
+   */
   private reply(pdu: PDU, fields: Record<string, unknown> = {}): void {
-    if (!this.ended) this.session.send(pdu.response(fields));
+    if (this.ended) return;
+    if (!SERVED.has(pdu.command)) return this.nack(pdu.sequence_number, smpp.errors.ESME_RINVCMDID!);
+    try {
+      this.session.send(pdu.response(fields));
+    } catch (error) {
+      this.fail(error, `answering ${pdu.command}`);
+    }
+  }
+
+  /** A generic_nack (a command the server does not serve, or a whole frame that does not parse). */
+  private nack(sequenceNumber: number, status: number): void {
+    if (this.ended) return;
+    try {
+      const nack = new smpp.PDU("generic_nack", { command_status: status });
+      nack.sequence_number = sequenceNumber;
+      this.session.send(nack);
+    } catch (error) {
+      this.fail(error, "sending a generic_nack");
+    }
+  }
+
+  /** An error of this session's own: logged, and the session (only) ends. */
+  private fail(error: unknown, doing: string): void {
+    this.log.error({ err: error, doing }, "an SMPP client session failed; closing it");
+    void this.end(`failed ${doing}`).catch((e: unknown) => this.log.warn({ err: e }, "ending a failed SMPP session failed"));
   }
 
   private onMalformed(error: MalformedPdu): void {
     this.log.warn({ reason: error.message }, "malformed PDU from an SMPP client");
     if (error.sequenceNumber === undefined) return; // the frame was not whole: the socket is closed
-    const nack = new smpp.PDU("generic_nack", { command_status: smpp.errors.ESME_RINVCMDID });
-    nack.sequence_number = error.sequenceNumber;
-    if (!this.ended) this.session.send(nack);
+    this.nack(error.sequenceNumber, smpp.errors.ESME_RINVCMDID!);
   }
 
   private onPdu(pdu: PDU): void {
-    this.armIdleCheck();
-    if (pdu.isResponse()) return; // answers to the server's enquire_link and unbind: their callbacks ran
+    // Called from the socket's "readable" event: a throw here would reach the process, so nothing may escape.
+    try {
+      this.armIdleCheck();
+      // Answers to the server's enquire_link, unbind and deliver_sm (their callbacks ran), and any other
+      // response a client sends unasked: nothing to answer.
+      if (pdu.isResponse()) return;
+      if (!SERVED.has(pdu.command)) {
+        // outbind, alert_notification, data_sm, query_sm, cancel_sm, replace_sm, submit_multi, deliver_sm, an
+        // unknown id: generic_nack, bound or not (SMPP 3.4 §4.3).
+        this.log.info({ command: pdu.command, commandId: pdu.command_id }, "an SMPP command the server does not serve");
+        return this.nack(pdu.sequence_number, smpp.errors.ESME_RINVCMDID!);
+      }
+    } catch (error) {
+      return this.fail(error, `reading ${String(pdu.command)}`);
+    }
     const handle = async () => {
       if (pdu.command in BIND_MODES) return this.onBind(pdu, BIND_MODES[pdu.command]!);
       switch (pdu.command) {
@@ -184,26 +228,36 @@ export class ClientSession {
         case "unbind":
           this.reply(pdu);
           return this.end("unbound by the client");
-        case "submit_sm":
-          return this.onSubmit(pdu);
         default:
-          return this.reply(pdu, { command_status: smpp.errors.ESME_RINVCMDID });
+          return this.onSubmit(pdu);
       }
     };
     handle().catch((error: unknown) => {
       this.log.error({ err: error, command: pdu.command }, "an SMPP client's PDU failed");
-      this.reply(pdu, { command_status: smpp.errors.ESME_RSYSERR });
+      try {
+        this.reply(pdu, { command_status: smpp.errors.ESME_RSYSERR });
+      } catch (e) {
+        this.fail(e, "answering a failed PDU");
+      }
     });
   }
 
   private async onBind(pdu: PDU, mode: Mode): Promise<void> {
     if (this.bound) return this.reply(pdu, { command_status: smpp.errors.ESME_RALYBND });
     const systemId = String(pdu.system_id ?? "");
-    const login = await checkSmppLogin(this.ctx.db, systemId, String(pdu.password ?? ""));
+    const login = await checkSmppLogin(this.ctx.db, systemId, String(pdu.password ?? ""), this.remoteAddress);
     if (!login.credential) {
-      // Both cost one password hash (smppPasswords.ts): unknown and wrong are told apart only by their code.
-      this.log.info({ systemId, known: login.known }, "SMPP bind refused: bad credentials");
-      return this.reply(pdu, { command_status: login.known ? smpp.errors.ESME_RINVPASWD : smpp.errors.ESME_RINVSYSID });
+      // Unknown and wrong both cost one password hash (smppPasswords.ts): told apart only by their code. A locked
+      // system_id, or an address slowed down by its failures, is ESME_RBINDFAIL whatever the password.
+      this.log.info({ systemId, refusal: login.refusal }, "SMPP bind refused");
+      const e = smpp.errors;
+      const status = {
+        unknown_system_id: e.ESME_RINVSYSID,
+        wrong_password: e.ESME_RINVPASWD,
+        locked: e.ESME_RBINDFAIL,
+        address_slowed: e.ESME_RBINDFAIL,
+      };
+      return this.reply(pdu, { command_status: status[login.refusal] });
     }
     const credential = login.credential;
     const account = await getAccount(this.ctx.db, credential.accountId);
@@ -258,13 +312,18 @@ export class ClientSession {
       const opts = { test: credential.test, internationalNetworks: this.ctx.internationalNetworks };
       let id: string;
       if (part) {
-        const { messageId, smppId } = await submitPart(this.ctx.db, account, request, part, {
+        const stored = await submitPart(this.ctx.db, account, request, part, {
           ...opts,
           at,
           idFormat: credential.messageIdFormat,
           receipt: wantsReceipt,
+          maxOpenMessages: this.ctx.maxOpenParts,
         });
-        id = formatId(credential.messageIdFormat, messageId, smppId);
+        if ("refused" in stored)
+          throw stored.refused === "too_long"
+            ? new SubmitRefused(smpp.errors.ESME_RINVMSGLEN!, "the message's parts are longer than 1600 characters")
+            : new SubmitRefused(smpp.errors.ESME_RMSGQFUL!, `${this.ctx.maxOpenParts} incomplete messages are open`);
+        id = formatId(credential.messageIdFormat, stored.messageId, stored.smppId);
       } else {
         const { messageId } = await scheduleMessage(this.ctx.db, account, request, at, {
           ...opts,

@@ -33,6 +33,8 @@ export interface SmppServerOptions {
    * expired ones (and entries past the hold) are swept (default a minute). */
   partMaxAgeMs?: number;
   sweepMs?: number;
+  /** At most this many incomplete multipart messages per account (SMPP_SERVER_MAX_OPEN_PARTS, default 1000). */
+  maxOpenParts?: number;
   /** SMPP over TLS as well, on its own port, with this certificate and key (PEM). */
   tls?: { port: number; cert: Buffer; key: Buffer };
 }
@@ -66,6 +68,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
         defaultCountry: opts.defaultCountry,
         enquireLinkMs: opts.enquireLinkMs,
         responseTimeoutMs: opts.responseTimeoutMs,
+        maxOpenParts: opts.maxOpenParts ?? 1000,
         closed: (s) => sessions.delete(s),
         counted: (accountId, outcome) => {
           const c = counts.get(accountId) ?? { accountId, accepted: 0, refused: 0, throttled: 0 };

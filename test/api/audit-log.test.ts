@@ -126,6 +126,7 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   const systemId = listed.data[0]!.systemId;
   await call("OperatorSmppCredentials_update", op, "PATCH", `${credentials}/${systemId}`, { password: "pw-au2" });
   secrets.push("pw-au2");
+  await call("OperatorSmppCredentials_unlock", op, "POST", `${credentials}/${systemId}/unlock`);
   await call("OperatorSmppCredentials_delete", op, "DELETE", `${credentials}/${systemId}`);
   await call("OperatorPriceLists_put", op, "PUT", "/api/v1/price-lists/audited", { currency: "USD", entries: [], default: 1000 });
   await call("OperatorCredits_create", op, "POST", `/api/v1/accounts/${account.accountId}/credits`, { amount: 5000, note: "audited" });

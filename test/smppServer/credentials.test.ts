@@ -24,6 +24,7 @@ describe("SMPP credentials", () => {
       messageIdFormat: "uuid",
       test: false,
       createdAt: expect.any(String),
+      lockedUntil: null,
       sessions: [],
       password: "s3cret!",
     });

@@ -5,6 +5,7 @@ import {
   listSmppCredentials,
   listSmppSessions,
   removeSmppCredential,
+  unlockSmppCredentialOf,
   type SmppCredentialRow,
   type SmppSessionRow,
 } from "../../operator/index.js";
@@ -30,6 +31,7 @@ const toSmppCredential = (c: SmppCredentialRow, sessions: SmppSessionRow[] = [])
   messageIdFormat: c.messageIdFormat,
   test: c.test,
   createdAt: iso(c.createdAt),
+  lockedUntil: c.lockedUntil && c.lockedUntil.getTime() > Date.now() ? iso(c.lockedUntil) : null,
   sessions: sessions.filter((s) => s.systemId === c.systemId).map(toSmppSession),
 });
 
@@ -45,6 +47,7 @@ export const smppCredentialHandlers: Pick<
   | "OperatorSmppCredentials_list"
   | "OperatorSmppCredentials_update"
   | "OperatorSmppCredentials_delete"
+  | "OperatorSmppCredentials_unlock"
   | "SmppCredentials_list"
 > = {
   async OperatorSmppCredentials_create({ db, path, body }) {
@@ -61,6 +64,11 @@ export const smppCredentialHandlers: Pick<
   async OperatorSmppCredentials_update({ db, path, body }) {
     const changed = await changeSmppCredential(db, path.accountId, path.systemId, body);
     return { status: 200, body: toSmppCredential(changed, await listSmppSessions(db, path.accountId)) };
+  },
+
+  async OperatorSmppCredentials_unlock({ db, path }) {
+    const unlocked = await unlockSmppCredentialOf(db, path.accountId, path.systemId);
+    return { status: 200, body: toSmppCredential(unlocked, await listSmppSessions(db, path.accountId)) };
   },
 
   async OperatorSmppCredentials_delete({ db, path }) {
