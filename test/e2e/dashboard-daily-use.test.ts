@@ -184,12 +184,39 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.getByLabel("Fallbacks (optional)").fill("custom.city=your city");
     await expect.poll(() => preview.innerText(), { timeout: 15_000 }).toBe("Dear Ada Lovelace, your gold plan, your city");
     expect(await audit(page, "campaign form with fallbacks")).toEqual([]);
+    // With a template chosen, the preview is the template's text for the contact, not the form's own message.
+    expect((await a.request("POST", "/api/v1/templates", { name: "Plan", body: "{{custom.plan}} renews, {{firstName}}" })).status).toBe(
+      201,
+    );
+    await page.reload();
+    await openForm(page, "New campaign");
+    await page.getByLabel("Group", { exact: true }).selectOption({ label: "Gold (1)" });
+    await page.getByLabel("Use a template").selectOption({ label: "Plan" });
+    await expect.poll(() => preview.innerText(), { timeout: 15_000 }).toBe("gold renews, Ada");
+    await page.getByLabel("Use a template").selectOption({ index: 0 });
+    await page.getByLabel("Name", { exact: true }).fill("Renewals");
+    await page.getByLabel("Message", { exact: true }).fill("Dear {{firstName}} {{lastName}}, your {{custom.plan}} plan, {{custom.city}}");
+    await page.getByLabel("Fallbacks (optional)").fill("custom.city=your city");
+    await expect.poll(() => preview.innerText(), { timeout: 15_000 }).toBe("Dear Ada Lovelace, your gold plan, your city");
     await page.getByRole("button", { name: "Send campaign" }).click();
     await page.getByRole("heading", { name: "Campaign “Renewals”", level: 1 }).waitFor();
     // Sent now: nothing to reschedule.
     expect(await page.getByRole("form", { name: "Reschedule" }).count()).toBe(0);
     const campaigns = (await a.client.GET("/api/v1/campaigns")).data!.data;
     expect(campaigns[0]).toMatchObject({ name: "Renewals", fallbacks: { "custom.city": "your city" }, stats: { total: 1, skipped: 0 } });
+    // A recipient skipped for a missing value is said to be, on the campaign's page and in the list.
+    expect(
+      (await a.client.POST("/api/v1/contacts", { body: { phone: "+14155550502", firstName: "Bob", groupId: group!.groupId } })).response
+        .status,
+    ).toBe(201);
+    const { data: skipping } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Plans", message: "Your {{custom.plan}} plan", type: "instant", groupId: group!.groupId },
+    });
+    expect(skipping!.stats).toMatchObject({ skipped: 1, skippedBy: { missing_value: 1 } });
+    await page.goto(`${baseUrl}/dashboard/campaigns/${skipping!.campaignId}`);
+    await page.locator('[data-stat="skipped"]').getByText("1: 1 missing a value for a placeholder").waitFor();
+    await page.goto(`${baseUrl}/dashboard/campaigns`);
+    await page.getByText("1 skipped (1 missing a value for a placeholder)", { exact: false }).first().waitFor();
     expect(page.problems).toEqual([]);
     await page.context().close();
   });
