@@ -3942,7 +3942,7 @@ export interface components {
          *           "row": 3,
          *           "field": "phone",
          *           "code": "invalid_phone",
-         *           "detail": "\"555-0125\" is not a valid phone number with its +country prefix, e.g. +14155550123."
+         *           "detail": "\"555-0125\" must be a phone number with its +country prefix, e.g. +14155550123."
          *         }
          *       ]
          *     }
@@ -4004,7 +4004,7 @@ export interface components {
          *           "row": 3,
          *           "field": "phone",
          *           "code": "invalid_phone",
-         *           "detail": "\"555-0125\" is not a valid phone number with its +country prefix, e.g. +14155550123."
+         *           "detail": "\"555-0125\" must be a phone number with its +country prefix, e.g. +14155550123."
          *         }
          *       ]
          *     }

@@ -1,4 +1,5 @@
 // Small shared pieces: status chips, problem messages, dialogs, data loading and polling hooks, form pieces.
+import { fieldName, plainDetail } from "./fieldNames.js";
 import { createContext, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SmsClient } from "../../client/http.js";
@@ -153,13 +154,13 @@ export function ProblemMessage({ error, prefix }: { error: ApiProblem | undefine
     <div class="problem" role="alert">
       <p>
         {prefix ? `${prefix}: ` : ""}
-        {error.problem.detail}
+        {plainDetail(error.problem.detail)}
       </p>
       {fieldErrors.length > 1 && (
         <ul>
           {fieldErrors.map((e) => (
             <li key={e.path + e.message}>
-              <code>{e.path.replace(/^\/body\//, "")}</code> {e.message}
+              {fieldName(e.path)} {e.message}
             </li>
           ))}
         </ul>

@@ -1,7 +1,7 @@
 // Row checks of a bulk contact import (POST /contacts/import). A bad row is reported, not thrown: the valid
 // rows are stored even when others fail, so one typo does not reject a whole spreadsheet.
 import type { components } from "../../generated/api.js";
-import { toE164 } from "./phone.js";
+import { phoneProblem, toE164 } from "./phone.js";
 import { isKnownTimeZone } from "./timeZones.js";
 import { customFieldsProblem, LAST_NAME_MAX, tagsProblem, tidyTags } from "./contactDetails.js";
 
@@ -55,7 +55,7 @@ export function checkImportRows(
         row,
         field: "phone",
         code: "invalid_phone",
-        detail: `${JSON.stringify(r.phone)} is not a valid phone number with its +country prefix, e.g. +14155550123.`,
+        detail: `${JSON.stringify(r.phone)} ${phoneProblem(String(r.phone))}.`,
       });
     } else if (seen.has(phone)) {
       errors.push({

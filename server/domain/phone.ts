@@ -23,10 +23,20 @@ export function parseValidPhone(input: string): PhoneNumber | undefined {
   return parsed?.isValid() ? parsed : undefined;
 }
 
+/**
+ * Why `input` is no phone number, in words that fit it: one written with its `+country` prefix is not a valid
+ * number of that country (the prefix is not what is missing); one without it is told to add it.
+ */
+export function phoneProblem(input: string): string {
+  return input.trim().startsWith("+")
+    ? "is not a valid phone number of its country (check the digits after the +country prefix)"
+    : "must be a phone number with its +country prefix, e.g. +14155550123";
+}
+
 /** Normalises a phone number of a request field or throws a 400 pointing at that field. */
 export function requirePhone(input: string, path: string): string {
   const e164 = toE164(input);
-  if (!e164) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
+  if (!e164) throw invalidField(path, phoneProblem(input));
   return e164;
 }
 

@@ -5,7 +5,7 @@
 // statement that stores the message (db/messages/insertScheduled.ts).
 import { parsePhoneNumberFromString, type PhoneNumber } from "libphonenumber-js/max";
 import { DomainError, invalidField } from "./errors.js";
-import { parseValidPhone } from "./phone.js";
+import { parseValidPhone, phoneProblem } from "./phone.js";
 
 /** What the guards read of an account's limits. */
 export interface GuardLimits {
@@ -60,7 +60,7 @@ export function checkDestination(input: string, allowed: Destinations): { e164: 
  */
 export function requireAllowedDestination(input: string, allowed: Destinations, path: string): string {
   const checked = checkDestination(input, allowed);
-  if (!checked) throw invalidField(path, "must be a valid phone number with its +country prefix, e.g. +14155550123");
+  if (!checked) throw invalidField(path, phoneProblem(input));
   const { e164, problem } = checked;
   if (problem) {
     throw new DomainError("destination_not_allowed", `${e164} ${problem}; not accepted.`, { errors: [{ path, message: problem }] });

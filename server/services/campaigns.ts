@@ -27,7 +27,7 @@ import { textToSend } from "../../common/smartEncoding.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
 import { requireMetadata } from "../domain/metadata.js";
 import { needsSmartEncodingDefault } from "./acceptMessage.js";
-import { requireSender } from "../domain/phone.js";
+import { phoneProblem, requireSender } from "../domain/phone.js";
 import {
   checkDestination,
   destinationProblem,
@@ -113,7 +113,7 @@ export async function createCampaign(
     body.recipients &&
     (await mapYielding(body.recipients, (phone, i) => {
       const checked = checkDestination(phone, allowed);
-      if (!checked) throw invalidField(`/body/recipients/${i}`, "must be a valid phone number with its +country prefix, e.g. +14155550123");
+      if (!checked) throw invalidField(`/body/recipients/${i}`, phoneProblem(phone));
       return checked;
     }));
 

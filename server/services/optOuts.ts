@@ -7,7 +7,7 @@ import { deleteOptOut, insertOptOut, insertOptOuts, scheduledToOptedOut, type Op
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { invalidField, notFound } from "../domain/errors.js";
 import { contactOptBody } from "../domain/events.js";
-import { toE164 } from "../domain/phone.js";
+import { phoneProblem, toE164 } from "../domain/phone.js";
 import { changeMessageStatuses } from "./statusChanges.js";
 
 export const RECIPIENT_OPTED_OUT = {
@@ -59,7 +59,7 @@ export async function importOptOuts(tx: Knex, accountId: string, rows: { phone: 
         row: i + 1,
         field: "phone",
         code: "invalid_phone",
-        detail: `${JSON.stringify(r.phone)} is not a valid phone number with its +country prefix, e.g. +14155550123.`,
+        detail: `${JSON.stringify(r.phone)} ${phoneProblem(String(r.phone))}.`,
       });
     else if (seen.has(phone))
       errors.push({ row: i + 1, field: "phone", code: "duplicate_in_import", detail: `${phone} is in an earlier row of this import.` });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fromSmppAddress, requireSender, toE164 } from "../../server/domain/phone.js";
+import { fromSmppAddress, requirePhone, requireSender, toE164 } from "../../server/domain/phone.js";
 import { DomainError } from "../../server/domain/errors.js";
 
 describe("phone numbers", () => {
@@ -49,5 +49,11 @@ describe("SMPP addresses read with their type of number (TON)", () => {
     ["", 0, "GB", ""],
   ] as const)("%s (TON %d, default %s) → %s", (raw, ton, country, expected) => {
     expect(fromSmppAddress(raw, ton, country)).toBe(expected);
+  });
+
+  it("says what is wrong with a number in words that fit it: a wrong number with its prefix is not told to add one", () => {
+    expect(() => requirePhone("+447700900123", "/to")).toThrow(/is not a valid phone number of its country/);
+    expect(() => requirePhone("+447700900123", "/to")).not.toThrow(/with its \+country prefix, e\.g\./);
+    expect(() => requirePhone("4155550123", "/to")).toThrow(/must be a phone number with its \+country prefix/);
   });
 });
