@@ -57,7 +57,14 @@ function PasswordSignIn({ message, onUser }: { message?: string; onUser: (sessio
     } catch (err) {
       const problem = err as ApiProblem;
       if (problem.problem.code === "totp_required" && !needsCode) setNeedsCode(true);
-      else setError(problem);
+      else if (problem.problem.code === "totp_required") {
+        // A code was typed and refused: say so in a person's words (the API's detail speaks to programs).
+        const detail = recovery
+          ? "That recovery code is wrong or was used already. Each works once: try another."
+          : "That code is wrong or was used already. Wait for the next code in your authenticator app and type it.";
+        setError({ ...problem, problem: { ...problem.problem, detail } });
+        setCode("");
+      } else setError(problem);
     } finally {
       setBusy(false);
     }

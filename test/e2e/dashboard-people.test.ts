@@ -119,6 +119,11 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await owner.getByRole("button", { name: "Sign in", exact: true }).click();
     await owner.getByLabel("Authentication code").waitFor();
     found.push(...(await audit(owner, "sign in, second step")));
+    // The code already used to turn it on is refused, in words, and the field is cleared for the next one.
+    await owner.getByLabel("Authentication code").fill(codeOf(secret, confirmedAt));
+    await owner.getByRole("button", { name: "Sign in", exact: true }).click();
+    await owner.getByRole("alert").getByText("That code is wrong or was used already. Wait for the next code", { exact: false }).waitFor();
+    expect(await owner.getByRole("alert").innerText()).not.toContain("totp");
     await owner.getByLabel("Authentication code").fill(codeOf(secret, confirmedAt + 30_000));
     await owner.getByRole("button", { name: "Sign in", exact: true }).click();
     await owner.getByRole("button", { name: "Sign out", exact: true }).waitFor();

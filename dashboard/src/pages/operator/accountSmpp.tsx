@@ -23,6 +23,8 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
   const [password, setPassword] = useState("");
   const [maxBinds, setMaxBinds] = useState("4");
   const [rate, setRate] = useState("50");
+  /** The credentials just made, with their password: shown this once. */
+  const [made, setMade] = useState<{ systemId: string; password: string } | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<SmppCredential | undefined>();
   const path = { path: { accountId } };
@@ -39,7 +41,8 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
     );
     setSystemId("");
     setPassword("");
-    setNotice(`SMPP credentials ${made.systemId} made. Hand the password over now: it is not shown again.`);
+    setNotice(undefined);
+    setMade(made);
     await list.reload();
   });
   return (
@@ -53,6 +56,12 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
         <SmppCredentialsTable items={list.data} caption="The account's SMPP credentials, oldest first" onDelete={setDeleting} />
       )}
       {notice && <Notice>{notice}</Notice>}
+      {made && (
+        <Notice>
+          SMPP credentials {made.systemId} made. Hand the password over now, it is not shown again:{" "}
+          <code data-testid="smpp-password-once">{made.password}</code>
+        </Notice>
+      )}
       <TitledForm titleId="create-smpp-title" title="Give SMPP credentials" heading="h3" plain onSubmit={() => void create.run()}>
         <div class="grid-2">
           <Field
@@ -69,7 +78,8 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
             hint="1 to 8 characters (SMPP 3.4's limit); shown only now"
             error={fieldError(create.error, "/body/password")}
           >
-            <input id="smpp-password" maxLength={8} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            {/* No maxLength: a longer password is refused by the server with its reason, never cut short unseen. */}
+            <input id="smpp-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
           </Field>
           <Field id="smpp-max-binds" label="Binds at once" error={fieldError(create.error, "/body/maxBinds")}>
             <input
@@ -102,6 +112,7 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
               params: { path: { accountId, systemId: deleting!.systemId } },
             }),
           );
+          setMade(undefined);
           setNotice(`SMPP credentials ${deleting!.systemId} deleted; their open binds are unbound.`);
           await list.reload();
         }}
