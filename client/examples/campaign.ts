@@ -53,7 +53,8 @@ export async function groupCampaign(
       if (optedOut > 0) console.log(`${optedOut} opted out: no message made (DELETE /api/v1/opt-outs/{phone} to send again)`);
       for (const [reason, count] of Object.entries(campaign.stats.skippedBy)) console.log(`${count} skipped: ${reason}`);
       if (campaign.status === "paused") console.log(`paused at ${campaign.pausedAt}: resume it to send the rest`);
-      else if (!settled) console.log(`${inFlight} still in flight after ${timeoutMs / 1000} s; GET /api/v1/campaigns/${campaign.campaignId} follows it`);
+      else if (!settled)
+        console.log(`${inFlight} still in flight after ${timeoutMs / 1000} s; GET /api/v1/campaigns/${campaign.campaignId} follows it`);
       return campaign;
     }
     await sleep(pollMs);

@@ -126,7 +126,9 @@ describe("client examples", () => {
     // policy: marketing held 21:00-08:00 in the recipient's zone, America/New_York by default.
     for (const phone of ["+14155550123", "+14155550124"])
       expect((await a.request("PUT", `/api/v1/opt-outs/${encodeURIComponent(phone)}`, {})).status).toBeLessThan(300);
-    expect((await a.request("POST", "/api/v1/contacts", { phone: "+447911123456", firstName: "Ada", timeZone: "Europe/London" })).status).toBe(201);
+    expect(
+      (await a.request("POST", "/api/v1/contacts", { phone: "+447911123456", firstName: "Ada", timeZone: "Europe/London" })).status,
+    ).toBe(201);
     const policy = { quietHours: { start: "21:00", end: "08:00" }, defaultTimeZone: "America/New_York", maxSegmentsPerSecond: 10 };
     expect((await a.request("PATCH", "/api/v1/account/settings", policy)).status).toBe(200);
     // So that those quiet hours hold the campaign whatever the time here: its contacts, made beforehand, live in
@@ -153,7 +155,11 @@ describe("client examples", () => {
     await importContacts(a.client, "phone,firstName,group\n+1 415 555 0146,Ada,\n");
     const lines = said();
     expect(lines).toEqual(
-      expect.arrayContaining(["batch: 1 accepted, 1 refused", "A-1043 refused: destination_not_allowed", "import: 1 imported, 0 rows failed"]),
+      expect.arrayContaining([
+        "batch: 1 accepted, 1 refused",
+        "A-1043 refused: destination_not_allowed",
+        "import: 1 imported, 0 rows failed",
+      ]),
     );
     // Every number said with what it counts: no line of bare numbers ("0 2" once).
     for (const line of lines) expect(line).not.toMatch(/^[\d\s]+$/);

@@ -85,7 +85,12 @@ export function parsePattern(text: string): Pattern {
     if (c === '"') {
       const s = string();
       if (/^<[^>]*>$/.test(s) || s === "…") return { kind: "string", re: /^[\s\S]*$/, text: s };
-      const re = new RegExp(`^${s.split("…").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*")}$`);
+      const re = new RegExp(
+        `^${s
+          .split("…")
+          .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+          .join("[\\s\\S]*")}$`,
+      );
       return { kind: "string", re, text: s };
     }
     if (c === "{") {
@@ -152,7 +157,8 @@ export function mismatches(pattern: Pattern, actual: unknown, path = "$"): strin
     case "literal":
       return actual === pattern.value ? [] : [`${path}: ${JSON.stringify(actual)} is not ${JSON.stringify(pattern.value)}`];
     case "object": {
-      if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return [`${path}: ${JSON.stringify(actual)} is not an object`];
+      if (typeof actual !== "object" || actual === null || Array.isArray(actual))
+        return [`${path}: ${JSON.stringify(actual)} is not an object`];
       const out = pattern.members.flatMap(([key, p]) =>
         key in actual ? mismatches(p, (actual as Record<string, unknown>)[key], `${path}.${key}`) : [`${path}.${key}: missing`],
       );
@@ -272,7 +278,9 @@ function callsIn(log: string): Call[] {
     const statuses = [...headers.matchAll(/^HTTP\/\S+ (\d{3})/gm)].map((m) => Number(m[1]));
     return {
       n,
-      args: readFileSync(join(log, `${n}.args`), "utf8").trim().replace(/Bearer sms_\S+/g, "Bearer sms_…"),
+      args: readFileSync(join(log, `${n}.args`), "utf8")
+        .trim()
+        .replace(/Bearer sms_\S+/g, "Bearer sms_…"),
       status: statuses.at(-1),
       body: readFileSync(join(log, `${n}.body`), "utf8"),
     };
@@ -292,6 +300,16 @@ describe("docs/WALKTHROUGH.md, top to bottom, as printed", { timeout: 600_000 },
     expect(script).not.toMatch(/\bnpm start\b|\bjq\b/);
     // No fixed dates: a scheduledAt must be later than now and at most 365 days ahead whenever it is run.
     expect(script).not.toMatch(/\b20\d\d-\d\d-\d\d/);
+  });
+
+  it("is what README.md's walk through with curl starts with: its every line is one of the page's", () => {
+    const readme = readFileSync(resolve(root, "README.md"), "utf8");
+    const start = readme.slice(readme.indexOf("## A walk through with curl"));
+    const [snippet] = shellBlocks(start);
+    expect(snippet, "README.md has a walk through with curl").toBeDefined();
+    const pageLines = new Set(shellBlocks(page).join("\n").split("\n"));
+    const missing = snippet!.split("\n").filter((line) => line.trim() !== "" && !pageLines.has(line));
+    expect(missing).toEqual([]);
   });
 
   it("runs against a fresh server, and every command answers as documented", async () => {
@@ -320,7 +338,9 @@ describe("docs/WALKTHROUGH.md, top to bottom, as printed", { timeout: 600_000 },
     // without it, as a reader would); its ports, free ones here.
     const keyLine = /^export KEY=sms_\.\.\./m;
     expect(script, "the page sets KEY=sms_... for the reader to fill in").toMatch(keyLine);
-    script = script.replace(keyLine, `export KEY=${account}`).replace(/^export OPERATOR_KEY=sms_\.\.\./m, `export OPERATOR_KEY=${operator}`);
+    script = script
+      .replace(keyLine, `export KEY=${account}`)
+      .replace(/^export OPERATOR_KEY=sms_\.\.\./m, `export OPERATOR_KEY=${operator}`);
     expect(script).toContain("http://localhost:3000/api/v1");
     script = script.replaceAll("localhost:3000", `localhost:${port}`).replaceAll("8080", String(receiverPort));
     const { script: instrumented, answers } = instrument(script);
@@ -387,11 +407,16 @@ describe("docs/WALKTHROUGH.md, top to bottom, as printed", { timeout: 600_000 },
     for (const example of examples) {
       // As client/README.md says: SMS_API_KEY=sms_... node --import tsx client/examples/campaign.ts
       const t0 = Date.now();
-      const result = await run("node", ["--import", "tsx", `client/examples/${example}`], {
-        SMS_API_KEY: keys.account,
-        SMS_API_URL: base,
-        NODE_OPTIONS: "",
-      }, { cwd: root });
+      const result = await run(
+        "node",
+        ["--import", "tsx", `client/examples/${example}`],
+        {
+          SMS_API_KEY: keys.account,
+          SMS_API_URL: base,
+          NODE_OPTIONS: "",
+        },
+        { cwd: root },
+      );
       const said = `${example} (${Date.now() - t0} ms) said:\n${result.stdout}${result.stderr}`;
       expect(result.code, said).toBe(0);
       // Labelled counts: no line of bare numbers, and every number said with what it counts.
