@@ -18,16 +18,16 @@ export function rowsFromCsv(csv: string): Row[] {
 export async function importContacts(sms: SmsClient, csv: string) {
   const contacts = rowsFromCsv(csv); // at most 10,000 rows a request
   const result = ok(await sms.POST("/api/v1/contacts/import", { body: { contacts } }));
-  console.log(`${result.imported} imported, ${result.failed} rows failed`);
+  console.log(`import: ${result.imported} imported, ${result.failed} rows failed`);
   // `row` is 1-based in `contacts`, so data row n is line n + 1 of the file (after the header).
   for (const e of result.errors) console.log(`line ${e.row + 1}: ${e.field} ${e.code} (${e.detail})`);
   return result;
 }
 
 const sample = `phone,firstName,group
-+1 415 555 0150,Ada,
++1 415 555 0146,Ada,
 +44 7911 123457,Grace,
 555-0152,Lin,
-+1 415 555 0150,Ada again,`;
++1 415 555 0146,Ada again,`;
 
 if (isMain(import.meta.url)) await importContacts(clientFromEnv(), sample);

@@ -20,11 +20,11 @@ export async function scheduleAndCancel(sms: SmsClient) {
   );
   const path = { params: { path: { messageId: scheduled.messageId } } };
   const message = ok(await sms.GET("/api/v1/messages/{messageId}", path));
-  console.log(message.status, message.segments, message.encoding); // scheduled 1 GSM-7
+  console.log(`${message.status}: ${message.segments} segment(s), ${message.encoding}`); // scheduled: 1 segment(s), GSM-7
 
   // Until sending begins; after that the answer is 409 not_cancellable.
   const cancelled = ok(await sms.DELETE("/api/v1/scheduler/cancel/{messageId}", path));
-  console.log(cancelled.status, cancelled.cancelledAt); // cancelled 2026-…
+  console.log(`${cancelled.status} at ${cancelled.cancelledAt}`); // cancelled at 2026-…
   return { scheduled, cancelled };
 }
 

@@ -10,11 +10,11 @@ export async function sendNowAndBatch(sms: SmsClient) {
       body: { to: "+14155550142", body: "Your code is 482913", from: "ACME", reference: "login-7731", validityPeriod: 300 },
     }),
   );
-  console.log(code.messageId, code.status); // … scheduled (already on its way)
+  console.log(`one-time code ${code.messageId}: ${code.status}`); // one-time code …: scheduled (already on its way)
 
   // Up to 10,000 different texts in one call: every valid item stored, every invalid one reported by index.
   const orders = [
-    { id: "A-1042", phone: "+14155550124" },
+    { id: "A-1042", phone: "+14155550144" }, // the examples' own numbers: none the walk-through uses
     { id: "A-1043", phone: "+449098765432" }, // premium-rate: refused on its own
   ];
   const batch = ok(
@@ -25,9 +25,10 @@ export async function sendNowAndBatch(sms: SmsClient) {
     }),
   );
   for (const r of batch.results) {
-    if ("error" in r) console.log(orders[r.index]!.id, "refused:", r.error.code); // A-1043 refused: destination_not_allowed
+    // Why an item was refused: its code, e.g. recipient_opted_out for a number on the opt-out list.
+    if ("error" in r) console.log(`${orders[r.index]!.id} refused: ${r.error.code}`); // A-1043 refused: destination_not_allowed
   }
-  console.log(batch.accepted, batch.rejected); // 1 1
+  console.log(`batch: ${batch.accepted} accepted, ${batch.rejected} refused`); // batch: 1 accepted, 1 refused
   return { code, batch };
 }
 

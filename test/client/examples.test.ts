@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { groupCampaign } from "../../client/examples/campaign.js";
+import { CAMPAIGN_CONTACTS, groupCampaign } from "../../client/examples/campaign.js";
 import { importContacts } from "../../client/examples/import.js";
 import { receiptReceiver, type DeliveryReceipt } from "../../client/examples/receiver.js";
 import { replyingReceiver, type MessageReceived } from "../../client/examples/replies.js";
@@ -117,6 +117,52 @@ describe("client examples", () => {
       ["completed", 2],
       ["completed", 2],
     ]);
+  });
+
+  it("end with labelled counts on an account in the walk-through's state, a message held by quiet hours reported, not waited for", async () => {
+    const a = await server().account();
+    // What docs/WALKTHROUGH.md leaves (test/newcomer/walkthrough.test.ts runs the page itself, then these
+    // examples, at whatever time of day): its numbers opted out, its contact in Europe/London, and its sending
+    // policy: marketing held 21:00-08:00 in the recipient's zone, America/New_York by default.
+    for (const phone of ["+14155550123", "+14155550124"])
+      expect((await a.request("PUT", `/api/v1/opt-outs/${encodeURIComponent(phone)}`, {})).status).toBeLessThan(300);
+    expect(
+      (await a.request("POST", "/api/v1/contacts", { phone: "+447911123456", firstName: "Ada", timeZone: "Europe/London" })).status,
+    ).toBe(201);
+    const policy = { quietHours: { start: "21:00", end: "08:00" }, defaultTimeZone: "America/New_York", maxSegmentsPerSecond: 10 };
+    expect((await a.request("PATCH", "/api/v1/account/settings", policy)).status).toBe(200);
+    // So that those quiet hours hold the campaign whatever the time here: its contacts, made beforehand, live in
+    // the zone where it is now between midnight and 01:00 (seven hours inside the window either way).
+    const east = (24 - new Date().getUTCHours()) % 24;
+    const offset = east > 14 ? east - 24 : east; // Etc/GMT-N is N hours east of UTC
+    const night = offset === 0 ? "Etc/GMT" : offset > 0 ? `Etc/GMT-${offset}` : `Etc/GMT+${-offset}`;
+    for (const contact of CAMPAIGN_CONTACTS)
+      expect((await a.request("POST", "/api/v1/contacts", { ...contact, timeZone: night })).status).toBe(201);
+
+    quiet.mockClear();
+    const said = () => quiet.mock.calls.map((args) => args.map(String).join(" "));
+    const t0 = Date.now();
+    const campaign = await groupCampaign(a.client, { pollMs: 50, timeoutMs: 60_000 });
+    expect(Date.now() - t0, "returned once both were deferred, not at its time limit").toBeLessThan(60_000);
+    expect(campaign.stats).toMatchObject({ total: 2, scheduled: 2, deferred: 2, sent: 0 });
+    expect(campaign.deferredUntil).not.toBeNull();
+    expect(said()).toContain(`2 deferred until ${campaign.deferredUntil} (the account's quiet hours)`);
+    expect(said().join("\n")).not.toContain("still in flight");
+
+    const { batch } = await sendNowAndBatch(a.client);
+    expect(batch).toMatchObject({ accepted: 1, rejected: 1 }); // its numbers are its own: none opted out
+    await scheduleAndCancel(a.client);
+    await importContacts(a.client, "phone,firstName,group\n+1 415 555 0146,Ada,\n");
+    const lines = said();
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        "batch: 1 accepted, 1 refused",
+        "A-1043 refused: destination_not_allowed",
+        "import: 1 imported, 0 rows failed",
+      ]),
+    );
+    // Every number said with what it counts: no line of bare numbers ("0 2" once).
+    for (const line of lines) expect(line).not.toMatch(/^[\d\s]+$/);
   });
 
   it("CSV import", async () => {
