@@ -59,6 +59,7 @@ import * as m057 from "./057_contact_groups.js";
 import * as m058 from "./058_conversations.js";
 import * as m059 from "./059_key_makers.js";
 import * as m060 from "./060_campaign_skipped_by.js";
+import * as m062 from "./062_sign_in_hardening.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -123,6 +124,7 @@ const migrations: Record<string, Knex.Migration> = {
   "058_conversations": m058,
   "059_key_makers": m059,
   "060_campaign_skipped_by": m060,
+  "062_sign_in_hardening": m062,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
