@@ -92,7 +92,10 @@ describe("price lists", () => {
     expect(((await zzz.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/body/currency");
     const xx = await op.request("PUT", "/api/v1/price-lists/bad", {
       currency: "USD",
-      entries: [{ prefix: "+1", pricePerSegment: 7500 }, { country: "XX", pricePerSegment: 50000 }],
+      entries: [
+        { prefix: "+1", pricePerSegment: 7500 },
+        { country: "XX", pricePerSegment: 50000 },
+      ],
     });
     expect(xx.status).toBe(400);
     expect(((await xx.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/body/entries/1/country");
