@@ -1388,8 +1388,10 @@ export interface paths {
          * Sign in
          * @description Sign in: sets the session cookie and answers the session with its CSRF token. A wrong email or password is
          *     401 `invalid_credentials`, the same for both and in the same time; a user with two-factor sign-in without
-         *     `totp`, or a wrong one, is 401 `totp_required`. Ten failures in a row lock the user for 15 minutes, and
-         *     too many from one address slow that address, both 429 `sign_in_locked` with `Retry-After`.
+         *     `totp`, or a wrong one, is 401 `totp_required`. Ten attempts within 15 minutes lock the address signed in
+         *     with (a user's or not) for 15 minutes, each counted before its password is verified, and too many failures
+         *     from one client address slow that address, both 429 `sign_in_locked` with `Retry-After`. Like accepting an
+         *     invitation, rate-limited per client address (429 `rate_limited`).
          */
         post: operations["Sessions_create"];
         /**
@@ -1573,7 +1575,9 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Accept an invitation: set the password. No key or session: the token is the proof.
+         * @description Accept an invitation: set the password. No key or session: the token is the proof; it is looked up before
+         *     the password is judged (404 `invitation_invalid` whatever the password). Rate-limited per client address
+         *     (429 `rate_limited`). 409 `user_exists` when the address became a user meanwhile (of any account).
          */
         post: operations["Users_accept"];
         delete?: never;
@@ -1595,7 +1599,9 @@ export interface paths {
          * Invite a user
          * @description Invite a person to the account with a role. The answer shows the invitation's token and link once (they are
          *     also mailed where `SMTP_URL` is set). An owner invites any role; an admin, or a `full` key, any but `owner`.
-         *     409 `user_exists` when the address is a user already.
+         *     409 `user_exists` when the address is a user of this account already; whether it is another account's user
+         *     is never told (the invitation is made, and accepting it resolves). An address with a format character
+         *     (zero-width, bidi control) is 400; addresses are compared folded (NFKC, case, format characters).
          */
         post: operations["Users_invite"];
         delete?: never;
@@ -1656,7 +1662,8 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in off
-         * @description Turn two-factor sign-in off, with a current code of the app or a recovery code.
+         * @description Turn two-factor sign-in off, with a current code of the app or a recovery code. Each try counts as a sign-in
+         *     attempt of the user's address: wrong codes lock it as wrong passwords do (429 `sign_in_locked`).
          */
         post: operations["TwoFactor_disable"];
         delete?: never;
@@ -2314,7 +2321,10 @@ export interface components {
         AcceptInvitationRequest: {
             /** @description The invitation's token (`inviteToken`, or the `token` in the link's fragment). */
             token: string;
-            /** @description At least 12 characters, at most 200; refused when it is a commonly breached password (422 `weak_password`). */
+            /**
+             * @description At least 12 characters, at most 200; refused when it is a commonly breached password or too easy to guess
+             *     (zxcvbn's score under 3 of 4): 422 `weak_password`, saying why.
+             */
             password: string;
             /**
              * @description The address to sign in with, for the first start's owner link only, which has none yet (422
@@ -16911,6 +16921,15 @@ export interface operations {
             };
             /** @description No such resource in this account. Resources of other accounts are reported the same way. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,10 @@ export const SETTINGS = {
     "the address people reach the service at (`https://sms.example.com`): invitation links are made with it; unset = `http://localhost:PORT`",
   ),
   host: text("HOST", "0.0.0.0", "HTTP bind address"),
+  trustProxy: flag(
+    "TRUST_PROXY",
+    "`1` when the service is reached through a TLS-terminating proxy that sets `X-Forwarded-Proto`: a request it says came over `https` gets the session cookie with `Secure` (so does every request when `PUBLIC_URL` is `https://…`); unset = the header is ignored",
+  ),
   dashboardKeySignIn: optionalOneOf(
     "DASHBOARD_KEY_SIGN_IN",
     ["on", "off"] as const,

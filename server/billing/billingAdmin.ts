@@ -2,6 +2,7 @@
 // against its price list), credits.
 import type { Knex } from "knex";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
+import { checkCurrency } from "../domain/isoCodes.js";
 import { getAccount, updateAccount, type AccountChange } from "../operator/index.js";
 import { balanceMoved } from "./charges.js";
 import { creditAccount, ensureBalance, type LedgerEntryRow } from "./ledgerTable.js";
@@ -11,11 +12,12 @@ import { checkPriceEntries, type PriceEntry } from "./priceRules.js";
 const BILLING_FIELDS = ["currency", "priceList", "billing", "creditLimit", "lowBalanceThreshold", "chargeOn"] as const;
 
 /**
- * The operator's change of an account; billing fields checked: the price list exists (422
+ * The operator's change of an account; billing fields checked: the currency is ISO 4217 (400), the price list exists (422
  * `price_list_not_found`) and is in the account's currency (422 `currency_mismatch`). False: no such account.
  */
 export async function changeAccount(db: Knex, accountId: string, change: AccountChange): Promise<boolean> {
   if (!BILLING_FIELDS.some((f) => change[f] !== undefined)) return updateAccount(db, accountId, change);
+  if (change.currency !== undefined) checkCurrency(change.currency, "/body/currency");
   return db.transaction(async (tx) => {
     const current = await getAccount(tx, accountId);
     if (!current) return false;
@@ -40,12 +42,16 @@ export async function changeAccount(db: Knex, accountId: string, change: Account
   });
 }
 
-/** Makes or replaces a price list; a currency change of a list in use is 409 `price_list_in_use`. */
+/**
+ * Makes or replaces a price list: its currency ISO 4217 and its countries ISO 3166-1 alpha-2 that exist (400 naming
+ * the field); a currency change of a list in use is 409 `price_list_in_use`.
+ */
 export async function putPriceList(
   db: Knex,
   name: string,
   body: { currency: string; entries: PriceEntry[]; default?: number | null },
 ): Promise<{ row: PriceListRow; created: boolean }> {
+  checkCurrency(body.currency, "/body/currency");
   checkPriceEntries(body.entries);
   return db.transaction(async (tx) => {
     const before = await findPriceList(tx, name);

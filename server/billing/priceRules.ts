@@ -3,6 +3,7 @@
 // perSegment × segments, never a fraction.
 import { DomainError } from "../domain/errors.js";
 import { countryOf } from "../domain/phone.js";
+import { checkCountry } from "../domain/isoCodes.js";
 
 export interface PriceEntry {
   prefix?: string;
@@ -55,10 +56,11 @@ export function priceOf(book: PriceBook, to: string, segments: number, path: str
   return { amount, currency: book.currency, perSegment };
 }
 
-/** The entries of a list as put, checked: exactly one of prefix and country each, none twice. */
+/** The entries of a list as put, checked: exactly one of prefix and country each (a country that exists), none twice. */
 export function checkPriceEntries(entries: PriceEntry[]): void {
   const seen = new Set<string>();
   entries.forEach((e, i) => {
+    if (e.country !== undefined) checkCountry(e.country, `/body/entries/${i}/country`);
     const key = e.prefix ?? (e.country === undefined ? undefined : `country:${e.country}`);
     if ((e.prefix === undefined) === (e.country === undefined))
       throw new DomainError("validation_failed", "Each entry has exactly one of prefix and country.", {

@@ -613,6 +613,14 @@ CREATE TABLE sign_in_failures (
   CONSTRAINT sign_in_failures_pkey PRIMARY KEY (address)
 );
 
+CREATE TABLE sign_in_locks (
+  email text NOT NULL,
+  failures integer NOT NULL,
+  locked_until timestamp with time zone,
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT sign_in_locks_pkey PRIMARY KEY (email)
+);
+
 CREATE TABLE simulator_submissions (
   id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
   message_id uuid NOT NULL,
@@ -857,7 +865,6 @@ CREATE TABLE users (
   CONSTRAINT users_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT users_check CHECK (((account_id IS NULL) = (role = 'operator'::text))),
   CONSTRAINT users_email_check CHECK (((email = lower(email)) AND ((length(email) >= 3) AND (length(email) <= 254)))),
-  CONSTRAINT users_email_key UNIQUE (email),
   CONSTRAINT users_pkey PRIMARY KEY (id),
   CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'viewer'::text, 'operator'::text])))
 );
@@ -1004,6 +1011,7 @@ CREATE UNIQUE INDEX sender_books_pkey ON sender_books USING btree (account_id, s
 CREATE UNIQUE INDEX sender_pools_name_key ON sender_pools USING btree (account_id, name);
 CREATE UNIQUE INDEX sender_pools_pkey ON sender_pools USING btree (id);
 CREATE UNIQUE INDEX sign_in_failures_pkey ON sign_in_failures USING btree (address);
+CREATE UNIQUE INDEX sign_in_locks_pkey ON sign_in_locks USING btree (email);
 CREATE INDEX simulator_submissions_message_idx ON simulator_submissions USING btree (message_id);
 CREATE UNIQUE INDEX simulator_submissions_pkey ON simulator_submissions USING btree (id);
 CREATE UNIQUE INDEX smpp_binds_pkey ON smpp_binds USING btree (server_id, session_id);
@@ -1040,8 +1048,9 @@ CREATE INDEX user_invitations_user_idx ON user_invitations USING btree (user_id)
 CREATE UNIQUE INDEX user_sessions_pkey ON user_sessions USING btree (id);
 CREATE UNIQUE INDEX user_sessions_token_hash_key ON user_sessions USING btree (token_hash);
 CREATE INDEX user_sessions_user_idx ON user_sessions USING btree (user_id, created_at);
+CREATE UNIQUE INDEX users_account_email ON users USING btree (account_id, email) NULLS NOT DISTINCT;
 CREATE INDEX users_account_idx ON users USING btree (account_id, created_at);
-CREATE UNIQUE INDEX users_email_key ON users USING btree (email);
+CREATE UNIQUE INDEX users_active_email ON users USING btree (email) WHERE (password_hash IS NOT NULL);
 CREATE UNIQUE INDEX users_pkey ON users USING btree (id);
 CREATE INDEX webhook_deliveries_handed_idx ON webhook_deliveries USING btree (handed_until) WHERE (handed_to IS NOT NULL);
 CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq);

@@ -50,7 +50,7 @@ function route(services: ApiServices, operationId: ApiOperationId, method: strin
         client: {
           address: req.socket.remoteAddress ?? "unknown",
           userAgent: req.headers["user-agent"] ?? null,
-          secure: req.secure,
+          secure: requestIsSecure(req, services.config),
           requestId: typeof req.id === "string" ? req.id : String(req.id ?? ""),
         },
         body: req.body,
@@ -78,6 +78,20 @@ function route(services: ApiServices, operationId: ApiOperationId, method: strin
       next(error);
     }
   };
+}
+
+/**
+ * Whether the browser reached the service over TLS, for the session cookie's `Secure`: always when PUBLIC_URL is
+ * `https://…` (the address people are given), when the connection itself is TLS, or, with TRUST_PROXY set, when
+ * the proxy in front says so (`X-Forwarded-Proto: https`, its first value: the hop nearest the browser).
+ */
+export function requestIsSecure(req: Request, config: { publicUrl?: string; trustProxy: boolean }): boolean {
+  if (config.publicUrl !== undefined && /^https:/i.test(config.publicUrl.trim())) return true;
+  if (req.secure) return true;
+  if (!config.trustProxy) return false;
+  const forwarded = req.headers["x-forwarded-proto"];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim().toLowerCase();
+  return first === "https";
 }
 
 /** Headers arrive lowercased; handlers read them as the contract spells them (`Idempotency-Key`). */

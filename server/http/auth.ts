@@ -73,14 +73,26 @@ export interface AddressLimit {
  *
  * Every 401 takes a token from its client address's in-memory bucket; while that bucket is empty the address's
  * requests are refused with 429 before any database query, except those bearing a key this process has
- * recently seen succeed (so a valid client behind the same address as an attacker keeps working).
+ * recently seen succeed (so a valid client behind the same address as an attacker keeps working). Every call
+ * of a public operation (`x-public`: signing in, accepting an invitation) takes a token from the same bucket,
+ * refused with 429 `rate_limited` while it is empty, before its body is read.
  */
 export function requireApiKey(db: Db, limit: RateLimit, addressLimit: AddressLimit, usage?: KeyUsage): RequestHandler {
   const addresses = addressLimit.perSecond > 0 ? new AddressLimiter(addressLimit.perSecond, addressLimit.burst) : undefined;
   const recentlyValid = new RecentSet();
   return async (req, res, next) => {
-    if (req.operation?.public) return next();
     const address = clientBucket(req.socket.remoteAddress ?? "unknown");
+    if (req.operation?.public) {
+      const wait = addresses?.retryAfterSeconds(address) ?? 0;
+      if (wait > 0)
+        return next(
+          new HttpError("rate_limited", `Too many requests without a key or a session from this address. Retry after ${wait} s.`, {
+            headers: { "Retry-After": String(wait) },
+          }),
+        );
+      addresses?.take(address);
+      return next();
+    }
     const header = req.headers.authorization;
     const cookieToken = header ? undefined : sessionToken(req);
     if (cookieToken !== undefined) {

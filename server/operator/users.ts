@@ -1,13 +1,17 @@
 // People who sign in (docs/USERS.md): invitations and their acceptance, roles and the last-owner rule,
-// passwords (argon2id through @node-rs/argon2; at least 12 characters and not a commonly breached one: the
-// list @zxcvbn-ts/language-common ships), sign-in with its lockouts, and sessions (a cookie's token and a CSRF
-// token; only their SHA-256 is stored for the cookie).
+// passwords (argon2id through @node-rs/argon2; at least 12 characters, not a commonly breached one — the list
+// @zxcvbn-ts/language-common ships — and hard to guess by zxcvbn's score, at least 3 of 4), sign-in with its
+// lockouts (an attempt counted before its password is verified), and sessions (a cookie's token and a CSRF
+// token; only their SHA-256 is stored for the cookie). Addresses are compared folded (domain/textKeys.ts).
 import { createHash, randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
 import { Secret, TOTP } from "otpauth";
-import { dictionary } from "@zxcvbn-ts/language-common";
+import { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import { adjacencyGraphs, dictionary } from "@zxcvbn-ts/language-common";
 import type { Knex } from "knex";
-import { DomainError, notFound } from "../domain/errors.js";
+import { isUniqueViolation } from "../db/errors.js";
+import { DomainError, invalidField, notFound } from "../domain/errors.js";
+import { foldedKey, hasFormatCharacters } from "../domain/textKeys.js";
 import { insertAuditEvent } from "./auditEventsTable.js";
 import { revokeKeysMadeBy } from "./apiKeysTable.js";
 import {
@@ -33,14 +37,17 @@ import {
   takeRecoveryCode,
   takeTotpStep,
   totpState,
+  clearSignInAttempts,
   findUserByEmail,
   insertInvitedUser,
   insertSession,
+  invitationExists,
   lockInvitedUser,
   lockUserAndOwners,
   recordAddressFailure,
-  recordUserFailure,
   recordUserSignIn,
+  returnSignInAttempt,
+  takeSignInAttempt,
   setPassword,
   updateUserRole,
   useSession,
@@ -54,11 +61,52 @@ const token = (prefix: string, bytes: number) => `${prefix}${randomBytes(bytes).
 /** Commonly breached passwords, lower-cased (49,000 of them; those under 12 characters are refused anyway). */
 const BREACHED = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
 
+/** zxcvbn with the language-neutral dictionaries and keyboard graphs (qwerty, dvorak, keypads). */
+const zxcvbn = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
+/** zxcvbn's score a password needs: 3 of 4, "safely unguessable" (about 10^8 guesses and more). */
+export const PASSWORD_MIN_SCORE = 3;
+/** zxcvbn's warnings (translation keys), said in words. */
+const WEAKNESS: Record<string, string> = {
+  straightRow: "a straight row of keys is easy to guess",
+  keyPattern: "a short pattern of keys is easy to guess",
+  simpleRepeat: "repeated characters (aaa) are easy to guess",
+  extendedRepeat: "repeated patterns (abcabc) are easy to guess",
+  sequences: "sequences (abc, 6543) are easy to guess",
+  recentYears: "recent years are easy to guess",
+  dates: "dates are easy to guess",
+  topTen: "it is one of the most used passwords",
+  topHundred: "it is a very often used password",
+  common: "it is a commonly used password",
+  similarToCommon: "it is close to a commonly used password",
+  wordByItself: "a single word is easy to guess",
+  namesByThemselves: "names alone are easy to guess",
+  commonNames: "common names are easy to guess",
+  userInputs: "it is made of your own details",
+  pwned: "it appeared in a data breach",
+};
+
 /** Why a password is refused, or undefined. */
 export function passwordProblem(password: string): string | undefined {
   if ([...password].length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
   if (BREACHED.has(password.toLowerCase())) return "is a commonly breached password: choose another";
+  const judged = zxcvbn.check(password.slice(0, 200));
+  if (judged.score < PASSWORD_MIN_SCORE) {
+    const why = judged.feedback.warning ? WEAKNESS[judged.feedback.warning] : undefined;
+    return `is too easy to guess (strength ${judged.score} of 4, at least ${PASSWORD_MIN_SCORE} needed${why ? `: ${why}` : ""}): add words or characters nobody would guess`;
+  }
   return undefined;
+}
+
+/**
+ * An address as given, made comparable (folded: NFKC, case, format characters); 400 when it holds a format
+ * character (a zero-width space, a bidi control such as U+202E): nobody's real address has one, a look-alike does.
+ */
+export function emailKey(input: string, path = "/body/email"): string {
+  if (hasFormatCharacters(input))
+    throw invalidField(path, "must not contain invisible or text-direction characters (Unicode format characters)");
+  const email = foldedKey(input);
+  if (email.length < 3) throw invalidField(path, "is not an email address");
+  return email;
 }
 
 const insufficientRole = (detail: string) => new DomainError("insufficient_role", detail);
@@ -69,7 +117,12 @@ export interface NewInvitation {
   expiresAt: Date;
 }
 
-/** Invites `email` with `role` to an account (null: an operator user). 409 `user_exists` for a known email. */
+/**
+ * Invites `email` with `role` to an account (null: an operator user). 409 `user_exists` when the address is a
+ * user of that account already (the inviter sees its own users anyway). Whether it is another account's user,
+ * or invited by another account, is never told: the invitation is made as any other (201), and the address's
+ * owner finds out on accepting it (an address is one active user in the service).
+ */
 export async function inviteUser(
   db: Knex,
   invite: { accountId: string | null; email: string; role: UserRole; by: UserManager },
@@ -78,7 +131,7 @@ export async function inviteUser(
     throw insufficientRole("Only an owner (or the operator) invites an owner.");
   const inviteToken = token("inv_", 24);
   const expiresAt = new Date(Date.now() + INVITATION_MS);
-  const email = invite.email.trim().toLowerCase();
+  const email = emailKey(invite.email);
   const user = await insertInvitedUser(db, {
     accountId: invite.accountId,
     email,
@@ -86,7 +139,8 @@ export async function inviteUser(
     tokenHash: sha256(inviteToken),
     expiresAt,
   });
-  if (!user) throw new DomainError("user_exists", `${email} is a user already.`, { errors: [{ path: "/body/email", message: "taken" }] });
+  if (!user)
+    throw new DomainError("user_exists", `${email} is a user here already.`, { errors: [{ path: "/body/email", message: "taken" }] });
   return { user, token: inviteToken, expiresAt };
 }
 
@@ -116,26 +170,39 @@ export async function inviteFirstStartOwner(db: Knex, accountId: string): Promis
  * if given, it must be the invited one (422 `email_mismatch`).
  */
 export async function acceptInvitation(db: Knex, inviteToken: string, password: string, email?: string): Promise<UserRow> {
+  const tokenHash = sha256(inviteToken);
+  const invalid = () => new DomainError("invitation_invalid", "The invitation is unknown, used or expired: ask for a new one.");
+  // The token first: nothing is judged or hashed for a token that names no invitation.
+  if (!(await invitationExists(db, tokenHash))) throw invalid();
   const problem = passwordProblem(password);
   if (problem)
     throw new DomainError("weak_password", `The password ${problem}.`, { errors: [{ path: "/body/password", message: problem }] });
-  const given = email?.trim().toLowerCase();
+  const given = email === undefined ? undefined : emailKey(email);
   // Hashed before the transaction: it takes tens of milliseconds, and holds nothing meanwhile.
   const passwordHash = await hash(password);
-  return db.transaction(async (tx) => {
-    const user = await lockInvitedUser(tx, sha256(inviteToken));
-    if (!user) throw new DomainError("invitation_invalid", "The invitation is unknown, used or expired: ask for a new one.");
-    const emailError = (code: "email_required" | "email_mismatch", message: string) =>
-      new DomainError(code, `\`email\` ${message}.`, { errors: [{ path: "/body/email", message }] });
-    if (user.email === FIRST_START_OWNER_EMAIL && !given)
-      throw emailError("email_required", "is needed: the address you will sign in with");
-    if (user.email !== FIRST_START_OWNER_EMAIL && given !== undefined && given !== user.email)
-      throw emailError("email_mismatch", "is not the address this invitation was made for");
-    const accepted = await setPassword(tx, user.id, passwordHash, given ?? user.email);
-    if (!accepted)
-      throw new DomainError("user_exists", `${given} is a user already.`, { errors: [{ path: "/body/email", message: "taken" }] });
-    return accepted;
-  });
+  const taken = (address: string) =>
+    new DomainError("user_exists", `${address} is a user already: sign in with it.`, {
+      errors: [{ path: "/body/email", message: "taken" }],
+    });
+  try {
+    return await db.transaction(async (tx) => {
+      const user = await lockInvitedUser(tx, tokenHash);
+      if (!user) throw invalid();
+      const emailError = (code: "email_required" | "email_mismatch", message: string) =>
+        new DomainError(code, `\`email\` ${message}.`, { errors: [{ path: "/body/email", message }] });
+      if (user.email === FIRST_START_OWNER_EMAIL && !given)
+        throw emailError("email_required", "is needed: the address you will sign in with");
+      if (user.email !== FIRST_START_OWNER_EMAIL && given !== undefined && given !== user.email)
+        throw emailError("email_mismatch", "is not the address this invitation was made for");
+      const accepted = await setPassword(tx, user.id, passwordHash, given ?? user.email);
+      if (!accepted) throw taken(given ?? user.email);
+      return accepted;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "users_active_email") || isUniqueViolation(error, "users_account_email"))
+      throw taken(given ?? "The address");
+    throw error;
+  }
 }
 
 /**
@@ -210,10 +277,15 @@ let decoy: Promise<string> | undefined;
 const locked = (seconds: number) =>
   new DomainError("sign_in_locked", `Too many failed sign-ins: try again in ${seconds} s.`, { retryAfterSeconds: Math.max(1, seconds) });
 
+/** How sign-in attempts are counted per address (a user's or not): ten within 15 minutes lock it for 15. */
+const ATTEMPTS = { lockAfter: LOCK_AFTER_FAILURES, lockMs: LOCK_MS, windowMs: LOCK_MS };
+
 /**
  * Signs a person in. Every refusal of an unknown email or a wrong password is the same 401, after the same
- * argon2 verify; each counts against the user (ten in a row lock it for 15 minutes) and against the client
- * address (30 in 15 minutes slow that address down, whoever it tries). Audited, failures included.
+ * argon2 verify. Each attempt is counted against the address signed in with, whether a user has it or not,
+ * *before* its password is verified (ten within 15 minutes lock it for 15 minutes: at most ten guesses are
+ * verified in a lock window, concurrent ones included), and each failure against the client address (30 in 15
+ * minutes slow that address down, whoever it tries). Audited, failures included.
  */
 export async function signIn(
   db: Knex,
@@ -227,7 +299,7 @@ export async function signIn(
     requestId: string;
   },
 ): Promise<NewSession> {
-  const email = attempt.email.trim().toLowerCase();
+  const email = emailKey(attempt.email);
   const audit = (user: { id: string; accountId: string | null } | undefined, status: number) =>
     insertAuditEvent(db, {
       actorType: user?.accountId === null ? "operator" : "account",
@@ -244,30 +316,32 @@ export async function signIn(
     throw locked(addressWait);
   }
   const user = await findUserByEmail(db, email);
-  if (user?.lockedUntil && user.lockedUntil.getTime() > Date.now()) {
+  // Counted before the password is verified, in one statement: a burst of guesses cannot outrun the lock.
+  const taken = await takeSignInAttempt(db, email, ATTEMPTS);
+  if (!taken.taken) {
     await audit(user, 429);
-    throw locked(Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000));
+    throw locked(taken.retryAfterSeconds);
   }
   const stored = user?.passwordHash ?? (await (decoy ??= hash("decoy password, never anyone's")));
   const matches = (await verify(stored, attempt.password)) && !!user?.passwordHash;
   if (!matches || !user) {
-    if (user) await recordUserFailure(db, user.id, LOCK_AFTER_FAILURES, LOCK_MS);
     await recordAddressFailure(db, attempt.address, LOCK_MS);
     await audit(user, 401);
     throw new DomainError("invalid_credentials", "The email address or the password is wrong.");
   }
   if (user.totpEnabled && !(await secondFactor(db, user, attempt))) {
-    // No code: not a failure (the dashboard asks for it next). A wrong one: a failure like a wrong password.
+    // No code: not a failure (the dashboard asks for it next), so the attempt is given back. A wrong one: a
+    // failure like a wrong password (its attempt stays counted).
     if (attempt.totp || attempt.recoveryCode) {
-      await recordUserFailure(db, user.id, LOCK_AFTER_FAILURES, LOCK_MS);
       await recordAddressFailure(db, attempt.address, LOCK_MS);
       await audit(user, 401);
-    }
+    } else await returnSignInAttempt(db, email, LOCK_AFTER_FAILURES);
     throw new DomainError(
       "totp_required",
       "This user signs in with a second factor: send `totp`, the app's current code (or a `recoveryCode`).",
     );
   }
+  await clearSignInAttempts(db, email);
   await recordUserSignIn(db, user.id);
   const sessionToken = token("ses_", 32);
   const csrfToken = token("csrf_", 18);
@@ -357,15 +431,30 @@ export async function confirmTwoFactor(db: Knex, userId: string, code: string): 
   return codes;
 }
 
-/** Turns two-factor sign-in off with a current code of the app or a recovery code; never while the account requires it. */
-export async function disableTwoFactor(db: Knex, user: { userId: string; accountId: string | null }, code: string): Promise<void> {
+/**
+ * Turns two-factor sign-in off with a current code of the app or a recovery code; never while the account
+ * requires it. Each try is a sign-in attempt of the user's address, counted before the code is judged: wrong
+ * codes lock it as wrong passwords do (429 `sign_in_locked`), so a session left open cannot be used to guess.
+ */
+export async function disableTwoFactor(
+  db: Knex,
+  user: { userId: string; email: string; accountId: string | null },
+  code: string,
+  address: string,
+): Promise<void> {
   const userId = user.userId;
   if (user.accountId !== null && (await accountRequiresTwoFactor(db, user.accountId)))
     throw new DomainError("two_factor_required", "This account requires two-factor sign-in: it stays on while the owner requires it.");
   const state = await totpState(db, userId);
   if (!state?.enabled) return;
+  const taken = await takeSignInAttempt(db, user.email, ATTEMPTS);
+  if (!taken.taken) throw locked(taken.retryAfterSeconds);
   const step = state.secret && /^[0-9]{6}$/.test(code) ? totpStep(state.secret, code) : undefined;
   const proven = step !== undefined ? await takeTotpStep(db, userId, step) : await takeRecoveryCode(db, userId, recoveryHash(code));
-  if (!proven) throw invalidCode();
+  if (!proven) {
+    await recordAddressFailure(db, address, LOCK_MS);
+    throw invalidCode();
+  }
+  await clearSignInAttempts(db, user.email);
   await disableTotp(db, userId);
 }

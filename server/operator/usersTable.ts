@@ -18,7 +18,11 @@ export interface UserRow {
 const USER = sql`id, account_id AS "accountId", email, role, CASE WHEN password_hash IS NULL THEN 'invited' ELSE 'active' END AS status,
                  totp_enabled AS "twoFactor", created_at AS "createdAt", last_sign_in_at AS "lastSignInAt"`;
 
-/** A new invited user (no password yet) with its invitation; undefined when the email is a user already. */
+/**
+ * A new invited user (no password yet) of an account (null: an operator user) with its invitation; undefined
+ * when the address is a user of that account (invited or active) already. Another account's user or
+ * invitation of the same address is no obstacle: an address is held across the service only once accepted.
+ */
 export async function insertInvitedUser(
   db: Knex,
   u: { accountId: string | null; email: string; role: UserRole; tokenHash: Buffer; expiresAt: Date },
@@ -27,7 +31,7 @@ export async function insertInvitedUser(
     db,
     sql`WITH u AS (
           INSERT INTO users (account_id, email, role) VALUES (${u.accountId}::uuid, ${u.email}, ${u.role})
-          ON CONFLICT (email) DO NOTHING
+          ON CONFLICT (account_id, email) DO NOTHING
           RETURNING *
         ), i AS (
           INSERT INTO user_invitations (token_hash, user_id, expires_at) SELECT ${u.tokenHash}, id, ${u.expiresAt} FROM u
@@ -35,6 +39,12 @@ export async function insertInvitedUser(
         SELECT ${USER} FROM u`,
   );
   return rows[0];
+}
+
+/** Whether an unexpired invitation token exists (looked up before any password is judged or hashed). */
+export async function invitationExists(db: Knex, tokenHash: Buffer): Promise<boolean> {
+  const { rows } = await run(db, sql`SELECT 1 FROM user_invitations WHERE token_hash = ${tokenHash} AND expires_at > now()`);
+  return rows.length === 1;
 }
 
 /** The user an unexpired invitation token names, locked for its acceptance; undefined when there is none. */
@@ -49,14 +59,16 @@ export async function lockInvitedUser(tx: Knex.Transaction, tokenHash: Buffer): 
 
 /**
  * Sets the password (its argon2id hash) and the address, and uses up the user's invitations; undefined when
- * the address is another user's already.
+ * the address is another active user's already (the unique index users_active_email holds it under races:
+ * the caller maps its violation to the same answer).
  */
 export async function setPassword(tx: Knex.Transaction, userId: string, passwordHash: string, email: string): Promise<UserRow | undefined> {
   const { rows } = await run<UserRow>(
     tx,
     sql`WITH gone AS (DELETE FROM user_invitations WHERE user_id = ${userId})
         UPDATE users SET password_hash = ${passwordHash}, email = ${email}, failed_sign_ins = 0, locked_until = NULL
-         WHERE id = ${userId} AND NOT EXISTS (SELECT 1 FROM users o WHERE o.email = ${email} AND o.id <> ${userId})
+         WHERE id = ${userId}
+           AND NOT EXISTS (SELECT 1 FROM users o WHERE o.email = ${email} AND o.id <> ${userId} AND o.password_hash IS NOT NULL)
         RETURNING ${USER}`,
   );
   return rows[0];
@@ -120,36 +132,74 @@ export interface SignInUser {
   email: string;
   role: UserRole;
   passwordHash: string | null;
-  lockedUntil: Date | null;
   totpEnabled: boolean;
   totpSecret: string | null;
   /** Its account requires two-factor sign-in. */
   twoFactorRequired: boolean;
 }
 
+/** The active user (one who accepted an invitation) of an address; invitations are nobody yet. */
 export async function findUserByEmail(db: Knex, email: string): Promise<SignInUser | undefined> {
   const { rows } = await run<SignInUser>(
     db,
-    sql`SELECT u.id, u.account_id AS "accountId", u.email, u.role, u.password_hash AS "passwordHash", u.locked_until AS "lockedUntil",
+    sql`SELECT u.id, u.account_id AS "accountId", u.email, u.role, u.password_hash AS "passwordHash",
                u.totp_enabled AS "totpEnabled", u.totp_secret AS "totpSecret", coalesce(a.require_two_factor, false) AS "twoFactorRequired"
-          FROM users u LEFT JOIN accounts a ON a.id = u.account_id WHERE u.email = ${email}`,
+          FROM users u LEFT JOIN accounts a ON a.id = u.account_id WHERE u.email = ${email} AND u.password_hash IS NOT NULL`,
   );
   return rows[0];
 }
 
-/** One more failure in a row; at `lockAfter` the user is locked for `lockMs` (and counts again from 0). */
-export async function recordUserFailure(db: Knex, userId: string, lockAfter: number, lockMs: number): Promise<void> {
+const interval = (ms: number) => sql`make_interval(secs => ${ms / 1000}::float8)`;
+
+/**
+ * Counts a sign-in attempt for an address (the folded email, a user's or not) *before* its password is
+ * verified, in one statement: the attempt is taken unless the address is locked; the `lockAfter`-th attempt
+ * within `windowMs` of the one before locks it for `lockMs`. Concurrent attempts queue on the row, so no more
+ * than `lockAfter` are ever taken in a lock window. Not taken while it is locked: the seconds until it is not.
+ */
+export async function takeSignInAttempt(
+  db: Knex,
+  email: string,
+  limits: { lockAfter: number; lockMs: number; windowMs: number },
+): Promise<{ taken: true } | { taken: false; retryAfterSeconds: number }> {
+  const restart = sql`(l.locked_until IS NOT NULL OR l.updated_at <= now() - ${interval(limits.windowMs)})`;
+  const next = sql`CASE WHEN ${restart} THEN 1 ELSE l.failures + 1 END`;
+  const { rows } = await run<{ failures: number }>(
+    db,
+    sql`INSERT INTO sign_in_locks AS l (email, failures, locked_until, updated_at)
+        VALUES (${email}, 1, CASE WHEN 1 >= ${limits.lockAfter}::int THEN now() + ${interval(limits.lockMs)} END, now())
+        ON CONFLICT (email) DO UPDATE
+           SET failures = ${next},
+               locked_until = CASE WHEN ${next} >= ${limits.lockAfter}::int THEN now() + ${interval(limits.lockMs)} END,
+               updated_at = now()
+         WHERE l.locked_until IS NULL OR l.locked_until <= now()
+        RETURNING failures`,
+  );
+  if (rows.length === 1) return { taken: true };
+  const { rows: lock } = await run<{ wait: number | null }>(
+    db,
+    sql`SELECT ceil(extract(epoch FROM locked_until - now()))::int AS wait FROM sign_in_locks WHERE email = ${email}`,
+  );
+  return { taken: false, retryAfterSeconds: Math.max(1, lock[0]?.wait ?? 1) };
+}
+
+/** Gives an attempt back (a right password that now needs its second factor is no failure). */
+export async function returnSignInAttempt(db: Knex, email: string, lockAfter: number): Promise<void> {
   await run(
     db,
-    sql`UPDATE users SET failed_sign_ins = CASE WHEN failed_sign_ins + 1 >= ${lockAfter} THEN 0 ELSE failed_sign_ins + 1 END,
-                         locked_until = CASE WHEN failed_sign_ins + 1 >= ${lockAfter}
-                                             THEN now() + make_interval(secs => ${lockMs / 1000}::float8) ELSE locked_until END
-         WHERE id = ${userId}`,
+    sql`UPDATE sign_in_locks SET failures = failures - 1,
+                                 locked_until = CASE WHEN failures - 1 >= ${lockAfter}::int THEN locked_until END
+         WHERE email = ${email} AND failures > 0`,
   );
 }
 
+/** A sign-in: the address's attempts are forgotten. */
+export async function clearSignInAttempts(db: Knex, email: string): Promise<void> {
+  await run(db, sql`DELETE FROM sign_in_locks WHERE email = ${email}`);
+}
+
 export async function recordUserSignIn(db: Knex, userId: string): Promise<void> {
-  await run(db, sql`UPDATE users SET failed_sign_ins = 0, locked_until = NULL, last_sign_in_at = now() WHERE id = ${userId}`);
+  await run(db, sql`UPDATE users SET last_sign_in_at = now() WHERE id = ${userId}`);
 }
 
 /** One more failure from `address` in its window (a new window once the last is over); the count now. */

@@ -86,6 +86,20 @@ describe("price lists", () => {
       entries: [{ prefix: "+1", pricePerSegment: 0.5 }],
     });
     expect(fraction.status).toBe(400);
+    // A currency that is not ISO 4217, a country that does not exist: 400 naming the field.
+    const zzz = await op.request("PUT", "/api/v1/price-lists/bad", { currency: "ZZZ", entries: [] });
+    expect(zzz.status).toBe(400);
+    expect(((await zzz.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/body/currency");
+    const xx = await op.request("PUT", "/api/v1/price-lists/bad", {
+      currency: "USD",
+      entries: [
+        { prefix: "+1", pricePerSegment: 7500 },
+        { country: "XX", pricePerSegment: 50000 },
+      ],
+    });
+    expect(xx.status).toBe(400);
+    expect(((await xx.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/body/entries/1/country");
+    expect((await op.request("GET", "/api/v1/price-lists/bad")).status).toBe(404);
 
     await pricedAccount("price-list-user");
     expect((await op.request("DELETE", "/api/v1/price-lists/retail")).status).toBe(409);
@@ -106,6 +120,9 @@ describe("price lists", () => {
     const mismatch = await op.request("PATCH", `/api/v1/accounts/${a.accountId}`, { priceList: "retail", currency: "EUR" });
     expect(mismatch.status).toBe(422);
     expect(((await mismatch.json()) as { code: string }).code).toBe("currency_mismatch");
+    const zzz = await op.request("PATCH", `/api/v1/accounts/${a.accountId}`, { currency: "ZZZ" });
+    expect(zzz.status).toBe(400);
+    expect(((await zzz.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe("/body/currency");
     const account = await json<{ limits: Record<string, unknown> }>(op.request("GET", `/api/v1/accounts/${a.accountId}`));
     expect(account.limits).toMatchObject({ priceList: null, currency: "USD", billing: "postpaid", creditLimit: 0, chargeOn: "submitted" });
   });

@@ -149,8 +149,8 @@ describe("sessions", () => {
     expect(audited).toContain(429);
     // The lock over, the right password signs in again (the lock moved back, as 15 minutes would).
     await server()
-      .db("users")
-      .where({ id: userId })
+      .db("sign_in_locks")
+      .where({ email: who })
       .update({ locked_until: server().db.raw("now() - interval '1 second'") });
     expect((await post("/api/v1/session", { email: who, password: PASSWORD })).status).toBe(201);
   });

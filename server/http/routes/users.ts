@@ -68,7 +68,10 @@ function requireSession(session: RequestSession | undefined): RequestSession {
   return session;
 }
 
-/** The session cookie: HttpOnly, SameSite=Strict, Secure when the request came over TLS; `token` empty clears it. */
+/**
+ * The session cookie: HttpOnly, SameSite=Strict, Secure when the browser reached the service over TLS (PUBLIC_URL
+ * https, a TLS connection, or X-Forwarded-Proto behind TRUST_PROXY: app.ts); `token` empty clears it.
+ */
 function sessionCookie(token: string, secure: boolean): string {
   return serialize(SESSION_COOKIE, token, {
     httpOnly: true,
@@ -211,8 +214,8 @@ export const userHandlers: Pick<
     return { status: 200, body: { recoveryCodes: await confirmTwoFactor(db, requireSession(session).userId, body.code) } };
   },
 
-  async TwoFactor_disable({ db, session, body }) {
-    await disableTwoFactor(db, requireSession(session), body.code);
+  async TwoFactor_disable({ db, session, body, client }) {
+    await disableTwoFactor(db, requireSession(session), body.code, client.address);
     return { status: 204 };
   },
 };
