@@ -90,6 +90,10 @@ describe("contract", () => {
     const asset = await fetch(`${baseUrl}/docs/assets/redoc.standalone.js`);
     expect(asset.status).toBe(200);
     expect(Number(asset.headers.get("content-length"))).toBeGreaterThan(100_000);
+    // Gzipped (about a third of its size), and naming no outside address the page's policy would refuse.
+    expect(asset.headers.get("content-encoding")).toBe("gzip");
+    expect(Number(asset.headers.get("content-length"))).toBeLessThan(500_000);
+    expect(await asset.text()).not.toContain("cdn.redoc.ly");
   });
 
   it("describes every event we POST in the document's webhooks section, with the schema of its body", () => {
