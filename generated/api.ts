@@ -2351,6 +2351,7 @@ export interface components {
          *         "weight": 1,
          *         "dailySegmentQuota": 10000,
          *         "allowedCountries": null,
+         *         "blockedPrefixes": [],
          *         "senderIds": null,
          *         "selfServiceNumbers": false,
          *         "maxSegmentsPerSecond": null,
@@ -2388,6 +2389,7 @@ export interface components {
          *         "US",
          *         "CA"
          *       ],
+         *       "blockedPrefixes": [],
          *       "senderIds": [
          *         "ACME"
          *       ],
@@ -2419,6 +2421,12 @@ export interface components {
              *     deployment allows them (`ALLOW_INTERNATIONAL_NETWORKS=1`).
              */
             allowedCountries: components["schemas"]["CountryCode"][] | null;
+            /**
+             * @description Destinations the account may not send to, as E.164 prefixes (empty: none beside the deployment's
+             *     `BLOCKED_PREFIXES`). A destination under one is 422 `destination_blocked` at every door (`ESME_RINVDSTADR`
+             *     over SMPP; a batch item refused; a campaign recipient skipped with reason `blocked`).
+             */
+            blockedPrefixes: components["schemas"]["E164Prefix"][];
             /**
              * @description The alphanumeric sender IDs the account may send as, or `null` (the default) for any. A campaign without
              *     `from` then uses the first of them.
@@ -3758,6 +3766,8 @@ export interface components {
          * @example +14155550123
          */
         E164: string;
+        /** @description The start of E.164 numbers: `+` and 1 to 15 digits (`+4470`, `+882`). */
+        E164Prefix: string;
         /** @description An error reported by the provider or by the service for a message or a delivery. */
         ErrorDetail: {
             /** @description Stable machine-readable code, for example `rejected` or `number_inactive`. */
@@ -4424,6 +4434,9 @@ export interface components {
          *           "US",
          *           "CA"
          *         ],
+         *         "blockedPrefixes": [
+         *           "+4470"
+         *         ],
          *         "senderIds": null,
          *         "selfServiceNumbers": false,
          *         "maxSegmentsPerSecond": null,
@@ -4849,7 +4862,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "simulator_unavailable" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "campaign_started" | "campaign_finished" | "campaign_draft" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "simulator_unavailable" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "destination_blocked" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "campaign_started" | "campaign_finished" | "campaign_draft" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description A price list as put: it replaces the whole list. */
         PutPriceListRequest: {
             /** @description The currency of its prices. */
@@ -5876,6 +5889,9 @@ export interface components {
          *       "allowedCountries": [
          *         "US",
          *         "CA"
+         *       ],
+         *       "blockedPrefixes": [
+         *         "+4470"
          *       ]
          *     }
          */
@@ -5891,6 +5907,11 @@ export interface components {
             dailySegmentQuota?: number | null;
             /** @description New list of allowed countries (at least one), or `null` for all. */
             allowedCountries?: components["schemas"]["CountryCode"][] | null;
+            /**
+             * @description New list of blocked destination prefixes, at most 500 (empty: none); applies to messages accepted after it
+             *     (over SMPP within a second: a bound session reads its account again each second).
+             */
+            blockedPrefixes?: components["schemas"]["E164Prefix"][];
             /** @description New list of allowed alphanumeric sender IDs (at least one), or `null` for any. */
             senderIds?: components["schemas"]["AlphanumericSenderId"][] | null;
             /** @description Whether the account may add numbers itself. */
@@ -6367,6 +6388,7 @@ export interface operations {
                      *         "weight": 1,
                      *         "dailySegmentQuota": null,
                      *         "allowedCountries": null,
+                     *         "blockedPrefixes": [],
                      *         "senderIds": null,
                      *         "selfServiceNumbers": true,
                      *         "maxSegmentsPerSecond": null,
@@ -6764,6 +6786,7 @@ export interface operations {
                      *             "weight": 1,
                      *             "dailySegmentQuota": null,
                      *             "allowedCountries": null,
+                     *             "blockedPrefixes": [],
                      *             "senderIds": null,
                      *             "selfServiceNumbers": false,
                      *             "maxSegmentsPerSecond": null,

@@ -1,7 +1,8 @@
 // Every environment variable of the service, declared once: its name, its default, a one-line description and
 // how it is read. loadConfig reads them; `npm run gen` writes docs/CONFIGURATION.md from the same table, and a
 // test fails when the committed page differs, so the reference cannot drift from the code.
-import { flag, int, oneOf, optional, optionalCountry, optionalOneOf, optionalPositiveInt, text, type Env } from "./settingReaders.js";
+import type { DeploymentDestinations } from "./domain/sendingGuards.js";
+import { flag, int, oneOf, optional, optionalCountry, optionalOneOf, optionalPositiveInt, prefixList, text, type Env } from "./settingReaders.js";
 export type { Setting } from "./settingReaders.js";
 
 /** The table, in the order the reference lists it. The keys are the fields of Config. */
@@ -157,6 +158,10 @@ export const SETTINGS = {
     "ALLOW_INTERNATIONAL_NETWORKS",
     "`1` lets accounts send to numbers of no country (satellite +870/+881, international networks +882/+883, +800…): a toll-fraud favourite, refused by default",
   ),
+  blockedPrefixes: prefixList(
+    "BLOCKED_PREFIXES",
+    "destinations no account may send to, as E.164 prefixes separated by commas (`+4470,+882`): 422 `destination_blocked` at every door, `ESME_RINVDSTADR` over SMPP, a campaign recipient skipped (`blocked`); each account adds its own `limits.blockedPrefixes`",
+  ),
   // Webhooks
   webhookAllowPrivate: flag(
     "WEBHOOK_ALLOW_PRIVATE",
@@ -304,3 +309,9 @@ export function loadConfig(env: Env = process.env): Config {
   for (const [key, setting] of Object.entries(SETTINGS)) config[key] = setting.read(env);
   return config as Config;
 }
+
+/** The deployment's rules on destinations, as every door applies them (domain/sendingGuards.ts). */
+export const deploymentDestinations = (config: Config): DeploymentDestinations => ({
+  internationalNetworks: config.allowInternationalNetworks,
+  blockedPrefixes: config.blockedPrefixes,
+});

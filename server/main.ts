@@ -12,6 +12,7 @@ import { createFirstStartKeys, invitationUrl } from "./operator/index.js";
 import { createLogger } from "./logger.js";
 import type { Worker } from "./worker.js";
 import type { SmppServer } from "./smppServer/index.js";
+import { deploymentDestinations } from "./config.js";
 
 // SIGTERM must end the process within 10 s: in-flight requests and jobs get 7 s, then jobs are released.
 const SHUTDOWN_DEADLINE_MS = 9_500;
@@ -72,7 +73,7 @@ if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !
     log,
     port: config.smppServerPort,
     host: config.smppServerHost,
-    internationalNetworks: config.allowInternationalNetworks,
+    destinations: deploymentDestinations(config),
     defaultCountry: config.smppDefaultCountry,
     enquireLinkMs: config.smppEnquireLinkMs,
     responseTimeoutMs: config.smppResponseTimeoutMs,

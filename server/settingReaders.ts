@@ -80,6 +80,24 @@ export function optionalCountry(name: string, description: string): Setting<stri
   };
 }
 
+/** A comma-separated list of E.164 prefixes (`+` and 1 to 15 digits), empty when unset. */
+export function prefixList(name: string, description: string): Setting<string[]> {
+  return {
+    name,
+    shownDefault: "empty",
+    description,
+    read(env) {
+      const prefixes = (env[name] ?? "")
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const bad = prefixes.find((p) => !/^\+[0-9]{1,15}$/.test(p));
+      if (bad !== undefined) throw new Error(`${name} must list E.164 prefixes such as +4470,+882, got "${bad}"`);
+      return prefixes;
+    },
+  };
+}
+
 /** One of `values`, or undefined when unset (empty counts as unset). */
 export function optionalOneOf<T extends string>(name: string, values: readonly T[], description: string): Setting<T | undefined> {
   return {

@@ -161,7 +161,7 @@ function jobHandlers(opts: WorkerOptions, router: SendRouter, client: ReceiptCli
       { running: 2 },
     ),
     provider_report: providerReportHandler(db),
-    campaign_fanout: campaignFanoutHandler(db),
+    campaign_fanout: campaignFanoutHandler(db, { blockedPrefixes: config.blockedPrefixes }),
     deliver_receipt: deliverReceiptHandler(db, client, {
       retryBaseMs: config.webhookRetryBaseMs,
       maxInFlight: config.webhookMaxInFlight,

@@ -132,20 +132,22 @@ export async function recordFanoutProgress(
   campaignId: string,
   lastSeq: number,
   optedOut = 0,
-  missingValues = 0,
+  /** Recipients skipped in this batch (given no message), by reason: added to skipped and skipped_by. */
+  skippedBy: Record<string, number> = {},
 ): Promise<void> {
+  const reasons = Object.entries(skippedBy).filter(([, n]) => n > 0);
+  const total = reasons.reduce((sum, [, n]) => sum + n, 0);
   await tx("campaigns")
     .where({ account_id: accountId, id: campaignId })
     .update({
       fanout_done: lastSeq,
       opted_out: sql`opted_out + ${optedOut}`.forBuilder(tx),
-      ...(missingValues > 0
+      ...(total > 0
         ? {
-            skipped: sql`skipped + ${missingValues}`.forBuilder(tx),
-            skipped_by:
-              sql`skipped_by || jsonb_build_object('missing_value', coalesce((skipped_by->>'missing_value')::int, 0) + ${missingValues})`.forBuilder(
-                tx,
-              ),
+            skipped: sql`skipped + ${total}`.forBuilder(tx),
+            // Each reason's count added to what the campaign had (jsonb_each of the batch's counts).
+            skipped_by: sql`skipped_by || (SELECT jsonb_object_agg(k, coalesce((skipped_by->>k)::int, 0) + v::int)
+                                            FROM jsonb_each_text(${JSON.stringify(Object.fromEntries(reasons))}::jsonb) AS r(k, v))`.forBuilder(tx),
           }
         : {}),
     });

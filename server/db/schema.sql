@@ -60,6 +60,7 @@ CREATE TABLE accounts (
   low_balance_threshold bigint,
   charge_on text NOT NULL DEFAULT 'submitted'::text,
   require_two_factor boolean NOT NULL DEFAULT false,
+  blocked_prefixes text[] NOT NULL DEFAULT '{}'::text[],
   CONSTRAINT accounts_allowed_countries_check CHECK ((cardinality(allowed_countries) >= 1)),
   CONSTRAINT accounts_billing_check CHECK ((billing = ANY (ARRAY['prepaid'::text, 'postpaid'::text]))),
   CONSTRAINT accounts_charge_on_check CHECK ((charge_on = ANY (ARRAY['submitted'::text, 'delivered'::text]))),

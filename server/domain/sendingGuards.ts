@@ -11,24 +11,55 @@ import { parseValidPhone, phoneProblem } from "./phone.js";
 export interface GuardLimits {
   allowedCountries: string[] | null;
   senderIds: string[] | null;
+  /** E.164 prefixes the operator blocked for this account. */
+  blockedPrefixes?: string[] | null;
 }
 
-/** Where an account may send: its allowedCountries, and whether the deployment allows numbers of no country. */
-export interface Destinations {
-  allowedCountries: string[] | null;
+/** The deployment's rules on destinations (config.ts, deploymentDestinations), the same for every door. */
+export interface DeploymentDestinations {
   /** ALLOW_INTERNATIONAL_NETWORKS: +800, +808, +870, +878, +881, +882, +883 and the like (libphonenumber's region 001). */
   internationalNetworks: boolean;
+  /** BLOCKED_PREFIXES: destinations no account may send to. */
+  blockedPrefixes: string[];
 }
 
-/** An account's destinations under the deployment's setting. */
-export const destinationsOf = (limits: GuardLimits | undefined | null, internationalNetworks: boolean): Destinations => ({
+/** Where an account may send: its allowedCountries and blocked prefixes, under the deployment's rules. */
+export interface Destinations {
+  allowedCountries: string[] | null;
+  internationalNetworks: boolean;
+  /** The deployment's and the account's, together. */
+  blockedPrefixes?: string[];
+}
+
+/** An account's destinations under the deployment's rules. */
+export const destinationsOf = (limits: GuardLimits | undefined | null, deployment: DeploymentDestinations): Destinations => ({
   allowedCountries: limits?.allowedCountries ?? null,
-  internationalNetworks,
+  internationalNetworks: deployment.internationalNetworks,
+  blockedPrefixes: [...deployment.blockedPrefixes, ...(limits?.blockedPrefixes ?? [])],
 });
+
+/** Why a destination may not be sent to: its refusal's code, and the reason in words. */
+export interface DestinationRefusal {
+  code: "destination_not_allowed" | "destination_blocked";
+  reason: string;
+}
 
 /** Why a destination (E.164, already valid) is not allowed, or undefined when it is. */
 export function destinationProblem(e164: string, allowed: Destinations): string | undefined {
-  return problemOf(parsePhoneNumberFromString(e164), allowed);
+  return destinationRefusal(e164, allowed)?.reason;
+}
+
+/** The refusal of a destination (E.164, already valid), or undefined when it may be sent to. */
+export function destinationRefusal(e164: string, allowed: Destinations): DestinationRefusal | undefined {
+  return refusalOf(e164, parsePhoneNumberFromString(e164), allowed);
+}
+
+function refusalOf(e164: string, parsed: PhoneNumber | undefined, allowed: Destinations): DestinationRefusal | undefined {
+  // The operator's blocked prefixes first: a blocked destination is refused as blocked whatever else it is.
+  const blocked = allowed.blockedPrefixes?.find((prefix) => e164.startsWith(prefix));
+  if (blocked !== undefined) return { code: "destination_blocked", reason: `is under the blocked prefix ${blocked}` };
+  const reason = problemOf(parsed, allowed);
+  return reason === undefined ? undefined : { code: "destination_not_allowed", reason };
 }
 
 function problemOf(parsed: PhoneNumber | undefined, { allowedCountries, internationalNetworks }: Destinations): string | undefined {
@@ -49,9 +80,14 @@ function problemOf(parsed: PhoneNumber | undefined, { allowedCountries, internat
 }
 
 /** A number as given: its E.164 form and why it may not be sent to (undefined: it may), or undefined when invalid. */
-export function checkDestination(input: string, allowed: Destinations): { e164: string; problem?: string } | undefined {
+export function checkDestination(
+  input: string,
+  allowed: Destinations,
+): { e164: string; problem?: string; refusal?: DestinationRefusal } | undefined {
   const parsed = parseValidPhone(input);
-  return parsed && { e164: parsed.number, problem: problemOf(parsed, allowed) };
+  if (!parsed) return undefined;
+  const refusal = refusalOf(parsed.number, parsed, allowed);
+  return { e164: parsed.number, problem: refusal?.reason, refusal };
 }
 
 /**
@@ -61,9 +97,9 @@ export function checkDestination(input: string, allowed: Destinations): { e164: 
 export function requireAllowedDestination(input: string, allowed: Destinations, path: string): string {
   const checked = checkDestination(input, allowed);
   if (!checked) throw invalidField(path, phoneProblem(input));
-  const { e164, problem } = checked;
-  if (problem) {
-    throw new DomainError("destination_not_allowed", `${e164} ${problem}; not accepted.`, { errors: [{ path, message: problem }] });
+  const { e164, refusal } = checked;
+  if (refusal) {
+    throw new DomainError(refusal.code, `${e164} ${refusal.reason}; not accepted.`, { errors: [{ path, message: refusal.reason }] });
   }
   return e164;
 }

@@ -55,6 +55,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   number_not_found: { status: 422, title: "Number not found" },
   sender_not_allowed: { status: 422, title: "Sender not allowed" },
   destination_not_allowed: { status: 422, title: "Destination not allowed" },
+  destination_blocked: { status: 422, title: "Destination blocked" },
   // 422 as GitHub answers a hook over its per-repository limit: the request is valid, the account's state refuses it.
   webhook_limit_reached: { status: 422, title: "Webhook limit reached" },
   rate_limited: { status: 429, title: "Rate limited" },

@@ -12,6 +12,8 @@ export interface AccountLimits {
   weight: number;
   dailySegmentQuota: number | null;
   allowedCountries: string[] | null;
+  /** E.164 prefixes this account may not send to (beside the deployment's BLOCKED_PREFIXES). */
+  blockedPrefixes: string[];
   senderIds: string[] | null;
   selfServiceNumbers: boolean;
   maxSegmentsPerSecond: number | null;
@@ -45,6 +47,7 @@ export interface AccountRow {
 /** The SQL select list of an account's limits, columns of alias `a`, as an AccountLimits-shaped json. */
 export const ACCOUNT_LIMITS_JSON = sql`json_build_object(
   'weight', a.weight, 'dailySegmentQuota', a.daily_segment_quota, 'allowedCountries', a.allowed_countries,
+  'blockedPrefixes', a.blocked_prefixes,
   'senderIds', a.sender_ids, 'selfServiceNumbers', a.self_service_numbers, 'maxSegmentsPerSecond', a.max_segments_per_second,
   'currency', a.currency, 'priceList', a.price_list, 'billing', a.billing, 'creditLimit', a.credit_limit,
   'lowBalanceThreshold', a.low_balance_threshold, 'chargeOn', a.charge_on)`;
@@ -100,6 +103,7 @@ const COLUMN_OF: Record<keyof AccountChange, string> = {
   weight: "weight",
   dailySegmentQuota: "daily_segment_quota",
   allowedCountries: "allowed_countries",
+  blockedPrefixes: "blocked_prefixes",
   senderIds: "sender_ids",
   selfServiceNumbers: "self_service_numbers",
   maxSegmentsPerSecond: "max_segments_per_second",

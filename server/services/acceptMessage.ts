@@ -14,6 +14,7 @@ import { destinationsOf, requireAllowedDestination, requireAllowedSenderId } fro
 import type { Category, Priority } from "../domain/sendingPolicy.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { validUntil } from "../domain/validity.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 export interface SendRequest {
   to: string;
@@ -49,7 +50,7 @@ export function acceptMessage(
     now: Date;
     test: boolean;
     /** ALLOW_INTERNATIONAL_NETWORKS. */
-    internationalNetworks: boolean;
+    destinations: DeploymentDestinations;
     smartEncodingDefault: boolean;
     path: string;
     batchId?: string;
@@ -57,7 +58,7 @@ export function acceptMessage(
     senderPools?: ReadonlySet<string>;
   },
 ): NewMessage {
-  const to = requireAllowedDestination(request.to, destinationsOf(account.limits, ctx.internationalNetworks), `${ctx.path}/to`);
+  const to = requireAllowedDestination(request.to, destinationsOf(account.limits, ctx.destinations), `${ctx.path}/to`);
   const { from, senderPoolId } = senderOf(account, request, ctx);
   let scheduledAt = ctx.now;
   if (request.scheduledAt !== undefined) {

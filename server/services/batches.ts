@@ -20,6 +20,7 @@ import { chargeQuota } from "../operator/index.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
 import { chargeAccepted, ensureBalance, lockBalance, priceBookFor, priceOf, type PriceBook } from "../billing/index.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 type ItemResult = components["schemas"]["BatchItemResult"];
 export type BatchItemError = components["schemas"]["BatchItemError"];
@@ -37,7 +38,7 @@ export async function sendBatch(
   db: Knex,
   account: Account,
   items: (SendRequest | BatchItemError)[],
-  opts: { now: Date; test: boolean; internationalNetworks: boolean },
+  opts: { now: Date; test: boolean; destinations: DeploymentDestinations },
 ): Promise<components["schemas"]["SendBatchResult"]> {
   const batchId = uuidv7();
   const requests = items.filter((i): i is SendRequest => !("code" in i));
@@ -139,7 +140,7 @@ function accept(
   ctx: {
     now: Date;
     test: boolean;
-    internationalNetworks: boolean;
+    destinations: DeploymentDestinations;
     smartEncodingDefault: boolean;
     batchId: string;
     senderPools?: ReadonlySet<string>;

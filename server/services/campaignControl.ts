@@ -19,6 +19,7 @@ import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
 import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { createCampaign, type CreateCampaignRequest } from "./campaigns.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 const finished = (status: CampaignStatus, verb: string) =>
   new DomainError("campaign_finished", `The campaign is ${status}: it can no longer be ${verb}.`);
@@ -76,7 +77,7 @@ export async function duplicateCampaign(
   account: Account,
   campaignId: string,
   body: { name?: string; scheduledAt?: string },
-  opts: { now: Date; defaultSenderId: string; test: boolean; internationalNetworks: boolean },
+  opts: { now: Date; defaultSenderId: string; test: boolean; destinations: DeploymentDestinations },
 ): Promise<string> {
   const original = await campaignToCopy(db, account.id, campaignId);
   if (!original) throw notFound("Campaign");

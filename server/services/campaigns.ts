@@ -30,7 +30,7 @@ import { needsSmartEncodingDefault } from "./acceptMessage.js";
 import { phoneProblem, requireSender } from "../domain/phone.js";
 import {
   checkDestination,
-  destinationProblem,
+  destinationRefusal,
   destinationsOf,
   NOT_HELD,
   requireAllowedSenderId,
@@ -50,6 +50,7 @@ import {
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 export type CreateCampaignRequest = components["schemas"]["CreateCampaignRequest"];
 
@@ -67,7 +68,7 @@ export async function createCampaign(
     now: Date;
     defaultSenderId: string;
     test: boolean;
-    internationalNetworks: boolean;
+    destinations: DeploymentDestinations;
     /** A draft (a duplicate): stored, checked and reserved, its fan-out queued only when it is resumed. */
     draft?: boolean;
   },
@@ -106,7 +107,7 @@ export async function createCampaign(
   const message = made.text;
   const category = body.category ?? made.category;
   const smartEncoding = body.smartEncoding ?? (needsSmartEncodingDefault({ body: message }) && (await accountSmartEncoding(db, accountId)));
-  const allowed = destinationsOf(account.limits, opts.internationalNetworks);
+  const allowed = destinationsOf(account.limits, opts.destinations);
   // Normalised (with whether each may be sent to, from the same parse) and de-duplicated: one number listed
   // twice gets one message.
   const listed =
@@ -133,12 +134,21 @@ export async function createCampaign(
       throw new DomainError("empty_audience", "The group has no contacts.", {
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
       });
-    const blockedList = groupId
-      ? await mapYielding(candidates, (c) => (destinationProblem(c.phone, allowed) ? c.phone : undefined))
-      : listed!.map((c) => (c.problem ? c.e164 : undefined));
-    const blocked = new Set(blockedList.filter((p): p is string => p !== undefined));
+    // Recipients whose destination is refused are left out, counted by why: blocked by the operator, or not allowed.
+    const refusals = groupId
+      ? await mapYielding(candidates, (c) => {
+          const refusal = destinationRefusal(c.phone, allowed);
+          return refusal && { phone: c.phone, refusal };
+        })
+      : listed!.map((c) => c.refusal && { phone: c.e164, refusal: c.refusal });
+    const blocked = new Set<string>();
     const skippedBy: Record<string, number> = {};
-    if (blocked.size > 0) skippedBy.destination_not_allowed = blocked.size;
+    for (const r of refusals) {
+      if (!r || blocked.has(r.phone)) continue;
+      blocked.add(r.phone);
+      const reason = r.refusal.code === "destination_blocked" ? "blocked" : "destination_not_allowed";
+      skippedBy[reason] = (skippedBy[reason] ?? 0) + 1;
+    }
     // Each recipient's own message; one whose placeholders cannot be filled (or that nothing would be left of)
     // is left out, counted as skipped for a missing value.
     const texts = new Map<string, string>();

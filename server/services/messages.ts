@@ -21,6 +21,7 @@ import {
   priceOf,
   storeChargedMessage,
 } from "../billing/index.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 /**
  * Checks and stores a message with its send job (one statement; in a transaction with the quota's count when
@@ -35,7 +36,7 @@ export async function scheduleMessage(
   now: Date,
   opts: {
     test: boolean;
-    internationalNetworks: boolean;
+    destinations: DeploymentDestinations;
     /** A submit_sm's request for a receipt, in its credentials' id format. */
     smppReceipt?: "uuid" | "hex" | "decimal";
     /** The id to give the message (the one a concatenated submit_sm's parts answered with). */
@@ -48,7 +49,7 @@ export async function scheduleMessage(
   const message = acceptMessage(account, request, {
     now,
     test: opts.test,
-    internationalNetworks: opts.internationalNetworks,
+    destinations: opts.destinations,
     smartEncodingDefault,
     path: "/body",
     senderPools,

@@ -9,6 +9,7 @@ import { uuidv7 } from "../domain/uuidv7.js";
 import type { Account } from "../operator/index.js";
 import type { SendRequest } from "./acceptMessage.js";
 import { scheduleMessage } from "./messages.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 /** A text's length as the HTTP API counts `body` (code points). */
 const textLength = (text: string): number => [...text].length;
@@ -35,7 +36,7 @@ export async function submitPart(
   opts: {
     at: Date;
     test: boolean;
-    internationalNetworks: boolean;
+    destinations: DeploymentDestinations;
     idFormat: "uuid" | "hex" | "decimal";
     receipt: boolean;
     /** At most this many incomplete messages per account (SMPP_SERVER_MAX_OPEN_PARTS): the first part of one more is refused. */
@@ -70,7 +71,7 @@ export async function submitPart(
     if (bodies.length === part.total) {
       await scheduleMessage(tx, account, { ...request, body: bodies.join("") }, opts.at, {
         test: opts.test,
-        internationalNetworks: opts.internationalNetworks,
+        destinations: opts.destinations,
         smppReceipt: opts.receipt ? opts.idFormat : undefined,
         messageId: identity.messageId,
       });

@@ -15,6 +15,7 @@ import { GuardedSession, type MalformedPdu } from "../providers/smpp/guardedSess
 import { scheduleMessage } from "../services/messages.js";
 import { submitPart } from "../services/smppParts.js";
 import { sendRequestOf, statusOfRefusal, SubmitRefused } from "./submitSm.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 /** A message's id as the credentials write it. */
 const formatId = (format: "uuid" | "hex" | "decimal", messageId: string, smppId: string | null): string =>
@@ -26,7 +27,7 @@ export interface SessionContext {
   serverId: string;
   /** The service's own system_id, in bind responses. */
   systemId: string;
-  internationalNetworks: boolean;
+  destinations: DeploymentDestinations;
   defaultCountry: string | undefined;
   /** How long the client may stay silent before the server checks it with an enquire_link. */
   enquireLinkMs: number;
@@ -309,7 +310,7 @@ export class ClientSession {
       const { request, part } = sendRequestOf(pdu, at, this.ctx.defaultCountry);
       // registered_delivery 1 (a receipt of the final status) or 2 (of a failure): both get the final one.
       const wantsReceipt = (((pdu.registered_delivery as number | undefined) ?? 0) & 0x03) !== 0;
-      const opts = { test: credential.test, internationalNetworks: this.ctx.internationalNetworks };
+      const opts = { test: credential.test, destinations: this.ctx.destinations };
       let id: string;
       if (part) {
         const stored = await submitPart(this.ctx.db, account, request, part, {

@@ -13,13 +13,14 @@ import { refreshSmppBinds } from "../operator/index.js";
 import { writeSmppServerCounters, type SubmitCounts } from "../db/smppServerCounters.js";
 import { ClientSession } from "./clientSession.js";
 import { outboxForwarder } from "./outboxForwarder.js";
+import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 export interface SmppServerOptions {
   db: Db;
   log: Logger;
   port: number;
   host: string;
-  internationalNetworks: boolean;
+  destinations: DeploymentDestinations;
   defaultCountry: string | undefined;
   enquireLinkMs: number;
   responseTimeoutMs: number;
@@ -64,7 +65,7 @@ export async function startSmppServer(opts: SmppServerOptions): Promise<SmppServ
         log,
         serverId,
         systemId: SERVER_SYSTEM_ID,
-        internationalNetworks: opts.internationalNetworks,
+        destinations: opts.destinations,
         defaultCountry: opts.defaultCountry,
         enquireLinkMs: opts.enquireLinkMs,
         responseTimeoutMs: opts.responseTimeoutMs,

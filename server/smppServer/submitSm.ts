@@ -79,6 +79,7 @@ export function statusOfRefusal(error: DomainError): number {
     case "sender_not_allowed":
       return e.ESME_RINVSRCADR!;
     case "destination_not_allowed":
+    case "destination_blocked":
     case "recipient_opted_out":
       return e.ESME_RINVDSTADR!;
     case "quota_exceeded":

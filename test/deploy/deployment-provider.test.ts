@@ -137,7 +137,7 @@ describe("a split deployment whose API processes set no PROVIDER", { timeout: 90
     expect(api.output()).not.toMatch(/listening on/);
   });
 
-  it("follows the workers' SMPP: the simulator's inbound endpoint does not exist on it", async () => {
+  it("follows the workers' SMPP: the simulator's inbound endpoint refuses (409) on it", async () => {
     const worker = start({ ROLE: "worker", PROVIDER: "smpp", SMPP_URL: smsc.url });
     await worker.waitFor(/job runner started/, 60_000);
     const port = await freePort();
@@ -150,7 +150,7 @@ describe("a split deployment whose API processes set no PROVIDER", { timeout: 90
       headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
       body: JSON.stringify({ from: "+14155550111", to: "+14155550100", body: "START" }),
     });
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as { code: string }).code).toBe("not_found");
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { code: string }).code).toBe("simulator_unavailable");
   });
 });

@@ -145,8 +145,11 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     // Suspended: the list says so in words.
     await row.getByRole("link", { name }).click();
     await page.getByLabel("Suspended").check();
+    // Blocked destinations, beside the deployment's: saved as prefixes.
+    await page.getByLabel("Blocked destinations").fill("+4470, +882");
     await page.getByRole("button", { name: "Save limits" }).click();
     await page.getByText(`Limits of “${name}” saved.`).waitFor();
+    expect(await page.getByLabel("Blocked destinations").inputValue()).toBe("+4470, +882");
     await page.getByTestId("account-state").getByText("Suspended").waitFor();
     await page.getByRole("link", { name: "← Accounts" }).click();
     await row.getByRole("cell", { name: "yes", exact: true }).waitFor();

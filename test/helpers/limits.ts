@@ -4,6 +4,7 @@ export const DEFAULT_LIMITS = {
   weight: 1,
   dailySegmentQuota: null,
   allowedCountries: null,
+  blockedPrefixes: [],
   senderIds: null,
   selfServiceNumbers: false,
   maxSegmentsPerSecond: null,

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { createLogger } from "../../server/logger.js";
 import { startSmppServer, type SmppServer, type SmppServerOptions } from "../../server/smppServer/index.js";
 import type { TestServer } from "./server.js";
+import { deploymentDestinations } from "../../server/config.js";
 
 export function useSmppServer(server: () => TestServer, overrides: Partial<SmppServerOptions> = {}): () => SmppServer {
   let smppServer: SmppServer | undefined;
@@ -13,7 +14,7 @@ export function useSmppServer(server: () => TestServer, overrides: Partial<SmppS
       log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
       port: 0,
       host: "127.0.0.1",
-      internationalNetworks: server().config.allowInternationalNetworks,
+      destinations: deploymentDestinations(server().config),
       defaultCountry: undefined,
       enquireLinkMs: 60_000,
       responseTimeoutMs: 2_000,

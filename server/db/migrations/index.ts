@@ -61,6 +61,7 @@ import * as m059 from "./059_key_makers.js";
 import * as m060 from "./060_campaign_skipped_by.js";
 import * as m061 from "./061_smpp_bind_locks.js";
 import * as m062 from "./062_sign_in_hardening.js";
+import * as m063 from "./063_blocked_prefixes.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -127,6 +128,7 @@ const migrations: Record<string, Knex.Migration> = {
   "060_campaign_skipped_by": m060,
   "061_smpp_bind_locks": m061,
   "062_sign_in_hardening": m062,
+  "063_blocked_prefixes": m063,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -6,6 +6,7 @@ import { duplicateCampaign, pauseCampaign, resumeCampaign } from "../../services
 import { withIdempotency } from "../idempotency.js";
 import { toCampaign } from "../serialize.js";
 import type { Handlers } from "../types.js";
+import { deploymentDestinations } from "../../config.js";
 
 export const campaignHandlers: Pick<
   Handlers,
@@ -26,7 +27,7 @@ export const campaignHandlers: Pick<
         now: now(),
         defaultSenderId: config.defaultSenderId,
         test: key.test,
-        internationalNetworks: config.allowInternationalNetworks,
+        destinations: deploymentDestinations(config),
       });
       return { status: 201 as const, body: toCampaign((await getCampaign(tx, account.id, campaignId))!) };
     });
@@ -68,7 +69,7 @@ export const campaignHandlers: Pick<
       now: now(),
       defaultSenderId: config.defaultSenderId,
       test: key.test,
-      internationalNetworks: config.allowInternationalNetworks,
+      destinations: deploymentDestinations(config),
     });
     return { status: 201, body: toCampaign((await getCampaign(db, account.id, campaignId))!) };
   },

@@ -24,6 +24,7 @@ import { sendWithText, templatesOf, type TextOrTemplate } from "../../services/t
 import type { SendRequest } from "../../services/acceptMessage.js";
 import { DomainError } from "../../domain/errors.js";
 import { iso } from "../serialize.js";
+import { deploymentDestinations } from "../../config.js";
 
 export const messageHandlers: Pick<
   Handlers,
@@ -34,7 +35,7 @@ export const messageHandlers: Pick<
     const send = async (conn: Knex) => {
       const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, request, now(), {
         test: apiKey.test,
-        internationalNetworks: config.allowInternationalNetworks,
+        destinations: deploymentDestinations(config),
       });
       return { status: 201 as const, body: { messageId, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
     };
@@ -49,7 +50,7 @@ export const messageHandlers: Pick<
       body: await sendBatch(tx, account, items, {
         now: now(),
         test: apiKey.test,
-        internationalNetworks: config.allowInternationalNetworks,
+        destinations: deploymentDestinations(config),
       }),
     }));
   },

@@ -3,13 +3,14 @@ import { cancelMessage, scheduleMessage } from "../../services/messages.js";
 import { withIdempotency } from "../idempotency.js";
 import { iso } from "../serialize.js";
 import type { Handlers } from "../types.js";
+import { deploymentDestinations } from "../../config.js";
 
 export const schedulerHandlers: Pick<Handlers, "Scheduler_schedule" | "Scheduler_cancel"> = {
   async Scheduler_schedule({ db, config, account, key: apiKey, body, headers, now }) {
     const schedule = async (conn: Knex) => {
       const { messageId, jobId, scheduledAt } = await scheduleMessage(conn, account, body, now(), {
         test: apiKey.test,
-        internationalNetworks: config.allowInternationalNetworks,
+        destinations: deploymentDestinations(config),
       });
       return { status: 201 as const, body: { messageId, jobId, scheduledAt: iso(scheduledAt), status: "scheduled" as const } };
     };

@@ -31,7 +31,11 @@ function priceOfOrNone(book: PriceBook, to: string, segments: number) {
 
 export const FANOUT_BATCH = 5000;
 
-export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHandler<"campaign_fanout"> {
+export function campaignFanoutHandler(
+  db: Db,
+  opts: { batchSize?: number; /** BLOCKED_PREFIXES */ blockedPrefixes?: string[] } = {},
+): JobHandler<"campaign_fanout"> {
+  const batchSize = opts.batchSize ?? FANOUT_BATCH;
   return async (job, { log, signal }) => {
     const { campaignId } = job.payload;
     // Null only for a job of the previous release whose campaign no longer exists (the claim fills the rest).
@@ -57,10 +61,15 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
           campaign.accountId,
           batch.recipients.map((r) => r.phone),
         );
+        // A prefix blocked since creation (the operator's, for the account or the deployment) is skipped too.
+        const account = await getAccount(tx, accountId);
+        const blockedPrefixes = [...(opts.blockedPrefixes ?? []), ...(account?.limits.blockedPrefixes ?? [])];
+        const isBlocked = (phone: string) => blockedPrefixes.some((prefix) => phone.startsWith(prefix));
+        const blocked = batch.recipients.filter((r) => !optedOut.has(r.phone) && isBlocked(r.phone)).length;
         // Creation left out whoever a placeholder would fail (the snapshot keeps what was checked); one that fails
         // all the same gets no message, counted as skipped for a missing value: a message is never empty.
         const filled = batch.recipients
-          .filter((r) => !optedOut.has(r.phone))
+          .filter((r) => !optedOut.has(r.phone) && !isBlocked(r.phone))
           .map((r) => ({ r, body: fill(campaign.message, r, campaign.fallbacks ?? {}) }));
         const missingValues = filled.filter((f) => f.body === undefined).length;
         const messages: NewMessage[] = filled
@@ -87,13 +96,16 @@ export function campaignFanoutHandler(db: Db, batchSize = FANOUT_BATCH): JobHand
             };
           });
         // Priced by the account's list now; charged against the campaign's reservation (docs/BILLING.md).
-        const book = campaign.test ? undefined : await priceBookFor(tx, (await getAccount(tx, accountId))?.limits);
+        const book = campaign.test ? undefined : await priceBookFor(tx, account?.limits);
         if (book) for (const m of messages) m.price = priceOfOrNone(book, m.to, m.segments);
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
         const charges = messages.filter((m) => m.price).map((m) => ({ messageId: m.id, amount: m.price!.amount }));
         await chargeFromReservation(tx, accountId, campaignId, charges);
-        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size, missingValues);
-        skipped += optedOut.size + missingValues;
+        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size, {
+          missing_value: missingValues,
+          blocked,
+        });
+        skipped += optedOut.size + missingValues + blocked;
         created += messages.length;
         return batch.recipients.length === batchSize;
       });

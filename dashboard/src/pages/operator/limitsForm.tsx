@@ -23,6 +23,7 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
   const [quota, setQuota] = useState(asText(limits.dailySegmentQuota));
   const [countries, setCountries] = useState(limits.allowedCountries?.join(", ") ?? "");
   const [senders, setSenders] = useState(limits.senderIds?.join(", ") ?? "");
+  const [blocked, setBlocked] = useState(limits.blockedPrefixes.join(", "));
   const [selfService, setSelfService] = useState(limits.selfServiceNumbers);
   const [ceiling, setCeiling] = useState(asText(limits.maxSegmentsPerSecond));
   const [notice, setNotice] = useState<string | undefined>();
@@ -37,6 +38,7 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
           dailySegmentQuota: orNull(quota),
           allowedCountries: parseList(countries, true),
           senderIds: parseList(senders, false),
+          blockedPrefixes: parseList(blocked, false) ?? [],
           selfServiceNumbers: selfService,
           maxSegmentsPerSecond: orNull(ceiling),
         },
@@ -46,6 +48,7 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
     // The form shows what is stored now (country codes in upper case, lists tidied).
     setCountries(saved.limits.allowedCountries?.join(", ") ?? "");
     setSenders(saved.limits.senderIds?.join(", ") ?? "");
+    setBlocked(saved.limits.blockedPrefixes.join(", "));
     setNotice(`Limits of “${saved.name}” saved.`);
   });
   const err = (path: string) => fieldError(save.error, `/body/${path}`);
@@ -97,6 +100,19 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
             value={countries}
             onInput={(e) => setCountries(e.currentTarget.value)}
             aria-describedby="limit-countries-hint"
+          />
+        </Field>
+        <Field
+          id="limit-blocked"
+          label="Blocked destinations"
+          hint="Number prefixes with their +, separated by commas, e.g. +4470, +882. Empty: none (beside the deployment's)."
+          error={err("blockedPrefixes")}
+        >
+          <input
+            id="limit-blocked"
+            value={blocked}
+            onInput={(e) => setBlocked(e.currentTarget.value)}
+            aria-describedby="limit-blocked-hint"
           />
         </Field>
         <Field id="limit-senders" label="Sender IDs" hint="Separated by commas, e.g. ACME, ACMESHOP. Empty: any." error={err("senderIds")}>
