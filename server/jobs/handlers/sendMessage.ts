@@ -108,6 +108,8 @@ export function sendMessageHandler(
 class SendBatch {
   private readonly outcomes: (Error | undefined)[];
   private readonly jobIndex: Map<string, number>;
+  /** Each message's job in this batch (a message may have moved to another job since it was claimed). */
+  private readonly jobIdOf: Map<string, string>;
   private readonly accountOf: Map<string, string>;
   private readonly unknown = new Set<string>();
   private readonly unclaimed: string[] = [];
@@ -122,6 +124,7 @@ class SendBatch {
   ) {
     this.outcomes = jobs.map(() => undefined);
     this.jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
+    this.jobIdOf = new Map(jobs.map((j) => [j.payload.messageId, j.id]));
     // Every statement names the messages' accounts (jobs.account_id). A job without one is of the previous
     // release and its message no longer exists: nothing to send.
     this.accountOf = new Map(jobs.flatMap((j) => (j.accountId === null ? [] : [[j.payload.messageId, j.accountId] as const])));
@@ -314,10 +317,12 @@ class SendBatch {
     const found = marked.length > 0 ? await findMessages(db, { keys: this.keys(marked) }) : [];
     for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
     // Still scheduled and nothing above holds it: the claim was refused by a hold lifted since (a campaign
-    // resumed, an account reinstated between the claim and these reads). Judged again now; ending the job
-    // would leave the message to the orphan sweep, tens of seconds later.
+    // resumed, an account reinstated between the claim and these reads). Judged again now; ending the job would
+    // leave the message scheduled with no job. Only a message still this job's own: one moved to another job
+    // meanwhile (handed over, rescheduled) is that job's to send, and this one ends.
     for (const m of found)
-      if (m.status === "scheduled") this.settle(m.id, new Snooze(new Date(), "claim refused by a hold since lifted: judged again"));
+      if (m.status === "scheduled" && m.jobId === this.jobIdOf.get(m.id))
+        this.settle(m.id, new Snooze(new Date(), "claim refused by a hold since lifted: judged again"));
   }
 
   /** Unknown outcomes: declared, resolved by a receipt if one came, else failed (or sent again) once due. */
