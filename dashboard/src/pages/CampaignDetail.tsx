@@ -16,6 +16,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -183,7 +184,7 @@ function CampaignCost({ campaign, live }: { campaign: Campaign; live: boolean })
 export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const campaign = useAsync(() => ok(client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })), [campaignId]);
   const c = campaign.data;
   // Live while it sends; a scheduled one is looked at now and then, to see it start.

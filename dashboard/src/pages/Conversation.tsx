@@ -17,6 +17,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -28,7 +29,7 @@ const sentOrReceived = (m: Message) => (m.direction === "inbound" ? m.receivedAt
 
 function OptOutState({ phone, version }: { phone: string; version: number }) {
   const { client, canWrite } = useSession();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const state = useAsync(async () => {
     try {
       return await ok(client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone } } }));
@@ -86,7 +87,7 @@ function ReplyForm({
   const { client } = useSession();
   const [body, setBody] = useState("");
   const [chosenFrom, setFrom] = useState<string | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [smart, setSmart] = useSmartEncoding();
   // The first 100 numbers are offered (an account with more can still reply from the one the person wrote to).
   const numbers = useAsync(async () => (await ok(client.GET("/api/v1/numbers", { params: { query: { limit: 100 } } }))).data, []);

@@ -15,6 +15,7 @@ import {
   ProblemMessage,
   TitledForm,
   useAction,
+  useNotice,
   useSession,
 } from "../ui.js";
 
@@ -86,7 +87,7 @@ export function Templates() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<Template | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const list = usePagedList<Template>(async (page) => ok(client.GET("/api/v1/templates", { params: { query: page } })), [], 50);
   const asBody = (b: { name: string; body: string; category: Category }) => ({ ...b, category: b.category || null });
   return (
