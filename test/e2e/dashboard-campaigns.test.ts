@@ -82,16 +82,21 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
       '"+1 415 555 0102","Grace, the admiral",importers', // quoted, with a comma; group name in any case
       "12345,Bad,Importers", // line 4: not a phone number
       "+14155550104,Linus,Importers",
+      "+14155550101,Ada again,Importers", // line 6: the number of line 2
       "",
     ].join("\r\n");
     await page.locator("#import-file").setInputFiles({ name: "contacts.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-    await page.getByText("4 rows read from contacts.csv (line 1 is the header).").waitFor();
-    await page.getByRole("button", { name: "Import 4 rows" }).click();
-    await page.getByText("Imported 3 contacts; 1 row failed and was not imported.").waitFor();
+    await page.getByText("5 rows read from contacts.csv (line 1 is the header).").waitFor();
+    // The lines of the file, everywhere: the first row under the header is line 2.
+    await page.getByRole("table", { name: "Columns of the file" }).getByRole("columnheader", { name: "Line 2" }).waitFor();
+    await page.getByRole("button", { name: "Import 5 rows" }).click();
+    await page.getByText("Imported 3 contacts; 2 rows failed and were not imported.").waitFor();
     const failures = page.getByRole("table", { name: "Rows not imported" }).getByRole("row");
-    await expect.poll(() => failures.allInnerTexts()).toHaveLength(2); // header + one
+    await expect.poll(() => failures.allInnerTexts()).toHaveLength(3); // header + two
     const cells = await failures.nth(1).getByRole("cell").allInnerTexts();
     expect(cells.slice(0, 2)).toEqual(["4", "phone"]);
+    const duplicate = await failures.nth(2).getByRole("cell").allInnerTexts();
+    expect(duplicate).toEqual(["6", "phone", "+14155550101 is already in line 2 of the file."]);
     await page.locator('[data-group="Importers"]').getByText("3 contacts").waitFor();
     await screenshot(page, "dashboard-import-csv");
 
