@@ -39,7 +39,7 @@ export function placeholderProblem(body: string): string | undefined {
     if (close >= 0 && (next < 0 || close < next)) {
       return `“${body.slice(open, close + 2)}” is not a placeholder: a name is letters, digits and _ (or custom.key), e.g. {{firstName}}`;
     }
-    const name = /^\{\{\s*([^\s{}]{0,30})/.exec(rest.slice(open))![1]!;
+    const name = /^\{\{\s*([A-Za-z0-9_.]{0,30})/.exec(rest.slice(open))![1]!;
     return `“{{${name}” is not closed: write {{${name || "name"}}}`;
   }
   const before = body.slice(Math.max(0, close - 12), close).trimStart();
