@@ -131,6 +131,8 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     for (const state of seen) expect(state).toMatch(/^[0-3]\/[0-3] (sending|completed)$/);
     await page.locator('[data-stat="delivered"]').getByText("3").waitFor();
     await page.getByText("Completed: every message has its final status.").waitFor();
+    // Delivered messages were sent: no "0 sent, 3 delivered"; the ones still awaiting a receipt are "in flight".
+    expect(await bar.getAttribute("aria-valuetext")).toBe("3 of 3 finished: 3 delivered, 0 failed, 0 undelivered");
     await screenshot(page, "dashboard-campaign-completed");
 
     const campaigns = (await client.GET("/api/v1/campaigns")).data!.data;
@@ -146,6 +148,12 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     await page.getByRole("link", { name: "See its messages" }).click();
     await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
     await expect.poll(() => page.getByRole("list", { name: "Messages" }).getByRole("listitem").count()).toBe(3);
+    // The list says it as the campaign's page does.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page
+      .locator('li[data-campaign="Spring sale"]')
+      .getByText("3 of 3 finished: 3 delivered, 0 failed, 0 undelivered", { exact: true })
+      .waitFor();
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

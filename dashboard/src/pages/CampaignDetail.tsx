@@ -26,7 +26,7 @@ import { CampaignControls } from "./campaignControls.js";
 
 const PARTS = [
   { key: "delivered", label: "Delivered" },
-  { key: "sent", label: "Sent, awaiting receipt" },
+  { key: "sent", label: "In flight (sent, awaiting receipt)" },
   { key: "failed", label: "Failed" },
   { key: "undelivered", label: "Undelivered" },
   { key: "cancelled", label: "Cancelled" },
@@ -51,7 +51,9 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
   const { stats } = campaign;
   const total = stats.total;
   const finished = stats.delivered + stats.failed + stats.undelivered + stats.cancelled + stats.optedOut;
-  const summary = `${finished} of ${total} finished: ${stats.sent} sent, ${stats.delivered} delivered, ${stats.failed} failed, ${stats.undelivered} undelivered${
+  // A delivered message was sent too: `sent` counts those still awaiting their receipt, said as "in flight"
+  // ("0 sent, 42 delivered" read as nothing sent).
+  const summary = `${finished} of ${total} finished: ${stats.delivered} delivered${stats.sent ? `, ${stats.sent} in flight` : ""}, ${stats.failed} failed, ${stats.undelivered} undelivered${
     stats.cancelled ? `, ${stats.cancelled} cancelled` : ""
   }${stats.optedOut ? `, ${stats.optedOut} opted out (skipped)` : ""}${stats.skipped ? `, ${stats.skipped} skipped (${skippedReasons(stats)})` : ""}${
     stats.scheduled ? `, ${stats.scheduled} waiting` : ""
