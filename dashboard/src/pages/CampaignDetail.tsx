@@ -150,7 +150,7 @@ function ProgressOverTime({ campaignId, since, live }: { campaignId: string; sin
       summary={`Messages of this campaign sent and delivered, by hour, over ${rows.length} hours.`}
       labels={rows.map((r) => formatTime(r.hour))}
       series={[
-        { label: "Sent", kind: "bar", values: rows.map((r) => r.sent) },
+        { label: "Sent", kind: "line", values: rows.map((r) => r.sent) },
         { label: "Delivered", kind: "line", values: rows.map((r) => r.delivered) },
         { label: "Failed or undelivered", kind: "line", dashed: true, values: rows.map((r) => r.failed + r.undelivered) },
       ]}
