@@ -69,7 +69,7 @@ describe.skipIf(!browserAvailable)("dashboard: what it shows adds up", { timeout
     const stat = (key: string) => page.locator(`[data-stat="${key}"]`).innerText();
     expect(await stat("total")).toBe("3");
     expect(await stat("optedOut")).toBe("1");
-    expect(await stat("skipped")).toBe("1");
+    expect(await stat("skipped")).toBe("1: 1 destination not allowed"); // the premium-rate number, with its reason
     expect(await page.getByText("Opted out (no message made)").count()).toBe(1);
     // The segments fill the bar: no grey stretch that reads as waiting.
     const widths = await bar
