@@ -141,7 +141,7 @@ describe("importContactRows against the API", () => {
       imported: 4,
       failed: 5,
       errors: [
-        { line: 5, field: "phone", detail: expect.stringContaining("not a valid phone number") },
+        { line: 5, field: "phone", detail: expect.stringContaining("must be a phone number with its +country prefix") },
         { line: 6, field: "phone", detail: "The phone number is missing." },
         { line: 7, field: "group", detail: expect.stringContaining("No group") },
         { line: 9, field: "phone", detail: expect.stringContaining("already exists") },
