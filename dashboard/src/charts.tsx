@@ -1,7 +1,8 @@
 // Charts drawn by Chart.js (only the parts used are registered, to keep the bundle small). Every chart is a
 // figure with its caption, a one-sentence summary for screen readers on the canvas, and the same numbers as a
 // table below it. Series are told apart without colour: bars against lines, solid against dashed lines, and
-// each line's own point shape, which the legend shows.
+// each line's own point shape, which the legend shows. Series over time are lines with their points (a lone day
+// or hour is a point, not one wide bar); counts have whole-number ticks.
 import {
   BarController,
   BarElement,
@@ -45,6 +46,7 @@ export function ChartFigure({
   labels,
   series,
   horizontal,
+  fractional = false,
 }: {
   id: string;
   caption: string;
@@ -55,6 +57,8 @@ export function ChartFigure({
   labels: string[];
   series: Series[];
   horizontal?: boolean;
+  /** The values axis may show fractions (seconds); else its ticks are whole numbers, as counts are. */
+  fractional?: boolean;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
@@ -62,8 +66,12 @@ export function ChartFigure({
     const COLOURS = colours();
     Chart.defaults.color = cssColour("--chart-text", "#59636e");
     Chart.defaults.borderColor = cssColour("--chart-grid", "#e4e7eb");
+    const values = { beginAtZero: true, ...(fractional ? {} : { ticks: { precision: 0 } }) };
+    // A category axis keeps its labels off the edges (as a bar chart's): a lone day's point stands in the
+    // middle, not on the axis where the rate beside it hides.
+    const index = { offset: true };
     const config: ChartConfiguration = {
-      type: "bar",
+      type: series.some((s) => s.kind === "bar") ? "bar" : "line",
       data: {
         labels,
         datasets: series.map((s, i) => ({
@@ -91,10 +99,11 @@ export function ChartFigure({
         plugins: { legend: { labels: { usePointStyle: true, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) } } },
         scales: series.some((s) => s.right)
           ? {
-              y: { beginAtZero: true, position: "left" },
+              x: index,
+              y: { ...values, position: "left" },
               right: { beginAtZero: true, max: 100, position: "right", grid: { drawOnChartArea: false } },
             }
-          : { [horizontal ? "x" : "y"]: { beginAtZero: true } },
+          : { [horizontal ? "y" : "x"]: index, [horizontal ? "x" : "y"]: values },
       },
     };
     const chart = new Chart(canvas.current, config);
@@ -104,8 +113,18 @@ export function ChartFigure({
       .map((m) => m.label)
       .reverse()
       .join("|");
+    // What is drawn, for the tests: each series' kind, the values axis' ticks, where each label stands across
+    // the chart (in % of its width or height).
+    const across = chart.scales[horizontal ? "y" : "x"]!;
+    const length = horizontal ? chart.chartArea.bottom - chart.chartArea.top : chart.chartArea.right - chart.chartArea.left;
+    const start = horizontal ? chart.chartArea.top : chart.chartArea.left;
+    Object.assign(canvas.current.dataset, {
+      kinds: series.map((s) => s.kind).join("|"),
+      ticks: chart.scales[horizontal ? "x" : "y"]!.ticks.map((t) => String(t.label)).join("|"),
+      labelsAt: labels.map((_, i) => Math.round((100 * (across.getPixelForValue(i) - start)) / length)).join("|"),
+    });
     return () => chart.destroy();
-  }, [JSON.stringify({ labels, series: series.map((s) => ({ ...s, format: undefined })) }), horizontal]);
+  }, [JSON.stringify({ labels, series: series.map((s) => ({ ...s, format: undefined })) }), horizontal, fractional]);
 
   return (
     <figure class="chart" aria-labelledby={`${id}-caption`} data-chart={id}>

@@ -78,12 +78,19 @@ export function chunkRows(rows: ContactRow[], maxRows = MAX_ROWS_PER_REQUEST, ma
   return chunks;
 }
 
-/** The API's row errors for one request (`row` is 1-based within it), at the lines of the file. */
+/**
+ * The API's row errors for one request (`row` is 1-based within it), at the lines of the file; a row a detail
+ * names ("already in row 1 of this import") is named by its line too, as the table of failed rows numbers them.
+ */
 export function lineErrors(chunk: ContactRow[], errors: ImportError[]): LineError[] {
   return errors.map((e) => {
     const row = chunk[e.row - 1];
     if (!row) throw new Error(`the API reported row ${e.row} of a request of ${chunk.length} rows`);
-    return { line: row.line, field: e.field, detail: e.detail };
+    const detail = e.detail.replace(/\brow (\d+) of this import\b/, (said, n: string) => {
+      const named = chunk[Number(n) - 1];
+      return named ? `line ${named.line} of the file` : said;
+    });
+    return { line: row.line, field: e.field, detail };
   });
 }
 

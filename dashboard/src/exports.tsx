@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok } from "./api.js";
 import { CsvError, parseCsv } from "./csv.js";
 import { count } from "./usage.js";
-import { Notice, ProblemMessage, useAction, useSession } from "./ui.js";
+import { Notice, ProblemMessage, useAction, useNotice, useSession } from "./ui.js";
 
 type ExportPath = "/api/v1/exports/messages" | "/api/v1/exports/contacts" | "/api/v1/exports/opt-outs";
 
@@ -36,7 +36,7 @@ export function ExportButton({ path, label }: { path: ExportPath; label: string 
 /** Settings → Opt-outs: a CSV file (an export of this or another account: its `phone` column, else the first) added to the list. */
 export function OptOutImport({ onDone }: { onDone: () => Promise<void> }) {
   const { client } = useSession();
-  const [result, setResult] = useState<string | undefined>();
+  const [result, setResult] = useNotice();
   const [fileError, setFileError] = useState<string | undefined>();
   const importFile = useAction(async (file: File) => {
     setResult(undefined);

@@ -8,7 +8,7 @@ import { Link, navigate, useLocation } from "./router.js";
 import { hintSession, keySignInEnabled, sessionHinted, storedKey, storeKey } from "./session.js";
 import { currentSession, NOT_ACCEPTED, SignIn, whoIs } from "./signIn.js";
 import "./styles.css";
-import { type Identity, keyIdentity, permissions, ProblemMessage, SessionContext, type Session, userIdentity } from "./ui.js";
+import { type Identity, keyIdentity, NoticeArea, permissions, ProblemMessage, SessionContext, type Session, userIdentity } from "./ui.js";
 
 /** The account's pages: the main ones, then Settings with its own navigation (SETTINGS_NAV). */
 const NAV: { to: string; label: string; section?: string[] }[] = [
@@ -267,9 +267,11 @@ function App() {
         <KeyNotes who={session.key} />
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
-        {locked
-          ? path === yourSignIn(session.key) && <YourSignIn />
-          : fits(path, session.key) && (operator ? <OperatorPage path={path} /> : <AccountPage path={path} />)}
+        <NoticeArea page={path}>
+          {locked
+            ? path === yourSignIn(session.key) && <YourSignIn />
+            : fits(path, session.key) && (operator ? <OperatorPage path={path} /> : <AccountPage path={path} />)}
+        </NoticeArea>
       </main>
     </SessionContext.Provider>
   );

@@ -21,6 +21,31 @@ export interface TemplateChoice {
   values: Record<string, string>;
 }
 
+const VALID_PLACEHOLDER = /\{\{\s*[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)?\s*\}\}/g;
+
+/**
+ * Braces in a text that make no placeholder, named as written, or undefined: an unclosed `{{firstName`, a `}}`
+ * that closes nothing, a `{{first name}}` whose name is none (the API would keep all of them as plain text, and
+ * the template would say "No placeholders").
+ */
+export function placeholderProblem(body: string): string | undefined {
+  // The placeholders blanked out (same length, so positions stay), what is left is checked.
+  const rest = body.replace(VALID_PLACEHOLDER, (m) => " ".repeat(m.length));
+  const open = rest.indexOf("{{");
+  const close = rest.indexOf("}}");
+  if (open < 0 && close < 0) return undefined;
+  if (open >= 0 && (close < 0 || open < close)) {
+    const next = rest.indexOf("{{", open + 2);
+    if (close >= 0 && (next < 0 || close < next)) {
+      return `“${body.slice(open, close + 2)}” is not a placeholder: a name is letters, digits and _ (or custom.key), e.g. {{firstName}}`;
+    }
+    const name = /^\{\{\s*([A-Za-z0-9_.]{0,30})/.exec(rest.slice(open))![1]!;
+    return `“{{${name}” is not closed: write {{${name || "name"}}}`;
+  }
+  const before = body.slice(Math.max(0, close - 12), close).trimStart();
+  return `“${before}}}” closes no placeholder: open it with {{`;
+}
+
 /** The placeholders the person fills: all of a send's; a campaign's but the contact's own. */
 export const variablesToFill = (t: Template, campaign: boolean) =>
   templateVariables(t.body).filter((name) => !(campaign && PLACEHOLDER_NAME.test(name)));

@@ -120,13 +120,49 @@ export function usePolling(tick: () => unknown, ms: number, active: boolean): vo
   }, [active, ms]);
 }
 
-/** State of one action (a form submit, a button): busy while it runs, the problem when it failed. */
+// ---- notices -------------------------------------------------------------------------------------------------
+
+type NoticeState = { owner: string; value: unknown } | undefined;
+const NoticeContext = createContext<{ notice: NoticeState; set: (next: NoticeState) => void } | null>(null);
+
+/**
+ * The one notice of a page (the outcome of the last action, "Template saved."): a new one replaces the one shown,
+ * wherever on the page either is, and it goes when another action starts (useAction), when a problem is shown
+ * (ProblemMessage) or when the page changes (`page`).
+ */
+export function NoticeArea({ page, children }: { page: string; children: ComponentChildren }) {
+  const [notice, set] = useState<NoticeState>();
+  useEffect(() => set(undefined), [page]);
+  return <NoticeContext.Provider value={{ notice, set }}>{children}</NoticeContext.Provider>;
+}
+
+/**
+ * A notice of the page, like a `useState` of it: the value is this component's notice while it is the page's one
+ * (undefined once another replaced it); setting one replaces the page's, setting undefined clears it.
+ */
+export function useNotice<T = string>(): [T | undefined, (value: T | undefined) => void] {
+  const slot = useContext(NoticeContext);
+  const owner = useId();
+  const [local, setLocal] = useState<T | undefined>();
+  if (!slot) return [local, setLocal];
+  return [
+    slot.notice?.owner === owner ? (slot.notice.value as T) : undefined,
+    (value) => slot.set(value === undefined ? undefined : { owner, value }),
+  ];
+}
+
+/**
+ * State of one action (a form submit, a button): busy while it runs, the problem when it failed. Starting it
+ * takes the page's notice away (the outcome of an earlier action, useNotice).
+ */
 export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem | undefined>();
+  const slot = useContext(NoticeContext);
   const run = async (...args: A): Promise<boolean> => {
     setBusy(true);
     setError(undefined);
+    slot?.set(undefined);
     try {
       await action(...args);
       return true;
@@ -148,6 +184,11 @@ export function StatusChip({ status }: { status: string }) {
 
 /** A problem the API answered, with its field errors; announced to screen readers. */
 export function ProblemMessage({ error, prefix }: { error: ApiProblem | undefined; prefix?: string }) {
+  const slot = useContext(NoticeContext);
+  // A problem shown takes the page's notice away: "Saved." beside "Not saved" reads as both.
+  useEffect(() => {
+    if (error) slot?.set(undefined);
+  }, [error]);
   if (!error) return null;
   const fieldErrors = error.problem.errors ?? [];
   return (

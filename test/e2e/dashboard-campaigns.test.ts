@@ -82,16 +82,21 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
       '"+1 415 555 0102","Grace, the admiral",importers', // quoted, with a comma; group name in any case
       "12345,Bad,Importers", // line 4: not a phone number
       "+14155550104,Linus,Importers",
+      "+14155550101,Ada again,Importers", // line 6: the number of line 2
       "",
     ].join("\r\n");
     await page.locator("#import-file").setInputFiles({ name: "contacts.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-    await page.getByText("4 rows read from contacts.csv (line 1 is the header).").waitFor();
-    await page.getByRole("button", { name: "Import 4 rows" }).click();
-    await page.getByText("Imported 3 contacts; 1 row failed and was not imported.").waitFor();
+    await page.getByText("5 rows read from contacts.csv (line 1 is the header).").waitFor();
+    // The lines of the file, everywhere: the first row under the header is line 2.
+    await page.getByRole("table", { name: "Columns of the file" }).getByRole("columnheader", { name: "Line 2" }).waitFor();
+    await page.getByRole("button", { name: "Import 5 rows" }).click();
+    await page.getByText("Imported 3 contacts; 2 rows failed and were not imported.").waitFor();
     const failures = page.getByRole("table", { name: "Rows not imported" }).getByRole("row");
-    await expect.poll(() => failures.allInnerTexts()).toHaveLength(2); // header + one
+    await expect.poll(() => failures.allInnerTexts()).toHaveLength(3); // header + two
     const cells = await failures.nth(1).getByRole("cell").allInnerTexts();
     expect(cells.slice(0, 2)).toEqual(["4", "phone"]);
+    const duplicate = await failures.nth(2).getByRole("cell").allInnerTexts();
+    expect(duplicate).toEqual(["6", "phone", "+14155550101 is already in line 2 of the file."]);
     await page.locator('[data-group="Importers"]').getByText("3 contacts").waitFor();
     await screenshot(page, "dashboard-import-csv");
 
@@ -126,6 +131,8 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     for (const state of seen) expect(state).toMatch(/^[0-3]\/[0-3] (sending|completed)$/);
     await page.locator('[data-stat="delivered"]').getByText("3").waitFor();
     await page.getByText("Completed: every message has its final status.").waitFor();
+    // Delivered messages were sent: no "0 sent, 3 delivered"; the ones still awaiting a receipt are "in flight".
+    expect(await bar.getAttribute("aria-valuetext")).toBe("3 of 3 finished: 3 delivered, 0 failed, 0 undelivered");
     await screenshot(page, "dashboard-campaign-completed");
 
     const campaigns = (await client.GET("/api/v1/campaigns")).data!.data;
@@ -141,6 +148,12 @@ describe.skipIf(!browserAvailable)("dashboard: contacts, groups and campaigns", 
     await page.getByRole("link", { name: "See its messages" }).click();
     await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
     await expect.poll(() => page.getByRole("list", { name: "Messages" }).getByRole("listitem").count()).toBe(3);
+    // The list says it as the campaign's page does.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page
+      .locator('li[data-campaign="Spring sale"]')
+      .getByText("3 of 3 finished: 3 delivered, 0 failed, 0 undelivered", { exact: true })
+      .waitFor();
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

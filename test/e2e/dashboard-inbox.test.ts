@@ -1,6 +1,6 @@
 // Two-way messaging in the dashboard, in a real browser against a real server, database and worker: the inbox
 // of threads (latest message, unread until opened) and a conversation (both directions, a reply sent at once), opting a number out from the conversation (a
-// reply then shows the recipient_opted_out problem), the message page of an inbound message (complete or not),
+// reply box then closes, saying why), the message page of an inbound message (complete or not),
 // Settings → Numbers (add, the 409 of a taken number, delete), Settings → Opt-outs (add, a keyword entry,
 // remove) and every one of these pages at phone width.
 import { describe, expect, it } from "vitest";
@@ -98,7 +98,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.context().close();
   });
 
-  it("opts a number out from its conversation: a reply then shows recipient_opted_out, and the opt-out can be removed", async () => {
+  it("opts a number out from its conversation: the reply box closes with the reason, and the opt-out can be removed", async () => {
     const { baseUrl } = server();
     const a = await withNumber("+14155550411");
     const person = "+14155550412";
@@ -112,12 +112,11 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     const { data: entry } = await a.client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone: person } } });
     expect(entry).toMatchObject({ phone: person, source: "api", keyword: null });
 
-    await page.getByLabel("Message", { exact: true }).fill("Are you still there?");
-    await page.getByRole("button", { name: "Send reply" }).click();
-    const refused = page.getByTestId("reply-opted-out");
-    await refused.getByText(`Not sent: ${person} has opted out.`).waitFor();
-    await refused.getByText("on this account's opt-out list; nothing was scheduled").waitFor();
-    expect(await page.getByRole("alert").filter({ hasText: "has opted out" }).count()).toBe(1);
+    // The reply box is closed, with the reason, while the number is opted out: nothing could be sent.
+    const closed = page.getByTestId("reply-closed");
+    await closed.getByText(`${person} opted out: no message can be sent until they send START.`).waitFor();
+    expect(await page.getByLabel("Message", { exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Send reply" }).isDisabled()).toBe(true);
     await screenshot(page, "dashboard-conversation-opted-out");
     const { data: outbound } = await a.client.GET("/api/v1/messages", { params: { query: { direction: "outbound", phone: person } } });
     expect(outbound!.data).toEqual([]);
@@ -125,13 +124,15 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.getByRole("button", { name: "Remove the opt-out" }).click();
     await page.getByTestId("opt-out-state").getByText("Not opted out").waitFor();
     expect((await a.request("GET", `/api/v1/opt-outs/${encodeURIComponent(person)}`)).status).toBe(404);
+    await expect.poll(() => closed.count()).toBe(0);
+    expect(await page.getByLabel("Message", { exact: true }).isDisabled()).toBe(false);
 
-    // The person texts STOP while the page is open: the card is stale until a reply is refused, which refreshes it.
+    // The person texts STOP while the page is open: the conversation shows it (it polls), and with it the
+    // opt-out, and the reply box closes again.
     await inbound(a, person, "+14155550411", "stop");
-    await page.getByLabel("Message", { exact: true }).fill("One more thing");
-    await page.getByRole("button", { name: "Send reply" }).click();
-    await page.getByTestId("reply-opted-out").getByText(`Not sent: ${person} has opted out.`).waitFor();
-    await page.getByTestId("opt-out-state").getByText("by sending STOP").waitFor();
+    await page.getByTestId("opt-out-state").getByText("by sending STOP").waitFor({ timeout: 30_000 });
+    await closed.getByText(`${person} opted out: no message can be sent until they send START.`).waitFor();
+    expect(await page.getByLabel("Message", { exact: true }).isDisabled()).toBe(true);
     const { data: after } = await a.client.GET("/api/v1/messages", { params: { query: { direction: "outbound", phone: person } } });
     expect(after!.data.map((m) => m.body)).toEqual([
       "You have been unsubscribed and will receive no more messages. Reply START to resubscribe.",

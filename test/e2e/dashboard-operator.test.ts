@@ -238,6 +238,9 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await page.getByRole("heading", { name: "Settings → Billing", level: 1 }).waitFor();
     await page.getByTestId("balance").getByText("4.9925 USD").waitFor();
     await page.getByTestId("available").getByText("4.9925 USD").waitFor();
+    // Said once: the card's heading, not a label under it too.
+    expect(await page.getByRole("main").getByText("Balance", { exact: true }).count()).toBe(1);
+    await page.getByRole("region", { name: "Balance" }).getByTestId("balance").waitFor();
     const ledger = page.getByRole("table", { name: "Every debit and credit of the account, newest first" });
     await ledger.getByRole("row", { name: /Message charged message -0\.0075 USD 4\.9925 USD/ }).waitFor();
     await ledger.getByRole("row", { name: /Credit \(top-up\) 5\.00 USD 5\.00 USD/ }).waitFor();

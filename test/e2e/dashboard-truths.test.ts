@@ -1,4 +1,5 @@
-// What the dashboard shows, held to what happened (issue 45's browser findings): lines drawn over bars; a
+// What the dashboard shows, held to what happened (issue 45's browser findings): series over time as lines of
+// points with whole-number ticks (issue 25); a
 // campaign's legend and bar add up to its total (opted out and skipped named); the Overview counts the opt-outs
 // people sent apart from the messages not sent for one; audit actions read as words; the delivery log tells
 // its messages apart; Settings → Sending does not deny the first-start account the numbers it may add.
@@ -14,7 +15,7 @@ useTestWorker(server);
 const browser = useBrowser();
 
 describe.skipIf(!browserAvailable)("dashboard: what it shows adds up", { timeout: 90_000 }, () => {
-  it("Overview: opt-outs received counted apart, lines drawn over the bars; a campaign's legend adds up", async () => {
+  it("Overview: opt-outs received counted apart, days as points on lines; a campaign's legend adds up", async () => {
     const { baseUrl, account } = server();
     const a = await account();
     await a.holds("+14155550300");
@@ -50,9 +51,17 @@ describe.skipIf(!browserAvailable)("dashboard: what it shows adds up", { timeout
         .innerText();
     expect(await fact("Opt-outs received")).toBe("2");
     expect(await fact("Not sent: opted out")).toBe("0"); // the campaign made no message for the opted-out one
-    // Chart.js's own drawing order: the bars first, the lines over them.
-    const drawn = await page.locator('figure[data-chart="volume"] canvas').getAttribute("data-drawn");
-    expect(drawn?.split("|")).toEqual(["Sent", "Delivery rate (%)", "Delivered"]);
+    // Over time, lines with their points (a lone day is a point, not one wide bar hiding the rate on its edge),
+    // in the middle of the chart, never on an edge, over whole-number ticks of counts.
+    const volume = page.locator('figure[data-chart="volume"] canvas');
+    await volume.and(page.locator("[data-kinds]")).waitFor();
+    expect(await volume.getAttribute("data-kinds")).toBe("line|line|line");
+    expect((await volume.getAttribute("data-labels-at"))!.split("|").every((x) => Number(x) > 0 && Number(x) < 100)).toBe(true);
+    const volumeTicks = (await volume.getAttribute("data-ticks"))!.split("|");
+    expect(volumeTicks.length).toBeGreaterThan(1);
+    for (const tick of volumeTicks) expect(tick).toMatch(/^\d+$/);
+    // The rate (dashed) drawn first, under the counts.
+    expect((await volume.getAttribute("data-drawn"))?.split("|")).toEqual(["Delivery rate (%)", "Delivered", "Sent"]);
 
     await page.goto(`${baseUrl}/dashboard/campaigns/${campaignId}`);
     const bar = page.getByRole("progressbar", { name: "Progress of Legend" });
@@ -60,7 +69,7 @@ describe.skipIf(!browserAvailable)("dashboard: what it shows adds up", { timeout
     const stat = (key: string) => page.locator(`[data-stat="${key}"]`).innerText();
     expect(await stat("total")).toBe("3");
     expect(await stat("optedOut")).toBe("1");
-    expect(await stat("skipped")).toBe("1");
+    expect(await stat("skipped")).toBe("1: 1 destination not allowed"); // the premium-rate number, with its reason
     expect(await page.getByText("Opted out (no message made)").count()).toBe(1);
     // The segments fill the bar: no grey stretch that reads as waiting.
     const widths = await bar
@@ -69,7 +78,10 @@ describe.skipIf(!browserAvailable)("dashboard: what it shows adds up", { timeout
     expect(widths.reduce((n, w) => n + w, 0)).toBeCloseTo(100, 5);
     const chart = page.locator('figure[data-chart="campaign-progress"] canvas');
     await chart.waitFor();
-    expect((await chart.getAttribute("data-drawn"))?.split("|")).toEqual(["Sent", "Failed or undelivered", "Delivered"]);
+    // A campaign of minutes: its hour is a point off the edges, not one hour-wide bar; its ticks are whole.
+    expect(await chart.getAttribute("data-kinds")).toBe("line|line|line");
+    expect((await chart.getAttribute("data-labels-at"))!.split("|").every((x) => Number(x) > 0 && Number(x) < 100)).toBe(true);
+    for (const tick of (await chart.getAttribute("data-ticks"))!.split("|")) expect(tick).toMatch(/^\d+$/);
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

@@ -145,7 +145,7 @@ describe("importContactRows against the API", () => {
         { line: 6, field: "phone", detail: "The phone number is missing." },
         { line: 7, field: "group", detail: expect.stringContaining("No group") },
         { line: 9, field: "phone", detail: expect.stringContaining("already exists") },
-        { line: 11, field: "phone", detail: expect.stringContaining("already in row 1 of this import") },
+        { line: 11, field: "phone", detail: expect.stringContaining("already in line 10 of the file") },
       ],
     });
     const stored = (await client.GET("/api/v1/contacts", { params: { query: { limit: 100 } } })).data!.data;

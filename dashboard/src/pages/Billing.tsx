@@ -93,9 +93,10 @@ export function Billing() {
       {b && (
         <section class="card" aria-labelledby="balance-title">
           <h2 id="balance-title">Balance</h2>
+          <p data-testid="balance">
+            <strong>{formatMicros(b.balance, b.currency)}</strong>
+          </p>
           <dl class="facts">
-            <dt>Balance</dt>
-            <dd data-testid="balance">{formatMicros(b.balance, b.currency)}</dd>
             <dt>Billing</dt>
             <dd>
               {b.billing === "prepaid"

@@ -16,6 +16,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -25,7 +26,7 @@ import { CampaignControls } from "./campaignControls.js";
 
 const PARTS = [
   { key: "delivered", label: "Delivered" },
-  { key: "sent", label: "Sent, awaiting receipt" },
+  { key: "sent", label: "In flight (sent, awaiting receipt)" },
   { key: "failed", label: "Failed" },
   { key: "undelivered", label: "Undelivered" },
   { key: "cancelled", label: "Cancelled" },
@@ -50,7 +51,9 @@ export function CampaignProgress({ campaign, compact = false }: { campaign: Camp
   const { stats } = campaign;
   const total = stats.total;
   const finished = stats.delivered + stats.failed + stats.undelivered + stats.cancelled + stats.optedOut;
-  const summary = `${finished} of ${total} finished: ${stats.sent} sent, ${stats.delivered} delivered, ${stats.failed} failed, ${stats.undelivered} undelivered${
+  // A delivered message was sent too: `sent` counts those still awaiting their receipt, said as "in flight"
+  // ("0 sent, 42 delivered" read as nothing sent).
+  const summary = `${finished} of ${total} finished: ${stats.delivered} delivered${stats.sent ? `, ${stats.sent} in flight` : ""}, ${stats.failed} failed, ${stats.undelivered} undelivered${
     stats.cancelled ? `, ${stats.cancelled} cancelled` : ""
   }${stats.optedOut ? `, ${stats.optedOut} opted out (skipped)` : ""}${stats.skipped ? `, ${stats.skipped} skipped (${skippedReasons(stats)})` : ""}${
     stats.scheduled ? `, ${stats.scheduled} waiting` : ""
@@ -147,7 +150,7 @@ function ProgressOverTime({ campaignId, since, live }: { campaignId: string; sin
       summary={`Messages of this campaign sent and delivered, by hour, over ${rows.length} hours.`}
       labels={rows.map((r) => formatTime(r.hour))}
       series={[
-        { label: "Sent", kind: "bar", values: rows.map((r) => r.sent) },
+        { label: "Sent", kind: "line", values: rows.map((r) => r.sent) },
         { label: "Delivered", kind: "line", values: rows.map((r) => r.delivered) },
         { label: "Failed or undelivered", kind: "line", dashed: true, values: rows.map((r) => r.failed + r.undelivered) },
       ]}
@@ -183,7 +186,7 @@ function CampaignCost({ campaign, live }: { campaign: Campaign; live: boolean })
 export function CampaignDetail({ campaignId }: { campaignId: string }) {
   const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const campaign = useAsync(() => ok(client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId } } })), [campaignId]);
   const c = campaign.data;
   // Live while it sends; a scheduled one is looked at now and then, to see it start.

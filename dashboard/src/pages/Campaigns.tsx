@@ -2,7 +2,7 @@
 // personalised text and its segment count.
 import { useMemo, useState } from "preact/hooks";
 import { fill } from "../../../common/personalise.js";
-import { parseCustomFields } from "./contacts/details.js";
+import { keyValueProblem, parseCustomFields } from "./contacts/details.js";
 import { madeText as madeTemplateText, TemplatePicker, useTemplates, type TemplateChoice } from "../templates.js";
 import { ok, type Campaign } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
@@ -46,6 +46,7 @@ function CreateCampaign() {
   const [from, setFrom] = useState("");
   const [reference, setReference] = useState("");
   const [fallbacks, setFallbacks] = useState("");
+  const [fallbacksProblem, setFallbacksProblem] = useState<string | undefined>();
   const [choice, setChoice] = useState<TemplateChoice | undefined>();
   const templates = useTemplates();
   const chosen = choice && templates.data?.find((t) => t.templateId === choice.templateId);
@@ -100,7 +101,16 @@ function CreateCampaign() {
   const err = (path: string) => fieldError(action.error, path);
 
   return (
-    <TitledForm titleId="new-campaign-title" title="New campaign" onSubmit={() => void action.run()}>
+    <TitledForm
+      titleId="new-campaign-title"
+      title="New campaign"
+      onSubmit={() => {
+        const problem = keyValueProblem(fallbacks, "placeholder");
+        setFallbacksProblem(problem);
+        if (problem) document.getElementById("campaign-fallbacks")?.focus();
+        else void action.run();
+      }}
+    >
       <div class="grid-2">
         <Field id="campaign-name" label="Name" error={err("/body/name")}>
           <input id="campaign-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -137,14 +147,18 @@ function CreateCampaign() {
         id="campaign-fallbacks"
         label="Fallbacks (optional)"
         hint="One placeholder=value a line, e.g. lastName=customer or custom.plan=standard"
-        error={err("/body/fallbacks")}
+        error={fallbacksProblem ?? err("/body/fallbacks")}
       >
         <textarea
           id="campaign-fallbacks"
           rows={2}
           value={fallbacks}
-          onInput={(e) => setFallbacks(e.currentTarget.value)}
-          aria-describedby="campaign-fallbacks-hint"
+          onInput={(e) => {
+            setFallbacks(e.currentTarget.value);
+            setFallbacksProblem(undefined);
+          }}
+          aria-invalid={fallbacksProblem ? true : undefined}
+          aria-describedby={`campaign-fallbacks-hint${fallbacksProblem ? " campaign-fallbacks-error" : ""}`}
         />
       </Field>
       <ReferenceField

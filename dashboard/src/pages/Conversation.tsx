@@ -2,12 +2,13 @@
 // to change that), and a reply sent now (POST /messages) from one of the account's numbers. Opening it marks its
 // thread read.
 import { useEffect, useState } from "preact/hooks";
-import { ApiProblem, ok, type Message } from "../api.js";
+import { ApiProblem, ok, type Message, type Schemas } from "../api.js";
 import { LoadMore, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime } from "../time.js";
 import {
+  type Async,
   Field,
   fieldError,
   Loading,
@@ -17,6 +18,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -26,10 +28,12 @@ const LIMIT = 50;
 
 const sentOrReceived = (m: Message) => (m.direction === "inbound" ? m.receivedAt : (m.sentAt ?? m.scheduledAt));
 
-function OptOutState({ phone, version }: { phone: string; version: number }) {
-  const { client, canWrite } = useSession();
-  const [notice, setNotice] = useState<string | undefined>();
-  const state = useAsync(async () => {
+type OptOut = Schemas["OptOut"];
+
+/** Whether the number opted out: its entry, null when it is not on the list. */
+function useOptOut(phone: string, version: unknown) {
+  const { client } = useSession();
+  return useAsync(async () => {
     try {
       return await ok(client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone } } }));
     } catch (error) {
@@ -37,6 +41,11 @@ function OptOutState({ phone, version }: { phone: string; version: number }) {
       throw error;
     }
   }, [phone, version]);
+}
+
+function OptOutState({ phone, state }: { phone: string; state: Async<OptOut | null> }) {
+  const { client, canWrite } = useSession();
+  const [notice, setNotice] = useNotice();
   const change = useAction(async (optOut: boolean) => {
     const params = { params: { path: { phone } } };
     if (optOut) state.setData(await ok(client.PUT("/api/v1/opt-outs/{phone}", params)));
@@ -75,18 +84,21 @@ function OptOutState({ phone, version }: { phone: string; version: number }) {
 function ReplyForm({
   phone,
   defaultFrom,
+  optedOut: closed,
   onSent,
   onRefused,
 }: {
   phone: string;
   defaultFrom: string | undefined;
+  /** The number is on the opt-out list: nothing can be sent to it. */
+  optedOut: boolean;
   onSent: () => void;
   onRefused: () => void;
 }) {
   const { client } = useSession();
   const [body, setBody] = useState("");
   const [chosenFrom, setFrom] = useState<string | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [smart, setSmart] = useSmartEncoding();
   // The first 100 numbers are offered (an account with more can still reply from the one the person wrote to).
   const numbers = useAsync(async () => (await ok(client.GET("/api/v1/numbers", { params: { query: { limit: 100 } } }))).data, []);
@@ -124,15 +136,21 @@ function ReplyForm({
           ))}
         </select>
       </Field>
+      {closed && (
+        <p class="notice notice-info" id="reply-closed" data-testid="reply-closed">
+          {phone} opted out: no message can be sent until they send START.
+        </p>
+      )}
       <Field id="reply-body" label="Message" error={fieldError(send.error, "/body/body")}>
         <textarea
           id="reply-body"
           required
+          disabled={closed}
           rows={3}
           maxLength={1600}
           value={body}
           onInput={(e) => setBody(e.currentTarget.value)}
-          aria-describedby={countIds("reply-body-count", body)}
+          aria-describedby={`${closed ? "reply-closed " : ""}${countIds("reply-body-count", body)}`}
         />
         <MessageCount text={body} id="reply-body-count" smart={smart} onSmart={setSmart} />
       </Field>
@@ -148,7 +166,7 @@ function ReplyForm({
       )}
       {notice && <Notice>{notice}</Notice>}
       <div class="actions">
-        <button type="submit" class="primary" disabled={send.busy || !from}>
+        <button type="submit" class="primary" disabled={send.busy || !from || closed}>
           {send.busy ? "Sending…" : "Send reply"}
         </button>
       </div>
@@ -168,6 +186,8 @@ export function Conversation({ phone }: { phone: string }) {
   // Oldest first, as a conversation reads; the API pages newest first, so "Load more" brings older ones (above).
   const ordered = [...items].sort((a, b) => Date.parse(sentOrReceived(a)) - Date.parse(sentOrReceived(b)));
   const latestInbound = items.find((m) => m.direction === "inbound");
+  // Asked again when a reply is refused as opted out, and when the person writes (a STOP or a START changes it).
+  const optOut = useOptOut(phone, `${optOutVersion} ${latestInbound?.messageId ?? ""}`);
   const changing = items.some((m) => m.direction === "outbound" && (m.status === "scheduled" || m.status === "sent"));
   // Live: quickly while a message of ours is on its way, else now and then for the person's replies.
   usePolling(list.reload, changing ? 2000 : 5000, items.length <= 2 * LIMIT);
@@ -185,7 +205,7 @@ export function Conversation({ phone }: { phone: string }) {
       </p>
       <h1 tabIndex={-1}>Conversation with {phone}</h1>
       {names.get(phone) && <p class="muted">Contact: {names.get(phone)}</p>}
-      <OptOutState phone={phone} version={optOutVersion} />
+      <OptOutState phone={phone} state={optOut} />
       <section class="card" aria-labelledby="conversation-title">
         <div class="card-head">
           <h2 id="conversation-title">Messages</h2>
@@ -220,6 +240,7 @@ export function Conversation({ phone }: { phone: string }) {
         <ReplyForm
           phone={phone}
           defaultFrom={latestInbound?.direction === "inbound" ? latestInbound.to : undefined}
+          optedOut={!!optOut.data}
           onSent={() => void list.reload()}
           onRefused={() => setOptOutVersion((v) => v + 1)}
         />

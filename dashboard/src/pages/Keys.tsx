@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../api.js";
 import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
 import { PagedRows, usePagedList } from "../paging.js";
-import { ConfirmDialog, FormPanel, FormToggle, Loading, Notice, ProblemMessage, useAsync, useSession } from "../ui.js";
+import { ConfirmDialog, FormPanel, FormToggle, Loading, Notice, ProblemMessage, useAsync, useNotice, useSession } from "../ui.js";
 import { SmppCredentialsTable } from "../smppCredentials.js";
 import { QuotaNote } from "../usage.js";
 
@@ -13,7 +13,7 @@ export function Keys() {
   const { client, key, canWrite } = useSession();
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [revoking, setRevoking] = useState<KeySummary | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [creating, setCreating] = useState(false);
   const list = usePagedList<KeySummary>(async (page) => ok(client.GET("/api/v1/keys", { params: { query: page } })), [], 50);
   return (

@@ -6,7 +6,7 @@ import { LoadMore, usePagedList } from "../paging.js";
 import { formatMicros } from "../money.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { Loading, Notice, ProblemMessage, StatusChip, useAsync, usePolling, useSession } from "../ui.js";
+import { Loading, Notice, ProblemMessage, StatusChip, useAsync, useNotice, usePolling, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 import { CancelMessageDialog } from "./Messages.js";
 import { useContactNames } from "../contactNames.js";
@@ -92,7 +92,7 @@ function Receipts({ message }: { message: Message }) {
 export function MessageDetail({ messageId }: { messageId: string }) {
   const { client, canSend } = useSession();
   const [cancelling, setCancelling] = useState(false);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const message = useAsync(() => ok(client.GET("/api/v1/messages/{messageId}", { params: { path: { messageId } } })), [messageId]);
   const m = message.data;
   const names = useContactNames(m ? [m.direction === "inbound" ? m.from : m.to] : []);

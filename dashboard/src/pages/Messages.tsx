@@ -5,7 +5,7 @@ import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, FormPanel, FormToggle, Notice, SearchInput, StatusChip, usePolling, useSession } from "../ui.js";
+import { ConfirmDialog, FormPanel, FormToggle, Notice, SearchInput, StatusChip, useNotice, usePolling, useSession } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
 import { ExportButton } from "../exports.js";
@@ -51,7 +51,7 @@ export function Messages() {
   const to = query.get("to") ?? "";
   const since = query.get("since") ?? "";
   const until = query.get("until") ?? "";
-  const [notice, setNotice] = useState<{ text: string; messageId?: string } | undefined>();
+  const [notice, setNotice] = useNotice<{ text: string; messageId?: string }>();
   const [cancelling, setCancelling] = useState<Message | undefined>();
   const [sending, setSending] = useState(false);
 

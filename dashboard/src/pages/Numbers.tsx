@@ -14,6 +14,7 @@ import {
   ProblemMessage,
   TitledForm,
   useAction,
+  useNotice,
   useSession,
 } from "../ui.js";
 
@@ -21,7 +22,7 @@ export function Numbers() {
   const { client, canWrite } = useSession();
   const [phoneNumber, setPhoneNumber] = useState("");
   const [name, setName] = useState("");
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [deleting, setDeleting] = useState<PhoneNumber | undefined>();
   const [adding, setAdding] = useState(false);
   const list = usePagedList<PhoneNumber>(async (page) => ok(client.GET("/api/v1/numbers", { params: { query: page } })), [], 50);

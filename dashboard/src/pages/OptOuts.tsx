@@ -15,6 +15,7 @@ import {
   ProblemMessage,
   TitledForm,
   useAction,
+  useNotice,
   useSession,
 } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
@@ -24,7 +25,7 @@ import { Person, useContactNames } from "../contactNames.js";
 export function OptOuts() {
   const { client, canWrite } = useSession();
   const [phone, setPhone] = useState("");
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [removing, setRemoving] = useState<OptOut | undefined>();
   const [adding, setAdding] = useState(false);
   const [importing, setImporting] = useState(false);

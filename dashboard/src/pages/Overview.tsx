@@ -157,7 +157,7 @@ export function Overview() {
               summary={`Sent and delivered messages per day for ${r.byDay.length} days, with the delivery rate.`}
               labels={r.byDay.map((d) => d.day ?? "")}
               series={[
-                { label: "Sent", kind: "bar", values: r.byDay.map((d) => d.sent) },
+                { label: "Sent", kind: "line", values: r.byDay.map((d) => d.sent) },
                 { label: "Delivered", kind: "line", values: r.byDay.map((d) => d.delivered) },
                 { label: "Delivery rate (%)", kind: "line", dashed: true, right: true, values: r.byDay.map(rateOf), format: percent },
               ]}
@@ -197,6 +197,7 @@ export function Overview() {
               caption="Time to delivered by day (seconds)"
               labelHeading="Day"
               summary="The median and 95th percentile of the time from a message's due time to its delivery, per day."
+              fractional
               labels={r.byDay.map((d) => d.day ?? "")}
               series={[
                 { label: "Median", kind: "line", values: r.byDay.map((d) => d.timeToDeliveredP50) },

@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { SegmentCount } from "../segments.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../ui.js";
 
 // Named, not keyof: the settings hold more than replies (the sending policy adds its own).
 type ReplyKey = "optOutReply" | "optInReply" | "helpReply";
@@ -22,7 +22,7 @@ function RepliesForm({ settings, onSaved }: SettingsFormProps) {
     optInReply: settings.optInReply ?? "",
     helpReply: settings.helpReply ?? "",
   });
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const save = useAction(async () => {
     setNotice(undefined);
     const orNull = (text: string) => (text.trim() ? text : null);

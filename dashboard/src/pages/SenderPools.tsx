@@ -3,7 +3,19 @@
 import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../api.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../ui.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  TitledForm,
+  useAction,
+  useAsync,
+  useNotice,
+  useSession,
+} from "../ui.js";
 
 type SenderPool = Schemas["SenderPool"];
 
@@ -13,7 +25,7 @@ export function SenderPools() {
   const [senders, setSenders] = useState("");
   const [sticky, setSticky] = useState(true);
   const [cap, setCap] = useState("");
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [deleting, setDeleting] = useState<SenderPool | undefined>();
   const pools = useAsync(async () => (await ok(client.GET("/api/v1/sender-pools"))).data, []);
   const create = useAction(async () => {

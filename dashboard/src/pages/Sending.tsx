@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { TimeZoneInput } from "../timeZoneInput.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../ui.js";
 import { count, LimitsFacts } from "../usage.js";
 
 function SendingForm({ settings, onSaved }: SettingsFormProps) {
@@ -16,7 +16,7 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
   const [zone, setZone] = useState(settings.defaultTimeZone);
   const [cap, setCap] = useState(settings.maxSegmentsPerSecond === null ? "" : String(settings.maxSegmentsPerSecond));
   const [smart, setSmart] = useState(settings.smartEncoding);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const save = useAction(async () => {
     setNotice(undefined);
     const saved = await ok(

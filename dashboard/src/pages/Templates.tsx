@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { ok } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
-import type { Template } from "../templates.js";
+import { placeholderProblem, type Template } from "../templates.js";
 import {
   ConfirmDialog,
   Field,
@@ -15,6 +15,7 @@ import {
   ProblemMessage,
   TitledForm,
   useAction,
+  useNotice,
   useSession,
 } from "../ui.js";
 
@@ -34,6 +35,7 @@ function TemplateForm({
   const [name, setName] = useState(initial?.name ?? "");
   const [body, setBody] = useState(initial?.body ?? "");
   const [category, setCategory] = useState<Category>(initial?.category ?? "");
+  const [braces, setBraces] = useState<string | undefined>();
   const save = useAction(async () => {
     await onSave({ name: name.trim(), body, category });
     if (!initial) {
@@ -44,7 +46,18 @@ function TemplateForm({
   });
   const err = (path: string) => fieldError(save.error, path);
   return (
-    <TitledForm titleId={`${id}-title`} title={title} plain={!!initial} heading={initial ? "h3" : "h2"} onSubmit={() => void save.run()}>
+    <TitledForm
+      titleId={`${id}-title`}
+      title={title}
+      plain={!!initial}
+      heading={initial ? "h3" : "h2"}
+      onSubmit={() => {
+        const problem = placeholderProblem(body);
+        setBraces(problem);
+        if (problem) document.getElementById(`${id}-body`)?.focus();
+        else void save.run();
+      }}
+    >
       <Field id={`${id}-name`} label="Name" error={err("/body/name")}>
         <input id={`${id}-name`} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </Field>
@@ -52,7 +65,7 @@ function TemplateForm({
         id={`${id}-body`}
         label="Text"
         hint="Placeholders in double braces: {{date}}; in a campaign also {{firstName}}, {{lastName}}, {{custom.key}}"
-        error={err("/body/body")}
+        error={braces ?? err("/body/body")}
       >
         <textarea
           id={`${id}-body`}
@@ -60,8 +73,12 @@ function TemplateForm({
           rows={3}
           maxLength={1600}
           value={body}
-          aria-describedby={`${id}-body-hint`}
-          onInput={(e) => setBody(e.currentTarget.value)}
+          aria-invalid={braces ? true : undefined}
+          aria-describedby={`${id}-body-hint${braces ? ` ${id}-body-error` : ""}`}
+          onInput={(e) => {
+            setBody(e.currentTarget.value);
+            setBraces(undefined);
+          }}
         />
       </Field>
       <Field id={`${id}-category`} label="Category" error={err("/body/category")}>
@@ -86,7 +103,7 @@ export function Templates() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<Template | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const list = usePagedList<Template>(async (page) => ok(client.GET("/api/v1/templates", { params: { query: page } })), [], 50);
   const asBody = (b: { name: string; body: string; category: Category }) => ({ ...b, category: b.category || null });
   return (
@@ -151,6 +168,7 @@ export function Templates() {
                     </div>
                     <div class="row-meta">
                       <span>{t.variables.length === 0 ? "No placeholders" : `Placeholders: ${t.variables.join(", ")}`}</span>
+                      {placeholderProblem(t.body) && <span class="field-error">{placeholderProblem(t.body)}</span>}
                     </div>
                     {canWrite && (
                       <div class="row-actions">

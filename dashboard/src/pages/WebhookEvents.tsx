@@ -2,7 +2,7 @@
 // an existing webhook.
 import { useState } from "preact/hooks";
 import { ok, WEBHOOK_EVENTS, type Webhook, type WebhookEventType } from "../api.js";
-import { Notice, ProblemMessage, useAction, useSession } from "../ui.js";
+import { Notice, ProblemMessage, useAction, useNotice, useSession } from "../ui.js";
 import { BatchChoice, type BatchSetting } from "./WebhookBatch.js";
 
 /** The event checkboxes of the add and edit forms; the API wants at least one. */
@@ -44,9 +44,9 @@ export function EditEvents({ webhook, onSaved }: { webhook: Webhook; onSaved: ()
   const { client } = useSession();
   const [events, setEvents] = useState<WebhookEventType[]>(webhook.events);
   const [batch, setBatch] = useState<BatchSetting>(webhook.batch);
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useNotice<boolean>();
   const save = useAction(async () => {
-    setSaved(false);
+    setSaved(undefined);
     await ok(client.PATCH("/api/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.webhookId } }, body: { events, batch } }));
     setSaved(true);
     await onSaved();

@@ -21,6 +21,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -151,7 +152,7 @@ function TestReceipt({ webhook }: { webhook: Webhook }) {
 function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const { client, canWrite } = useSession();
   const [filter, setFilter] = useState<DeliveryFilter>("");
-  const [note, setNote] = useState<string | undefined>();
+  const [note, setNote] = useNotice();
   const log = usePagedList<WebhookDelivery>(
     async (page) =>
       ok(
@@ -351,7 +352,7 @@ export function Webhooks() {
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<WebhookEventType[]>(RECEIPT_EVENTS);
   const [batch, setBatch] = useState<BatchSetting>(null);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [fresh, setFresh] = useState<{ webhookId: string; secret: string } | undefined>();
   const [deleting, setDeleting] = useState<Webhook | undefined>();
   const [adding, setAdding] = useState(false);

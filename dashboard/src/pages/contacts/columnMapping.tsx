@@ -15,6 +15,8 @@ const valueOf = (use: ColumnUse) => (use.to === "custom" ? `custom:${use.key}` :
 
 export function ColumnMapping({ csv, onChange }: { csv: ContactCsv; onChange: (mapping: ColumnUse[]) => void }) {
   const quoted = csv.unknown.map((c) => `“${c.trim()}”`).join(", ");
+  // The sample's line of the file, as the table of rows not imported numbers them (line 1 is the header).
+  const sampleLine = `Line ${csv.rows[0]?.line ?? 2}`;
   return (
     <div data-testid="column-mapping">
       {csv.unknown.length > 0 && (
@@ -27,7 +29,7 @@ export function ColumnMapping({ csv, onChange }: { csv: ContactCsv; onChange: (m
         <thead>
           <tr>
             <th scope="col">Column</th>
-            <th scope="col">First row</th>
+            <th scope="col">{sampleLine}</th>
             <th scope="col">Import as</th>
           </tr>
         </thead>
@@ -38,7 +40,7 @@ export function ColumnMapping({ csv, onChange }: { csv: ContactCsv; onChange: (m
             return (
               <tr key={id}>
                 <td data-label="Column">{column.trim() || <span class="muted">(no name)</span>}</td>
-                <td data-label="First row">{csv.sample[i] || <span class="muted">—</span>}</td>
+                <td data-label={sampleLine}>{csv.sample[i] || <span class="muted">—</span>}</td>
                 <td data-label="Import as">
                   <select
                     id={id}

@@ -4,7 +4,7 @@ import { ok, type Contact, type Group } from "../../api.js";
 import { TimeZoneInput } from "../../timeZoneInput.js";
 import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { GroupSelect } from "./groups.js";
-import { formatCustomFields, formatTags, fullName, parseCustomFields, parseTags } from "./details.js";
+import { formatCustomFields, formatTags, fullName, keyValueProblem, parseCustomFields, parseTags } from "./details.js";
 
 /** The fields a contact's forms share beyond phone, first name and zone: last name, tags, custom fields. */
 function DetailFields({
@@ -13,6 +13,7 @@ function DetailFields({
   lastName,
   tags,
   fields,
+  fieldsProblem,
   onLastName,
   onTags,
   onFields,
@@ -22,6 +23,8 @@ function DetailFields({
   lastName: string;
   tags: string;
   fields: string;
+  /** A line of the custom fields that is no key=value (keyValueProblem), found on submit. */
+  fieldsProblem: string | undefined;
   onLastName: (v: string) => void;
   onTags: (v: string) => void;
   onFields: (v: string) => void;
@@ -38,13 +41,14 @@ function DetailFields({
         id={`${id}-fields`}
         label="Custom fields"
         hint="One key=value a line, e.g. plan=gold; {{custom.plan}} in a campaign"
-        error={fieldError(error, "/body/customFields")}
+        error={fieldsProblem ?? fieldError(error, "/body/customFields")}
       >
         <textarea
           id={`${id}-fields`}
           rows={2}
           value={fields}
-          aria-describedby={`${id}-fields-hint`}
+          aria-invalid={fieldsProblem ? true : undefined}
+          aria-describedby={`${id}-fields-hint${fieldsProblem ? ` ${id}-fields-error` : ""}`}
           onInput={(e) => onFields(e.currentTarget.value)}
         />
       </Field>
@@ -67,6 +71,7 @@ export function CreateContactForm({
   const [lastName, setLastName] = useState("");
   const [tags, setTags] = useState("");
   const [fields, setFields] = useState("");
+  const [fieldsProblem, setFieldsProblem] = useState<string | undefined>();
   const [zone, setZone] = useState("");
   const [groupId, setGroupId] = useState(defaultGroup);
   useEffect(() => setGroupId(defaultGroup), [defaultGroup]);
@@ -93,7 +98,16 @@ export function CreateContactForm({
     onCreated(contact);
   });
   return (
-    <TitledForm titleId="new-contact-title" title="Add a contact" onSubmit={() => void action.run()}>
+    <TitledForm
+      titleId="new-contact-title"
+      title="Add a contact"
+      onSubmit={() => {
+        const problem = keyValueProblem(fields);
+        setFieldsProblem(problem);
+        if (problem) document.getElementById("contact-fields")?.focus();
+        else void action.run();
+      }}
+    >
       <div class="grid-3">
         <Field id="contact-phone" label="Phone" error={fieldError(action.error, "/body/phone")}>
           <input id="contact-phone" type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
@@ -110,9 +124,13 @@ export function CreateContactForm({
           lastName={lastName}
           tags={tags}
           fields={fields}
+          fieldsProblem={fieldsProblem}
           onLastName={setLastName}
           onTags={setTags}
-          onFields={setFields}
+          onFields={(v) => {
+            setFields(v);
+            setFieldsProblem(undefined);
+          }}
         />
       </div>
       <Field
@@ -151,6 +169,7 @@ export function ContactItem({
   const [lastName, setLastName] = useState(contact.lastName ?? "");
   const [tags, setTags] = useState(formatTags(contact.tags));
   const [fields, setFields] = useState(formatCustomFields(contact.customFields));
+  const [fieldsProblem, setFieldsProblem] = useState<string | undefined>();
   const [zone, setZone] = useState(contact.timeZone ?? "");
   const [memberOf, setMemberOf] = useState(contact.groupIds);
   const save = useAction(
@@ -194,6 +213,9 @@ export function ContactItem({
           }}
           onSubmit={(e) => {
             e.preventDefault();
+            const problem = keyValueProblem(fields);
+            setFieldsProblem(problem);
+            if (problem) return document.getElementById(`${editId}-fields`)?.focus();
             void save.run(
               {
                 phone,
@@ -227,9 +249,13 @@ export function ContactItem({
             lastName={lastName}
             tags={tags}
             fields={fields}
+            fieldsProblem={fieldsProblem}
             onLastName={setLastName}
             onTags={setTags}
-            onFields={setFields}
+            onFields={(v) => {
+              setFields(v);
+              setFieldsProblem(undefined);
+            }}
           />
           <Field id={`${editId}-zone`} label="Time zone" error={fieldError(save.error, "/body/timeZone")}>
             <TimeZoneInput id={`${editId}-zone`} value={zone} onInput={setZone} />

@@ -9,7 +9,24 @@ export const parseTags = (text: string): string[] =>
 
 export const formatTags = (tags: string[]): string => tags.join(", ");
 
-/** `key=value` lines; a line without `=` is a key with an empty value, blank lines are skipped. */
+/**
+ * What is wrong with `key=value` lines (`what` names the left side: key, placeholder), the first line without
+ * `=` or without a key: "Line 2 has no '=': write key=value"; undefined when every line is one (blank lines are
+ * skipped). A form refuses such text rather than store a line as a key with an empty value.
+ */
+export function keyValueProblem(text: string, what = "key"): string | undefined {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    const at = line.indexOf("=");
+    if (at < 0) return `Line ${i + 1} has no '=': write ${what}=value`;
+    if (line.slice(0, at).trim() === "") return `Line ${i + 1} has no ${what} before '=': write ${what}=value`;
+  }
+  return undefined;
+}
+
+/** `key=value` lines (blank lines skipped); check them with keyValueProblem first. */
 export function parseCustomFields(text: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const line of text.split("\n")) {

@@ -4,14 +4,14 @@ import { useState } from "preact/hooks";
 import { importContacts } from "../../api.js";
 import { importContactRows, type ImportOutcome } from "../../contactImport.js";
 import { contactsFromCsv, CsvError, type ContactCsv } from "../../csv.js";
-import { Field, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import { Field, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
 import { ColumnMapping } from "./columnMapping.js";
 
 export function ImportForm({ onImported }: { onImported: () => void }) {
   const { client } = useSession();
   const [parsed, setParsed] = useState<(ContactCsv & { name: string; text: string }) | undefined>();
   const [parseError, setParseError] = useState<string | undefined>();
-  const [result, setResult] = useState<ImportOutcome | undefined>();
+  const [result, setResult] = useNotice<ImportOutcome>();
   const [waiting, setWaiting] = useState<string | undefined>();
   const action = useAction(async () => {
     try {

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { ok, type Contact } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { navigate, useLocation } from "../../router.js";
-import { ConfirmDialog, Notice, SearchInput, useAsync, useSession } from "../../ui.js";
+import { ConfirmDialog, Notice, SearchInput, useAsync, useNotice, useSession } from "../../ui.js";
 import { ContactItem, CreateContactForm } from "./contactForms.js";
 import { GroupsPanel } from "./groups.js";
 import { ImportForm } from "./importForm.js";
@@ -17,7 +17,7 @@ export function Contacts() {
   const groupId = query.get("groupId") ?? "";
   const q = query.get("q") ?? "";
   const tag = query.get("tag") ?? "";
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [deleting, setDeleting] = useState<Contact | undefined>();
 
   const groups = useAsync(async () => (await ok(client.GET("/api/v1/contacts/groups/all"))).data, []);

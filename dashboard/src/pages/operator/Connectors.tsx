@@ -13,6 +13,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   usePolling,
   useSession,
 } from "../../ui.js";
@@ -29,7 +30,7 @@ const STATE_WORDS: Record<Connector["state"], string> = {
 
 export function Connectors() {
   const { client } = useSession();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [deleting, setDeleting] = useState<Connector | undefined>();
   const list = useAsync(async () => (await ok(client.GET("/api/v1/connectors"))).data, []);
   usePolling(() => list.reload(), 3_000, true);

@@ -18,6 +18,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   useSession,
 } from "../../ui.js";
 
@@ -121,7 +122,7 @@ export function PriceLists() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | undefined>();
   const [deleting, setDeleting] = useState<PriceList | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const saved = async (list: PriceList) => {
     setAdding(false);
     setEditing(undefined);

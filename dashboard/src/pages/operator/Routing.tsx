@@ -3,7 +3,7 @@
 // (configuration as code), and what a message would do now, beside it.
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Schemas } from "../../api.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
+import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 import { fromDraft, RoutesForm, toDraft, type DraftRoute } from "./routesForm.js";
 
 type Route = Schemas["Route"];
@@ -22,7 +22,7 @@ export function Routing() {
   const [text, setText] = useState("");
   const [drafts, setDrafts] = useState<DraftRoute[]>([]);
   const [asJson, setAsJson] = useState(false);
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   useEffect(() => {
     if (!table.data) return;
     setText(JSON.stringify(table.data.routes, null, 2));

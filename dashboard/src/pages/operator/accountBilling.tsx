@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
 import { formatMicros, microsToDecimal, parseMicros } from "../../money.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 
 type Limits = OperatorAccount["limits"];
 
@@ -19,7 +19,7 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
   const [chargeOn, setChargeOn] = useState(limits.chargeOn);
   const [amount, setAmount] = useState("");
   const [note, setNote] = useState("");
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const id = `billing-${account.accountId}`;
   const currencyOf = (name: string) => lists.data?.find((l) => l.name === name)?.currency ?? limits.currency;
   const save = useAction(async () => {

@@ -3,13 +3,13 @@ import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../../api.js";
 import { CreateKeyForm, KeysTable, NewKey } from "../../keys.js";
 import { PagedRows, usePagedList } from "../../paging.js";
-import { ConfirmDialog, Notice, useSession } from "../../ui.js";
+import { ConfirmDialog, Notice, useNotice, useSession } from "../../ui.js";
 
 export function AccountKeys({ accountId }: { accountId: string }) {
   const { client } = useSession();
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [revoking, setRevoking] = useState<KeySummary | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const path = { path: { accountId } };
   const list = usePagedList<KeySummary>(
     async (page) => ok(client.GET("/api/v1/accounts/{accountId}/keys", { params: { ...path, query: page } })),

@@ -3,13 +3,24 @@ import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { formatTime } from "../../time.js";
-import { ConfirmDialog, Field, fieldError, Notice, PhoneField, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import {
+  ConfirmDialog,
+  Field,
+  fieldError,
+  Notice,
+  PhoneField,
+  ProblemMessage,
+  TitledForm,
+  useAction,
+  useNotice,
+  useSession,
+} from "../../ui.js";
 
 export function AccountNumbers({ accountId }: { accountId: string }) {
   const { client } = useSession();
   const [phoneNumber, setPhoneNumber] = useState("");
   const [name, setName] = useState("");
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [taking, setTaking] = useState<PhoneNumber | undefined>();
   const path = { path: { accountId } };
   const list = usePagedList<PhoneNumber>(

@@ -14,6 +14,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   useSession,
 } from "../../ui.js";
 
@@ -25,7 +26,7 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
   const [rate, setRate] = useState("50");
   /** The credentials just made, with their password: shown this once. */
   const [made, setMade] = useState<{ systemId: string; password: string } | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const [deleting, setDeleting] = useState<SmppCredential | undefined>();
   const path = { path: { accountId } };
   const list = useAsync(

@@ -1,7 +1,7 @@
 // The guards and limits of an account, as the operator edits them. An empty field is no limit (null).
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
 
 /** "US, ca" → ["US", "CA"]; nothing → null (no limit). */
 function parseList(text: string, upper: boolean): string[] | null {
@@ -26,7 +26,7 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
   const [blocked, setBlocked] = useState(limits.blockedPrefixes.join(", "));
   const [selfService, setSelfService] = useState(limits.selfServiceNumbers);
   const [ceiling, setCeiling] = useState(asText(limits.maxSegmentsPerSecond));
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const save = useAction(async () => {
     setNotice(undefined);
     const saved = await ok(

@@ -24,6 +24,12 @@ export function AcceptInvitation() {
     history.replaceState(null, "", location.pathname);
   });
   const err = (path: string) => fieldError(accept.error, path);
+  // What was refused is about what was typed then: editing a field takes the refusal away.
+  const typed = (set: (v: string) => void) => (e: { currentTarget: HTMLInputElement }) => {
+    set(e.currentTarget.value);
+    setMismatch(false);
+    accept.clearError();
+  };
   if (accepted) {
     return (
       <main id="main" class="signin">
@@ -73,7 +79,7 @@ export function AcceptInvitation() {
                   required
                   value={email}
                   aria-describedby="accept-email-hint"
-                  onInput={(e) => setEmail(e.currentTarget.value)}
+                  onInput={typed(setEmail)}
                 />
               </Field>
             )}
@@ -86,18 +92,11 @@ export function AcceptInvitation() {
                 required
                 value={password}
                 aria-describedby="accept-help"
-                onInput={(e) => setPassword(e.currentTarget.value)}
+                onInput={typed(setPassword)}
               />
             </Field>
             <Field id="accept-repeat" label="Repeat the password" error={mismatch ? "The two passwords differ." : undefined}>
-              <input
-                id="accept-repeat"
-                type="password"
-                autoComplete="new-password"
-                required
-                value={repeat}
-                onInput={(e) => setRepeat(e.currentTarget.value)}
-              />
+              <input id="accept-repeat" type="password" autoComplete="new-password" required value={repeat} onInput={typed(setRepeat)} />
             </Field>
             <ProblemMessage error={accept.error} />
             <div class="actions">

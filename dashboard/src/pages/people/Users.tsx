@@ -18,6 +18,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useNotice,
   useSession,
 } from "../../ui.js";
 
@@ -35,7 +36,7 @@ export function Users() {
   const [inviting, setInviting] = useState(false);
   const [invitation, setInvitation] = useState<Invitation | undefined>();
   const [removing, setRemoving] = useState<User | undefined>();
-  const [notice, setNotice] = useState<string | undefined>();
+  const [notice, setNotice] = useNotice();
   const list = useAsync(async () => (operator ? ok(client.GET("/api/v1/operator-users")) : ok(client.GET("/api/v1/users"))), []);
   const users = list.data?.data;
   const owners = users?.filter((u) => u.role === "owner").length ?? 0;
