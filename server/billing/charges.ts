@@ -54,13 +54,9 @@ export const chargeFloor = (limits: AccountLimits | undefined): number | null =>
   limits?.billing === "prepaid" ? -limits.creditLimit : null;
 
 export function insufficientFunds(path = "/body"): DomainError {
-  return new DomainError(
-    "insufficient_funds",
-    "The account's balance cannot pay for this: not accepted. Ask the operator for a top-up.",
-    {
-      errors: [{ path, message: "insufficient funds" }],
-    },
-  );
+  return new DomainError("insufficient_funds", "The account's balance cannot pay for this: not accepted. Ask the operator for a top-up.", {
+    errors: [{ path, message: "insufficient funds" }],
+  });
 }
 
 /** Debits the charges in the caller's transaction; 402 when a prepaid balance cannot pay them all. */
