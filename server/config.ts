@@ -2,7 +2,18 @@
 // how it is read. loadConfig reads them; `npm run gen` writes docs/CONFIGURATION.md from the same table, and a
 // test fails when the committed page differs, so the reference cannot drift from the code.
 import type { DeploymentDestinations } from "./domain/sendingGuards.js";
-import { flag, int, oneOf, optional, optionalCountry, optionalOneOf, optionalPositiveInt, prefixList, text, type Env } from "./settingReaders.js";
+import {
+  flag,
+  int,
+  oneOf,
+  optional,
+  optionalCountry,
+  optionalOneOf,
+  optionalPositiveInt,
+  prefixList,
+  text,
+  type Env,
+} from "./settingReaders.js";
 export type { Setting } from "./settingReaders.js";
 
 /** The table, in the order the reference lists it. The keys are the fields of Config. */

@@ -147,7 +147,9 @@ export async function recordFanoutProgress(
             skipped: sql`skipped + ${total}`.forBuilder(tx),
             // Each reason's count added to what the campaign had (jsonb_each of the batch's counts).
             skipped_by: sql`skipped_by || (SELECT jsonb_object_agg(k, coalesce((skipped_by->>k)::int, 0) + v::int)
-                                            FROM jsonb_each_text(${JSON.stringify(Object.fromEntries(reasons))}::jsonb) AS r(k, v))`.forBuilder(tx),
+                                            FROM jsonb_each_text(${JSON.stringify(Object.fromEntries(reasons))}::jsonb) AS r(k, v))`.forBuilder(
+              tx,
+            ),
           }
         : {}),
     });

@@ -10,7 +10,11 @@ import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 
 const server = useTestServer();
 // A session left waiting for the rest of a frame is checked, and closed, quickly.
-const smppServer = useSmppServer(server, { destinations: { internationalNetworks: false, blockedPrefixes: [] }, enquireLinkMs: 300, responseTimeoutMs: 300 });
+const smppServer = useSmppServer(server, {
+  destinations: { internationalNetworks: false, blockedPrefixes: [] },
+  enquireLinkMs: 300,
+  responseTimeoutMs: 300,
+});
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 // A fixed seed keeps CI reproducible; FUZZ_SEED=random explores (a failure prints the seed to replay it).
 const SEED = process.env.FUZZ_SEED === "random" ? Date.now() : Number(process.env.FUZZ_SEED ?? 20261128);
