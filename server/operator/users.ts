@@ -5,38 +5,30 @@
 // token; only their SHA-256 is stored for the cookie). Addresses are compared folded (domain/textKeys.ts).
 import { createHash, randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
-import { Secret, TOTP } from "otpauth";
-import { ZxcvbnFactory } from "@zxcvbn-ts/core";
-import { adjacencyGraphs, dictionary } from "@zxcvbn-ts/language-common";
 import type { Knex } from "knex";
 import { isUniqueViolation } from "../db/errors.js";
 import { DomainError, invalidField, notFound } from "../domain/errors.js";
 import { foldedKey, hasFormatCharacters } from "../domain/textKeys.js";
 import { insertAuditEvent } from "./auditEventsTable.js";
 import { revokeKeysMadeBy } from "./apiKeysTable.js";
+import { passwordProblem } from "./passwords.js";
+import { ATTEMPTS, locked } from "./signInLock.js";
+import { secondFactor } from "./twoFactor.js";
 import {
   ADDRESS_FAILURES,
   INVITATION_MS,
   LOCK_AFTER_FAILURES,
   LOCK_MS,
   mayManageRole,
-  PASSWORD_MIN_LENGTH,
   SESSION_IDLE_MS,
   type AccountRole,
   type UserManager,
   type UserRole,
 } from "./userRoles.js";
 import {
-  accountRequiresTwoFactor,
   addressRetryAfter,
   setAccountRequiresTwoFactor,
   deleteUser,
-  disableTotp,
-  enableTotp,
-  setPendingTotp,
-  takeRecoveryCode,
-  takeTotpStep,
-  totpState,
   clearSignInAttempts,
   findUserByEmail,
   insertInvitedUser,
@@ -57,45 +49,6 @@ import {
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
 const token = (prefix: string, bytes: number) => `${prefix}${randomBytes(bytes).toString("base64url")}`;
-
-/** Commonly breached passwords, lower-cased (49,000 of them; those under 12 characters are refused anyway). */
-const BREACHED = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
-
-/** zxcvbn with the language-neutral dictionaries and keyboard graphs (qwerty, dvorak, keypads). */
-const zxcvbn = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
-/** zxcvbn's score a password needs: 3 of 4, "safely unguessable" (about 10^8 guesses and more). */
-export const PASSWORD_MIN_SCORE = 3;
-/** zxcvbn's warnings (translation keys), said in words. */
-const WEAKNESS: Record<string, string> = {
-  straightRow: "a straight row of keys is easy to guess",
-  keyPattern: "a short pattern of keys is easy to guess",
-  simpleRepeat: "repeated characters (aaa) are easy to guess",
-  extendedRepeat: "repeated patterns (abcabc) are easy to guess",
-  sequences: "sequences (abc, 6543) are easy to guess",
-  recentYears: "recent years are easy to guess",
-  dates: "dates are easy to guess",
-  topTen: "it is one of the most used passwords",
-  topHundred: "it is a very often used password",
-  common: "it is a commonly used password",
-  similarToCommon: "it is close to a commonly used password",
-  wordByItself: "a single word is easy to guess",
-  namesByThemselves: "names alone are easy to guess",
-  commonNames: "common names are easy to guess",
-  userInputs: "it is made of your own details",
-  pwned: "it appeared in a data breach",
-};
-
-/** Why a password is refused, or undefined. */
-export function passwordProblem(password: string): string | undefined {
-  if ([...password].length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (BREACHED.has(password.toLowerCase())) return "is a commonly breached password: choose another";
-  const judged = zxcvbn.check(password.slice(0, 200));
-  if (judged.score < PASSWORD_MIN_SCORE) {
-    const why = judged.feedback.warning ? WEAKNESS[judged.feedback.warning] : undefined;
-    return `is too easy to guess (strength ${judged.score} of 4, at least ${PASSWORD_MIN_SCORE} needed${why ? `: ${why}` : ""}): add words or characters nobody would guess`;
-  }
-  return undefined;
-}
 
 /**
  * An address as given, made comparable (folded: NFKC, case, format characters); 400 when it holds a format
@@ -274,12 +227,6 @@ export interface NewSession {
 // Verified against when the email is unknown or has no password yet, so every failure costs one argon2 verify.
 let decoy: Promise<string> | undefined;
 
-const locked = (seconds: number) =>
-  new DomainError("sign_in_locked", `Too many failed sign-ins: try again in ${seconds} s.`, { retryAfterSeconds: Math.max(1, seconds) });
-
-/** How sign-in attempts are counted per address (a user's or not): ten within 15 minutes lock it for 15. */
-const ATTEMPTS = { lockAfter: LOCK_AFTER_FAILURES, lockMs: LOCK_MS, windowMs: LOCK_MS };
-
 /**
  * Signs a person in. Every refusal of an unknown email or a wrong password is the same 401, after the same
  * argon2 verify. Each attempt is counted against the address signed in with, whether a user has it or not,
@@ -378,83 +325,5 @@ export async function sessionOfToken(db: Knex, sessionToken: string): Promise<Se
 /** When a session ends unless used again. */
 export const sessionExpiry = (s: { lastSeenAt: Date }) => new Date(s.lastSeenAt.getTime() + SESSION_IDLE_MS);
 
-// ---- two-factor sign-in: TOTP (RFC 6238) through otpauth -------------------------------------------------------
-
-const ISSUER = "SMS Platform";
-/** Codes of the step before and after the server's are taken too (clocks drift; a code typed at a step's end). */
-const WINDOW = 1;
-const totpOf = (secret: string, label = "") => new TOTP({ issuer: ISSUER, label, secret: Secret.fromBase32(secret) });
-
-/** The time step a code belongs to, or undefined when it is not a current code of `secret`. */
-export function totpStep(secret: string, code: string, now = Date.now()): number | undefined {
-  const delta = totpOf(secret).validate({ token: code, timestamp: now, window: WINDOW });
-  return delta === null ? undefined : Math.floor(now / 30_000) + delta;
-}
-
-/** A recovery code as typed, made comparable: lower case, no spaces; its SHA-256 is what is kept. */
-const recoveryHash = (code: string) => sha256(code.toLowerCase().replace(/\s+/g, "")).toString("hex");
-
-/** The second factor of a sign-in: a code of the app not taken before, or an unused recovery code. */
-async function secondFactor(db: Knex, user: { id: string; totpSecret: string | null }, attempt: { totp?: string; recoveryCode?: string }) {
-  if (attempt.totp && user.totpSecret) {
-    const step = totpStep(user.totpSecret, attempt.totp);
-    return step !== undefined && (await takeTotpStep(db, user.id, step));
-  }
-  if (attempt.recoveryCode) return takeRecoveryCode(db, user.id, recoveryHash(attempt.recoveryCode));
-  return false;
-}
-
-const invalidCode = () =>
-  new DomainError("invalid_code", "The code is not a current code of the authenticator app.", {
-    errors: [{ path: "/body/code", message: "not a current code" }],
-  });
-
-/** A new secret to put in the app (it counts only once confirmed); 409 while two-factor sign-in is on. */
-export async function beginTwoFactor(db: Knex, user: { userId: string; email: string }): Promise<{ secret: string; otpauthUrl: string }> {
-  const secret = new Secret({ size: 20 }).base32;
-  if (!(await setPendingTotp(db, user.userId, secret)))
-    throw new DomainError("two_factor_enabled", "Two-factor sign-in is on already: turn it off first to begin again.");
-  return { secret, otpauthUrl: totpOf(secret, user.email).toString() };
-}
-
-/** Turns two-factor sign-in on with a current code; the ten recovery codes, shown once (only hashes are kept). */
-export async function confirmTwoFactor(db: Knex, userId: string, code: string): Promise<string[]> {
-  const state = await totpState(db, userId);
-  if (state?.enabled) throw new DomainError("two_factor_enabled", "Two-factor sign-in is on already.");
-  const step = state?.secret ? totpStep(state.secret, code) : undefined;
-  if (step === undefined) throw invalidCode();
-  const codes = Array.from({ length: 10 }, () => {
-    const raw = randomBytes(8).toString("hex");
-    return `${raw.slice(0, 4)}-${raw.slice(4, 8)}-${raw.slice(8, 12)}`;
-  });
-  if (!(await enableTotp(db, userId, step, codes.map(recoveryHash)))) throw invalidCode();
-  return codes;
-}
-
-/**
- * Turns two-factor sign-in off with a current code of the app or a recovery code; never while the account
- * requires it. Each try is a sign-in attempt of the user's address, counted before the code is judged: wrong
- * codes lock it as wrong passwords do (429 `sign_in_locked`), so a session left open cannot be used to guess.
- */
-export async function disableTwoFactor(
-  db: Knex,
-  user: { userId: string; email: string; accountId: string | null },
-  code: string,
-  address: string,
-): Promise<void> {
-  const userId = user.userId;
-  if (user.accountId !== null && (await accountRequiresTwoFactor(db, user.accountId)))
-    throw new DomainError("two_factor_required", "This account requires two-factor sign-in: it stays on while the owner requires it.");
-  const state = await totpState(db, userId);
-  if (!state?.enabled) return;
-  const taken = await takeSignInAttempt(db, user.email, ATTEMPTS);
-  if (!taken.taken) throw locked(taken.retryAfterSeconds);
-  const step = state.secret && /^[0-9]{6}$/.test(code) ? totpStep(state.secret, code) : undefined;
-  const proven = step !== undefined ? await takeTotpStep(db, userId, step) : await takeRecoveryCode(db, userId, recoveryHash(code));
-  if (!proven) {
-    await recordAddressFailure(db, address, LOCK_MS);
-    throw invalidCode();
-  }
-  await clearSignInAttempts(db, user.email);
-  await disableTotp(db, userId);
-}
+export { PASSWORD_MIN_SCORE, passwordProblem } from "./passwords.js";
+export { beginTwoFactor, confirmTwoFactor, disableTwoFactor, totpStep } from "./twoFactor.js";

@@ -14,12 +14,8 @@ import { addressAllowed, checkSmppLogin, deleteSmppBind, getAccount, recordSmppB
 import { GuardedSession, type MalformedPdu } from "../providers/smpp/guardedSession.js";
 import { scheduleMessage } from "../services/messages.js";
 import { submitPart } from "../services/smppParts.js";
-import { sendRequestOf, statusOfRefusal, SubmitRefused } from "./submitSm.js";
+import { formatId, sendRequestOf, statusOfRefusal, SubmitRefused } from "./submitSm.js";
 import type { DeploymentDestinations } from "../domain/sendingGuards.js";
-
-/** A message's id as the credentials write it. */
-const formatId = (format: "uuid" | "hex" | "decimal", messageId: string, smppId: string | null): string =>
-  format === "uuid" || smppId === null ? messageId : format === "hex" ? BigInt(smppId).toString(16) : smppId;
 
 export interface SessionContext {
   db: Db;

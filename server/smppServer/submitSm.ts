@@ -95,3 +95,7 @@ export function statusOfRefusal(error: DomainError): number {
       return e.ESME_RSUBMITFAIL!;
   }
 }
+
+/** A message's id as the credentials write it. */
+export const formatId = (format: "uuid" | "hex" | "decimal", messageId: string, smppId: string | null): string =>
+  format === "uuid" || smppId === null ? messageId : format === "hex" ? BigInt(smppId).toString(16) : smppId;

@@ -7,9 +7,8 @@
 //    assignConnectors, providers/failover.ts). Cancel is the same conditional UPDATE on the same row, so exactly
 //    one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
-// 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots.
-// So a worker has at most the window's messages in `sending` at any time.
-//
+// 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots:
+// a worker has at most the window's messages in `sending` at any time.
 // Unknown outcomes: the link dropped after a PDU was written, or the job was rescued after a crash and finds
 // its message in `sending`. Sending again could deliver it twice, so it is not sent again: its outcome is
 // declared unknown and it stays `sending` (shown as `scheduled`) for SEND_OUTCOME_RESOLVE_MS, the job snoozed
@@ -108,8 +107,6 @@ export function sendMessageHandler(
 class SendBatch {
   private readonly outcomes: (Error | undefined)[];
   private readonly jobIndex: Map<string, number>;
-  /** Each message's job in this batch (a message may have moved to another job since it was claimed). */
-  private readonly jobIdOf: Map<string, string>;
   private readonly accountOf: Map<string, string>;
   private readonly unknown = new Set<string>();
   private readonly unclaimed: string[] = [];
@@ -119,12 +116,11 @@ class SendBatch {
     private readonly db: Db,
     private readonly router: SendRouter,
     private readonly opts: SendOptions,
-    jobs: JobRow<"send_message">[],
+    private readonly jobs: JobRow<"send_message">[],
     private readonly ctx: JobContext,
   ) {
     this.outcomes = jobs.map(() => undefined);
     this.jobIndex = new Map(jobs.map((j, i) => [j.payload.messageId, i]));
-    this.jobIdOf = new Map(jobs.map((j) => [j.payload.messageId, j.id]));
     // Every statement names the messages' accounts (jobs.account_id). A job without one is of the previous
     // release and its message no longer exists: nothing to send.
     this.accountOf = new Map(jobs.flatMap((j) => (j.accountId === null ? [] : [[j.payload.messageId, j.accountId] as const])));
@@ -290,8 +286,8 @@ class SendBatch {
 
   /**
    * Not claimed: its recipient opted out, its validity ended or its account no longer holds its sender (failed
-   * now), its account is suspended or its campaign paused (it waits), cancelled, already handled, or left in
-   * `sending` (on the wire) by a worker that died (an unknown outcome).
+   * now), its account is suspended or its campaign paused (it waits), cancelled, already handled, left in
+   * `sending` by a worker that died (an unknown outcome), or refused by a hold lifted since (judged again now).
    */
   private async settleUnclaimed(): Promise<void> {
     const { db, unclaimed } = this;
@@ -315,14 +311,9 @@ class SendBatch {
     for (const id of unwritten) this.settle(id, new Snooze(new Date(), "claimed, never written: sending it"));
     const marked = rest.filter((id) => !unwritten.has(id));
     const found = marked.length > 0 ? await findMessages(db, { keys: this.keys(marked) }) : [];
+    const lifted = (m: (typeof found)[number]) => m.status === "scheduled" && m.jobId === this.jobs[this.jobIndex.get(m.id)!]!.id;
     for (const m of found) if (m.status === "sending") this.unknown.add(m.id);
-    // Still scheduled and nothing above holds it: the claim was refused by a hold lifted since (a campaign
-    // resumed, an account reinstated between the claim and these reads). Judged again now; ending the job would
-    // leave the message scheduled with no job. Only a message still this job's own: one moved to another job
-    // meanwhile (handed over, rescheduled) is that job's to send, and this one ends.
-    for (const m of found)
-      if (m.status === "scheduled" && m.jobId === this.jobIdOf.get(m.id))
-        this.settle(m.id, new Snooze(new Date(), "claim refused by a hold since lifted: judged again"));
+    for (const m of found.filter(lifted)) this.settle(m.id, new Snooze(new Date(), "claim refused by a hold since lifted: judged again"));
   }
 
   /** Unknown outcomes: declared, resolved by a receipt if one came, else failed (or sent again) once due. */
