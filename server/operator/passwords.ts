@@ -7,8 +7,12 @@ import { PASSWORD_MIN_LENGTH } from "./userRoles.js";
 /** Commonly breached passwords, lower-cased (49,000 of them; those under 12 characters are refused anyway). */
 const BREACHED = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
 
-/** zxcvbn with the language-neutral dictionaries and keyboard graphs (qwerty, dvorak, keypads). */
-const zxcvbn = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
+/**
+ * zxcvbn with the language-neutral dictionaries and keyboard graphs (qwerty, dvorak, keypads), made on first use:
+ * building its ranked dictionaries takes a noticeable part of a second, which a worker process never needs.
+ */
+let zxcvbn: ZxcvbnFactory | undefined;
+const judge = (password: string) => (zxcvbn ??= new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs })).check(password);
 /** zxcvbn's score a password needs: 3 of 4, "safely unguessable" (about 10^8 guesses and more). */
 export const PASSWORD_MIN_SCORE = 3;
 /** zxcvbn's warnings (translation keys), said in words. */
@@ -35,7 +39,7 @@ const WEAKNESS: Record<string, string> = {
 export function passwordProblem(password: string): string | undefined {
   if ([...password].length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
   if (BREACHED.has(password.toLowerCase())) return "is a commonly breached password: choose another";
-  const judged = zxcvbn.check(password.slice(0, 200));
+  const judged = judge(password.slice(0, 200));
   if (judged.score < PASSWORD_MIN_SCORE) {
     const why = judged.feedback.warning ? WEAKNESS[judged.feedback.warning] : undefined;
     return `is too easy to guess (strength ${judged.score} of 4, at least ${PASSWORD_MIN_SCORE} needed${why ? `: ${why}` : ""}): add words or characters nobody would guess`;
