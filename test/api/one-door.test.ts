@@ -6,7 +6,7 @@
 import smpp, { type PDU, type Session } from "smpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
-import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
+import { boundTransceiver, giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 import { waitUntil } from "../helpers/wait.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
@@ -19,11 +19,7 @@ let session: Session;
 beforeAll(async () => {
   account = await server().account("one-door");
   await giveSmppCredentials(server, account.accountId, { systemId: "door01", password: "pw", submitsPerSecond: 1000 });
-  session = smpp.connect({ url: `smpp://127.0.0.1:${smppServer().port}` });
-  session.on("error", () => {});
-  await new Promise<void>((done) => session.socket.once("connect", () => done()));
-  const resp = await new Promise<PDU>((resolve) => session.bind_transceiver({ system_id: "door01", password: "pw" }, resolve));
-  expect(resp.command_status).toBe(0);
+  session = await boundTransceiver(smppServer().port, "door01", "pw");
 });
 afterAll(() => session?.destroy());
 

@@ -7,7 +7,7 @@
 import smpp, { type PDU, type Session } from "smpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
-import { giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
+import { boundTransceiver, giveSmppCredentials, useSmppServer } from "../helpers/smppServer.js";
 
 const server = useTestServer();
 const MAX_OPEN = 3;
@@ -19,11 +19,7 @@ let session: Session;
 beforeAll(async () => {
   account = await server().account("smpp-checks");
   await giveSmppCredentials(server, account.accountId, { systemId: "checks1", password: "pw", submitsPerSecond: 1000 });
-  session = smpp.connect({ url: `smpp://127.0.0.1:${smppServer().port}` });
-  session.on("error", () => {});
-  await new Promise<void>((done) => session.socket.once("connect", () => done()));
-  const resp = await new Promise<PDU>((resolve) => session.bind_transceiver({ system_id: "checks1", password: "pw" }, resolve));
-  expect(resp.command_status).toBe(0);
+  session = await boundTransceiver(smppServer().port, "checks1", "pw");
 });
 afterAll(() => session?.destroy());
 
