@@ -177,10 +177,14 @@ export function mismatches(pattern: Pattern, actual: unknown, path = "$"): strin
   }
 }
 
-/** The JSON at the start of `text` (balanced brackets, strings respected); the rest is prose. */
-function leadingJson(text: string): string {
+/**
+ * Walks `text`'s brackets (strings respected): where the JSON at its start ends (the index after its closing
+ * bracket, or -1 while it is open) and how deep the brackets still are at the end of the text.
+ */
+function scanBrackets(text: string): { end: number; depth: number } {
   let depth = 0;
   let inString = false;
+  let end = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (inString) {
@@ -190,26 +194,20 @@ function leadingJson(text: string): string {
     else if (c === "{" || c === "[") depth++;
     else if (c === "}" || c === "]") {
       depth--;
-      if (depth === 0) return text.slice(0, i + 1);
+      if (depth === 0 && end < 0) end = i + 1;
     }
   }
-  throw new Error(`unbalanced documented JSON: ${text}`);
+  return { end, depth };
 }
 
-const depthOf = (text: string) => {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") depth--;
-  }
-  return depth;
-};
+/** The JSON at the start of `text`; the rest is prose. */
+function leadingJson(text: string): string {
+  const { end } = scanBrackets(text);
+  if (end < 0) throw new Error(`unbalanced documented JSON: ${text}`);
+  return text.slice(0, end);
+}
+
+const depthOf = (text: string) => scanBrackets(text).depth;
 
 export interface Answer {
   /** The line of the page's script (1-based, blocks joined) it documents. */
