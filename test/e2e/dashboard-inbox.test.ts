@@ -108,7 +108,8 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await signIn(page, baseUrl, a.key, `/dashboard/conversations/${encodeURIComponent(person)}`);
     await page.getByTestId("opt-out-state").getByText("Not opted out").waitFor();
     await page.getByRole("button", { name: "Opt out this number" }).click();
-    await page.getByTestId("opt-out-state").getByText("Opted out").waitFor();
+    // Exact: "Not opted out" holds the words "opted out" too.
+    await page.getByTestId("opt-out-state").getByText("Opted out", { exact: true }).waitFor();
     const { data: entry } = await a.client.GET("/api/v1/opt-outs/{phone}", { params: { path: { phone: person } } });
     expect(entry).toMatchObject({ phone: person, source: "api", keyword: null });
 
