@@ -1,6 +1,7 @@
 // Statements that pick rows by a list of ids and also test their status must find them through the primary
-// key. Written plainly, `status = 'scheduled'` proves the predicate of a partial list index such as
-// messages_pending_page_idx (account_id, created_at, id) WHERE status IN ('scheduled', 'sending'); the planner
+// key. Written plainly, `status = 'scheduled'` proved the predicate of a partial list index such as
+// messages_pending_page_idx (account_id, created_at, id) WHERE status IN ('scheduled', 'sending') before
+// migration 064 (no index of messages holds the status now; other tables' still may); the planner
 // may then walk that whole index for the ids (its last column) rather than look each one up. It does so when
 // the statistics say few rows are in flight — the normal state of a long-lived database, whose messages are
 // almost all final — and a burst then costs every statement the whole backlog (bench/NOTES.md, "Figures

@@ -497,6 +497,7 @@ CREATE TABLE messages (
   price_per_segment bigint,
   price_currency text,
   template_id uuid,
+  failed_at timestamp with time zone,
   CONSTRAINT messages_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT messages_body_length CHECK (((direction = 'inbound'::text) OR (length(body) <= 1600))),
   CONSTRAINT messages_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id) ON DELETE SET NULL,
@@ -987,17 +988,17 @@ CREATE INDEX message_status_history_message_idx ON message_status_history USING 
 CREATE UNIQUE INDEX message_status_history_pkey ON message_status_history USING btree (id);
 CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, created_at DESC, id DESC);
 CREATE INDEX messages_batch_page_idx ON messages USING btree (batch_id, created_at DESC, id DESC) WHERE (batch_id IS NOT NULL);
-CREATE INDEX messages_campaign_idx ON messages USING btree (campaign_id, status) WHERE (campaign_id IS NOT NULL);
 CREATE INDEX messages_campaign_page_idx ON messages USING btree (campaign_id, created_at DESC, id DESC) WHERE (campaign_id IS NOT NULL);
+CREATE INDEX messages_cancelled_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (cancelled_at IS NOT NULL);
+CREATE INDEX messages_failed_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (failed_at IS NOT NULL);
 CREATE INDEX messages_inbound_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
-CREATE INDEX messages_outcome_unknown_idx ON messages USING btree (submitted_via, recipient) WHERE ((status = 'sending'::text) AND (outcome_unknown_at IS NOT NULL));
-CREATE INDEX messages_pending_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (status = ANY (ARRAY['scheduled'::text, 'sending'::text]));
+CREATE INDEX messages_outcome_unknown_idx ON messages USING btree (recipient) WHERE (outcome_unknown_at IS NOT NULL);
+CREATE INDEX messages_pending_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE ((direction = 'outbound'::text) AND (sent_at IS NULL) AND (failed_at IS NULL) AND (cancelled_at IS NULL));
 CREATE UNIQUE INDEX messages_pkey ON messages USING btree (id);
 CREATE INDEX messages_provider_id_idx ON messages USING btree (provider_message_id) WHERE (provider_message_id IS NOT NULL);
 CREATE INDEX messages_recipient_page_idx ON messages USING btree (account_id, recipient, created_at DESC, id DESC) WHERE (direction = 'outbound'::text);
 CREATE INDEX messages_reference_page_idx ON messages USING btree (account_id, reference, created_at DESC, id DESC) WHERE (reference IS NOT NULL);
 CREATE INDEX messages_sender_page_idx ON messages USING btree (account_id, sender, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
-CREATE INDEX messages_status_page_idx ON messages USING btree (account_id, status, created_at DESC, id DESC) WHERE (status = ANY (ARRAY['sent'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text]));
 CREATE INDEX numbers_account_page_idx ON numbers USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX numbers_phone_number_key ON numbers USING btree (phone_number);
 CREATE UNIQUE INDEX numbers_pkey ON numbers USING btree (id);

@@ -6,7 +6,8 @@ import type { ConversationRow } from "../db/conversations.js";
 import type { GroupRow } from "../db/groups.js";
 import type { OptOutRow } from "../db/optOuts.js";
 import type { NumberRow } from "../db/numbers.js";
-import type { MessageRow, StatusChangeRow } from "../db/messages/index.js";
+import type { MessageRow } from "../db/messages/index.js";
+import { statusHistory } from "../domain/messageHistory.js";
 import type { WebhookRow } from "../db/webhooks.js";
 import { publicStatus } from "../domain/messageStatus.js";
 
@@ -15,7 +16,8 @@ type Schemas = components["schemas"];
 export const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
-export function toMessage(row: MessageRow, history: StatusChangeRow[]): Schemas["Message"] {
+export function toMessage(row: MessageRow): Schemas["Message"] {
+  const history = statusHistory(row);
   if (row.direction === "inbound") {
     return {
       messageId: row.id,

@@ -5,12 +5,14 @@ import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { ensureAccount, insertAccount, isAccountNameTaken } from "../../server/operator/index.js";
 import { createDb, migrateLatest } from "../../server/db/knex.js";
-import { getStatusHistories } from "../../server/db/messages/index.js";
+import { getMessage } from "../../server/db/messages/index.js";
+import { statusHistory } from "../../server/domain/messageHistory.js";
 import { migrationSource } from "../../server/db/migrations/index.js";
 
 const name = `m_${randomBytes(6).toString("hex")}`;
 const name008 = `${name}_008`;
 const name041 = `${name}_041`;
+const name064 = `${name}_064`;
 const adminUrl = () => inject("pgAdminUrl");
 async function admin(sql: string) {
   const client = new pg.Client({ connectionString: adminUrl() });
@@ -23,7 +25,7 @@ async function admin(sql: string) {
 }
 let dropOnExit = true;
 afterAll(async () => {
-  if (dropOnExit) for (const db of [name, name008, name041]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  if (dropOnExit) for (const db of [name, name008, name041, name064]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
 });
 
 describe("migrations over existing data", () => {
@@ -52,6 +54,9 @@ describe("migrations over existing data", () => {
         sent_at: new Date(),
       });
       const { created_at: createdAt } = await db("messages").where({ id }).first("created_at");
+      await db("messages")
+        .where({ id })
+        .update({ sent_at: new Date(createdAt.getTime() + 1000) });
       await db("message_status_history").insert([
         { message_id: id, status: "scheduled", at: createdAt },
         { message_id: id, status: "sent", at: new Date(createdAt.getTime() + 1000) },
@@ -60,9 +65,8 @@ describe("migrations over existing data", () => {
       expect(stored).toEqual(["scheduled", "sent"]);
 
       await migrateLatest(db);
-      // 006 dropped the stored "scheduled" (it is implicit); 019 filled the old rows' account, so the history is
-      // read by account.
-      const after = (await getStatusHistories(db, account.id, [{ id, createdAt }])).get(id)!;
+      // 006 dropped the stored "scheduled" (it is implicit); 064 derives the history from the row's times.
+      const after = statusHistory((await getMessage(db, account.id, id))!);
       expect(after).toEqual([
         { status: "scheduled", at: createdAt },
         { status: "sent", at: new Date(createdAt.getTime() + 1000) },
@@ -170,6 +174,82 @@ describe("migrations over existing data", () => {
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name041} for inspection\n`);
+      throw error;
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("064: a failed or undelivered message's time comes from its stored history; every history reads the same", async () => {
+    await admin(`CREATE DATABASE ${name064}`);
+    const db = createDb(adminUrl().replace(/\/postgres$/, `/${name064}`), 2);
+    try {
+      for (const migration of await migrationSource.getMigrations([])) {
+        if (migration.startsWith("064")) break;
+        await db.migrate.up({ migrationSource });
+      }
+      const [account] = await db("accounts").insert({ name: "upgrade" }).returning("id");
+      const t0 = new Date(Date.UTC(2026, 5, 1, 12));
+      const at = (s: number) => new Date(t0.getTime() + s * 1000);
+      const base = { account_id: account.id, recipient: "+14155550100", sender: "ACME", body: "hi", scheduled_at: t0 };
+      const message = async (fields: Record<string, unknown>, history: { status: string; at: Date }[]) => {
+        const [row] = await db("messages")
+          .insert({ ...base, job_id: randomUUID(), segments: 1, encoding: "GSM-7", created_at: t0, ...fields })
+          .returning("id");
+        for (const h of history) await db("message_status_history").insert({ account_id: account.id, message_id: row.id, ...h });
+        return row.id as string;
+      };
+      const failedAfterSent = await message({ status: "failed", sent_at: at(1) }, [
+        { status: "sent", at: at(1) },
+        { status: "failed", at: at(5) },
+      ]);
+      const undelivered = await message({ status: "undelivered", sent_at: at(1) }, [
+        { status: "sent", at: at(1) },
+        { status: "undelivered", at: at(9) },
+      ]);
+      // A failed message whose history entry is gone (retention, a hand-edit): its creation time.
+      const failedBare = await message({ status: "failed" }, []);
+      const delivered = await message({ status: "delivered", sent_at: at(1), delivered_at: at(2) }, [
+        { status: "sent", at: at(1) },
+        { status: "delivered", at: at(2) },
+      ]);
+      const cancelled = await message({ status: "cancelled", cancelled_at: at(3) }, [{ status: "cancelled", at: at(3) }]);
+
+      await migrateLatest(db);
+      const history = async (id: string) =>
+        statusHistory((await getMessage(db, account.id, id))!).map((h) => [h.status, h.at.getTime() - t0.getTime()]);
+      expect(await history(failedAfterSent)).toEqual([
+        ["scheduled", 0],
+        ["sent", 1000],
+        ["failed", 5000],
+      ]);
+      expect(await history(undelivered)).toEqual([
+        ["scheduled", 0],
+        ["sent", 1000],
+        ["undelivered", 9000],
+      ]);
+      expect(await history(failedBare)).toEqual([
+        ["scheduled", 0],
+        ["failed", 0],
+      ]);
+      expect(await history(delivered)).toEqual([
+        ["scheduled", 0],
+        ["sent", 1000],
+        ["delivered", 2000],
+      ]);
+      expect(await history(cancelled)).toEqual([
+        ["scheduled", 0],
+        ["cancelled", 3000],
+      ]);
+      // The failed list finds them by failed_at (messages_failed_page_idx).
+      expect(await db("messages").whereNotNull("failed_at").orderBy("failed_at").pluck("id")).toEqual([
+        failedBare,
+        failedAfterSent,
+        undelivered,
+      ]);
+    } catch (error) {
+      dropOnExit = false;
+      process.stderr.write(`kept database ${name064} for inspection\n`);
       throw error;
     } finally {
       await db.destroy();

@@ -47,7 +47,7 @@ const recipient = (suffix: string, uk = false) => {
 
 type Counts = Record<string, number>;
 
-/** The direct count: messages by creation or receipt, their history by its time, of one account. */
+/** The direct count: messages by creation or receipt, and each step of their history (the row's times), of one account. */
 async function directCounts(accountId: string): Promise<{ byEvent: Counts; byCountry: Counts; optedOut: number; segments: number }> {
   const db = server().db;
   const { rows } = await db.raw<{ rows: { event: string; country: string | null; opted: boolean; n: string; segments: string }[] }>(
@@ -56,8 +56,9 @@ async function directCounts(accountId: string): Promise<{ byEvent: Counts; byCou
          FROM messages WHERE account_id = ? AND NOT test
        UNION ALL
        SELECT h.status, m.country, h.status = 'failed' AND m.error_code = 'recipient_opted_out', m.segments
-         FROM message_status_history h JOIN messages m ON m.id = h.message_id
-        WHERE h.account_id = ? AND NOT m.test) e
+         FROM messages m CROSS JOIN LATERAL (VALUES ('sent', m.sent_at),
+                                                    (m.status, coalesce(m.delivered_at, m.failed_at, m.cancelled_at))) h(status, at)
+        WHERE m.account_id = ? AND NOT m.test AND m.direction = 'outbound' AND h.at IS NOT NULL) e
      GROUP BY event, country, opted`,
     [accountId, accountId],
   );

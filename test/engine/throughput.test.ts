@@ -291,7 +291,6 @@ describe("throughput caps", () => {
       [a.accountId],
     );
     await db("messages").where({ id: cancelled }).update({ status: "cancelled", cancelled_at: new Date() });
-    await db("message_status_history").where({ message_id: gone }).del();
     await db("messages").where({ id: gone }).del();
 
     const release = throughputPacer(db, { linkMaxSegmentsPerSecond: null, lookaheadMs: 200 });

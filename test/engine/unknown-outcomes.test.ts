@@ -128,7 +128,7 @@ describe("unknown send outcomes", () => {
       expect(failed.error?.code).toBe("send_outcome_unknown");
       expect(failed.history.map((h) => h.status)).toEqual(["scheduled", "failed"]);
     }
-    const failedAt = await server().db("message_status_history").where({ message_id: silentId, status: "failed" }).first("at");
+    const failedAt = await server().db("messages").where({ id: silentId }).first({ at: "failed_at" });
     expect(failedAt.at.getTime() - declared.outcome_unknown_at.getTime()).toBeGreaterThanOrEqual(RESOLVE_MS - 1000);
   });
 

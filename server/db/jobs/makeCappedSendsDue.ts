@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { pendingSql } from "../messages/statusIndexes.js";
 import { run, sql } from "../sql.js";
 import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
 
@@ -18,7 +19,7 @@ export async function makeCappedSendsDue(db: Knex, connectorId: string, at: Date
     sql`WITH waiting AS (
           UPDATE jobs SET run_at = ${at}
            WHERE id IN (SELECT job_id FROM messages
-                         WHERE status = 'scheduled' AND connector_id = ${connectorId}::uuid)
+                         WHERE status = 'scheduled' AND ${pendingSql("")} AND connector_id = ${connectorId}::uuid)
              AND state IN ('available', 'retryable') AND run_at > ${at}
           RETURNING id
         ), judged AS (

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { pendingSql } from "../messages/statusIndexes.js";
 import { run, sql } from "../sql.js";
 import { notifyWhenSql, wakeUpPayload } from "./wakeUp.js";
 
@@ -23,7 +24,7 @@ export async function makePoolSendsDue(db: Knex, accountId: string, senderPoolId
     sql`WITH locked AS (
           SELECT j.id FROM jobs j
            WHERE j.id IN (SELECT m.job_id FROM messages m
-                           WHERE m.account_id = ${accountId}::uuid AND m.status = 'scheduled'
+                           WHERE m.account_id = ${accountId}::uuid AND m.status = 'scheduled' AND ${pendingSql("m")}
                              AND m.sender_pool_id = ${senderPoolId}::uuid
                              AND coalesce(m.scheduled_at, m.created_at) <= now() AND m.deferred_until IS NULL
                              AND NOT EXISTS (SELECT FROM throttled_sends t WHERE t.message_id = m.id))

@@ -7,3 +7,4 @@ export * from "./rows.js";
 export * from "./statusChange.js";
 export * from "./transitions.js";
 export * from "./search.js";
+export * from "./statusIndexes.js";

@@ -1,4 +1,4 @@
-// Reads of messages: one by key, a page of a list, histories, and the lookups of the send and receipt paths.
+// Reads of messages: one by key, a page of a list, and the lookups of the send and receipt paths.
 import { MESSAGE_FACTS_SQL, type MessageFactsRow } from "./rows.js";
 import type { Knex } from "knex";
 import type { CursorKey } from "../../domain/cursor.js";
@@ -6,6 +6,7 @@ import { byAccountKeysSql, statusInSql } from "../byIdFilters.js";
 import { run, sql } from "../sql.js";
 import { cursorAtColumn, newestFirstPage } from "../newestFirstPage.js";
 import { searchPage, type MessageSearch } from "./search.js";
+import { statusesSql } from "./statusIndexes.js";
 import {
   byKeys,
   columns,
@@ -14,7 +15,6 @@ import {
   type MessageKey,
   type MessageRow,
   type OwnedMessageRow,
-  type StatusChangeRow,
   type StoredStatus,
 } from "./rows.js";
 
@@ -42,7 +42,7 @@ export interface MessageListFilters {
 /** The account's messages with `filters`, after the cursor's key, newest first; not yet limited. */
 function messageList(db: Knex, accountId: string, filters: MessageListFilters, after: CursorKey | undefined) {
   const query = db("messages").where({ account_id: accountId }).select(columns, cursorAtColumn(db, "created_at"));
-  if (filters.statuses) query.whereIn("status", filters.statuses);
+  if (filters.statuses) query.where(statusesSql("", filters.statuses).forBuilder(db));
   if (filters.campaignId) query.where({ campaign_id: filters.campaignId });
   if (filters.test !== undefined) query.where({ test: filters.test });
   if (filters.batchId) query.where({ batch_id: filters.batchId });
@@ -76,34 +76,6 @@ export async function searchMessages(
   opts: MessageListFilters & { search: MessageSearch; after?: CursorKey; limit: number; scanRows: number },
 ) {
   return searchPage(db, messageList(db, accountId, opts, opts.after), opts.search, opts);
-}
-
-/**
- * Status histories of the given messages, oldest entry first. The first entry, "scheduled", is not stored: it
- * is the message's creation (not stored since messages_status_history kept only changes), taken from the rows the caller already holds.
- */
-export async function getStatusHistories(
-  db: Knex,
-  accountId: string,
-  messages: { id: string; createdAt: Date; direction?: MessageRow["direction"]; receivedAt?: Date | null }[],
-): Promise<Map<string, StatusChangeRow[]>> {
-  const rows = await db("message_status_history")
-    .where({ account_id: accountId })
-    .whereIn(
-      "message_id",
-      messages.map((m) => m.id),
-    )
-    .orderBy([{ column: "message_id" }, { column: "id" }])
-    .select({ messageId: "message_id", status: "status", at: "at" });
-  // An inbound message's one entry, "received", is its row's received_at, likewise not stored.
-  const histories = new Map<string, StatusChangeRow[]>(
-    messages.map((m) => [
-      m.id,
-      [m.direction === "inbound" ? { status: "received", at: m.receivedAt ?? m.createdAt } : { status: "scheduled", at: m.createdAt }],
-    ]),
-  );
-  for (const row of rows) histories.get(row.messageId)?.push({ status: row.status, at: row.at });
-  return histories;
 }
 
 /**

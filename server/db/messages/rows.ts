@@ -28,6 +28,8 @@ export interface MessageRow {
   sentAt: Date | null;
   deliveredAt: Date | null;
   cancelledAt: Date | null;
+  /** When it became failed or undelivered (migration 064), else null. */
+  failedAt: Date | null;
   providerMessageId: string | null;
   segments: number;
   encoding: Encoding;
@@ -65,11 +67,6 @@ export interface SendAttemptRow {
   connectorId: string;
   at: string;
   error: { code: string; message: string } | null;
-}
-
-export interface StatusChangeRow {
-  status: Exclude<StoredStatus, "sending">;
-  at: Date;
 }
 
 export interface NewMessage {
@@ -121,6 +118,7 @@ export const columns = {
   sentAt: "sent_at",
   deliveredAt: "delivered_at",
   cancelledAt: "cancelled_at",
+  failedAt: "failed_at",
   providerMessageId: "provider_message_id",
   segments: "segments",
   encoding: "encoding",

@@ -1,5 +1,6 @@
-// The provider's word on messages (sent, delivered, undelivered, failed): the status change with its history,
-// its counts and its receipts' outbox, in one statement.
+// The provider's word on messages (sent, delivered, undelivered, failed): the status change with its counts and
+// its receipts' outbox, in one statement. The change's time is the row's own (sent_at, delivered_at, failed_at):
+// the history is derived from them (reads.ts), not written.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
 import { insertJobsSql, laneNowPayloadSql, laneOf, MAX_ATTEMPTS, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
@@ -31,8 +32,7 @@ export interface ReceiptJobsClaim {
 
 /**
  * Moves many messages to one status as ONE statement: the conditional UPDATE (only rows in a status the state
- * machine lets move to `to`), their
- * history entries, their counts for reports, a receipt delivery for every webhook of each account with a delivery job each (the
+ * machine lets move to `to`), their counts for reports, a receipt delivery for every webhook of each account with a delivery job each (the
  * transactional outbox), and one NOTIFY. A single statement is atomic, so a change never commits without its
  * receipts. Round trips are the cost that matters here (each one a writev syscall and a context switch on
  * both sides): one statement per batch replaced a five-round-trip transaction per message. Returns the rows that changed; a late or duplicate report changes nothing and is absent. With
@@ -77,14 +77,13 @@ export async function updateStatusesWithReceipts(
          deferred_until = NULL, -- shown only while held by quiet hours: a failed message is not held
          sent_at = CASE WHEN ${to} = 'sent' THEN i.at ELSE messages.sent_at END,
          delivered_at = CASE WHEN ${to} = 'delivered' THEN i.at ELSE messages.delivered_at END,
+         failed_at = CASE WHEN ${to} IN ('failed', 'undelivered') THEN i.at ELSE messages.failed_at END,
          provider_message_id = coalesce(i.provider_message_id, messages.provider_message_id),
          error_code = coalesce(i.error_code, messages.error_code),
          error_message = coalesce(i.error_message, messages.error_message)
        FROM i WHERE messages.id = ANY(${ids}::uuid[]) AND messages.account_id = i.account_id AND messages.id = i.id
         AND ${statusInSql("messages", allowedFrom(to))}
        RETURNING messages.id, messages.account_id, ${sql.raw(COUNTED_COLUMNS.map((c) => `messages.${c}`).join(", "))}, i.at, i.body
-     ), h AS (
-       INSERT INTO message_status_history (account_id, message_id, status, at) SELECT account_id, id, ${to}, at FROM m
      ), k AS (
        ${countStatusEventsSql("m", to, "m.at")}
      )${spend ? sql`, s AS (${spend})` : sql``}, c AS (

@@ -25,21 +25,21 @@ export async function cancelScheduledMessage(
 ): Promise<{ jobId: string; cancelledAt: Date } | undefined> {
   const { rows } = await run<{ jobId: string; cancelledAt: Date }>(
     tx,
-    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND id = ${messageId}`)}), h AS (${historySql("cancelled")}), k AS (${countedSql()})
+    sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND id = ${messageId}`)}), k AS (${countedSql()})
         SELECT job_id AS "jobId", cancelled_at AS "cancelledAt" FROM c`,
   );
   return rows[0];
 }
 
 /**
- * Cancels every message of the campaign still scheduled, with their history entries and their jobs, in one
+ * Cancels every message of the campaign still scheduled, with their jobs, in one
  * statement. Returns how many.
  */
 export async function cancelCampaignMessages(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<number> {
   const { rows } = await run<{ n: number }>(
     tx,
     sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND campaign_id = ${campaignId}`)}),
-             h AS (${historySql("cancelled")}),
+            
              k AS (${countedSql()}),
              j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
         SELECT count(*)::int AS n FROM c`,
@@ -71,14 +71,14 @@ export async function moveCampaignMessages(
 }
 
 /**
- * Cancels every message of the batch still scheduled, with their history entries and their jobs, in one
+ * Cancels every message of the batch still scheduled, with their jobs, in one
  * statement. Returns how many.
  */
 export async function cancelBatchMessages(tx: Knex.Transaction, accountId: string, batchId: string): Promise<number> {
   const { rows } = await run<{ n: number }>(
     tx,
     sql`WITH c AS (${cancelSql(sql`account_id = ${accountId} AND batch_id = ${batchId}`)}),
-             h AS (${historySql("cancelled")}),
+            
              k AS (${countedSql()}),
              j AS (${cancelPendingJobsSql(accountId, sql`SELECT job_id FROM c`)})
         SELECT count(*)::int AS n FROM c`,
@@ -86,18 +86,13 @@ export async function cancelBatchMessages(tx: Knex.Transaction, accountId: strin
   return rows[0]!.n;
 }
 
-/** → cancelled for the messages `where` picks that may be cancelled; returns the columns the history needs. */
+/** → cancelled for the messages `where` picks that may be cancelled; returns the columns the counts need. */
 const cancelSql = (where: Sql) =>
   sql`UPDATE messages SET status = 'cancelled', cancelled_at = now(), deferred_until = NULL
        WHERE ${where} AND status = ANY(${allowedFrom("cancelled")}::text[])
       RETURNING account_id, id, job_id, cancelled_at, ${sql.raw(COUNTED_COLUMNS.join(", "))}`;
 
-/** The history entries of the rows a CTE named `c` changed to `status`. */
-const historySql = (status: "cancelled") =>
-  sql`INSERT INTO message_status_history (account_id, message_id, status, at)
-      SELECT account_id, id, ${status}, cancelled_at FROM c`;
-
-/** Counts the cancels of CTE `c` for reports (with the history, in the same statement). */
+/** Counts the cancels of CTE `c` for reports, in the same statement (the history is the row's cancelled_at). */
 const countedSql = () => countStatusEventsSql("c", "cancelled", "c.cancelled_at");
 
 /** sending → scheduled, when the provider certainly did not take the messages (retried later): off the wire. */

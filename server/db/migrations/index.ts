@@ -62,6 +62,7 @@ import * as m060 from "./060_campaign_skipped_by.js";
 import * as m061 from "./061_smpp_bind_locks.js";
 import * as m062 from "./062_sign_in_hardening.js";
 import * as m063 from "./063_blocked_prefixes.js";
+import * as m064 from "./064_message_floor.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -129,6 +130,7 @@ const migrations: Record<string, Knex.Migration> = {
   "061_smpp_bind_locks": m061,
   "062_sign_in_hardening": m062,
   "063_blocked_prefixes": m063,
+  "064_message_floor": m064,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,6 +1,5 @@
 import {
   getMessage,
-  getStatusHistories,
   isSearch,
   listMessages,
   searchMessages,
@@ -81,15 +80,13 @@ export const messageHandlers: Pick<
     const { items, nextCursor } = isSearch(search)
       ? await searchMessagesPage(db, account.id, filters, search, query, config.searchScanRows)
       : await fetchPage(query, (w) => listMessages(db, account.id, { ...filters, ...w }));
-    const histories = await getStatusHistories(db, account.id, items);
-    return { status: 200, body: { data: items.map((m) => toMessage(m, histories.get(m.id)!)), nextCursor } };
+    return { status: 200, body: { data: items.map((m) => toMessage(m)), nextCursor } };
   },
 
   async Messages_get({ db, account, path }) {
     const message = await getMessage(db, account.id, path.messageId);
     if (!message) throw notFound("Message");
-    const histories = await getStatusHistories(db, account.id, [message]);
-    return { status: 200, body: toMessage(message, histories.get(message.id)!) };
+    return { status: 200, body: toMessage(message) };
   },
 };
 
