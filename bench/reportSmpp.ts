@@ -12,6 +12,8 @@ interface Side {
   writes?: {
     walBytes: number;
     rowWrites: number;
+    /** Row writes that are not HOT updates (results before issue 60 lack it). */
+    nonHotWrites?: number;
     tables: Record<string, { inserts: number; updates: number; hotUpdates: number; deletes: number; writes: number }>;
   };
 }
@@ -28,18 +30,25 @@ const n = (x: number) => x.toLocaleString("en");
 const met = (ok: boolean) => (ok ? "met" : "**not met**");
 const accepted = (s: Side) => (s.acceptedPerSecond === undefined ? "" : n(s.acceptedPerSecond));
 
-/** The issue's targets at one worker: 2 × Kannel's rate (or 0.8 of the SMSC's ceiling where Kannel reaches it), CPU ≤ Kannel's. */
+/**
+ * Issue 60's targets at one worker, against Kannel in the same run: a campaign at ≥ 2 × Kannel's rate at window
+ * 10 and ≥ 1 × at window 100 (or 0.8 of the SMSC's ceiling where Kannel reaches it), CPU ≤ 1.5 × Kannel's; one
+ * by one ≥ Kannel's rate at window 10, CPU ≤ 3 ×, POST /messages answered per second ≥ Kannel's sendsms; per
+ * message ≤ 6 writes that are not HOT and ≤ 3 KB of WAL (a campaign), ≤ 8 and ≤ 4 KB (one by one).
+ */
 export function smppTargets(r: SmppResult | undefined): string[][] {
   const rows: string[][] = [];
   for (const c of r?.cases ?? []) {
     if (!c.kannel) continue;
     for (const [name, side] of Object.entries(c.ours).filter(([k]) => k.includes("1 worker"))) {
-      const goal = Math.min(2 * c.kannel.messagesPerSecond, 0.8 * c.smscCeiling);
-      rows.push([
-        `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: ≥ 2 × Kannel's rate`,
-        `${side.rateToKannel} (${n(side.messagesPerSecond)}/s)`,
-        met(side.messagesPerSecond >= goal),
-      ]);
+      const campaign = name.startsWith("campaign");
+      const rateGoal = campaign ? (c.window <= 10 ? 2 : 1) : c.window <= 10 ? 1 : undefined;
+      if (rateGoal !== undefined)
+        rows.push([
+          `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: ≥ ${rateGoal} × Kannel's rate`,
+          `${side.rateToKannel} (${n(side.messagesPerSecond)}/s)`,
+          met(side.messagesPerSecond >= Math.min(rateGoal * c.kannel.messagesPerSecond, 0.8 * c.smscCeiling)),
+        ]);
       if (side.acceptedPerSecond !== undefined && c.kannel.acceptedPerSecond !== undefined)
         rows.push([
           `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: POST /messages answered/s ≥ Kannel's sendsms`,
@@ -47,18 +56,19 @@ export function smppTargets(r: SmppResult | undefined): string[][] {
           met(side.acceptedPerSecond >= c.kannel.acceptedPerSecond),
         ]);
       if (side.writes) {
-        // The write budget (issue 46): a campaign's message in 6 row writes and 3 KB of WAL, one by one in 8 and 4 KB.
-        const [rowsBudget, walBudget] = name.startsWith("campaign") ? [6, 3072] : [8, 4096];
+        const [rowsBudget, walBudget] = campaign ? [6, 3072] : [8, 4096];
+        const nonHot = side.writes.nonHotWrites;
         rows.push([
-          `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: ≤ ${rowsBudget} row writes and ≤ ${walBudget / 1024} KB of WAL per message`,
-          `${side.writes.rowWrites} rows, ${n(side.writes.walBytes)} B`,
-          met(side.writes.rowWrites <= rowsBudget && side.writes.walBytes <= walBudget),
+          `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: ≤ ${rowsBudget} row writes not HOT and ≤ ${walBudget / 1024} KB of WAL per message`,
+          `${nonHot ?? "?"} not HOT (${side.writes.rowWrites} rows), ${n(side.writes.walBytes)} B`,
+          met(nonHot !== undefined && nonHot <= rowsBudget && side.writes.walBytes <= walBudget),
         ]);
       }
+      const cpuGoal = campaign ? 1.5 : 3;
       rows.push([
-        `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: CPU ≤ Kannel's`,
+        `smpp ${name}, ${n(c.messages)} msgs, window ${c.window}: CPU ≤ ${cpuGoal} × Kannel's`,
         `${side.cpuToKannel}×`,
-        met((side.cpuToKannel ?? Infinity) <= 1),
+        met((side.cpuToKannel ?? Infinity) <= cpuGoal),
       ]);
     }
   }
@@ -124,17 +134,17 @@ function casesTable(r: SmppResult): string[] {
   const rows = r.cases.flatMap((c) => [
     ...(c.kannel
       ? [
-          `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | Kannel | ${n(c.kannel.messagesPerSecond)} | ${accepted(c.kannel)} | ${c.kannel.cpuMsPerMessage} ms | | | | | |`,
+          `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | Kannel | ${n(c.kannel.messagesPerSecond)} | ${accepted(c.kannel)} | ${c.kannel.cpuMsPerMessage} ms | | | | | | |`,
         ]
       : []),
     ...Object.entries(c.ours).map(
       ([name, s]) =>
-        `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | ours, ${name} | ${n(s.messagesPerSecond)} | ${accepted(s)} | ${s.cpuMsPerMessage} ms | ${s.statementsPerMessage ?? ""} | ${s.writes?.rowWrites ?? ""} | ${s.writes ? n(s.writes.walBytes) : ""} | ${s.rateToKannel ?? ""} | ${s.cpuToKannel ?? ""} |`,
+        `| ${n(c.messages)} | ${c.window} | ${n(c.smscCeiling)} | ours, ${name} | ${n(s.messagesPerSecond)} | ${accepted(s)} | ${s.cpuMsPerMessage} ms | ${s.statementsPerMessage ?? ""} | ${s.writes?.rowWrites ?? ""} | ${s.writes?.nonHotWrites ?? ""} | ${s.writes ? n(s.writes.walBytes) : ""} | ${s.rateToKannel ?? ""} | ${s.cpuToKannel ?? ""} |`,
     ),
   ]);
   return [
-    "| messages | window | SMSC ceiling/s | side | messages/s | requests answered/s | CPU/message | statements/message | row writes/message | WAL bytes/message | rate ÷ Kannel | CPU ÷ Kannel |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| messages | window | SMSC ceiling/s | side | messages/s | requests answered/s | CPU/message | statements/message | row writes/message | of them not HOT | WAL bytes/message | rate ÷ Kannel | CPU ÷ Kannel |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
     "Row writes per message by table (`pg_stat_user_tables`: inserts, updates (of them HOT), deletes), each case of the first window:",

@@ -377,7 +377,9 @@ async function ours(n: number, window: number, workers: number, mode: Mode, conn
   await new Promise((r) => setTimeout(r, STATS_SETTLE_MS));
   const writes = await writesPerMessage(db, counters, await readWriteCounters(db), n);
   process.stderr.write(
-    `    writes per message: ${writes.rowWrites} rows, ${writes.walBytes} B of WAL; ${Object.entries(writes.tables)
+    `    writes per message: ${writes.rowWrites} rows (${writes.nonHotWrites} not HOT), ${writes.walBytes} B of WAL; ${Object.entries(
+      writes.tables,
+    )
       .map(([t, w]) => `${t} ${w.writes}`)
       .join(", ")}\n`,
   );

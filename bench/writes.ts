@@ -19,10 +19,14 @@ export interface WriteCounters {
   lsn: string;
   tables: Map<string, TableCounters>;
 }
-/** Per message: WAL bytes, row writes in all, and each table's share (tables with no writes left out). */
+/**
+ * Per message: WAL bytes, row writes in all, of them those that are not HOT updates (an insert, a delete or an
+ * update that wrote index entries: issue 60's budget), and each table's share (tables with no writes left out).
+ */
 export interface WritesPerMessage {
   walBytes: number;
   rowWrites: number;
+  nonHotWrites: number;
   tables: Record<string, TableCounters & { writes: number }>;
 }
 
@@ -49,6 +53,7 @@ export async function writesPerMessage(db: Knex, before: WriteCounters, after: W
   ]);
   const tables: WritesPerMessage["tables"] = {};
   let rowWrites = 0;
+  let hotUpdates = 0;
   for (const [name, a] of [...after.tables].sort(([x], [y]) => x.localeCompare(y))) {
     const b = before.tables.get(name) ?? { inserts: 0, updates: 0, hotUpdates: 0, deletes: 0 };
     const d = {
@@ -60,6 +65,7 @@ export async function writesPerMessage(db: Knex, before: WriteCounters, after: W
     const writes = d.inserts + d.updates + d.deletes;
     if (writes === 0) continue;
     rowWrites += writes;
+    hotUpdates += d.hotUpdates;
     tables[name] = {
       inserts: perMessage(d.inserts, messages),
       updates: perMessage(d.updates, messages),
@@ -68,5 +74,10 @@ export async function writesPerMessage(db: Knex, before: WriteCounters, after: W
       writes: perMessage(writes, messages),
     };
   }
-  return { walBytes: Math.round(Number(rows[0]!.bytes) / messages), rowWrites: perMessage(rowWrites, messages), tables };
+  return {
+    walBytes: Math.round(Number(rows[0]!.bytes) / messages),
+    rowWrites: perMessage(rowWrites, messages),
+    nonHotWrites: perMessage(rowWrites - hotUpdates, messages),
+    tables,
+  };
 }
