@@ -77,64 +77,40 @@ export async function submitRouted(
       groups.set(c.connectorId!, g);
     }
     // Every wait first (a capped connector's slots, the link's rate), then the on-the-wire mark, then the writes
-    // at once: a worker that dies in between leaves its messages unmarked, and so sent again, not failed.
-    const writes = await Promise.all(
+    // at once: a worker that dies in between leaves its messages unmarked, and so sent again, not failed. A
+    // connector's window goes in parts, each marked and written when the link's rate lets all of it go: the
+    // first message of a burst is written at once, not after the burst's whole share of the rate (issue 59).
+    await Promise.all(
       [...groups.values()].map(async ({ connector, sends: group }) => {
-        let writing = group;
-        if (connector.cap !== null) {
-          const taken = await payOrTakeTurns(
-            db,
-            { key: connectorBucketKey(connector.connectorId!), rate: connector.cap },
-            group.map((s) => ({
-              id: s.outbound.messageId,
-              segments: s.outbound.segments,
-              waits: nextInPool(s.candidates, s.at) === undefined,
-            })),
-            CAP_LOOKAHEAD_S,
-          );
-          writing = group.filter((s) => taken.slots.has(s.outbound.messageId));
-          for (const s of group) {
-            if (taken.slots.has(s.outbound.messageId)) continue;
-            // Not waiting (0): tried at once on the next connector of the route's pool.
-            const wakeAt = taken.wakeAtMs.get(s.outbound.messageId);
-            const retryAfterMs = wakeAt === undefined ? 0 : Math.max(10, wakeAt - Date.now());
-            s.result = new ProviderUnavailable(`connector ${connector.name} at its cap`, retryAfterMs, true);
-          }
-          const waitMs = (Math.max(taken.now, ...taken.slots.values()) - taken.now) * 1000;
-          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-        }
-        if (writing.length > 0) await connector.provider.beforeClaim?.(writing.length);
-        return { connector, group, writing };
-      }),
-    );
-    const marked = await assignConnectors(
-      db,
-      writes.flatMap(({ connector, group, writing }) =>
-        group.map((s) => ({
+        const writing = await takeCapTurns(db, connector, group);
+        const unwritten = group.filter((s) => !writing.includes(s));
+        const entry = (s: RoutedSend, write: boolean) => ({
           id: s.message.id,
           accountId: s.message.accountId,
           connectorId: connector.connectorId!,
           link: connector.provider.link,
-          write: writing.includes(s),
-        })),
-      ),
-      workerId,
-    );
-    await Promise.all(
-      writes.map(async ({ connector, writing: all }) => {
-        // Not marked: the job is another worker's now (this one lost its lease); it is theirs to send.
-        for (const s of all) if (!marked.has(s.message.id)) s.result = "lease_lost";
-        const writing = all.filter((s) => marked.has(s.message.id));
-        if (writing.length === 0) return;
-        const answers = await submitAll(
-          connector.provider,
-          writing.map((s) => s.outbound),
-        );
-        writing.forEach((s, k) => (s.result = answers[k]!));
-        countAnswers(
-          connector,
-          writing.map((s) => ({ answer: s.result as SubmitResult | Error, segments: s.outbound.segments })),
-        );
+          write,
+        });
+        const writes: Promise<void>[] = [];
+        const parts = await writeParts(connector.provider, writing);
+        for (const [k, part] of parts.entries()) {
+          const wait = part.readyAt - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          // Those its cap turned away record their connector with the first part (makeCappedSendsDue reads it).
+          const others = k === 0 ? unwritten.map((s) => entry(s, false)) : [];
+          const marked = await assignConnectors(db, [...others, ...part.sends.map((s) => entry(s, true))], workerId);
+          // Not marked: the job is another worker's now (this one lost its lease); it is theirs to send.
+          for (const s of part.sends) if (!marked.has(s.message.id)) s.result = "lease_lost";
+          const ready = part.sends.filter((s) => marked.has(s.message.id));
+          if (ready.length > 0) writes.push(writeAndCount(connector, ready));
+        }
+        if (parts.length === 0 && unwritten.length > 0)
+          await assignConnectors(
+            db,
+            unwritten.map((s) => entry(s, false)),
+            workerId,
+          );
+        await Promise.all(writes);
       }),
     );
     pending = pending.filter((s) => {
@@ -167,6 +143,72 @@ export async function submitRouted(
     }),
   );
   return new Map(sends.map((s) => [s.message.id, s.result]));
+}
+
+/**
+ * A capped connector's turns for its group: the messages that got a slot within CAP_LOOKAHEAD_S (after waiting
+ * for the latest of them), the others given ProviderUnavailable to be tried on the next connector of the pool
+ * or to wait for their turn.
+ */
+async function takeCapTurns(db: Db, connector: RoutedConnector, group: RoutedSend[]): Promise<RoutedSend[]> {
+  if (connector.cap === null) return group;
+  const taken = await payOrTakeTurns(
+    db,
+    { key: connectorBucketKey(connector.connectorId!), rate: connector.cap },
+    group.map((s) => ({
+      id: s.outbound.messageId,
+      segments: s.outbound.segments,
+      waits: nextInPool(s.candidates, s.at) === undefined,
+    })),
+    CAP_LOOKAHEAD_S,
+  );
+  for (const s of group) {
+    if (taken.slots.has(s.outbound.messageId)) continue;
+    // Not waiting (0): tried at once on the next connector of the route's pool.
+    const wakeAt = taken.wakeAtMs.get(s.outbound.messageId);
+    const retryAfterMs = wakeAt === undefined ? 0 : Math.max(10, wakeAt - Date.now());
+    s.result = new ProviderUnavailable(`connector ${connector.name} at its cap`, retryAfterMs, true);
+  }
+  const waitMs = (Math.max(taken.now, ...taken.slots.values()) - taken.now) * 1000;
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+  return group.filter((s) => taken.slots.has(s.outbound.messageId));
+}
+
+/** How much of the link's rate one part of a window spans: its messages are marked and written together. */
+const PART_SPAN_MS = 100;
+
+/**
+ * The window cut where the link's rate spaces it (each part's messages may all be written once `readyAt`
+ * comes): one part where the rate lets the whole window go at once, or the provider has no slots to say.
+ */
+async function writeParts(provider: RoutedConnector["provider"], sends: RoutedSend[]): Promise<{ sends: RoutedSend[]; readyAt: number }[]> {
+  if (sends.length === 0) return [];
+  if (!provider.reserveSlots) {
+    await provider.beforeClaim?.(sends.length);
+    return [{ sends, readyAt: 0 }];
+  }
+  const slots = provider.reserveSlots(sends.length);
+  const parts: { sends: RoutedSend[]; readyAt: number }[] = [];
+  let from = 0;
+  for (let i = 1; i <= sends.length; i++) {
+    if (i < sends.length && slots[i]! - slots[from]! < PART_SPAN_MS) continue;
+    parts.push({ sends: sends.slice(from, i), readyAt: slots[i - 1]! });
+    from = i;
+  }
+  return parts;
+}
+
+/** Writes messages marked on the wire to their connector and records each answer. */
+async function writeAndCount(connector: RoutedConnector, sends: RoutedSend[]): Promise<void> {
+  const answers = await submitAll(
+    connector.provider,
+    sends.map((s) => s.outbound),
+  );
+  sends.forEach((s, k) => (s.result = answers[k]!));
+  countAnswers(
+    connector,
+    sends.map((s) => ({ answer: s.result as SubmitResult | Error, segments: s.outbound.segments })),
+  );
 }
 
 /** The candidate after `at` that a throttled message may move to (one of the route's pool), if any. */

@@ -63,6 +63,11 @@ export class SessionPool implements Provider {
     return this.live[0]?.beforeClaim ? (n) => this.pick().beforeClaim!(n) : undefined;
   }
 
+  /** The slots of the session the next window goes to (SMPP's; a simulator has none). */
+  get reserveSlots(): ((n: number) => number[]) | undefined {
+    return this.live[0]?.reserveSlots ? (n) => this.pick().reserveSlots!(n) : undefined;
+  }
+
   submit(message: OutboundMessage): Promise<SubmitResult> {
     return this.pick().submit(message);
   }

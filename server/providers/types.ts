@@ -74,6 +74,8 @@ export interface Provider {
   submitBatch?(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]>;
   /** Waits until `n` messages could be written at once (a rate limit), so a claimed window is not kept waiting. */
   beforeClaim?(n: number): Promise<void>;
+  /** Takes the rate for `n` messages now and says when each may be written (ms since the epoch, in order). */
+  reserveSlots?(n: number): number[];
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

@@ -14,6 +14,8 @@ import { waitUntil } from "./wait.js";
 export interface Smsc {
   url: string;
   submits: PDU[];
+  /** When each of `submits` arrived (ms since the epoch), in the same order. */
+  submitTimes: number[];
   binds: PDU[];
   unbinds: PDU[];
   sessions: () => Session[];
@@ -67,6 +69,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
   const smsc: Smsc = {
     url: "",
     submits: [],
+    submitTimes: [],
     binds: [],
     unbinds: [],
     sessions: () => server.sessions,
@@ -129,6 +132,7 @@ export async function startSmsc(credentials = { systemId: "test", password: "sec
     session.on("submit_sm", (pdu: PDU) => {
       const index = smsc.submits.length;
       smsc.submits.push(pdu);
+      smsc.submitTimes.push(Date.now());
       unanswered++;
       smsc.maxUnanswered = Math.max(smsc.maxUnanswered, unanswered);
       const respond = (status: number) => {

@@ -246,6 +246,10 @@ export class SmppConnection {
     return this.submits.reserveRate(n);
   }
 
+  reserveSlots(n: number): number[] {
+    return this.submits.reserveSlots(n);
+  }
+
   /** One submit_sm, written in its place in line (submitQueue.ts says how). */
   submit(fields: Record<string, unknown> | (() => Record<string, unknown>), opts: { deadline?: number } = {}): Promise<PDU> {
     if (this.state !== "bound") return Promise.reject(new NotBound(`SMPP not bound (${this.state})`));

@@ -73,6 +73,11 @@ export class SmppProvider implements Provider {
     await this.connection.reserveRate(n);
   }
 
+  /** The link's rate for `n` messages, taken now: when each may be written (submitQueue.ts, reserveSlots). */
+  reserveSlots(n: number): number[] {
+    return this.connection.reserveSlots(n);
+  }
+
   async submit(message: OutboundMessage): Promise<SubmitResult> {
     const [result] = await this.submitBatch([message]);
     if (result instanceof Error) throw result;

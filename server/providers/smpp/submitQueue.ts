@@ -108,12 +108,23 @@ export class SubmitQueue {
    * count here.
    */
   async reserveRate(n: number): Promise<void> {
-    const interval = this.rate.intervalMs;
+    const last = this.reserveSlots(n).at(-1)!;
     const now = Date.now();
-    const last = Math.max(now, this.nextSlotAt, this.pausedUntil) + (n - 1) * interval;
-    this.nextSlotAt = last + interval;
-    this.prepaid += n;
     if (last > now) await new Promise((r) => setTimeout(r, last - now));
+  }
+
+  /**
+   * Takes `n` submits' worth of the rate now, as reserveRate, and returns when each slot comes (ms since the
+   * epoch, in order) instead of waiting for the last: a caller that marks and writes its messages a few at a
+   * time, each when its slot comes, writes the first at once (providers/failover.ts).
+   */
+  reserveSlots(n: number): number[] {
+    const interval = this.rate.intervalMs;
+    const first = Math.max(Date.now(), this.nextSlotAt, this.pausedUntil);
+    const slots = Array.from({ length: Math.max(1, n) }, (_, i) => first + i * interval);
+    this.nextSlotAt = slots.at(-1)! + interval;
+    this.prepaid += n;
+    return slots;
   }
 
   /**
