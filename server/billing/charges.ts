@@ -3,6 +3,7 @@
 // transaction that stores the message. A prepaid account may not go below -creditLimit: 402.
 import type { Knex } from "knex";
 import { DomainError } from "../domain/errors.js";
+import { fundsRefusal, refusalError } from "../domain/intakeRefusals.js";
 import type { AccountLimits } from "../operator/index.js";
 import { insertEventDeliveries } from "../db/webhookDeliveries.js";
 import { balanceLowBody } from "../domain/events.js";
@@ -54,9 +55,7 @@ export const chargeFloor = (limits: AccountLimits | undefined): number | null =>
   limits?.billing === "prepaid" ? -limits.creditLimit : null;
 
 export function insufficientFunds(path = "/body"): DomainError {
-  return new DomainError("insufficient_funds", "The account's balance cannot pay for this: not accepted. Ask the operator for a top-up.", {
-    errors: [{ path, message: "insufficient funds" }],
-  });
+  return refusalError(fundsRefusal(path));
 }
 
 /** Debits the charges in the caller's transaction; 402 when a prepaid balance cannot pay them all. */

@@ -5,6 +5,7 @@
 // statement that stores the message (db/messages/insertScheduled.ts).
 import { parsePhoneNumberFromString, type PhoneNumber } from "libphonenumber-js/max";
 import { DomainError, invalidField } from "./errors.js";
+import { destinationRefusalOf, refusalError, senderRefusal } from "./intakeRefusals.js";
 import { parseValidPhone, phoneProblem } from "./phone.js";
 
 /** What the guards read of an account's limits. */
@@ -98,9 +99,7 @@ export function requireAllowedDestination(input: string, allowed: Destinations, 
   const checked = checkDestination(input, allowed);
   if (!checked) throw invalidField(path, phoneProblem(input));
   const { e164, refusal } = checked;
-  if (refusal) {
-    throw new DomainError(refusal.code, `${e164} ${refusal.reason}; not accepted.`, { errors: [{ path, message: refusal.reason }] });
-  }
+  if (refusal) throw refusalError(destinationRefusalOf(e164, refusal, path));
   return e164;
 }
 
@@ -112,7 +111,7 @@ export function requireAllowedSenderId(from: string, limits: GuardLimits | undef
 }
 
 export function senderNotAllowed(from: string, path: string, why: string): DomainError {
-  return new DomainError("sender_not_allowed", `The sender ${from} ${why}; not accepted.`, { errors: [{ path, message: why }] });
+  return refusalError(senderRefusal(from, path, why));
 }
 
 /** The reason given when the account does not hold an E.164 sender. */

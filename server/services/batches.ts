@@ -13,6 +13,7 @@ import { heldAmong } from "../db/numbers.js";
 import { optedOutAmong } from "../db/optOuts.js";
 import { deleteThrottledSendsOfBatch } from "../db/throttledSends.js";
 import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
+import { fundsRefusal, optedOutRefusal, refusalItem, senderRefusal } from "../domain/intakeRefusals.js";
 import { NOT_HELD } from "../domain/sendingGuards.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
@@ -71,31 +72,14 @@ export async function sendBatch(
           const index = from + i;
           if (!isMessage(o)) return void results.push({ index, error: o });
           if (o.from.startsWith("+") && !held.has(o.from)) {
-            return void results.push({
-              index,
-              error: { code: "sender_not_allowed", detail: `The sender ${o.from} ${NOT_HELD}.`, path: `/body/messages/${index}/from` },
-            });
+            return void results.push({ index, error: refusalItem(senderRefusal(o.from, `/body/messages/${index}/from`, NOT_HELD)) });
           }
           if (optedOut.has(o.to)) {
-            return void results.push({
-              index,
-              error: {
-                code: "recipient_opted_out",
-                detail: `${o.to} is on this account's opt-out list.`,
-                path: `/body/messages/${index}/to`,
-              },
-            });
+            return void results.push({ index, error: refusalItem(optedOutRefusal(o.to, `/body/messages/${index}/to`)) });
           }
           const cost = o.price && !opts.test ? o.price.amount : 0;
           if (cost > available) {
-            return void results.push({
-              index,
-              error: {
-                code: "insufficient_funds",
-                detail: "The account's balance cannot pay for this message.",
-                path: `/body/messages/${index}`,
-              },
-            });
+            return void results.push({ index, error: refusalItem(fundsRefusal(`/body/messages/${index}`)) });
           }
           available -= cost;
           keep.push(o);

@@ -7,6 +7,7 @@ import type { Account } from "../operator/index.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
 import { getSenderPool } from "../routing/index.js";
 import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
+import { optedOutRefusal, refusalError } from "../domain/intakeRefusals.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
 import { chargeQuota, countsQuota } from "../operator/index.js";
@@ -105,10 +106,7 @@ async function storedAndChargedAtOnce(conn: Knex, account: Account, message: New
   return false;
 }
 
-const optedOut = (to: string) =>
-  new DomainError("recipient_opted_out", `${to} is on this account's opt-out list; nothing was scheduled.`, {
-    errors: [{ path: "/body/to", message: "opted out" }],
-  });
+const optedOut = (to: string) => refusalError(optedOutRefusal(to, "/body/to"));
 
 /**
  * scheduled → cancelled, with its job. Repeatable: an already cancelled message gives the same answer. Once

@@ -1,8 +1,9 @@
 // One door for new messages (docs/ARCHITECTURE.md, "Where a new intake rule goes"): the same refusal through
 // every door reads the same — `POST /messages`, `/scheduler/schedule`, a batch item, campaign creation (a
-// recipient skipped, counted by reason), fan-out (a prefix blocked after creation) and SMPP `submit_sm` (its
-// status) — with the same `code` and the same words. Blocked destinations prove it: the deployment's
-// BLOCKED_PREFIXES and the account's limits.blockedPrefixes.
+// recipient skipped, counted by reason; or the campaign refused), fan-out (a prefix blocked after creation) and
+// SMPP `submit_sm` (its status) — with the same `code` and the same words (server/domain/intakeRefusals.ts words
+// each once). Every intake rule: blocked destinations (the deployment's BLOCKED_PREFIXES and the account's
+// limits.blockedPrefixes), the opt-out list, a sender the account does not hold, a balance that cannot pay.
 import smpp, { type PDU, type Session } from "smpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inHours, problemOf, useTestServer, type TestAccount } from "../helpers/server.js";
@@ -23,25 +24,30 @@ beforeAll(async () => {
 });
 afterAll(() => session?.destroy());
 
-const submitSm = (to: string) =>
+const submitSm = (to: string, from = "ACME", through = session) =>
   new Promise<PDU>((resolve) =>
-    session.submit_sm(
-      { source_addr_ton: 5, source_addr: "ACME", dest_addr_ton: 1, destination_addr: to.slice(1), short_message: "hi" },
+    through.submit_sm(
+      {
+        source_addr_ton: from.startsWith("+") ? 1 : 5,
+        source_addr: from.startsWith("+") ? from.slice(1) : from,
+        dest_addr_ton: 1,
+        destination_addr: to.slice(1),
+        short_message: "hi",
+      },
       resolve,
     ),
   );
 
-/** The refusal of `to` through each HTTP door that refuses one message: its code and detail, by door. */
-async function httpRefusals(to: string) {
-  const body = { to, body: "hi", from: "ACME" };
-  const send = await account.request("POST", "/api/v1/messages", body);
-  const schedule = await account.request("POST", "/api/v1/scheduler/schedule", { ...body, scheduledAt: inHours(1) });
-  const batch = await account.request("POST", "/api/v1/messages/batch", {
-    messages: [{ to: "+14155550123", body: "ok", from: "ACME" }, body],
-  });
-  const item = ((await batch.json()) as { results: { index: number; error?: { code: string; detail: string } }[] }).results[1]!.error!;
+/** The refusal of `to` (from `from`) through each HTTP door that refuses one message: its code and detail, by door. */
+async function httpRefusals(to: string, opts: { from?: string; who?: TestAccount; status?: number } = {}) {
+  const who = opts.who ?? account;
+  const body = { to, body: "hi", from: opts.from ?? "ACME" };
+  const send = await who.request("POST", "/api/v1/messages", body);
+  const schedule = await who.request("POST", "/api/v1/scheduler/schedule", { ...body, scheduledAt: inHours(1) });
+  const batch = await who.request("POST", "/api/v1/messages/batch", { messages: [body] });
+  const item = ((await batch.json()) as { results: { index: number; error?: { code: string; detail: string } }[] }).results[0]!.error!;
   const problems = { send: await problemOf(send), schedule: await problemOf(schedule) };
-  expect([send.status, schedule.status]).toEqual([422, 422]);
+  expect([send.status, schedule.status]).toEqual([opts.status ?? 422, opts.status ?? 422]);
   return {
     send: { code: problems.send.code, detail: problems.send.detail },
     schedule: { code: problems.schedule.code, detail: problems.schedule.detail },
@@ -109,5 +115,78 @@ describe("the same refusal through every door", () => {
     expect(done.stats).toMatchObject({ skipped: 1, skippedBy: { blocked: 1 } });
     const { data: sent } = await other.client.GET("/api/v1/messages", { params: { query: { campaignId: copy.campaignId } } });
     expect(sent!.data.map((m) => m.to)).toEqual(["+14155550181"]);
+  });
+
+  it("opted out: 422 recipient_opted_out in the same words, ESME_RINVDSTADR over SMPP, skipped as opted out by a campaign", async () => {
+    const to = "+14155550133";
+    expect((await account.request("PUT", `/api/v1/opt-outs/${encodeURIComponent(to)}`)).status).toBeLessThan(300);
+    const expected = { code: "recipient_opted_out", detail: `${to} is on this account's opt-out list; not accepted.` };
+    expect(await httpRefusals(to)).toEqual({ send: expected, schedule: expected, batchItem: expected });
+    expect((await submitSm(to)).command_status).toBe(smpp.errors.ESME_RINVDSTADR);
+    const { data: campaign } = await account.client.POST("/api/v1/campaigns", {
+      body: { name: "opted out", message: "hi", type: "instant", recipients: [to, "+14155550134"] },
+    });
+    // Checked at fan-out (the list may change between creation and sending): counted there.
+    await waitUntil("the opted-out recipient skipped at fan-out", async () => {
+      const { data } = await account.client.GET("/api/v1/campaigns/{campaignId}", {
+        params: { path: { campaignId: campaign!.campaignId } },
+      });
+      return data!.stats.skippedBy?.opted_out === 1;
+    });
+  });
+
+  it("a sender the account does not hold: 422 sender_not_allowed in the same words at every door, campaigns too; ESME_RINVSRCADR", async () => {
+    const from = "+14155550901";
+    const expected = {
+      code: "sender_not_allowed",
+      detail: `The sender ${from} is not a number this account holds (the operator assigns numbers); not accepted.`,
+    };
+    expect(await httpRefusals("+14155550135", { from })).toEqual({ send: expected, schedule: expected, batchItem: expected });
+    const campaign = await account.request("POST", "/api/v1/campaigns", {
+      name: "unheld",
+      message: "hi",
+      type: "instant",
+      from,
+      recipients: ["+14155550135"],
+    });
+    expect(campaign.status).toBe(422);
+    const problem = await problemOf(campaign);
+    expect({ code: problem.code, detail: problem.detail }).toEqual(expected);
+    expect((await submitSm("+14155550135", from)).command_status).toBe(smpp.errors.ESME_RINVSRCADR);
+  });
+
+  it("a prepaid balance that cannot pay: 402 insufficient_funds in the same words at every door, campaigns too; ESME_RSUBMITFAIL", async () => {
+    const op = await server().operator();
+    const list = { currency: "USD", entries: [{ country: "US", pricePerSegment: 5000 }], default: null };
+    expect((await op.request("PUT", "/api/v1/price-lists/one-door", list)).status).toBeLessThan(300);
+    const poor = await server().account("one-door-poor");
+    expect((await op.request("PATCH", `/api/v1/accounts/${poor.accountId}`, { priceList: "one-door", billing: "prepaid" })).status).toBe(
+      200,
+    );
+    const expected = {
+      code: "insufficient_funds",
+      detail: "The account's balance cannot pay for this: not accepted. Ask the operator for a top-up.",
+    };
+    expect(await httpRefusals("+14155550136", { who: poor, status: 402 })).toEqual({
+      send: expected,
+      schedule: expected,
+      batchItem: expected,
+    });
+    const campaign = await poor.request("POST", "/api/v1/campaigns", {
+      name: "poor",
+      message: "hi",
+      type: "instant",
+      recipients: ["+14155550136"],
+    });
+    expect(campaign.status).toBe(402);
+    const problem = await problemOf(campaign);
+    expect({ code: problem.code, detail: problem.detail }).toEqual(expected);
+    await giveSmppCredentials(server, poor.accountId, { systemId: "door02", password: "pw", submitsPerSecond: 1000 });
+    const poorSession = await boundTransceiver(smppServer().port, "door02", "pw");
+    try {
+      expect((await submitSm("+14155550136", "ACME", poorSession)).command_status).toBe(smpp.errors.ESME_RSUBMITFAIL);
+    } finally {
+      poorSession.destroy();
+    }
   });
 });
