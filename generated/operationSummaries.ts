@@ -77,6 +77,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "OptOuts_import": "Import opt-outs",
   "OptOuts_list": "List opt-outs",
   "OptOuts_remove": "Remove an opt-out",
+  "Passwords_change": "Change your password",
   "Reports_messages": "Report message counts",
   "Routes_explain": "Explain a route",
   "Routes_get": "Get the routing table",

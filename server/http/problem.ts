@@ -87,6 +87,7 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   email_mismatch: { status: 422, title: "Email mismatch" },
   two_factor_enabled: { status: 409, title: "Two-factor sign-in on" },
   invalid_code: { status: 422, title: "Invalid code" },
+  wrong_password: { status: 422, title: "Wrong password" },
   internal_error: { status: 500, title: "Internal error" },
   not_implemented: { status: 501, title: "Not implemented" },
   service_unavailable: { status: 503, title: "Service unavailable" },

@@ -288,6 +288,15 @@ export async function deleteUserSessions(db: Knex, userId: string): Promise<void
   await run(db, sql`DELETE FROM user_sessions WHERE user_id = ${userId}`);
 }
 
+/** A new password (its argon2id hash) for an active user, and every session of theirs but `keepSessionId` ended. */
+export async function replacePassword(db: Knex, userId: string, passwordHash: string, keepSessionId: string): Promise<void> {
+  await run(
+    db,
+    sql`WITH ended AS (DELETE FROM user_sessions WHERE user_id = ${userId} AND id <> ${keepSessionId})
+        UPDATE users SET password_hash = ${passwordHash} WHERE id = ${userId} AND password_hash IS NOT NULL`,
+  );
+}
+
 export async function listUserSessions(
   db: Knex,
   userId: string,

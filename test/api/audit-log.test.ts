@@ -186,6 +186,10 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   const ownerCodes = await call("TwoFactor_confirm", ownerSession, "POST", "/api/v1/users/me/two-factor/confirm", { code: ownerCode });
   secrets.push(...(ownerCodes as unknown as { recoveryCodes: string[] }).recoveryCodes);
   await call("Users_setTwoFactorRequirement", ownerSession, "PUT", "/api/v1/users/two-factor-requirement", { required: true });
+  // The owner changes their password: audited, neither password in the event.
+  const newPassword = "an audited replacement passphrase";
+  secrets.push(newPassword);
+  await call("Passwords_change", ownerSession, "POST", "/api/v1/users/me/password", { currentPassword: password, newPassword });
   return { done, secrets };
 }
 

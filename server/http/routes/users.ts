@@ -7,6 +7,7 @@ import {
   accountRequiresTwoFactor,
   setTwoFactorRequirement,
   beginTwoFactor,
+  changePassword,
   changeUserRole,
   confirmTwoFactor,
   disableTwoFactor,
@@ -119,6 +120,7 @@ export const userHandlers: Pick<
   | "TwoFactor_begin"
   | "TwoFactor_confirm"
   | "TwoFactor_disable"
+  | "Passwords_change"
 > = {
   async Users_invite(ctx) {
     const { db, account, body } = ctx;
@@ -216,6 +218,11 @@ export const userHandlers: Pick<
 
   async TwoFactor_disable({ db, session, body, client }) {
     await disableTwoFactor(db, requireSession(session), body.code, client.address);
+    return { status: 204 };
+  },
+
+  async Passwords_change({ db, session, body, client }) {
+    await changePassword(db, requireSession(session), body, client.address);
     return { status: 204 };
   },
 };
