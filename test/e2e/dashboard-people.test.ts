@@ -151,4 +151,37 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await owner.context().close();
     await viewer.context().close();
   });
+
+  it("changes one's password at Your sign-in: a wrong current one is said at its field; the other sessions end", async () => {
+    const op = await server().operator();
+    const a = await server().account();
+    const email = uniqueEmail("changer");
+    const api = people(server, () => op);
+    await api.userOf(a, email, "developer");
+    const elsewhere = await api.signIn(email);
+    const NEW = "tangerine kettle orbit mosaic";
+
+    const page = await browser().newPage({ locale: "en-US" });
+    await signInAs(page, email, PASSWORD);
+    await openSettings(page, "Your sign-in");
+    const form = page.getByRole("form", { name: "Password" });
+    await form.getByLabel("Current password", { exact: true }).fill("not my password at all");
+    await form.getByLabel("New password", { exact: true }).fill(NEW);
+    await form.getByLabel("Repeat the new password").fill(NEW);
+    await form.getByRole("button", { name: "Change the password" }).click();
+    await form.getByText("is not your password").waitFor();
+    expect((await elsewhere.request("GET", "/api/v1/session")).status).toBe(200);
+
+    await form.getByLabel("Current password", { exact: true }).fill(PASSWORD);
+    await form.getByRole("button", { name: "Change the password" }).click();
+    await page.getByText("Your password is changed. Your other sessions are signed out; this one stays signed in.").waitFor();
+    expect(await audit(page, "password changed")).toEqual([]);
+    expect((await elsewhere.request("GET", "/api/v1/session")).status).toBe(401);
+
+    // Signed out, the new password signs in.
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await signInAs(page, email, NEW);
+    expect(unexpectedProblems(page.problems, 422)).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -1,9 +1,11 @@
 // Your sign-in: the signed-in person's two-factor sign-in (turning it on with an authenticator app, whose
-// recovery codes are shown this once, or off) and their sessions (signing out everywhere). A key has neither.
+// recovery codes are shown this once, or off), their password (PasswordChange.tsx) and their sessions (signing
+// out everywhere). A key has none of them.
 import { useState } from "preact/hooks";
 import { renderSVG } from "uqr";
 import { ok, type SessionInfo } from "../../api.js";
 import { formatTime } from "../../time.js";
+import { PasswordChange } from "./PasswordChange.js";
 import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
 
 export function YourSignIn() {
@@ -20,6 +22,7 @@ export function YourSignIn() {
             Signed in as <strong>{user.email}</strong> ({user.role}).
           </p>
           <TwoFactor user={user} />
+          <PasswordChange />
           <Sessions />
         </>
       )}
