@@ -1695,6 +1695,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link
+         * @description Forgot a password: where `SMTP_URL` is set and the address is an active user's, a link to set a new one is
+         *     mailed to it (it works once, for an hour). The answer is the same 202 for every address, known or not, and
+         *     takes the same time (the mail goes after the answer). Without `SMTP_URL` nothing is mailed: an owner or admin
+         *     issues a link by hand (`POST /users/{userId}/password-reset`). Rate-limited per client address (429
+         *     `rate_limited`).
+         */
+        post: operations["PasswordResets_requestReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description Set a new password with a reset link's token: 404 `reset_invalid` for a token unknown, used or expired
+         *     (looked up before the password is judged), 422 `weak_password` (the link still works). Every session of the
+         *     user ends and a sign-in lock on the address is lifted; every reset link of the user is used up.
+         *     Rate-limited per client address (429 `rate_limited`).
+         */
+        post: operations["PasswordResets_confirmReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/two-factor-requirement": {
         parameters: {
             query?: never;
@@ -1739,6 +1786,28 @@ export interface paths {
          * @description Change a user's role. Only an owner makes or unmakes an owner; the last owner stays one (409 `last_owner`).
          */
         patch: operations["Users_update"];
+        trace?: never;
+    };
+    "/api/v1/users/{userId}/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a password reset link
+         * @description Issue a reset link for a user of the account by hand (for a deployment without `SMTP_URL`, or a person who
+         *     cannot read their mail): shown once, it works once, for an hour. Only an owner issues one for an owner; 409
+         *     `user_invited` for a user who has not accepted their invitation yet (give them a new invitation instead).
+         */
+        post: operations["PasswordResets_issueReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/webhooks": {
@@ -4704,6 +4773,53 @@ export interface components {
             newPassword: string;
         };
         /**
+         * @description A reset link's token, and the new password.
+         * @example {
+         *       "token": "rst_Q2hhbmdlIG1lIQ",
+         *       "password": "tangerine kettle orbit mosaic"
+         *     }
+         */
+        PasswordResetConfirmation: {
+            /** @description The token of the link (`…/dashboard/reset#token=<token>`). */
+            token: string;
+            /** @description The new password: at least 12 characters, not a commonly breached one, hard to guess (422 `weak_password`). */
+            password: string;
+        };
+        /**
+         * @description A password reset link issued by hand, shown once.
+         * @example {
+         *       "resetUrl": "https://sms.example.com/dashboard/reset#token=rst_Q2hhbmdlIG1lIQ",
+         *       "resetToken": "rst_Q2hhbmdlIG1lIQ",
+         *       "expiresAt": "2026-11-29T10:00:00.000Z"
+         *     }
+         */
+        PasswordResetLink: {
+            /** @description The link to pass on to the person: it sets a new password once, within an hour. */
+            resetUrl: string;
+            /** @description The link's token. */
+            resetToken: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /**
+         * @description Who forgot their password: the address they sign in with.
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        PasswordResetRequest: {
+            email: string;
+        };
+        /**
+         * @description The same answer for every address asked about.
+         * @example {
+         *       "message": "If this address is a user's, a link to set a new password is on its way. It works once, for an hour."
+         *     }
+         */
+        PasswordResetRequested: {
+            message: string;
+        };
+        /**
          * @description A phone number. Input may contain spaces, dashes, dots and parentheses, which are stripped; it must start
          *     with `+` and the country code and be a valid number for its country. It is stored and returned in E.164.
          * @example +14155550123
@@ -4898,7 +5014,7 @@ export interface components {
          * @description Machine-readable error codes. New codes may be added; clients should treat unknown codes by their status.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "simulator_unavailable" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "destination_blocked" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "wrong_password" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "campaign_started" | "campaign_finished" | "campaign_draft" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "validation_failed" | "unauthorized" | "not_found" | "method_not_allowed" | "not_cancellable" | "contact_exists" | "group_exists" | "number_taken" | "idempotency_key_reused" | "payload_too_large" | "wrong_key_kind" | "insufficient_scope" | "test_key_not_allowed" | "account_suspended" | "self_service_disabled" | "sender_pool_exists" | "sender_pool_not_found" | "system_id_exists" | "connector_exists" | "connector_in_use" | "version_conflict" | "route_invalid" | "simulator_unavailable" | "key_in_use" | "account_exists" | "unsupported_media_type" | "unsupported_encoding" | "scheduled_at_not_in_future" | "scheduled_at_too_far" | "group_not_found" | "empty_audience" | "invalid_time_zone" | "invalid_quiet_hours" | "reply_too_long" | "recipient_opted_out" | "sender_not_allowed" | "destination_not_allowed" | "destination_blocked" | "number_not_found" | "webhook_limit_reached" | "rate_limited" | "quota_exceeded" | "insufficient_funds" | "no_price" | "price_list_not_found" | "currency_mismatch" | "price_list_in_use" | "user_exists" | "last_owner" | "weak_password" | "invitation_invalid" | "invalid_credentials" | "totp_required" | "sign_in_locked" | "csrf_failed" | "session_required" | "two_factor_enabled" | "invalid_code" | "wrong_password" | "reset_invalid" | "user_invited" | "insufficient_role" | "two_factor_required" | "two_factor_off" | "campaign_started" | "campaign_finished" | "campaign_draft" | "template_exists" | "template_not_found" | "template_in_use" | "email_required" | "email_mismatch" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description A price list as put: it replaces the whole list. */
         PutPriceListRequest: {
             /** @description The currency of its prices. */
@@ -17512,6 +17628,195 @@ export interface operations {
             };
         };
     };
+    PasswordResets_requestReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetRequested"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasswordResets_confirmReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "rst_Q2hhbmdlIG1lIQ",
+                 *       "password": "tangerine kettle orbit mosaic"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordResetConfirmation"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out, for example `scheduledAt` is in the past. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Users_setTwoFactorRequirement: {
         parameters: {
             query?: never;
@@ -17736,6 +18041,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasswordResets_issueReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21 */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resetUrl": "https://sms.example.com/dashboard/reset#token=rst_Q2hhbmdlIG1lIQ",
+                     *       "resetToken": "rst_Q2hhbmdlIG1lIQ",
+                     *       "expiresAt": "2026-11-29T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordResetLink"];
                 };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { type ApiProblem, createClient, type KeyInfo, type SessionInfo, setUnauthorizedHandler } from "./api.js";
 import { AccountPage, OperatorPage } from "./pages/index.js";
 import { AcceptInvitation } from "./pages/people/Accept.js";
+import { ResetPassword } from "./pages/people/PasswordReset.js";
 import { YourSignIn } from "./pages/people/YourSignIn.js";
 import { Link, navigate, useLocation } from "./router.js";
 import { hintSession, keySignInEnabled, sessionHinted, storedKey, storeKey } from "./session.js";
@@ -155,7 +156,7 @@ function App() {
   // after signing in or a reload.
   const lastShown = useRef<string | null>(null);
   useEffect(() => {
-    if (!who || path === "/accept") {
+    if (!who || path === "/accept" || path === "/reset") {
       lastShown.current = null;
       return;
     }
@@ -174,6 +175,8 @@ function App() {
 
   // An invitation's link opens its page whoever is signed in (the token is in the fragment).
   if (path === "/accept") return <AcceptInvitation />;
+  // A password reset link's page, likewise.
+  if (path === "/reset") return <ResetPassword />;
   if (!signedIn) {
     return (
       <SignIn

@@ -5,6 +5,7 @@
 import { useState } from "preact/hooks";
 import { type ApiProblem, createClient, type KeyInfo, ok, type SessionInfo } from "./api.js";
 import { KEY_FORMAT } from "./session.js";
+import { ForgotPassword } from "./pages/people/PasswordReset.js";
 import { Field, ProblemMessage } from "./ui.js";
 
 /** Who `key` is; throws the API's problem (401 for an unknown, revoked or expired key). */
@@ -28,6 +29,7 @@ export function SignIn({ message, keySignIn, onUser, onKey }: SignInProps) {
     <main id="main" class="signin">
       <h1>SMS Platform</h1>
       <PasswordSignIn message={message} onUser={onUser} />
+      <ForgotPassword />
       {keySignIn && (
         <details class="card key-signin">
           <summary>Sign in with an API key (development)</summary>

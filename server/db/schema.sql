@@ -550,6 +550,14 @@ CREATE TABLE opt_outs (
   CONSTRAINT opt_outs_source_check CHECK ((source = ANY (ARRAY['keyword'::text, 'api'::text])))
 );
 
+CREATE TABLE password_resets (
+  token_hash bytea NOT NULL,
+  user_id uuid NOT NULL,
+  expires_at timestamp with time zone NOT NULL,
+  CONSTRAINT password_resets_pkey PRIMARY KEY (token_hash),
+  CONSTRAINT password_resets_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+
 CREATE TABLE price_lists (
   name text NOT NULL,
   currency text NOT NULL,
@@ -1005,6 +1013,8 @@ CREATE UNIQUE INDEX numbers_pkey ON numbers USING btree (id);
 CREATE INDEX opt_outs_account_page_idx ON opt_outs USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX opt_outs_id_key ON opt_outs USING btree (id);
 CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);
+CREATE UNIQUE INDEX password_resets_pkey ON password_resets USING btree (token_hash);
+CREATE INDEX password_resets_user_idx ON password_resets USING btree (user_id);
 CREATE UNIQUE INDEX price_lists_pkey ON price_lists USING btree (name);
 CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);

@@ -16,6 +16,8 @@ const NOT_AUDITED = new Set([
   "Webhooks_test",
   // Recorded by the sign-in itself, failures included (operator/users.ts).
   "Sessions_create",
+  // Anyone may ask, for any address, and the answer says nothing: the link's use is recorded (confirmReset).
+  "PasswordResets_requestReset",
   // A read mark changes what one person has seen, not the account's data.
   "Conversations_markRead",
 ]);

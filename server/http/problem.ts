@@ -88,6 +88,8 @@ export const PROBLEMS: Record<ProblemCode, { status: number; title: string }> = 
   two_factor_enabled: { status: 409, title: "Two-factor sign-in on" },
   invalid_code: { status: 422, title: "Invalid code" },
   wrong_password: { status: 422, title: "Wrong password" },
+  reset_invalid: { status: 404, title: "Reset link invalid" },
+  user_invited: { status: 409, title: "User not active yet" },
   internal_error: { status: 500, title: "Internal error" },
   not_implemented: { status: 501, title: "Not implemented" },
   service_unavailable: { status: 503, title: "Service unavailable" },

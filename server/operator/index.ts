@@ -4,7 +4,7 @@
 // dailyUsageTable.ts, rateLimitsTable.ts, unroutedMessagesTable.ts), and the services (apiKeyAdmin.ts: keys made
 // and revoked, the first start's; keyUsage.ts: when a key was last used; quota.ts: the daily segment quota), and
 // the people who sign in (userRoles.ts: roles, pure; usersTable.ts, totpTable.ts; users.ts: invitations and
-// sessions; passwords.ts; passwordChange.ts; signInLock.ts; twoFactor.ts).
+// sessions; passwords.ts; passwordChange.ts; passwordReset.ts with passwordResetsTable.ts; signInLock.ts; twoFactor.ts).
 // This file is the module's only entry (lint: modules-through-their-index). The sending guards the operator
 // sets are enforced by the engine where a message is claimed (db/sendingGuards.ts, domain/sendingGuards.ts).
 export * from "./accountNames.js";
@@ -25,3 +25,11 @@ export * from "./usersTable.js";
 export * from "./users.js";
 export * from "./invitationMail.js";
 export { changePassword } from "./passwordChange.js";
+export {
+  confirmPasswordReset,
+  issuePasswordReset,
+  passwordResetUrl,
+  requestPasswordReset,
+  RESET_MS,
+  type NewPasswordReset,
+} from "./passwordReset.js";

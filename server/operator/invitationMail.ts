@@ -1,6 +1,7 @@
-// Invitations by mail where SMTP_URL is set (docs/USERS.md, "Invitations"), through nodemailer. The answer to
-// the invite already holds the link, so a mail that cannot be sent is logged (never with its link: the link is
-// a password-setting secret) and the invitation stands; the inviter can pass the link on by hand.
+// Invitations and password reset links by mail where SMTP_URL is set (docs/USERS.md, "Invitations",
+// "Passwords"), through nodemailer. The answer to the invite already holds the link, so a mail that cannot be
+// sent is logged (never with its link: the link is a password-setting secret) and the invitation stands; the
+// inviter can pass the link on by hand. A reset link is only ever mailed (or issued by an owner or an admin).
 import { createTransport, type Transporter } from "nodemailer";
 import type { Logger } from "pino";
 
@@ -44,6 +45,30 @@ export class InvitationMailer {
       return true;
     } catch (error) {
       this.log.warn({ to: mail.to, err: { message: (error as Error).message } }, "invitation not mailed: SMTP refused or unreachable");
+      return false;
+    }
+  }
+
+  /** Sends a password reset link; resolves whether it was handed to the SMTP server. */
+  async sendPasswordReset(mail: { to: string; link: string; expiresAt: Date }): Promise<boolean> {
+    const text = [
+      "Someone asked to set a new password for this address on SMS Platform.",
+      "",
+      "Open this link to choose one (it works once, until " + mail.expiresAt.toISOString() + "):",
+      "",
+      mail.link,
+      "",
+      "If it was not you, ignore this mail: your password stays as it is.",
+    ].join("\n");
+    try {
+      await this.transport.sendMail({ from: this.from, to: mail.to, subject: "Set a new password for SMS Platform", text });
+      this.log.info({ to: mail.to }, "password reset link mailed");
+      return true;
+    } catch (error) {
+      this.log.warn(
+        { to: mail.to, err: { message: (error as Error).message } },
+        "password reset link not mailed: SMTP refused or unreachable",
+      );
       return false;
     }
   }

@@ -190,6 +190,16 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   const newPassword = "an audited replacement passphrase";
   secrets.push(newPassword);
   await call("Passwords_change", ownerSession, "POST", "/api/v1/users/me/password", { currentPassword: password, newPassword });
+  // A reset link issued by hand, and used: neither the token nor the password in the events.
+  const reset = (await call("PasswordResets_issueReset", ownerSession, "POST", `/api/v1/users/${owner.userId}/password-reset`)) as {
+    resetToken: string;
+  };
+  const resetPassword = "an audited passphrase after a reset";
+  secrets.push(reset.resetToken, resetPassword);
+  await call("PasswordResets_confirmReset", anonymous, "POST", "/api/v1/users/password-reset/confirm", {
+    token: reset.resetToken,
+    password: resetPassword,
+  });
   return { done, secrets };
 }
 

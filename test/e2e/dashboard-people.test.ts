@@ -184,4 +184,40 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     expect(unexpectedProblems(page.problems, 422)).toEqual([]);
     await page.context().close();
   });
+
+  it("a forgotten password: asked for on the sign-in screen, set at the link's page, then signed in with", async () => {
+    const op = await server().operator();
+    const a = await server().account();
+    const ownerEmail = uniqueEmail("resetter");
+    const email = uniqueEmail("forgetful");
+    const api = people(server, () => op);
+    await api.userOf(a, ownerEmail, "owner");
+    const { userId } = await api.userOf(a, email, "viewer");
+    const NEW = "tangerine kettle orbit mosaic";
+
+    // Asked for on the sign-in screen: the same answer for every address (this server sends no mail).
+    const page = await browser().newPage({ locale: "en-US" });
+    await page.goto(`${server().baseUrl}/dashboard/`);
+    await page.getByText("Forgot your password?").click();
+    await page.getByLabel("The address you sign in with").fill(email);
+    await page.getByRole("button", { name: "Send me a link" }).click();
+    await page.getByText("If this address is a user's, a link to set a new password is on its way.", { exact: false }).waitFor();
+    expect(await audit(page, "forgot password")).toEqual([]);
+
+    // An owner issues the link by hand; the person opens it and sets a new password.
+    const owner = await api.signIn(ownerEmail);
+    const issued = (await (await owner.request("POST", `/api/v1/users/${userId}/password-reset`)).json()) as { resetToken: string };
+    await page.goto(`${server().baseUrl}/dashboard/reset#token=${issued.resetToken}`);
+    await page.getByRole("heading", { name: "Set a new password" }).waitFor();
+    expect(await audit(page, "reset password")).toEqual([]);
+    await page.getByLabel("New password", { exact: true }).fill(NEW);
+    await page.getByLabel("Repeat the password").fill(NEW);
+    await page.getByRole("button", { name: "Set the password" }).click();
+    await page.getByRole("heading", { name: "Your new password is set" }).waitFor();
+    expect(new URL(page.url()).hash).toBe("");
+    await page.getByRole("link", { name: "Go to sign in" }).click();
+    await signInAs(page, email, NEW);
+    expect(unexpectedProblems(page.problems, 401)).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -63,6 +63,7 @@ import * as m061 from "./061_smpp_bind_locks.js";
 import * as m062 from "./062_sign_in_hardening.js";
 import * as m063 from "./063_blocked_prefixes.js";
 import * as m064 from "./064_message_floor.js";
+import * as m065 from "./065_password_resets.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -131,6 +132,7 @@ const migrations: Record<string, Knex.Migration> = {
   "062_sign_in_hardening": m062,
   "063_blocked_prefixes": m063,
   "064_message_floor": m064,
+  "065_password_resets": m065,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -9,6 +9,10 @@ import {
   beginTwoFactor,
   changePassword,
   changeUserRole,
+  confirmPasswordReset,
+  issuePasswordReset,
+  passwordResetUrl,
+  requestPasswordReset,
   confirmTwoFactor,
   disableTwoFactor,
   deleteSession,
@@ -58,6 +62,9 @@ async function invitationAnswer(ctx: Context<OperationId>, i: NewInvitation, acc
     mailed,
   };
 }
+
+/** The answer to every reset request, whoever's the address (and whether mail goes out at all). */
+const RESET_REQUESTED = "If this address is a user's, a link to set a new password is on its way. It works once, for an hour.";
 
 /** Who manages users in this request: the signed-in user's role, or a program's key. */
 const managerOf = (ctx: { session: RequestSession | undefined }): UserManager =>
@@ -121,6 +128,9 @@ export const userHandlers: Pick<
   | "TwoFactor_confirm"
   | "TwoFactor_disable"
   | "Passwords_change"
+  | "PasswordResets_requestReset"
+  | "PasswordResets_confirmReset"
+  | "PasswordResets_issueReset"
 > = {
   async Users_invite(ctx) {
     const { db, account, body } = ctx;
@@ -224,5 +234,27 @@ export const userHandlers: Pick<
   async Passwords_change({ db, session, body, client }) {
     await changePassword(db, requireSession(session), body, client.address);
     return { status: 204 };
+  },
+
+  async PasswordResets_requestReset({ db, body, config, mailer }) {
+    const send =
+      mailer &&
+      ((to: string, r: { token: string; expiresAt: Date }) =>
+        mailer.sendPasswordReset({ to, link: passwordResetUrl(config, r.token), expiresAt: r.expiresAt }));
+    await requestPasswordReset(db, body.email, send);
+    return { status: 202, body: { message: RESET_REQUESTED } };
+  },
+
+  async PasswordResets_confirmReset({ db, body }) {
+    await confirmPasswordReset(db, body.token, body.password);
+    return { status: 204 };
+  },
+
+  async PasswordResets_issueReset(ctx) {
+    const reset = await issuePasswordReset(ctx.db, ctx.account.id, ctx.path.userId, managerOf(ctx));
+    return {
+      status: 201,
+      body: { resetUrl: passwordResetUrl(ctx.config, reset.token), resetToken: reset.token, expiresAt: iso(reset.expiresAt) },
+    };
   },
 };
