@@ -4798,7 +4798,10 @@ export interface components {
             resetUrl: string;
             /** @description The link's token. */
             resetToken: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the link stops working: an hour after it was issued.
+             */
             expiresAt: string;
         };
         /**
@@ -4808,6 +4811,7 @@ export interface components {
          *     }
          */
         PasswordResetRequest: {
+            /** @description The address the person signs in with (compared folded, as at sign-in). */
             email: string;
         };
         /**
@@ -4817,6 +4821,7 @@ export interface components {
          *     }
          */
         PasswordResetRequested: {
+            /** @description The same sentence for every address: it says nothing of whether the address is a user's. */
             message: string;
         };
         /**
