@@ -95,6 +95,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "Sessions_create": "Sign in",
   "Sessions_delete": "Sign out",
   "Sessions_deleteAll": "Sign out everywhere",
+  "Sessions_end": "End one session",
   "Sessions_get": "Get the current session",
   "Sessions_list": "List my sessions",
   "Simulator_inbound": "Simulate an inbound message",

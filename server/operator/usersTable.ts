@@ -288,6 +288,12 @@ export async function deleteUserSessions(db: Knex, userId: string): Promise<void
   await run(db, sql`DELETE FROM user_sessions WHERE user_id = ${userId}`);
 }
 
+/** Ends one session of the user; false when no session of theirs has that id. */
+export async function deleteUserSession(db: Knex, userId: string, sessionId: string): Promise<boolean> {
+  const { rows } = await run(db, sql`DELETE FROM user_sessions WHERE user_id = ${userId} AND id = ${sessionId} RETURNING id`);
+  return rows.length > 0;
+}
+
 /** A new password (its argon2id hash) for an active user, and every session of theirs but `keepSessionId` ended. */
 export async function replacePassword(db: Knex, userId: string, passwordHash: string, keepSessionId: string): Promise<void> {
   await run(

@@ -169,6 +169,8 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   secrets.push(...recoveryCodes);
   await call("TwoFactor_disable", session, "POST", "/api/v1/users/me/two-factor/disable", { code: codeAt(Date.now() + 30_000) });
   await call("Sessions_delete", await signedIn(), "DELETE", "/api/v1/session");
+  const device = (await (await (await signedIn()).request("GET", "/api/v1/session")).json()) as { sessionId: string };
+  await call("Sessions_end", await signedIn(), "DELETE", `/api/v1/sessions/${device.sessionId}`);
   await call("Sessions_deleteAll", await signedIn(), "DELETE", "/api/v1/sessions");
   await call("Users_delete", a, "DELETE", `/api/v1/users/${invitation.userId}`);
   const owner = await call("OperatorUsers_inviteToAccount", op, "POST", `/api/v1/accounts/${account.accountId}/users/invite`, {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { documentOperations, loadDocument } from "../../server/http/document.js";
 import { requestExample } from "../helpers/examples.js";
+import { people, uniqueEmail } from "../helpers/people.js";
 import { inHours, useTestServer, type TestAccount } from "../helpers/server.js";
 
 const server = useTestServer();
@@ -55,7 +56,19 @@ describe("tenant isolation", () => {
         status: "sending",
       })
       .returning("id");
+    // A person of each account, signed in: A's session is a resource B's person must not end (a session's
+    // operations take a session, not a key).
+    const op = await server().operator();
+    const persons = people(server, () => op);
+    const aPerson = uniqueEmail("tenant-a");
+    const bPerson = uniqueEmail("tenant-b");
+    await persons.userOf(a, aPerson, "viewer");
+    await persons.userOf(b, bPerson, "viewer");
+    const aSession = await persons.signIn(aPerson);
+    const bSession = await persons.signIn(bPerson);
+    const aSessionId = ((await (await aSession.request("GET", "/api/v1/session")).json()) as { sessionId: string }).sessionId;
     const ids: Record<string, string> = {
+      sessionId: aSessionId,
       messageId: message!.messageId,
       groupId: group!.groupId,
       contactId: contact!.contactId,
@@ -94,7 +107,8 @@ describe("tenant isolation", () => {
       const body = requestExample(op.path, op.method);
       // The opt-out list is per account: B's PUT puts the number on B's own list (checked after the loop).
       if (op.operationId === "OptOuts_add") continue;
-      const res = await b.request(op.method.toUpperCase(), path, body);
+      const caller = op.operationId === "Sessions_end" ? bSession : b;
+      const res = await caller.request(op.method.toUpperCase(), path, body);
       expect(res.status, `${op.operationId} ${op.method.toUpperCase()} ${path}`).toBe(404);
       expect(((await res.json()) as { code: string }).code).toBe("not_found");
     }

@@ -16,6 +16,7 @@ import {
   confirmTwoFactor,
   disableTwoFactor,
   deleteSession,
+  deleteUserSession,
   deleteUserSessions,
   getAccount,
   inviteUser,
@@ -124,6 +125,7 @@ export const userHandlers: Pick<
   | "Sessions_delete"
   | "Sessions_list"
   | "Sessions_deleteAll"
+  | "Sessions_end"
   | "TwoFactor_begin"
   | "TwoFactor_confirm"
   | "TwoFactor_disable"
@@ -211,6 +213,11 @@ export const userHandlers: Pick<
         })),
       },
     };
+  },
+
+  async Sessions_end({ db, session, path }) {
+    if (!(await deleteUserSession(db, requireSession(session).userId, path.sessionId))) throw notFound("Session");
+    return { status: 204 };
   },
 
   async Sessions_deleteAll({ db, session, client }) {

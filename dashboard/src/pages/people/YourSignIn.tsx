@@ -157,6 +157,11 @@ function Sessions() {
     await ok(client.DELETE("/api/v1/sessions"));
     signOut("You signed out everywhere: every session of yours has ended.");
   });
+  // One session ended (a lost or shared device): the list reads again without it.
+  const end = useAction(async (sessionId: string) => {
+    await ok(client.DELETE("/api/v1/sessions/{sessionId}", { params: { path: { sessionId } } }));
+    await list.reload();
+  });
   return (
     <section class="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Where you are signed in</h2>
@@ -171,6 +176,9 @@ function Sessions() {
               <th scope="col">Last used</th>
               <th scope="col">Browser</th>
               <th scope="col">Address</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -183,12 +191,19 @@ function Sessions() {
                 <td>{formatTime(s.lastSeenAt)}</td>
                 <td>{s.userAgent ?? "—"}</td>
                 <td>{s.address ?? "—"}</td>
+                <td>
+                  {!s.current && (
+                    <button type="button" disabled={end.busy} onClick={() => void end.run(s.sessionId)}>
+                      End this session
+                    </button>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <ProblemMessage error={everywhere.error} />
+      <ProblemMessage error={end.error ?? everywhere.error} />
       <div class="actions">
         <button type="button" class="danger" disabled={everywhere.busy} onClick={() => void everywhere.run()}>
           Sign out everywhere
