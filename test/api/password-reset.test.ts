@@ -2,37 +2,19 @@
 // to an active user's address and followed from the received mail; it works once and for an hour, a weak
 // password leaves it usable, setting one ends every session and lifts a sign-in lock; every address gets the same
 // answer and only a user's gets mail. An owner or an admin issues a link by hand, within the roles' rules.
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useMailServer } from "../helpers/mailServer.js";
 import { people, PASSWORD, uniqueEmail } from "../helpers/people.js";
 import { problemOf, useTestServer, type TestOperator } from "../helpers/server.js";
 import { waitUntil } from "../helpers/wait.js";
 
-// The mail server the links go to: every message it takes. Started before the API server, which reads its port.
-const mails: { to: string[]; raw: string }[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ["STARTTLS"],
-  onData(stream, session, done) {
-    const chunks: Buffer[] = [];
-    stream.on("data", (c: Buffer) => chunks.push(c));
-    stream.on("end", () => {
-      mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
-      done();
-    });
-  },
-});
-let smtpPort = 0;
-beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+// The mail server the service sends to, started before the API server, which reads its port.
+const mailServer = useMailServer();
+const { mails } = mailServer;
 
 const server = useTestServer({
   get smtpUrl() {
-    return `smtp://127.0.0.1:${smtpPort}`;
+    return mailServer.url;
   },
   smtpFrom: "Accounts <accounts@example.com>",
   publicUrl: "https://sms.example.com",

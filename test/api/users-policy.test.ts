@@ -1,39 +1,20 @@
 // What an account decides about its people (docs/USERS.md): an owner requiring two-factor sign-in of everyone
 // (a user without it may then only turn it on), invitations mailed through SMTP_URL (to a real SMTP server on
 // 127.0.0.1), and the first start's one-time owner link, whose address is given on accepting it.
-import type { AddressInfo } from "node:net";
-import { SMTPServer } from "smtp-server";
 import { Secret, TOTP } from "otpauth";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { inviteFirstStartOwner } from "../../server/operator/index.js";
+import { useMailServer } from "../helpers/mailServer.js";
 import { people, PASSWORD, uniqueEmail } from "../helpers/people.js";
 import { problemOf, useTestServer, type TestOperator } from "../helpers/server.js";
 
-// The mail server the invitations go to: every message it takes, as its raw text. Started before the API
-// server (hooks run in the order they are registered), which reads its port through SMTP_URL.
-const mails: { to: string[]; raw: string }[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ["STARTTLS"],
-  onData(stream, session, done) {
-    const chunks: Buffer[] = [];
-    stream.on("data", (c: Buffer) => chunks.push(c));
-    stream.on("end", () => {
-      mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
-      done();
-    });
-  },
-});
-let smtpPort = 0;
-beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+// The mail server the service sends to, started before the API server, which reads its port.
+const mailServer = useMailServer();
+const { mails } = mailServer;
 
 const server = useTestServer({
   get smtpUrl() {
-    return `smtp://127.0.0.1:${smtpPort}`;
+    return mailServer.url;
   },
   smtpFrom: "Invitations <invite@example.com>",
 });
