@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { ok } from "../../api.js";
 import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
+import { NewPasswordFields } from "./NewPasswordFields.js";
 
 const typed = (set: (value: string) => void) => (e: { currentTarget: HTMLInputElement }) => set(e.currentTarget.value);
 
@@ -27,24 +28,20 @@ export function PasswordChange() {
       <Field id="password-current" label="Current password" error={fieldError(change.error, "/body/currentPassword")}>
         <input id="password-current" type="password" autoComplete="current-password" required value={current} onInput={typed(setCurrent)} />
       </Field>
-      <Field id="password-new" label="New password" error={fieldError(change.error, "/body/newPassword")}>
-        <input
-          id="password-new"
-          type="password"
-          autoComplete="new-password"
-          minLength={12}
-          required
-          value={next}
-          aria-describedby="password-help"
-          onInput={typed(setNext)}
-        />
-      </Field>
       <p id="password-help" class="muted">
         At least 12 characters, not a commonly used one: a few words nobody would guess together.
       </p>
-      <Field id="password-repeat" label="Repeat the new password" error={mismatch ? "The two passwords differ." : undefined}>
-        <input id="password-repeat" type="password" autoComplete="new-password" required value={repeat} onInput={typed(setRepeat)} />
-      </Field>
+      <NewPasswordFields
+        id="password-new"
+        label="New password"
+        repeatLabel="Repeat the new password"
+        password={next}
+        repeat={repeat}
+        setPassword={setNext}
+        setRepeat={setRepeat}
+        error={fieldError(change.error, "/body/newPassword")}
+        helpId="password-help"
+      />
       <ProblemMessage error={change.error} />
       <div class="actions">
         <button type="submit" class="primary" disabled={change.busy || mismatch}>

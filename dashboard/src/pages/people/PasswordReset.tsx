@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { createClient, ok } from "../../api.js";
 import { Link } from "../../router.js";
 import { Field, fieldError, Notice, ProblemMessage, useAction } from "../../ui.js";
+import { NewPasswordFields } from "./NewPasswordFields.js";
 
 const typed = (set: (v: string) => void) => (e: { currentTarget: HTMLInputElement }) => set(e.currentTarget.value);
 
@@ -90,21 +91,17 @@ export function ResetPassword() {
                 At least 12 characters that you do not use anywhere else; commonly breached passwords are refused. The link works once, for
                 an hour.
               </p>
-              <Field id="reset-password" label="New password" error={fieldError(reset.error, "/body/password")}>
-                <input
-                  id="reset-password"
-                  type="password"
-                  autoComplete="new-password"
-                  minLength={12}
-                  required
-                  value={password}
-                  aria-describedby="reset-help"
-                  onInput={typed(setPassword)}
-                />
-              </Field>
-              <Field id="reset-repeat" label="Repeat the password" error={mismatch ? "The two passwords differ." : undefined}>
-                <input id="reset-repeat" type="password" autoComplete="new-password" required value={repeat} onInput={typed(setRepeat)} />
-              </Field>
+              <NewPasswordFields
+                id="reset"
+                label="New password"
+                repeatLabel="Repeat the password"
+                password={password}
+                repeat={repeat}
+                setPassword={setPassword}
+                setRepeat={setRepeat}
+                error={fieldError(reset.error, "/body/password")}
+                helpId="reset-help"
+              />
               <ProblemMessage error={reset.error} />
               <div class="actions">
                 <button type="submit" class="primary" disabled={reset.busy || mismatch}>
