@@ -386,9 +386,13 @@ describe.skipIf(!browserAvailable)("dashboard: operator view and key scopes", { 
     await page.getByLabel("Action").fill("OperatorAccounts_update");
     await page.getByRole("button", { name: "Filter" }).click();
     await expect.poll(() => new URL(page.url()).search).toBe("?action=OperatorAccounts_update");
-    await page.locator('tr[data-action="OperatorAccounts_create"]').waitFor({ state: "detached" });
-    const actions = await page.locator("main tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
-    expect(new Set(actions)).toEqual(new Set(["OperatorAccounts_update"]));
+    // The filtered page replaces the table: wait until it holds rows again, and only updates.
+    await expect
+      .poll(async () => {
+        const actions = await page.locator("main tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+        return [...new Set(actions)];
+      })
+      .toEqual(["OperatorAccounts_update"]);
 
     // From the account's page: its events alone.
     await page.goto(`${baseUrl}/dashboard/operator/accounts/${accountId}`);
