@@ -20,7 +20,8 @@ export function isTransient(error: unknown): boolean {
     code === "40P01" || // deadlock_detected
     code === "40001" || // serialization_failure
     code === "55P03" || // lock_not_available
-    code.startsWith("08") || // connection exceptions
+    code.startsWith("08") || // connection exceptions (08001: no host of the URL fits now, db/hosts.ts)
+    code === "25006" || // read_only_sql_transaction: a write on a host a failover has just demoted
     code === "57P01" || // admin_shutdown (a terminated backend)
     code === "ECONNRESET" ||
     code === "ECONNREFUSED" ||

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from "knex";
 import pg from "pg";
+import { choosesHost, HostChoice, parseDatabaseUrl, type HostPort } from "./hosts.js";
 import { migrationSource } from "./migrations/index.js";
 
 // bigint and numeric counts come back as JS numbers; every count here fits easily.
@@ -7,11 +8,34 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Knex;
 
-export function createDb(connectionString: string, poolMax = 10): Db {
+/**
+ * A pool on `connectionString`. A URL with several hosts or target_session_attrs (db/hosts.ts) has each new
+ * connection go to the host that fits now, so the pool follows a failover; `onHostChosen` hears of each change.
+ */
+export function createDb(connectionString: string, poolMax = 10, onHostChosen?: (host: HostPort, previous?: HostPort) => void): Db {
+  const target = parseDatabaseUrl(connectionString);
+  if (!choosesHost(target)) {
+    return knexFactory({
+      client: "pg",
+      connection: { connectionString, application_name: "sms-platform" },
+      pool: { min: 0, max: poolMax },
+      acquireConnectionTimeout: 10_000,
+    });
+  }
+  const choice = new HostChoice(target, { application_name: "sms-platform" }, onHostChosen);
   return knexFactory({
     client: "pg",
-    connection: { connectionString, application_name: "sms-platform" },
-    pool: { min: 0, max: poolMax },
+    connection: (() => choice.connectionConfig()) as unknown as Knex.ConnectionConfigProvider,
+    pool: {
+      min: 0,
+      max: poolMax,
+      afterCreate: (client: pg.Client, done: (error: Error | null, client: pg.Client) => void) => {
+        choice.check(client).then(
+          () => done(null, client),
+          (error: Error) => done(error, client),
+        );
+      },
+    },
     acquireConnectionTimeout: 10_000,
   });
 }

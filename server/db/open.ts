@@ -17,7 +17,12 @@ export async function openDatabase(config: Config, log: Logger, opts: { shareRun
   let url = config.databaseUrl ?? (opts.shareRunning ? runningEmbeddedUrl(config.dataDir) : undefined);
   const embedded = url ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, log });
   url ??= embedded!.url;
-  const db = createDb(url, config.dbPoolMax);
+  const db = createDb(url, config.dbPoolMax, (host, previous) =>
+    log.info(
+      { host: `${host.host}:${host.port}`, previous: previous && `${previous.host}:${previous.port}` },
+      previous ? "database host changed" : "database host chosen",
+    ),
+  );
   try {
     const applied = await migrateLatest(db);
     if (applied.length) log.info({ applied }, "migrations applied");

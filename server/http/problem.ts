@@ -143,7 +143,11 @@ const isValidatorError = (e: unknown): e is ValidatorError =>
 function isDatabaseUnavailable(e: unknown): boolean {
   const err = e as { code?: string; message?: string; name?: string };
   return (
-    ["ECONNREFUSED", "ECONNRESET", "57P01", "57P02", "57P03", "08000", "08003", "08006"].includes(err?.code ?? "") ||
+    // 08001: no host of a several-host DATABASE_URL fits (db/hosts.ts); 25006: a write reached a standby (a
+    // connection opened before a failover demoted its host); 57P04: the database was dropped or is being.
+    ["ECONNREFUSED", "ECONNRESET", "57P01", "57P02", "57P03", "57P04", "08000", "08001", "08003", "08006", "25006"].includes(
+      err?.code ?? "",
+    ) ||
     err?.name === "KnexTimeoutError" ||
     /Connection terminated|connection ended/i.test(err?.message ?? "")
   );

@@ -2,6 +2,7 @@
 // re-opened with backoff when it drops. After a reconnect the runner looks at the queue, for whatever was
 // inserted while it was deaf.
 import pg from "pg";
+import { clientConfigFor } from "../db/hosts.js";
 import { JOBS_CHANNEL } from "../db/jobs/index.js";
 import type { Logger } from "../logger.js";
 
@@ -20,7 +21,8 @@ export class JobListener {
   ) {}
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl, application_name: "sms-platform-listener" });
+    // Several hosts (db/hosts.ts): LISTEN on the one that takes writes now, where the NOTIFYs are sent.
+    const client = new pg.Client(await clientConfigFor(this.opts.databaseUrl, { application_name: "sms-platform-listener" }));
     client.on("notification", (n) => this.opts.onNotify(n.payload));
     client.on("error", (error) => {
       this.opts.log.warn({ err: error }, "LISTEN connection lost; reconnecting");

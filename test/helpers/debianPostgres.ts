@@ -3,8 +3,8 @@
 // runs on. Used where the suite's server cannot stand in: a pg_dump older than it (backup-restore), a stock
 // server with JIT (stock-postgres), and bench:stock-postgres. Runs the server as `postgres` when we are root
 // (PostgreSQL refuses root).
-import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../server/db/embedded.js";
@@ -29,6 +29,11 @@ export interface DebianPostgres {
   major: number;
   /** postgres://postgres@127.0.0.1:port/postgres (trust authentication, loopback only). */
   adminUrl: string;
+  port: number;
+  /** The cluster's data directory. */
+  dataDir: string;
+  /** Kills the postmaster with SIGKILL, as a crash of its machine would (its files stay, for stop() to remove). */
+  kill(): void;
   stop(): void;
 }
 
@@ -43,16 +48,67 @@ export async function startDebianPostgres(major: number, settings: Record<string
   const options = Object.entries({ listen_addresses: "127.0.0.1", fsync: "off", ...settings })
     .map(([k, v]) => `-c ${k}=${v}`)
     .join(" ");
+  return startCluster(major, dir, port, options);
+}
+
+function startCluster(major: number, dir: string, port: number, options: string): DebianPostgres {
+  const bin = `/usr/lib/postgresql/${major}/bin`;
   asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-w", "-l", `${dir}/log`, "-o", `-p ${port} -k ${dir} ${options}`, "start"]);
+  let killed = false;
   return {
     major,
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    dataDir: `${dir}/data`,
+    kill() {
+      // The postmaster's children first, so none lives on to serve a connection after it is gone.
+      const pid = Number(readFileSync(`${dir}/data/postmaster.pid`, "utf8").split("\n")[0]);
+      spawnSync("pkill", ["-KILL", "-P", String(pid)]);
+      process.kill(pid, "SIGKILL");
+      killed = true;
+    },
     stop() {
       try {
-        asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-m", "fast", "-w", "stop"]);
+        if (!killed) asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-m", "immediate", "-w", "stop"]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
   };
+}
+
+/**
+ * A streaming standby of `primary`, made with pg_basebackup -R and started on a free port. With `synchronous`,
+ * the primary waits for it at each commit (synchronous_standby_names = '*'), as a pg_auto_failover pair does.
+ */
+export async function startDebianStandby(
+  primary: DebianPostgres,
+  opts: { synchronous?: boolean } = {},
+): Promise<DebianPostgres & { promote(): void }> {
+  const bin = `/usr/lib/postgresql/${primary.major}/bin`;
+  const dir = mkdtempSync(join(tmpdir(), "sms-debian-standby-"));
+  chmodSync(dir, 0o755);
+  if (asRoot()) chownSync(dir, Number(sh("id", ["-u", "postgres"]).trim()), Number(sh("id", ["-g", "postgres"]).trim()));
+  asPostgres(`${bin}/pg_basebackup`, [
+    "-h",
+    "127.0.0.1",
+    "-p",
+    String(primary.port),
+    "-U",
+    "postgres",
+    "-D",
+    `${dir}/data`,
+    "-R",
+    "-X",
+    "stream",
+    "--checkpoint=fast",
+    "--no-sync",
+  ]);
+  const port = await freePort();
+  const standby = startCluster(primary.major, dir, port, "-c listen_addresses=127.0.0.1 -c fsync=off");
+  if (opts.synchronous) {
+    sh("psql", [primary.adminUrl, "-qAtc", "ALTER SYSTEM SET synchronous_standby_names = '*'"]);
+    sh("psql", [primary.adminUrl, "-qAtc", "SELECT pg_reload_conf()"]);
+  }
+  return { ...standby, promote: () => asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-w", "promote"]) };
 }

@@ -2,6 +2,7 @@
 // session's, so it lives on a connection of its own; when the leader stops (the lock is released) or dies
 // (PostgreSQL drops the session, and its lock with it), another worker takes it at its next attempt.
 import pg from "pg";
+import { clientConfigFor } from "../../db/hosts.js";
 import type { Logger } from "../../logger.js";
 
 /** The advisory lock's key: any constant no other part of the system locks ("sms" + "mnt" in ASCII). */
@@ -65,12 +66,13 @@ export class Leader {
 
   private async connect(): Promise<pg.Client> {
     // Bounded, so an unreachable database cannot hold up stop() (it waits for the attempt in progress).
-    const client = new pg.Client({
-      connectionString: this.opts.databaseUrl,
-      application_name: "sms-platform-leader",
-      connectionTimeoutMillis: 5_000,
-      query_timeout: 5_000,
-    });
+    const client = new pg.Client(
+      await clientConfigFor(this.opts.databaseUrl, {
+        application_name: "sms-platform-leader",
+        connectionTimeoutMillis: 5_000,
+        query_timeout: 5_000,
+      }),
+    );
     client.on("error", (error) => {
       if (this.client === client) this.lose(error); // an older, already abandoned session is no news
     });
