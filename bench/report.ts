@@ -12,6 +12,17 @@ interface Result {
   machine: { cores: number; memoryGiB: number; node: string; postgres: string };
   at: string;
 }
+interface FailoverResult extends Result {
+  messages: number;
+  secondsUntilPromoted: number;
+  secondsWithoutSends: number;
+  secondsFromPromotionToSends: number;
+  submitsPerSecond: { before: number; after: number };
+  postAnswers: Record<string, number>;
+  unsettled: number;
+  sentTwice: number;
+  receiptsMissing: number;
+}
 type Latencies = { p50Ms: number; p99Ms: number; maxMs: number; early: number; percentilesMs: number[] };
 type ApiServer = { requestsPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number };
 interface ApiResult extends Result {
@@ -136,6 +147,7 @@ const sendNow = read<SendNowResult>("sendnow");
 const fairness = read<FairnessResult>("fairness");
 const smpp = read<SmppResult>("smpp");
 const smppServer = read<SmppResult>("smpp-server");
+const failover = read<FailoverResult>("failover");
 
 // Targets of the benchmark issue, as ratios measured in one run.
 const targets: string[][] = [];
@@ -404,6 +416,24 @@ if (history) lines.push(...historySection(history, machineLine(history)));
 if (fairness) lines.push(...fairnessSection(fairness, machineLine(fairness)));
 if (smpp) lines.push(...smppSection(smpp, machineLine(smpp)));
 if (smppServer) lines.push(...smppServerSection(smppServer, machineLine(smppServer)));
+if (failover) {
+  lines.push(
+    "## failover (`npm run bench:failover`)",
+    "",
+    machineLine(failover),
+    "",
+    `The HA chaos run (\`test/helpers/failoverRun.ts\`): a pg_auto_failover formation from \`ops/ha/formation.sh\` (monitor with its fast test settings), an API and two workers, Net::SMPP's SMSC as the carrier, a 2,000-recipient campaign and \`POST /messages\` at 50/s (${n(failover.messages)} messages in all); the primary's PostgreSQL and keeper SIGKILLed mid-campaign. Rates are submits at the carrier in the 3 s before the kill and the 3 s after sends resumed.`,
+    "",
+    "| promoted after the kill | no sends for | sends after the promotion | submits/s before | after | POST answers | not final | sent twice | receipts missing |",
+    "|---|---|---|---|---|---|---|---|---|",
+    `| ${failover.secondsUntilPromoted} s | ${failover.secondsWithoutSends} s | ${failover.secondsFromPromotionToSends} s | ${n(failover.submitsPerSecond.before)} | ${n(failover.submitsPerSecond.after)} | ${Object.entries(
+      failover.postAnswers,
+    )
+      .map(([k, v]) => `${k}: ${n(v)}`)
+      .join(", ")} | ${failover.unsettled} | ${failover.sentTwice} | ${failover.receiptsMissing} |`,
+    "",
+  );
+}
 const notes = join(root, "bench/NOTES.md");
 if (existsSync(notes)) lines.push(readFileSync(notes, "utf8").trimEnd(), "");
 writeFileSync(join(root, "bench/README.md"), lines.join("\n"));

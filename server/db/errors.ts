@@ -26,7 +26,9 @@ export function isTransient(error: unknown): boolean {
     code === "ECONNRESET" ||
     code === "ECONNREFUSED" ||
     code === "EPIPE" ||
-    /Connection terminated|timeout exceeded when trying to connect/i.test((error as Error)?.message ?? "")
+    /Connection terminated|timeout exceeded when trying to connect|encountered a connection error and is not queryable/i.test(
+      (error as Error)?.message ?? "",
+    )
   );
 }
 

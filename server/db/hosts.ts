@@ -140,6 +140,9 @@ export async function clientConfigFor(url: string, extra: pg.ClientConfig = {}):
   return { ...target.base, ...(await findHost(target)), keepAlive: true, ...extra };
 }
 
+/** How long a look that found no fitting host is answered again before the next look. */
+const LOOK_AGAIN_MS = 250;
+
 /**
  * The host a pool connects to, for a URL that chooses one: looked for when the pool opens its first connection,
  * and again after any of its connections is lost or a new one is found not to fit (the host was demoted, or a
@@ -149,6 +152,11 @@ export async function clientConfigFor(url: string, extra: pg.ClientConfig = {}):
 export class HostChoice {
   private stale = true;
   private current: HostPort | undefined;
+  /** The look in progress: connections opened at once share it. */
+  private looking: Promise<HostPort> | undefined;
+  /** The last look that found no host, answered again for LOOK_AGAIN_MS: while no node takes writes, each
+   * request fails at once (503) instead of every new connection probing every host. */
+  private failed: { error: unknown; at: number } | undefined;
 
   constructor(
     private readonly target: DatabaseHosts,
@@ -157,7 +165,16 @@ export class HostChoice {
   ) {}
 
   async connectionConfig(): Promise<pg.ClientConfig & { expirationChecker: () => boolean }> {
-    const host = await findHost(this.target);
+    if (this.failed && Date.now() - this.failed.at < LOOK_AGAIN_MS) throw this.failed.error;
+    this.looking ??= findHost(this.target).finally(() => (this.looking = undefined));
+    let host: HostPort;
+    try {
+      host = await this.looking;
+      this.failed = undefined;
+    } catch (error) {
+      this.failed = { error, at: Date.now() };
+      throw error;
+    }
     if (host.host !== this.current?.host || host.port !== this.current.port) this.onChosen(host, this.current);
     this.current = host;
     this.stale = false;

@@ -149,7 +149,7 @@ function isDatabaseUnavailable(e: unknown): boolean {
       err?.code ?? "",
     ) ||
     err?.name === "KnexTimeoutError" ||
-    /Connection terminated|connection ended/i.test(err?.message ?? "")
+    /Connection terminated|connection ended|encountered a connection error and is not queryable/i.test(err?.message ?? "")
   );
 }
 
