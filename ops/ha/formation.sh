@@ -9,7 +9,9 @@
 #   ops/ha/formation.sh uri DIR                 that DATABASE_URL again
 #   ops/ha/formation.sh state DIR               each node's state, as the monitor sees it
 #   ops/ha/formation.sh switchover DIR          the primary hands over to the standby (planned maintenance)
-#   ops/ha/formation.sh kill-primary DIR        SIGKILLs the primary's PostgreSQL and its keeper: a crash
+#   ops/ha/formation.sh kill-primary DIR [--no-wait]
+#                                               SIGKILLs the primary's PostgreSQL and its keeper (a crash), then
+#                                               waits until the standby is promoted and takes writes
 #   ops/ha/formation.sh rejoin DIR NODE         runs the keeper of a stopped node (node1, node2) again: it rejoins
 #                                               as the standby, rewound with pg_rewind where needed
 #   ops/ha/formation.sh stop DIR                stops the nodes and the monitor (the data stays in DIR)
@@ -22,7 +24,7 @@ set -euo pipefail
 command="${1:-}"
 dir="${2:-}"
 [ -n "$command" ] && [ -n "$dir" ] || {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 }
 mkdir -p "$dir"
@@ -59,7 +61,14 @@ for log in monitor node1 node2; do as_postgres touch "$dir/$log.log"; done
 
 node_port() { echo $((base_port + ${1#node})); }
 # Each node's port, read back from its own configuration (so that uri and state work whatever BASE_PORT was).
-configured_port() { as_postgres pg_autoctl config get --pgdata "$dir/$1" postgresql.port 2>/dev/null; }
+configured_port() {
+  local port=""
+  for _ in $(seq 1 20); do
+    port="$(as_postgres pg_autoctl config get --pgdata "$dir/$1" postgresql.port 2>/dev/null)" && [ -n "$port" ] && break
+    sleep 0.5 # its keeper rewriting the file (above)
+  done
+  echo "$port"
+}
 app_url() {
   echo "postgres://$user@127.0.0.1:$(configured_port node1),127.0.0.1:$(configured_port node2)/$database?target_session_attrs=read-write"
 }
@@ -67,7 +76,14 @@ app_url() {
 run_keeper() {
   as_postgres bash -c "nohup pg_autoctl run --pgdata '$dir/$1' >>'$dir/$1.log' 2>&1 & echo \$! >'$dir/$1.keeper.pid'"
 }
-state() { as_postgres pg_autoctl show state --pgdata "$dir/monitor"; }
+state() { # tried again while a keeper rewrites the monitor's configuration file (above)
+  local out
+  for _ in $(seq 1 10); do
+    out="$(as_postgres pg_autoctl show state --pgdata "$dir/monitor" 2>/dev/null)" && echo "$out" && return 0
+    sleep 0.5
+  done
+  as_postgres pg_autoctl show state --pgdata "$dir/monitor"
+}
 wait_for() { # wait_for WHAT SECONDS: until state shows a primary and a secondary (or WHAT), at most SECONDS
   local deadline=$((SECONDS + $2))
   until state 2>/dev/null | grep -Eq "$1"; do
@@ -96,8 +112,8 @@ start)
     fi
   fi
   run_keeper monitor
-  until as_postgres pg_autoctl show uri --pgdata "$dir/monitor" --formation monitor >/dev/null 2>&1; do sleep 0.5; done
-  monitor_uri="$(as_postgres pg_autoctl show uri --pgdata "$dir/monitor" --formation monitor)"
+  # A keeper rewrites its configuration file as it starts: a read at that moment fails, and is tried again.
+  until monitor_uri="$(as_postgres pg_autoctl show uri --pgdata "$dir/monitor" --formation monitor 2>/dev/null)"; do sleep 0.5; done
   for node in node1 node2; do
     if [ ! -d "$dir/$node" ]; then
       # One node after the other: the first becomes the primary, the second is cloned from it.
@@ -134,6 +150,11 @@ kill-primary)
   pkill -KILL -P "$pid" 2>/dev/null || true
   kill -KILL "$pid" 2>/dev/null || true
   echo "$primary"
+  if [ "${3:-}" != "--no-wait" ]; then
+    other=node1
+    [ "$primary" = node1 ] && other=node2
+    wait_for "^ *$other .*read-write *\| *(wait_primary|primary) *\|" 180
+  fi
   ;;
 rejoin)
   node="${3:?rejoin DIR NODE}"

@@ -64,7 +64,7 @@ export async function startFormation(): Promise<Formation> {
       const line = (await state().catch(() => "")).split("\n").find((l) => /read-write\s*\|\s*(wait_primary|primary)\s*\|/.test(l));
       return line?.split("|")[0]!.trim();
     },
-    killPrimary: () => script("kill-primary", dir),
+    killPrimary: () => script("kill-primary", dir, "--no-wait"),
     async stop() {
       await script("stop", dir).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
