@@ -57,7 +57,14 @@ export const SETTINGS = {
   ),
   exportStallMs: int("EXPORT_STALL_MS", 30_000, "an export whose client takes nothing for this long is cut off, its COPY cancelled"),
   // Database
-  databaseUrl: optional("DATABASE_URL", "PostgreSQL (13+) connection string, one host or several in libpq's form (`h1:5432,h2:5432/app?target_session_attrs=read-write`: the one that takes writes, followed through a failover); unset = an embedded PostgreSQL under `DATA_DIR`"),
+  databaseReadUrl: optional(
+    "DATABASE_READ_URL",
+    "optional: a standby's connection string (one host or several, as `DATABASE_URL`) for reports and exports; unset = `DATABASE_URL`",
+  ),
+  databaseUrl: optional(
+    "DATABASE_URL",
+    "PostgreSQL (13+) connection string, one host or several in libpq's form (`h1:5432,h2:5432/app?target_session_attrs=read-write`: the one that takes writes, followed through a failover); unset = an embedded PostgreSQL under `DATA_DIR`",
+  ),
   embeddedPlacementDir: optional(
     "EMBEDDED_PLACEMENT_DIR",
     "as root from a private directory: where the embedded PostgreSQL is placed (default `/var/lib/sms-platform`)",

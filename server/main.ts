@@ -94,7 +94,7 @@ if ((config.role === "smpp" || config.role === "all") && config.smppServerPort !
 let server: Server | undefined;
 if (config.role === "api" || config.role === "all") {
   const { createApp, createHttpServer } = await import("./http/app.js");
-  const app = createApp({ db, log, config, now: () => new Date() });
+  const app = createApp({ db, readDb: database.readDb, log, config, now: () => new Date() });
   server = createHttpServer(app, config).listen(config.port, config.host, () => {
     log.info(
       { port: config.port, role: config.role, startupMs: Math.round(performance.now()) },

@@ -1,10 +1,13 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import { runningEmbeddedUrl, startEmbeddedPostgres } from "./embedded.js";
+import type { HostPort } from "./hosts.js";
 import { createDb, migrateLatest, type Db } from "./knex.js";
 
 export interface OpenDatabase {
   db: Db;
+  /** DATABASE_READ_URL's pool (reports and exports read from a standby), when it is set. */
+  readDb: Db | undefined;
   url: string;
   close(): Promise<void>;
 }
@@ -17,12 +20,12 @@ export async function openDatabase(config: Config, log: Logger, opts: { shareRun
   let url = config.databaseUrl ?? (opts.shareRunning ? runningEmbeddedUrl(config.dataDir) : undefined);
   const embedded = url ? undefined : await startEmbeddedPostgres({ dataDir: config.dataDir, log });
   url ??= embedded!.url;
-  const db = createDb(url, config.dbPoolMax, (host, previous) =>
+  const hostLog = (pool: string) => (host: HostPort, previous?: HostPort) =>
     log.info(
-      { host: `${host.host}:${host.port}`, previous: previous && `${previous.host}:${previous.port}` },
+      { pool, host: `${host.host}:${host.port}`, previous: previous && `${previous.host}:${previous.port}` },
       previous ? "database host changed" : "database host chosen",
-    ),
-  );
+    );
+  const db = createDb(url, config.dbPoolMax, hostLog("primary"));
   try {
     const applied = await migrateLatest(db);
     if (applied.length) log.info({ applied }, "migrations applied");
@@ -31,10 +34,15 @@ export async function openDatabase(config: Config, log: Logger, opts: { shareRun
     await embedded?.stop();
     throw error;
   }
+  // No migrations there: a standby replays the primary's. A pool of its own, so a slow export never takes a
+  // connection the sends need.
+  const readDb = config.databaseReadUrl ? createDb(config.databaseReadUrl, config.dbPoolMax, hostLog("read")) : undefined;
   return {
     db,
+    readDb,
     url,
     async close() {
+      await readDb?.destroy();
       await db.destroy();
       await embedded?.stop();
     },

@@ -47,6 +47,8 @@ export type Reply<K extends OperationId> = {
 
 export interface Services {
   db: Db;
+  /** Reports and exports read here: DATABASE_READ_URL's standby, or `db` (db/open.ts). */
+  readDb?: Db;
   log: Logger;
   config: Config;
   /** The clock; tests may pin it. */

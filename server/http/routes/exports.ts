@@ -3,9 +3,10 @@ import { dateParameter } from "../../domain/dateBounds.js";
 import type { Handlers } from "../types.js";
 
 export const exportHandlers: Pick<Handlers, "Exports_messages" | "Exports_contacts" | "Exports_optOuts"> = {
-  async Exports_messages({ db, account, query, now }) {
+  // DATABASE_READ_URL's standby where it is set (db/open.ts).
+  async Exports_messages({ db, readDb, account, query, now }) {
     const stream = messagesExport(
-      db,
+      readDb ?? db,
       account.id,
       {
         format: query.format,
@@ -19,10 +20,10 @@ export const exportHandlers: Pick<Handlers, "Exports_messages" | "Exports_contac
     );
     return { status: 200, stream };
   },
-  async Exports_contacts({ db, account, query, now }) {
-    return { status: 200, stream: contactsExport(db, account.id, query.format, now()) };
+  async Exports_contacts({ db, readDb, account, query, now }) {
+    return { status: 200, stream: contactsExport(readDb ?? db, account.id, query.format, now()) };
   },
-  async Exports_optOuts({ db, account, query, now }) {
-    return { status: 200, stream: optOutsExport(db, account.id, query.format, now()) };
+  async Exports_optOuts({ db, readDb, account, query, now }) {
+    return { status: 200, stream: optOutsExport(readDb ?? db, account.id, query.format, now()) };
   },
 };

@@ -5,8 +5,9 @@ import type { Handlers } from "../types.js";
 
 export const reportHandlers: Pick<Handlers, "Reports_messages"> = {
   // An account key reports on its own account (its accountId filter is itself); the operator on any or all.
-  async Reports_messages({ db, key, account, query }) {
-    const report = await messageReport(db, {
+  // DATABASE_READ_URL's standby where it is set (db/open.ts).
+  async Reports_messages({ db, readDb, key, account, query }) {
+    const report = await messageReport(readDb ?? db, {
       accountId: key.kind === "account" ? account.id : (query.accountId ?? null),
       since: dateParameter(query.since, "/query/since"),
       until: dateParameter(query.until, "/query/until"),
