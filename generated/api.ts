@@ -1088,6 +1088,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator-users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an operator user
+         * @description Remove an operator user: their sessions end, and every key they made (directly or through their keys) is
+         *     revoked in the same transaction, each revocation audited (`Keys_revoke`). An operator user may remove
+         *     themselves (operator keys and `npm run keys` remain). 404 for an id that is not an operator user's.
+         */
+        delete: operations["OperatorUsers_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/opt-outs": {
         parameters: {
             query?: never;
@@ -13533,6 +13555,93 @@ export interface operations {
             };
             /** @description The request conflicts with the current state of the resource. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorUsers_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21 */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -35,6 +35,7 @@ import {
   insertSession,
   invitationExists,
   lockInvitedUser,
+  lockOperatorUser,
   lockUserAndOwners,
   recordAddressFailure,
   recordUserSignIn,
@@ -201,19 +202,35 @@ export async function removeUser(db: Knex, accountId: string, userId: string, by
     if (!user) throw notFound("User");
     if (!mayManageRole(by, user.role as AccountRole)) throw insufficientRole("Only an owner removes an owner.");
     if (user.role === "owner" && owners <= 1) throw lastOwner();
-    for (const revoked of await revokeKeysMadeBy(tx, userId)) {
-      await insertAuditEvent(tx, {
-        actorType: remover.actorType,
-        keyId: remover.keyId,
-        accountId: revoked.accountId,
-        action: "Keys_revoke",
-        resourceId: revoked.keyId,
-        requestId: remover.requestId,
-        status: 204,
-      });
-    }
-    await deleteUser(tx, userId);
+    await deleteUserAndKeys(tx, userId, remover);
   });
+}
+
+/**
+ * Removes an operator user, as removeUser does a user of an account: their sessions end with them, and every
+ * key they made is revoked, each revocation audited. 404 for an id that is not an operator user's.
+ */
+export async function removeOperatorUser(db: Knex, userId: string, remover: Remover): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await lockOperatorUser(tx, userId))) throw notFound("User");
+    await deleteUserAndKeys(tx, userId, remover);
+  });
+}
+
+/** The keys a person made revoked (each audited as the remover's `Keys_revoke`), then the person deleted. */
+async function deleteUserAndKeys(tx: Knex.Transaction, userId: string, remover: Remover): Promise<void> {
+  for (const revoked of await revokeKeysMadeBy(tx, userId)) {
+    await insertAuditEvent(tx, {
+      actorType: remover.actorType,
+      keyId: remover.keyId,
+      accountId: revoked.accountId,
+      action: "Keys_revoke",
+      resourceId: revoked.keyId,
+      requestId: remover.requestId,
+      status: 204,
+    });
+  }
+  await deleteUser(tx, userId);
 }
 
 const lastOwner = () => new DomainError("last_owner", "This is the account's last owner: make another user owner first.");

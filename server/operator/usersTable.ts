@@ -107,6 +107,15 @@ export async function lockUserAndOwners(
   return { user, owners: rows.filter((r) => r.role === "owner").length };
 }
 
+/** Locks an operator user's row (no account, role `operator`) for its removal; false when there is none. */
+export async function lockOperatorUser(tx: Knex.Transaction, userId: string): Promise<boolean> {
+  const { rows } = await run(
+    tx,
+    sql`SELECT id FROM users WHERE id = ${userId}::uuid AND account_id IS NULL AND role = 'operator' FOR UPDATE`,
+  );
+  return rows.length > 0;
+}
+
 export async function getUser(db: Knex, accountId: string | null, userId: string): Promise<UserRow | undefined> {
   const { rows } = await run<UserRow>(
     db,

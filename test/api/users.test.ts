@@ -249,6 +249,26 @@ describe("roles", () => {
     const listed = (await (await op.request("GET", "/api/v1/operator-users")).json()) as { data: { email: string; role: string }[] };
     expect(listed.data.find((u) => u.email === who)?.role).toBe("operator");
   });
+
+  it("an operator user removed: their sessions end, they are no longer listed, and only operator users' ids are taken", async () => {
+    const who = email("ops-leaver");
+    const { userId } = await userOf(null, who);
+    const ops = await signIn(who);
+    expect((await ops.request("GET", "/api/v1/accounts")).status).toBe(200);
+    // An account's user is not an operator user: 404, and they stay.
+    const a = await server().account();
+    const memberEmail = email("not-ops");
+    const member = await userOf(a, memberEmail);
+    expect((await op.request("DELETE", `/api/v1/operator-users/${member.userId}`)).status).toBe(404);
+    await signIn(memberEmail);
+
+    expect((await op.request("DELETE", `/api/v1/operator-users/${userId}`)).status).toBe(204);
+    expect((await ops.request("GET", "/api/v1/accounts")).status).toBe(401);
+    const listed = (await (await op.request("GET", "/api/v1/operator-users")).json()) as { data: { email: string }[] };
+    expect(listed.data.map((u) => u.email)).not.toContain(who);
+    expect((await op.request("DELETE", `/api/v1/operator-users/${userId}`)).status).toBe(404);
+    expect((await post("/api/v1/session", { email: who, password: PASSWORD })).status).toBe(401);
+  });
 });
 
 describe("two-factor sign-in", () => {

@@ -152,6 +152,33 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await viewer.context().close();
   });
 
+  it("an operator user removes another from the operator's Users: confirmed, gone, their session ended; never themselves", async () => {
+    const op = await server().operator();
+    const api = people(server, () => op);
+    const mine = uniqueEmail("ops-staff");
+    const leaver = uniqueEmail("ops-leaver");
+    await api.userOf(null, mine);
+    await api.userOf(null, leaver);
+    const leaving = await api.signIn(leaver);
+
+    const page = await browser().newPage({ locale: "en-US" });
+    await signInAs(page, mine, PASSWORD);
+    await page.goto(`${server().baseUrl}/dashboard/operator/users`);
+    await page.getByRole("heading", { name: "Operator users", level: 1 }).waitFor();
+    await page.locator(`tr[data-user="${leaver}"]`).waitFor();
+    // No button removes the signed-in operator user.
+    expect(await page.getByRole("button", { name: `Remove ${mine}` }).count()).toBe(0);
+    const found = await audit(page, "operator users");
+    await page.getByRole("button", { name: `Remove ${leaver}` }).click();
+    await page.getByRole("button", { name: "Remove user" }).click();
+    await page.locator(`tr[data-user="${leaver}"]`).waitFor({ state: "detached" });
+    await page.getByText(`${leaver} removed: their sessions have ended and the keys they made are revoked.`).waitFor();
+    expect((await leaving.request("GET", "/api/v1/session")).status).toBe(401);
+    expect(found).toEqual([]);
+    expect(unexpectedProblems(page.problems)).toEqual([]);
+    await page.context().close();
+  });
+
   it("changes one's password at Your sign-in: a wrong current one is said at its field; the other sessions end", async () => {
     const op = await server().operator();
     const a = await server().account();

@@ -23,6 +23,7 @@ import {
   invitationUrl,
   listUserSessions,
   listUsers,
+  removeOperatorUser,
   removeUser,
   SESSION_IDLE_MS,
   sessionExpiry,
@@ -120,6 +121,7 @@ export const userHandlers: Pick<
   | "OperatorUsers_inviteToAccount"
   | "OperatorUsers_invite"
   | "OperatorUsers_list"
+  | "OperatorUsers_remove"
   | "Sessions_create"
   | "Sessions_get"
   | "Sessions_delete"
@@ -172,6 +174,11 @@ export const userHandlers: Pick<
     const name = await accountName(db, path.accountId);
     const invitation = await inviteUser(db, { accountId: path.accountId, email: body.email, role: body.role, by: "operator" });
     return { status: 201, body: await invitationAnswer(ctx, invitation, name) };
+  },
+
+  async OperatorUsers_remove(ctx) {
+    await removeOperatorUser(ctx.db, ctx.path.userId, { actorType: ctx.key.kind, keyId: ctx.key.id, requestId: ctx.client.requestId });
+    return { status: 204 };
   },
 
   async OperatorUsers_invite(ctx) {

@@ -1,6 +1,6 @@
 // Settings → Users (an account's people) and the operator's Users (operator users): the list, and for those who
 // manage users (an owner or admin, the operator, a `full` key) inviting someone (the link shown this once),
-// changing a role and removing a user. The account's owner also decides whether everyone must sign in with a
+// changing a role and removing a user (the operator removes operator users, never itself here). The account's owner also decides whether everyone must sign in with a
 // second factor. Everyone else sees the list alone.
 import { useState } from "preact/hooks";
 import { ok, type Invitation, type User, type UserRole } from "../../api.js";
@@ -91,7 +91,7 @@ export function Users() {
                 <th scope="col">Status</th>
                 <th scope="col">Two-factor</th>
                 <th scope="col">Last sign-in</th>
-                {canManageUsers && !operator && <th scope="col">Actions</th>}
+                {canManageUsers && <th scope="col">Actions</th>}
               </tr>
             </thead>
             <tbody>
@@ -118,9 +118,9 @@ export function Users() {
                   <td>{u.status}</td>
                   <td>{u.twoFactor ? "on" : "off"}</td>
                   <td>{u.lastSignInAt ? formatTime(u.lastSignInAt) : "never"}</td>
-                  {canManageUsers && !operator && (
+                  {canManageUsers && (
                     <td>
-                      {mayManage(u.role) && !(u.role === "owner" && owners <= 1) && (
+                      {(operator ? u.userId !== me?.userId : mayManage(u.role) && !(u.role === "owner" && owners <= 1)) && (
                         <button type="button" class="danger" onClick={() => setRemoving(u)} aria-label={`Remove ${u.email}`}>
                           Remove
                         </button>
@@ -140,8 +140,13 @@ export function Users() {
         danger
         onClose={() => setRemoving(undefined)}
         onConfirm={async () => {
-          await ok(client.DELETE("/api/v1/users/{userId}", { params: { path: { userId: removing!.userId } } }));
-          setNotice(`${removing!.email} removed: their sessions have ended.`);
+          const path = { userId: removing!.userId };
+          await ok(
+            operator
+              ? client.DELETE("/api/v1/operator-users/{userId}", { params: { path } })
+              : client.DELETE("/api/v1/users/{userId}", { params: { path } }),
+          );
+          setNotice(`${removing!.email} removed: their sessions have ended and the keys they made are revoked.`);
           await list.reload();
         }}
       >
