@@ -5706,6 +5706,11 @@ export interface components {
             lastSeenAt: string;
             /** @description The browser's User-Agent at sign-in, or `null`. */
             userAgent: string | null;
+            /**
+             * @description The browser and system `userAgent` names, read by a maintained parser (bowser): "Chrome 131 on Linux". A
+             *     User-Agent that names no browser (a program's, such as `node`) is given as it is; `null` without one.
+             */
+            device: string | null;
             /** @description The client address it signed in from, or `null`. */
             address: string | null;
             /** @description The session this request is made with. */
@@ -16078,7 +16083,8 @@ export interface operations {
                      *           "sessionId": "1f2e3d4c-5b6a-4798-8a7b-6c5d4e3f2a1b",
                      *           "createdAt": "2026-11-29T09:05:00.000Z",
                      *           "lastSeenAt": "2026-11-29T10:40:00.000Z",
-                     *           "userAgent": "Mozilla/5.0",
+                     *           "userAgent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+                     *           "device": "Chrome 131 on Linux",
                      *           "address": "203.0.113.7",
                      *           "current": true
                      *         }

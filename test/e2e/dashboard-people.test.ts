@@ -195,6 +195,16 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     const third = await api.signIn(email);
     await page.reload();
     await page.getByRole("button", { name: "End this session" }).nth(1).waitFor();
+    // Each session names its browser and system, read from its User-Agent: this page's Chromium, and the
+    // sessions signed in by the test's own requests (Node's fetch says "node": shown as it is).
+    const browsers = await page
+      .locator("tbody tr")
+      .evaluateAll((rows) => rows.filter((r) => r.querySelector("button, .muted")).map((r) => r.children[2]?.textContent ?? ""));
+    expect(
+      browsers.find((b) => /^Chrome \d+ on Linux$/.test(b)),
+      browsers.join(", "),
+    ).toBeDefined();
+    expect(browsers.filter((b) => b === "node")).toHaveLength(2);
     await page.getByRole("button", { name: "End this session" }).first().click();
     await page.getByRole("button", { name: "End this session" }).nth(1).waitFor({ state: "detached" });
     const alive = [(await third.request("GET", "/api/v1/session")).status, (await elsewhere.request("GET", "/api/v1/session")).status];

@@ -34,6 +34,7 @@ import {
 } from "../../operator/index.js";
 import { DomainError, notFound } from "../../domain/errors.js";
 import { SESSION_COOKIE, type RequestSession } from "../auth.js";
+import { browserAndSystem } from "../../domain/userAgents.js";
 import { iso } from "../serialize.js";
 import type { Context, Handlers, OperationId } from "../types.js";
 
@@ -215,6 +216,7 @@ export const userHandlers: Pick<
           createdAt: iso(s.createdAt),
           lastSeenAt: iso(s.lastSeenAt),
           userAgent: s.userAgent,
+          device: browserAndSystem(s.userAgent),
           address: s.address,
           current: s.id === current.id,
         })),

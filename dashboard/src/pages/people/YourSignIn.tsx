@@ -189,7 +189,7 @@ function Sessions() {
                   {s.current && <span class="muted"> (this one)</span>}
                 </td>
                 <td>{formatTime(s.lastSeenAt)}</td>
-                <td>{s.userAgent ?? "—"}</td>
+                <td title={s.userAgent ?? undefined}>{s.device ?? "—"}</td>
                 <td>{s.address ?? "—"}</td>
                 <td>
                   {!s.current && (
