@@ -1088,6 +1088,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator-users/two-factor-requirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Require two-factor sign-in of operator users
+         * @description Require two-factor sign-in of every operator user, or stop requiring it: an operator user without it may then
+         *     only turn it on (403 `two_factor_required` elsewhere), and none may turn it off. An operator user, signed in,
+         *     requires it only with it on for themselves (409 `two_factor_off`); an operator key decides it as asked.
+         */
+        put: operations["OperatorUsers_setTwoFactorRequirement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/operator-users/{userId}": {
         parameters: {
             query?: never;
@@ -6346,7 +6368,7 @@ export interface components {
         };
         /** @description The account's users, oldest first. */
         UserList: {
-            /** @description Whether the account requires two-factor sign-in of everyone (always false for operator users). */
+            /** @description Whether the account (for operator users: the operator) requires two-factor sign-in of everyone. */
             twoFactorRequired: boolean;
             /** @description Every user, oldest first. */
             data: components["schemas"]["User"][];
@@ -13523,6 +13545,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request conflicts with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorUsers_setTwoFactorRequirement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "required": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorRequirement"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "required": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TwoFactorRequirement"];
                 };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */

@@ -73,6 +73,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "OperatorUsers_inviteToAccount": "Invite a user to an account",
   "OperatorUsers_list": "List operator users",
   "OperatorUsers_remove": "Remove an operator user",
+  "OperatorUsers_setTwoFactorRequirement": "Require two-factor sign-in of operator users",
   "OptOuts_add": "Add an opt-out",
   "OptOuts_get": "Get an opt-out",
   "OptOuts_import": "Import opt-outs",

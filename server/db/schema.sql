@@ -534,6 +534,13 @@ CREATE TABLE numbers (
   CONSTRAINT numbers_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE operator_settings (
+  singleton boolean NOT NULL DEFAULT true,
+  require_two_factor boolean NOT NULL DEFAULT false,
+  CONSTRAINT operator_settings_pkey PRIMARY KEY (singleton),
+  CONSTRAINT operator_settings_singleton_check CHECK (singleton)
+);
+
 CREATE TABLE opt_outs (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   account_id uuid NOT NULL,
@@ -1010,6 +1017,7 @@ CREATE INDEX messages_sender_page_idx ON messages USING btree (account_id, sende
 CREATE INDEX numbers_account_page_idx ON numbers USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX numbers_phone_number_key ON numbers USING btree (phone_number);
 CREATE UNIQUE INDEX numbers_pkey ON numbers USING btree (id);
+CREATE UNIQUE INDEX operator_settings_pkey ON operator_settings USING btree (singleton);
 CREATE INDEX opt_outs_account_page_idx ON opt_outs USING btree (account_id, created_at DESC, id DESC);
 CREATE UNIQUE INDEX opt_outs_id_key ON opt_outs USING btree (id);
 CREATE UNIQUE INDEX opt_outs_pkey ON opt_outs USING btree (account_id, phone);

@@ -78,8 +78,13 @@ export async function disableTwoFactor(
   address: string,
 ): Promise<void> {
   const userId = user.userId;
-  if (user.accountId !== null && (await accountRequiresTwoFactor(db, user.accountId)))
-    throw new DomainError("two_factor_required", "This account requires two-factor sign-in: it stays on while the owner requires it.");
+  if (await accountRequiresTwoFactor(db, user.accountId))
+    throw new DomainError(
+      "two_factor_required",
+      user.accountId === null
+        ? "The operator requires two-factor sign-in of its users: it stays on while it does."
+        : "This account requires two-factor sign-in: it stays on while the owner requires it.",
+    );
   const state = await totpState(db, userId);
   if (!state?.enabled) return;
   const taken = await takeSignInAttempt(db, user.email, ATTEMPTS);

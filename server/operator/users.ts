@@ -28,6 +28,7 @@ import {
 import {
   addressRetryAfter,
   setAccountRequiresTwoFactor,
+  setOperatorRequiresTwoFactor,
   deleteUser,
   clearSignInAttempts,
   findUserByEmail,
@@ -168,6 +169,17 @@ export async function setTwoFactorRequirement(db: Knex, accountId: string, owner
   if (required && !owner.twoFactor)
     throw new DomainError("two_factor_off", "Turn on two-factor sign-in for yourself first (Your sign-in), then require it of everyone.");
   await setAccountRequiresTwoFactor(db, accountId, required);
+  return required;
+}
+
+/**
+ * The operator requires two-factor sign-in of every operator user, or stops requiring it. With an operator key,
+ * as it is asked; an operator user, signed in, only with it on for themselves (409 `two_factor_off`).
+ */
+export async function setOperatorTwoFactorRequirement(db: Knex, by: SessionRow | undefined, required: boolean): Promise<boolean> {
+  if (required && by && !by.twoFactor)
+    throw new DomainError("two_factor_off", "Turn on two-factor sign-in for yourself first (Your sign-in), then require it of everyone.");
+  await setOperatorRequiresTwoFactor(db, required);
   return required;
 }
 

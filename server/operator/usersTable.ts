@@ -74,10 +74,17 @@ export async function setPassword(tx: Knex.Transaction, userId: string, password
   return rows[0];
 }
 
-/** Whether the account requires two-factor sign-in of its users. */
-export async function accountRequiresTwoFactor(db: Knex, accountId: string): Promise<boolean> {
-  const { rows } = await run<{ required: boolean }>(db, sql`SELECT require_two_factor AS required FROM accounts WHERE id = ${accountId}`);
+/** Whether the account (null: the operator, of its operator users) requires two-factor sign-in of its users. */
+export async function accountRequiresTwoFactor(db: Knex, accountId: string | null): Promise<boolean> {
+  const { rows } =
+    accountId === null
+      ? await run<{ required: boolean }>(db, sql`SELECT require_two_factor AS required FROM operator_settings`)
+      : await run<{ required: boolean }>(db, sql`SELECT require_two_factor AS required FROM accounts WHERE id = ${accountId}`);
   return rows[0]?.required === true;
+}
+
+export async function setOperatorRequiresTwoFactor(db: Knex, required: boolean): Promise<void> {
+  await run(db, sql`UPDATE operator_settings SET require_two_factor = ${required}`);
 }
 
 export async function setAccountRequiresTwoFactor(db: Knex, accountId: string, required: boolean): Promise<void> {
@@ -152,7 +159,7 @@ export async function findUserByEmail(db: Knex, email: string): Promise<SignInUs
   const { rows } = await run<SignInUser>(
     db,
     sql`SELECT u.id, u.account_id AS "accountId", u.email, u.role, u.password_hash AS "passwordHash",
-               u.totp_enabled AS "totpEnabled", u.totp_secret AS "totpSecret", coalesce(a.require_two_factor, false) AS "twoFactorRequired"
+               u.totp_enabled AS "totpEnabled", u.totp_secret AS "totpSecret", coalesce(CASE WHEN u.account_id IS NULL THEN (SELECT require_two_factor FROM operator_settings) ELSE a.require_two_factor END, false) AS "twoFactorRequired"
           FROM users u LEFT JOIN accounts a ON a.id = u.account_id WHERE u.email = ${email} AND u.password_hash IS NOT NULL`,
   );
   return rows[0];
@@ -280,7 +287,8 @@ export async function useSession(db: Knex, tokenHash: Buffer, idleMs: number): P
         )
         SELECT s.id, s.expired, x.user_id AS "userId", u.email, u.account_id AS "accountId", u.role, x.csrf_token AS "csrfToken",
                coalesce((SELECT last_seen_at FROM touched), x.last_seen_at) AS "lastSeenAt",
-               u.totp_enabled AS "twoFactor", coalesce(a.require_two_factor, false) AS "twoFactorRequired"
+               u.totp_enabled AS "twoFactor",
+               coalesce(CASE WHEN u.account_id IS NULL THEN (SELECT require_two_factor FROM operator_settings) ELSE a.require_two_factor END, false) AS "twoFactorRequired"
           FROM s JOIN user_sessions x ON x.id = s.id JOIN users u ON u.id = x.user_id LEFT JOIN accounts a ON a.id = u.account_id`,
   );
   const row = rows[0];

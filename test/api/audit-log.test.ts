@@ -180,6 +180,7 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   const staff = await call("OperatorUsers_invite", op, "POST", "/api/v1/operator-users/invite", { email: `staff-${person}` });
   secrets.push(owner.inviteToken!, staff.inviteToken!);
   await call("OperatorUsers_remove", op, "DELETE", `/api/v1/operator-users/${staff.userId}`);
+  await call("OperatorUsers_setTwoFactorRequirement", op, "PUT", "/api/v1/operator-users/two-factor-requirement", { required: false });
   // The owner, with two-factor sign-in on, requires it of everyone.
   await call("Users_accept", anonymous, "POST", "/api/v1/users/accept", { token: owner.inviteToken, password });
   const ownerSession = await signedIn(`owner-${person}`);

@@ -275,6 +275,50 @@ describe("two-factor sign-in", () => {
   /** The app's code for `secret` at `at` (RFC 6238 through otpauth, as an authenticator app computes it). */
   const codeOf = (secret: string, at = Date.now()) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
 
+  it("the operator requires it of operator users: one without it may only turn it on, none turns it off; a user requires it only with it on", async () => {
+    const withoutEmail = email("ops-no-2fa");
+    await userOf(null, withoutEmail);
+    const without = await signIn(withoutEmail);
+    const withEmail = email("ops-2fa");
+    await userOf(null, withEmail);
+    const keen = await signIn(withEmail);
+    const setRequired = (by: { request: SignedInPerson["request"] } | TestOperator, required: boolean) =>
+      by.request("PUT", "/api/v1/operator-users/two-factor-requirement", { required });
+    try {
+      // An operator user without a second factor cannot require it (it would lock them out).
+      const refused = await setRequired(without, true);
+      expect(refused.status).toBe(409);
+      expect((await problemOf(refused)).code).toBe("two_factor_off");
+      // One with it can; so can an operator key.
+      const { secret } = (await (await keen.request("POST", "/api/v1/users/me/two-factor")).json()) as { secret: string };
+      expect((await keen.request("POST", "/api/v1/users/me/two-factor/confirm", { code: codeOf(secret) })).status).toBe(200);
+      expect((await setRequired(keen, true)).status).toBe(200);
+      expect(((await (await op.request("GET", "/api/v1/operator-users")).json()) as { twoFactorRequired: boolean }).twoFactorRequired).toBe(
+        true,
+      );
+      // The one without it may now only turn it on; its session says so.
+      const blocked = await without.request("GET", "/api/v1/accounts");
+      expect(blocked.status).toBe(403);
+      expect((await problemOf(blocked)).code).toBe("two_factor_required");
+      expect(((await (await without.request("GET", "/api/v1/session")).json()) as { twoFactorRequired: boolean }).twoFactorRequired).toBe(
+        true,
+      );
+      expect((await without.request("POST", "/api/v1/users/me/two-factor")).status).toBe(200);
+      // Nobody turns it off while it is required.
+      const off = await keen.request("POST", "/api/v1/users/me/two-factor/disable", { code: codeOf(secret, Date.now() + 30_000) });
+      expect((await problemOf(off)).code).toBe("two_factor_required");
+      expect((await keen.request("GET", "/api/v1/accounts")).status).toBe(200);
+      // An account's users are not concerned.
+      const a = await server().account();
+      const member = email("member-2fa");
+      await userOf(a, member);
+      expect((await (await signIn(member)).request("GET", "/api/v1/messages")).status).toBe(200);
+    } finally {
+      expect((await setRequired(op, false)).status).toBe(200);
+    }
+    expect((await without.request("GET", "/api/v1/accounts")).status).toBe(200);
+  });
+
   it("is begun, confirmed with a code (recovery codes shown once), then asked at sign-in; a code is taken once; a recovery code works once; it is turned off", async () => {
     const a = await server().account();
     const who = email("totp");

@@ -64,6 +64,7 @@ import * as m062 from "./062_sign_in_hardening.js";
 import * as m063 from "./063_blocked_prefixes.js";
 import * as m064 from "./064_message_floor.js";
 import * as m065 from "./065_password_resets.js";
+import * as m066 from "./066_operator_settings.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -133,6 +134,7 @@ const migrations: Record<string, Knex.Migration> = {
   "063_blocked_prefixes": m063,
   "064_message_floor": m064,
   "065_password_resets": m065,
+  "066_operator_settings": m066,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -5,6 +5,7 @@ import { serialize } from "cookie";
 import {
   acceptInvitation,
   accountRequiresTwoFactor,
+  setOperatorTwoFactorRequirement,
   setTwoFactorRequirement,
   beginTwoFactor,
   changePassword,
@@ -123,6 +124,7 @@ export const userHandlers: Pick<
   | "OperatorUsers_invite"
   | "OperatorUsers_list"
   | "OperatorUsers_remove"
+  | "OperatorUsers_setTwoFactorRequirement"
   | "Sessions_create"
   | "Sessions_get"
   | "Sessions_delete"
@@ -188,7 +190,12 @@ export const userHandlers: Pick<
   },
 
   async OperatorUsers_list({ db }) {
-    return { status: 200, body: { twoFactorRequired: false, data: (await listUsers(db, null)).map(toUser) } };
+    const [users, twoFactorRequired] = await Promise.all([listUsers(db, null), accountRequiresTwoFactor(db, null)]);
+    return { status: 200, body: { twoFactorRequired, data: users.map(toUser) } };
+  },
+
+  async OperatorUsers_setTwoFactorRequirement({ db, session, body }) {
+    return { status: 200, body: { required: await setOperatorTwoFactorRequirement(db, session, body.required) } };
   },
 
   async Sessions_create({ db, body, client }) {

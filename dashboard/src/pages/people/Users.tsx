@@ -1,7 +1,7 @@
 // Settings → Users (an account's people) and the operator's Users (operator users): the list, and for those who
 // manage users (an owner or admin, the operator, a `full` key) inviting someone (the link shown this once),
 // changing a role and removing a user (the operator removes operator users, never itself here). The account's owner also decides whether everyone must sign in with a
-// second factor. Everyone else sees the list alone.
+// second factor, as the operator does of operator users. Everyone else sees the list alone.
 import { useState } from "preact/hooks";
 import { ok, type Invitation, type User, type UserRole } from "../../api.js";
 import { formatTime } from "../../time.js";
@@ -75,7 +75,7 @@ export function Users() {
       )}
       {invitation && <NewInvitation invitation={invitation} onDone={() => setInvitation(undefined)} />}
       {notice && <Notice>{notice}</Notice>}
-      {!operator && list.data && <TwoFactorRequirement required={list.data.twoFactorRequired} onChange={() => void list.reload()} />}
+      {list.data && <TwoFactorRequirement required={list.data.twoFactorRequired} onChange={() => void list.reload()} />}
       <section class="card" aria-labelledby="users-title">
         <h2 id="users-title">Users</h2>
         {list.loading && !users && <Loading what="users" />}
@@ -251,9 +251,16 @@ function RoleSelect({ user, roles, onChanged }: { user: User; roles: typeof ROLE
 /** Whether everyone must sign in with a second factor: shown to all, changed by an owner signed in. */
 function TwoFactorRequirement({ required, onChange }: { required: boolean; onChange: () => void }) {
   const { client, key } = useSession();
-  const owner = key.user?.role === "owner";
+  const operator = key.kind === "operator";
+  // An account's owner decides it for the account; the operator (a key or an operator user) for operator users.
+  const decides = operator || key.user?.role === "owner";
   const save = useAction(async (on: boolean) => {
-    await ok(client.PUT("/api/v1/users/two-factor-requirement", { body: { required: on } }));
+    const body = { required: on };
+    await ok(
+      operator
+        ? client.PUT("/api/v1/operator-users/two-factor-requirement", { body })
+        : client.PUT("/api/v1/users/two-factor-requirement", { body }),
+    );
     onChange();
   });
   return (
@@ -264,7 +271,7 @@ function TwoFactorRequirement({ required, onChange }: { required: boolean; onCha
           ? "Required: everyone signs in with an authenticator app. Someone without one can do nothing but turn it on."
           : "Not required: each person chooses (Your sign-in)."}
       </p>
-      {owner && (
+      {decides && (
         <>
           <button type="button" disabled={save.busy} onClick={() => void save.run(!required)}>
             {required ? "Stop requiring two-factor sign-in" : "Require two-factor sign-in for everyone"}
