@@ -207,7 +207,9 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
   return { done, secrets };
 }
 
-describe("the audit log", () => {
+// Every audited operation of the document, one after another (argon2 hashes, sign-ins and two-factor steps
+// among them): longer than the suite's default 30 s beside another file on 2 cores.
+describe("the audit log", { timeout: 120_000 }, () => {
   it("records one event per successful change of every audited operation of the document, none with a secret", async () => {
     const a = await server().account();
     const op = await server().operator();
