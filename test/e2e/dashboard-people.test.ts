@@ -174,8 +174,15 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await page.locator(`tr[data-user="${leaver}"]`).waitFor({ state: "detached" });
     await page.getByText(`${leaver} removed: their sessions have ended and the keys they made are revoked.`).waitFor();
     expect((await leaving.request("GET", "/api/v1/session")).status).toBe(401);
+    // Requiring a second factor of operator users: refused while this one has none (it would lock them out).
+    await page.getByText("Not required: each person chooses (Your sign-in).").waitFor();
+    await page.getByRole("button", { name: "Require two-factor sign-in for everyone" }).click();
+    await page.getByText("Turn on two-factor sign-in for yourself first").waitFor();
+    expect(((await (await op.request("GET", "/api/v1/operator-users")).json()) as { twoFactorRequired: boolean }).twoFactorRequired).toBe(
+      false,
+    );
     expect(found).toEqual([]);
-    expect(unexpectedProblems(page.problems)).toEqual([]);
+    expect(unexpectedProblems(page.problems, 409)).toEqual([]);
     await page.context().close();
   });
 
