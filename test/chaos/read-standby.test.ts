@@ -7,18 +7,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../server/db/embedded.js";
 import { createDb } from "../../server/db/knex.js";
 import { createKeyForAccount } from "../../server/operator/index.js";
-import { debianServerMajors, startDebianPostgres, startDebianStandby, type DebianPostgres } from "../helpers/debianPostgres.js";
+import { debianStandbyAvailable, startDebianPostgres, startDebianStandby, type DebianPostgres } from "../helpers/debianPostgres.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { spawnProcess, type Spawned } from "../helpers/process.js";
-import { systemPackagePresent } from "../helpers/systemPackage.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const major = debianServerMajors()[0] ?? 15;
-const available = systemPackagePresent({
-  neededBy: "the read standby test (a standby made with pg_basebackup)",
-  file: `/usr/lib/postgresql/${major}/bin/pg_basebackup`,
-  debianPackage: `postgresql-${major}`,
-});
+const { major, available } = debianStandbyAvailable("the read standby test");
 
 const clusters: DebianPostgres[] = [];
 let api: Spawned | undefined;

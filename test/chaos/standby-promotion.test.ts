@@ -10,20 +10,14 @@ import { createDb } from "../../server/db/knex.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { createKeyForAccount } from "../../server/operator/index.js";
-import { debianServerMajors, startDebianPostgres, startDebianStandby, type DebianPostgres } from "../helpers/debianPostgres.js";
+import { debianStandbyAvailable, startDebianPostgres, startDebianStandby, type DebianPostgres } from "../helpers/debianPostgres.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { run, spawnProcess, type Spawned } from "../helpers/process.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
-import { systemPackagePresent } from "../helpers/systemPackage.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const major = debianServerMajors()[0] ?? 15;
-const available = systemPackagePresent({
-  neededBy: "the failover tests (a primary and a standby made with pg_basebackup)",
-  file: `/usr/lib/postgresql/${major}/bin/pg_basebackup`,
-  debianPackage: `postgresql-${major}`,
-});
+const { major, available } = debianStandbyAvailable("the failover tests");
 
 const clusters: DebianPostgres[] = [];
 const processes: Spawned[] = [];

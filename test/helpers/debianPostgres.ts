@@ -8,6 +8,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../server/db/embedded.js";
+import { systemPackagePresent } from "./systemPackage.js";
 
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 const asRoot = () => process.getuid?.() === 0;
@@ -111,4 +112,18 @@ export async function startDebianStandby(
     sh("psql", [primary.adminUrl, "-qAtc", "SELECT pg_reload_conf()"]);
   }
   return { ...standby, promote: () => asPostgres(`${bin}/pg_ctl`, ["-D", `${dir}/data`, "-w", "promote"]) };
+}
+
+/**
+ * The newest Debian server package's major, and whether it can make a standby (pg_basebackup is there): else a
+ * loud notice naming the package, or under CI=true an error (helpers/systemPackage.ts).
+ */
+export function debianStandbyAvailable(neededBy: string): { major: number; available: boolean } {
+  const major = debianServerMajors()[0] ?? 15;
+  const available = systemPackagePresent({
+    neededBy: `${neededBy} (a standby made with pg_basebackup)`,
+    file: `/usr/lib/postgresql/${major}/bin/pg_basebackup`,
+    debianPackage: `postgresql-${major}`,
+  });
+  return { major, available };
 }
