@@ -303,7 +303,7 @@ describe("two-factor sign-in", () => {
       expect(((await (await without.request("GET", "/api/v1/session")).json()) as { twoFactorRequired: boolean }).twoFactorRequired).toBe(
         true,
       );
-      expect((await without.request("POST", "/api/v1/users/me/two-factor")).status).toBe(200);
+      expect((await without.request("POST", "/api/v1/users/me/two-factor")).status).toBe(201);
       // Nobody turns it off while it is required.
       const off = await keen.request("POST", "/api/v1/users/me/two-factor/disable", { code: codeOf(secret, Date.now() + 30_000) });
       expect((await problemOf(off)).code).toBe("two_factor_required");
