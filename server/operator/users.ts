@@ -27,8 +27,6 @@ import {
 } from "./userRoles.js";
 import {
   addressRetryAfter,
-  setAccountRequiresTwoFactor,
-  setOperatorRequiresTwoFactor,
   deleteUser,
   clearSignInAttempts,
   findUserByEmail,
@@ -158,29 +156,6 @@ export async function acceptInvitation(db: Knex, inviteToken: string, password: 
       throw taken(given ?? "The address");
     throw error;
   }
-}
-
-/**
- * An owner, signed in, requires two-factor sign-in of the whole account or stops requiring it; only with it on
- * for itself (409 `two_factor_off`), so requiring it never locks its owner out.
- */
-export async function setTwoFactorRequirement(db: Knex, accountId: string, owner: SessionRow, required: boolean): Promise<boolean> {
-  if (owner.role !== "owner") throw insufficientRole("Only an owner requires two-factor sign-in of the account.");
-  if (required && !owner.twoFactor)
-    throw new DomainError("two_factor_off", "Turn on two-factor sign-in for yourself first (Your sign-in), then require it of everyone.");
-  await setAccountRequiresTwoFactor(db, accountId, required);
-  return required;
-}
-
-/**
- * The operator requires two-factor sign-in of every operator user, or stops requiring it. With an operator key,
- * as it is asked; an operator user, signed in, only with it on for themselves (409 `two_factor_off`).
- */
-export async function setOperatorTwoFactorRequirement(db: Knex, by: SessionRow | undefined, required: boolean): Promise<boolean> {
-  if (required && by && !by.twoFactor)
-    throw new DomainError("two_factor_off", "Turn on two-factor sign-in for yourself first (Your sign-in), then require it of everyone.");
-  await setOperatorRequiresTwoFactor(db, required);
-  return required;
 }
 
 /** A user's new role; the account's last owner stays one. */
