@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../server/db/embedded.js";
 import { createDb } from "../../server/db/knex.js";
 import { createKeyForAccount } from "../../server/operator/index.js";
-import { debianStandbyAvailable, startDebianPostgres, startDebianStandby, type DebianPostgres } from "../helpers/debianPostgres.js";
+import { debianStandbyAvailable, startDebianPair, type DebianPostgres } from "../helpers/debianPostgres.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { spawnProcess, type Spawned } from "../helpers/process.js";
 import { waitUntil } from "../helpers/wait.js";
@@ -38,13 +38,8 @@ async function apiConnections(adminUrl: string): Promise<number> {
 
 describe.runIf(available)("DATABASE_READ_URL", { timeout: 120_000 }, () => {
   it("reads reports and exports from the standby, and nothing else", async () => {
-    const primary = await startDebianPostgres(major);
-    clusters.push(primary);
-    const admin = createDb(primary.adminUrl, 1);
-    await admin.raw("CREATE DATABASE app");
-    await admin.destroy();
-    const standby = await startDebianStandby(primary);
-    clusters.push(standby);
+    const { primary, standby } = await startDebianPair(major);
+    clusters.push(primary, standby);
     const app = (url: string) => url.replace(/\/postgres$/, "/app");
 
     const port = await freePort();

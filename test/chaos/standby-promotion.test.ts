@@ -10,7 +10,7 @@ import { createDb } from "../../server/db/knex.js";
 import { insertWebhook } from "../../server/db/webhooks.js";
 import { generateWebhookSecret } from "../../server/domain/webhookSecrets.js";
 import { createKeyForAccount } from "../../server/operator/index.js";
-import { debianStandbyAvailable, startDebianPostgres, startDebianStandby, type DebianPostgres } from "../helpers/debianPostgres.js";
+import { debianStandbyAvailable, startDebianPair, type DebianPostgres } from "../helpers/debianPostgres.js";
 import { insertDueMessages } from "../helpers/messages.js";
 import { submittedTwice, waitUntilSettled } from "../helpers/outcomes.js";
 import { run, spawnProcess, type Spawned } from "../helpers/process.js";
@@ -31,13 +31,8 @@ afterAll(async () => {
 
 describe.runIf(available)("the primary killed and a standby promoted", { timeout: 240_000 }, () => {
   it("every process finds the new primary without a restart; nothing lost, nothing twice, only 201 and 503", async () => {
-    const primary = await startDebianPostgres(major);
-    clusters.push(primary);
-    const admin = createDb(primary.adminUrl, 1);
-    await admin.raw("CREATE DATABASE app");
-    await admin.destroy();
-    const standby = await startDebianStandby(primary, { synchronous: true });
-    clusters.push(standby);
+    const { primary, standby } = await startDebianPair(major, { synchronous: true });
+    clusters.push(primary, standby);
     const dead = await freePort();
     const url = `postgres://postgres@127.0.0.1:${dead},127.0.0.1:${standby.port},127.0.0.1:${primary.port}/app?target_session_attrs=read-write`;
 

@@ -127,3 +127,21 @@ export function debianStandbyAvailable(neededBy: string): { major: number; avail
   });
   return { major, available };
 }
+
+/**
+ * A primary holding an empty database `app`, and a streaming standby of it (synchronous if asked): the pair the
+ * failover and read-standby tests run on. The caller stops both.
+ */
+export async function startDebianPair(
+  major: number,
+  opts: { synchronous?: boolean } = {},
+): Promise<{ primary: DebianPostgres; standby: DebianPostgres & { promote(): void } }> {
+  const primary = await startDebianPostgres(major);
+  try {
+    sh("psql", [primary.adminUrl, "-qAtc", "CREATE DATABASE app"]);
+    return { primary, standby: await startDebianStandby(primary, opts) };
+  } catch (error) {
+    primary.stop();
+    throw error;
+  }
+}
