@@ -1,8 +1,8 @@
 // The API reference pre-rendered (scripts/build-dashboard.ts calls it with the dashboard's build): Redoc renders
 // the OpenAPI document to HTML and CSS here, once per document, so /docs shows every operation as soon as the
-// page's HTML arrives; the Redoc bundle then hydrates it (search, the menu, samples' tabs) without blocking
-// the reading. Rendered on the client instead, the same page took seconds of script before the first operation
-// showed (bench/NOTES.md, "The reference page").
+// page's HTML arrives; the Redoc bundle then hydrates it (search, the menu, samples' tabs) once the page has
+// loaded, without blocking the reading (server/http/docs.ts, `hydrate`). Rendered on the client instead, the
+// same page took seconds of script before the first operation showed (bench/NOTES.md, "The reference page").
 import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,7 +43,6 @@ export async function renderReference(specPath: string, outDir: string): Promise
   const state = scriptSafe(JSON.stringify(await store.toJS()));
   const page = referencePage(
     `${styles}
-  <script src="/docs/assets/redoc.standalone.js" defer></script>
   <script src="/docs/assets/hydrate.js" defer></script>`,
     `<div id="redoc">${body}</div>
   <script type="application/json" id="redoc-state">${state}</script>`,

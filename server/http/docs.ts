@@ -1,5 +1,5 @@
 // The API reference at /docs. The page pre-rendered with the dashboard's build (scripts/renderReference.ts)
-// shows every operation with its HTML, and Redoc's bundle hydrates it once loaded (deferred); without that
+// shows every operation with its HTML, and Redoc's bundle hydrates it once the page has loaded; without that
 // build, Redoc renders /openapi.json in the browser, as before, which takes seconds on a document this size.
 import express, { type Request, type Router } from "express";
 import { existsSync, readFileSync } from "node:fs";
@@ -23,7 +23,7 @@ export const referencePage = (head: string, body: string) => `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>SMS Platform API reference</title>
-  <style>body { margin: 0; }</style>
+  <style>body { margin: 0; } [data-section-id] { content-visibility: auto; contain-intrinsic-size: auto 900px; }</style>
   ${head}
 </head>
 <body>
@@ -42,8 +42,25 @@ const page = referencePage(
 
 const options = JSON.stringify(REDOC_OPTIONS);
 const init = `Redoc.init("/openapi.json", ${options}, document.getElementById("redoc"));`;
-/** Takes over the pre-rendered page: its state is the JSON element the rendering left beside it. */
-const hydrate = `Redoc.hydrate(JSON.parse(document.getElementById("redoc-state").textContent), document.getElementById("redoc"));`;
+/**
+ * Takes over the pre-rendered page once it has loaded and the browser is idle: Redoc's bundle (1 MB of script)
+ * and its hydration (one long task of about two seconds on a document this size) run after the page is on
+ * screen and scrolls, not before its load event, so reading starts with the HTML. Its state is the JSON element
+ * the rendering left beside it; `data-hydrated` on the page's root says Redoc has taken it over.
+ */
+const hydrate = `addEventListener("load", () => {
+  const start = () => {
+    const bundle = document.createElement("script");
+    bundle.src = "/docs/assets/redoc.standalone.js";
+    bundle.onload = () => {
+      Redoc.hydrate(JSON.parse(document.getElementById("redoc-state").textContent), document.getElementById("redoc"));
+      document.documentElement.dataset.hydrated = "true";
+    };
+    document.head.append(bundle);
+  };
+  if ("requestIdleCallback" in window) requestIdleCallback(start, { timeout: 2000 });
+  else setTimeout(start, 0);
+});`;
 
 const acceptsGzip = (req: Request) => /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
 

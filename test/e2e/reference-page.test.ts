@@ -36,9 +36,10 @@ describe.skipIf(!browserAvailable)("the API reference page", { timeout: 90_000 }
     // The bundle is held: what shows is the HTML alone.
     await operation(page, "Create a campaign").waitFor();
     expect(await page.evaluate<boolean>("typeof window.Redoc === 'undefined'")).toBe(true);
-    release();
-    await page.waitForFunction(() => "Redoc" in globalThis);
+    // The page has loaded before Redoc's bundle runs: it is fetched after the load event, in idle time.
     await page.waitForLoadState("load");
+    release();
+    await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
     // Hydrated: the menu is Redoc's again, a click leads to the operation.
     await page.getByRole("menuitem", { name: "Campaigns", exact: true }).click();
     await page.getByRole("menuitem", { name: "Pause a campaign", exact: true }).click();
