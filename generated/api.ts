@@ -2794,12 +2794,17 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
-        /** @description Who made a change: the kind of actor and its key. */
+        /** @description Who made a change: the kind of actor, its key and, for a person, their email. */
         AuditActor: {
             /** @description An account key, an operator key or the `keys` command. */
             type: components["schemas"]["AuditActorType"];
-            /** @description The key's id (not secret), or `null` for the command. */
+            /** @description The key's id (not secret), `user:<userId>` for a person signed in, or `null` for the command. */
             keyId: string | null;
+            /**
+             * @description The person's email address as it was when they made the change signed in (kept with the event: a person
+             *     removed since is still named), or `null` for a key and the command.
+             */
+            email: string | null;
         };
         /**
          * @description Who made a change.
@@ -2814,7 +2819,8 @@ export interface components {
          *       "at": "2026-11-25T09:30:00.000Z",
          *       "actor": {
          *         "type": "operator",
-         *         "keyId": "Xk3v9QaP2mLd"
+         *         "keyId": "Xk3v9QaP2mLd",
+         *         "email": null
          *       },
          *       "accountId": "7e6d5c4b-3a29-4180-9f7e-6d5c4b3a2918",
          *       "action": "OperatorAccounts_update",

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok } from "./api.js";
 import { CsvError, parseCsv } from "./csv.js";
 import { count } from "./usage.js";
-import { Notice, ProblemMessage, useAction, useNotice, useSession } from "./ui.js";
+import { Notice, ProblemMessage, saveFile, useAction, useNotice, useSession } from "./ui.js";
 
 type ExportPath = "/api/v1/exports/messages" | "/api/v1/exports/contacts" | "/api/v1/exports/opt-outs";
 
@@ -16,12 +16,7 @@ export function ExportButton({ path, label }: { path: ExportPath; label: string 
     const { response } = await client.GET(path, { parseAs: "blob" });
     if (!response.ok) throw new Error(`The export answered ${response.status}.`);
     const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? "export.csv";
-    const url = URL.createObjectURL(await response.blob());
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveFile(await response.blob(), name);
   });
   return (
     <>

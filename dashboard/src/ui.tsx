@@ -310,6 +310,16 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, dis
   );
 }
 
+/** Saves `blob` as a file named `name`, from the browser's memory (a download the server cannot serve by link). */
+export function saveFile(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 /** Copies text; without the async clipboard (plain http on another host) selects `element` and uses execCommand. */
 export async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {
   try {

@@ -115,6 +115,7 @@ CREATE TABLE audit_events (
   resource_id text,
   request_id text,
   status integer,
+  actor_email text,
   CONSTRAINT audit_events_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT audit_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['account'::text, 'operator'::text, 'cli'::text]))),
   CONSTRAINT audit_events_pkey PRIMARY KEY (id)

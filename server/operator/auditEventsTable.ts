@@ -19,18 +19,20 @@ export interface NewAuditEvent {
 export interface AuditEventRow extends NewAuditEvent {
   id: string;
   createdAt: Date;
+  /** The person's email as it was when they made the change signed in (`keyId` `user:<userId>`), else null. */
+  actorEmail: string | null;
 }
 
+/** Records an event; a person's (`keyId` `user:<userId>`) email is kept with it, read in the same statement. */
 export async function insertAuditEvent(db: Knex, e: NewAuditEvent): Promise<void> {
-  await db("audit_events").insert({
-    actor_type: e.actorType,
-    key_id: e.keyId,
-    account_id: e.accountId,
-    action: e.action,
-    resource_id: e.resourceId,
-    request_id: e.requestId,
-    status: e.status,
-  });
+  await run(
+    db,
+    sql`INSERT INTO audit_events (actor_type, key_id, actor_email, account_id, action, resource_id, request_id, status)
+        VALUES (${e.actorType}, ${e.keyId},
+                (SELECT email FROM users
+                  WHERE id = CASE WHEN ${e.keyId}::text LIKE 'user:%' THEN substr(${e.keyId}::text, 6)::uuid END),
+                ${e.accountId}, ${e.action}, ${e.resourceId}, ${e.requestId}, ${e.status})`,
+  );
 }
 
 const columns = [
@@ -38,6 +40,7 @@ const columns = [
   "created_at as createdAt",
   "actor_type as actorType",
   "key_id as keyId",
+  "actor_email as actorEmail",
   "account_id as accountId",
   "action",
   "resource_id as resourceId",

@@ -12,7 +12,7 @@ const server = useTestServer();
 
 type Event = {
   action: string;
-  actor: { type: string; keyId: string | null };
+  actor: { type: string; keyId: string | null; email: string | null };
   accountId: string | null;
   resourceId: string | null;
   requestId: string;
@@ -26,7 +26,10 @@ async function events(who: { request: TestAccount["request"] }, query = ""): Pro
 }
 
 /** One successful call of every audited operation, in an order where each has what it needs. */
-async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ done: string[]; secrets: string[] }> {
+async function changeEverything(
+  a: TestAccount,
+  op: TestOperator,
+): Promise<{ done: string[]; secrets: string[]; person: { userId: string; email: string } }> {
   const done: string[] = [];
   const secrets: string[] = [a.key, op.key];
   const call = async (operationId: string, who: { request: TestAccount["request"] }, method: string, path: string, body?: unknown) => {
@@ -204,7 +207,7 @@ async function changeEverything(a: TestAccount, op: TestOperator): Promise<{ don
     token: reset.resetToken,
     password: resetPassword,
   });
-  return { done, secrets };
+  return { done, secrets, person: { userId: invitation.userId!, email: person } };
 }
 
 // Every audited operation of the document, one after another (argon2 hashes, sign-ins and two-factor steps
@@ -213,7 +216,7 @@ describe("the audit log", { timeout: 120_000 }, () => {
   it("records one event per successful change of every audited operation of the document, none with a secret", async () => {
     const a = await server().account();
     const op = await server().operator();
-    const { done, secrets } = await changeEverything(a, op);
+    const { done, secrets, person } = await changeEverything(a, op);
 
     // Every audited operation of the document was exercised (a new one must be added above).
     const audited = documentOperations(loadDocument())
@@ -235,7 +238,13 @@ describe("the audit log", { timeout: 120_000 }, () => {
       requestId: expect.any(String),
     });
     const weighted = all.find((e) => e.action === "OperatorAccounts_update")!;
-    expect(weighted).toMatchObject({ actor: { type: "operator", keyId: op.keyId }, resourceId: weighted.accountId });
+    expect(weighted).toMatchObject({ actor: { type: "operator", keyId: op.keyId, email: null }, resourceId: weighted.accountId });
+    // A person is named by email: every change made signed in as the invited person (the invitation accepted
+    // included), and none made with a key.
+    const theirs = all.filter((e) => e.actor.keyId === `user:${person.userId}`);
+    expect(theirs.map((e) => e.action)).toContain("Users_accept");
+    expect(theirs.map((e) => e.actor.email)).toEqual(theirs.map(() => person.email));
+    expect(all.filter((e) => !e.actor.keyId?.startsWith("user:")).every((e) => e.actor.email === null)).toBe(true);
   });
 
   it("records no refused request, single send or webhook test; an account sees its own events alone", async () => {

@@ -3,6 +3,7 @@
 // authenticator app (otpauth computes it, as the app would); the colleague accepts the invitation, signs in as a
 // viewer and finds no form to change anything; the owner signs in again with the second factor and requires it
 // of everyone, after which the colleague finds only "Your sign-in" open. axe audits every new page.
+import { readFile } from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -70,7 +71,21 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     const codes = owner.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
     await codes.first().waitFor();
     expect(await codes.count()).toBe(10);
+    const shown = (await codes.allInnerTexts()).map((c) => c.trim());
     found.push(...(await audit(owner, "recovery codes")));
+    // Copied, one a line, and downloaded as a text file that holds them all.
+    await owner.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server().baseUrl });
+    await owner.getByRole("button", { name: "Copy the codes" }).click();
+    await owner.getByText("Recovery codes copied to the clipboard.", { exact: true }).waitFor();
+    expect(await owner.evaluate<string>("navigator.clipboard.readText()")).toBe(shown.join("\n"));
+    const [download] = await Promise.all([
+      owner.waitForEvent("download"),
+      owner.getByRole("button", { name: "Download the codes" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("recovery-codes.txt");
+    const saved = await readFile((await download.path()), "utf8");
+    expect(saved).toContain(ownerEmail);
+    for (const code of shown) expect(saved).toContain(`\n${code}\n`);
     await owner.getByRole("button", { name: "I have stored them" }).click();
     await owner.getByRole("heading", { name: "Two-factor sign-in: on" }).waitFor();
     await owner.getByRole("table", { name: "Your sessions, newest first" }).getByText("(this one)").waitFor();
@@ -135,6 +150,10 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await openSettings(owner, "Users");
     await owner.getByRole("button", { name: "Require two-factor sign-in for everyone" }).click();
     await owner.getByText("Required: everyone signs in with an authenticator app.", { exact: false }).waitFor();
+    // The audit log names the person who made each change by email.
+    await openSettings(owner, "Audit log");
+    await owner.locator('tr[data-action="Users_setTwoFactorRequirement"]').getByText(ownerEmail, { exact: true }).waitFor();
+    await owner.locator('tr[data-action="Users_invite"]').getByText(ownerEmail, { exact: true }).waitFor();
     await signInAs(viewer, colleague, PASSWORD);
     await viewer.getByRole("heading", { name: "Your sign-in", level: 1 }).waitFor();
     await viewer.getByText("This account requires two-factor sign-in: turn it on to use the dashboard.", { exact: false }).waitFor();

@@ -130,8 +130,14 @@ export function AuditLog() {
                 <tr key={e.auditEventId} data-action={e.action}>
                   <td data-label="At">{formatTime(e.at)}</td>
                   <td data-label="Actor">
-                    {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]}{" "}
-                    {e.actor.keyId && <Identifier id={e.actor.keyId} label="key" />}
+                    {e.actor.email ? (
+                      e.actor.email
+                    ) : (
+                      <>
+                        {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]}{" "}
+                        {e.actor.keyId && <Identifier id={e.actor.keyId} label="key" />}
+                      </>
+                    )}
                   </td>
                   {operator && (
                     <td data-label="Account">

@@ -14,7 +14,7 @@ export const auditEventHandlers: Pick<Handlers, "AuditEvents_list"> = {
         data: items.map((e) => ({
           auditEventId: e.id,
           at: iso(e.createdAt),
-          actor: { type: e.actorType, keyId: e.keyId },
+          actor: { type: e.actorType, keyId: e.keyId, email: e.actorEmail },
           accountId: e.accountId,
           action: e.action,
           resourceId: e.resourceId,

@@ -1,12 +1,24 @@
 // Your sign-in: the signed-in person's two-factor sign-in (turning it on with an authenticator app, whose
 // recovery codes are shown this once, or off), their password (PasswordChange.tsx) and their sessions (signing
 // out everywhere). A key has none of them.
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { renderSVG } from "uqr";
 import { ok, type SessionInfo } from "../../api.js";
 import { formatTime } from "../../time.js";
 import { PasswordChange } from "./PasswordChange.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useSession } from "../../ui.js";
+import {
+  copyText,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  ProblemMessage,
+  saveFile,
+  TitledForm,
+  useAction,
+  useAsync,
+  useSession,
+} from "../../ui.js";
 
 export function YourSignIn() {
   const { key } = useSession();
@@ -52,28 +64,7 @@ function TwoFactor({ user }: { user: SessionInfo }) {
     setCode("");
     await refresh();
   });
-  if (codes) {
-    return (
-      <section class="card new-key" aria-labelledby="codes-title">
-        <h2 id="codes-title">Two-factor sign-in is on: your recovery codes</h2>
-        <p>
-          <strong>Store these now: they are shown this once.</strong> Each signs you in once without the app, if you lose your phone.
-        </p>
-        <ul class="recovery-codes" aria-label="Recovery codes">
-          {codes.map((c) => (
-            <li key={c}>
-              <code>{c}</code>
-            </li>
-          ))}
-        </ul>
-        <div class="actions">
-          <button type="button" class="primary" onClick={() => void refresh().then(() => setCodes(undefined))}>
-            I have stored them
-          </button>
-        </div>
-      </section>
-    );
-  }
+  if (codes) return <RecoveryCodes codes={codes} email={user.email} onDone={() => void refresh().then(() => setCodes(undefined))} />;
   if (user.twoFactor) {
     return (
       <TitledForm titleId="two-factor-title" title="Two-factor sign-in: on" onSubmit={() => void disable.run()}>
@@ -209,6 +200,49 @@ function Sessions() {
           Sign out everywhere
         </button>
       </div>
+    </section>
+  );
+}
+
+/** The recovery codes, shown this once: copied to the clipboard or saved as a text file, one code a line. */
+function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email: string; onDone: () => void }) {
+  const list = useRef<HTMLUListElement>(null);
+  const [copied, setCopied] = useState<string | undefined>();
+  const text = `Recovery codes for ${email} (SMS Platform). Each signs you in once without the app.\n\n${codes.join("\n")}\n`;
+  return (
+    <section class="card new-key" aria-labelledby="codes-title">
+      <h2 id="codes-title">Two-factor sign-in is on: your recovery codes</h2>
+      <p>
+        <strong>Store these now: they are shown this once.</strong> Each signs you in once without the app, if you lose your phone.
+      </p>
+      <ul class="recovery-codes" aria-label="Recovery codes" ref={list}>
+        {codes.map((c) => (
+          <li key={c}>
+            <code>{c}</code>
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        <button
+          type="button"
+          onClick={() =>
+            void copyText(codes.join("\n"), list.current).then((ok) =>
+              setCopied(ok ? "Recovery codes copied to the clipboard." : "Could not copy: select the codes and copy them."),
+            )
+          }
+        >
+          Copy the codes
+        </button>
+        <button type="button" onClick={() => saveFile(new Blob([text], { type: "text/plain" }), "recovery-codes.txt")}>
+          Download the codes
+        </button>
+        <button type="button" class="primary" onClick={onDone}>
+          I have stored them
+        </button>
+      </div>
+      <p class="muted" role="status">
+        {copied}
+      </p>
     </section>
   );
 }
