@@ -83,7 +83,7 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
       owner.getByRole("button", { name: "Download the codes" }).click(),
     ]);
     expect(download.suggestedFilename()).toBe("recovery-codes.txt");
-    const saved = await readFile((await download.path()), "utf8");
+    const saved = await readFile(await download.path(), "utf8");
     expect(saved).toContain(ownerEmail);
     for (const code of shown) expect(saved).toContain(`\n${code}\n`);
     await owner.getByRole("button", { name: "I have stored them" }).click();
@@ -202,6 +202,38 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     );
     expect(found).toEqual([]);
     expect(unexpectedProblems(page.problems, 409)).toEqual([]);
+    await page.context().close();
+  });
+
+  it("the operator invites an account's first owner from the account's page; the link makes them its owner", async () => {
+    const op = await server().operator();
+    const a = await server().account();
+    const staff = uniqueEmail("ops-inviter");
+    await people(server, () => op).userOf(null, staff);
+    const page = await browser().newPage({ locale: "en-US" });
+    await signInAs(page, staff, PASSWORD);
+    await page.goto(`${server().baseUrl}/dashboard/operator/accounts/${a.accountId}`);
+    await page.getByRole("heading", { name: "People", level: 2 }).waitFor();
+    await page.getByRole("button", { name: "Invite a person" }).click();
+    const first = uniqueEmail("first-owner");
+    await page.getByLabel("Email address").fill(first);
+    // The role is the account's first owner's unless chosen otherwise.
+    expect(await page.getByLabel("Role", { exact: true }).inputValue()).toBe("owner");
+    const found = await audit(page, "account people");
+    await page.getByRole("button", { name: "Invite", exact: true }).click();
+    const link = await page.getByLabel("Invitation link").inputValue();
+    expect(link).toMatch(/\/dashboard\/accept#token=inv_/);
+    // The link works: the person sets a password and is the account's owner.
+    const token = decodeURIComponent(new URL(link).hash.replace("#token=", ""));
+    const accepted = await fetch(`${server().baseUrl}/api/v1/users/accept`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token, password: PASSWORD }),
+    });
+    expect(accepted.status).toBe(201);
+    expect(await accepted.json()).toMatchObject({ email: first, role: "owner", accountId: a.accountId });
+    expect(found).toEqual([]);
+    expect(unexpectedProblems(page.problems)).toEqual([]);
     await page.context().close();
   });
 

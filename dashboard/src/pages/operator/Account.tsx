@@ -1,5 +1,5 @@
 // Operator → one account: its state and today's use of its quota, its guards and limits (editable), its
-// billing (balance, settings, credits), its keys and its numbers.
+// billing (balance, settings, credits), its people (the first owner invited), its keys and its numbers.
 import { ok } from "../../api.js";
 import { Link } from "../../router.js";
 import { formatTime } from "../../time.js";
@@ -8,6 +8,7 @@ import { quotaUsage } from "../../usage.js";
 import { AccountBilling } from "./accountBilling.js";
 import { AccountKeys } from "./accountKeys.js";
 import { AccountNumbers } from "./accountNumbers.js";
+import { AccountPeople } from "./accountPeople.js";
 import { AccountSmpp } from "./accountSmpp.js";
 import { LimitsForm } from "./limitsForm.js";
 import { Identifier } from "../../identifier.js";
@@ -46,6 +47,7 @@ export function OperatorAccount({ accountId }: { accountId: string }) {
           </section>
           <LimitsForm key={a.accountId} account={a} onSaved={account.setData} />
           <AccountBilling key={`billing-${a.accountId}`} account={a} onSaved={account.setData} />
+          <AccountPeople accountId={a.accountId} />
           <AccountKeys accountId={a.accountId} />
           <AccountNumbers accountId={a.accountId} />
           <AccountSmpp accountId={a.accountId} />

@@ -22,7 +22,7 @@ import {
   useSession,
 } from "../../ui.js";
 
-const ROLES: { role: Exclude<UserRole, "operator">; label: string }[] = [
+export const ROLES: { role: Exclude<UserRole, "operator">; label: string }[] = [
   { role: "owner", label: "owner: everything, and manages every user" },
   { role: "admin", label: "admin: everything, and manages users other than owners" },
   { role: "developer", label: "developer: everything but users" },
@@ -156,23 +156,27 @@ export function Users() {
   );
 }
 
-function InviteForm({
+export function InviteForm({
   operator,
   roles,
+  defaultRole = "developer",
+  title = "Invite someone",
   onInvite,
 }: {
   operator: boolean;
   roles: typeof ROLES;
+  defaultRole?: Exclude<UserRole, "operator">;
+  title?: string;
   onInvite: (email: string, role?: Exclude<UserRole, "operator">) => Promise<void>;
 }) {
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Exclude<UserRole, "operator">>("developer");
+  const [role, setRole] = useState<Exclude<UserRole, "operator">>(defaultRole);
   const invite = useAction(async () => {
     await onInvite(email.trim(), operator ? undefined : role);
     setEmail("");
   });
   return (
-    <TitledForm titleId="invite-title" title="Invite someone" onSubmit={() => void invite.run()}>
+    <TitledForm titleId="invite-title" title={title} onSubmit={() => void invite.run()}>
       <div class="grid-2">
         <Field id="invite-email" label="Email address" error={fieldError(invite.error, "/body/email")}>
           <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
@@ -200,7 +204,7 @@ function InviteForm({
 }
 
 /** The invitation's link, shown this once (it is also mailed when the server sends mail). */
-function NewInvitation({ invitation, onDone }: { invitation: Invitation; onDone: () => void }) {
+export function NewInvitation({ invitation, onDone }: { invitation: Invitation; onDone: () => void }) {
   return (
     <ShownOnce
       id="invitation"
