@@ -29,6 +29,8 @@ export interface PagedList<T> {
   moreError: ApiProblem | undefined;
   loadMore: () => Promise<void>;
   reload: () => Promise<void>;
+  /** A reload that does not show as one (no `loading`, no busy button): a live list looking again. */
+  poll: () => Promise<void>;
   /** A local change (an edit, a cancel) without asking the API again. */
   update: (change: (items: T[]) => T[]) => void;
   /** Put on the element whose children are the rows (a <ul>, a <tbody>): Load more focuses the first new row. */
@@ -95,9 +97,9 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
     return run;
   };
 
-  const reload = () =>
+  const reload = (quiet = false) =>
     enqueue(async (mine) => {
-      set(mine, (s) => ({ ...s, loading: true }));
+      if (!quiet) set(mine, (s) => ({ ...s, loading: true }));
       try {
         const { items, nextCursor } = await fetchRows(fetchRef.current, Math.max(stateRef.current.items?.length ?? 0, pageSize), pageSize);
         set(mine, (s) => ({ ...s, items, nextCursor, loading: false, error: undefined }));
@@ -156,7 +158,8 @@ export function usePagedList<T>(fetchPage: FetchPage<T>, deps: unknown[], pageSi
     loadingMore: state.loadingMore,
     moreError: state.moreError,
     loadMore,
-    reload,
+    reload: () => reload(),
+    poll: () => reload(true),
     update: (change) => {
       stateRef.current = { ...stateRef.current, items: change(stateRef.current.items ?? []) };
       setState(stateRef.current);

@@ -107,16 +107,33 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
   return { ...state, data: state.data, error: state.error, reload, setData: (data: T) => setState({ data, loading: false }) };
 }
 
-/** Calls `tick` every `ms` while `active` (and the tab is visible). */
+/**
+ * How often a live list (Messages, the inbox, a conversation) looks again while its tab is visible: a new item
+ * or a status change shows within 2 seconds, with the request's own time.
+ */
+export const LIVE_MS = 1500;
+
+/**
+ * Calls `tick` every `ms` while `active` and the tab is visible, and at once when a hidden tab is shown again;
+ * a tick still running is never overlapped (a slow answer does not pile requests up).
+ */
 export function usePolling(tick: () => unknown, ms: number, active: boolean): void {
   const tickRef = useRef(tick);
   tickRef.current = tick;
   useEffect(() => {
     if (!active) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible") void tickRef.current();
-    }, ms);
-    return () => clearInterval(timer);
+    let running = false;
+    const poll = () => {
+      if (running || document.visibilityState !== "visible") return;
+      running = true;
+      void Promise.resolve(tickRef.current()).finally(() => (running = false));
+    };
+    const timer = setInterval(poll, ms);
+    document.addEventListener("visibilitychange", poll);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", poll);
+    };
   }, [active, ms]);
 }
 

@@ -80,6 +80,32 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await page.context().close();
   });
 
+  it("live lists: Messages and the inbox show new items and status changes without a reload or Refresh", async () => {
+    const { baseUrl } = server();
+    const a = await withNumber("+14155550461");
+    const page = await browser().newPage();
+    await signIn(page, baseUrl, a.key, "/dashboard/messages");
+    await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    await page.getByText("No messages", { exact: false }).first().waitFor();
+    // A mark on the window: a reload of the page would take it away.
+    await page.evaluate("window.stillThisPage = true");
+    // A message sent by the API comes into the open list, then its status moves on as the carrier answers.
+    const sent = await a.request("POST", "/api/v1/messages", { to: "+14155550462", from: "+14155550461", body: "Live, please." });
+    expect(sent.status).toBe(201);
+    const { messageId } = (await sent.json()) as { messageId: string };
+    const row = page.locator(`li[data-message-id="${messageId}"]`);
+    await row.getByText("Live, please.").waitFor();
+    await row.locator(".chip-delivered").waitFor({ timeout: 45_000 });
+    // The inbox: a message received while it is open.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Inbox", exact: true }).click();
+    await page.getByRole("heading", { name: "Inbox", level: 1 }).waitFor();
+    await inbound(a, "+14155550463", "+14155550461", "Arrived while you looked.");
+    await page.locator('li[data-phone="+14155550463"]').getByText("Arrived while you looked.").waitFor();
+    expect(await page.evaluate<boolean>("window.stillThisPage === true")).toBe(true);
+    expect(unexpectedProblems(page.problems)).toEqual([]);
+    await page.context().close();
+  });
+
   it("marks an inbound message whose parts did not all arrive as incomplete, on its page", async () => {
     const { baseUrl, db } = server();
     const a = await withNumber("+14155550451");

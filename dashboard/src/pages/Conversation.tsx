@@ -19,6 +19,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  LIVE_MS,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -188,9 +189,8 @@ export function Conversation({ phone }: { phone: string }) {
   const latestInbound = items.find((m) => m.direction === "inbound");
   // Asked again when a reply is refused as opted out, and when the person writes (a STOP or a START changes it).
   const optOut = useOptOut(phone, `${optOutVersion} ${latestInbound?.messageId ?? ""}`);
-  const changing = items.some((m) => m.direction === "outbound" && (m.status === "scheduled" || m.status === "sent"));
-  // Live: quickly while a message of ours is on its way, else now and then for the person's replies.
-  usePolling(list.reload, changing ? 2000 : 5000, items.length <= 2 * LIMIT);
+  // Live: the person's messages and our messages' status changes show within 2 seconds (paused while hidden).
+  usePolling(list.poll, LIVE_MS, items.length <= 2 * LIMIT);
   const names = useContactNames([phone]);
   // Seen: the thread is read up to its latest message shown (again when another arrives while it is open).
   useEffect(() => {

@@ -4,7 +4,7 @@ import { ok, type ConversationThread } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { usePolling, useSession } from "../ui.js";
+import { LIVE_MS, usePolling, useSession } from "../ui.js";
 import { Person, useContactNames } from "../contactNames.js";
 
 const LIMIT = 25;
@@ -19,8 +19,8 @@ export function Inbox() {
     [],
     LIMIT,
   );
-  // New messages arrive by themselves: look again now and then while few rows are shown (a reload fetches them all).
-  usePolling(list.reload, 5000, !!list.items && list.items.length <= 4 * LIMIT);
+  // Live: new messages show within 2 seconds while few rows are shown (a reload fetches them all) and the tab is visible.
+  usePolling(list.poll, LIVE_MS, !!list.items && list.items.length <= 4 * LIMIT);
   const names = useContactNames(list.items?.map((t) => t.phone) ?? []);
   const unread = (list.items ?? []).reduce((n, t) => n + t.unread, 0);
   return (

@@ -5,7 +5,18 @@ import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
-import { ConfirmDialog, FormPanel, FormToggle, Notice, SearchInput, StatusChip, useNotice, usePolling, useSession } from "../ui.js";
+import {
+  ConfirmDialog,
+  FormPanel,
+  FormToggle,
+  LIVE_MS,
+  Notice,
+  SearchInput,
+  StatusChip,
+  useNotice,
+  usePolling,
+  useSession,
+} from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
 import { ExportButton } from "../exports.js";
@@ -80,10 +91,9 @@ export function Messages() {
     LIMIT,
   );
 
-  // Statuses move on by themselves: refresh while something shown is about to change (and few rows are shown,
-  // as a reload fetches every row shown).
-  const changing = (m: Message) => m.status === "sent" || (m.status === "scheduled" && Date.parse(m.scheduledAt) - Date.now() < 60_000);
-  usePolling(list.reload, 3000, !!list.items && list.items.length <= 4 * LIMIT && list.items.some(changing));
+  // Live: new messages and status changes show within 2 seconds, without a reload (while few rows are shown, as
+  // a reload fetches every row shown; paused while the tab is hidden).
+  usePolling(list.poll, LIVE_MS, !!list.items && list.items.length <= 4 * LIMIT);
   const names = useContactNames(list.items?.map((m) => (m.direction === "inbound" ? m.from : m.to)) ?? []);
 
   const setFilter = (name: string, value: string) => {
