@@ -420,8 +420,9 @@ export interface paths {
         /**
          * Update a campaign
          * @description Rename a campaign, or reschedule a `scheduled` one before it starts: its messages (and those fan-out has yet
-         *     to make) move to the new `scheduledAt`, their validity counted from it. 409 `campaign_started` once it is
-         *     sending, completed or cancelled (a rename is always allowed).
+         *     to make) move to the new `scheduledAt`, their validity counted from it. A `draft` takes a `scheduledAt` too:
+         *     it becomes a scheduled campaign (still a draft), sent at that time once started. 409 `campaign_started` once
+         *     it is sending, paused, completed or cancelled (a rename is always allowed).
          */
         patch: operations["Campaigns_update"];
         trace?: never;
@@ -6202,7 +6203,8 @@ export interface components {
             name?: string;
             /**
              * Format: date-time
-             * @description Its new time, for a `scheduled` campaign that has not started: later than now, at most 365 days ahead.
+             * @description Its new time, for a `draft` or a `scheduled` campaign that has not started: later than now, at most 365 days
+             *     ahead.
              */
             scheduledAt?: string;
         };

@@ -231,6 +231,11 @@ export async function moveCampaign(tx: Knex.Transaction, accountId: string, camp
   return moveCampaignMessages(tx, accountId, campaignId, at, validUntil);
 }
 
+/** A draft's time set: it becomes a scheduled campaign (still a draft), sent at `at` once started. */
+export async function scheduleDraft(tx: Knex.Transaction, accountId: string, campaignId: string, at: Date): Promise<void> {
+  await tx("campaigns").where({ account_id: accountId, id: campaignId, status: "draft" }).update({ type: "scheduled", scheduled_at: at });
+}
+
 /** scheduled | sending → paused (the caller holds the campaign's lock and parks its messages' jobs). */
 export async function markCampaignPaused(tx: Knex.Transaction, accountId: string, campaignId: string): Promise<void> {
   await tx("campaigns").where({ account_id: accountId, id: campaignId }).update({ status: "paused", paused_at: tx.fn.now() });

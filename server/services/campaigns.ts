@@ -7,6 +7,7 @@ import type { Account } from "../operator/index.js";
 import {
   cancelCampaign as cancelCampaignRows,
   moveCampaign,
+  scheduleDraft,
   renameCampaign,
   insertCampaign,
   lockCampaign,
@@ -237,8 +238,8 @@ export async function createCampaign(
 }
 
 /**
- * Renames a campaign, and moves one not yet started to a new time (409 `campaign_started` once it is sending
- * or over). A test key changes only test campaigns, as it cancels only them.
+ * Renames a campaign, and moves a draft, or a scheduled one not yet started, to a new time (409
+ * `campaign_started` once it is sending or over). A test key changes only test campaigns, as it cancels only them.
  */
 export async function updateCampaign(
   db: Knex,
@@ -254,15 +255,17 @@ export async function updateCampaign(
     if (!campaign) throw notFound("Campaign");
     if (opts.testKey && !campaign.test) throw testKeyNotAllowed("campaign");
     if (at) {
-      if (campaign.status !== "scheduled")
+      // A draft has no messages yet: its time is set (it becomes a scheduled campaign, sent then once started).
+      if (campaign.status === "draft") await scheduleDraft(tx, accountId, campaignId, at);
+      else if (campaign.status !== "scheduled")
         throw new DomainError(
           "campaign_started",
-          `The campaign is ${campaign.status}: only a scheduled campaign that has not started moves.`,
+          `The campaign is ${campaign.status}: only a draft, or a scheduled campaign that has not started, moves.`,
           {
             errors: [{ path: "/body/scheduledAt", message: "the campaign has started" }],
           },
         );
-      await moveCampaign(tx, accountId, campaignId, at, campaign.validityPeriod);
+      else await moveCampaign(tx, accountId, campaignId, at, campaign.validityPeriod);
     }
     if (changes.name !== undefined) await renameCampaign(tx, accountId, campaignId, changes.name);
   });

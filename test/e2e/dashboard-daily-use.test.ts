@@ -355,6 +355,45 @@ describe.skipIf(!browserAvailable)("dashboard: daily use", { timeout: 60_000 }, 
     await page.context().close();
   });
 
+  it("edits a draft's name and time before it starts, and discards another draft", async () => {
+    const { baseUrl } = server();
+    const a = await server().account();
+    const { data: created } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Monthly", message: "Hello", type: "instant", recipients: ["+14155550912", "+14155550913"] },
+    });
+    const duplicate = async () =>
+      (await a.client.POST("/api/v1/campaigns/{campaignId}/duplicate", { params: { path: { campaignId: created!.campaignId } }, body: {} }))
+        .data!;
+    const draft = await duplicate();
+    const page = await browser().newPage({ locale: "en-US", timezoneId: "UTC" });
+    await signIn(page, baseUrl, a.key, `/dashboard/campaigns/${draft.campaignId}`);
+    await page.getByRole("heading", { name: "Edit the draft", level: 3 }).waitFor();
+    expect(await audit(page, "draft with its edit form")).toEqual([]);
+    // A time to the minute, two days ahead, typed in the browser's zone (UTC here).
+    const at = new Date(Math.ceil((Date.now() + 2 * 86_400_000) / 60_000) * 60_000);
+    await page.getByLabel("Name", { exact: true }).fill("Monthly, edited");
+    await page.getByLabel("Send at", { exact: true }).fill(at.toISOString().slice(0, 16));
+    await page.getByRole("button", { name: "Save the draft" }).click();
+    await page.getByText("Draft saved: once started, it sends at its time.").waitFor();
+    await page.getByRole("heading", { name: "Campaign “Monthly, edited”" }).waitFor();
+    await page.locator(".chip-draft").waitFor();
+    const saved = (await a.client.GET("/api/v1/campaigns/{campaignId}", { params: { path: { campaignId: draft.campaignId } } })).data!;
+    expect(saved).toMatchObject({ name: "Monthly, edited", status: "draft", type: "scheduled", scheduledAt: at.toISOString() });
+
+    // Another draft discarded: the dialog says nothing was sent, and it is over.
+    const other = await duplicate();
+    await page.goto(`${baseUrl}/dashboard/campaigns/${other.campaignId}`);
+    await page.getByRole("button", { name: "Discard draft" }).click();
+    const dialog = page.getByRole("dialog", { name: "Discard this draft?" });
+    await dialog.getByText("Nothing of it has been sent.", { exact: false }).waitFor();
+    expect(await dialog.getByText("not recalled", { exact: false }).count()).toBe(0);
+    await dialog.getByRole("button", { name: "Discard draft" }).click();
+    await page.getByText("Draft discarded: nothing of it was sent.").waitFor();
+    await page.locator(".chip-cancelled").waitFor();
+    expect(page.problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("shows long ids short in lists, whole in their tooltip, and copies them whole with a Copy button", async () => {
     const { baseUrl } = server();
     const a = await server().account();

@@ -231,4 +231,40 @@ describe("campaign control", () => {
     const long = (await (await a.request("POST", `/api/v1/campaigns/${original!.campaignId}/duplicate`, {})).json()) as { name: string };
     expect(long.name).toBe(`${"x".repeat(93)} (copy)`);
   });
+
+  it("a draft is edited before it starts: renamed and given a time, it stays a draft; started, it waits for that time", async () => {
+    const a = await server().account();
+    const { data: original } = await a.client.POST("/api/v1/campaigns", {
+      body: { name: "Spring", message: "Hi", type: "instant", recipients: recipients(2, 760) },
+    });
+    const draft = (await (await a.request("POST", `/api/v1/campaigns/${original!.campaignId}/duplicate`, {})).json()) as Awaited<
+      ReturnType<typeof get>
+    >;
+    expect(draft).toMatchObject({ type: "instant", status: "draft", scheduledAt: null });
+    const at = new Date(Date.now() + 2 * 3600_000).toISOString();
+    const edited = await a.request("PATCH", `/api/v1/campaigns/${draft.campaignId}`, { name: "Spring, again", scheduledAt: at });
+    expect(edited.status).toBe(200);
+    expect(await edited.json()).toMatchObject({ name: "Spring, again", type: "scheduled", status: "draft", scheduledAt: at });
+    // A time in the past is refused as for any campaign, and the draft is unchanged.
+    const past = await a.request("PATCH", `/api/v1/campaigns/${draft.campaignId}`, {
+      scheduledAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(past.status).toBe(422);
+    expect((await get(a, draft.campaignId)).scheduledAt).toBe(at);
+    await startOne();
+    expect((await control(a, draft.campaignId, "resume")).status).toBe("scheduled");
+    // Fan-out makes its two messages, each due at the draft's time.
+    const made = await waitUntil("the draft's messages made", async () => {
+      const { data: page } = await a.client.GET("/api/v1/messages", { params: { query: { campaignId: draft.campaignId } } });
+      return page!.data.length === 2 && page!.data;
+    });
+    expect(made.map((m) => [m.status, m.scheduledAt])).toEqual([
+      ["scheduled", at],
+      ["scheduled", at],
+    ]);
+    // Started, it is no draft any more: a paused campaign does not move.
+    await control(a, draft.campaignId, "pause");
+    const moved = await a.request("PATCH", `/api/v1/campaigns/${draft.campaignId}`, { scheduledAt: at });
+    expect(moved.status).toBe(409);
+  });
 });

@@ -22,7 +22,7 @@ import {
 } from "../ui.js";
 import { ChartFigure } from "../charts.js";
 import { formatMicros } from "../money.js";
-import { CampaignControls } from "./campaignControls.js";
+import { CampaignControls, EditDraft } from "./campaignControls.js";
 
 const PARTS = [
   { key: "delivered", label: "Delivered" },
@@ -212,7 +212,7 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
               Status: <StatusChip status={c.status} />
               {c.status !== "completed" && c.status !== "cancelled" && canSend && (
                 <button type="button" class="danger" onClick={() => setCancelling(true)}>
-                  Cancel campaign
+                  {c.status === "draft" ? "Discard draft" : "Cancel campaign"}
                 </button>
               )}
             </p>
@@ -223,6 +223,16 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
                 void campaign.reload();
               }}
             />
+            {c.status === "draft" && canSend && (
+              <EditDraft
+                key={`${c.name} ${c.scheduledAt ?? ""}`}
+                campaign={c}
+                onSaved={(text) => {
+                  setNotice(text);
+                  void campaign.reload();
+                }}
+              />
+            )}
             {c.status === "scheduled" && canSend && (
               <Reschedule
                 campaign={c}
@@ -286,17 +296,22 @@ export function CampaignDetail({ campaignId }: { campaignId: string }) {
           </div>
           <ConfirmDialog
             open={cancelling}
-            title="Cancel this campaign?"
-            confirmLabel="Cancel campaign"
+            title={c.status === "draft" ? "Discard this draft?" : "Cancel this campaign?"}
+            confirmLabel={c.status === "draft" ? "Discard draft" : "Cancel campaign"}
             danger
             onClose={() => setCancelling(false)}
             onConfirm={async () => {
+              const draft = c.status === "draft";
               await ok(client.POST("/api/v1/campaigns/{campaignId}/cancel", { params: { path: { campaignId } } }));
-              setNotice("Campaign cancelled: messages not yet sent will not be sent.");
+              setNotice(draft ? "Draft discarded: nothing of it was sent." : "Campaign cancelled: messages not yet sent will not be sent.");
               await campaign.reload();
             }}
           >
-            <p>Every message of it not yet sent is cancelled. Messages already sent are not recalled.</p>
+            {c.status === "draft" ? (
+              <p>Nothing of it has been sent. What its cost held of the balance goes back; it stays in the list as cancelled.</p>
+            ) : (
+              <p>Every message of it not yet sent is cancelled. Messages already sent are not recalled.</p>
+            )}
           </ConfirmDialog>
         </>
       )}

@@ -1,7 +1,10 @@
-// A campaign's controls in words: pause and resume sending (or start a draft), and duplicate it as a new draft.
+// A campaign's controls in words: pause and resume sending (or start a draft), duplicate it as a new draft, and
+// edit a draft before it starts (its name and its time).
+import { useState } from "preact/hooks";
 import { ok, type Campaign } from "../api.js";
 import { navigate } from "../router.js";
-import { ProblemMessage, useAction, useSession } from "../ui.js";
+import { localInputToUtc, timeZone, toLocalInput } from "../time.js";
+import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
 
 export function CampaignControls({ campaign, onChanged }: { campaign: Campaign; onChanged: (notice: string) => void }) {
   const { client, canSend } = useSession();
@@ -43,5 +46,55 @@ export function CampaignControls({ campaign, onChanged }: { campaign: Campaign; 
       </button>
       <ProblemMessage error={error} prefix="Not done" />
     </div>
+  );
+}
+
+/**
+ * A draft edited before it starts: its name, and the time it is sent once started (empty: as soon as it is
+ * started; once set, a time can be moved but not taken away). Its text and audience are the copy's.
+ */
+export function EditDraft({ campaign, onSaved }: { campaign: Campaign; onSaved: (notice: string) => void }) {
+  const { client } = useSession();
+  const [name, setName] = useState(campaign.name);
+  const [when, setWhen] = useState(() => (campaign.scheduledAt ? toLocalInput(new Date(campaign.scheduledAt)) : ""));
+  const save = useAction(async () => {
+    const utc = when ? (localInputToUtc(when) ?? when) : undefined;
+    const saved = await ok(
+      client.PATCH("/api/v1/campaigns/{campaignId}", {
+        params: { path: { campaignId: campaign.campaignId } },
+        body: { name: name.trim(), ...(utc ? { scheduledAt: utc } : {}) },
+      }),
+    );
+    onSaved(saved.scheduledAt ? "Draft saved: once started, it sends at its time." : "Draft saved: it sends as soon as it is started.");
+  });
+  return (
+    <TitledForm titleId="edit-draft-title" title="Edit the draft" heading="h3" plain onSubmit={() => void save.run()}>
+      <div class="grid-2">
+        <Field id="draft-name" label="Name" error={fieldError(save.error, "/body/name")}>
+          <input id="draft-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field
+          id="draft-at"
+          label="Send at"
+          hint={`Your time zone: ${timeZone()}. ${campaign.scheduledAt ? "It can move, not be taken away." : "Empty: as soon as it is started."}`}
+          error={fieldError(save.error, "/body/scheduledAt")}
+        >
+          <input
+            id="draft-at"
+            type="datetime-local"
+            required={campaign.scheduledAt !== null}
+            value={when}
+            aria-describedby="draft-at-hint"
+            onInput={(e) => setWhen(e.currentTarget.value)}
+          />
+        </Field>
+      </div>
+      <ProblemMessage error={save.error} prefix="Not saved" />
+      <div class="actions">
+        <button type="submit" disabled={save.busy}>
+          Save the draft
+        </button>
+      </div>
+    </TitledForm>
   );
 }
