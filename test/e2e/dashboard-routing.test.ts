@@ -16,7 +16,11 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
   it("an operator makes a connector, routes to it, explains a route and switches the connector off", async () => {
     const { baseUrl, operator, account } = server();
     const op = await operator();
-    const a = await account();
+    const aName = `Sender ${Date.now()}`;
+    const a = await account(aName);
+    // The account the UK route is for, picked by its name.
+    const routedName = `Routed ${Date.now()}`;
+    const routed = await account(routedName);
     const found: string[] = [];
     const page = await browser().newPage({ locale: "en-US" });
     await signIn(page, baseUrl, op.key, "/dashboard/operator/connectors");
@@ -73,6 +77,10 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     await uk.getByLabel("Connector 2", { exact: true }).selectOption({ label: "backup" });
     await uk.getByLabel("Weight").nth(1).fill("30");
     await uk.getByRole("checkbox", { name: "transactional" }).check();
+    await uk
+      .getByRole("group", { name: "Accounts (none: every account)" })
+      .getByRole("checkbox", { name: routedName, exact: true })
+      .check();
     await form.getByRole("button", { name: "Remove fallback 1 of Route 2 “all”" }).click();
     await form.getByRole("group", { name: "Route 1 “uk”", exact: true }).waitFor();
     found.push(...(await audit(page, "routing form")));
@@ -82,7 +90,7 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     expect(saved.routes).toEqual([
       {
         name: "uk",
-        match: { prefixes: ["+44"], categories: ["transactional"] },
+        match: { prefixes: ["+44"], accountIds: [routed.accountId], categories: ["transactional"] },
         connectors: [
           { connectorId: idOf("default"), weight: 70 },
           { connectorId: idOf("backup"), weight: 30 },
@@ -94,13 +102,20 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
 
     await page.getByLabel("To", { exact: true }).fill("+14155550123");
     await page.getByLabel("From", { exact: true }).fill("ACME");
-    await page.getByLabel("Account ID").fill(a.accountId);
+    // The routes table names the account the UK route matches.
+    await page.locator('tr[data-route="uk"]').getByText(`accountIds: ${routedName}`, { exact: false }).waitFor();
+    // Explain picks the account by its name too.
+    await page.getByLabel("Account", { exact: true }).selectOption({ label: aName });
     await page.getByRole("button", { name: "Explain route" }).click();
     const explained = page.getByTestId("explained");
     await explained.getByText("Route all").waitFor();
     expect(await explained.getByRole("listitem").allInnerTexts()).toEqual(["default: available"]);
-    // A UK number takes the route the form made: its pool (the fallback was removed from "all").
+    // A UK number of another account than the route's: the catch-all.
     await page.getByLabel("To", { exact: true }).fill("+447400123456");
+    await page.getByRole("button", { name: "Explain route" }).click();
+    await explained.getByText("Route all").waitFor();
+    // Of the route's account, it takes the route the form made: its pool (the fallback was removed from "all").
+    await page.getByLabel("Account", { exact: true }).selectOption({ label: routedName });
     await page.getByRole("button", { name: "Explain route" }).click();
     await explained.getByText("Route uk").waitFor();
     expect((await explained.getByRole("listitem").allInnerTexts()).sort()).toEqual(["backup: available", "default: available"]);

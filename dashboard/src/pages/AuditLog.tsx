@@ -9,6 +9,7 @@ import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
 import { useAsync, useSession } from "../ui.js";
 import { Identifier } from "../identifier.js";
+import { useAccountNames } from "./operator/accountNames.js";
 
 const ACTORS = { account: "account key", operator: "operator key", cli: "keys command" } as const;
 
@@ -25,11 +26,7 @@ export function AuditLog() {
   const accountId = operator ? (query.get("accountId") ?? "") : "";
   const [typed, setTyped] = useState(action);
   // The operator's rows name their account: the first 100 accounts give the names (others show their id).
-  const accounts = useAsync(
-    async () => (operator ? (await ok(client.GET("/api/v1/accounts", { params: { query: { limit: 100 } } }))).data : []),
-    [operator],
-  );
-  const nameOf = (id: string) => accounts.data?.find((a) => a.accountId === id)?.name;
+  const { accounts, nameOf } = useAccountNames(operator);
   const list = usePagedList<AuditEvent>(
     async (page) =>
       ok(
@@ -84,7 +81,7 @@ export function AuditLog() {
             <select id="audit-account" value={accountId} onChange={(e) => show({ accountId: e.currentTarget.value })}>
               <option value="">All accounts</option>
               {accountId && !nameOf(accountId) && <option value={accountId}>{accountId}</option>}
-              {accounts.data?.map((a) => (
+              {accounts.map((a) => (
                 <option key={a.accountId} value={a.accountId}>
                   {a.name}
                 </option>

@@ -5,13 +5,15 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Schemas } from "../../api.js";
 import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 import { fromDraft, RoutesForm, toDraft, type DraftRoute } from "./routesForm.js";
+import { useAccountNames, type AccountName } from "./accountNames.js";
 
 type Route = Schemas["Route"];
 
-const matchWords = (m: Route["match"]) => {
+/** What a route matches, in words; accounts by name where their names are known. */
+const matchWords = (m: Route["match"], accountName: (id: string) => string | undefined) => {
   const parts = Object.entries(m)
     .filter(([, v]) => Array.isArray(v) && v.length > 0)
-    .map(([k, v]) => `${k}: ${(v as string[]).join(", ")}`);
+    .map(([k, v]) => `${k}: ${(v as string[]).map((x) => (k === "accountIds" ? (accountName(x) ?? x) : x)).join(", ")}`);
   return parts.length > 0 ? parts.join("; ") : "every message";
 };
 
@@ -29,6 +31,7 @@ export function Routing() {
     setDrafts(table.data.routes.map(toDraft));
   }, [table.data?.version]);
   const nameOf = (id: string) => connectors.data?.find((c) => c.connectorId === id)?.name ?? id;
+  const { accounts, nameOf: accountName } = useAccountNames();
   const parsed = (): Route[] => {
     try {
       return JSON.parse(text) as Route[];
@@ -102,7 +105,7 @@ export function Routing() {
               {table.data.routes.map((r) => (
                 <tr key={r.name} data-route={r.name}>
                   <td data-label="Route">{r.name}</td>
-                  <td data-label="Matches">{matchWords(r.match)}</td>
+                  <td data-label="Matches">{matchWords(r.match, accountName)}</td>
                   <td data-label="Pool (weight)">{r.connectors.map((c) => `${nameOf(c.connectorId)} (${c.weight ?? 1})`).join(", ")}</td>
                   <td data-label="Fallback">{(r.fallback ?? []).map(nameOf).join(", ") || "—"}</td>
                 </tr>
@@ -137,6 +140,7 @@ export function Routing() {
                 <RoutesForm
                   routes={drafts}
                   connectors={(connectors.data ?? []).map((c) => ({ connectorId: c.connectorId, name: c.name }))}
+                  accounts={accounts}
                   onChange={setDrafts}
                 />
               )}
@@ -156,7 +160,7 @@ export function Routing() {
                 </button>
               </div>
             </TitledForm>
-            <Explain nameOf={nameOf} />
+            <Explain nameOf={nameOf} accounts={accounts} />
           </div>
         </>
       )}
@@ -164,7 +168,7 @@ export function Routing() {
   );
 }
 
-function Explain({ nameOf }: { nameOf: (id: string) => string }) {
+function Explain({ nameOf, accounts }: { nameOf: (id: string) => string; accounts: AccountName[] }) {
   const { client } = useSession();
   const [f, setF] = useState({ to: "", from: "", accountId: "" });
   const [answer, setAnswer] = useState<Schemas["ExplainedRoute"] | undefined>();
@@ -179,8 +183,15 @@ function Explain({ nameOf }: { nameOf: (id: string) => string }) {
         <Field id="explain-from" label="From" error={fieldError(explain.error, "/body/from")}>
           <input id="explain-from" required value={f.from} onInput={set("from")} />
         </Field>
-        <Field id="explain-account" label="Account ID" error={fieldError(explain.error, "/body/accountId")}>
-          <input id="explain-account" required value={f.accountId} onInput={set("accountId")} />
+        <Field id="explain-account" label="Account" error={fieldError(explain.error, "/body/accountId")}>
+          <select id="explain-account" required value={f.accountId} onChange={(e) => setF({ ...f, accountId: e.currentTarget.value })}>
+            <option value="">Choose an account</option>
+            {accounts.map((a) => (
+              <option key={a.accountId} value={a.accountId}>
+                {a.name}
+              </option>
+            ))}
+          </select>
         </Field>
       </div>
       <ProblemMessage error={explain.error} prefix="Could not explain" />

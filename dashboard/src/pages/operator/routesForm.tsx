@@ -3,6 +3,7 @@
 // one click away (Routing.tsx).
 import type { Schemas } from "../../api.js";
 import { Field } from "../../ui.js";
+import type { AccountName } from "./accountNames.js";
 
 type Route = Schemas["Route"];
 type Category = NonNullable<Route["match"]["categories"]>[number];
@@ -16,7 +17,8 @@ export interface DraftRoute {
   prefixes: string;
   countries: string;
   senders: string;
-  accountIds: string;
+  /** The accounts it matches, picked by name (none: every account). */
+  accountIds: string[];
   categories: Category[];
   priorities: Priority[];
   connectors: { connectorId: string; weight: number }[];
@@ -32,7 +34,7 @@ export const toDraft = (r: Route): DraftRoute => ({
   prefixes: (r.match.prefixes ?? []).join(", "),
   countries: (r.match.countries ?? []).join(", "),
   senders: (r.match.senders ?? []).join(", "),
-  accountIds: (r.match.accountIds ?? []).join(", "),
+  accountIds: r.match.accountIds ?? [],
   categories: r.match.categories ?? [],
   priorities: r.match.priorities ?? [],
   connectors: r.connectors.map((c) => ({ connectorId: c.connectorId, weight: c.weight ?? 1 })),
@@ -45,7 +47,7 @@ export function fromDraft(d: DraftRoute): Route {
   if (words(d.prefixes).length) match.prefixes = words(d.prefixes);
   if (words(d.countries).length) match.countries = words(d.countries).map((c) => c.toUpperCase());
   if (words(d.senders).length) match.senders = words(d.senders);
-  if (words(d.accountIds).length) match.accountIds = words(d.accountIds);
+  if (d.accountIds.length) match.accountIds = d.accountIds;
   if (d.categories.length) match.categories = d.categories;
   if (d.priorities.length) match.priorities = d.priorities;
   return {
@@ -71,10 +73,12 @@ const toggled = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] :
 export function RoutesForm({
   routes,
   connectors,
+  accounts,
   onChange,
 }: {
   routes: DraftRoute[];
   connectors: Connector[];
+  accounts: AccountName[];
   onChange: (r: DraftRoute[]) => void;
 }) {
   const set = (i: number, change: Partial<DraftRoute>) => onChange(routes.map((r, j) => (j === i ? { ...r, ...change } : r)));
@@ -89,6 +93,7 @@ export function RoutesForm({
           index={i}
           count={routes.length}
           connectors={connectors}
+          accounts={accounts}
           onChange={(change) => set(i, change)}
           onMove={(by) => onChange(moved(routes, i, by))}
           onRemove={() => onChange(routes.filter((_r, j) => j !== i))}
@@ -117,6 +122,7 @@ function RouteFields({
   index: i,
   count,
   connectors,
+  accounts,
   onChange,
   onMove,
   onRemove,
@@ -125,6 +131,7 @@ function RouteFields({
   index: number;
   count: number;
   connectors: Connector[];
+  accounts: AccountName[];
   onChange: (change: Partial<DraftRoute>) => void;
   onMove: (by: number) => void;
   onRemove: () => void;
@@ -136,7 +143,7 @@ function RouteFields({
       {c.name}
     </option>
   ));
-  const text = (field: "name" | "prefixes" | "countries" | "senders" | "accountIds", label: string, hint?: string) => (
+  const text = (field: "name" | "prefixes" | "countries" | "senders", label: string, hint?: string) => (
     <Field id={`${id}-${field}`} label={label} hint={hint}>
       <input
         id={`${id}-${field}`}
@@ -156,9 +163,25 @@ function RouteFields({
         {text("prefixes", "Recipient prefixes", "e.g. +44, +4477; empty: any")}
         {text("countries", "Countries", "e.g. GB, IE; empty: any")}
         {text("senders", "Senders", "empty: any")}
-        {text("accountIds", "Accounts (ids)", "empty: every account")}
       </div>
-      <div class="grid-2">
+      <div class="grid-3">
+        <fieldset class="checkboxes account-picks">
+          <legend>Accounts (none: every account)</legend>
+          {/* An account matched that is not among the names loaded stays picked, shown by its id. */}
+          {[
+            ...accounts,
+            ...r.accountIds.filter((a) => !accounts.some((x) => x.accountId === a)).map((a) => ({ accountId: a, name: a })),
+          ].map((a) => (
+            <label key={a.accountId} class="inline">
+              <input
+                type="checkbox"
+                checked={r.accountIds.includes(a.accountId)}
+                onChange={(e) => onChange({ accountIds: toggled(r.accountIds, a.accountId, e.currentTarget.checked) })}
+              />
+              {a.name}
+            </label>
+          ))}
+        </fieldset>
         <fieldset class="checkboxes">
           <legend>Categories (none: any)</legend>
           {CATEGORIES.map((c) => (
