@@ -17,7 +17,7 @@ describe.skipIf(!browserAvailable)("dashboard: connectors, routing and sender po
     const { baseUrl, operator, account } = server();
     const op = await operator();
     const aName = `Sender ${Date.now()}`;
-    const a = await account(aName);
+    await account(aName);
     // The account the UK route is for, picked by its name.
     const routedName = `Routed ${Date.now()}`;
     const routed = await account(routedName);

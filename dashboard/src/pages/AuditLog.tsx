@@ -7,7 +7,7 @@ import { ok, type AuditEvent } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
-import { useAsync, useSession } from "../ui.js";
+import { useSession } from "../ui.js";
 import { Identifier } from "../identifier.js";
 import { useAccountNames } from "./operator/accountNames.js";
 
