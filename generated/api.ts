@@ -1130,7 +1130,13 @@ export interface paths {
         delete: operations["OperatorUsers_remove"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an operator user's role
+         * @description Change an operator user's role (`operator` or `auditor`): audited. An operator user made `auditor` keeps
+         *     their sessions, which read only from their next request (the role is read on every request). 404 for an id
+         *     that is not an operator user's. Operator keys and `npm run keys` stay, so no change locks the console out.
+         */
+        patch: operations["OperatorUsers_update"];
         trace?: never;
     };
     "/api/v1/opt-outs": {
@@ -4333,6 +4339,8 @@ export interface components {
         InviteOperatorUserRequest: {
             /** @description The person's address. */
             email: string;
+            /** @description Their role: `operator` (the default) or `auditor` (reads only). */
+            role?: components["schemas"]["OperatorRole"];
         };
         /**
          * @description An invitation to an account (its owner or admin, or a `full` key, invites).
@@ -4647,6 +4655,11 @@ export interface components {
             /** @description Cursor for the next page, or `null` when this is the last page. */
             nextCursor: string | null;
         };
+        /**
+         * @description The roles of operator users: `operator` does everything the operator API does; `auditor` reads only.
+         * @enum {string}
+         */
+        OperatorRole: "operator" | "auditor";
         /**
          * @description A number on the account's opt-out list: it receives nothing from any number or sender of the account.
          * @example {
@@ -6247,6 +6260,16 @@ export interface components {
             /** @description New IANA time zone, or `null` to clear it (422 `invalid_time_zone` for an unknown name). */
             timeZone?: components["schemas"]["TimeZone"] | null;
         };
+        /**
+         * @description An operator user's new role.
+         * @example {
+         *       "role": "auditor"
+         *     }
+         */
+        UpdateOperatorUserRequest: {
+            /** @description `operator` or `auditor`. */
+            role: components["schemas"]["OperatorRole"];
+        };
         /** @description Change a sender pool: any field; the others stay. */
         UpdateSenderPoolRequest: {
             /** @description New unique name. */
@@ -6391,14 +6414,18 @@ export interface components {
          *     | `admin` | `full` | manages users other than owners |
          *     | `developer` | `full` | — |
          *     | `viewer` | `read` | — |
-         *     | `operator` (operator users) | an operator key | — |
+         *     | `operator` (operator users) | an operator key | manages operator users |
+         *     | `auditor` (operator users) | an operator key that reads only | — |
          *
+         *     An `auditor` calls every operator operation that reads (lists, reports, explains, previews) and those of its
+         *     own sign-in (its sessions, its second factor, its password); anything that changes something is 403
+         *     `insufficient_role`.
          *     Operations that manage users name the roles they need in `x-roles`; a `full` key may call them too, unless a
          *     person made it: a key made with a session (`createdBy`, see `KeyMaker`) acts with at most its maker's current
          *     role, `x-roles` and the role's scope included (403 `insufficient_role`).
          * @enum {string}
          */
-        UserRole: "owner" | "admin" | "developer" | "viewer" | "operator";
+        UserRole: "owner" | "admin" | "developer" | "viewer" | "operator" | "auditor";
         /**
          * Format: uuid
          * @description A UUID, lowercase and hyphenated, as used for every identifier of this API.
@@ -13741,6 +13768,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description The key may not call this operation: an operator key on an account path, or an account key on an operator
+             *     path (`wrong_key_kind`); a key whose scope does not cover it (`insufficient_scope`); a test key on a change
+             *     only live keys make (`test_key_not_allowed`); a key of a suspended account (`account_suspended`).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in this account. Resources of other accounts are reported the same way. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description Too many requests for this account, or too many requests without a valid key from this client address. A
+             *     request costs one token of the account's request bucket; the recipients of `POST /campaigns`, the rows of
+             *     `POST /contacts/import` and the items of `POST /messages/batch` are charged to its bulk bucket.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    OperatorUsers_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 0b7c3a53-5a5e-4a54-9a7e-0c3b8a6f6e21 */
+                userId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "auditor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOperatorUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
             };
             /** @description The request is malformed: invalid JSON, a schema violation, an unknown field or a bad parameter. */
             400: {

@@ -74,6 +74,7 @@ export const OPERATION_SUMMARIES: Readonly<Record<string, string>> = {
   "OperatorUsers_list": "List operator users",
   "OperatorUsers_remove": "Remove an operator user",
   "OperatorUsers_setTwoFactorRequirement": "Require two-factor sign-in of operator users",
+  "OperatorUsers_update": "Change an operator user's role",
   "OptOuts_add": "Add an opt-out",
   "OptOuts_get": "Get an opt-out",
   "OptOuts_import": "Import opt-outs",

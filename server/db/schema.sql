@@ -881,10 +881,10 @@ CREATE TABLE users (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   last_sign_in_at timestamp with time zone,
   CONSTRAINT users_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
-  CONSTRAINT users_check CHECK (((account_id IS NULL) = (role = 'operator'::text))),
+  CONSTRAINT users_check CHECK (((account_id IS NULL) = (role = ANY (ARRAY['operator'::text, 'auditor'::text])))),
   CONSTRAINT users_email_check CHECK (((email = lower(email)) AND ((length(email) >= 3) AND (length(email) <= 254)))),
   CONSTRAINT users_pkey PRIMARY KEY (id),
-  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'viewer'::text, 'operator'::text])))
+  CONSTRAINT users_role_check CHECK ((role = ANY (ARRAY['owner'::text, 'admin'::text, 'developer'::text, 'viewer'::text, 'operator'::text, 'auditor'::text])))
 );
 
 CREATE TABLE webhook_deliveries (

@@ -4,6 +4,7 @@
 // is read: a refused request costs no parsing.
 import type { RequestHandler } from "express";
 import { ROLE_SCOPE, type ApiKeyKind, type ApiKeyScope } from "../operator/index.js";
+import { isAudited } from "./audit.js";
 import { HttpError } from "./problem.js";
 
 export interface OperationAccess {
@@ -49,6 +50,9 @@ export function operationAccess(operations: { method: string; path: string; oper
 /** The operations of a person's own sign-in (the Sessions tag), open while two-factor sign-in is still to turn on. */
 const SIGN_IN_OWN = /^(Sessions|TwoFactor)_/;
 
+/** A person's own sign-in, password included: what an auditor may change. */
+const OWN_SIGN_IN_AND_PASSWORD = /^(Sessions|TwoFactor)_|^Passwords_change$/;
+
 /** Scopes a key of each scope covers: `full` covers `send`, which covers `read`. */
 const COVERS: Record<ApiKeyScope, readonly ApiKeyScope[]> = { full: ["full", "send", "read"], send: ["send", "read"], read: ["read"] };
 
@@ -73,6 +77,20 @@ export const requireKeyAccess: RequestHandler = (req, _res, next) => {
       new HttpError(
         "two_factor_required",
         "This account requires two-factor sign-in: turn it on first (POST /api/v1/users/me/two-factor); until then only your own sign-in's operations answer.",
+      ),
+    );
+  }
+  // An auditor (an operator user who reads only) calls what changes nothing (the audit log's rule: reads,
+  // explains, previews) and what is about its own sign-in (its sessions, second factor and password).
+  if (
+    req.session?.role === "auditor" &&
+    isAudited(op.method.toUpperCase(), op.operationId) &&
+    !OWN_SIGN_IN_AND_PASSWORD.test(op.operationId)
+  ) {
+    return next(
+      new HttpError(
+        "insufficient_role",
+        `Signed in as auditor, who reads only; ${op.operationId} changes something: it needs the role operator.`,
       ),
     );
   }

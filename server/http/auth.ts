@@ -7,7 +7,7 @@ import { admitApiRequest, chargeBulkRows, chargeSessionRequest, type RateDecisio
 import { hashSecret, parseApiKey, secretHashMatches } from "../operator/index.js";
 import { timingSafeEqual } from "node:crypto";
 import { parse as parseCookies } from "cookie";
-import { getAccount, ROLE_SCOPE, sessionOfToken, type SessionRow } from "../operator/index.js";
+import { getAccount, isOperatorRole, ROLE_SCOPE, sessionOfToken, type SessionRow } from "../operator/index.js";
 import { HttpError } from "./problem.js";
 import { AddressLimiter, clientBucket, RecentSet } from "./addressLimiter.js";
 
@@ -186,7 +186,7 @@ async function authenticateSession(db: Db, req: Request, cookieToken: string): P
   req.apiKey = {
     id: `user:${session.userId}`,
     kind: session.accountId === null ? "operator" : "account",
-    scope: session.role === "operator" ? null : ROLE_SCOPE[session.role],
+    scope: isOperatorRole(session.role) ? null : ROLE_SCOPE[session.role],
     test: false,
     expiresAt: null,
     maker: null,

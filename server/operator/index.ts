@@ -23,6 +23,7 @@ export * from "./smppCredentialAdmin.js";
 export * from "./userRoles.js";
 export * from "./usersTable.js";
 export * from "./users.js";
+export * from "./operatorRoles.js";
 export * from "./twoFactorRequirement.js";
 export * from "./invitationMail.js";
 export { changePassword } from "./passwordChange.js";

@@ -2,7 +2,11 @@
 // in spec/users.tsp, UserRole), and the operations that manage users name the roles they need in `x-roles`.
 // Pure: the access gate (http/access.ts) and the users service read it.
 export type AccountRole = "owner" | "admin" | "developer" | "viewer";
-export type UserRole = AccountRole | "operator";
+/** An operator user's role: `operator` does everything the operator API does, `auditor` reads only. */
+export type OperatorRole = "operator" | "auditor";
+export type UserRole = AccountRole | OperatorRole;
+
+export const isOperatorRole = (role: string): role is OperatorRole => role === "operator" || role === "auditor";
 
 /** The scope each account role has, as a key would. */
 export const ROLE_SCOPE: Readonly<Record<AccountRole, "full" | "send" | "read">> = {

@@ -19,6 +19,7 @@ import {
   INVITATION_MS,
   LOCK_AFTER_FAILURES,
   LOCK_MS,
+  isOperatorRole,
   mayManageRole,
   SESSION_IDLE_MS,
   type AccountRole,
@@ -80,7 +81,7 @@ export async function inviteUser(
   db: Knex,
   invite: { accountId: string | null; email: string; role: UserRole; by: UserManager },
 ): Promise<NewInvitation> {
-  if (invite.role !== "operator" && !mayManageRole(invite.by, invite.role))
+  if (!isOperatorRole(invite.role) && !mayManageRole(invite.by, invite.role))
     throw insufficientRole("Only an owner (or the operator) invites an owner.");
   const inviteToken = token("inv_", 24);
   const expiresAt = new Date(Date.now() + INVITATION_MS);

@@ -2,7 +2,7 @@
 // column is said there). SQL only; the rules are users.ts's.
 import type { Knex } from "knex";
 import { run, sql } from "../db/sql.js";
-import type { AccountRole, UserRole } from "./userRoles.js";
+import type { AccountRole, OperatorRole, UserRole } from "./userRoles.js";
 
 export interface UserRow {
   id: string;
@@ -114,12 +114,9 @@ export async function lockUserAndOwners(
   return { user, owners: rows.filter((r) => r.role === "owner").length };
 }
 
-/** Locks an operator user's row (no account, role `operator`) for its removal; false when there is none. */
+/** Locks an operator user's row (no account) for its removal or a role change; false when there is none. */
 export async function lockOperatorUser(tx: Knex.Transaction, userId: string): Promise<boolean> {
-  const { rows } = await run(
-    tx,
-    sql`SELECT id FROM users WHERE id = ${userId}::uuid AND account_id IS NULL AND role = 'operator' FOR UPDATE`,
-  );
+  const { rows } = await run(tx, sql`SELECT id FROM users WHERE id = ${userId}::uuid AND account_id IS NULL FOR UPDATE`);
   return rows.length > 0;
 }
 
@@ -131,7 +128,7 @@ export async function getUser(db: Knex, accountId: string | null, userId: string
   return rows[0];
 }
 
-export async function updateUserRole(tx: Knex.Transaction, userId: string, role: AccountRole): Promise<UserRow> {
+export async function updateUserRole(tx: Knex.Transaction, userId: string, role: AccountRole | OperatorRole): Promise<UserRow> {
   const { rows } = await run<UserRow>(tx, sql`UPDATE users SET role = ${role} WHERE id = ${userId} RETURNING ${USER}`);
   return rows[0]!;
 }

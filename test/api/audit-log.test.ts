@@ -182,6 +182,7 @@ async function changeEverything(
   });
   const staff = await call("OperatorUsers_invite", op, "POST", "/api/v1/operator-users/invite", { email: `staff-${person}` });
   secrets.push(owner.inviteToken!, staff.inviteToken!);
+  await call("OperatorUsers_update", op, "PATCH", `/api/v1/operator-users/${staff.userId}`, { role: "auditor" });
   await call("OperatorUsers_remove", op, "DELETE", `/api/v1/operator-users/${staff.userId}`);
   await call("OperatorUsers_setTwoFactorRequirement", op, "PUT", "/api/v1/operator-users/two-factor-requirement", { required: false });
   // The owner, with two-factor sign-in on, requires it of everyone.

@@ -25,11 +25,14 @@ export function people(server: () => TestServer, operator: () => TestOperator) {
       body: JSON.stringify(body),
     });
 
-  /** The operator invites `email` to the account (null: an operator user) with `role`; accepted with PASSWORD. */
+  /**
+   * The operator invites `email` to the account (null: an operator user, `operator` unless `role` is `auditor`)
+   * with `role`; accepted with PASSWORD.
+   */
   async function userOf(a: TestAccount | null, email: string, role = "owner"): Promise<{ userId: string }> {
     const res = a
       ? await operator().request("POST", `/api/v1/accounts/${a.accountId}/users/invite`, { email, role })
-      : await operator().request("POST", "/api/v1/operator-users/invite", { email });
+      : await operator().request("POST", "/api/v1/operator-users/invite", { email, ...(role === "auditor" ? { role } : {}) });
     expect(res.status, await res.clone().text()).toBe(201);
     const invitation = (await res.json()) as { inviteToken: string; userId: string };
     const accepted = await post("/api/v1/users/accept", { token: invitation.inviteToken, password: PASSWORD });

@@ -9,6 +9,7 @@ import {
   setTwoFactorRequirement,
   beginTwoFactor,
   changePassword,
+  changeOperatorUserRole,
   changeUserRole,
   confirmPasswordReset,
   issuePasswordReset,
@@ -21,6 +22,7 @@ import {
   deleteUserSessions,
   getAccount,
   inviteUser,
+  isOperatorRole,
   invitationUrl,
   listUserSessions,
   listUsers,
@@ -72,7 +74,7 @@ const RESET_REQUESTED = "If this address is a user's, a link to set a new passwo
 
 /** Who manages users in this request: the signed-in user's role, or a program's key. */
 const managerOf = (ctx: { session: RequestSession | undefined }): UserManager =>
-  ctx.session ? (ctx.session.role === "operator" ? "operator" : ctx.session.role) : "key";
+  ctx.session ? (isOperatorRole(ctx.session.role) ? "operator" : ctx.session.role) : "key";
 
 function requireSession(session: RequestSession | undefined): RequestSession {
   if (!session)
@@ -124,6 +126,7 @@ export const userHandlers: Pick<
   | "OperatorUsers_invite"
   | "OperatorUsers_list"
   | "OperatorUsers_remove"
+  | "OperatorUsers_update"
   | "OperatorUsers_setTwoFactorRequirement"
   | "Sessions_create"
   | "Sessions_get"
@@ -184,8 +187,14 @@ export const userHandlers: Pick<
     return { status: 204 };
   },
 
+  async OperatorUsers_update(ctx) {
+    const user = await changeOperatorUserRole(ctx.db, ctx.path.userId, ctx.body.role);
+    return { status: 200, body: toUser(user) };
+  },
+
   async OperatorUsers_invite(ctx) {
-    const invitation = await inviteUser(ctx.db, { accountId: null, email: ctx.body.email, role: "operator", by: "operator" });
+    const role = ctx.body.role ?? "operator";
+    const invitation = await inviteUser(ctx.db, { accountId: null, email: ctx.body.email, role, by: "operator" });
     return { status: 201, body: await invitationAnswer(ctx, invitation, undefined) };
   },
 
