@@ -32,6 +32,10 @@ export type SessionInfo = Schemas["SessionInfo"];
 export type SessionSummary = Schemas["SessionSummary"];
 export type User = Schemas["User"];
 export type UserRole = Schemas["UserRole"];
+/** The roles of operator users: `operator` changes everything, `auditor` reads only. */
+export type OperatorRole = "operator" | "auditor";
+export type AccountRole = Exclude<UserRole, OperatorRole>;
+export const isOperatorRole = (role: UserRole): role is OperatorRole => role === "operator" || role === "auditor";
 export type Invitation = Schemas["Invitation"];
 
 /** Every event a webhook can subscribe to, with what it is for (the create and edit forms offer these). */

@@ -68,6 +68,7 @@ function KeyNotes({ who }: { who: Identity }) {
         ? "Viewer: you can look at everything here but change nothing."
         : "Read-only key: you can look at everything here but change nothing."),
     who.scope === "send" && "Send key: you can schedule and cancel messages and campaigns and reply; other changes need a full key.",
+    who.user?.role === "auditor" && "Auditor: you can look at everything in the operator console but change nothing.",
   ].filter((note): note is string => !!note);
   if (notes.length === 0) return null;
   return (

@@ -3,7 +3,7 @@ import { fieldName, plainDetail } from "./fieldNames.js";
 import { createContext, type ComponentChildren } from "preact";
 import { useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SmsClient } from "../../client/http.js";
-import { ApiProblem, type KeyInfo, type KeyScope, type SessionInfo, type UserRole } from "./api.js";
+import { ApiProblem, isOperatorRole, type AccountRole, type KeyInfo, type KeyScope, type SessionInfo } from "./api.js";
 
 // ---- session --------------------------------------------------------------------------------------------------
 
@@ -37,7 +37,7 @@ export interface Session {
 }
 
 /** A role's scope, as the API's UserRole table says. */
-const ROLE_SCOPE: Record<Exclude<UserRole, "operator">, KeyScope> = { owner: "full", admin: "full", developer: "full", viewer: "read" };
+const ROLE_SCOPE: Record<AccountRole, KeyScope> = { owner: "full", admin: "full", developer: "full", viewer: "read" };
 
 /** Who a key is, as an Identity. */
 export const keyIdentity = (info: KeyInfo): Identity => ({ kind: info.kind, scope: info.scope, test: info.test, keyId: info.keyId });
@@ -45,7 +45,7 @@ export const keyIdentity = (info: KeyInfo): Identity => ({ kind: info.kind, scop
 /** Who a person's session is, as an Identity. */
 export const userIdentity = (user: SessionInfo): Identity => ({
   kind: user.accountId === null ? "operator" : "account",
-  scope: user.role === "operator" ? null : ROLE_SCOPE[user.role],
+  scope: isOperatorRole(user.role) ? null : ROLE_SCOPE[user.role],
   test: false,
   keyId: `user:${user.userId}`,
   user,
@@ -53,9 +53,11 @@ export const userIdentity = (user: SessionInfo): Identity => ({
 
 /** What the signed-in key or person may do in the dashboard: each operation's `x-scope` (and `x-roles`) in the API. */
 export function permissions(who: Identity): Pick<Session, "canSend" | "canWrite" | "canManageUsers"> {
-  const canWrite = who.kind === "operator" || who.scope === "full";
   const role = who.user?.role;
-  const canManageUsers = who.kind === "operator" || (role ? role === "owner" || role === "admin" : canWrite);
+  // An auditor (an operator user who reads only) sees every operator page and changes nothing.
+  const operator = who.kind === "operator" && role !== "auditor";
+  const canWrite = operator || who.scope === "full";
+  const canManageUsers = operator || (who.kind === "account" && (role ? role === "owner" || role === "admin" : canWrite));
   return { canWrite, canSend: canWrite || who.scope === "send", canManageUsers };
 }
 
@@ -392,6 +394,7 @@ export function TitledForm({
   title,
   heading: Heading = "h2",
   plain = false,
+  readOnly = false,
   onSubmit,
   children,
 }: {
@@ -399,6 +402,8 @@ export function TitledForm({
   title: ComponentChildren;
   heading?: "h2" | "h3";
   plain?: boolean;
+  /** Shown, every field and button disabled: what someone who reads only (an auditor) sees of a settings form. */
+  readOnly?: boolean;
   onSubmit: () => void;
   children: ComponentChildren;
 }) {
@@ -412,7 +417,14 @@ export function TitledForm({
       }}
     >
       <Heading id={titleId}>{title}</Heading>
-      {children}
+      {readOnly ? (
+        <fieldset class="read-only" disabled>
+          <legend class="muted">Read only: your role changes nothing here.</legend>
+          {children}
+        </fieldset>
+      ) : (
+        children
+      )}
     </form>
   );
 }

@@ -205,6 +205,65 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await page.context().close();
   });
 
+  it("an operator makes another operator user an auditor, who then sees every operator page and no form that changes anything", async () => {
+    const op = await server().operator();
+    const a = await server().account();
+    const api = people(server, () => op);
+    const lead = uniqueEmail("ops-lead");
+    const reader = uniqueEmail("ops-reader");
+    await api.userOf(null, lead);
+    await api.userOf(null, reader);
+    const page = await browser().newPage({ locale: "en-US" });
+    await signInAs(page, lead, PASSWORD);
+    await page.goto(`${server().baseUrl}/dashboard/operator/users`);
+    await page.getByRole("combobox", { name: `Role of ${reader}` }).selectOption("auditor");
+    await page.getByText(`${reader} is now auditor.`).waitFor();
+    // No role menu for oneself.
+    expect(await page.getByRole("combobox", { name: `Role of ${lead}` }).count()).toBe(0);
+    await page.context().close();
+
+    const auditor = await browser().newPage({ locale: "en-US" });
+    await signInAs(auditor, reader, PASSWORD);
+    await auditor.getByText("Auditor: you can look at everything in the operator console but change nothing.").waitFor();
+    const found: string[] = [];
+    const nav = auditor.getByRole("navigation", { name: "Main" });
+    // Every operator page reads; none offers a change.
+    for (const [link, heading] of [
+      ["Accounts", "Accounts"],
+      ["Connectors", "Connectors"],
+      ["Routing", "Routing"],
+      ["Price lists", "Price lists"],
+      ["Users", "Operator users"],
+    ] as const) {
+      await nav.getByRole("link", { name: link, exact: true }).click();
+      await auditor.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await auditor.waitForLoadState("networkidle");
+      for (const label of [
+        "New account",
+        "Make a connector",
+        "Create connector",
+        "Save routing table",
+        "New price list",
+        "Invite someone",
+        "Remove",
+      ])
+        expect(await auditor.getByRole("button", { name: label, exact: true }).count(), `${heading}: ${label}`).toBe(0);
+    }
+    found.push(...(await audit(auditor, "operator users as an auditor")));
+    // An account's page: its limits shown in a form whose fields and button are disabled; nothing else to change.
+    await auditor.goto(`${server().baseUrl}/dashboard/operator/accounts/${a.accountId}`);
+    await auditor.getByRole("heading", { name: "Guards and limits", level: 2 }).waitFor();
+    await auditor.getByText("Read only: your role changes nothing here.").first().waitFor();
+    const enabledSubmits = await auditor.locator("form button[type=submit]:enabled").allInnerTexts();
+    expect(enabledSubmits.filter((t) => t !== "Find the holder")).toEqual([]);
+    for (const label of ["Invite a person", "Take back", "Credit"])
+      expect(await auditor.getByRole("button", { name: label }).count(), label).toBe(0);
+    found.push(...(await audit(auditor, "an account as an auditor")));
+    expect(found).toEqual([]);
+    expect(unexpectedProblems(auditor.problems)).toEqual([]);
+    await auditor.context().close();
+  });
+
   it("the operator invites an account's first owner from the account's page; the link makes them its owner", async () => {
     const op = await server().operator();
     const a = await server().account();

@@ -14,7 +14,7 @@ import { LimitsForm } from "./limitsForm.js";
 import { Identifier } from "../../identifier.js";
 
 export function OperatorAccount({ accountId }: { accountId: string }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const account = useAsync(() => ok(client.GET("/api/v1/accounts/{accountId}", { params: { path: { accountId } } })), [accountId]);
   const a = account.data;
   return (
@@ -47,7 +47,7 @@ export function OperatorAccount({ accountId }: { accountId: string }) {
           </section>
           <LimitsForm key={a.accountId} account={a} onSaved={account.setData} />
           <AccountBilling key={`billing-${a.accountId}`} account={a} onSaved={account.setData} />
-          <AccountPeople accountId={a.accountId} />
+          {canWrite && <AccountPeople accountId={a.accountId} />}
           <AccountKeys accountId={a.accountId} />
           <AccountNumbers accountId={a.accountId} />
           <AccountSmpp accountId={a.accountId} />

@@ -13,7 +13,7 @@ import { NumberHolder } from "./holder.js";
 export const accountPath = (accountId: string) => `/operator/accounts/${accountId}`;
 
 export function Accounts() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [name, setName] = useState("");
   const [creating, setCreating] = useState(false);
   const list = usePagedList<OperatorAccount>(async (page) => ok(client.GET("/api/v1/accounts", { params: { query: page } })), [], 50);
@@ -28,9 +28,11 @@ export function Accounts() {
         The service's accounts. Open one to suspend it, set its limits (daily quota, countries, sender IDs, throughput), and manage its keys
         and numbers.
       </p>
-      <div class="toolbar">
-        <FormToggle label="New account" panelId="new-account-panel" open={creating} onToggle={setCreating} />
-      </div>
+      {canWrite && (
+        <div class="toolbar">
+          <FormToggle label="New account" panelId="new-account-panel" open={creating} onToggle={setCreating} />
+        </div>
+      )}
       <FormPanel id="new-account-panel" open={creating}>
         <TitledForm titleId="new-account-title" title="Create an account" onSubmit={() => void create.run()}>
           <Field

@@ -29,7 +29,7 @@ const STATE_WORDS: Record<Connector["state"], string> = {
 };
 
 export function Connectors() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [notice, setNotice] = useNotice();
   const [deleting, setDeleting] = useState<Connector | undefined>();
   const list = useAsync(async () => (await ok(client.GET("/api/v1/connectors"))).data, []);
@@ -100,30 +100,36 @@ export function Connectors() {
                 <td data-label="Cap">{c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`}</td>
                 <td data-label="Last error">{c.lastError ?? <span class="muted">—</span>}</td>
                 <td>
-                  <button
-                    type="button"
-                    class="small"
-                    disabled={toggle.busy}
-                    onClick={() => void toggle.run(c)}
-                    aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
-                  >
-                    {c.enabled ? "Disable" : "Enable"}
-                  </button>{" "}
-                  <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
-                    Delete
-                  </button>
+                  {canWrite && (
+                    <>
+                      <button
+                        type="button"
+                        class="small"
+                        disabled={toggle.busy}
+                        onClick={() => void toggle.run(c)}
+                        aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
+                      >
+                        {c.enabled ? "Disable" : "Enable"}
+                      </button>{" "}
+                      <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
+                        Delete
+                      </button>
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <NewConnector
-        onMade={async (c) => {
-          setNotice(`Connector “${c.name}” made: route to it on the Routing page.`);
-          await list.reload();
-        }}
-      />
+      {canWrite && (
+        <NewConnector
+          onMade={async (c) => {
+            setNotice(`Connector “${c.name}” made: route to it on the Routing page.`);
+            await list.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={!!deleting}
         title={`Delete connector ${deleting?.name ?? ""}?`}
@@ -143,7 +149,7 @@ export function Connectors() {
 }
 
 function NewConnector({ onMade }: { onMade: (c: Connector) => Promise<void> }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [f, setF] = useState({
     name: "",
     type: "smpp" as "smpp" | "simulator",

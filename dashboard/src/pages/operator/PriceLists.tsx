@@ -27,7 +27,7 @@ type PriceList = Schemas["PriceList"];
 const EXAMPLE = "prefix,price\n+4477,0.032\n+1415,0.005\nUS,0.0075\ndefault,0.05\n";
 
 function PriceListEditor({ list, onSaved }: { list?: PriceList; onSaved: (saved: PriceList) => Promise<void> }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [name, setName] = useState(list?.name ?? "");
   const [currency, setCurrency] = useState(list?.currency ?? "USD");
   const [text, setText] = useState(list ? writePriceListCsv(list.entries, list.default, microsToDecimal) : EXAMPLE);
@@ -43,7 +43,12 @@ function PriceListEditor({ list, onSaved }: { list?: PriceList; onSaved: (saved:
     await onSaved(saved);
   });
   return (
-    <TitledForm titleId={`${id}-title`} title={list ? `Edit “${list.name}”` : "New price list"} onSubmit={() => void save.run()}>
+    <TitledForm
+      titleId={`${id}-title`}
+      title={list ? `${canWrite ? "Edit" : "Price list"} “${list.name}”` : "New price list"}
+      readOnly={!canWrite}
+      onSubmit={() => void save.run()}
+    >
       <div class="grid-2">
         <Field id={`${id}-name`} label="Name" hint="Letters, digits, . _ or -; up to 64." error={fieldError(save.error, "/path/name")}>
           <input
@@ -117,7 +122,7 @@ function PriceListEditor({ list, onSaved }: { list?: PriceList; onSaved: (saved:
 }
 
 export function PriceLists() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const lists = useAsync(async () => (await ok(client.GET("/api/v1/price-lists"))).data, []);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<string | undefined>();
@@ -136,9 +141,11 @@ export function PriceLists() {
         What each destination costs the accounts that use a list (an account&apos;s list is set on its page, under Billing). A change
         applies to messages accepted after it.
       </p>
-      <div class="toolbar">
-        <FormToggle label="New price list" panelId="new-price-list-panel" open={adding} onToggle={setAdding} />
-      </div>
+      {canWrite && (
+        <div class="toolbar">
+          <FormToggle label="New price list" panelId="new-price-list-panel" open={adding} onToggle={setAdding} />
+        </div>
+      )}
       <FormPanel id="new-price-list-panel" open={adding}>
         {adding && <PriceListEditor onSaved={saved} />}
       </FormPanel>
@@ -176,13 +183,15 @@ export function PriceLists() {
                     type="button"
                     class="small"
                     onClick={() => setEditing(editing === l.name ? undefined : l.name)}
-                    aria-label={`${editing === l.name ? "Close" : "Edit"} price list ${l.name}`}
+                    aria-label={`${editing === l.name ? "Close" : canWrite ? "Edit" : "Show"} price list ${l.name}`}
                   >
-                    {editing === l.name ? "Close" : "Edit"}
+                    {editing === l.name ? "Close" : canWrite ? "Edit" : "Show"}
                   </button>{" "}
-                  <button type="button" class="small danger" onClick={() => setDeleting(l)} aria-label={`Delete price list ${l.name}`}>
-                    Delete
-                  </button>
+                  {canWrite && (
+                    <button type="button" class="small danger" onClick={() => setDeleting(l)} aria-label={`Delete price list ${l.name}`}>
+                      Delete
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

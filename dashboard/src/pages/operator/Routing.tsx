@@ -18,7 +18,7 @@ const matchWords = (m: Route["match"], accountName: (id: string) => string | und
 };
 
 export function Routing() {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const table = useAsync(async () => ok(client.GET("/api/v1/routes")), []);
   const connectors = useAsync(async () => (await ok(client.GET("/api/v1/connectors"))).data, []);
   const [text, setText] = useState("");
@@ -113,53 +113,55 @@ export function Routing() {
             </tbody>
           </table>
           <div class="routing-layout">
-            <TitledForm titleId="routes-edit-title" title="Edit the routing table" onSubmit={() => void save.run()}>
-              <div class="toolbar">
-                <button type="button" aria-pressed={asJson} onClick={() => switchTo(!asJson)}>
-                  {asJson ? "Edit as a form" : "Edit as JSON"}
-                </button>
-              </div>
-              {asJson ? (
-                <Field
-                  id="routes-json"
-                  label="Routes (JSON)"
-                  hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
-                  error={fieldError(save.error, "/body/routes")}
-                >
-                  <textarea
+            {canWrite && (
+              <TitledForm titleId="routes-edit-title" title="Edit the routing table" onSubmit={() => void save.run()}>
+                <div class="toolbar">
+                  <button type="button" aria-pressed={asJson} onClick={() => switchTo(!asJson)}>
+                    {asJson ? "Edit as a form" : "Edit as JSON"}
+                  </button>
+                </div>
+                {asJson ? (
+                  <Field
                     id="routes-json"
-                    class="mono"
-                    rows={14}
-                    spellcheck={false}
-                    value={text}
-                    aria-describedby="routes-json-hint"
-                    onInput={(e) => setText(e.currentTarget.value)}
+                    label="Routes (JSON)"
+                    hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
+                    error={fieldError(save.error, "/body/routes")}
+                  >
+                    <textarea
+                      id="routes-json"
+                      class="mono"
+                      rows={14}
+                      spellcheck={false}
+                      value={text}
+                      aria-describedby="routes-json-hint"
+                      onInput={(e) => setText(e.currentTarget.value)}
+                    />
+                  </Field>
+                ) : (
+                  <RoutesForm
+                    routes={drafts}
+                    connectors={(connectors.data ?? []).map((c) => ({ connectorId: c.connectorId, name: c.name }))}
+                    accounts={accounts}
+                    onChange={setDrafts}
                   />
-                </Field>
-              ) : (
-                <RoutesForm
-                  routes={drafts}
-                  connectors={(connectors.data ?? []).map((c) => ({ connectorId: c.connectorId, name: c.name }))}
-                  accounts={accounts}
-                  onChange={setDrafts}
-                />
-              )}
-              {save.error?.problem.errors && save.error.problem.errors.length > 0 && (
-                <ul class="problem-list" data-testid="route-errors">
-                  {save.error.problem.errors.map((e) => (
-                    <li key={e.path}>
-                      <code>{e.path}</code>: {e.message}
-                    </li>
-                  ))}
-                </ul>
-              )}
-              <ProblemMessage error={save.error} prefix="Routing table not saved" />
-              <div class="actions">
-                <button type="submit" class="primary" disabled={save.busy}>
-                  Save routing table
-                </button>
-              </div>
-            </TitledForm>
+                )}
+                {save.error?.problem.errors && save.error.problem.errors.length > 0 && (
+                  <ul class="problem-list" data-testid="route-errors">
+                    {save.error.problem.errors.map((e) => (
+                      <li key={e.path}>
+                        <code>{e.path}</code>: {e.message}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+                <ProblemMessage error={save.error} prefix="Routing table not saved" />
+                <div class="actions">
+                  <button type="submit" class="primary" disabled={save.busy}>
+                    Save routing table
+                  </button>
+                </div>
+              </TitledForm>
+            )}
             <Explain nameOf={nameOf} accounts={accounts} />
           </div>
         </>

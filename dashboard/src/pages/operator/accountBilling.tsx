@@ -9,7 +9,7 @@ import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useAs
 type Limits = OperatorAccount["limits"];
 
 export function AccountBilling({ account, onSaved }: { account: OperatorAccount; onSaved: (a: OperatorAccount) => void }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const limits: Limits = account.limits;
   const lists = useAsync(async () => (await ok(client.GET("/api/v1/price-lists"))).data, []);
   const [priceList, setPriceList] = useState(limits.priceList ?? "");
@@ -69,7 +69,7 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
         <dd data-testid="operator-balance">{formatMicros(account.balance, limits.currency)}</dd>
       </dl>
       {notice && <Notice>{notice}</Notice>}
-      <TitledForm titleId={`${id}-settings`} title="Billing settings" onSubmit={() => void save.run()}>
+      <TitledForm titleId={`${id}-settings`} title="Billing settings" readOnly={!canWrite} onSubmit={() => void save.run()}>
         <div class="grid-2">
           <Field
             id={`${id}-list`}
@@ -140,46 +140,48 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
           </button>
         </div>
       </TitledForm>
-      <TitledForm titleId={`${id}-credit`} title="Credit or correct the balance" onSubmit={() => void credit.run()}>
-        <div class="grid-2">
-          <Field
-            id={`${id}-amount`}
-            label={`Amount (${limits.currency})`}
-            hint="Negative to correct downwards."
-            error={fieldError(credit.error, "/body/amount")}
-          >
-            <input
+      {canWrite && (
+        <TitledForm titleId={`${id}-credit`} title="Credit or correct the balance" onSubmit={() => void credit.run()}>
+          <div class="grid-2">
+            <Field
               id={`${id}-amount`}
-              inputMode="decimal"
-              required
-              value={amount}
-              onInput={(e) => setAmount(e.currentTarget.value)}
-              aria-describedby={`${id}-amount-hint`}
-            />
-          </Field>
-          <Field
-            id={`${id}-note`}
-            label="Note"
-            hint="Kept on the ledger entry, e.g. the invoice."
-            error={fieldError(credit.error, "/body/note")}
-          >
-            <input
+              label={`Amount (${limits.currency})`}
+              hint="Negative to correct downwards."
+              error={fieldError(credit.error, "/body/amount")}
+            >
+              <input
+                id={`${id}-amount`}
+                inputMode="decimal"
+                required
+                value={amount}
+                onInput={(e) => setAmount(e.currentTarget.value)}
+                aria-describedby={`${id}-amount-hint`}
+              />
+            </Field>
+            <Field
               id={`${id}-note`}
-              required
-              maxLength={200}
-              value={note}
-              onInput={(e) => setNote(e.currentTarget.value)}
-              aria-describedby={`${id}-note-hint`}
-            />
-          </Field>
-        </div>
-        <ProblemMessage error={credit.error} prefix="Not credited" />
-        <div class="actions">
-          <button type="submit" disabled={credit.busy}>
-            {credit.busy ? "Crediting…" : "Credit the account"}
-          </button>
-        </div>
-      </TitledForm>
+              label="Note"
+              hint="Kept on the ledger entry, e.g. the invoice."
+              error={fieldError(credit.error, "/body/note")}
+            >
+              <input
+                id={`${id}-note`}
+                required
+                maxLength={200}
+                value={note}
+                onInput={(e) => setNote(e.currentTarget.value)}
+                aria-describedby={`${id}-note-hint`}
+              />
+            </Field>
+          </div>
+          <ProblemMessage error={credit.error} prefix="Not credited" />
+          <div class="actions">
+            <button type="submit" disabled={credit.busy}>
+              {credit.busy ? "Crediting…" : "Credit the account"}
+            </button>
+          </div>
+        </TitledForm>
+      )}
     </section>
   );
 }

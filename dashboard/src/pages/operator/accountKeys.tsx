@@ -6,7 +6,7 @@ import { PagedRows, usePagedList } from "../../paging.js";
 import { ConfirmDialog, Notice, useNotice, useSession } from "../../ui.js";
 
 export function AccountKeys({ accountId }: { accountId: string }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [revoking, setRevoking] = useState<KeySummary | undefined>();
   const [notice, setNotice] = useNotice();
@@ -21,19 +21,26 @@ export function AccountKeys({ accountId }: { accountId: string }) {
       <h2 id="account-keys-title">Keys</h2>
       <PagedRows list={list} noun="keys" one="key" errorPrefix="Could not load the keys" empty="No keys: nothing can call the API for it.">
         {(items) => (
-          <KeysTable items={items} caption="The account's API keys, newest first" onRevoke={setRevoking} rowsRef={list.rowsRef} />
+          <KeysTable
+            items={items}
+            caption="The account's API keys, newest first"
+            onRevoke={canWrite ? setRevoking : undefined}
+            rowsRef={list.rowsRef}
+          />
         )}
       </PagedRows>
       {notice && <Notice>{notice}</Notice>}
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
-      <CreateKeyForm
-        id="account-key"
-        onCreate={async (body) => {
-          setNotice(undefined);
-          setCreated(await ok(client.POST("/api/v1/accounts/{accountId}/keys", { params: path, body })));
-          await list.reload();
-        }}
-      />
+      {canWrite && (
+        <CreateKeyForm
+          id="account-key"
+          onCreate={async (body) => {
+            setNotice(undefined);
+            setCreated(await ok(client.POST("/api/v1/accounts/{accountId}/keys", { params: path, body })));
+            await list.reload();
+          }}
+        />
+      )}
       <ConfirmDialog
         open={!!revoking}
         title={`Revoke key ${revoking?.name ?? revoking?.keyId ?? ""}?`}

@@ -17,7 +17,7 @@ import {
 } from "../../ui.js";
 
 export function AccountNumbers({ accountId }: { accountId: string }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [phoneNumber, setPhoneNumber] = useState("");
   const [name, setName] = useState("");
   const [notice, setNotice] = useNotice();
@@ -62,14 +62,16 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
                   <td data-label="Added by">{n.selfService ? "the account (self-service)" : "the operator"}</td>
                   <td data-label="Added">{formatTime(n.createdAt)}</td>
                   <td>
-                    <button
-                      type="button"
-                      class="danger small"
-                      onClick={() => setTaking(n)}
-                      aria-label={`Take back number ${n.phoneNumber}`}
-                    >
-                      Take back
-                    </button>
+                    {canWrite && (
+                      <button
+                        type="button"
+                        class="danger small"
+                        onClick={() => setTaking(n)}
+                        aria-label={`Take back number ${n.phoneNumber}`}
+                      >
+                        Take back
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -78,26 +80,28 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
         )}
       </PagedRows>
       {notice && <Notice>{notice}</Notice>}
-      <TitledForm titleId="assign-number-title" title="Assign a number" heading="h3" plain onSubmit={() => void assign.run()}>
-        <div class="grid-2">
-          <PhoneField
-            id="assign-phone"
-            hint="With its +country prefix, e.g. +14155550199; a number belongs to one account"
-            error={fieldError(assign.error, "/body/phoneNumber")}
-            value={phoneNumber}
-            onValue={setPhoneNumber}
-          />
-          <Field id="assign-name" label="Number name (optional)" error={fieldError(assign.error, "/body/name")}>
-            <input id="assign-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </Field>
-        </div>
-        <ProblemMessage error={assign.error} prefix="Number not assigned" />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={assign.busy}>
-            Assign number
-          </button>
-        </div>
-      </TitledForm>
+      {canWrite && (
+        <TitledForm titleId="assign-number-title" title="Assign a number" heading="h3" plain onSubmit={() => void assign.run()}>
+          <div class="grid-2">
+            <PhoneField
+              id="assign-phone"
+              hint="With its +country prefix, e.g. +14155550199; a number belongs to one account"
+              error={fieldError(assign.error, "/body/phoneNumber")}
+              value={phoneNumber}
+              onValue={setPhoneNumber}
+            />
+            <Field id="assign-name" label="Number name (optional)" error={fieldError(assign.error, "/body/name")}>
+              <input id="assign-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            </Field>
+          </div>
+          <ProblemMessage error={assign.error} prefix="Number not assigned" />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={assign.busy}>
+              Assign number
+            </button>
+          </div>
+        </TitledForm>
+      )}
       <ConfirmDialog
         open={!!taking}
         title={`Take back number ${taking?.phoneNumber ?? ""}?`}

@@ -2,7 +2,7 @@
 // first owner (POST /accounts/{accountId}/users/invite); the link is shown this once, and mailed where the
 // server sends mail. The account's own owners and admins invite everyone after that, at Settings → Users.
 import { useState } from "preact/hooks";
-import { ok, type Invitation } from "../../api.js";
+import { ok, type AccountRole, type Invitation } from "../../api.js";
 import { FormPanel, FormToggle, useSession } from "../../ui.js";
 import { InviteForm, NewInvitation, ROLES } from "../people/Users.js";
 
@@ -21,7 +21,6 @@ export function AccountPeople({ accountId }: { accountId: string }) {
       </div>
       <FormPanel id="account-invite-panel" open={inviting}>
         <InviteForm
-          operator={false}
           roles={ROLES}
           defaultRole="owner"
           title="Invite a person to this account"
@@ -30,7 +29,7 @@ export function AccountPeople({ accountId }: { accountId: string }) {
               await ok(
                 client.POST("/api/v1/accounts/{accountId}/users/invite", {
                   params: { path: { accountId } },
-                  body: { email, role: role ?? "owner" },
+                  body: { email, role: role as AccountRole },
                 }),
               ),
             );

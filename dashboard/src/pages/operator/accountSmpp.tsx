@@ -19,7 +19,7 @@ import {
 } from "../../ui.js";
 
 export function AccountSmpp({ accountId }: { accountId: string }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const [systemId, setSystemId] = useState("");
   const [password, setPassword] = useState("");
   const [maxBinds, setMaxBinds] = useState("4");
@@ -54,7 +54,11 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
       <ProblemMessage error={list.error} prefix="Could not load the SMPP credentials" />
       {list.data && list.data.length === 0 && <p class="muted">No SMPP credentials: it reaches the service over HTTP only.</p>}
       {list.data && list.data.length > 0 && (
-        <SmppCredentialsTable items={list.data} caption="The account's SMPP credentials, oldest first" onDelete={setDeleting} />
+        <SmppCredentialsTable
+          items={list.data}
+          caption="The account's SMPP credentials, oldest first"
+          onDelete={canWrite ? setDeleting : undefined}
+        />
       )}
       {notice && <Notice>{notice}</Notice>}
       {made && (
@@ -63,44 +67,46 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
           <code data-testid="smpp-password-once">{made.password}</code>
         </Notice>
       )}
-      <TitledForm titleId="create-smpp-title" title="Give SMPP credentials" heading="h3" plain onSubmit={() => void create.run()}>
-        <div class="grid-2">
-          <Field
-            id="smpp-system-id"
-            label="system_id"
-            hint="1 to 15 characters, unique in the service"
-            error={fieldError(create.error, "/body/systemId")}
-          >
-            <input id="smpp-system-id" maxLength={15} required value={systemId} onInput={(e) => setSystemId(e.currentTarget.value)} />
-          </Field>
-          <Field
-            id="smpp-password"
-            label="Password"
-            hint="1 to 8 characters (SMPP 3.4's limit); shown only now"
-            error={fieldError(create.error, "/body/password")}
-          >
-            {/* No maxLength: a longer password is refused by the server with its reason, never cut short unseen. */}
-            <input id="smpp-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-          </Field>
-          <Field id="smpp-max-binds" label="Binds at once" error={fieldError(create.error, "/body/maxBinds")}>
-            <input
-              id="smpp-max-binds"
-              type="number"
-              min={1}
-              max={20}
-              value={maxBinds}
-              onInput={(e) => setMaxBinds(e.currentTarget.value)}
-            />
-          </Field>
-          <Field id="smpp-rate" label="Submits a second per bind" error={fieldError(create.error, "/body/submitsPerSecond")}>
-            <input id="smpp-rate" type="number" min={1} value={rate} onInput={(e) => setRate(e.currentTarget.value)} />
-          </Field>
-        </div>
-        <ProblemMessage error={create.error} prefix="Could not make the SMPP credentials" />
-        <button type="submit" disabled={create.busy}>
-          Give SMPP credentials
-        </button>
-      </TitledForm>
+      {canWrite && (
+        <TitledForm titleId="create-smpp-title" title="Give SMPP credentials" heading="h3" plain onSubmit={() => void create.run()}>
+          <div class="grid-2">
+            <Field
+              id="smpp-system-id"
+              label="system_id"
+              hint="1 to 15 characters, unique in the service"
+              error={fieldError(create.error, "/body/systemId")}
+            >
+              <input id="smpp-system-id" maxLength={15} required value={systemId} onInput={(e) => setSystemId(e.currentTarget.value)} />
+            </Field>
+            <Field
+              id="smpp-password"
+              label="Password"
+              hint="1 to 8 characters (SMPP 3.4's limit); shown only now"
+              error={fieldError(create.error, "/body/password")}
+            >
+              {/* No maxLength: a longer password is refused by the server with its reason, never cut short unseen. */}
+              <input id="smpp-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            </Field>
+            <Field id="smpp-max-binds" label="Binds at once" error={fieldError(create.error, "/body/maxBinds")}>
+              <input
+                id="smpp-max-binds"
+                type="number"
+                min={1}
+                max={20}
+                value={maxBinds}
+                onInput={(e) => setMaxBinds(e.currentTarget.value)}
+              />
+            </Field>
+            <Field id="smpp-rate" label="Submits a second per bind" error={fieldError(create.error, "/body/submitsPerSecond")}>
+              <input id="smpp-rate" type="number" min={1} value={rate} onInput={(e) => setRate(e.currentTarget.value)} />
+            </Field>
+          </div>
+          <ProblemMessage error={create.error} prefix="Could not make the SMPP credentials" />
+          <button type="submit" disabled={create.busy}>
+            Give SMPP credentials
+          </button>
+        </TitledForm>
+      )}
       <ConfirmDialog
         open={!!deleting}
         title={`Delete SMPP credentials ${deleting?.systemId ?? ""}?`}

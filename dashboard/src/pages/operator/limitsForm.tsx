@@ -16,7 +16,7 @@ const orNull = (text: string) => (text.trim() ? Number(text) : null);
 const asText = (n: number | null) => (n === null ? "" : String(n));
 
 export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onSaved: (a: OperatorAccount) => void }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   const { limits } = account;
   const [suspended, setSuspended] = useState(account.suspended);
   const [weight, setWeight] = useState(String(limits.weight));
@@ -67,7 +67,7 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
     />
   );
   return (
-    <TitledForm titleId="limits-title" title="Guards and limits" onSubmit={() => void save.run()}>
+    <TitledForm titleId="limits-title" title="Guards and limits" readOnly={!canWrite} onSubmit={() => void save.run()}>
       <label class="inline">
         <input type="checkbox" checked={suspended} onChange={(e) => setSuspended(e.currentTarget.checked)} /> Suspended: its keys are
         refused (403) and its waiting messages wait

@@ -3,7 +3,7 @@
 // changing a role and removing a user (the operator removes operator users, never itself here). The account's owner also decides whether everyone must sign in with a
 // second factor, as the operator does of operator users. Everyone else sees the list alone.
 import { useState } from "preact/hooks";
-import { ok, type Invitation, type User, type UserRole } from "../../api.js";
+import { ok, type AccountRole, type Invitation, type OperatorRole, type User, type UserRole } from "../../api.js";
 import { formatTime } from "../../time.js";
 import {
   ConfirmDialog,
@@ -22,11 +22,17 @@ import {
   useSession,
 } from "../../ui.js";
 
-export const ROLES: { role: Exclude<UserRole, "operator">; label: string }[] = [
+export const ROLES: { role: AccountRole; label: string }[] = [
   { role: "owner", label: "owner: everything, and manages every user" },
   { role: "admin", label: "admin: everything, and manages users other than owners" },
   { role: "developer", label: "developer: everything but users" },
   { role: "viewer", label: "viewer: looks only" },
+];
+
+/** The roles of operator users. */
+const OPERATOR_ROLES: { role: OperatorRole; label: string }[] = [
+  { role: "operator", label: "operator: everything the operator console does" },
+  { role: "auditor", label: "auditor: looks only" },
 ];
 
 export function Users() {
@@ -57,15 +63,14 @@ export function Users() {
           </div>
           <FormPanel id="invite-panel" open={inviting}>
             <InviteForm
-              operator={operator}
-              roles={ROLES.filter((r) => mayManage(r.role))}
+              roles={operator ? OPERATOR_ROLES : ROLES.filter((r) => mayManage(r.role))}
+              defaultRole={operator ? "operator" : "developer"}
               onInvite={async (email, role) => {
                 setNotice(undefined);
-                const body = { email };
                 setInvitation(
                   operator
-                    ? await ok(client.POST("/api/v1/operator-users/invite", { body }))
-                    : await ok(client.POST("/api/v1/users/invite", { body: { email, role: role! } })),
+                    ? await ok(client.POST("/api/v1/operator-users/invite", { body: { email, role: role as OperatorRole } }))
+                    : await ok(client.POST("/api/v1/users/invite", { body: { email, role: role as AccountRole } })),
                 );
                 await list.reload();
               }}
@@ -102,10 +107,10 @@ export function Users() {
                     {u.userId === me?.userId && <span class="muted"> (you)</span>}
                   </td>
                   <td>
-                    {canManageUsers && !operator && mayManage(u.role) && !(u.role === "owner" && owners <= 1) ? (
+                    {canManageUsers && (operator ? u.userId !== me?.userId : mayManage(u.role) && !(u.role === "owner" && owners <= 1)) ? (
                       <RoleSelect
                         user={u}
-                        roles={ROLES.filter((r) => mayManage(r.role))}
+                        roles={operator ? OPERATOR_ROLES : ROLES.filter((r) => mayManage(r.role))}
                         onChanged={(msg) => {
                           setNotice(msg);
                           void list.reload();
@@ -157,22 +162,20 @@ export function Users() {
 }
 
 export function InviteForm({
-  operator,
   roles,
-  defaultRole = "developer",
+  defaultRole,
   title = "Invite someone",
   onInvite,
 }: {
-  operator: boolean;
-  roles: typeof ROLES;
-  defaultRole?: Exclude<UserRole, "operator">;
+  roles: { role: UserRole; label: string }[];
+  defaultRole: UserRole;
   title?: string;
-  onInvite: (email: string, role?: Exclude<UserRole, "operator">) => Promise<void>;
+  onInvite: (email: string, role: UserRole) => Promise<void>;
 }) {
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Exclude<UserRole, "operator">>(defaultRole);
+  const [role, setRole] = useState<UserRole>(defaultRole);
   const invite = useAction(async () => {
-    await onInvite(email.trim(), operator ? undefined : role);
+    await onInvite(email.trim(), role);
     setEmail("");
   });
   return (
@@ -181,7 +184,7 @@ export function InviteForm({
         <Field id="invite-email" label="Email address" error={fieldError(invite.error, "/body/email")}>
           <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </Field>
-        {!operator && (
+        {roles.length > 1 && (
           <Field id="invite-role" label="Role">
             <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as typeof role)}>
               {roles.map((r) => (
@@ -227,10 +230,15 @@ export function NewInvitation({ invitation, onDone }: { invitation: Invitation; 
   );
 }
 
-function RoleSelect({ user, roles, onChanged }: { user: User; roles: typeof ROLES; onChanged: (message: string) => void }) {
+function RoleSelect({ user, roles, onChanged }: { user: User; roles: { role: UserRole }[]; onChanged: (message: string) => void }) {
   const { client } = useSession();
-  const change = useAction(async (role: Exclude<UserRole, "operator">) => {
-    await ok(client.PATCH("/api/v1/users/{userId}", { params: { path: { userId: user.userId } }, body: { role } }));
+  const change = useAction(async (role: UserRole) => {
+    const path = { params: { path: { userId: user.userId } } };
+    await ok(
+      user.accountId === null
+        ? client.PATCH("/api/v1/operator-users/{userId}", { ...path, body: { role: role as OperatorRole } })
+        : client.PATCH("/api/v1/users/{userId}", { ...path, body: { role: role as AccountRole } }),
+    );
     onChanged(`${user.email} is now ${role}.`);
   });
   return (
@@ -239,7 +247,7 @@ function RoleSelect({ user, roles, onChanged }: { user: User; roles: typeof ROLE
         aria-label={`Role of ${user.email}`}
         value={user.role}
         disabled={change.busy}
-        onChange={(e) => void change.run(e.currentTarget.value as Exclude<UserRole, "operator">)}
+        onChange={(e) => void change.run(e.currentTarget.value as UserRole)}
       >
         {roles.map((r) => (
           <option key={r.role} value={r.role}>
@@ -254,10 +262,11 @@ function RoleSelect({ user, roles, onChanged }: { user: User; roles: typeof ROLE
 
 /** Whether everyone must sign in with a second factor: shown to all, changed by an owner signed in. */
 function TwoFactorRequirement({ required, onChange }: { required: boolean; onChange: () => void }) {
-  const { client, key } = useSession();
+  const { client, key, canManageUsers } = useSession();
   const operator = key.kind === "operator";
-  // An account's owner decides it for the account; the operator (a key or an operator user) for operator users.
-  const decides = operator || key.user?.role === "owner";
+  // An account's owner decides it for the account; the operator (a key or an operator user, not an auditor) for
+  // operator users.
+  const decides = operator ? canManageUsers : key.user?.role === "owner";
   const save = useAction(async (on: boolean) => {
     const body = { required: on };
     await ok(
