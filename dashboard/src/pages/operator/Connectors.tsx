@@ -149,7 +149,7 @@ export function Connectors() {
 }
 
 function NewConnector({ onMade }: { onMade: (c: Connector) => Promise<void> }) {
-  const { client, canWrite } = useSession();
+  const { client } = useSession();
   const [f, setF] = useState({
     name: "",
     type: "smpp" as "smpp" | "simulator",
