@@ -7,6 +7,7 @@
 // did not let any account key reach the whole operator API. Keys made by people (with a session) are callers
 // too: each is judged by its maker's current role besides its own scope (CONTRACT "Changed (turn 5)").
 import { describe, expect, it } from "vitest";
+import { isAudited } from "../../server/http/audit.js";
 import { documentOperations, loadDocument, type DocumentOperation } from "../../server/http/document.js";
 import { problemOf, useTestServer } from "../helpers/server.js";
 
@@ -70,13 +71,20 @@ const ROLE_SCOPE = { owner: "full", admin: "full", developer: "full", viewer: "r
 const COVERS = { full: ["full", "send", "read"], send: ["send", "read"], read: ["read"] } as const;
 
 /** The code the key gate answers this caller on this operation, or null when the gate lets it through. */
-function gateRefusal(caller: Caller, op: DocumentOperation): string | null {
+function gateRefusal(caller: Caller, op: DocumentOperation, method: string, operationId: string): string | null {
   if (op["x-public"]) return null;
   const kinds = op["x-key-kinds"] ?? ["account"];
   const scope = op["x-scope"];
   const testKey = op["x-test-key"] === true;
   if (!caller.key && !caller.session) return "unauthorized";
   if (!kinds.includes(caller.kind!)) return "wrong_key_kind";
+  // An auditor (an operator user who reads only) changes nothing but its own sign-in.
+  if (
+    caller.session?.role === "auditor" &&
+    isAudited(method, operationId) &&
+    !/^(Sessions|TwoFactor)_|^Passwords_change$/.test(operationId)
+  )
+    return "insufficient_role";
   if (caller.session && op["x-roles"] && !op["x-roles"].includes(caller.session.role)) return "insufficient_role";
   if (caller.maker && op["x-roles"] && !op["x-roles"].includes(caller.maker)) return "insufficient_role";
   if (caller.kind === "account" && scope && !(COVERS[caller.scope!] as readonly string[]).includes(scope)) return "insufficient_scope";
@@ -94,7 +102,7 @@ async function sessionOf(
   const email = `${role}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
   const invited = accountId
     ? await operator.request("POST", `/api/v1/accounts/${accountId}/users/invite`, { email, role })
-    : await operator.request("POST", "/api/v1/operator-users/invite", { email });
+    : await operator.request("POST", "/api/v1/operator-users/invite", { email, role });
   expect(invited.status).toBe(201);
   const { inviteToken } = (await invited.json()) as { inviteToken: string };
   const post = (path: string, body: unknown) =>
@@ -147,6 +155,7 @@ describe("access whatever the spelling of the path", () => {
       { name: "viewer session", session: await sessionOf(operator, a.accountId, "viewer"), kind: "account", scope: "read" },
       { name: "developer session", session: developer, kind: "account", scope: "full" },
       { name: "operator user session", session: await sessionOf(operator, null, "operator"), kind: "operator" },
+      { name: "auditor session", session: await sessionOf(operator, null, "auditor"), kind: "operator" },
       // Keys people made: no more than their maker's role now.
       { name: "owner's key", key: await keyMadeBy(owner, { scope: "full" }), kind: "account", scope: "full", maker: "owner" },
       {
@@ -196,7 +205,7 @@ describe("access whatever the spelling of the path", () => {
     for (const op of operations) {
       const method = op.method.toUpperCase();
       for (const caller of callers) {
-        const refusal = gateRefusal(caller, op.operation);
+        const refusal = gateRefusal(caller, op.operation, method, op.operationId);
         if (refusal) {
           const res = await call(caller, method, fill(op.path));
           const label = `${caller.name}: ${op.operationId} ${method} ${fill(op.path)}`;
