@@ -4,7 +4,7 @@
 // Settings → Numbers (add, the 409 of a taken number, delete), Settings → Opt-outs (add, a keyword entry,
 // remove) and every one of these pages at phone width.
 import { describe, expect, it } from "vitest";
-import { browserAvailable, openForm, unexpectedProblems, screenshot, signIn, useBrowser } from "../helpers/browser.js";
+import { audit, browserAvailable, openForm, unexpectedProblems, screenshot, signIn, useBrowser } from "../helpers/browser.js";
 import { useTestServer, type TestAccount } from "../helpers/server.js";
 import { fastWorkerConfig, useTestWorker } from "../helpers/worker.js";
 
@@ -102,6 +102,7 @@ describe.skipIf(!browserAvailable)("dashboard: inbox and conversations", { timeo
     await inbound(a, "+14155550463", "+14155550461", "Arrived while you looked.");
     await page.locator('li[data-phone="+14155550463"]').getByText("Arrived while you looked.").waitFor();
     expect(await page.evaluate<boolean>("window.stillThisPage === true")).toBe(true);
+    expect(await audit(page, "the inbox, live")).toEqual([]);
     expect(unexpectedProblems(page.problems)).toEqual([]);
     await page.context().close();
   });

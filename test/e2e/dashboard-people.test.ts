@@ -154,6 +154,7 @@ describe.skipIf(!browserAvailable)("dashboard: people", { timeout: 120_000 }, ()
     await openSettings(owner, "Audit log");
     await owner.locator('tr[data-action="Users_setTwoFactorRequirement"]').getByText(ownerEmail, { exact: true }).waitFor();
     await owner.locator('tr[data-action="Users_invite"]').getByText(ownerEmail, { exact: true }).waitFor();
+    found.push(...(await audit(owner, "audit log naming people")));
     await signInAs(viewer, colleague, PASSWORD);
     await viewer.getByRole("heading", { name: "Your sign-in", level: 1 }).waitFor();
     await viewer.getByText("This account requires two-factor sign-in: turn it on to use the dashboard.", { exact: false }).waitFor();
