@@ -1,6 +1,6 @@
 // On a stock PostgreSQL (Debian's server package: JIT on, jit_above_cost at its default), the delivery path
-// must plan every statement at its real cost. claim_jobs_v2's `SET enable_sort = off` costed a lookup planned
-// inside it near 10^10, past jit_above_cost, so every claim compiled its query with LLVM (~120 ms each): 300
+// must plan every statement at its real cost. A claim that pinned its plan with `SET enable_sort = off` (a
+// version since dropped) costed a lookup planned inside it near 10^10, past jit_above_cost, so every claim compiled its query with LLVM (~120 ms each): 300
 // messages took 35 s to be delivered instead of 3.5 s (each claim of a report queued without its account). The
 // embedded server the rest of the suite runs on ships
 // no JIT library, so only this file can see it. It counts what pg_stat_statements says was JIT-compiled.
@@ -72,7 +72,7 @@ describe.skipIf(!present)(`on Debian's PostgreSQL with JIT on`, () => {
     );
 
     // Reports queued without an account (by the previous release, or an unmatched receipt resolved later): the
-    // claim looks their account up (job_account_of), the statement claim_jobs_v2's settings made JIT-compile.
+    // claim looks their account up (job_account_of), the statement such planner settings made JIT-compile.
     await db.raw(
       `INSERT INTO jobs (id, kind, payload, run_at, max_attempts)
        SELECT gen_random_uuid(), 'provider_report', jsonb_build_object('providerMessageId', provider_message_id, 'status', 'delivered'), now(), 10

@@ -4,7 +4,7 @@
 // character, so the pieces the plan tests take from it are the live claim's.
 import { describe, expect, it } from "vitest";
 import { CLAIM_JOBS_V3 } from "../../server/db/jobs/functions/claimJobsV3.js";
-import { CLAIM_JOBS_V6 } from "../../server/db/jobs/functions/claimJobsV4.js";
+import { CLAIM_JOBS_V6 } from "../../server/db/jobs/functions/fairClaim.js";
 import { useTestServer } from "../helpers/server.js";
 
 const server = useTestServer();

@@ -1,5 +1,5 @@
-// The default lane's fair claim (claim_jobs_v5), called directly: a window is shared between the accounts with
-// due jobs by weight, priority orders jobs within an account only, a worker's cursor walks the accounts in turn
+// The default lane's fair claim (claim_jobs_v6, db/jobs/functions/fairClaim.ts), called directly: a window is
+// shared between the accounts with due jobs by weight, priority orders jobs within an account only, a worker's cursor walks the accounts in turn
 // when there are more than a window holds, timed jobs go first and unmatched receipts take at most half while
 // accounts have due jobs, and the whole window when none have.
 import { randomUUID } from "node:crypto";

@@ -1,5 +1,5 @@
-// The kind → lane rule lives in db/jobs/lanes.ts; the claim index and claim_jobs_v2 are built on the SQL made
-// from it. Changing the rule without a migration that rebuilds them fails here.
+// The kind → lane rule lives in db/jobs/lanes.ts; the claim index and the claims (claim_jobs_v3, claim_jobs_v6)
+// are built on the SQL made from it. Changing the rule without a migration that rebuilds them fails here.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/operator/index.js";

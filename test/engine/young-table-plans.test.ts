@@ -122,7 +122,7 @@ describe("a burst of 20,000 due jobs on a job table whose statistics predate it 
   });
 });
 
-// The fair claim walks one account at a time (db/jobs/functions/claimJobsV4.ts): the walk must be the account
+// The fair claim walks one account at a time (db/jobs/functions/fairClaim.ts): the walk must be the account
 // index's, never the lane index filtered by account (33 ms a claim with 1,000 accounts when both could serve it).
 describe("a burst of 20,000 due jobs of 100 accounts on a job table whose statistics predate it is claimed account by account", () => {
   const accounts = Array.from({ length: 100 }, (_, i) => `00000000-0000-7000-8000-${String(i).padStart(12, "0")}`);

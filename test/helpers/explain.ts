@@ -2,7 +2,7 @@
 // sends them (text and parameters), then EXPLAINed, so a test checks the real statement, not a copy of it.
 import type pg from "pg";
 import { LANE_CLAIM_SELECT } from "../../server/db/jobs/functions/claimJobsV3.js";
-import { accountJobs } from "../../server/db/jobs/functions/claimJobsV4.js";
+import { accountJobs } from "../../server/db/jobs/functions/fairClaim.js";
 import type { Db } from "../../server/db/knex.js";
 
 export interface PlanNode {
@@ -62,7 +62,7 @@ export async function laneClaimPlan(db: Db, lane: string, limit: number): Promis
   return JSON.stringify(rows[0]!["QUERY PLAN"]);
 }
 
-/** The plan (EXPLAIN ANALYZE, JSON) of the fair claim's walk of one account's due jobs (claim_jobs_v4). */
+/** The plan (EXPLAIN ANALYZE, JSON) of the fair claim's walk of one account's due jobs (claim_jobs_v6). */
 export async function accountClaimPlan(db: Db, accountId: string, limit: number): Promise<string> {
   const { rows } = await db.raw<{ rows: { "QUERY PLAN": unknown }[] }>(
     `EXPLAIN (ANALYZE, FORMAT JSON) ${accountJobs(`'${accountId}'::uuid`, String(limit))}`,

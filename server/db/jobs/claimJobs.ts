@@ -17,7 +17,7 @@ export interface Claim {
  * due will be, in the same round trip (the runner arms its timer with it). SKIP LOCKED lets any number of
  * workers claim concurrently without waiting on each other or claiming the same job. The default lane's claim
  * is claim_jobs_v6, which shares the window between accounts, starting after the account `after` (the
- * worker's cursor: db/jobs/functions/claimJobsV4.ts), and takes a send job handed to a connector only when
+ * worker's cursor: db/jobs/functions/fairClaim.ts), and takes a send job handed to a connector only when
  * the worker holds that connector (`connectors`, docs/ROUTING.md "Sessions"); the receipts lane and a claim of every lane are
  * claim_jobs_v3 (functions/claimJobsV3.ts).
  */
@@ -67,7 +67,7 @@ const claimLane = prepared(
   (v: Common & { lane: JobLane }) =>
     sql`SELECT jobs, next_due_in_ms AS "nextDueInMs" FROM claim_jobs_v3(${v.limit}::int, ${v.workerId}::text, ${v.leaseSeconds}::float8, ${v.lane}::text)`,
 );
-/** The default lane's fair claim (functions/claimJobsV4.ts). */
+/** The default lane's fair claim (functions/fairClaim.ts). */
 const claimFair = prepared(
   "claim_jobs_v6",
   (v: Common & { after: string | null; connectors: readonly string[] }) =>

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 
-// Fair shares between accounts (db/jobs/functions/claimJobsV4.ts says how; the text frozen below): the default lane's claim becomes
+// Fair shares between accounts (db/jobs/functions/fairClaim.ts says how; the text frozen below): the default lane's claim becomes
 // claim_jobs_v4, which walks the new jobs_account_claim_idx account by account. A timed job (a send paid for
 // its throughput slot) gets priority -1 of its own, so the claim can take timed jobs of every account first
 // without letting an account's own `high` sends (priority 0) do the same. claim_jobs_v3 stays: the receipts

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 
 // claim_jobs_v5: claim_jobs_v4 with its window's room refilled with jobs that have no account yet (SMSC
-// receipts), so a claim comes back short only when nothing more is due (db/jobs/functions/claimJobsV4.ts; the text frozen below).
+// receipts), so a claim comes back short only when nothing more is due (db/jobs/functions/fairClaim.ts; the text frozen below).
 // claim_jobs_v4 stays for workers of the previous release during a rolling upgrade.
 const CLAIM_JOBS_V5 = `
 CREATE FUNCTION claim_jobs_v5(p_limit integer, p_worker text, p_lease_seconds double precision, p_after uuid)

@@ -1,10 +1,11 @@
 import { JOB_LANE_SQL, LANE_OF_KIND } from "../lanes.js";
 import { TIMED_PRIORITY } from "../priorities.js";
 
-// claim_jobs_v4, v5 and v6: the default lane's fair claim (claimJobs.ts calls v6; the receipts lane keeps
-// claim_jobs_v3, whose webhooks are kept fair by the dispatcher). Versioned by name like v3: the text each
-// version creates is never edited once released (v5 adds step 7, below; v6 the connector pins: a send job
-// handed to the workers holding a connector's sessions is claimed only by one of them, docs/ROUTING.md).
+// The default lane's fair claim as it is now, claim_jobs_v6 (claimJobs.ts calls it; the receipts lane keeps
+// claim_jobs_v3, whose webhooks are kept fair by the dispatcher). Versioned by name like v3: the text a version
+// creates is never edited once released, and migrations 029, 030 and 035 froze v4, v5 and v6 as they were made
+// (v5 added step 7, below; v6 the connector pins: a send job handed to the workers holding a connector's
+// sessions is claimed only by one of them, docs/ROUTING.md). A change is a v7 here and a migration that makes it.
 //
 // Due jobs are shared between the accounts that have due work, by weight (accounts.weight); priority orders
 // jobs within an account only. One claim is one fair-share window:
