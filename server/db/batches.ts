@@ -1,5 +1,6 @@
 // The batches table (migration 027): one row per POST /messages/batch, so its cancel knows the batch.
 import type { Knex } from "knex";
+import { run, sql } from "./sql.js";
 
 export async function insertBatch(tx: Knex, accountId: string, batch: { id: string; accepted: number; rejected: number }): Promise<void> {
   await tx("batches").insert({ id: batch.id, account_id: accountId, accepted: batch.accepted, rejected: batch.rejected });
@@ -15,7 +16,17 @@ export async function batchHasLiveMessages(tx: Knex, accountId: string, batchId:
   return (await tx("messages").where({ account_id: accountId, batch_id: batchId, test: false }).first("id")) !== undefined;
 }
 
-/** Deletes batches created before `before` (retention: their messages are gone by then). */
-export async function deleteOldBatches(db: Knex, before: Date): Promise<number> {
-  return db("batches").where("created_at", "<", before).del();
+/**
+ * Deletes up to `limit` batches created before `before` that no message names any more (retention: an account
+ * that keeps its messages longer keeps their batch too), oldest first; returns how many.
+ */
+export async function deleteOldBatches(db: Knex, before: Date, limit: number): Promise<number> {
+  const { rowCount } = await run(
+    db,
+    sql`DELETE FROM batches WHERE id = ANY(ARRAY(
+          SELECT b.id FROM batches b
+           WHERE b.created_at < ${before} AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.batch_id = b.id)
+           ORDER BY b.created_at LIMIT ${limit}))`,
+  );
+  return rowCount;
 }

@@ -142,7 +142,7 @@ describe("message retention", () => {
     const onQuery = (q: { sql: string }) => {
       if (
         q.sql.includes("WITH batch AS") ||
-        /^(DELETE FROM|UPDATE) (webhook_deliveries|unrouted_messages|audit_events|conversations)/.test(q.sql)
+        /^(DELETE FROM|UPDATE) (webhook_deliveries|unrouted_messages|audit_events|conversations|batches)/.test(q.sql)
       ) {
         events.push("batch");
         batchStart = performance.now();
@@ -182,6 +182,34 @@ describe("message retention", () => {
     await applyRetention(db(), policy);
     expect(await count("messages", { id: ofA })).toBe(1);
     expect(await count("messages", { id: ofB })).toBe(0);
+  });
+
+  it("deletes a batch past retention once no message names it; one whose message an account keeps longer stays", async () => {
+    const a = await accountWithWebhook();
+    const keeper = await accountWithWebhook();
+    await db()("accounts").where({ id: keeper.accountId }).update({ message_retention_days: 1000 });
+    const batch = async (accountId: string, daysAgo: number) => {
+      const [row] = await db()("batches")
+        .insert({
+          id: db().raw("gen_random_uuid()"),
+          account_id: accountId,
+          accepted: 1,
+          rejected: 0,
+          created_at: db().raw(`now() - interval '${daysAgo} days'`),
+        })
+        .returning("id");
+      return (row as { id: string }).id;
+    };
+    const gone = await batch(a.accountId, 401);
+    const recent = await batch(a.accountId, 10);
+    const kept = await batch(keeper.accountId, 401);
+    await db()("messages")
+      .where({ id: await storedMessage(keeper.accountId, keeper.webhookId, "delivered", 401) })
+      .update({ batch_id: kept });
+    await applyRetention(db(), policy);
+    expect(await count("batches", { id: gone })).toBe(0);
+    expect(await count("batches", { id: recent })).toBe(1);
+    expect(await count("batches", { id: kept })).toBe(1);
   });
 });
 

@@ -2,6 +2,7 @@ import { deleteOldUnroutedMessages } from "../../operator/index.js";
 import { deleteOldAuditEvents } from "../../operator/index.js";
 import { deleteOldDailyUsage } from "../../operator/index.js";
 import type { Db } from "../../db/knex.js";
+import { deleteOldBatches } from "../../db/batches.js";
 import {
   deleteOldDeliveries,
   listAccountRetention,
@@ -38,7 +39,8 @@ const DAY_MS = 86_400_000;
 
 /**
  * Applies retention: per account, deletes final messages past their retention and erases bodies past theirs;
- * per webhook, deletes finished deliveries past the delivery log's. Returns the rows it changed.
+ * then unrouted messages, audit events, daily usage and batches no message names past the default; per webhook,
+ * deletes finished deliveries past the delivery log's. Returns the rows it changed.
  */
 export async function applyRetention(db: Db, policy: RetentionPolicy, now = new Date()): Promise<number> {
   const limit = policy.batchSize ?? 500;
@@ -81,10 +83,11 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now = new 
       for (let n = limit; n === limit; total += n) n = await paced(() => eraseAwaitedBodies(db, account.accountId, limit));
     }
   }
-  // Unrouted inbound messages, the audit log and the daily usage counts are kept as long as messages are by
-  // default (no account's setting applies).
+  // Unrouted inbound messages, the audit log, the daily usage counts and batches whose messages are gone are kept
+  // as long as messages are by default (no account's setting applies).
   if (policy.messageRetentionDays > 0) {
     const before = ago(policy.messageRetentionDays);
+    for (let n = limit; n === limit; total += n) n = await paced(() => deleteOldBatches(db, before, limit));
     for (let n = limit; n === limit; total += n) n = await paced(() => deleteOldUnroutedMessages(db, before, limit));
     for (let n = limit; n === limit; total += n) n = await paced(() => deleteOldAuditEvents(db, before, limit));
     total += await deleteOldDailyUsage(db, before);
