@@ -106,15 +106,6 @@ export async function ledgerPage(
   return newestFirstPage(query, opts.after, opts.limit);
 }
 
-/** The sum of the account's ledger (what its balance must be). */
-export async function ledgerSum(db: Knex, accountId: string): Promise<number> {
-  const { rows } = await run<{ sum: number }>(
-    db,
-    sql`SELECT coalesce(sum(amount), 0)::bigint AS sum FROM ledger_entries WHERE account_id = ${accountId}`,
-  );
-  return rows[0]!.sum;
-}
-
 /**
  * Debits a campaign's reservation (its audience's cost) and writes its entry; the balance may not end below
  * `floor`. False when it would (nothing written).

@@ -8,6 +8,3 @@
 const INVISIBLE = "\\s\\u00a0\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\ufeff";
 export const FORMULA_CELL = `^([${INVISIBLE}]*[=+@-]|[\\t\\r])`;
 export const PHONE_NUMBER = /^\+[1-9][0-9]{6,14}$/;
-
-/** True when a spreadsheet would run this cell (the same rule as the SQL). */
-export const isFormulaCell = (cell: string): boolean => new RegExp(FORMULA_CELL).test(cell) && !PHONE_NUMBER.test(cell);

@@ -52,14 +52,6 @@ export class ProviderUnavailable extends Error {
   }
 }
 
-/** A later status report from the provider (a delivery receipt, in carrier terms). */
-export interface ProviderReport {
-  providerMessageId: string;
-  status: "delivered" | "undelivered" | "failed";
-  at: Date;
-  error?: { code: string; message: string };
-}
-
 // Defined beside the table that keeps unmatched receipts (db/ is below providers/).
 export type { ReceiptFacts } from "../db/unmatchedReceipts.js";
 

@@ -38,9 +38,6 @@ function contactWriteError(error: unknown, phone: string | undefined): unknown {
   return error;
 }
 
-/** Most groups a contact may be in. */
-export const MAX_GROUPS_PER_CONTACT = 50;
-
 /**
  * The contact's groups as a request gives them: `groupIds` (in order, repeats dropped), or `groupId` alone (one
  * group, or none for null), or undefined when it gives neither; each must be a group of the account (422

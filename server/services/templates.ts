@@ -101,7 +101,6 @@ export async function templatesOf(db: Knex, accountId: string, requests: TextOrT
 }
 
 /** A send as POST /messages (or a batch item) gives it: its own body, or a template and its variables. */
-export type SendWithText<R> = Omit<R, "body" | "templateId" | "variables"> & TemplateFieldsOfSend;
 interface TemplateFieldsOfSend {
   body?: string;
   templateId?: string;

@@ -48,7 +48,8 @@ const DUE = `state IN ('available', 'retryable') AND kind NOT IN (${OTHER_LANES}
  * live: its earliest entries are the ones just claimed, dead until the horizon passes them, and a forward probe
  * visited the heap for each of them (three walks over them a claim instead of one).
  */
-export const ACCOUNT_CLAIM_INDEX = `CREATE INDEX jobs_account_claim_idx ON jobs (account_id, priority DESC, run_at DESC, id DESC) WHERE ${DUE}`;
+// CREATE INDEX jobs_account_claim_idx ON jobs (account_id, priority DESC, run_at DESC, id DESC) WHERE <DUE>
+// (made by migration 029, whose frozen text spells DUE out).
 
 /** The next account after `after` that has jobs in the default lane (due or not), or null. */
 const nextAccount = (after: string) => `(SELECT account_id FROM jobs WHERE ${DUE} AND account_id > ${after} ORDER BY account_id LIMIT 1)`;
