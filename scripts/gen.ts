@@ -53,7 +53,11 @@ try {
   // dashboard's bundle within its budget.
   const summaries = Object.fromEntries(
     Object.values(document.paths as Record<string, Record<string, { operationId?: string; summary?: string }>>)
-      .flatMap((item) => Object.entries(item).filter(([method]) => method !== "get").map(([, op]) => op))
+      .flatMap((item) =>
+        Object.entries(item)
+          .filter(([method]) => method !== "get")
+          .map(([, op]) => op),
+      )
       .filter((op) => op.operationId && op.summary)
       .map((op) => [op.operationId!, op.summary!])
       .sort(([a], [b]) => (a! < b! ? -1 : 1)),
