@@ -1,35 +1,19 @@
 import type { Knex } from "knex";
 import { run, sql, type Sql } from "./sql.js";
+import type { ContactFields } from "../domain/contactDetails.js";
 import type { CursorKey } from "../domain/cursor.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { isOptedOutSql } from "./optOuts.js";
 
-export interface ContactRow {
+export type { ContactFields };
+
+/** A contact as read, with what the database says of it besides its fields. */
+export interface ContactRow extends ContactFields {
   id: string;
-  phone: string;
-  firstName: string | null;
-  lastName: string | null;
-  tags: string[];
-  customFields: Record<string, string>;
-  /** Its groups, in the order given (contact_groups.position); the API's groupId is the first. */
-  groupIds: string[];
-  /** IANA time zone for quiet hours, or null. */
-  timeZone: string | null;
   /** Whether the phone is on the account's opt-out list. */
   optedOut: boolean;
   createdAt: Date;
   updatedAt: Date;
-}
-
-export interface ContactFields {
-  phone: string;
-  firstName: string | null;
-  lastName: string | null;
-  tags: string[];
-  customFields: Record<string, string>;
-  /** Its groups in order, each a group of the account (a foreign key; the caller checked them). */
-  groupIds: string[];
-  timeZone: string | null;
 }
 
 const OPTED_OUT_SQL = sql`${isOptedOutSql("contacts.account_id", "contacts.phone")} AS "optedOut"`;

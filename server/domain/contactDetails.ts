@@ -9,6 +9,22 @@ export const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
 export const CUSTOM_VALUE_MAX = 500;
 export const LAST_NAME_MAX = 100;
 
+/**
+ * What a contact is, as it is stored: one declaration for a contact read (db/contacts.ts ContactRow), written
+ * and imported (domain/contactImport.ts ImportCandidate).
+ */
+export interface ContactFields {
+  phone: string;
+  firstName: string | null;
+  lastName: string | null;
+  tags: string[];
+  customFields: Record<string, string>;
+  /** Its groups in order (contact_groups.position; the API's groupId is the first), each a group of the account. */
+  groupIds: string[];
+  /** IANA time zone for quiet hours, or null. */
+  timeZone: string | null;
+}
+
 const length = (text: string) => [...text].length;
 
 /** The tags trimmed, empty ones and repeats dropped, in the order given. */

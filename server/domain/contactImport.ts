@@ -3,7 +3,7 @@
 import type { components } from "../../generated/api.js";
 import { phoneProblem, toE164 } from "./phone.js";
 import { isKnownTimeZone } from "./timeZones.js";
-import { customFieldsProblem, LAST_NAME_MAX, tagsProblem, tidyTags } from "./contactDetails.js";
+import { customFieldsProblem, LAST_NAME_MAX, tagsProblem, tidyTags, type ContactFields } from "./contactDetails.js";
 
 type Schemas = components["schemas"];
 export type ImportRow = Schemas["ImportContactRow"];
@@ -12,17 +12,9 @@ export type ImportRowError = Schemas["ImportRowError"];
 /** The same limit as a single contact's `firstName` (the schema is looser so it is a row error, not a 400). */
 export const FIRST_NAME_MAX = 100;
 
-/** A row that passed every check, ready to insert. `index` is 0-based. */
-export interface ImportCandidate {
+/** A row that passed every check, ready to insert (its group, if it names one, in `groupIds`). `index` is 0-based. */
+export interface ImportCandidate extends ContactFields {
   index: number;
-  phone: string;
-  firstName: string | null;
-  lastName: string | null;
-  tags: string[];
-  customFields: Record<string, string>;
-  /** Its group, if the row names one. */
-  groupIds: string[];
-  timeZone: string | null;
 }
 
 /** A row's group reference, or undefined for none (`null`, absent or empty). */
