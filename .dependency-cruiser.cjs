@@ -91,6 +91,36 @@ module.exports = {
       to: { path: "^server/http/" },
     },
     {
+      name: "config-reads-the-environment-only",
+      severity: "error",
+      comment: "config.ts reads settings (settingReaders.ts) into plain values and types (domain/): below every layer that reads it.",
+      from: { path: "^server/config\\.ts$" },
+      to: { path: "^server/", pathNot: "^server/(domain/|settingReaders\\.ts$)" },
+    },
+    {
+      name: "smpp-server-is-a-door",
+      severity: "error",
+      comment:
+        "The SMPP server for client applications is a door beside the HTTP API: it calls services and modules, never the HTTP layer or the job runner.",
+      from: { path: "^server/smppServer/" },
+      to: { path: "^server/(http|jobs)/" },
+    },
+    {
+      name: "nothing-below-reaches-a-door",
+      severity: "error",
+      comment: "The doors (http/, smppServer/) and the processes (main.ts, worker.ts) are on top: nothing below imports them.",
+      from: { path: `^server/(services|db|domain|providers|jobs|webhooks|${MODULES.slice(1, -1)})/` },
+      to: { path: "^server/(http/|smppServer/|main\\.ts$|worker\\.ts$)" },
+    },
+    {
+      name: "the-processes-on-top",
+      severity: "error",
+      comment:
+        "main.ts starts everything (it may start a worker); worker.ts is imported by main.ts alone (and tests, scripts, benchmarks).",
+      from: { path: "^server/", pathNot: "^server/main\\.ts$" },
+      to: { path: "^server/(main|worker)\\.ts$" },
+    },
+    {
       name: "migrations-frozen",
       severity: "error",
       comment: "A migration is history: nothing but the migration list imports one (tests included).",

@@ -7,25 +7,91 @@
 // sessions; passwords.ts; passwordChange.ts; passwordReset.ts with passwordResetsTable.ts; signInLock.ts; twoFactor.ts).
 // This file is the module's only entry (lint: modules-through-their-index). The sending guards the operator
 // sets are enforced by the engine where a message is claimed (db/sendingGuards.ts, domain/sendingGuards.ts).
-export * from "./accountNames.js";
-export * from "./apiKeySecrets.js";
-export * from "./accountsTable.js";
-export * from "./apiKeysTable.js";
-export * from "./auditEventsTable.js";
-export * from "./dailyUsageTable.js";
-export * from "./rateLimitsTable.js";
-export * from "./unroutedMessagesTable.js";
-export * from "./apiKeyAdmin.js";
-export * from "./keyUsage.js";
-export * from "./quota.js";
-export * from "./smppCredentialsTable.js";
-export * from "./smppCredentialAdmin.js";
-export * from "./userRoles.js";
-export * from "./usersTable.js";
-export * from "./users.js";
-export * from "./operatorRoles.js";
-export * from "./twoFactorRequirement.js";
-export * from "./invitationMail.js";
+export { hashSecret, parseApiKey, secretHashMatches } from "./apiKeySecrets.js";
+export {
+  type Account,
+  type AccountChange,
+  type AccountLimits,
+  type AccountRow,
+  ensureAccount,
+  getAccount,
+  insertAccount,
+  isAccountNameTaken,
+  listAccounts,
+  updateAccount,
+} from "./accountsTable.js";
+export {
+  type ApiKeyKind,
+  type ApiKeyRow,
+  type ApiKeyScope,
+  listAccountKeys,
+  listApiKeys,
+  readActiveApiKey,
+  revokeApiKey,
+} from "./apiKeysTable.js";
+export { deleteOldAuditEvents, insertAuditEvent, listAuditEvents } from "./auditEventsTable.js";
+export { deleteOldDailyUsage, readDailyUsage } from "./dailyUsageTable.js";
+export { admitApiRequest, chargeBulkRows, chargeSessionRequest, type RateDecision, type RateLimit } from "./rateLimitsTable.js";
+export { deleteOldUnroutedMessages, insertUnroutedMessage, listUnroutedMessages } from "./unroutedMessagesTable.js";
+export {
+  createAccountKey,
+  createFirstStartKeys,
+  createKeyForAccount,
+  createOperatorKey,
+  narrowerScope,
+  revokeAccountKey,
+  revokeKeyByCli,
+} from "./apiKeyAdmin.js";
+export { KeyUsage } from "./keyUsage.js";
+export { chargeQuota, countsQuota } from "./quota.js";
+export {
+  BIND_STALE_SECONDS,
+  deleteSmppBind,
+  listSmppCredentials,
+  listSmppSessions,
+  recordSmppBind,
+  refreshSmppBinds,
+  type SmppCredentialRow,
+  type SmppSessionRow,
+} from "./smppCredentialsTable.js";
+export {
+  addressAllowed,
+  changeSmppCredential,
+  checkSmppLogin,
+  createSmppCredential,
+  removeSmppCredential,
+  unlockSmppCredentialOf,
+} from "./smppCredentialAdmin.js";
+export { type AccountRole, isOperatorRole, ROLE_SCOPE, SESSION_IDLE_MS, type UserManager } from "./userRoles.js";
+export {
+  accountRequiresTwoFactor,
+  deleteSession,
+  deleteUserSession,
+  deleteUserSessions,
+  listUsers,
+  listUserSessions,
+  type SessionRow,
+  type UserRow,
+} from "./usersTable.js";
+export {
+  acceptInvitation,
+  beginTwoFactor,
+  changeUserRole,
+  confirmTwoFactor,
+  disableTwoFactor,
+  invitationUrl,
+  inviteFirstStartOwner,
+  inviteUser,
+  type NewInvitation,
+  removeOperatorUser,
+  removeUser,
+  sessionExpiry,
+  sessionOfToken,
+  signIn,
+} from "./users.js";
+export { changeOperatorUserRole } from "./operatorRoles.js";
+export { setOperatorTwoFactorRequirement, setTwoFactorRequirement } from "./twoFactorRequirement.js";
+export { InvitationMailer } from "./invitationMail.js";
 export { changePassword } from "./passwordChange.js";
 export {
   confirmPasswordReset,

@@ -3,8 +3,5 @@
 // exportsTable.ts: an export's COPY), and the services (messageReport.ts: a report for the API; exportFiles.ts:
 // an export as a file). This file is the module's only entry (lint: modules-through-their-index). What the
 // engine counts is written where messages change, by the engine (db/messageCounts.ts, domain/countedEvents.ts).
-export * from "./reportRows.js";
-export * from "./countsTable.js";
-export * from "./exportsTable.js";
-export * from "./messageReport.js";
-export * from "./exportFiles.js";
+export { messageReport } from "./messageReport.js";
+export { contactsExport, messagesExport, optOutsExport } from "./exportFiles.js";

@@ -5,11 +5,32 @@
 // the connector SMPP_URL names at start). This file is the module's only entry: lint refuses an import of any
 // other file of it from outside (.dependency-cruiser.cjs, "modules-through-their-index"). Sending by the table,
 // with failover, is the engine's: providers/connectorSet.ts and providers/failover.ts.
-export * from "./routeRules.js";
-export * from "./senderChoice.js";
-export * from "./connectorsTable.js";
-export * from "./routesTable.js";
-export * from "./senderPoolsTable.js";
-export * from "./connectorAdmin.js";
-export * from "./senderPools.js";
-export * from "./deploymentProvider.js";
+export { candidatesOf, matchRoute, type Route, type RoutedFacts, routeTableErrors, shadowedRoutes } from "./routeRules.js";
+export { type Book, chooseSender } from "./senderChoice.js";
+export {
+  carrierReachable,
+  carriersReachable,
+  type ConnectorState,
+  forgetConnectorStates,
+  insertConnector,
+  listConnectors,
+  readConnector,
+  recordConnectorStates,
+  type SmppSettings,
+  updateConnector,
+} from "./connectorsTable.js";
+export { type LiveConnector, readRoutingGeneration, readRoutingSnapshot, readRoutingTable, type RoutingTable } from "./routesTable.js";
+export { getSenderPool, listSenderPools, type SenderPoolRow } from "./senderPoolsTable.js";
+export {
+  changeConnector,
+  connectorView,
+  type ConnectorView,
+  connectorViews,
+  createConnector,
+  explainRoute,
+  removeConnector,
+  replaceRoutes,
+  routingTable,
+} from "./connectorAdmin.js";
+export { changePool, chooseSenders, createPool, getPool, listPools, previewSender, removePool } from "./senderPools.js";
+export { ProviderRefused, resolveDeploymentProvider } from "./deploymentProvider.js";
