@@ -34,6 +34,16 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
+  {
+    // A module's index names what it offers (docs/ARCHITECTURE.md, "Modules"): no `export *`.
+    files: ["server/**/index.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "ExportAllDeclaration", message: "Name what the module offers: export { … } from, not export *." },
+      ],
+    },
+  },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },
   prettier,
 );
