@@ -339,6 +339,20 @@ export function saveFile(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/**
+ * Copying to the clipboard, said in words: `copy` for a button (selecting `target` where the clipboard is
+ * refused), `said` for the page's status line, `clear` to forget it.
+ */
+export function useCopy() {
+  const [said, setSaid] = useState<string | undefined>();
+  return {
+    said,
+    clear: () => setSaid(undefined),
+    copy: (text: string, target: HTMLElement | null, words: { done: string; failed: string }) =>
+      void copyText(text, target).then((ok) => setSaid(ok ? words.done : words.failed)),
+  };
+}
+
 /** Copies text; without the async clipboard (plain http on another host) selects `element` and uses execCommand. */
 export async function copyText(text: string, element: HTMLElement | null): Promise<boolean> {
   try {
@@ -593,7 +607,7 @@ export function ShownOnce({
   onDone: () => void;
 }) {
   const input = useRef<HTMLInputElement>(null);
-  const [copied, setCopied] = useState<string | undefined>();
+  const copied = useCopy();
   useEffect(() => input.current?.focus(), [value]);
   return (
     <section class="card new-key" aria-labelledby={`${id}-title`} data-testid={id}>
@@ -606,9 +620,10 @@ export function ShownOnce({
         <button
           type="button"
           onClick={() =>
-            void copyText(value, input.current).then((ok) =>
-              setCopied(ok ? `${noun} copied to the clipboard.` : `Could not copy: select the ${noun.toLowerCase()} and copy it.`),
-            )
+            copied.copy(value, input.current, {
+              done: `${noun} copied to the clipboard.`,
+              failed: `Could not copy: select the ${noun.toLowerCase()} and copy it.`,
+            })
           }
         >
           Copy {noun.toLowerCase()}
@@ -618,7 +633,7 @@ export function ShownOnce({
         </button>
       </div>
       <p class="muted" role="status">
-        {copied}
+        {copied.said}
       </p>
     </section>
   );

@@ -9,7 +9,6 @@ import { BatchChoice, describeBatch, type BatchSetting } from "./WebhookBatch.js
 import { EditEvents, EventChoice } from "./WebhookEvents.js";
 import {
   ConfirmDialog,
-  copyText,
   Field,
   fieldError,
   FormPanel,
@@ -22,6 +21,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  useCopy,
   usePolling,
   useSession,
 } from "../ui.js";
@@ -31,7 +31,7 @@ type DeliveryFilter = "" | WebhookDelivery["status"];
 function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
   const { client, canWrite } = useSession();
   const [secret, setSecret] = useState<string | undefined>(initial);
-  const [copied, setCopied] = useState<string | undefined>();
+  const copied = useCopy();
   const [rotating, setRotating] = useState(false);
   const [rotatedNote, setRotatedNote] = useState(false);
   const codeRef = useRef<HTMLElement>(null);
@@ -59,9 +59,10 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
               <button
                 type="button"
                 onClick={() =>
-                  void copyText(secret, codeRef.current).then((copied) =>
-                    setCopied(copied ? "Secret copied to the clipboard." : "Could not copy: select the secret and copy it."),
-                  )
+                  copied.copy(secret, codeRef.current, {
+                    done: "Secret copied to the clipboard.",
+                    failed: "Could not copy: select the secret and copy it.",
+                  })
                 }
               >
                 Copy secret
@@ -70,7 +71,7 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
                 type="button"
                 onClick={() => {
                   setSecret(undefined);
-                  setCopied(undefined);
+                  copied.clear();
                 }}
               >
                 Hide secret
@@ -87,7 +88,7 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
         </div>
       )}
       <p class="muted" role="status">
-        {copied}
+        {copied.said}
       </p>
       {rotatedNote && (
         <Notice>
@@ -106,7 +107,7 @@ function Secret({ webhook, initial }: { webhook: Webhook; initial?: string }) {
             client.POST("/api/v1/webhooks/{webhookId}/secret/rotate", { params: { path: { webhookId: webhook.webhookId } } }),
           );
           setSecret(answer.secret);
-          setCopied(undefined);
+          copied.clear();
           setRotatedNote(true);
         }}
       >

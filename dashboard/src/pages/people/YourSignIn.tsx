@@ -7,7 +7,6 @@ import { ok, type SessionInfo } from "../../api.js";
 import { formatTime } from "../../time.js";
 import { PasswordChange } from "./PasswordChange.js";
 import {
-  copyText,
   Field,
   fieldError,
   Loading,
@@ -17,6 +16,7 @@ import {
   TitledForm,
   useAction,
   useAsync,
+  useCopy,
   useSession,
 } from "../../ui.js";
 
@@ -207,7 +207,7 @@ function Sessions() {
 /** The recovery codes, shown this once: copied to the clipboard or saved as a text file, one code a line. */
 function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email: string; onDone: () => void }) {
   const list = useRef<HTMLUListElement>(null);
-  const [copied, setCopied] = useState<string | undefined>();
+  const copied = useCopy();
   const text = `Recovery codes for ${email} (SMS Platform). Each signs you in once without the app.\n\n${codes.join("\n")}\n`;
   return (
     <section class="card new-key" aria-labelledby="codes-title">
@@ -226,9 +226,10 @@ function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email: strin
         <button
           type="button"
           onClick={() =>
-            void copyText(codes.join("\n"), list.current).then((ok) =>
-              setCopied(ok ? "Recovery codes copied to the clipboard." : "Could not copy: select the codes and copy them."),
-            )
+            copied.copy(codes.join("\n"), list.current, {
+              done: "Recovery codes copied to the clipboard.",
+              failed: "Could not copy: select the codes and copy them.",
+            })
           }
         >
           Copy the codes
@@ -241,7 +242,7 @@ function RecoveryCodes({ codes, email, onDone }: { codes: string[]; email: strin
         </button>
       </div>
       <p class="muted" role="status">
-        {copied}
+        {copied.said}
       </p>
     </section>
   );
