@@ -4,6 +4,7 @@
 // Times cross this module as seconds since the epoch (float8) where a bucket's arithmetic uses them.
 import type { Knex } from "knex";
 import { type Priority } from "../domain/sendingPolicy.js";
+import type { QueueScope } from "../domain/throughput.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
 import type { MessageKey } from "./messages/index.js";
 import { run, sql } from "./sql.js";
@@ -90,11 +91,8 @@ export async function deleteThrottledSendsOfBatch(tx: Knex, accountId: string, b
   return rowCount;
 }
 
-export interface WaitingAhead {
-  /** A message of its account waits ahead of it (in release order). */
-  account: boolean;
-  /** A message of any account waits ahead of it. */
-  link: boolean;
+/** What waits ahead of a message in each queue a cap keeps (domain/throughput.ts, QueueScope), and whether it is queued. */
+export interface WaitingAhead extends Record<QueueScope, boolean> {
   /** It is in the queue itself (its job looked again before its turn, or at the head of the queue). */
   queued: boolean;
 }
@@ -124,13 +122,14 @@ const headOf = (account: string, not: string[]) => sql`
 
 /**
  * For each of these (scheduled messages about to be sent), whether the queue holds a message ahead of it
- * that is not one of them: of its own account, and (when `link`) for the link: one of its own account ahead of
- * it, or any message of another account (the link's queue is shared between accounts by the pacer, by weight,
+ * that is not one of them, in each queue of `scopes`: the account's (one of its own account ahead of it), and
+ * the link's (one of its own account ahead of it, or any message of another account (the link's queue is shared between accounts by the pacer, by weight,
  * not by priority, so a message of one account never takes a free slot ahead of another's waiting ones); and
  * whether it is in the queue itself. Each account's head is read once (one probe).
  */
-export async function findWaitingAhead(db: Knex, keys: MessageKey[], link: boolean): Promise<Map<string, WaitingAhead>> {
+export async function findWaitingAhead(db: Knex, keys: MessageKey[], scopes: ReadonlySet<QueueScope>): Promise<Map<string, WaitingAhead>> {
   if (keys.length === 0) return new Map();
+  const link = scopes.has("link");
   const messageIds = keys.map((k) => k.id);
   const linkHead = link
     ? sql`, ${WAITING_ACCOUNTS_CTE}, link_accounts AS MATERIALIZED (

@@ -30,17 +30,35 @@ export interface Cap {
 }
 
 /**
+ * Whose queue a cap known before the claim keeps, which a message may not pass: its account's own (the
+ * account's messages in priority order), or the link's (shared by every account, by weight).
+ */
+export type QueueScope = "account" | "link";
+
+/** A cap known before the claim: its bucket and rate, the queue it keeps, and itself in words. */
+export interface QueuedCap extends Cap {
+  scope: QueueScope;
+  words: string;
+}
+
+/**
  * The caps a message is charged to before its claim: its account's maxSegmentsPerSecond and the link's
  * PROVIDER_MAX_SEGMENTS_PER_SECOND. The one list of them, read by the send path's stage and by the pacer
- * alike: a new cap known before the claim (a country's, say) is one more entry here, with its queue-ahead test
- * beside the account's and the link's (db/throttledSends.ts, findWaitingAhead). Caps known only later (a
- * connector's, a sender's) are given turns instead (db/capTurns.ts; docs/ARCHITECTURE.md,
- * "Every cap, and where a new one goes").
+ * alike, each carrying the queue it keeps (the stage asks what waits ahead in each cap's queue and names the
+ * caps in a held message's reason from this list alone): a new cap known before the claim (a country's, say) is
+ * one more entry here, with its queue-ahead test beside the account's and the link's (db/throttledSends.ts,
+ * findWaitingAhead) when it keeps a queue of its own. Caps known only later (a connector's, a sender's) are given
+ * turns instead (db/capTurns.ts; docs/ARCHITECTURE.md, "Every cap, and where a new one goes").
  */
-export function capsBeforeClaim(m: { accountId: string; maxSegmentsPerSecond: number | null }, linkRate: number | null): Cap[] {
+export function capsBeforeClaim(m: { accountId: string; maxSegmentsPerSecond: number | null }, linkRate: number | null): QueuedCap[] {
+  const account = m.maxSegmentsPerSecond;
   return [
-    ...(m.maxSegmentsPerSecond !== null ? [{ key: accountBucketKey(m.accountId), rate: m.maxSegmentsPerSecond }] : []),
-    ...(linkRate !== null ? [{ key: LINK_BUCKET_KEY, rate: linkRate }] : []),
+    ...(account !== null
+      ? [{ key: accountBucketKey(m.accountId), rate: account, scope: "account" as const, words: `the account's ${account} segments/s` }]
+      : []),
+    ...(linkRate !== null
+      ? [{ key: LINK_BUCKET_KEY, rate: linkRate, scope: "link" as const, words: `the link's ${linkRate} segments/s` }]
+      : []),
   ];
 }
 

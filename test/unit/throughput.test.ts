@@ -151,13 +151,12 @@ describe("messagesThatMayFit", () => {
 });
 
 describe("capsBeforeClaim", () => {
-  it("lists the account's cap and the link's, each with its rate, and nothing when neither is set", () => {
-    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, 200)).toEqual([
-      { key: "account:a1", rate: 5 },
-      { key: "link", rate: 200 },
-    ]);
-    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, 200)).toEqual([{ key: "link", rate: 200 }]);
-    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, null)).toEqual([{ key: "account:a1", rate: 5 }]);
+  it("lists the account's cap and the link's, each with its rate, the queue it keeps and its words, and nothing when neither is set", () => {
+    const account = { key: "account:a1", rate: 5, scope: "account", words: "the account's 5 segments/s" };
+    const link = { key: "link", rate: 200, scope: "link", words: "the link's 200 segments/s" };
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, 200)).toEqual([account, link]);
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, 200)).toEqual([link]);
+    expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, null)).toEqual([account]);
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, null)).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ import {
   type ThrottledSend,
 } from "../../db/throttledSends.js";
 import { lockThroughputBuckets, updateThroughputBuckets } from "../../db/throughputBuckets.js";
-import { accountBucketKey, admitInOrder, capsBeforeClaim, changedTats, LINK_BUCKET_KEY, type Candidate } from "../../domain/throughput.js";
+import { admitInOrder, capsBeforeClaim, changedTats, type Candidate } from "../../domain/throughput.js";
 import type { Hold, PolicyStage } from "./types.js";
 
 /**
@@ -45,7 +45,8 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts, a
       [...held.keys()].map((id) => ({ id, accountId: accountOf.get(id)! })),
     );
   const link = opts.linkMaxSegmentsPerSecond;
-  const keysOf = (m: PolicyFacts) => capsBeforeClaim(m, link).map((c) => c.key);
+  const capsOf = (m: PolicyFacts) => capsBeforeClaim(m, link);
+  const keysOf = (m: PolicyFacts) => capsOf(m).map((c) => c.key);
   const capped = messages.filter((m) => keysOf(m).length > 0);
   if (capped.length === 0) return messages;
 
@@ -57,17 +58,17 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts, a
   const unpaid = capped.filter((m) => !paid.has(m.id));
   if (unpaid.length === 0) return messages;
 
+  // What waits ahead of each in the queue of each cap it is charged to: it may not take that cap's tokens first.
   const ahead = await findWaitingAhead(
     db,
     unpaid.map((m) => ({ id: m.id, accountId: m.accountId })),
-    link !== null,
+    new Set(unpaid.flatMap((m) => capsOf(m).map((c) => c.scope))),
   );
   const candidates: Candidate[] = unpaid.map((m) => {
     const a = ahead.get(m.id);
-    const behind = [
-      ...(a?.account && m.maxSegmentsPerSecond !== null ? [accountBucketKey(m.accountId)] : []),
-      ...(a?.link && link !== null ? [LINK_BUCKET_KEY] : []),
-    ];
+    const behind = capsOf(m)
+      .filter((c) => a?.[c.scope])
+      .map((c) => c.key);
     return { id: m.id, segments: m.segments, keys: keysOf(m), behind, validUntil: m.validUntil ? m.validUntil.getTime() / 1000 : null };
   });
   const toQueue = (slots: Map<string, number>): ThrottledSend[] =>
@@ -90,20 +91,17 @@ export const throughputStage: PolicyStage = async (db, messages, held, { opts, a
     if (slot === now) continue;
     held.set(m.id, {
       until: new Date(1000 * (slot ?? Math.min(now + HOLD_SAFETY_MS / 1000, (m.validUntil?.getTime() ?? Infinity) / 1000))),
-      reason: slot === undefined ? waitingReason(m, link) : "throughput: paid for a slot just ahead",
+      reason:
+        slot === undefined
+          ? `waiting its turn for throughput (${capsOf(m)
+              .map((c) => c.words)
+              .join(", ")})`
+          : "throughput: paid for a slot just ahead",
       wake: slot !== undefined,
     } satisfies Hold);
   }
   return messages.filter((m) => !held.has(m.id));
 };
-
-function waitingReason(m: PolicyFacts, link: number | null): string {
-  const caps = [
-    ...(m.maxSegmentsPerSecond !== null ? [`the account's ${m.maxSegmentsPerSecond} segments/s`] : []),
-    ...(link !== null ? [`the link's ${link} segments/s`] : []),
-  ];
-  return `waiting its turn for throughput (${caps.join(", ")})`;
-}
 
 /**
  * Takes the buckets' tokens for the messages that may go, in one transaction with the buckets locked. A slot
