@@ -62,6 +62,16 @@ export function capsBeforeClaim(m: { accountId: string; maxSegmentsPerSecond: nu
   ];
 }
 
+/**
+ * The caps a message is charged to once routed to a connector, paid with turns after the claim (db/capTurns.ts):
+ * the connector's maxSegmentsPerSecond. The one list of them: sending with a fixed connector asks it whether
+ * anything caps after the claim (providers/connectorSet.ts, fixed), and failover pays them (providers/failover.ts).
+ */
+export function capsAfterRouting(connector: { connectorId: string; maxSegmentsPerSecond: number | null }): Cap[] {
+  const rate = connector.maxSegmentsPerSecond;
+  return rate === null ? [] : [{ key: connectorBucketKey(connector.connectorId), rate }];
+}
+
 export interface Bucket {
   /** Segments a second. */
   rate: number;

@@ -7,6 +7,7 @@
 // A connector's `sessions` are for the whole service: each worker opens its share (domain/sessionShare.ts, dealt
 // out over the workers that reported lately), and a message routed to a connector this worker holds no bound
 // session of, but another worker does, is handed to that worker (providers/failover.ts, claim_jobs_v6).
+import { capsAfterRouting } from "../domain/throughput.js";
 import { isDeepStrictEqual } from "node:util";
 import type { Config } from "../config.js";
 import { forgetConnectorStates, recordConnectorStates, type ConnectorState } from "../routing/index.js";
@@ -285,8 +286,10 @@ export class ConnectorSet implements SendRouter {
     if (!first || Object.keys(first.match).length > 0 || first.connectors.length !== 1 || (first.fallback ?? []).length > 0)
       return undefined;
     const id = first.connectors[0]!.connectorId;
-    // A capped connector is paid per message once routed (providers/failover.ts).
-    return this.available(id) && this.running.get(id)!.row.maxSegmentsPerSecond === null ? this.routed(id) : undefined;
+    // Anything that caps after the claim (a capped connector) is paid per message once routed (providers/failover.ts).
+    const capped =
+      capsAfterRouting({ connectorId: id, maxSegmentsPerSecond: this.running.get(id)?.row.maxSegmentsPerSecond ?? null }).length > 0;
+    return this.available(id) && !capped ? this.routed(id) : undefined;
   }
 
   plan(m: RoutedFacts) {

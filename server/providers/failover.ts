@@ -8,7 +8,7 @@
 // within the route's pool, never to its fallback.
 import type { Db } from "../db/knex.js";
 import { assignConnectors, recordAttempts, type OwnedMessageRow, type SendAttemptRow } from "../db/messages/index.js";
-import { connectorBucketKey } from "../domain/throughput.js";
+import { capsAfterRouting } from "../domain/throughput.js";
 import { payOrTakeTurns } from "../db/capTurns.js";
 import { connectorSegments, connectorSubmits } from "./connectorMetrics.js";
 import type { RoutedConnector, SendRouter } from "./connectorSet.js";
@@ -151,10 +151,11 @@ export async function submitRouted(
  * or to wait for their turn.
  */
 async function takeCapTurns(db: Db, connector: RoutedConnector, group: RoutedSend[]): Promise<RoutedSend[]> {
-  if (connector.cap === null) return group;
+  const [cap] = capsAfterRouting({ connectorId: connector.connectorId!, maxSegmentsPerSecond: connector.cap });
+  if (!cap) return group;
   const taken = await payOrTakeTurns(
     db,
-    { key: connectorBucketKey(connector.connectorId!), rate: connector.cap },
+    cap,
     group.map((s) => ({
       id: s.outbound.messageId,
       segments: s.outbound.segments,

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   admitInOrder,
+  capsAfterRouting,
   capsBeforeClaim,
   handTurns,
   messagesThatMayFit,
@@ -158,6 +159,13 @@ describe("capsBeforeClaim", () => {
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, 200)).toEqual([link]);
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: 5 }, null)).toEqual([account]);
     expect(capsBeforeClaim({ accountId: "a1", maxSegmentsPerSecond: null }, null)).toEqual([]);
+  });
+});
+
+describe("capsAfterRouting", () => {
+  it("is the connector's cap with its bucket, and nothing for a connector without one", () => {
+    expect(capsAfterRouting({ connectorId: "c1", maxSegmentsPerSecond: 30 })).toEqual([{ key: "connector:c1", rate: 30 }]);
+    expect(capsAfterRouting({ connectorId: "c1", maxSegmentsPerSecond: null })).toEqual([]);
   });
 });
 
