@@ -1006,12 +1006,12 @@ CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, crea
 CREATE INDEX messages_batch_page_idx ON messages USING btree (batch_id, created_at DESC, id DESC) WHERE (batch_id IS NOT NULL);
 CREATE INDEX messages_campaign_page_idx ON messages USING btree (campaign_id, created_at DESC, id DESC) WHERE (campaign_id IS NOT NULL);
 CREATE INDEX messages_cancelled_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (cancelled_at IS NOT NULL);
+CREATE INDEX messages_carrier_key_idx ON messages USING btree (carrier_id_key(provider_message_id)) WHERE (provider_message_id IS NOT NULL);
 CREATE INDEX messages_failed_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (failed_at IS NOT NULL);
 CREATE INDEX messages_inbound_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
 CREATE INDEX messages_outcome_unknown_idx ON messages USING btree (recipient) WHERE (outcome_unknown_at IS NOT NULL);
 CREATE INDEX messages_pending_page_idx ON messages USING btree (account_id, created_at DESC, id DESC) WHERE ((direction = 'outbound'::text) AND (sent_at IS NULL) AND (failed_at IS NULL) AND (cancelled_at IS NULL));
 CREATE UNIQUE INDEX messages_pkey ON messages USING btree (id);
-CREATE INDEX messages_provider_id_idx ON messages USING btree (provider_message_id) WHERE (provider_message_id IS NOT NULL);
 CREATE INDEX messages_recipient_page_idx ON messages USING btree (account_id, recipient, created_at DESC, id DESC) WHERE (direction = 'outbound'::text);
 CREATE INDEX messages_reference_page_idx ON messages USING btree (account_id, reference, created_at DESC, id DESC) WHERE (reference IS NOT NULL);
 CREATE INDEX messages_sender_page_idx ON messages USING btree (account_id, sender, created_at DESC, id DESC) WHERE (direction = 'inbound'::text);
@@ -1103,6 +1103,12 @@ AS $function$
       RETURN NEW;
     END
     $function$;
+
+CREATE OR REPLACE FUNCTION carrier_id_key(id text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$ SELECT coalesce(nullif(lower(ltrim(id, '0')), ''), '0') $function$;
 
 CREATE OR REPLACE FUNCTION claim_jobs_v3(p_limit integer, p_worker text, p_lease_seconds double precision)
  RETURNS TABLE(jobs json, next_due_in_ms double precision)
@@ -1410,7 +1416,9 @@ AS $function$
         WHEN 'send_message' THEN (SELECT account_id FROM messages WHERE id = (p_payload->>'messageId')::uuid)
         WHEN 'deliver_receipt' THEN (SELECT account_id FROM webhook_deliveries WHERE id = (p_payload->>'deliveryId')::uuid)
         WHEN 'campaign_fanout' THEN (SELECT account_id FROM campaigns WHERE id = (p_payload->>'campaignId')::uuid)
-        WHEN 'provider_report' THEN (SELECT account_id FROM messages WHERE provider_message_id = p_payload->>'providerMessageId'
+        WHEN 'provider_report' THEN (SELECT account_id FROM messages
+                                      WHERE carrier_id_key(provider_message_id) = carrier_id_key(p_payload->>'providerMessageId')
+                                        AND provider_message_id = p_payload->>'providerMessageId'
                                       ORDER BY created_at DESC LIMIT 1)
       END
     $function$;

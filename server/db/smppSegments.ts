@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import { prepared, runPrepared } from "./prepared.js";
-import { sql } from "./sql.js";
+import { sql, type Sql } from "./sql.js";
 
 export interface SegmentRow {
   segmentId: string;
@@ -13,37 +13,22 @@ export interface SegmentRow {
 }
 
 /**
- * Records the carrier's ids of messages' segments, all in one statement; the first id of each message is its
- * providerMessageId.
+ * SQL: the INSERT (for a CTE of the `sent` status statement, db/messages/statusChange.ts) that records the
+ * carrier's ids of the segments of each message sent in more than one; the first is its providerMessageId. A
+ * message sent in one keeps its carrier id on its own row (`provider_message_id`, migration 069): no segment
+ * row. Undefined when no message has several.
  */
-export async function insertSegments(db: Knex, messages: { messageId: string; segmentIds: string[] }[]): Promise<void> {
+export function insertSegmentsSql(messages: { messageId: string; segmentIds?: string[] }[]): Sql | undefined {
   const rows = messages.flatMap((m) =>
-    m.segmentIds.map((id, i) => ({ id, messageId: m.messageId, first: m.segmentIds[0]!, seq: i + 1, total: m.segmentIds.length })),
+    (m.segmentIds?.length ?? 0) > 1
+      ? m.segmentIds!.map((id, i) => ({ id, messageId: m.messageId, first: m.segmentIds![0]!, seq: i + 1, total: m.segmentIds!.length }))
+      : [],
   );
-  if (rows.length === 0) return;
-  await runPrepared(db, INSERT_SEGMENTS, {
-    segmentIds: rows.map((r) => r.id),
-    messageIds: rows.map((r) => r.messageId),
-    providerMessageIds: rows.map((r) => r.first),
-    seqs: rows.map((r) => r.seq),
-    totals: rows.map((r) => r.total),
-  });
+  if (rows.length === 0) return undefined;
+  return sql`INSERT INTO smpp_segments (segment_id, message_id, provider_message_id, seq, total)
+         SELECT * FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.messageId)}::uuid[],
+                              ${rows.map((r) => r.first)}::text[], ${rows.map((r) => r.seq)}::int[], ${rows.map((r) => r.total)}::int[])`;
 }
-
-interface SegmentColumns {
-  segmentIds: string[];
-  messageIds: string[];
-  providerMessageIds: string[];
-  seqs: number[];
-  totals: number[];
-}
-
-const INSERT_SEGMENTS = prepared(
-  "insert_smpp_segments",
-  (v: SegmentColumns) =>
-    sql`INSERT INTO smpp_segments (segment_id, message_id, provider_message_id, seq, total)
-         SELECT * FROM unnest(${v.segmentIds}::text[], ${v.messageIds}::uuid[], ${v.providerMessageIds}::text[], ${v.seqs}::int[], ${v.totals}::int[])`,
-);
 
 /** A segment's receipt: its carrier id, `stat` and `err`, and the keys the id may match (domain/carrierIds.ts). */
 export interface SegmentReceipt {
@@ -59,10 +44,11 @@ export interface TouchedSegment extends SegmentRow {
 }
 
 /**
- * Records receipts, each on the most recent segment whose id it matches (SMSCs reuse ids; the same id first,
- * then any of its keys: another case, leading zeros, hex for decimal), in one statement, and returns every
- * segment of the messages they touched, with the receipts recorded, ordered by message and seq. A receipt
- * that matches no segment touches nothing; of two receipts matching one segment, the first counts.
+ * Records receipts, each on the most recently sent segment whose id it matches (SMSCs reuse ids; the same id
+ * first, then any of its keys: another case, leading zeros, hex for decimal), in one statement, and returns
+ * every segment of the messages they touched, with the receipts recorded, ordered by message and seq. A
+ * one-part message's only segment is the message itself (its carrier id on its row, migration 069). A
+ * receipt that matches no segment touches nothing; of two receipts matching one segment, the first counts.
  * Only a segment of a multipart message is written: its message's status waits for its siblings' receipts,
  * read from the rows. A message of one segment takes its status from the receipt itself, so its segment row
  * stays as the submit wrote it (a row write per message saved; nothing reads `stat` but this statement).
@@ -89,23 +75,35 @@ interface ReceiptColumns {
   keyLists: string[];
 }
 
+// A receipt's candidates: the segments of multipart messages (smpp_segments, and one-part messages sent
+// before migration 069) and the one-part messages holding their carrier id themselves (any message with no
+// segment row). The most recent send wins (SMSCs reuse ids), the same id before any of its keys.
 const RECORD_SEGMENT_RECEIPTS = prepared(
-  "record_segment_receipts_v3",
+  "record_segment_receipts_v4",
   (v: ReceiptColumns) =>
     sql`WITH r AS (
-           SELECT * FROM unnest(${v.segmentIds}::text[], ${v.stats}::text[], ${v.errs}::text[], ${v.keyLists}::text[])
+           SELECT r.*, string_to_array(r.keys, chr(31)) AS key_list
+             FROM unnest(${v.segmentIds}::text[], ${v.stats}::text[], ${v.errs}::text[], ${v.keyLists}::text[])
                     WITH ORDINALITY AS r(receipt_id, stat, err, keys, ord)
-         ), target AS (
-           SELECT DISTINCT ON (t.id) t.id, t.total, r.receipt_id, r.stat, r.err
+         ), matched AS (
+           SELECT r.ord, r.receipt_id, r.stat, r.err, t.segment_row, t.message_id, t.total
              FROM r CROSS JOIN LATERAL (
-               SELECT s.id, s.total FROM smpp_segments s
-                WHERE s.segment_key = ANY(string_to_array(r.keys, chr(31)))
-                ORDER BY s.segment_id = r.receipt_id DESC, s.id DESC
-                LIMIT 1) t
-            ORDER BY t.id, r.ord
+               SELECT * FROM (
+                 SELECT s.id AS segment_row, s.message_id, s.total, s.segment_id = r.receipt_id AS exact, m.sent_at
+                   FROM smpp_segments s LEFT JOIN messages m ON m.id = s.message_id
+                  WHERE s.segment_key = ANY(r.key_list)
+                 UNION ALL
+                 SELECT NULL::bigint, m.id, 1, m.provider_message_id = r.receipt_id, m.sent_at
+                   FROM messages m
+                  WHERE carrier_id_key(m.provider_message_id) = ANY(r.key_list)
+                    AND NOT EXISTS (SELECT 1 FROM smpp_segments s WHERE s.message_id = m.id)
+               ) c ORDER BY c.exact DESC, c.sent_at DESC NULLS LAST, c.segment_row DESC NULLS LAST
+               LIMIT 1) t
+         ), target AS (
+           SELECT DISTINCT ON (m.message_id, m.segment_row) * FROM matched m ORDER BY m.message_id, m.segment_row, m.ord
          ), changed AS (
            UPDATE smpp_segments s SET stat = target.stat, err = target.err
-             FROM target WHERE s.id = target.id AND target.total > 1
+             FROM target WHERE s.id = target.segment_row AND target.total > 1
            RETURNING s.id, s.message_id, s.stat, s.err, target.receipt_id
          )
          SELECT "segmentId", "messageId", "providerMessageId", seq, total, stat, err, "receiptId" FROM (
@@ -116,8 +114,12 @@ const RECORD_SEGMENT_RECEIPTS = prepared(
             WHERE s.message_id IN (SELECT message_id FROM changed)
            UNION ALL
            SELECT s.segment_id, s.message_id, s.provider_message_id, s.seq, s.total, target.stat, target.err, target.receipt_id
-             FROM target JOIN smpp_segments s ON s.id = target.id
+             FROM target JOIN smpp_segments s ON s.id = target.segment_row
             WHERE target.total = 1
+           UNION ALL
+           SELECT m.provider_message_id, m.id, m.provider_message_id, 1, 1, target.stat, target.err, target.receipt_id
+             FROM target JOIN messages m ON m.id = target.message_id
+            WHERE target.segment_row IS NULL
          ) touched
          ORDER BY "messageId", seq`,
 );

@@ -107,7 +107,8 @@ export async function requeueReceiptsNowKnown(db: Knex): Promise<number> {
       sql`DELETE FROM unmatched_receipts r
        WHERE r.job_kind IS NOT NULL
          AND (EXISTS (SELECT 1 FROM smpp_segments s WHERE s.segment_id = r.provider_message_id)
-              OR EXISTS (SELECT 1 FROM messages m WHERE m.provider_message_id = r.provider_message_id))
+              OR EXISTS (SELECT 1 FROM messages m WHERE carrier_id_key(m.provider_message_id) = carrier_id_key(r.provider_message_id)
+                                                    AND m.provider_message_id = r.provider_message_id))
        RETURNING r.job_kind, r.job_payload`,
     );
     await insertJobs(

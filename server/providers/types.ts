@@ -33,7 +33,8 @@ export const outboundOf = (m: OwnedMessageRow): OutboundMessage => ({
 });
 
 export type SubmitResult =
-  | { accepted: true; providerMessageId: string }
+  /** segmentIds: a message written in several SMPP segments, the carrier's id of each (the first is providerMessageId). */
+  | { accepted: true; providerMessageId: string; segmentIds?: string[] }
   /** The provider refused the message for good: it becomes `failed` with this error. */
   | { accepted: false; code: string; message: string };
 

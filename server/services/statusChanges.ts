@@ -13,6 +13,8 @@ export interface StatusChange {
   status: ReceiptStatus;
   at: Date;
   providerMessageId?: string;
+  /** A message sent in several SMPP segments: the carrier's id of each, the first its providerMessageId. */
+  segmentIds?: string[];
   error?: { code: string; message: string } | null;
 }
 
@@ -68,6 +70,7 @@ export async function changeMessageStatuses(
           accountId: message.accountId,
           at: change.at,
           providerMessageId: change.providerMessageId,
+          segmentIds: change.segmentIds,
           error: change.error,
           body: receiptBody({
             status,

@@ -78,8 +78,8 @@ describe("on a table no ANALYZE has seen, provider reports look messages up by t
     const found = await findMessages(database().db, where());
     expect(found.map((m) => m.id).sort()).toEqual(keys.map((k) => k.id).sort());
     const indexes = await messageIndexes(() => findMessages(database().db, where()));
-    expect(indexes).toContain("messages_provider_id_idx");
-    expect(indexes.filter((i) => i !== "messages_provider_id_idx")).toEqual([]);
+    expect(indexes).toContain("messages_carrier_key_idx");
+    expect(indexes.filter((i) => i !== "messages_carrier_key_idx")).toEqual([]);
   });
 
   it("a report naming another account finds nothing", async () => {

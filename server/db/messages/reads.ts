@@ -90,7 +90,10 @@ export async function findMessage(
   const query = db("messages").first(returning);
   if ("id" in where) return query.where({ account_id: where.accountId, id: where.id });
   if ("carrierLookup" in where) return query.where({ id: where.carrierLookup });
-  return query.where({ provider_message_id: where.providerMessageId });
+  // By the key's index (migration 069), then the exact id.
+  return query
+    .where(sql`carrier_id_key(provider_message_id) = carrier_id_key(${where.providerMessageId}::text)`.forBuilder(db))
+    .where({ provider_message_id: where.providerMessageId });
 }
 
 /**
@@ -122,7 +125,8 @@ export async function findMessages(
           FROM unnest(${where.providerMessageIds}::text[], ${where.accountIds ?? []}::uuid[]) AS p(provider_message_id, account_id)
          CROSS JOIN LATERAL (
            SELECT * FROM messages x
-            WHERE x.provider_message_id = p.provider_message_id
+            WHERE carrier_id_key(x.provider_message_id) = carrier_id_key(p.provider_message_id)
+              AND x.provider_message_id = p.provider_message_id
               ${where.accountIds ? sql`AND (x.account_id = p.account_id) IS TRUE` : sql``}
            OFFSET 0) m`,
   );

@@ -1,11 +1,12 @@
-// The provider's word on messages (sent, delivered, undelivered, failed): the status change with its counts and
-// its receipts' outbox, in one statement. The change's time is the row's own (sent_at, delivered_at, failed_at):
+// The provider's word on messages (sent, delivered, undelivered, failed): the status change with its counts, its
+// receipts' outbox and a multipart message's SMPP segments, in one statement. The change's time is the row's own (sent_at, delivered_at, failed_at):
 // the history is derived from them (reads.ts), not written.
 import type { Knex } from "knex";
 import { allowedFrom, type StoredStatus } from "../../domain/messageStatus.js";
 import { insertJobsSql, laneNowPayloadSql, laneOf, MAX_ATTEMPTS, notifyWhenSql, type ClaimedJob } from "../jobs/index.js";
 import { statusInSql } from "../byIdFilters.js";
 import { COUNTED_COLUMNS, countSpendSql, countStatusEventsSql } from "../messageCounts.js";
+import { insertSegmentsSql } from "../smppSegments.js";
 import { run, sql } from "../sql.js";
 
 export interface StatusUpdate {
@@ -13,6 +14,8 @@ export interface StatusUpdate {
   accountId: string;
   at: Date;
   providerMessageId?: string;
+  /** The carrier's ids of a message sent in several SMPP segments, the first its providerMessageId. */
+  segmentIds?: string[];
   error?: { code: string; message: string } | null;
   /** The receipt's exact bytes. */
   body: string;
@@ -53,6 +56,8 @@ export async function updateStatusesWithReceipts(
   const ids = column((u) => u.messageId);
   // The spend of the messages whose charge this status makes final (reports; migration 051).
   const spend = countSpendSql("m", to, "m.at");
+  // A multipart message's segments are recorded with its `sent` (a one-part one's carrier id is on its row).
+  const segments = insertSegmentsSql(updates);
   // The first `claimFor.limit` deliveries are handed to the worker that made them, with a lease of their own
   // and no job row (ClaimedJob.rowless); the rest get a job each, claimable by any worker.
   // A batched webhook's deliveries get neither: its batches take them (jobs/receiptBatches.ts).
@@ -86,7 +91,7 @@ export async function updateStatusesWithReceipts(
        RETURNING messages.id, messages.account_id, ${sql.raw(COUNTED_COLUMNS.map((c) => `messages.${c}`).join(", "))}, i.at, i.body
      ), k AS (
        ${countStatusEventsSql("m", to, "m.at")}
-     )${spend ? sql`, s AS (${spend})` : sql``}, c AS (
+     )${spend ? sql`, s AS (${spend})` : sql``}${segments ? sql`, g AS (${segments})` : sql``}, c AS (
        SELECT ${claimFor?.limit ?? 0}::int AS handed, ${claimFor?.workerId ?? null}::text AS worker,
               ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
      ), t AS (

@@ -269,7 +269,8 @@ class SendBatch {
         this.ctx.log.warn({ err: result, messageId: message.id }, "provider call ended with an unknown outcome");
         this.unknown.add(message.id);
       } else if (result.accepted) {
-        changes.push({ message, change: { status: "sent", at, providerMessageId: result.providerMessageId } });
+        const { providerMessageId, segmentIds } = result;
+        changes.push({ message, change: { status: "sent", at, providerMessageId, segmentIds } });
       } else {
         changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
       }

@@ -11,7 +11,6 @@
 import smpp, { type PDU } from "smpp";
 import { randomInt } from "node:crypto";
 import type { Db } from "../../db/knex.js";
-import { insertSegments } from "../../db/smppSegments.js";
 import type { Logger } from "../../logger.js";
 import { ProviderUnavailable, type OutboundMessage, type Provider, type SubmitResult } from "../types.js";
 import { NotBound, SmppConnection, WaitedTooLong } from "./connection.js";
@@ -85,26 +84,19 @@ export class SmppProvider implements Provider {
   }
 
   /**
-   * A window's messages: their submit_sm written in order on the session's line (submitQueue.ts), then the
-   * segments' ids of every accepted message recorded in one statement.
+   * A window's messages: their submit_sm written in order on the session's line (submitQueue.ts). The carrier's
+   * ids are recorded with the messages' `sent` (db/messages/statusChange.ts): a one-part message's on its row,
+   * a multipart message's segments in smpp_segments.
    */
   async submitBatch(messages: OutboundMessage[]): Promise<(SubmitResult | Error)[]> {
     const written = await Promise.all(
       messages.map((m) => this.write(m).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
     );
-    const accepted = messages.flatMap((m, i) => {
-      const w = written[i]!;
-      return !(w instanceof Error) && w.accepted ? [{ messageId: m.messageId, segmentIds: w.segmentIds }] : [];
-    });
-    try {
-      await insertSegments(this.db, accepted);
-    } catch (error) {
-      // Handed over, but not recorded: their receipts could not be matched by id. An unknown outcome, which a
-      // receipt kept unmatched can still resolve (services/unknownOutcomes.ts).
-      const lost = error instanceof Error ? error : new Error(String(error));
-      return written.map((w) => (w instanceof Error || !w.accepted ? w : lost));
-    }
-    return written.map((w) => (w instanceof Error || !w.accepted ? w : { accepted: true, providerMessageId: w.segmentIds[0]! }));
+    return written.map((w) =>
+      w instanceof Error || !w.accepted
+        ? w
+        : { accepted: true, providerMessageId: w.segmentIds[0]!, ...(w.segmentIds.length > 1 ? { segmentIds: w.segmentIds } : {}) },
+    );
   }
 
   /** Writes one message's segments in order; a refused segment ends it. */
