@@ -1,6 +1,6 @@
-// Counted message events (migrations 036, 038, 039, docs/REPORTS.md): message_count_deltas appended by the
-// statements that make the events (those that store messages and those that write status history, through the
-// two builders below); the leader's chore moves them into message_counts; a report reads both
+// Counted message events (migrations 036, 038, 039, 070, docs/REPORTS.md): message_count_deltas added to by the
+// statements that make the events, each on its connection's row per key (those that store messages and those
+// that change a status, through the two builders below); the leader's chore moves them into message_counts; a report reads both
 // (server/reports/countsTable.ts).
 import type { Knex } from "knex";
 import { TTD_BOUNDS_SECONDS } from "../domain/countedEvents.js";
@@ -10,6 +10,14 @@ import { run, sql, type Sql } from "./sql.js";
 export const NIL = "'00000000-0000-0000-0000-000000000000'::uuid";
 /** The key columns of message_count_deltas and message_counts. */
 export const COUNT_KEYS = "account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd";
+
+/**
+ * A counting statement adds to its connection's delta row for the key (migration 070): one connection runs one
+ * transaction at a time, so the row is never another transaction's in flight, and the add is a HOT update.
+ * Only the chore's fold, which skips rows locked, deletes it.
+ */
+const ADD_TO_CONNECTION_ROW = `ON CONFLICT (${COUNT_KEYS}, backend) DO UPDATE
+      SET messages = d.messages + excluded.messages, segments = d.segments + excluded.segments`;
 
 /** The columns a status statement returns for countStatusEventsSql, besides account_id (of messages). */
 export const COUNTED_COLUMNS = [
@@ -38,17 +46,18 @@ export const COUNTED_COLUMNS = [
 export function countStatusEventsSql(from: string, event: string, at: string): Sql {
   const f = sql.raw(from);
   const time = sql.raw(at);
-  return sql`INSERT INTO message_count_deltas (${sql.raw(COUNT_KEYS)}, messages, segments)
+  return sql`INSERT INTO message_count_deltas AS d (${sql.raw(COUNT_KEYS)}, messages, segments, backend)
     SELECT ${f}.account_id, to_timestamp(floor(extract(epoch FROM ${time}) / 900) * 900), ${event}::text, coalesce(${f}.country, ''),
            ${f}.category, coalesce(${f}.campaign_id, ${sql.raw(NIL)}), coalesce(${f}.connector_id, ${sql.raw(NIL)}),
            CASE WHEN ${event}::text IN ('failed', 'undelivered') THEN coalesce(${f}.error_code, '') ELSE '' END,
            CASE WHEN ${event}::text = 'delivered'
                 THEN width_bucket(extract(epoch FROM ${time} - ${f}.scheduled_at)::float8, ${[...TTD_BOUNDS_SECONDS]}::float8[])::smallint
                 ELSE (-1)::smallint END,
-           count(*), sum(${f}.segments)
+           count(*), sum(${f}.segments), pg_backend_pid()
       FROM ${f} CROSS JOIN LATERAL (SELECT set_config('sms.status_counted', 'on', true)) counted
      WHERE NOT ${f}.test
-     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9`;
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ${sql.raw(ADD_TO_CONNECTION_ROW)}`;
 }
 
 /** The key columns of spend_deltas and spend_counts (migration 051). */
@@ -103,15 +112,16 @@ export const STORED_COUNTED_COLUMNS = sql`account_id, direction, created_at, rec
  * 039) reads to leave them alone; it counts an older release's inserts during a rolling upgrade.
  */
 export function countStoredEventsSql(from: string): Sql {
-  return sql.raw(`INSERT INTO message_count_deltas (${COUNT_KEYS}, messages, segments)
+  return sql.raw(`INSERT INTO message_count_deltas AS d (${COUNT_KEYS}, messages, segments, backend)
     SELECT ${from}.account_id,
            to_timestamp(floor(extract(epoch FROM CASE WHEN ${from}.direction = 'inbound' THEN ${from}.received_at ELSE ${from}.created_at END) / 900) * 900),
            CASE WHEN ${from}.direction = 'inbound' THEN 'received' ELSE 'accepted' END, coalesce(${from}.country, ''),
            CASE WHEN ${from}.direction = 'inbound' THEN '' ELSE ${from}.category END, coalesce(${from}.campaign_id, ${NIL}),
-           ${NIL}, '', (-1)::smallint, count(*), sum(${from}.segments)
+           ${NIL}, '', (-1)::smallint, count(*), sum(${from}.segments), pg_backend_pid()
       FROM ${from} CROSS JOIN LATERAL (SELECT set_config('sms.stored_counted', 'on', true)) counted
      WHERE NOT ${from}.test
-     GROUP BY 1, 2, 3, 4, 5, 6`);
+     GROUP BY 1, 2, 3, 4, 5, 6
+    ${ADD_TO_CONNECTION_ROW}`);
 }
 
 /**
@@ -124,7 +134,7 @@ export async function compactMessageCounts(db: Knex, limit = 50_000): Promise<nu
     db,
     sql`WITH moved AS (
           DELETE FROM message_count_deltas
-           WHERE ctid = ANY (ARRAY(SELECT ctid FROM message_count_deltas LIMIT ${limit}))
+           WHERE ctid = ANY (ARRAY(SELECT ctid FROM message_count_deltas LIMIT ${limit} FOR UPDATE SKIP LOCKED))
           RETURNING ${sql.raw(COUNT_KEYS)}, messages, segments
         ), added AS (
           INSERT INTO message_counts AS c (${sql.raw(COUNT_KEYS)}, messages, segments)

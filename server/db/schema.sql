@@ -402,6 +402,7 @@ CREATE TABLE message_count_deltas (
   ttd smallint NOT NULL,
   messages bigint NOT NULL,
   segments bigint NOT NULL,
+  backend bigint NOT NULL DEFAULT nextval('message_count_deltas_unkeyed'::regclass),
   CONSTRAINT message_count_deltas_event_check CHECK ((event = ANY (ARRAY['accepted'::text, 'received'::text, 'sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text])))
 );
 
@@ -997,6 +998,7 @@ CREATE INDEX jobs_lease_idx ON jobs USING btree (locked_until) WHERE (state = 'r
 CREATE UNIQUE INDEX jobs_pkey ON jobs USING btree (id);
 CREATE UNIQUE INDEX ledger_entries_once_idx ON ledger_entries USING btree (account_id, message_id, reason) WHERE (message_id IS NOT NULL);
 CREATE UNIQUE INDEX ledger_entries_pkey ON ledger_entries USING btree (account_id, id);
+CREATE UNIQUE INDEX message_count_deltas_key ON message_count_deltas USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, backend);
 CREATE INDEX message_counts_bucket_idx ON message_counts USING btree (bucket);
 CREATE UNIQUE INDEX message_counts_pkey ON message_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
 CREATE UNIQUE INDEX message_counts_hourly_pkey ON message_counts_hourly USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);

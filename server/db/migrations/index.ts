@@ -68,6 +68,7 @@ import * as m066 from "./066_operator_settings.js";
 import * as m067 from "./067_audit_actor_email.js";
 import * as m068 from "./068_operator_auditors.js";
 import * as m069 from "./069_carrier_ids_on_messages.js";
+import * as m070 from "./070_count_deltas_per_connection.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -141,6 +142,7 @@ const migrations: Record<string, Knex.Migration> = {
   "067_audit_actor_email": m067,
   "068_operator_auditors": m068,
   "069_carrier_ids_on_messages": m069,
+  "070_count_deltas_per_connection": m070,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
