@@ -36,7 +36,7 @@ const receiver = await startReceiver();
 async function storage(side: Side) {
   const { rows } = await side.bench.db.raw(
     `SELECT relname AS table, pg_total_relation_size(oid)::bigint AS bytes
-       FROM pg_class WHERE relname IN ('messages', 'message_status_history', 'webhook_deliveries')`,
+       FROM pg_class WHERE relname IN ('messages', 'webhook_deliveries')`,
   );
   const bytes = Object.fromEntries(rows.map((r: { table: string; bytes: string }) => [r.table, Number(r.bytes)]));
   const total = Object.values(bytes).reduce((a: number, b) => a + (b as number), 0);

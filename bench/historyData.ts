@@ -50,18 +50,15 @@ async function buildHistory(side: Side, n: number): Promise<number> {
            FROM generate_series(?::int, ?::int) g, accounts a
        ), m AS (
          INSERT INTO messages (id, account_id, campaign_id, job_id, recipient, sender, body, status, scheduled_at, sent_at,
-                               delivered_at, provider_message_id, segments, encoding, error_code, error_message, created_at)
+                               delivered_at, failed_at, provider_message_id, segments, encoding, error_code, error_message, created_at)
          SELECT ${v7("at")}, account_id, CASE WHEN g % 50 = 0 THEN ?::uuid END, gen_random_uuid(),
                 '+1415' || lpad((g % 10000000)::text, 7, '0'), 'ACME', 'Your appointment is tomorrow at 10:00. Reply STOP to opt out.',
                 CASE WHEN g % 100 = 7 THEN 'failed' ELSE 'delivered' END, at, at + interval '1 second',
-                CASE WHEN g % 100 = 7 THEN NULL ELSE at + interval '3 seconds' END, 'sim-' || ${v7("at")},
+                CASE WHEN g % 100 = 7 THEN NULL ELSE at + interval '3 seconds' END,
+                CASE WHEN g % 100 = 7 THEN at + interval '3 seconds' END, 'sim-' || ${v7("at")},
                 1, 'GSM-7', CASE WHEN g % 100 = 7 THEN 'rejected' END, CASE WHEN g % 100 = 7 THEN 'refused by the carrier' END, at
            FROM src
          RETURNING id, account_id, status, created_at, provider_message_id
-       ), h AS (
-         INSERT INTO message_status_history (account_id, message_id, status, at)
-         SELECT account_id, id, s.status, created_at + s.offs FROM m,
-                LATERAL (VALUES ('sent', interval '1 second', 1), (m.status, interval '3 seconds', 2)) s(status, offs, seq)
        ), w AS (SELECT account_id, id FROM webhooks)
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, status, attempts, created_at, finished_at)
        SELECT ${v7("m.created_at + s.offs")}, w.id, m.account_id, m.id, 'dlr.' || s.status, s.seq,

@@ -67,7 +67,7 @@ export async function startBenchDatabase(): Promise<BenchDb> {
 /** Empties every table the delivery path writes, between scenarios. */
 export async function resetData(db: Db): Promise<void> {
   await db.raw(
-    "TRUNCATE jobs, messages, message_status_history, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE",
+    "TRUNCATE jobs, messages, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE",
   );
 }
 

@@ -37,7 +37,6 @@ WITH claimed AS (DELETE FROM jobs WHERE id = ANY(ARRAY(
                  RETURNING (payload->>'messageId')::uuid AS mid),
      sent AS (UPDATE messages m SET status = 'sent', sent_at = now(), provider_message_id = m.id::text
                WHERE m.id = ANY(ARRAY(SELECT mid FROM claimed)) RETURNING m.id, m.account_id, ${COUNTED}),
-     h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'sent' FROM sent),
      k AS (${counted("sent")}),
      r AS (INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
            SELECT gen_random_uuid(), :webhook::uuid, account_id, id, 'dlr.sent', 1, '{}' FROM sent)
@@ -45,7 +44,6 @@ SELECT coalesce(array_agg(id)::text, '{}') AS sent_ids FROM sent \\gset
 COMMIT;
 BEGIN;
 WITH d AS (UPDATE messages SET status = 'delivered', delivered_at = now() WHERE id = ANY(:sent_ids::uuid[]) RETURNING id, account_id, ${COUNTED}),
-     h AS (INSERT INTO message_status_history (account_id, message_id, status) SELECT account_id, id, 'delivered' FROM d),
      k AS (${counted("delivered")})
 INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
 SELECT gen_random_uuid(), :webhook::uuid, account_id, id, 'dlr.delivered', 2, '{}' FROM d;

@@ -63,7 +63,7 @@ export function historySection(h: HistoryResult, machineLine: string): string[] 
     "",
     machineLine,
     "",
-    `Two PostgreSQL clusters side by side, same settings: one holding ${n(h.messages)} messages of ${h.accounts} accounts (one with a fifth of them) over ${h.days} days, each with two history entries and two receipt deliveries to one webhook (built in SQL in ${h.buildSeconds} s), one ${h.emptyMessages ? `all but empty: ${n(h.emptyMessages)} messages built the same way, so that its lists return full pages as the full side's do` : "empty"}. Schedule loads: autocannon, 32 connections, ${h.seconds} s × ${h.rounds} alternating rounds, medians. Reads: 200 sequential requests on each side, alternating full and empty request by request (page 200: the empty side has fewer pages and reads its last). The claim and the retention run go one side after the other. Ratio: full/empty for latencies, empty/full for rates (≤ 1.3 is the target for every one).`,
+    `Two PostgreSQL clusters side by side, same settings: one holding ${n(h.messages)} messages of ${h.accounts} accounts (one with a fifth of them) over ${h.days} days, each with ${h.storage.bytes.message_status_history ? "two history entries and " : ""}two receipt deliveries to one webhook (built in SQL in ${h.buildSeconds} s), one ${h.emptyMessages ? `all but empty: ${n(h.emptyMessages)} messages built the same way, so that its lists return full pages as the full side's do` : "empty"}. Schedule loads: autocannon, 32 connections, ${h.seconds} s × ${h.rounds} alternating rounds, medians. Reads: 200 sequential requests on each side, alternating full and empty request by request (page 200: the empty side has fewer pages and reads its last). The claim and the retention run go one side after the other. Ratio: full/empty for latencies, empty/full for rates (≤ 1.3 is the target for every one).`,
     "",
     "| | full | empty | ratio |",
     "|---|---|---|---|",
@@ -77,7 +77,7 @@ export function historySection(h: HistoryResult, machineLine: string): string[] 
     `| WAL written per message of that claim | ${n(f.claim.walBytesPerMessage)} B | ${n(e.claim.walBytesPerMessage)} B | ${r.claimWal} |`,
     `| schedule while retention deletes the oldest day (${n(f.retention.deleted)} messages with their rows, during the load) | ${n(f.retention.rps)} req/s, p99 ${f.retention.p99} ms | ${n(e.retention.rps)} req/s, p99 ${e.retention.p99} ms | ${r.retentionP99} |`,
     "",
-    `Storage per message, indexes included: **${n(h.storage.bytesPerMessage)} bytes** (messages ${mib(h.storage.bytes.messages ?? 0)}, history ${mib(h.storage.bytes.message_status_history ?? 0)}, deliveries ${mib(h.storage.bytes.webhook_deliveries ?? 0)}). At 1 million messages a day that is ${perDayGB.toFixed(1)} GB a day, ${(perDayGB * 365).toFixed(0)} GB a year kept for ever; with the default retention (messages and history 400 days, the delivery log 30) it levels off at about ${steadyGB.toFixed(0)} GB.`,
+    `Storage per message, indexes included: **${n(h.storage.bytesPerMessage)} bytes** (messages ${mib(h.storage.bytes.messages ?? 0)}${h.storage.bytes.message_status_history ? `, history ${mib(h.storage.bytes.message_status_history)}` : ""}, deliveries ${mib(h.storage.bytes.webhook_deliveries ?? 0)}). At 1 million messages a day that is ${perDayGB.toFixed(1)} GB a day, ${(perDayGB * 365).toFixed(0)} GB a year kept for ever; with the default retention (messages and history 400 days, the delivery log 30) it levels off at about ${steadyGB.toFixed(0)} GB.`,
     "",
   ];
 }

@@ -37,11 +37,9 @@ export const COUNTED_COLUMNS = [
  * (account_id and the COUNTED_COLUMNS) at `at` (an SQL expression: the event's time), in the statement that
  * makes the event.
  *
- * It also sets `sms.status_counted` for the transaction, which the history trigger (migration 038) reads to
- * leave these rows alone: a release before 038 inserts history without counting, and its rows are still
- * counted by the trigger during a rolling upgrade. Counting here costs the lifecycle a few per cent of
- * pgbench's ceiling; the trigger that grouped a transition table and looked every message up again cost 38 %
- * (bench/NOTES.md, "status counts in the statements").
+ * Counting here costs the lifecycle a few per cent of pgbench's ceiling; the trigger on the history table that
+ * grouped a transition table and looked every message up again cost 38 % (bench/NOTES.md, "status counts in the
+ * statements"; the table went with migration 071).
  */
 export function countStatusEventsSql(from: string, event: string, at: string): Sql {
   const f = sql.raw(from);
@@ -54,7 +52,7 @@ export function countStatusEventsSql(from: string, event: string, at: string): S
                 THEN width_bucket(extract(epoch FROM ${time} - ${f}.scheduled_at)::float8, ${[...TTD_BOUNDS_SECONDS]}::float8[])::smallint
                 ELSE (-1)::smallint END,
            count(*), sum(${f}.segments), pg_backend_pid()
-      FROM ${f} CROSS JOIN LATERAL (SELECT set_config('sms.status_counted', 'on', true)) counted
+      FROM ${f}
      WHERE NOT ${f}.test
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
     ${sql.raw(ADD_TO_CONNECTION_ROW)}`;

@@ -440,18 +440,6 @@ CREATE TABLE message_counts_hourly (
   CONSTRAINT message_counts_hourly_pkey PRIMARY KEY (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd)
 );
 
-CREATE TABLE message_status_history (
-  id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
-  message_id uuid NOT NULL,
-  status text NOT NULL,
-  at timestamp with time zone NOT NULL DEFAULT now(),
-  account_id uuid,
-  CONSTRAINT message_status_history_account_id_not_null CHECK ((account_id IS NOT NULL)),
-  CONSTRAINT message_status_history_message_id_fkey FOREIGN KEY (message_id) REFERENCES messages(id) ON DELETE CASCADE,
-  CONSTRAINT message_status_history_pkey PRIMARY KEY (id),
-  CONSTRAINT message_status_history_status_check CHECK ((status = ANY (ARRAY['sent'::text, 'delivered'::text, 'failed'::text, 'undelivered'::text, 'cancelled'::text])))
-);
-
 CREATE TABLE messages (
   id uuid NOT NULL DEFAULT gen_uuid_v7(),
   account_id uuid NOT NULL,
@@ -512,6 +500,7 @@ CASE direction
     ELSE ((status <> 'received'::text) AND (job_id IS NOT NULL) AND (scheduled_at IS NOT NULL))
 END),
   CONSTRAINT messages_encoding_check CHECK ((encoding = ANY (ARRAY['GSM-7'::text, 'UCS-2'::text]))),
+  CONSTRAINT messages_failed_at_check CHECK (((status <> ALL (ARRAY['failed'::text, 'undelivered'::text])) OR (failed_at IS NOT NULL))),
   CONSTRAINT messages_pkey PRIMARY KEY (id),
   CONSTRAINT messages_priority_check CHECK ((priority = ANY (ARRAY['high'::text, 'normal'::text, 'low'::text]))),
   CONSTRAINT messages_recipient_check CHECK ((recipient ~ '^\+[1-9][0-9]{6,14}$'::text)),
@@ -1002,8 +991,6 @@ CREATE UNIQUE INDEX message_count_deltas_key ON message_count_deltas USING btree
 CREATE INDEX message_counts_bucket_idx ON message_counts USING btree (bucket);
 CREATE UNIQUE INDEX message_counts_pkey ON message_counts USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
 CREATE UNIQUE INDEX message_counts_hourly_pkey ON message_counts_hourly USING btree (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd);
-CREATE INDEX message_status_history_message_idx ON message_status_history USING btree (message_id, id);
-CREATE UNIQUE INDEX message_status_history_pkey ON message_status_history USING btree (id);
 CREATE INDEX messages_account_page_idx ON messages USING btree (account_id, created_at DESC, id DESC);
 CREATE INDEX messages_batch_page_idx ON messages USING btree (batch_id, created_at DESC, id DESC) WHERE (batch_id IS NOT NULL);
 CREATE INDEX messages_campaign_page_idx ON messages USING btree (campaign_id, created_at DESC, id DESC) WHERE (campaign_id IS NOT NULL);
@@ -1089,8 +1076,6 @@ CREATE UNIQUE INDEX webhooks_pkey ON webhooks USING btree (id);
 CREATE TRIGGER campaign_recipients_account_id BEFORE INSERT ON campaign_recipients FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION campaign_recipients_account_id();
 CREATE TRIGGER message_counts_added AFTER INSERT ON message_counts REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION count_hourly_added();
 CREATE TRIGGER message_counts_changed AFTER UPDATE ON message_counts REFERENCING OLD TABLE AS before NEW TABLE AS after FOR EACH STATEMENT EXECUTE FUNCTION count_hourly_changed();
-CREATE TRIGGER message_status_history_account_id BEFORE INSERT ON message_status_history FOR EACH ROW WHEN ((new.account_id IS NULL)) EXECUTE FUNCTION message_status_history_account_id();
-CREATE TRIGGER message_status_history_counted AFTER INSERT ON message_status_history REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION count_status_changes();
 CREATE TRIGGER messages_counted AFTER INSERT ON messages REFERENCING NEW TABLE AS stored FOR EACH STATEMENT EXECUTE FUNCTION count_stored_messages();
 CREATE TRIGGER refund_unsent_message AFTER UPDATE OF status ON messages FOR EACH ROW WHEN (((new.price_amount IS NOT NULL) AND (NOT new.test) AND (new.status = ANY (ARRAY['cancelled'::text, 'failed'::text, 'undelivered'::text])) AND (old.status IS DISTINCT FROM new.status))) EXECUTE FUNCTION refund_unsent_message();
 CREATE TRIGGER smpp_outbox_inbound AFTER INSERT ON messages FOR EACH ROW WHEN ((new.direction = 'inbound'::text)) EXECUTE FUNCTION smpp_outbox_inbound();
@@ -1361,27 +1346,6 @@ AS $function$
       RETURN NULL;
     END $function$;
 
-CREATE OR REPLACE FUNCTION count_status_changes()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-  BEGIN
-    IF current_setting('sms.status_counted', true) = 'on' THEN RETURN NULL; END IF;
-    INSERT INTO message_count_deltas (account_id, bucket, event, country, category, campaign_id, connector_id, error_code, ttd, messages, segments)
-    SELECT h.account_id, to_timestamp(floor(extract(epoch FROM h.at) / 900) * 900) AS bucket, h.status AS event,
-           coalesce(m.country, '') AS country, m.category,
-           coalesce(m.campaign_id, '00000000-0000-0000-0000-000000000000'::uuid) AS campaign_id, coalesce(m.connector_id, '00000000-0000-0000-0000-000000000000'::uuid) AS connector_id,
-           CASE WHEN h.status IN ('failed', 'undelivered') THEN coalesce(m.error_code, '') ELSE '' END AS error_code,
-           CASE WHEN h.status = 'delivered'
-                THEN width_bucket(extract(epoch FROM h.at - m.scheduled_at)::float8, '{1,2,5,10,20,30,60,120,300,600,1800,3600,7200,21600,86400}'::float8[])::smallint
-                ELSE (-1)::smallint END AS ttd,
-           count(*) AS messages, sum(m.segments) AS segments
-      FROM changed h JOIN messages m ON m.account_id = h.account_id AND m.id = h.message_id
-     WHERE NOT m.test
-     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
-    RETURN NULL;
-  END $function$;
-
 CREATE OR REPLACE FUNCTION count_stored_messages()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1423,16 +1387,6 @@ AS $function$
                                         AND provider_message_id = p_payload->>'providerMessageId'
                                       ORDER BY created_at DESC LIMIT 1)
       END
-    $function$;
-
-CREATE OR REPLACE FUNCTION message_status_history_account_id()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-    BEGIN
-      NEW.account_id := (SELECT account_id FROM messages WHERE id = NEW.message_id);
-      RETURN NEW;
-    END
     $function$;
 
 CREATE OR REPLACE FUNCTION refund_unsent_message()

@@ -150,7 +150,8 @@ describe("cancel a scheduled message", () => {
     for (const status of ["sending", "sent", "delivered", "failed", "undelivered"]) {
       const { data } = await a.client.POST("/api/v1/scheduler/schedule", { body: schedule() });
       // Stand-in for the worker: the row is where the send path puts it.
-      await server().db("messages").where({ id: data!.messageId }).update({ status });
+      const failedAt = status === "failed" || status === "undelivered" ? new Date() : null;
+      await server().db("messages").where({ id: data!.messageId }).update({ status, failed_at: failedAt });
       const res = await a.request("DELETE", `/api/v1/scheduler/cancel/${data!.messageId}`);
       expect(res.status, status).toBe(409);
       expect((await problemOf(res)).code).toBe("not_cancellable");

@@ -188,7 +188,6 @@ describe("every statement of an account's work names its account", () => {
         "campaign_recipients",
         "campaigns",
         "jobs",
-        "message_status_history",
         "messages",
         "webhook_deliveries",
         "webhooks",

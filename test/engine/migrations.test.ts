@@ -13,6 +13,7 @@ const name = `m_${randomBytes(6).toString("hex")}`;
 const name008 = `${name}_008`;
 const name041 = `${name}_041`;
 const name064 = `${name}_064`;
+const name071 = `${name}_071`;
 const adminUrl = () => inject("pgAdminUrl");
 async function admin(sql: string) {
   const client = new pg.Client({ connectionString: adminUrl() });
@@ -25,7 +26,7 @@ async function admin(sql: string) {
 }
 let dropOnExit = true;
 afterAll(async () => {
-  if (dropOnExit) for (const db of [name, name008, name041, name064]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+  if (dropOnExit) for (const db of [name, name008, name041, name064, name071]) await admin(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
 });
 
 describe("migrations over existing data", () => {
@@ -71,12 +72,8 @@ describe("migrations over existing data", () => {
         { status: "scheduled", at: createdAt },
         { status: "sent", at: new Date(createdAt.getTime() + 1000) },
       ]);
-      // 019: an entry written by the previous release (no account_id) gets its message's account.
-      await db("message_status_history").insert({ message_id: id, status: "delivered" });
-      expect(await db("message_status_history").where({ message_id: id }).pluck("account_id")).toEqual([account.id, account.id]);
-      await expect(db("message_status_history").insert({ message_id: id, status: "scheduled" })).rejects.toThrow(
-        /message_status_history_status_check/,
-      );
+      // 071 dropped the stored history once no release wrote it.
+      expect((await db.raw("SELECT to_regclass('message_status_history') AS t")).rows[0].t).toBeNull();
       // 010: every message before it is outbound; an inbound one cannot have a schedule's shape.
       expect(await db("messages").where({ id }).first("direction", "incomplete")).toEqual({ direction: "outbound", incomplete: false });
       await expect(db("messages").where({ id }).update({ direction: "inbound" })).rejects.toThrow(/messages_direction_shape/);
@@ -250,6 +247,50 @@ describe("migrations over existing data", () => {
     } catch (error) {
       dropOnExit = false;
       process.stderr.write(`kept database ${name064} for inspection\n`);
+      throw error;
+    } finally {
+      await db.destroy();
+    }
+  });
+  it("071: a message a 064-era worker failed without failed_at gets it from its history; then it is required and the history table goes", async () => {
+    await admin(`CREATE DATABASE ${name071}`);
+    const db = createDb(adminUrl().replace(/\/postgres$/, `/${name071}`), 2);
+    try {
+      for (const migration of await migrationSource.getMigrations([])) {
+        if (migration.startsWith("071")) break;
+        await db.migrate.up({ migrationSource });
+      }
+      const [account] = await db("accounts").insert({ name: "upgrade" }).returning("id");
+      const t0 = new Date(Date.UTC(2026, 5, 1, 12));
+      const [row] = await db("messages")
+        .insert({
+          account_id: account.id,
+          job_id: randomUUID(),
+          recipient: "+14155550100",
+          sender: "ACME",
+          body: "hi",
+          scheduled_at: t0,
+          created_at: t0,
+          segments: 1,
+          encoding: "GSM-7",
+          status: "failed",
+        })
+        .returning("id");
+      await db("message_status_history").insert({ account_id: account.id, message_id: row.id, status: "failed", at: new Date(t0.getTime() + 7000) });
+
+      await migrateLatest(db);
+      const { failed_at: failedAt } = await db("messages").where({ id: row.id }).first("failed_at");
+      expect(failedAt.getTime() - t0.getTime()).toBe(7000);
+      expect((await db.raw("SELECT to_regclass('message_status_history') AS t")).rows[0].t).toBeNull();
+      await expect(db("messages").where({ id: row.id }).update({ failed_at: null })).rejects.toThrow(/messages_failed_at_check/);
+      const history = statusHistory((await getMessage(db, account.id, row.id))!).map((h) => [h.status, h.at.getTime() - t0.getTime()]);
+      expect(history).toEqual([
+        ["scheduled", 0],
+        ["failed", 7000],
+      ]);
+    } catch (error) {
+      dropOnExit = false;
+      process.stderr.write(`kept database ${name071} for inspection\n`);
       throw error;
     } finally {
       await db.destroy();

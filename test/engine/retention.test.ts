@@ -19,22 +19,20 @@ const db = () => server().db;
 const policy: RetentionPolicy = { messageRetentionDays: 400, deliveryLogRetentionDays: 30, messageBodyRetentionDays: 0, batchSize: 3 };
 const ALL: StoredStatus[] = ["scheduled", "sending", "sent", "delivered", "failed", "undelivered", "cancelled"];
 
-/** A message created `daysAgo`, in `status`, with a history entry and a finished receipt delivery to `webhookId`. */
+/** A message created `daysAgo`, in `status`, with a finished receipt delivery to `webhookId`. */
 async function storedMessage(accountId: string, webhookId: string, status: StoredStatus, daysAgo: number, body = "hello"): Promise<string> {
   const { rows } = await db().raw(
     `WITH m AS (
-       INSERT INTO messages (account_id, job_id, recipient, sender, body, status, scheduled_at, cancelled_at, segments, encoding, created_at)
-       VALUES (?, gen_random_uuid(), '+14155550100', 'ACME', ?, ?, now(), CASE WHEN ? = 'cancelled' THEN now() END, 1, 'GSM-7',
-               now() - make_interval(days => ?))
+       INSERT INTO messages (account_id, job_id, recipient, sender, body, status, scheduled_at, cancelled_at, failed_at, segments, encoding, created_at)
+       VALUES (?, gen_random_uuid(), '+14155550100', 'ACME', ?, ?, now(), CASE WHEN ? = 'cancelled' THEN now() END,
+               CASE WHEN ? IN ('failed', 'undelivered') THEN now() END, 1, 'GSM-7', now() - make_interval(days => ?))
        RETURNING id, created_at
-     ), h AS (
-       INSERT INTO message_status_history (message_id, status, at) SELECT id, 'sent', created_at FROM m WHERE ? NOT IN ('scheduled', 'sending')
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, status, finished_at, created_at)
        SELECT gen_uuid_v7(), ?, ?, id, 'dlr.sent', 1, '{}', 'succeeded', created_at, created_at FROM m
      )
      SELECT id FROM m`,
-    [accountId, body, status, status, daysAgo, status, webhookId, accountId],
+    [accountId, body, status, status, status, daysAgo, webhookId, accountId],
   );
   return rows[0].id;
 }
@@ -50,7 +48,7 @@ async function accountWithWebhook(): Promise<{ accountId: string; webhookId: str
 const count = async (table: string, where: Record<string, unknown>) => Number((await db()(table).where(where).count({ n: "*" }))[0]!.n);
 
 describe("message retention", () => {
-  it("deletes old messages only in a final status, with their history and deliveries; recent ones stay", async () => {
+  it("deletes old messages only in a final status, with their deliveries; recent ones stay", async () => {
     const { accountId, webhookId } = await accountWithWebhook();
     const old = Object.fromEntries(
       await Promise.all(ALL.map(async (s) => [s, await storedMessage(accountId, webhookId, s, 401)] as const)),
@@ -63,11 +61,9 @@ describe("message retention", () => {
     for (const status of ALL) {
       const kept = !FINAL_STATUSES.includes(status);
       expect({ status, kept: (await count("messages", { id: old[status] })) === 1 }).toEqual({ status, kept });
-      expect(await count("message_status_history", { message_id: old[status] })).toBe(kept && status === "sent" ? 1 : 0);
       expect(await count("webhook_deliveries", { message_id: old[status] })).toBe(kept ? 1 : 0);
     }
     expect(await count("messages", { id: recent })).toBe(1);
-    expect(await count("message_status_history", { message_id: recent })).toBe(1);
     // What is not a message's stays: the account, its webhook, its contacts.
     expect(await count("accounts", { id: accountId })).toBe(1);
     expect(await count("webhooks", { id: webhookId })).toBe(1);

@@ -69,6 +69,7 @@ import * as m067 from "./067_audit_actor_email.js";
 import * as m068 from "./068_operator_auditors.js";
 import * as m069 from "./069_carrier_ids_on_messages.js";
 import * as m070 from "./070_count_deltas_per_connection.js";
+import * as m071 from "./071_message_floor_contract.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -143,6 +144,7 @@ const migrations: Record<string, Knex.Migration> = {
   "068_operator_auditors": m068,
   "069_carrier_ids_on_messages": m069,
   "070_count_deltas_per_connection": m070,
+  "071_message_floor_contract": m071,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
