@@ -2,6 +2,7 @@
 // list, the form that makes a key, and the new key, shown this once.
 import { useState } from "preact/hooks";
 import type { CreatedKey, KeyScope, KeySummary, NewKeyRequest } from "./api.js";
+import { ListTable } from "./listTable.js";
 import { formatTime, localInputToUtc, timeZone, utcOffset } from "./time.js";
 import { Field, fieldError, ProblemMessage, ShownOnce, TitledForm, useAction } from "./ui.js";
 
@@ -114,47 +115,38 @@ export function KeysTable({
   rowsRef: (element: HTMLElement | null) => void;
 }) {
   return (
-    <table class="table">
-      <caption class="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Scope</th>
-          <th scope="col">Test key</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          {onRevoke && (
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          )}
-        </tr>
-      </thead>
-      <tbody ref={rowsRef}>
-        {items.map((k) => (
-          <tr key={k.keyId} data-key-id={k.keyId}>
-            <td data-label="Key">
+    <ListTable
+      caption={caption}
+      rows={items}
+      bodyRef={rowsRef}
+      rowKey={(k) => k.keyId}
+      rowAttributes={(k) => ({ "data-key-id": k.keyId })}
+      columns={[
+        {
+          label: "Key",
+          cell: (k) => (
+            <>
               {k.name ?? <span class="muted">unnamed</span>} <code class="muted">{k.keyId}</code>
               {k.keyId === currentKeyId && <strong class="this-key"> (this key: you are signed in with it)</strong>}
-            </td>
-            <td data-label="Scope">{k.scope}</td>
-            <td data-label="Test key">{k.test ? "yes" : "no"}</td>
-            <td data-label="Expires">{k.expiresAt ? `${formatTime(k.expiresAt)}${expired(k) ? " (expired)" : ""}` : "never"}</td>
-            <td data-label="Created">{formatTime(k.createdAt)}</td>
-            <td data-label="Last used">{k.lastUsedAt ? formatTime(k.lastUsedAt) : "never"}</td>
-            {onRevoke && (
-              <td>
-                {k.keyId !== currentKeyId && (
-                  <button type="button" class="danger small" onClick={() => onRevoke(k)} aria-label={`Revoke key ${k.name ?? k.keyId}`}>
-                    Revoke
-                  </button>
-                )}
-              </td>
-            )}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { label: "Scope", cell: (k) => k.scope },
+        { label: "Test key", cell: (k) => (k.test ? "yes" : "no") },
+        { label: "Expires", cell: (k) => (k.expiresAt ? `${formatTime(k.expiresAt)}${expired(k) ? " (expired)" : ""}` : "never") },
+        { label: "Created", cell: (k) => formatTime(k.createdAt) },
+        { label: "Last used", cell: (k) => (k.lastUsedAt ? formatTime(k.lastUsedAt) : "never") },
+      ]}
+      actions={
+        onRevoke
+          ? (k) =>
+              k.keyId !== currentKeyId && (
+                <button type="button" class="danger small" onClick={() => onRevoke(k)} aria-label={`Revoke key ${k.name ?? k.keyId}`}>
+                  Revoke
+                </button>
+              )
+          : undefined
+      }
+    />
   );
 }

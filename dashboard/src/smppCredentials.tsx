@@ -2,6 +2,7 @@
 // applications"): on the operator's page of the account (with a delete button) and on the account's own
 // Settings → API keys page (read only).
 import type { Schemas } from "./api.js";
+import { ListTable } from "./listTable.js";
 import { formatTime } from "./time.js";
 
 export type SmppCredential = Schemas["SmppCredential"];
@@ -16,30 +17,25 @@ export function SmppCredentialsTable({
   onDelete?: (c: SmppCredential) => void;
 }) {
   return (
-    <table class="table">
-      <caption class="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">system_id</th>
-          <th scope="col">Open sessions</th>
-          <th scope="col">Submits a second per bind</th>
-          <th scope="col">Allowed addresses</th>
-          <th scope="col">Made</th>
-          {onDelete && (
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((c) => (
-          <tr key={c.systemId} data-system-id={c.systemId}>
-            <td data-label="system_id">
+    <ListTable
+      caption={caption}
+      rows={items}
+      rowKey={(c) => c.systemId}
+      rowAttributes={(c) => ({ "data-system-id": c.systemId })}
+      columns={[
+        {
+          label: "system_id",
+          cell: (c) => (
+            <>
               <code>{c.systemId}</code>
               {c.test && <span class="muted"> (test)</span>}
-            </td>
-            <td data-label="Open sessions">
+            </>
+          ),
+        },
+        {
+          label: "Open sessions",
+          cell: (c) => (
+            <>
               {`${c.sessions.length} of up to ${c.maxBinds}`}
               {c.sessions.length > 0 && (
                 <ul class="plain">
@@ -50,20 +46,22 @@ export function SmppCredentialsTable({
                   ))}
                 </ul>
               )}
-            </td>
-            <td data-label="Submits a second per bind">{c.submitsPerSecond}</td>
-            <td data-label="Allowed addresses">{c.allowedIps.length === 0 ? "any" : c.allowedIps.join(", ")}</td>
-            <td data-label="Made">{formatTime(c.createdAt)}</td>
-            {onDelete && (
-              <td>
-                <button type="button" class="danger small" onClick={() => onDelete(c)} aria-label={`Delete SMPP credentials ${c.systemId}`}>
-                  Delete
-                </button>
-              </td>
-            )}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { label: "Submits a second per bind", cell: (c) => c.submitsPerSecond },
+        { label: "Allowed addresses", cell: (c) => (c.allowedIps.length === 0 ? "any" : c.allowedIps.join(", ")) },
+        { label: "Made", cell: (c) => formatTime(c.createdAt) },
+      ]}
+      actions={
+        onDelete
+          ? (c) => (
+              <button type="button" class="danger small" onClick={() => onDelete(c)} aria-label={`Delete SMPP credentials ${c.systemId}`}>
+                Delete
+              </button>
+            )
+          : undefined
+      }
+    />
   );
 }

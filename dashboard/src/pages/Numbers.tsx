@@ -1,6 +1,7 @@
 // Settings → Numbers: the phone numbers of the account (inbound messages to them come to its inbox), add, delete.
 import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../api.js";
+import { ListTable, OrDash } from "../listTable.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { formatTime } from "../time.js";
 import {
@@ -88,41 +89,26 @@ export function Numbers() {
         empty="No numbers yet: the account can send, but nothing can reach it."
       >
         {(items) => (
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Name</th>
-                <th scope="col">Added</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody ref={list.rowsRef}>
-              {items.map((n) => (
-                <tr key={n.numberId} data-number={n.phoneNumber}>
-                  <td data-label="Number">{n.phoneNumber}</td>
-                  <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
-                  <td data-label="Added">{formatTime(n.createdAt)}</td>
-                  {canWrite && (
-                    <td>
-                      <button
-                        type="button"
-                        class="danger small"
-                        onClick={() => setDeleting(n)}
-                        aria-label={`Delete number ${n.phoneNumber}`}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable
+            rows={items}
+            bodyRef={list.rowsRef}
+            rowKey={(n) => n.numberId}
+            rowAttributes={(n) => ({ "data-number": n.phoneNumber })}
+            columns={[
+              { label: "Number", cell: (n) => n.phoneNumber },
+              { label: "Name", cell: (n) => <OrDash value={n.name} /> },
+              { label: "Added", cell: (n) => formatTime(n.createdAt) },
+            ]}
+            actions={
+              canWrite
+                ? (n) => (
+                    <button type="button" class="danger small" onClick={() => setDeleting(n)} aria-label={`Delete number ${n.phoneNumber}`}>
+                      Delete
+                    </button>
+                  )
+                : undefined
+            }
+          />
         )}
       </PagedRows>
       <ConfirmDialog

@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { ok, type OptOut } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
+import { ListTable, OrDash } from "../listTable.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import {
@@ -81,50 +82,42 @@ export function OptOuts() {
       {notice && <Notice>{notice}</Notice>}
       <PagedRows list={list} noun="opt-outs" one="opt-out" errorPrefix="Could not load the opt-out list" empty="Nobody has opted out.">
         {(items) => (
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Source</th>
-                <th scope="col">Keyword</th>
-                <th scope="col">Since</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody ref={list.rowsRef}>
-              {items.map((o) => (
-                <tr key={o.phone} data-phone={o.phone}>
-                  <td data-label="Number">
-                    <Link
-                      to={conversationPath(o.phone)}
-                      aria-label={`Conversation with ${o.phone}${names.has(o.phone) ? ` (${names.get(o.phone)!})` : ""}`}
+          <ListTable
+            rows={items}
+            bodyRef={list.rowsRef}
+            rowKey={(o) => o.phone}
+            rowAttributes={(o) => ({ "data-phone": o.phone })}
+            columns={[
+              {
+                label: "Number",
+                cell: (o) => (
+                  <Link
+                    to={conversationPath(o.phone)}
+                    aria-label={`Conversation with ${o.phone}${names.has(o.phone) ? ` (${names.get(o.phone)!})` : ""}`}
+                  >
+                    <Person phone={o.phone} names={names} />
+                  </Link>
+                ),
+              },
+              { label: "Source", cell: (o) => (o.source === "keyword" ? "keyword" : "added by hand (API)") },
+              { label: "Keyword", cell: (o) => <OrDash value={o.keyword} /> },
+              { label: "Since", cell: (o) => formatTime(o.createdAt) },
+            ]}
+            actions={
+              canWrite
+                ? (o) => (
+                    <button
+                      type="button"
+                      class="danger small"
+                      onClick={() => setRemoving(o)}
+                      aria-label={`Remove ${o.phone} from the list`}
                     >
-                      <Person phone={o.phone} names={names} />
-                    </Link>
-                  </td>
-                  <td data-label="Source">{o.source === "keyword" ? "keyword" : "added by hand (API)"}</td>
-                  <td data-label="Keyword">{o.keyword ?? <span class="muted">—</span>}</td>
-                  <td data-label="Since">{formatTime(o.createdAt)}</td>
-                  {canWrite && (
-                    <td>
-                      <button
-                        type="button"
-                        class="danger small"
-                        onClick={() => setRemoving(o)}
-                        aria-label={`Remove ${o.phone} from the list`}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                      Remove
+                    </button>
+                  )
+                : undefined
+            }
+          />
         )}
       </PagedRows>
       <ConfirmDialog

@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../api.js";
 import { formatTime } from "../time.js";
+import { ListTable } from "../listTable.js";
 import {
   ConfirmDialog,
   Field,
@@ -57,43 +58,31 @@ export function SenderPools() {
       <ProblemMessage error={pools.error} prefix="Could not load the sender pools" />
       {pools.data && pools.data.length === 0 && <p class="muted">No sender pools yet.</p>}
       {pools.data && pools.data.length > 0 && (
-        <table class="table">
-          <caption class="sr-only">Sender pools, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Senders</th>
-              <th scope="col">Sticky</th>
-              <th scope="col">Cap per sender</th>
-              <th scope="col">Made</th>
-              {canWrite && (
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {pools.data.map((p) => (
-              <tr key={p.senderPoolId} data-pool={p.name}>
-                <td data-label="Name">{p.name}</td>
-                <td data-label="Senders">{p.senders.join(", ")}</td>
-                <td data-label="Sticky">{p.sticky ? "yes" : "no"}</td>
-                <td data-label="Cap per sender">
-                  {p.maxMessagesPerSecondPerSender === null ? "none" : `${p.maxMessagesPerSecondPerSender} a second`}
-                </td>
-                <td data-label="Made">{formatTime(p.createdAt)}</td>
-                {canWrite && (
-                  <td>
-                    <button type="button" class="danger small" onClick={() => setDeleting(p)} aria-label={`Delete sender pool ${p.name}`}>
-                      Delete
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable
+          caption="Sender pools, oldest first"
+          rows={pools.data}
+          rowKey={(p) => p.senderPoolId}
+          rowAttributes={(p) => ({ "data-pool": p.name })}
+          columns={[
+            { label: "Name", cell: (p) => p.name },
+            { label: "Senders", cell: (p) => p.senders.join(", ") },
+            { label: "Sticky", cell: (p) => (p.sticky ? "yes" : "no") },
+            {
+              label: "Cap per sender",
+              cell: (p) => (p.maxMessagesPerSecondPerSender === null ? "none" : `${p.maxMessagesPerSecondPerSender} a second`),
+            },
+            { label: "Made", cell: (p) => formatTime(p.createdAt) },
+          ]}
+          actions={
+            canWrite
+              ? (p) => (
+                  <button type="button" class="danger small" onClick={() => setDeleting(p)} aria-label={`Delete sender pool ${p.name}`}>
+                    Delete
+                  </button>
+                )
+              : undefined
+          }
+        />
       )}
       {canWrite && (
         <TitledForm titleId="new-pool-title" title="Make a sender pool" onSubmit={() => void create.run()}>

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
+import { ListTable, OrDash } from "../../listTable.js";
 import { formatTime } from "../../time.js";
 import {
   ConfirmDialog,
@@ -41,42 +42,25 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
       <h2 id="account-numbers-title">Numbers</h2>
       <PagedRows list={list} noun="numbers" one="number" errorPrefix="Could not load the numbers" empty="No numbers: nothing can reach it.">
         {(items) => (
-          <table class="table">
-            <caption class="sr-only">The account's numbers, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Name</th>
-                <th scope="col">Added by</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody ref={list.rowsRef}>
-              {items.map((n) => (
-                <tr key={n.numberId} data-number={n.phoneNumber}>
-                  <td data-label="Number">{n.phoneNumber}</td>
-                  <td data-label="Name">{n.name ?? <span class="muted">—</span>}</td>
-                  <td data-label="Added by">{n.selfService ? "the account (self-service)" : "the operator"}</td>
-                  <td data-label="Added">{formatTime(n.createdAt)}</td>
-                  <td>
-                    {canWrite && (
-                      <button
-                        type="button"
-                        class="danger small"
-                        onClick={() => setTaking(n)}
-                        aria-label={`Take back number ${n.phoneNumber}`}
-                      >
-                        Take back
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable
+            rows={items}
+            bodyRef={list.rowsRef}
+            rowKey={(n) => n.numberId}
+            rowAttributes={(n) => ({ "data-number": n.phoneNumber })}
+            columns={[
+              { label: "Number", cell: (n) => n.phoneNumber },
+              { label: "Name", cell: (n) => <OrDash value={n.name} /> },
+              { label: "Added by", cell: (n) => (n.selfService ? "the account (self-service)" : "the operator") },
+              { label: "Added", cell: (n) => formatTime(n.createdAt) },
+            ]}
+            actions={(n) =>
+              canWrite && (
+                <button type="button" class="danger small" onClick={() => setTaking(n)} aria-label={`Take back number ${n.phoneNumber}`}>
+                  Take back
+                </button>
+              )
+            }
+          />
         )}
       </PagedRows>
       {notice && <Notice>{notice}</Notice>}

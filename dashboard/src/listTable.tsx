@@ -1,0 +1,65 @@
+// The table a list page shows (dashboard/README.md, "Lists"): a header of column names, a row per
+// item with each cell labelled by its column (`data-label`, which the narrow layout shows beside the value),
+// and, where the caller may act on a row, a last column of actions whose header only a screen reader reads.
+// What a list shows when it is empty, loading or failed is PagedRows's (paging.tsx); this is the table itself.
+import type { ComponentChildren, Ref } from "preact";
+
+/** A column: its header, and what a row shows under it. */
+export interface Column<T> {
+  label: string;
+  cell: (row: T) => ComponentChildren;
+}
+
+export interface ListTableProps<T> {
+  rows: T[];
+  columns: Column<T>[];
+  /** The row's key, unique in the list. */
+  rowKey: (row: T) => string;
+  /** Attributes of the row (`data-*` that tests and links find it by). */
+  rowAttributes?: (row: T) => Record<string, string>;
+  /** The row's actions (buttons, links), in a last column; none, no column. */
+  actions?: (row: T) => ComponentChildren;
+  /** The table body, for a list that keeps its place when rows are added (PagedList.rowsRef). */
+  bodyRef?: Ref<HTMLTableSectionElement>;
+  /** What the table lists, for a screen reader. */
+  caption?: string;
+}
+
+export function ListTable<T>({ rows, columns, rowKey, rowAttributes, actions, bodyRef, caption }: ListTableProps<T>) {
+  return (
+    <table class="table">
+      {caption && <caption class="sr-only">{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th scope="col" key={c.label}>
+              {c.label}
+            </th>
+          ))}
+          {actions && (
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          )}
+        </tr>
+      </thead>
+      <tbody ref={bodyRef}>
+        {rows.map((row) => (
+          <tr key={rowKey(row)} {...rowAttributes?.(row)}>
+            {columns.map((c) => (
+              <td data-label={c.label} key={c.label}>
+                {c.cell(row)}
+              </td>
+            ))}
+            {actions && <td>{actions(row)}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A value, or a muted dash where there is none. */
+export function OrDash({ value }: { value: ComponentChildren }) {
+  return value === null || value === undefined || value === "" ? <span class="muted">—</span> : <>{value}</>;
+}
