@@ -5,6 +5,8 @@ import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
 
+const INTAKE = "An intake rule: screen the candidates through services/acceptance/ (a new rule is a stage there).";
+
 export default tseslint.config(
   {
     ignores: [
@@ -41,6 +43,25 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         { selector: "ExportAllDeclaration", message: "Name what the module offers: export { … } from, not export *." },
+      ],
+    },
+  },
+  {
+    // Every intake rule is a stage of services/acceptance/ (docs/ARCHITECTURE.md, "Where a new intake rule goes"):
+    // a door screens its candidates there, never calls the rules' queries itself. A sender pool's own senders
+    // (routing/senderPools.ts) are checked as the pool is made, not a message's intake.
+    files: ["server/**/*.ts"],
+    ignores: ["server/services/acceptance/**", "server/db/**", "server/routing/senderPools.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/db/optOuts.js"], importNames: ["optedOutAmong"], message: INTAKE },
+            { group: ["**/db/numbers.js"], importNames: ["heldAmong"], message: INTAKE },
+            { group: ["**/operator/index.js"], importNames: ["chargeQuota", "countsQuota"], message: INTAKE },
+          ],
+        },
       ],
     },
   },

@@ -2,7 +2,7 @@
 // delivery) and the maintenance services. Any number of workers may share one database.
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Config } from "./config.js";
+import { deploymentDestinations, type Config } from "./config.js";
 import type { JobHandoff } from "./db/jobs/index.js";
 import type { Db } from "./db/knex.js";
 import { extendHandedDeliveries, handOverDeliveries } from "./db/webhookDeliveries.js";
@@ -161,7 +161,7 @@ function jobHandlers(opts: WorkerOptions, router: SendRouter, client: ReceiptCli
       { running: 2 },
     ),
     provider_report: providerReportHandler(db),
-    campaign_fanout: campaignFanoutHandler(db, { blockedPrefixes: config.blockedPrefixes }),
+    campaign_fanout: campaignFanoutHandler(db, { destinations: deploymentDestinations(config) }),
     deliver_receipt: deliverReceiptHandler(db, client, {
       retryBaseMs: config.webhookRetryBaseMs,
       maxInFlight: config.webhookMaxInFlight,

@@ -1,7 +1,8 @@
 // POST /messages/batch: up to 10,000 distinct messages. Every item passes the checks of POST /messages; every
 // valid one is stored and every invalid one reported by its index, in one transaction (nothing half-stored).
-// The checks that need the database are set-wise: one query for the opt-outs among the recipients, one for
-// the numbers held among the senders, the messages and their jobs inserted a chunk at a time.
+// The checks that need the database are the intake stages (services/acceptance/), set-wise a chunk at a time:
+// one query for the numbers held among the senders, one for the opt-outs among the recipients; then the
+// messages and their jobs inserted.
 import type { Knex } from "knex";
 import type { components } from "../../generated/api.js";
 import { accountSmartEncoding } from "../db/accountSettings.js";
@@ -9,15 +10,13 @@ import { listSenderPools } from "../routing/index.js";
 import type { Account } from "../operator/index.js";
 import { batchHasLiveMessages, insertBatch, lockBatch } from "../db/batches.js";
 import { cancelBatchMessages, insertMessagesWithJobs, type NewMessage } from "../db/messages/index.js";
-import { heldAmong } from "../db/numbers.js";
-import { optedOutAmong } from "../db/optOuts.js";
 import { deleteThrottledSendsOfBatch } from "../db/throttledSends.js";
 import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
-import { fundsRefusal, optedOutRefusal, refusalItem, senderRefusal } from "../domain/intakeRefusals.js";
-import { NOT_HELD } from "../domain/sendingGuards.js";
+import { refusalItem } from "../domain/intakeRefusals.js";
+import { destinationsOf } from "../domain/sendingGuards.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
-import { chargeQuota } from "../operator/index.js";
+import { chargeQuota, screen, type IntakeContext } from "./acceptance/index.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
 import { chargeAccepted, ensureBalance, lockBalance, priceBookFor, priceOf, type PriceBook } from "../billing/index.js";
@@ -54,34 +53,35 @@ export async function sendBatch(
     const inserts: Promise<void>[] = [];
     // What a prepaid account may still spend, its balance row locked for the batch (an item it cannot pay is
     // refused, the items before it kept); unlimited when postpaid, test or not priced.
-    let available = Infinity;
+    const intake: IntakeContext = { db: tx, accountId: account.id, destinations: destinationsOf(account.limits, opts.destinations) };
     if (book && !opts.test && account.limits?.billing === "prepaid") {
       await ensureBalance(tx, account.id);
-      available = (await lockBalance(tx, account.id)) + account.limits.creditLimit;
+      intake.budget = { available: (await lockBalance(tx, account.id)) + account.limits.creditLimit };
     }
     try {
       for (let from = 0; from < items.length; from += CHUNK) {
         const chunk = await mapYielding(items.slice(from, from + CHUNK), (item, i) =>
           accept(account, item, from + i, { ...opts, smartEncodingDefault, batchId, senderPools, book }),
         );
-        const messages = chunk.filter(isMessage);
-        const optedOut = await optedOutAmong(tx, account.id, [...new Set(messages.map((m) => m.to))]);
-        const held = await heldAmong(tx, account.id, [...new Set(messages.map((m) => m.from).filter((f) => f.startsWith("+")))]);
+        const made = chunk.flatMap((o, i) => (isMessage(o) ? [{ m: o, index: from + i }] : []));
+        // The destination was judged as each message was made (acceptMessage): here, the stages that read the database.
+        const { refused } = await screen(
+          intake,
+          made.map(({ m, index }) => ({
+            to: m.to,
+            from: m.from,
+            cost: m.price && !opts.test ? m.price.amount : 0,
+            path: `/body/messages/${index}`,
+          })),
+          ["held_sender", "opt_out", "funds"],
+        );
+        const refusalAt = new Map(made.flatMap(({ index }, j) => (refused.has(j) ? [[index, refused.get(j)!.refusal] as const] : [])));
         const keep: NewMessage[] = [];
         chunk.forEach((o, i) => {
           const index = from + i;
           if (!isMessage(o)) return void results.push({ index, error: o });
-          if (o.from.startsWith("+") && !held.has(o.from)) {
-            return void results.push({ index, error: refusalItem(senderRefusal(o.from, `/body/messages/${index}/from`, NOT_HELD)) });
-          }
-          if (optedOut.has(o.to)) {
-            return void results.push({ index, error: refusalItem(optedOutRefusal(o.to, `/body/messages/${index}/to`)) });
-          }
-          const cost = o.price && !opts.test ? o.price.amount : 0;
-          if (cost > available) {
-            return void results.push({ index, error: refusalItem(fundsRefusal(`/body/messages/${index}`)) });
-          }
-          available -= cost;
+          const refusal = refusalAt.get(index);
+          if (refusal) return void results.push({ index, error: refusalItem(refusal) });
           keep.push(o);
           results.push({ index, messageId: o.id });
         });

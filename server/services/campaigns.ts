@@ -19,8 +19,6 @@ import { getSenderPool } from "../routing/index.js";
 import { insertJobs } from "../db/jobs/index.js";
 import { deleteThrottledSendsOfCampaign } from "../db/throttledSends.js";
 import { DomainError, groupNotFound, invalidField, notFound, testKeyNotAllowed } from "../domain/errors.js";
-import { heldAmong } from "../db/numbers.js";
-import { optedOutAmong } from "../db/optOuts.js";
 import { fill, filledProblem, PLACEHOLDER_NAME, type Fallbacks } from "../../common/personalise.js";
 import { madeText, templatesOf } from "./templates.js";
 import { segmentInfo } from "../../common/segments.js";
@@ -29,15 +27,9 @@ import { accountSmartEncoding } from "../db/accountSettings.js";
 import { requireMetadata } from "../domain/metadata.js";
 import { needsSmartEncodingDefault } from "./acceptMessage.js";
 import { phoneProblem, requireSender } from "../domain/phone.js";
-import {
-  checkDestination,
-  destinationRefusal,
-  destinationsOf,
-  NOT_HELD,
-  requireAllowedSenderId,
-  senderNotAllowed,
-} from "../domain/sendingGuards.js";
-import { chargeQuota, countsQuota } from "../operator/index.js";
+import { checkDestination, destinationsOf, requireAllowedSenderId } from "../domain/sendingGuards.js";
+import { refusalError } from "../domain/intakeRefusals.js";
+import { chargeQuota, countsQuota, screen, type IntakeContext } from "./acceptance/index.js";
 import {
   balanceMoved,
   chargeFloor,
@@ -127,7 +119,10 @@ export async function createCampaign(
       throw new DomainError("sender_pool_not_found", "senderPoolId does not name a sender pool of this account.", {
         errors: [{ path: "/body/senderPoolId", message: "no such sender pool" }],
       });
-    if (from.startsWith("+") && !(await heldAmong(tx, accountId, [from])).has(from)) throw senderNotAllowed(from, "/body/from", NOT_HELD);
+    const intake: IntakeContext = { db: tx, accountId, destinations: allowed };
+    // The campaign's own sender first: a number the account does not hold refuses the campaign.
+    const sender = (await screen(intake, [{ to: "", from, path: "/body" }], ["held_sender"])).refused.get(0);
+    if (sender) throw refusalError(sender.refusal);
     const candidates = groupId
       ? await groupAudience(tx, accountId, groupId)
       : [...new Map(listed!.map((c) => [c.e164, { phone: c.e164, firstName: null, lastName: null, customFields: null }])).values()];
@@ -136,17 +131,17 @@ export async function createCampaign(
         errors: [{ path: "/body/groupId", message: "group has no contacts" }],
       });
     // Recipients whose destination is refused are left out, counted by why: blocked by the operator, or not allowed.
-    const refusals = groupId
-      ? await mapYielding(candidates, (c) => {
-          const refusal = destinationRefusal(c.phone, allowed);
-          return refusal && { phone: c.phone, refusal };
-        })
-      : listed!.map((c) => c.refusal && { phone: c.e164, refusal: c.refusal });
+    const judged = await screen(
+      intake,
+      candidates.map((c) => ({ to: c.phone, path: "" })),
+      ["destination"],
+    );
     const blocked = new Set<string>();
     const skippedBy: Record<string, number> = {};
-    for (const r of refusals) {
-      if (!r || blocked.has(r.phone)) continue;
-      blocked.add(r.phone);
+    for (const [i, r] of judged.refused) {
+      const phone = candidates[i]!.phone;
+      if (blocked.has(phone)) continue;
+      blocked.add(phone);
       const reason = r.refusal.code === "destination_blocked" ? "blocked" : "destination_not_allowed";
       skippedBy[reason] = (skippedBy[reason] ?? 0) + 1;
     }
@@ -168,10 +163,16 @@ export async function createCampaign(
       const problem = filledProblem(text);
       if (problem) throw invalidField("/body/message", `personalised for ${phone}, it ${problem}`);
     }
-    const optedOut = await optedOutAmong(
-      tx,
-      accountId,
-      audience.map((c) => c.phone),
+    const optedOut = new Set(
+      [
+        ...(
+          await screen(
+            intake,
+            audience.map((c) => ({ to: c.phone, path: "" })),
+            ["opt_out"],
+          )
+        ).refused.keys(),
+      ].map((i) => audience[i]!.phone),
     );
     const reached = audience.filter((c) => !optedOut.has(c.phone));
     if (reached.length === 0) {

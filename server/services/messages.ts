@@ -10,7 +10,7 @@ import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { optedOutRefusal, refusalError } from "../domain/intakeRefusals.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
-import { chargeQuota, countsQuota } from "../operator/index.js";
+import { chargeQuota, countsQuota } from "./acceptance/index.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
 import {
   cachedPriceBook,

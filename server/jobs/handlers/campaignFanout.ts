@@ -1,12 +1,11 @@
 // Turns a campaign's audience snapshot into ordinary messages, in batches: each batch is one transaction that
-// inserts its messages, their history and their send jobs set-wise and records how far fan-out got, so a
+// inserts its messages and their send jobs set-wise and records how far fan-out got, so a
 // retried or rescued fan-out continues where it stopped and never creates a recipient's message twice.
 import { uuidv7 } from "../../domain/uuidv7.js";
 import { completeCampaignIfDone } from "../../db/campaigns.js";
 import { nextFanoutBatch, recordFanoutProgress } from "../../db/campaignAudience.js";
 import type { Db } from "../../db/knex.js";
 import { insertMessagesWithJobs, type NewMessage } from "../../db/messages/index.js";
-import { optedOutAmong } from "../../db/optOuts.js";
 import { fill } from "../../../common/personalise.js";
 import { segmentInfo } from "../../../common/segments.js";
 import { textToSend } from "../../../common/smartEncoding.js";
@@ -15,6 +14,11 @@ import type { JobHandler } from "../types.js";
 import { chargeFromReservation, priceBookFor, priceOf, releaseReservation, type PriceBook } from "../../billing/index.js";
 import { getAccount } from "../../operator/index.js";
 import { DomainError } from "../../domain/errors.js";
+import { destinationsOf, type DeploymentDestinations } from "../../domain/sendingGuards.js";
+import { screen } from "../../services/acceptance/index.js";
+
+/** Without the deployment's rules (a test's handler): international networks allowed, no prefix blocked. */
+const NO_DEPLOYMENT_RULES: DeploymentDestinations = { internationalNetworks: true, blockedPrefixes: [] };
 
 /**
  * A campaign message's price, or none when the list no longer prices its destination (the list changed since
@@ -33,7 +37,7 @@ export const FANOUT_BATCH = 5000;
 
 export function campaignFanoutHandler(
   db: Db,
-  opts: { batchSize?: number; /** BLOCKED_PREFIXES */ blockedPrefixes?: string[] } = {},
+  opts: { batchSize?: number; /** ALLOW_INTERNATIONAL_NETWORKS, BLOCKED_PREFIXES */ destinations?: DeploymentDestinations } = {},
 ): JobHandler<"campaign_fanout"> {
   const batchSize = opts.batchSize ?? FANOUT_BATCH;
   return async (job, { log, signal }) => {
@@ -55,21 +59,29 @@ export function campaignFanoutHandler(
         const runAt = campaign.scheduledAt ?? new Date();
         // Validity counts from the campaign's time: its scheduledAt, or its start for an instant one.
         const expiresAt = validUntil(campaign.scheduledAt ?? campaign.startedAt, campaign.validityPeriod ?? undefined);
-        // Opted-out recipients get no message; they are counted in stats.optedOut.
-        const optedOut = await optedOutAmong(
-          tx,
-          campaign.accountId,
-          batch.recipients.map((r) => r.phone),
-        );
-        // A prefix blocked since creation (the operator's, for the account or the deployment) is skipped too.
+        // The intake rules as they are now (services/acceptance/): a destination refused since creation (a prefix
+        // blocked, a country no longer allowed) is skipped, counted by why; an opted-out recipient gets no
+        // message, counted in stats.optedOut.
         const account = await getAccount(tx, accountId);
-        const blockedPrefixes = [...(opts.blockedPrefixes ?? []), ...(account?.limits.blockedPrefixes ?? [])];
-        const isBlocked = (phone: string) => blockedPrefixes.some((prefix) => phone.startsWith(prefix));
-        const blocked = batch.recipients.filter((r) => !optedOut.has(r.phone) && isBlocked(r.phone)).length;
+        const intake = { db: tx, accountId, destinations: destinationsOf(account?.limits, opts.destinations ?? NO_DEPLOYMENT_RULES) };
+        const { refused } = await screen(
+          intake,
+          batch.recipients.map((r) => ({ to: r.phone, path: "" })),
+          ["destination", "opt_out"],
+        );
+        const skippedBy: Record<string, number> = {};
+        let optedOut = 0;
+        for (const { refusal } of refused.values()) {
+          if (refusal.code === "recipient_opted_out") optedOut += 1;
+          else {
+            const reason = refusal.code === "destination_blocked" ? "blocked" : "destination_not_allowed";
+            skippedBy[reason] = (skippedBy[reason] ?? 0) + 1;
+          }
+        }
         // Creation left out whoever a placeholder would fail (the snapshot keeps what was checked); one that fails
         // all the same gets no message, counted as skipped for a missing value: a message is never empty.
         const filled = batch.recipients
-          .filter((r) => !optedOut.has(r.phone) && !isBlocked(r.phone))
+          .filter((_, i) => !refused.has(i))
           .map((r) => ({ r, body: fill(campaign.message, r, campaign.fallbacks ?? {}) }));
         const missingValues = filled.filter((f) => f.body === undefined).length;
         const messages: NewMessage[] = filled
@@ -101,11 +113,11 @@ export function campaignFanoutHandler(
         await insertMessagesWithJobs(tx, campaign.accountId, messages);
         const charges = messages.filter((m) => m.price).map((m) => ({ messageId: m.id, amount: m.price!.amount }));
         await chargeFromReservation(tx, accountId, campaignId, charges);
-        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut.size, {
+        await recordFanoutProgress(tx, accountId, campaignId, batch.recipients.at(-1)!.seq, optedOut, {
+          ...skippedBy,
           missing_value: missingValues,
-          blocked,
         });
-        skipped += optedOut.size + missingValues + blocked;
+        skipped += refused.size + missingValues;
         created += messages.length;
         return batch.recipients.length === batchSize;
       });
