@@ -8,6 +8,10 @@ import type { ComponentChildren, Ref } from "preact";
 export interface Column<T> {
   label: string;
   cell: (row: T) => ComponentChildren;
+  /** An amount or a count: right-aligned, header and cells. */
+  numeric?: boolean;
+  /** The cells' class (`pre`: a message's text as written). */
+  class?: string;
 }
 
 export interface ListTableProps<T> {
@@ -32,7 +36,7 @@ export function ListTable<T>({ rows, columns, rowKey, rowAttributes, actions, bo
       <thead>
         <tr>
           {columns.map((c) => (
-            <th scope="col" key={c.label}>
+            <th scope="col" key={c.label} class={c.numeric ? "number" : undefined}>
               {c.label}
             </th>
           ))}
@@ -47,7 +51,7 @@ export function ListTable<T>({ rows, columns, rowKey, rowAttributes, actions, bo
         {rows.map((row) => (
           <tr key={rowKey(row)} {...rowAttributes?.(row)}>
             {columns.map((c) => (
-              <td data-label={c.label} key={c.label}>
+              <td data-label={c.label} key={c.label} class={c.numeric ? "number" : c.class}>
                 {c.cell(row)}
               </td>
             ))}

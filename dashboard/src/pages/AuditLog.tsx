@@ -7,6 +7,7 @@ import { ok, type AuditEvent } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
+import { ListTable, OrDash } from "../listTable.js";
 import { useSession } from "../ui.js";
 import { Identifier } from "../identifier.js";
 import { useAccountNames } from "./operator/accountNames.js";
@@ -110,52 +111,54 @@ export function AuditLog() {
         empty={action || accountId ? "No events match these filters." : "No changes yet."}
       >
         {(items) => (
-          <table class="table">
-            <caption class="sr-only">Audit events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">Actor</th>
-                {operator && <th scope="col">Account</th>}
-                <th scope="col">Action</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody ref={list.rowsRef}>
-              {items.map((e) => (
-                <tr key={e.auditEventId} data-action={e.action}>
-                  <td data-label="At">{formatTime(e.at)}</td>
-                  <td data-label="Actor">
-                    {e.actor.email ? (
-                      e.actor.email
-                    ) : (
-                      <>
-                        {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]}{" "}
-                        {e.actor.keyId && <Identifier id={e.actor.keyId} label="key" />}
-                      </>
-                    )}
-                  </td>
-                  {operator && (
-                    <td data-label="Account">
-                      {e.accountId ? (
-                        <Link to={`/operator/accounts/${e.accountId}`}>{nameOf(e.accountId) ?? `${e.accountId.slice(0, 8)}…`}</Link>
-                      ) : (
-                        <span class="muted">the service</span>
-                      )}
-                    </td>
-                  )}
-                  <td data-label="Action">
+          <ListTable
+            caption="Audit events, newest first"
+            rows={items}
+            bodyRef={list.rowsRef}
+            rowKey={(e) => e.auditEventId}
+            rowAttributes={(e) => ({ "data-action": e.action })}
+            columns={[
+              { label: "At", cell: (e) => formatTime(e.at) },
+              {
+                label: "Actor",
+                cell: (e) =>
+                  e.actor.email ? (
+                    e.actor.email
+                  ) : (
+                    <>
+                      {e.actor.keyId?.startsWith("user:") ? "person" : ACTORS[e.actor.type]}{" "}
+                      {e.actor.keyId && <Identifier id={e.actor.keyId} label="key" />}
+                    </>
+                  ),
+              },
+              ...(operator
+                ? [
+                    {
+                      label: "Account",
+                      cell: (e: AuditEvent) =>
+                        e.accountId ? (
+                          <Link to={`/operator/accounts/${e.accountId}`}>{nameOf(e.accountId) ?? `${e.accountId.slice(0, 8)}…`}</Link>
+                        ) : (
+                          <span class="muted">the service</span>
+                        ),
+                    },
+                  ]
+                : []),
+              {
+                label: "Action",
+                cell: (e) => (
+                  <>
                     {actionInWords(e.action)} <code class="muted">{e.action}</code>
-                  </td>
-                  <td data-label="Resource">
-                    {e.resourceId ? <Identifier id={e.resourceId} label="resource" /> : <span class="muted">—</span>}
-                  </td>
-                  <td data-label="Status">{e.status ?? <span class="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              {
+                label: "Resource",
+                cell: (e) => (e.resourceId ? <Identifier id={e.resourceId} label="resource" /> : <span class="muted">—</span>),
+              },
+              { label: "Status", cell: (e) => <OrDash value={e.status} /> },
+            ]}
+          />
         )}
       </PagedRows>
     </section>

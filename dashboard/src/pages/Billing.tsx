@@ -5,6 +5,7 @@ import { Link } from "../router.js";
 import { formatMicros } from "../money.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { formatTime } from "../time.js";
+import { ListTable } from "../listTable.js";
 import { Loading, ProblemMessage, useAsync, useSession } from "../ui.js";
 
 type LedgerEntry = Schemas["LedgerEntry"];
@@ -121,25 +122,18 @@ export function Billing() {
         <h2 id="ledger-title">Ledger</h2>
         <PagedRows list={ledger} noun="entries" one="entry" errorPrefix="Could not load the ledger" empty="No entries yet.">
           {(items) => (
-            <table class="table">
-              <caption class="sr-only">Every debit and credit of the account, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">What</th>
-                  <th scope="col" class="number">
-                    Amount
-                  </th>
-                  <th scope="col" class="number">
-                    Balance after
-                  </th>
-                </tr>
-              </thead>
-              <tbody ref={ledger.rowsRef}>
-                {items.map((e) => (
-                  <tr key={e.entryId} data-entry-id={e.entryId}>
-                    <td data-label="When">{formatTime(e.at)}</td>
-                    <td data-label="What">
+            <ListTable
+              caption="Every debit and credit of the account, newest first"
+              rows={items}
+              bodyRef={ledger.rowsRef}
+              rowKey={(e) => e.entryId}
+              rowAttributes={(e) => ({ "data-entry-id": e.entryId })}
+              columns={[
+                { label: "When", cell: (e) => formatTime(e.at) },
+                {
+                  label: "What",
+                  cell: (e) => (
+                    <>
                       {REASONS[e.reason]}
                       {e.messageId && (
                         <>
@@ -154,17 +148,13 @@ export function Billing() {
                         </>
                       )}
                       {e.note && <span class="muted"> ({e.note})</span>}
-                    </td>
-                    <td data-label="Amount" class="number">
-                      {formatMicros(e.amount, b?.currency ?? "")}
-                    </td>
-                    <td data-label="Balance after" class="number">
-                      {formatMicros(e.balanceAfter, b?.currency ?? "")}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { label: "Amount", numeric: true, cell: (e) => formatMicros(e.amount, b?.currency ?? "") },
+                { label: "Balance after", numeric: true, cell: (e) => formatMicros(e.balanceAfter, b?.currency ?? "") },
+              ]}
+            />
           )}
         </PagedRows>
       </section>

@@ -6,6 +6,7 @@ import { PagedRows, usePagedList } from "../../paging.js";
 import { Link, navigate } from "../../router.js";
 import { formatMicros } from "../../money.js";
 import { formatTime } from "../../time.js";
+import { ListTable } from "../../listTable.js";
 import { Field, fieldError, FormPanel, FormToggle, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
 import { NumberHolder } from "./holder.js";
@@ -67,35 +68,20 @@ export function Accounts() {
         </div>
         <PagedRows list={list} noun="accounts" one="account" errorPrefix="Could not load the accounts" empty="No accounts yet.">
           {(items) => (
-            <table class="table">
-              <caption class="sr-only">Accounts, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Suspended</th>
-                  <th scope="col">Quota use</th>
-                  <th scope="col" class="number">
-                    Balance
-                  </th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody ref={list.rowsRef}>
-                {items.map((a) => (
-                  <tr key={a.accountId} data-account={a.name}>
-                    <td data-label="Name">
-                      <Link to={accountPath(a.accountId)}>{a.name}</Link>
-                    </td>
-                    <td data-label="Suspended">{a.suspended ? "yes" : "no"}</td>
-                    <td data-label="Quota use">{quotaUsage(a.limits, a.usage)}</td>
-                    <td data-label="Balance" class="number">
-                      {formatMicros(a.balance, a.limits.currency)}
-                    </td>
-                    <td data-label="Created">{formatTime(a.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ListTable
+              caption="Accounts, newest first"
+              rows={items}
+              bodyRef={list.rowsRef}
+              rowKey={(a) => a.accountId}
+              rowAttributes={(a) => ({ "data-account": a.name })}
+              columns={[
+                { label: "Name", cell: (a) => <Link to={accountPath(a.accountId)}>{a.name}</Link> },
+                { label: "Suspended", cell: (a) => (a.suspended ? "yes" : "no") },
+                { label: "Quota use", cell: (a) => quotaUsage(a.limits, a.usage) },
+                { label: "Balance", numeric: true, cell: (a) => formatMicros(a.balance, a.limits.currency) },
+                { label: "Created", cell: (a) => formatTime(a.createdAt) },
+              ]}
+            />
           )}
         </PagedRows>
       </section>

@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../../api.js";
 import { formatTime } from "../../time.js";
+import { ListTable, OrDash } from "../../listTable.js";
 import {
   ConfirmDialog,
   Field,
@@ -60,67 +61,69 @@ export function Connectors() {
         </p>
       )}
       {list.data && list.data.length > 0 && (
-        <table class="table">
-          <caption class="sr-only">Connectors, oldest first, with their live state</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">State</th>
-              <th scope="col">Sessions bound</th>
-              <th scope="col">Taken / refused / unknown</th>
-              <th scope="col">Cap</th>
-              <th scope="col">Last error</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.map((c) => (
-              <tr key={c.connectorId} data-connector={c.name}>
-                <td data-label="Name">
+        <ListTable
+          caption="Connectors, oldest first, with their live state"
+          rows={list.data}
+          rowKey={(c) => c.connectorId}
+          rowAttributes={(c) => ({ "data-connector": c.name })}
+          columns={[
+            {
+              label: "Name",
+              cell: (c) => (
+                <>
                   {c.name}
                   <small class="muted block">
                     <Identifier id={c.connectorId} label={`id of connector ${c.name}`} />
                   </small>
-                </td>
-                <td data-label="Type">{c.type === "smpp" && c.smpp ? `SMPP ${c.smpp.host}:${c.smpp.port}` : "Simulator"}</td>
-                <td data-label="State">
+                </>
+              ),
+            },
+            { label: "Type", cell: (c) => (c.type === "smpp" && c.smpp ? `SMPP ${c.smpp.host}:${c.smpp.port}` : "Simulator") },
+            {
+              label: "State",
+              cell: (c) => (
+                <>
                   <span class={`chip chip-${c.state}`}>{STATE_WORDS[c.state]}</span>
                   <small class="muted block">since {formatTime(c.stateSince)}</small>
-                </td>
-                <td data-label="Sessions bound">
+                </>
+              ),
+            },
+            {
+              label: "Sessions bound",
+              cell: (c) => (
+                <>
                   {c.sessionsBound}
                   {c.smpp ? ` of ${c.smpp.sessions} per worker` : ""}
-                </td>
-                <td data-label="Taken / refused / unknown">
-                  {c.counters.accepted.toLocaleString()} / {c.counters.refused.toLocaleString()} / {c.counters.unknown.toLocaleString()}
-                </td>
-                <td data-label="Cap">{c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`}</td>
-                <td data-label="Last error">{c.lastError ?? <span class="muted">—</span>}</td>
-                <td>
-                  {canWrite && (
-                    <>
-                      <button
-                        type="button"
-                        class="small"
-                        disabled={toggle.busy}
-                        onClick={() => void toggle.run(c)}
-                        aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
-                      >
-                        {c.enabled ? "Disable" : "Enable"}
-                      </button>{" "}
-                      <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
-                        Delete
-                      </button>
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            {
+              label: "Taken / refused / unknown",
+              cell: (c) =>
+                `${c.counters.accepted.toLocaleString()} / ${c.counters.refused.toLocaleString()} / ${c.counters.unknown.toLocaleString()}`,
+            },
+            { label: "Cap", cell: (c) => (c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`) },
+            { label: "Last error", cell: (c) => <OrDash value={c.lastError} /> },
+          ]}
+          actions={(c) =>
+            canWrite && (
+              <>
+                <button
+                  type="button"
+                  class="small"
+                  disabled={toggle.busy}
+                  onClick={() => void toggle.run(c)}
+                  aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
+                >
+                  {c.enabled ? "Disable" : "Enable"}
+                </button>{" "}
+                <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
+                  Delete
+                </button>
+              </>
+            )
+          }
+        />
       )}
       {canWrite && (
         <NewConnector

@@ -2,6 +2,7 @@
 import { ok, type UnroutedMessage } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { formatTime } from "../../time.js";
+import { ListTable } from "../../listTable.js";
 import { useSession } from "../../ui.js";
 
 export function Unrouted() {
@@ -32,32 +33,28 @@ export function Unrouted() {
         empty="No unrouted messages: every message received was for a number an account holds."
       >
         {(items) => (
-          <table class="table">
-            <caption class="sr-only">Unrouted messages, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Text</th>
-                <th scope="col">Segments</th>
-              </tr>
-            </thead>
-            <tbody ref={list.rowsRef}>
-              {items.map((m) => (
-                <tr key={m.unroutedMessageId}>
-                  <td data-label="Received">{formatTime(m.receivedAt)}</td>
-                  <td data-label="From">{m.from}</td>
-                  <td data-label="To">{m.to}</td>
-                  <td data-label="Text" class="pre">
+          <ListTable
+            caption="Unrouted messages, newest first"
+            rows={items}
+            bodyRef={list.rowsRef}
+            rowKey={(m) => m.unroutedMessageId}
+            columns={[
+              { label: "Received", cell: (m) => formatTime(m.receivedAt) },
+              { label: "From", cell: (m) => m.from },
+              { label: "To", cell: (m) => m.to },
+              {
+                label: "Text",
+                class: "pre",
+                cell: (m) => (
+                  <>
                     {m.body}
                     {m.incomplete && <small class="muted block">Incomplete: parts of this long message never arrived.</small>}
-                  </td>
-                  <td data-label="Segments">{m.segments}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { label: "Segments", cell: (m) => m.segments },
+            ]}
+          />
         )}
       </PagedRows>
     </section>
