@@ -58,7 +58,7 @@ export function destinationRefusal(e164: string, allowed: Destinations): Destina
 function refusalOf(e164: string, parsed: PhoneNumber | undefined, allowed: Destinations): DestinationRefusal | undefined {
   // The operator's blocked prefixes first: a blocked destination is refused as blocked whatever else it is.
   const blocked = allowed.blockedPrefixes?.find((prefix) => e164.startsWith(prefix));
-  if (blocked !== undefined) return { code: "destination_blocked", reason: `is under the blocked prefix ${blocked}` };
+  if (blocked !== undefined) return blockedBy(blocked);
   const reason = problemOf(parsed, allowed);
   return reason === undefined ? undefined : { code: "destination_not_allowed", reason };
 }
@@ -79,6 +79,12 @@ function problemOf(parsed: PhoneNumber | undefined, { allowedCountries, internat
   }
   return undefined;
 }
+
+/** The refusal of a destination under `prefix`, a blocked prefix. */
+export const blockedBy = (prefix: string): DestinationRefusal => ({
+  code: "destination_blocked",
+  reason: `is under the blocked prefix ${prefix}`,
+});
 
 /** A number as given: its E.164 form and why it may not be sent to (undefined: it may), or undefined when invalid. */
 export function checkDestination(

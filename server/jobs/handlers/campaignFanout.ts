@@ -59,15 +59,15 @@ export function campaignFanoutHandler(
         const runAt = campaign.scheduledAt ?? new Date();
         // Validity counts from the campaign's time: its scheduledAt, or its start for an instant one.
         const expiresAt = validUntil(campaign.scheduledAt ?? campaign.startedAt, campaign.validityPeriod ?? undefined);
-        // The intake rules as they are now (services/acceptance/): a destination refused since creation (a prefix
-        // blocked, a country no longer allowed) is skipped, counted by why; an opted-out recipient gets no
-        // message, counted in stats.optedOut.
+        // The intake rules that can change after creation (services/acceptance/): a prefix blocked since then (the
+        // operator's, for the account or the deployment) is skipped, counted as `blocked`; an opted-out recipient
+        // gets no message, counted in stats.optedOut.
         const account = await getAccount(tx, accountId);
         const intake = { db: tx, accountId, destinations: destinationsOf(account?.limits, opts.destinations ?? NO_DEPLOYMENT_RULES) };
         const { refused } = await screen(
           intake,
           batch.recipients.map((r) => ({ to: r.phone, path: "" })),
-          ["destination", "opt_out"],
+          ["blocked_prefix", "opt_out"],
         );
         const skippedBy: Record<string, number> = {};
         let optedOut = 0;
