@@ -66,9 +66,7 @@ export async function startBenchDatabase(): Promise<BenchDb> {
 
 /** Empties every table the delivery path writes, between scenarios. */
 export async function resetData(db: Db): Promise<void> {
-  await db.raw(
-    "TRUNCATE jobs, messages, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE",
-  );
+  await db.raw("TRUNCATE jobs, messages, webhook_deliveries, simulator_submissions, campaigns, campaign_recipients CASCADE");
 }
 
 export interface WorkerProcess {

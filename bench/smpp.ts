@@ -296,9 +296,7 @@ async function smppClientSide(): Promise<{ server: SmppServerProcess; app: Clien
 }
 
 async function ours(n: number, window: number, workers: number, mode: Mode, connectors: number): Promise<Round> {
-  await db.raw(
-    "TRUNCATE jobs, messages, webhook_deliveries, smpp_segments, campaigns, campaign_recipients CASCADE",
-  );
+  await db.raw("TRUNCATE jobs, messages, webhook_deliveries, smpp_segments, campaigns, campaign_recipients CASCADE");
   const group = mode === "campaign" ? await groupOfSize(n) : undefined;
   const sessions = SESSIONS ?? workers;
   await routeTo(connectors, sessions);

@@ -184,14 +184,7 @@ describe("every statement of an account's work names its account", () => {
     );
     // The tables this test holds to the rule: every one a sharded deployment distributes by account.
     expect([...accountTables].sort()).toEqual(
-      expect.arrayContaining([
-        "campaign_recipients",
-        "campaigns",
-        "jobs",
-        "messages",
-        "webhook_deliveries",
-        "webhooks",
-      ]),
+      expect.arrayContaining(["campaign_recipients", "campaigns", "jobs", "messages", "webhook_deliveries", "webhooks"]),
     );
 
     const sent: { sql: string; bindings: unknown[] }[] = [];

@@ -276,7 +276,12 @@ describe("migrations over existing data", () => {
           status: "failed",
         })
         .returning("id");
-      await db("message_status_history").insert({ account_id: account.id, message_id: row.id, status: "failed", at: new Date(t0.getTime() + 7000) });
+      await db("message_status_history").insert({
+        account_id: account.id,
+        message_id: row.id,
+        status: "failed",
+        at: new Date(t0.getTime() + 7000),
+      });
 
       await migrateLatest(db);
       const { failed_at: failedAt } = await db("messages").where({ id: row.id }).first("failed_at");

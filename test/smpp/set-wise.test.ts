@@ -42,7 +42,12 @@ describe("the SMPP path, set-wise", () => {
     expect(sent.filter((q) => /INSERT INTO smpp_segments/i.test(q.sql))).toEqual([]);
     expect(Number((await db("smpp_segments").whereIn("message_id", ids).count<{ count: string }[]>())[0]!.count)).toBe(0);
     const carrierIds = await db("messages").whereIn("id", ids).pluck("provider_message_id");
-    expect(carrierIds.sort()).toEqual(smsc().submits.slice(-200).map((pdu) => smsc().idOf(pdu)).sort());
+    expect(carrierIds.sort()).toEqual(
+      smsc()
+        .submits.slice(-200)
+        .map((pdu) => smsc().idOf(pdu))
+        .sort(),
+    );
 
     // The SMSC sends every receipt at once; each is acknowledged only once stored.
     const answers = await Promise.all(
@@ -81,8 +86,11 @@ describe("the SMPP path, set-wise", () => {
     for (const pdu of pdus.slice(0, -1)) await smsc().receipt(smsc().idOf(pdu), "DELIVRD");
     const last = pdus.at(-1)!;
     // Every segment but the last delivered: still sent. Then the last.
-    await waitUntil("the first segments' receipts recorded", async () =>
-      Number((await db("smpp_segments").where({ message_id: id }).whereNotNull("stat").count<{ count: string }[]>())[0]!.count) === pdus.length - 1,
+    await waitUntil(
+      "the first segments' receipts recorded",
+      async () =>
+        Number((await db("smpp_segments").where({ message_id: id }).whereNotNull("stat").count<{ count: string }[]>())[0]!.count) ===
+        pdus.length - 1,
     );
     expect(await statuses([id!])).toEqual(["sent"]);
     await smsc().receipt(smsc().idOf(last), "DELIVRD");

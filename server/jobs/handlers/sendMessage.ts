@@ -8,8 +8,7 @@
 //    one wins; messages of later windows stay `scheduled` (cancellable) until their turn.
 // 2. Submit to the provider.
 // 3. Record the answers (sent, failed, back to scheduled when certainly not handed over), then free the slots:
-// a worker has at most the window's messages in `sending` at any time.
-// Unknown outcomes: the link dropped after a PDU was written, or the job was rescued after a crash and finds
+// a worker has at most the window's messages in `sending` at any time. Unknown outcomes: the link dropped after a PDU was written, or the job was rescued after a crash and finds
 // its message in `sending`. Sending again could deliver it twice, so it is not sent again: its outcome is
 // declared unknown and it stays `sending` (shown as `scheduled`) for SEND_OUTCOME_RESOLVE_MS, the job snoozed
 // until then. A matching receipt resolves it (services/unknownOutcomes.ts); else it is `failed` / `send_outcome_unknown`.
@@ -269,8 +268,8 @@ class SendBatch {
         this.ctx.log.warn({ err: result, messageId: message.id }, "provider call ended with an unknown outcome");
         this.unknown.add(message.id);
       } else if (result.accepted) {
-        const { providerMessageId, segmentIds } = result;
-        changes.push({ message, change: { status: "sent", at, providerMessageId, segmentIds } });
+        const { accepted: _, ...answer } = result; // the carrier's id, a multipart message's segment ids
+        changes.push({ message, change: { status: "sent", at, ...answer } });
       } else {
         changes.push({ message, change: { status: "failed", at, error: { code: result.code, message: result.message } } });
       }
