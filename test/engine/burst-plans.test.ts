@@ -11,7 +11,7 @@ import { claimMessagesForSending, returnToScheduled, updateStatusesWithReceipts,
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { parkBehindEarlier, releaseNextParked } from "../../server/db/webhookDeliveries.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { plansOf, summarise } from "../helpers/explain.js";
+import { holdStatistics, plansOf, summarise } from "../helpers/explain.js";
 
 const database = useTestDatabase();
 const HISTORY = 20_000;
@@ -22,6 +22,7 @@ let laterReceipts: { id: string; accountId: string; messageId: string; webhookId
 
 beforeAll(async () => {
   const { db } = database();
+  await holdStatistics(db, ["messages", "webhook_deliveries"]);
   const accountId = (await ensureAccount(db, "burst")).id;
   const [webhook] = await db("webhooks")
     .insert({ account_id: accountId, name: "w", url: "https://example.com/", secret: "whsec_x" })

@@ -10,7 +10,7 @@ import { deleteOldDeliveries, retainAccountMessages } from "../../server/db/rete
 import { listDeliveries, releaseOrphanedParkedDeliveries } from "../../server/db/webhookDeliveries.js";
 import { uuidv7 } from "../../server/domain/uuidv7.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { plansOf, summarise } from "../helpers/explain.js";
+import { holdStatistics, plansOf, summarise } from "../helpers/explain.js";
 
 const database = useTestDatabase();
 let accountId: string;
@@ -20,6 +20,7 @@ const N = 20_000;
 
 beforeAll(async () => {
   const { db } = database();
+  await holdStatistics(db, ["messages", "webhook_deliveries", "idempotency_keys"]);
   accountId = (await ensureAccount(db, "history")).id;
   const [campaign] = await db("campaigns")
     .insert({ account_id: accountId, name: "c", message: "hi", type: "instant", sender: "ACME", status: "sending" })

@@ -16,7 +16,7 @@ import {
 import { scheduledToOptedOut } from "../../server/db/optOuts.js";
 import { policyFacts } from "../../server/db/sendingPolicy.js";
 import { useTestDatabase } from "../helpers/database.js";
-import { accountClaimPlan, laneClaimPlan, plansOf, summarise } from "../helpers/explain.js";
+import { accountClaimPlan, holdStatistics, laneClaimPlan, plansOf, summarise } from "../helpers/explain.js";
 
 const database = useTestDatabase();
 let keys: MessageKey[];
@@ -24,6 +24,7 @@ let providerIds: string[];
 
 beforeAll(async () => {
   const { db } = database();
+  await holdStatistics(db, ["jobs", "messages"]);
   const accountId = (await ensureAccount(db, "young")).id;
   await db("webhooks").insert({ account_id: accountId, name: "w", url: "https://example.com/", secret: "whsec_x" });
   await db.raw(

@@ -69,3 +69,13 @@ export async function accountClaimPlan(db: Db, accountId: string, limit: number)
   );
   return JSON.stringify(rows[0]!["QUERY PLAN"]);
 }
+
+/**
+ * Keeps autovacuum off `tables` in this test's database, so the statistics a plan test sets up are the ones the
+ * planner reads. An autovacuum pass in the middle of a test's burst (the suite runs many databases at once) left
+ * the planner believing the job table held no rows, and the fair claim then tied the account index with the lane
+ * index on cost and took either.
+ */
+export async function holdStatistics(db: Db, tables: string[]): Promise<void> {
+  for (const table of tables) await db.raw("ALTER TABLE ?? SET (autovacuum_enabled = false)", [table]);
+}
