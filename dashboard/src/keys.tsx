@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import type { CreatedKey, KeyScope, KeySummary, NewKeyRequest } from "./api.js";
 import { ListTable } from "./listTable.js";
 import { formatTime, localInputToUtc, timeZone, utcOffset } from "./time.js";
-import { Field, fieldError, ProblemMessage, ShownOnce, TitledForm, useAction } from "./ui.js";
+import { InputField, SubmitRow } from "./forms.js";
+import { Field, fieldError, ShownOnce, TitledForm, useAction } from "./ui.js";
 
 const SCOPES: { scope: KeyScope; label: string }[] = [
   { scope: "full", label: "full: everything" },
@@ -36,9 +37,14 @@ export function CreateKeyForm({
   return (
     <TitledForm titleId={`${id}-title`} title="Create a key" onSubmit={() => void create.run()}>
       <div class="grid-2">
-        <Field id={`${id}-name`} label="Key name (optional)" error={err("/body/name")}>
-          <input id={`${id}-name`} maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </Field>
+        <InputField
+          id={`${id}-name`}
+          label="Key name (optional)"
+          error={err("/body/name")}
+          maxLength={100}
+          value={name}
+          onValue={setName}
+        />
         <Field id={`${id}-scope`} label="Scope" error={err("/body/scope")}>
           <select id={`${id}-scope`} value={scope} onChange={(e) => setScope(e.currentTarget.value as KeyScope)}>
             {SCOPES.map((s) => (
@@ -48,32 +54,24 @@ export function CreateKeyForm({
             ))}
           </select>
         </Field>
-        <Field
+        <InputField
           id={`${id}-expires`}
           label="Expires (optional)"
           hint={`Your time zone: ${timeZone()} (${utcOffset()}). Empty: the key never expires.`}
           error={err("/body/expiresAt")}
-        >
-          <input
-            id={`${id}-expires`}
-            type="datetime-local"
-            value={expires}
-            onInput={(e) => setExpires(e.currentTarget.value)}
-            aria-describedby={`${id}-expires-hint`}
-          />
-        </Field>
+          type="datetime-local"
+          value={expires}
+          onValue={setExpires}
+        />
       </div>
       <label class="inline">
         <input type="checkbox" checked={testOnly || test} disabled={testOnly} onChange={(e) => setTest(e.currentTarget.checked)} /> Test
         key: its messages never reach a carrier
       </label>
       {testOnly && <p class="muted">You are signed in with a test key: it makes test keys only.</p>}
-      <ProblemMessage error={create.error} prefix="Key not created" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          {create.busy ? "Creating…" : "Create key"}
-        </button>
-      </div>
+      <SubmitRow action={create} failed="Key not created" busy="Creating…">
+        Create key
+      </SubmitRow>
     </TitledForm>
   );
 }

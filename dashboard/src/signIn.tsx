@@ -6,7 +6,8 @@ import { useState } from "preact/hooks";
 import { type ApiProblem, createClient, type KeyInfo, ok, type SessionInfo } from "./api.js";
 import { KEY_FORMAT } from "./session.js";
 import { ForgotPassword } from "./pages/people/PasswordReset.js";
-import { Field, ProblemMessage } from "./ui.js";
+import { InputField } from "./forms.js";
+import { ProblemMessage } from "./ui.js";
 
 /** Who `key` is; throws the API's problem (401 for an unknown, revoked or expired key). */
 export const whoIs = (key: string): Promise<KeyInfo> => ok(createClient({ apiKey: key }, false).GET("/api/v1/key"));
@@ -81,28 +82,25 @@ function PasswordSignIn({ message, onUser }: { message?: string; onUser: (sessio
       )}
       {!needsCode ? (
         <>
-          <Field id="signin-email" label="Email address">
-            <input
-              id="signin-email"
-              type="email"
-              autoComplete="username"
-              // autofocus on purpose: the sign-in screen's first field; keyboard users start typing at once
-              autoFocus
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          </Field>
-          <Field id="signin-password" label="Password">
-            <input
-              id="signin-password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          </Field>
+          <InputField
+            id="signin-email"
+            label="Email address"
+            type="email"
+            autoComplete="username"
+            autoFocus
+            required
+            value={email}
+            onValue={setEmail}
+          />
+          <InputField
+            id="signin-password"
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onValue={setPassword}
+          />
         </>
       ) : (
         <>
@@ -111,20 +109,18 @@ function PasswordSignIn({ message, onUser }: { message?: string; onUser: (sessio
               ? "Type one of the recovery codes you were shown when you turned two-factor sign-in on. Each works once."
               : "Type the six-digit code your authenticator app shows for this account."}
           </p>
-          <Field id="signin-code" label={recovery ? "Recovery code" : "Authentication code"}>
-            <input
-              id="signin-code"
-              // autofocus on purpose: the second step's one field, shown after the password was accepted
-              autoFocus
-              autoComplete="one-time-code"
-              inputMode={recovery ? "text" : "numeric"}
-              pattern={recovery ? undefined : "[0-9]{6}"}
-              required
-              value={code}
-              aria-describedby="signin-code-help"
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          </Field>
+          <InputField
+            id="signin-code"
+            label={recovery ? "Recovery code" : "Authentication code"}
+            autoFocus
+            autoComplete="one-time-code"
+            inputMode={recovery ? "text" : "numeric"}
+            pattern={recovery ? undefined : "[0-9]{6}"}
+            required
+            value={code}
+            onValue={setCode}
+            aria-describedby="signin-code-help"
+          />
           <button
             type="button"
             class="link"
@@ -188,20 +184,20 @@ function KeySignIn({ onKey }: { onKey: (key: string, info: KeyInfo) => void }) {
         Paste an API key: an account&apos;s key (<code>npm run keys -- create --account NAME</code> makes one) opens its account, an
         operator key (<code>--operator NAME</code>) the operator view. It is kept in this tab only and sent as a bearer token.
       </p>
-      <Field id="api-key" label="API key" error={error}>
-        <input
-          id="api-key"
-          name="apiKey"
-          type="password"
-          autoComplete="off"
-          spellcheck={false}
-          required
-          value={key}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? "api-key-error" : undefined}
-          onInput={(e) => setKey(e.currentTarget.value)}
-        />
-      </Field>
+      <InputField
+        id="api-key"
+        label="API key"
+        error={error}
+        name="apiKey"
+        type="password"
+        autoComplete="off"
+        spellcheck={false}
+        required
+        value={key}
+        aria-invalid={error ? true : undefined}
+        onValue={setKey}
+        aria-describedby={error ? "api-key-error" : undefined}
+      />
       <div class="actions">
         <button type="submit" disabled={busy}>
           {busy ? "Checking…" : "Sign in with the key"}

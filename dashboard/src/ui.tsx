@@ -462,6 +462,32 @@ export function FormPanel({ id, open, children }: { id: string; open: boolean; c
   );
 }
 
+/** A form's toggle in a toolbar and the panel it opens, as a list page that makes items has them. */
+export function ToggledPanel({
+  label,
+  id,
+  open,
+  onToggle,
+  children,
+}: {
+  label: string;
+  id: string;
+  open: boolean;
+  onToggle: (open: boolean) => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <>
+      <div class="toolbar">
+        <FormToggle label={label} panelId={id} open={open} onToggle={onToggle} />
+      </div>
+      <FormPanel id={id} open={open}>
+        {children}
+      </FormPanel>
+    </>
+  );
+}
+
 /** The message of the API's field error for `path` (e.g. "/body/to"), to show under that field. */
 export function fieldError(error: ApiProblem | undefined, path: string): string | undefined {
   return error?.problem.errors?.find((e) => e.path === path || e.path.startsWith(`${path}/`))?.message;

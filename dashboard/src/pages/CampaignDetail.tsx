@@ -5,9 +5,9 @@ import { ok, type Campaign } from "../api.js";
 import { MetadataTable } from "../metadata.js";
 import { Link } from "../router.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput } from "../time.js";
+import { InputField } from "../forms.js";
 import {
   ConfirmDialog,
-  Field,
   fieldError,
   Loading,
   Notice,
@@ -335,21 +335,16 @@ function Reschedule({ campaign, onMoved }: { campaign: Campaign; onMoved: (at: s
   });
   return (
     <TitledForm titleId="reschedule-title" title="Reschedule" heading="h3" plain onSubmit={() => void move.run()}>
-      <Field
+      <InputField
         id="reschedule-at"
         label="Start at"
         hint={`Your time zone: ${timeZone()}. Its messages move with it, until it starts.`}
         error={fieldError(move.error, "/body/scheduledAt")}
-      >
-        <input
-          id="reschedule-at"
-          type="datetime-local"
-          required
-          value={when}
-          aria-describedby="reschedule-at-hint"
-          onInput={(e) => setWhen(e.currentTarget.value)}
-        />
-      </Field>
+        type="datetime-local"
+        required
+        value={when}
+        onValue={setWhen}
+      />
       <ProblemMessage error={move.error} prefix="Not moved" />
       <div class="actions">
         <button type="submit" disabled={move.busy}>

@@ -10,12 +10,10 @@ import { Link, navigate } from "../router.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, segmentSummary, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
+import { InputField, SubmitRow, TextAreaField } from "../forms.js";
 import {
   Field,
   fieldError,
-  FormPanel,
-  FormToggle,
-  ProblemMessage,
   ReferenceField,
   StatusChip,
   TitledForm,
@@ -23,6 +21,7 @@ import {
   useAsync,
   usePolling,
   useSession,
+  ToggledPanel,
 } from "../ui.js";
 import { QuotaNote } from "../usage.js";
 import { CampaignProgress } from "./CampaignDetail.js";
@@ -112,12 +111,15 @@ function CreateCampaign() {
       }}
     >
       <div class="grid-2">
-        <Field id="campaign-name" label="Name" error={err("/body/name")}>
-          <input id="campaign-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </Field>
-        <Field id="campaign-from" label="From (optional)" hint="Sender ID; the server's default when empty" error={err("/body/from")}>
-          <input id="campaign-from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="campaign-from-hint" />
-        </Field>
+        <InputField id="campaign-name" label="Name" error={err("/body/name")} required maxLength={100} value={name} onValue={setName} />
+        <InputField
+          id="campaign-from"
+          label="From (optional)"
+          hint="Sender ID; the server's default when empty"
+          error={err("/body/from")}
+          value={from}
+          onValue={setFrom}
+        />
       </div>
       <TemplatePicker id="campaign" templates={templates.data ?? []} choice={choice} onChoice={setChoice} campaign error={action.error}>
         <Field
@@ -196,21 +198,16 @@ function CreateCampaign() {
             </select>
           </Field>
         ) : (
-          <Field
+          <TextAreaField
             id="campaign-recipients"
             label="Phone numbers"
             hint="One a line, or separated by commas; with their +country prefix. Up to 10,000."
             error={err("/body/recipients")}
-          >
-            <textarea
-              id="campaign-recipients"
-              required
-              rows={4}
-              value={pasted}
-              onInput={(e) => setPasted(e.currentTarget.value)}
-              aria-describedby="campaign-recipients-hint"
-            />
-          </Field>
+            required
+            rows={4}
+            value={pasted}
+            onValue={setPasted}
+          />
         )}
       </fieldset>
 
@@ -223,7 +220,7 @@ function CreateCampaign() {
           <input type="radio" name="type" value="scheduled" checked={type === "scheduled"} onChange={() => setType("scheduled")} /> Schedule
         </label>
         {type === "scheduled" && (
-          <Field
+          <InputField
             id="campaign-when"
             label="Send at"
             error={err("/body/scheduledAt")}
@@ -232,16 +229,11 @@ function CreateCampaign() {
                 Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as <output>{utc ?? "—"}</output> (UTC).
               </>
             }
-          >
-            <input
-              id="campaign-when"
-              type="datetime-local"
-              required
-              value={when}
-              onInput={(e) => setWhen(e.currentTarget.value)}
-              aria-describedby="campaign-when-hint"
-            />
-          </Field>
+            type="datetime-local"
+            required
+            value={when}
+            onValue={setWhen}
+          />
         )}
       </fieldset>
 
@@ -266,12 +258,9 @@ function CreateCampaign() {
         </p>
       </section>
 
-      <ProblemMessage error={action.error} prefix="Campaign not created" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={action.busy}>
-          {action.busy ? "Creating…" : type === "instant" ? "Send campaign" : "Schedule campaign"}
-        </button>
-      </div>
+      <SubmitRow action={action} failed="Campaign not created">
+        {action.busy ? "Creating…" : type === "instant" ? "Send campaign" : "Schedule campaign"}
+      </SubmitRow>
     </TitledForm>
   );
 }
@@ -289,12 +278,9 @@ export function Campaigns() {
       <QuotaNote />
       {canSend && (
         <>
-          <div class="toolbar">
-            <FormToggle label="New campaign" panelId="new-campaign-panel" open={creating} onToggle={setCreating} />
-          </div>
-          <FormPanel id="new-campaign-panel" open={creating}>
+          <ToggledPanel label="New campaign" id="new-campaign-panel" open={creating} onToggle={setCreating}>
             <CreateCampaign />
-          </FormPanel>
+          </ToggledPanel>
         </>
       )}
       <section class="card" aria-labelledby="campaigns-title">

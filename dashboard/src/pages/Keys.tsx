@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../api.js";
 import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
 import { PagedRows, usePagedList } from "../paging.js";
-import { ConfirmDialog, FormPanel, FormToggle, Loading, Notice, ProblemMessage, useAsync, useNotice, useSession } from "../ui.js";
+import { ConfirmDialog, Loading, Notice, ProblemMessage, useAsync, useNotice, useSession, ToggledPanel } from "../ui.js";
 import { SmppCredentialsTable } from "../smppCredentials.js";
 import { QuotaNote } from "../usage.js";
 
@@ -27,10 +27,7 @@ export function Keys() {
       <QuotaNote />
       {canWrite && (
         <>
-          <div class="toolbar">
-            <FormToggle label="New key" panelId="create-key-panel" open={creating} onToggle={setCreating} />
-          </div>
-          <FormPanel id="create-key-panel" open={creating}>
+          <ToggledPanel label="New key" id="create-key-panel" open={creating} onToggle={setCreating}>
             <CreateKeyForm
               id="create-key"
               testOnly={key.test}
@@ -40,7 +37,7 @@ export function Keys() {
                 await list.reload();
               }}
             />
-          </FormPanel>
+          </ToggledPanel>
         </>
       )}
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}

@@ -4,12 +4,10 @@ import { ok, type PhoneNumber } from "../api.js";
 import { ListTable, OrDash } from "../listTable.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { formatTime } from "../time.js";
+import { InputField } from "../forms.js";
 import {
   ConfirmDialog,
-  Field,
   fieldError,
-  FormPanel,
-  FormToggle,
   Notice,
   PhoneField,
   ProblemMessage,
@@ -17,6 +15,7 @@ import {
   useAction,
   useNotice,
   useSession,
+  ToggledPanel,
 } from "../ui.js";
 
 export function Numbers() {
@@ -44,10 +43,7 @@ export function Numbers() {
       </p>
       {canWrite && (
         <>
-          <div class="toolbar">
-            <FormToggle label="Add a number" panelId="new-number-panel" open={adding} onToggle={setAdding} />
-          </div>
-          <FormPanel id="new-number-panel" open={adding}>
+          <ToggledPanel label="Add a number" id="new-number-panel" open={adding} onToggle={setAdding}>
             <TitledForm titleId="new-number-title" title="Add a number" onSubmit={() => void add.run()}>
               <div class="grid-2">
                 <PhoneField
@@ -57,9 +53,14 @@ export function Numbers() {
                   value={phoneNumber}
                   onValue={setPhoneNumber}
                 />
-                <Field id="number-name" label="Name (optional)" error={fieldError(add.error, "/body/name")}>
-                  <input id="number-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-                </Field>
+                <InputField
+                  id="number-name"
+                  label="Name (optional)"
+                  error={fieldError(add.error, "/body/name")}
+                  maxLength={100}
+                  value={name}
+                  onValue={setName}
+                />
               </div>
               {taken ? (
                 <div class="problem" role="alert" data-testid="number-taken">
@@ -77,7 +78,7 @@ export function Numbers() {
                 </button>
               </div>
             </TitledForm>
-          </FormPanel>
+          </ToggledPanel>
         </>
       )}
       {notice && <Notice>{notice}</Notice>}

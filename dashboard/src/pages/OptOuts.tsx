@@ -6,6 +6,7 @@ import { PagedRows, usePagedList } from "../paging.js";
 import { ListTable, OrDash } from "../listTable.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
+import { SubmitRow } from "../forms.js";
 import {
   ConfirmDialog,
   fieldError,
@@ -13,7 +14,6 @@ import {
   FormToggle,
   Notice,
   PhoneField,
-  ProblemMessage,
   TitledForm,
   useAction,
   useNotice,
@@ -66,12 +66,9 @@ export function OptOuts() {
                 value={phone}
                 onValue={setPhone}
               />
-              <ProblemMessage error={add.error} prefix="Not added" />
-              <div class="actions">
-                <button type="submit" class="primary" disabled={add.busy}>
-                  Add to the opt-out list
-                </button>
-              </div>
+              <SubmitRow action={add} failed="Not added">
+                Add to the opt-out list
+              </SubmitRow>
             </TitledForm>
           </FormPanel>
           <FormPanel id="opt-out-import-panel" open={importing}>

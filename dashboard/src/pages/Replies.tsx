@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { SegmentCount } from "../segments.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../ui.js";
+import { SubmitRow } from "../forms.js";
+import { Field, fieldError, TitledForm, useAction, useNotice, useSession } from "../ui.js";
 
 // Named, not keyof: the settings hold more than replies (the sending policy adds its own).
 type ReplyKey = "optOutReply" | "optInReply" | "helpReply";
@@ -49,13 +50,9 @@ function RepliesForm({ settings, onSaved }: SettingsFormProps) {
           <SegmentCount text={texts[key]} id={`reply-${key}-count`} />
         </Field>
       ))}
-      <ProblemMessage error={save.error} prefix="Not saved" />
-      {notice && <Notice>{notice}</Notice>}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save replies"}
-        </button>
-      </div>
+      <SubmitRow action={save} failed="Not saved" busy="Saving…" notice={notice}>
+        Save replies
+      </SubmitRow>
     </TitledForm>
   );
 }

@@ -5,7 +5,8 @@ import { ok } from "../api.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { Field, fieldError, ProblemMessage, ReferenceField, TitledForm, useAction, useSession } from "../ui.js";
+import { InputField, SubmitRow } from "../forms.js";
+import { Field, fieldError, ReferenceField, TitledForm, useAction, useSession } from "../ui.js";
 import { TemplatePicker, useTemplates, type TemplateChoice } from "../templates.js";
 
 export interface Sent {
@@ -53,20 +54,26 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
   return (
     <TitledForm titleId="send-title" title="Send a message" onSubmit={() => void action.run()}>
       <div class="grid-2">
-        <Field id="msg-to" label="To" hint="With its +country prefix, e.g. +14155550123" error={err("/body/to")}>
-          <input
-            id="msg-to"
-            type="tel"
-            required
-            autoComplete="off"
-            value={to}
-            onInput={(e) => setTo(e.currentTarget.value)}
-            aria-describedby="msg-to-hint"
-          />
-        </Field>
-        <Field id="msg-from" label="From" hint="Sender ID (1–11 letters/digits) or a phone number" error={err("/body/from")}>
-          <input id="msg-from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} aria-describedby="msg-from-hint" />
-        </Field>
+        <InputField
+          id="msg-to"
+          label="To"
+          hint="With its +country prefix, e.g. +14155550123"
+          error={err("/body/to")}
+          type="tel"
+          required
+          autoComplete="off"
+          value={to}
+          onValue={setTo}
+        />
+        <InputField
+          id="msg-from"
+          label="From"
+          hint="Sender ID (1–11 letters/digits) or a phone number"
+          error={err("/body/from")}
+          required
+          value={from}
+          onValue={setFrom}
+        />
       </div>
       <TemplatePicker id="msg" templates={templates.data ?? []} choice={choice} onChoice={setChoice} campaign={false} error={action.error}>
         <Field id="msg-body" label="Message" error={err("/body/body")}>
@@ -98,7 +105,7 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
           <input type="radio" name="msg-when-choice" checked={later} onChange={() => setLater(true)} /> Send later
         </label>
         {later && (
-          <Field
+          <InputField
             id="msg-when"
             label="Send at"
             error={err("/body/scheduledAt")}
@@ -108,25 +115,17 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
                 <output id="msg-when-utc">{utc ?? "—"}</output> (UTC).
               </>
             }
-          >
-            <input
-              id="msg-when"
-              type="datetime-local"
-              required
-              value={when}
-              onInput={(e) => setWhen(e.currentTarget.value)}
-              aria-describedby="msg-when-hint"
-            />
-          </Field>
+            type="datetime-local"
+            required
+            value={when}
+            onValue={setWhen}
+          />
         )}
       </fieldset>
       <PolicyFields id="msg" policy={policy} onChange={setPolicy} error={err} />
-      <ProblemMessage error={action.error} prefix={later ? "Not scheduled" : "Not sent"} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={action.busy}>
-          {action.busy ? (later ? "Scheduling…" : "Sending…") : later ? "Schedule" : "Send now"}
-        </button>
-      </div>
+      <SubmitRow action={action} failed={later ? "Not scheduled" : "Not sent"}>
+        {action.busy ? (later ? "Scheduling…" : "Sending…") : later ? "Schedule" : "Send now"}
+      </SubmitRow>
     </TitledForm>
   );
 }

@@ -4,9 +4,9 @@ import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../api.js";
 import { formatTime } from "../time.js";
 import { ListTable } from "../listTable.js";
+import { InputField, SubmitRow, TextAreaField } from "../forms.js";
 import {
   ConfirmDialog,
-  Field,
   fieldError,
   Loading,
   Notice,
@@ -87,50 +87,43 @@ export function SenderPools() {
       {canWrite && (
         <TitledForm titleId="new-pool-title" title="Make a sender pool" onSubmit={() => void create.run()}>
           <div class="grid-2">
-            <Field id="pool-name" label="Pool name" error={fieldError(create.error, "/body/name")}>
-              <input id="pool-name" required maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-            </Field>
-            <Field
+            <InputField
+              id="pool-name"
+              label="Pool name"
+              error={fieldError(create.error, "/body/name")}
+              required
+              maxLength={64}
+              value={name}
+              onValue={setName}
+            />
+            <InputField
               id="pool-cap"
               label="Messages a second per sender (optional)"
               hint="Empty: no cap"
               error={fieldError(create.error, "/body/maxMessagesPerSecondPerSender")}
-            >
-              <input
-                id="pool-cap"
-                type="number"
-                min={1}
-                value={cap}
-                aria-describedby="pool-cap-hint"
-                onInput={(e) => setCap(e.currentTarget.value)}
-              />
-            </Field>
+              type="number"
+              min={1}
+              value={cap}
+              onValue={setCap}
+            />
           </div>
-          <Field
+          <TextAreaField
             id="pool-senders"
             label="Senders"
             hint="Numbers this account holds (+14155550101) or its sender IDs, one per line"
             error={fieldError(create.error, "/body/senders")}
-          >
-            <textarea
-              id="pool-senders"
-              required
-              rows={4}
-              value={senders}
-              aria-describedby="pool-senders-hint"
-              onInput={(e) => setSenders(e.currentTarget.value)}
-            />
-          </Field>
+            required
+            rows={4}
+            value={senders}
+            onValue={setSenders}
+          />
           <label class="inline">
             <input type="checkbox" checked={sticky} onChange={(e) => setSticky(e.currentTarget.checked)} /> Sticky: a recipient keeps the
             sender it last got
           </label>
-          <ProblemMessage error={create.error} prefix="Sender pool not made" />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={create.busy}>
-              Create sender pool
-            </button>
-          </div>
+          <SubmitRow action={create} failed="Sender pool not made">
+            Create sender pool
+          </SubmitRow>
         </TitledForm>
       )}
       <ConfirmDialog

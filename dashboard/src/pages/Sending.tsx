@@ -5,7 +5,8 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { TimeZoneInput } from "../timeZoneInput.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../ui.js";
+import { InputField, SubmitRow } from "../forms.js";
+import { Field, fieldError, TitledForm, useAction, useNotice, useSession } from "../ui.js";
 import { count, LimitsFacts } from "../usage.js";
 
 function SendingForm({ settings, onSaved }: SettingsFormProps) {
@@ -48,12 +49,24 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
         </p>
         {quiet && (
           <div class="grid-2">
-            <Field id="quiet-start" label="From" error={err("/body/quietHours/start")}>
-              <input id="quiet-start" type="time" required value={start} onInput={(e) => setStart(e.currentTarget.value)} />
-            </Field>
-            <Field id="quiet-end" label="Until" error={err("/body/quietHours/end")}>
-              <input id="quiet-end" type="time" required value={end} onInput={(e) => setEnd(e.currentTarget.value)} />
-            </Field>
+            <InputField
+              id="quiet-start"
+              label="From"
+              error={err("/body/quietHours/start")}
+              type="time"
+              required
+              value={start}
+              onValue={setStart}
+            />
+            <InputField
+              id="quiet-end"
+              label="Until"
+              error={err("/body/quietHours/end")}
+              type="time"
+              required
+              value={end}
+              onValue={setEnd}
+            />
           </div>
         )}
       </fieldset>
@@ -65,23 +78,18 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
       >
         <TimeZoneInput id="default-zone" required value={zone} onInput={setZone} describedBy="default-zone-hint" />
       </Field>
-      <Field
+      <InputField
         id="segments-cap"
         label="Throughput cap (segments a second)"
         hint="The most SMS segments a second this account hands to the carrier, across every worker (a long message counts each part). Over it, messages wait their turn by priority; none fails for it. Empty: no cap."
         error={err("/body/maxSegmentsPerSecond")}
-      >
-        <input
-          id="segments-cap"
-          type="number"
-          min={1}
-          step={1}
-          inputMode="numeric"
-          value={cap}
-          onInput={(e) => setCap(e.currentTarget.value)}
-          aria-describedby="segments-cap-hint"
-        />
-      </Field>
+        type="number"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        value={cap}
+        onValue={setCap}
+      />
       <div class="field">
         <label class="inline">
           <input type="checkbox" checked={smart} onChange={(e) => setSmart(e.currentTarget.checked)} aria-describedby="smart-hint" /> Smart
@@ -93,13 +101,9 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
           box starts from this setting). The message keeps its text and shows what was sent.
         </small>
       </div>
-      <ProblemMessage error={save.error} prefix="Not saved" />
-      {notice && <Notice>{notice}</Notice>}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save sending settings"}
-        </button>
-      </div>
+      <SubmitRow action={save} failed="Not saved" busy="Saving…" notice={notice}>
+        Save sending settings
+      </SubmitRow>
     </TitledForm>
   );
 }

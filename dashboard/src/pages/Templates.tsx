@@ -5,19 +5,8 @@ import { useState } from "preact/hooks";
 import { ok } from "../api.js";
 import { PagedRows, usePagedList } from "../paging.js";
 import { placeholderProblem, type Template } from "../templates.js";
-import {
-  ConfirmDialog,
-  Field,
-  fieldError,
-  FormPanel,
-  FormToggle,
-  Notice,
-  ProblemMessage,
-  TitledForm,
-  useAction,
-  useNotice,
-  useSession,
-} from "../ui.js";
+import { InputField, SubmitRow } from "../forms.js";
+import { ConfirmDialog, Field, fieldError, Notice, TitledForm, useAction, useNotice, useSession, ToggledPanel } from "../ui.js";
 
 type Category = "" | "marketing" | "transactional";
 
@@ -58,9 +47,7 @@ function TemplateForm({
         else void save.run();
       }}
     >
-      <Field id={`${id}-name`} label="Name" error={err("/body/name")}>
-        <input id={`${id}-name`} required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      </Field>
+      <InputField id={`${id}-name`} label="Name" error={err("/body/name")} required maxLength={100} value={name} onValue={setName} />
       <Field
         id={`${id}-body`}
         label="Text"
@@ -88,12 +75,9 @@ function TemplateForm({
           <option value="marketing">marketing (held by quiet hours)</option>
         </select>
       </Field>
-      <ProblemMessage error={save.error} prefix="Not saved" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          {initial ? "Save template" : "Create template"}
-        </button>
-      </div>
+      <SubmitRow action={save} failed="Not saved">
+        {initial ? "Save template" : "Create template"}
+      </SubmitRow>
     </TitledForm>
   );
 }
@@ -114,10 +98,7 @@ export function Templates() {
       </p>
       {canWrite && (
         <>
-          <div class="toolbar">
-            <FormToggle label="New template" panelId="template-panel" open={creating} onToggle={setCreating} />
-          </div>
-          <FormPanel id="template-panel" open={creating}>
+          <ToggledPanel label="New template" id="template-panel" open={creating} onToggle={setCreating}>
             <TemplateForm
               id="new-template"
               title="New template"
@@ -127,7 +108,7 @@ export function Templates() {
                 await list.reload();
               }}
             />
-          </FormPanel>
+          </ToggledPanel>
         </>
       )}
       {notice && <Notice>{notice}</Notice>}

@@ -7,12 +7,10 @@ import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { BatchChoice, describeBatch, type BatchSetting } from "./WebhookBatch.js";
 import { EditEvents, EventChoice } from "./WebhookEvents.js";
+import { InputField, SubmitRow } from "../forms.js";
 import {
   ConfirmDialog,
-  Field,
   fieldError,
-  FormPanel,
-  FormToggle,
   Loading,
   Notice,
   ProblemMessage,
@@ -24,6 +22,7 @@ import {
   useCopy,
   usePolling,
   useSession,
+  ToggledPanel,
 } from "../ui.js";
 
 type DeliveryFilter = "" | WebhookDelivery["status"];
@@ -377,36 +376,36 @@ export function Webhooks() {
       </p>
       {canWrite && (
         <>
-          <div class="toolbar">
-            <FormToggle label="New webhook" panelId="new-webhook-panel" open={adding} onToggle={setAdding} />
-          </div>
-          <FormPanel id="new-webhook-panel" open={adding}>
+          <ToggledPanel label="New webhook" id="new-webhook-panel" open={adding} onToggle={setAdding}>
             <TitledForm titleId="new-webhook-title" title="Add a webhook" onSubmit={() => void add.run()}>
               <div class="grid-2">
-                <Field id="webhook-name" label="Name" error={fieldError(add.error, "/body/name")}>
-                  <input id="webhook-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-                </Field>
-                <Field id="webhook-url" label="URL" hint="https:// and a public address" error={fieldError(add.error, "/body/url")}>
-                  <input
-                    id="webhook-url"
-                    type="url"
-                    required
-                    value={url}
-                    onInput={(e) => setUrl(e.currentTarget.value)}
-                    aria-describedby="webhook-url-hint"
-                  />
-                </Field>
+                <InputField
+                  id="webhook-name"
+                  label="Name"
+                  error={fieldError(add.error, "/body/name")}
+                  required
+                  maxLength={100}
+                  value={name}
+                  onValue={setName}
+                />
+                <InputField
+                  id="webhook-url"
+                  label="URL"
+                  hint="https:// and a public address"
+                  error={fieldError(add.error, "/body/url")}
+                  type="url"
+                  required
+                  value={url}
+                  onValue={setUrl}
+                />
               </div>
               <EventChoice id="webhook-events" events={events} onChange={setEvents} />
               <BatchChoice id="webhook-batch" batch={batch} onChange={setBatch} />
-              <ProblemMessage error={add.error} prefix="Webhook not added" />
-              <div class="actions">
-                <button type="submit" class="primary" disabled={add.busy || events.length === 0}>
-                  Add webhook
-                </button>
-              </div>
+              <SubmitRow action={add} failed="Webhook not added" disabled={events.length === 0}>
+                Add webhook
+              </SubmitRow>
             </TitledForm>
-          </FormPanel>
+          </ToggledPanel>
         </>
       )}
       {notice && <Notice>{notice}</Notice>}

@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import { ok, type Campaign } from "../api.js";
 import { navigate } from "../router.js";
 import { localInputToUtc, timeZone, toLocalInput } from "../time.js";
-import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
+import { InputField } from "../forms.js";
+import { fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
 
 export function CampaignControls({ campaign, onChanged }: { campaign: Campaign; onChanged: (notice: string) => void }) {
   const { client, canSend } = useSession();
@@ -70,24 +71,25 @@ export function EditDraft({ campaign, onSaved }: { campaign: Campaign; onSaved: 
   return (
     <TitledForm titleId="edit-draft-title" title="Edit the draft" heading="h3" plain onSubmit={() => void save.run()}>
       <div class="grid-2">
-        <Field id="draft-name" label="Name" error={fieldError(save.error, "/body/name")}>
-          <input id="draft-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </Field>
-        <Field
+        <InputField
+          id="draft-name"
+          label="Name"
+          error={fieldError(save.error, "/body/name")}
+          required
+          maxLength={100}
+          value={name}
+          onValue={setName}
+        />
+        <InputField
           id="draft-at"
           label="Send at"
           hint={`Your time zone: ${timeZone()}. ${campaign.scheduledAt ? "It can move, not be taken away." : "Empty: as soon as it is started."}`}
           error={fieldError(save.error, "/body/scheduledAt")}
-        >
-          <input
-            id="draft-at"
-            type="datetime-local"
-            required={campaign.scheduledAt !== null}
-            value={when}
-            aria-describedby="draft-at-hint"
-            onInput={(e) => setWhen(e.currentTarget.value)}
-          />
-        </Field>
+          type="datetime-local"
+          required={campaign.scheduledAt !== null}
+          value={when}
+          onValue={setWhen}
+        />
       </div>
       <ProblemMessage error={save.error} prefix="Not saved" />
       <div class="actions">

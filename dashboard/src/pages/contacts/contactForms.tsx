@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ok, type Contact, type Group } from "../../api.js";
 import { TimeZoneInput } from "../../timeZoneInput.js";
+import { InputField, SubmitRow, TextAreaField } from "../../forms.js";
 import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { GroupSelect } from "./groups.js";
 import { formatCustomFields, formatTags, fullName, keyValueProblem, parseCustomFields, parseTags } from "./details.js";
@@ -31,27 +32,33 @@ function DetailFields({
 }) {
   return (
     <>
-      <Field id={`${id}-last`} label="Last name" error={fieldError(error, "/body/lastName")}>
-        <input id={`${id}-last`} maxLength={100} value={lastName} onInput={(e) => onLastName(e.currentTarget.value)} />
-      </Field>
-      <Field id={`${id}-tags`} label="Tags" hint="Comma-separated, up to 20" error={fieldError(error, "/body/tags")}>
-        <input id={`${id}-tags`} value={tags} aria-describedby={`${id}-tags-hint`} onInput={(e) => onTags(e.currentTarget.value)} />
-      </Field>
-      <Field
+      <InputField
+        id={`${id}-last`}
+        label="Last name"
+        error={fieldError(error, "/body/lastName")}
+        maxLength={100}
+        value={lastName}
+        onValue={onLastName}
+      />
+      <InputField
+        id={`${id}-tags`}
+        label="Tags"
+        hint="Comma-separated, up to 20"
+        error={fieldError(error, "/body/tags")}
+        value={tags}
+        onValue={onTags}
+      />
+      <TextAreaField
         id={`${id}-fields`}
         label="Custom fields"
         hint="One key=value a line, e.g. plan=gold; {{custom.plan}} in a campaign"
         error={fieldsProblem ?? fieldError(error, "/body/customFields")}
-      >
-        <textarea
-          id={`${id}-fields`}
-          rows={2}
-          value={fields}
-          aria-invalid={fieldsProblem ? true : undefined}
-          aria-describedby={`${id}-fields-hint${fieldsProblem ? ` ${id}-fields-error` : ""}`}
-          onInput={(e) => onFields(e.currentTarget.value)}
-        />
-      </Field>
+        rows={2}
+        value={fields}
+        aria-invalid={fieldsProblem ? true : undefined}
+        onValue={onFields}
+        aria-describedby={`${id}-fields-hint${fieldsProblem ? ` ${id}-fields-error` : ""}`}
+      />
     </>
   );
 }
@@ -109,12 +116,23 @@ export function CreateContactForm({
       }}
     >
       <div class="grid-3">
-        <Field id="contact-phone" label="Phone" error={fieldError(action.error, "/body/phone")}>
-          <input id="contact-phone" type="tel" required value={phone} onInput={(e) => setPhone(e.currentTarget.value)} />
-        </Field>
-        <Field id="contact-first-name" label="First name" error={fieldError(action.error, "/body/firstName")}>
-          <input id="contact-first-name" maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
-        </Field>
+        <InputField
+          id="contact-phone"
+          label="Phone"
+          error={fieldError(action.error, "/body/phone")}
+          type="tel"
+          required
+          value={phone}
+          onValue={setPhone}
+        />
+        <InputField
+          id="contact-first-name"
+          label="First name"
+          error={fieldError(action.error, "/body/firstName")}
+          maxLength={100}
+          value={firstName}
+          onValue={setFirstName}
+        />
         <Field id="contact-group" label="Group" error={fieldError(action.error, "/body/groupId")}>
           <GroupSelect id="contact-group" groups={groups} value={groupId} onChange={setGroupId} />
         </Field>
@@ -141,12 +159,9 @@ export function CreateContactForm({
       >
         <TimeZoneInput id="contact-zone" value={zone} onInput={setZone} describedBy="contact-zone-hint" />
       </Field>
-      <ProblemMessage error={action.error} prefix="Contact not added" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={action.busy}>
-          Add contact
-        </button>
-      </div>
+      <SubmitRow action={action} failed="Contact not added">
+        Add contact
+      </SubmitRow>
     </TitledForm>
   );
 }
@@ -230,19 +245,24 @@ export function ContactItem({
             );
           }}
         >
-          <Field id={`${editId}-phone`} label="Phone" error={fieldError(save.error, "/body/phone")}>
-            <input
-              id={`${editId}-phone`}
-              type="tel"
-              required
-              value={phone}
-              onInput={(e) => setPhone(e.currentTarget.value)}
-              ref={phoneInput}
-            />
-          </Field>
-          <Field id={`${editId}-first`} label="First name" error={fieldError(save.error, "/body/firstName")}>
-            <input id={`${editId}-first`} maxLength={100} value={firstName} onInput={(e) => setFirstName(e.currentTarget.value)} />
-          </Field>
+          <InputField
+            id={`${editId}-phone`}
+            label="Phone"
+            error={fieldError(save.error, "/body/phone")}
+            type="tel"
+            required
+            value={phone}
+            ref={phoneInput}
+            onValue={setPhone}
+          />
+          <InputField
+            id={`${editId}-first`}
+            label="First name"
+            error={fieldError(save.error, "/body/firstName")}
+            maxLength={100}
+            value={firstName}
+            onValue={setFirstName}
+          />
           <DetailFields
             id={editId}
             error={save.error}
@@ -279,15 +299,19 @@ export function ContactItem({
               ))}
             </fieldset>
           )}
-          <ProblemMessage error={save.error} prefix="Not saved" />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={save.busy}>
-              Save
-            </button>
-            <button type="button" onClick={() => setEditing(false)}>
-              Cancel
-            </button>
-          </div>
+          <SubmitRow
+            action={save}
+            failed="Not saved"
+            more={
+              <>
+                <button type="button" onClick={() => setEditing(false)}>
+                  Cancel
+                </button>
+              </>
+            }
+          >
+            Save
+          </SubmitRow>
         </form>
       </li>
     );

@@ -1,7 +1,8 @@
 // The groups panel of the Contacts page: the list with counts, create, rename, delete; and the group picker.
 import { useState } from "preact/hooks";
 import { ok, type Group } from "../../api.js";
-import { ConfirmDialog, Field, fieldError, Loading, ProblemMessage, TitledForm, useAction, useSession, type Async } from "../../ui.js";
+import { InputField, SubmitRow } from "../../forms.js";
+import { ConfirmDialog, fieldError, Loading, ProblemMessage, TitledForm, useAction, useSession, type Async } from "../../ui.js";
 
 export function GroupSelect({
   id,
@@ -42,18 +43,26 @@ export function CreateGroupForm({ onCreated }: { onCreated: (g: Group) => void }
   });
   return (
     <TitledForm titleId="new-group-title" title="New group" heading="h3" plain onSubmit={() => void action.run()}>
-      <Field id="group-name" label="Name" error={fieldError(action.error, "/body/name")}>
-        <input id="group-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      </Field>
-      <Field id="group-description" label="Description (optional)" error={fieldError(action.error, "/body/description")}>
-        <input id="group-description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-      </Field>
-      <ProblemMessage error={action.error} prefix="Group not created" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={action.busy}>
-          Create group
-        </button>
-      </div>
+      <InputField
+        id="group-name"
+        label="Name"
+        error={fieldError(action.error, "/body/name")}
+        required
+        maxLength={100}
+        value={name}
+        onValue={setName}
+      />
+      <InputField
+        id="group-description"
+        label="Description (optional)"
+        error={fieldError(action.error, "/body/description")}
+        maxLength={500}
+        value={description}
+        onValue={setDescription}
+      />
+      <SubmitRow action={action} failed="Group not created">
+        Create group
+      </SubmitRow>
     </TitledForm>
   );
 }

@@ -7,7 +7,8 @@ import { Link, navigate } from "../../router.js";
 import { formatMicros } from "../../money.js";
 import { formatTime } from "../../time.js";
 import { ListTable } from "../../listTable.js";
-import { Field, fieldError, FormPanel, FormToggle, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import { InputField, SubmitRow } from "../../forms.js";
+import { fieldError, FormPanel, FormToggle, TitledForm, useAction, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
 import { NumberHolder } from "./holder.js";
 
@@ -36,27 +37,19 @@ export function Accounts() {
       )}
       <FormPanel id="new-account-panel" open={creating}>
         <TitledForm titleId="new-account-title" title="Create an account" onSubmit={() => void create.run()}>
-          <Field
+          <InputField
             id="account-name"
             label="Account name"
             hint="Unique in the service, 1 to 100 characters."
             error={fieldError(create.error, "/body/name")}
-          >
-            <input
-              id="account-name"
-              required
-              maxLength={100}
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              aria-describedby="account-name-hint"
-            />
-          </Field>
-          <ProblemMessage error={create.error} prefix="Account not created" />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={create.busy}>
-              {create.busy ? "Creating…" : "Create account"}
-            </button>
-          </div>
+            required
+            maxLength={100}
+            value={name}
+            onValue={setName}
+          />
+          <SubmitRow action={create} failed="Account not created" busy="Creating…">
+            Create account
+          </SubmitRow>
         </TitledForm>
       </FormPanel>
       <section class="card" aria-labelledby="accounts-title">

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../../api.js";
 import { formatTime } from "../../time.js";
 import { ListTable, OrDash } from "../../listTable.js";
+import { SubmitRow } from "../../forms.js";
 import {
   ConfirmDialog,
   Field,
@@ -233,12 +234,9 @@ function NewConnector({ onMade }: { onMade: (c: Connector) => Promise<void> }) {
           <input id="connector-cap" type="number" min={1} value={f.cap} aria-describedby="connector-cap-hint" onInput={set("cap")} />
         </Field>
       </div>
-      <ProblemMessage error={make.error} prefix="Connector not made" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={make.busy}>
-          Create connector
-        </button>
-      </div>
+      <SubmitRow action={make} failed="Connector not made">
+        Create connector
+      </SubmitRow>
     </TitledForm>
   );
 }

@@ -6,9 +6,9 @@ import { ok, type Schemas } from "../../api.js";
 import { formatMicros, microsToDecimal } from "../../money.js";
 import { readPriceListCsv, writePriceListCsv } from "../../priceListCsv.js";
 import { formatTime } from "../../time.js";
+import { InputField, TextAreaField, SubmitRow } from "../../forms.js";
 import {
   ConfirmDialog,
-  Field,
   fieldError,
   FormPanel,
   FormToggle,
@@ -50,42 +50,37 @@ function PriceListEditor({ list, onSaved }: { list?: PriceList; onSaved: (saved:
       onSubmit={() => void save.run()}
     >
       <div class="grid-2">
-        <Field id={`${id}-name`} label="Name" hint="Letters, digits, . _ or -; up to 64." error={fieldError(save.error, "/path/name")}>
-          <input
-            id={`${id}-name`}
-            required
-            pattern="[A-Za-z0-9._\-]{1,64}"
-            readOnly={!!list}
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            aria-describedby={`${id}-name-hint`}
-          />
-        </Field>
-        <Field id={`${id}-currency`} label="Currency" hint="ISO 4217, e.g. USD or EUR." error={fieldError(save.error, "/body/currency")}>
-          <input
-            id={`${id}-currency`}
-            required
-            pattern="[A-Za-z]{3}"
-            maxLength={3}
-            value={currency}
-            onInput={(e) => setCurrency(e.currentTarget.value)}
-            aria-describedby={`${id}-currency-hint`}
-          />
-        </Field>
+        <InputField
+          id={`${id}-name`}
+          label="Name"
+          hint="Letters, digits, . _ or -; up to 64."
+          error={fieldError(save.error, "/path/name")}
+          required
+          pattern="[A-Za-z0-9._\-]{1,64}"
+          readOnly={!!list}
+          value={name}
+          onValue={setName}
+        />
+        <InputField
+          id={`${id}-currency`}
+          label="Currency"
+          hint="ISO 4217, e.g. USD or EUR."
+          error={fieldError(save.error, "/body/currency")}
+          required
+          pattern="[A-Za-z]{3}"
+          maxLength={3}
+          value={currency}
+          onValue={setCurrency}
+        />
       </div>
-      <Field
+      <TextAreaField
         id={`${id}-csv`}
         label="Prices (CSV)"
         hint="One line per prefix (+4477) or country (GB), then the price of a segment in currency units; default,price for the rest. The longest prefix wins, then the country, then the default."
-      >
-        <textarea
-          id={`${id}-csv`}
-          rows={10}
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-          aria-describedby={`${id}-csv-hint`}
-        />
-      </Field>
+        rows={10}
+        value={text}
+        onValue={setText}
+      />
       <div class="field">
         <label for={`${id}-file`}>Import a CSV file</label>
         <input
@@ -111,12 +106,9 @@ function PriceListEditor({ list, onSaved }: { list?: PriceList; onSaved: (saved:
           ))}
         </ul>
       )}
-      <ProblemMessage error={save.error} prefix="Price list not saved" />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={save.busy || parsed.errors.length > 0}>
-          {save.busy ? "Saving…" : "Save price list"}
-        </button>
-      </div>
+      <SubmitRow action={save} failed="Price list not saved" busy="Saving…" disabled={parsed.errors.length > 0}>
+        Save price list
+      </SubmitRow>
     </TitledForm>
   );
 }

@@ -3,6 +3,7 @@
 // (configuration as code), and what a message would do now, beside it.
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Schemas } from "../../api.js";
+import { SubmitRow, TextAreaField } from "../../forms.js";
 import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 import { fromDraft, RoutesForm, toDraft, type DraftRoute } from "./routesForm.js";
 import { useAccountNames, type AccountName } from "./accountNames.js";
@@ -121,22 +122,17 @@ export function Routing() {
                   </button>
                 </div>
                 {asJson ? (
-                  <Field
+                  <TextAreaField
                     id="routes-json"
                     label="Routes (JSON)"
                     hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
                     error={fieldError(save.error, "/body/routes")}
-                  >
-                    <textarea
-                      id="routes-json"
-                      class="mono"
-                      rows={14}
-                      spellcheck={false}
-                      value={text}
-                      aria-describedby="routes-json-hint"
-                      onInput={(e) => setText(e.currentTarget.value)}
-                    />
-                  </Field>
+                    class="mono"
+                    rows={14}
+                    spellcheck={false}
+                    value={text}
+                    onValue={setText}
+                  />
                 ) : (
                   <RoutesForm
                     routes={drafts}
@@ -154,12 +150,9 @@ export function Routing() {
                     ))}
                   </ul>
                 )}
-                <ProblemMessage error={save.error} prefix="Routing table not saved" />
-                <div class="actions">
-                  <button type="submit" class="primary" disabled={save.busy}>
-                    Save routing table
-                  </button>
-                </div>
+                <SubmitRow action={save} failed="Routing table not saved">
+                  Save routing table
+                </SubmitRow>
               </TitledForm>
             )}
             <Explain nameOf={nameOf} accounts={accounts} />

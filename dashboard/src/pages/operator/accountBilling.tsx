@@ -4,6 +4,7 @@
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
 import { formatMicros, microsToDecimal, parseMicros } from "../../money.js";
+import { InputField, SubmitRow } from "../../forms.js";
 import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 
 type Limits = OperatorAccount["limits"];
@@ -97,35 +98,25 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
               <option value="prepaid">prepaid: refused below the credit limit</option>
             </select>
           </Field>
-          <Field
+          <InputField
             id={`${id}-credit-limit`}
             label={`Credit limit (${limits.currency})`}
             hint="How far below zero a prepaid balance may go."
             error={fieldError(save.error, "/body/creditLimit")}
-          >
-            <input
-              id={`${id}-credit-limit`}
-              inputMode="decimal"
-              required
-              value={creditLimit}
-              onInput={(e) => setCreditLimit(e.currentTarget.value)}
-              aria-describedby={`${id}-credit-limit-hint`}
-            />
-          </Field>
-          <Field
+            inputMode="decimal"
+            required
+            value={creditLimit}
+            onValue={setCreditLimit}
+          />
+          <InputField
             id={`${id}-threshold`}
             label={`Low-balance threshold (${limits.currency})`}
             hint="Below it, account.balance_low. Empty: never."
             error={fieldError(save.error, "/body/lowBalanceThreshold")}
-          >
-            <input
-              id={`${id}-threshold`}
-              inputMode="decimal"
-              value={threshold}
-              onInput={(e) => setThreshold(e.currentTarget.value)}
-              aria-describedby={`${id}-threshold-hint`}
-            />
-          </Field>
+            inputMode="decimal"
+            value={threshold}
+            onValue={setThreshold}
+          />
           <Field id={`${id}-charge-on`} label="Charged">
             <select id={`${id}-charge-on`} value={chargeOn} onChange={(e) => setChargeOn(e.currentTarget.value as Limits["chargeOn"])}>
               <option value="submitted">once a carrier accepts the message</option>
@@ -133,46 +124,33 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
             </select>
           </Field>
         </div>
-        <ProblemMessage error={save.error} prefix="Billing not saved" />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={save.busy}>
-            {save.busy ? "Saving…" : "Save billing"}
-          </button>
-        </div>
+        <SubmitRow action={save} failed="Billing not saved" busy="Saving…">
+          Save billing
+        </SubmitRow>
       </TitledForm>
       {canWrite && (
         <TitledForm titleId={`${id}-credit`} title="Credit or correct the balance" onSubmit={() => void credit.run()}>
           <div class="grid-2">
-            <Field
+            <InputField
               id={`${id}-amount`}
               label={`Amount (${limits.currency})`}
               hint="Negative to correct downwards."
               error={fieldError(credit.error, "/body/amount")}
-            >
-              <input
-                id={`${id}-amount`}
-                inputMode="decimal"
-                required
-                value={amount}
-                onInput={(e) => setAmount(e.currentTarget.value)}
-                aria-describedby={`${id}-amount-hint`}
-              />
-            </Field>
-            <Field
+              inputMode="decimal"
+              required
+              value={amount}
+              onValue={setAmount}
+            />
+            <InputField
               id={`${id}-note`}
               label="Note"
               hint="Kept on the ledger entry, e.g. the invoice."
               error={fieldError(credit.error, "/body/note")}
-            >
-              <input
-                id={`${id}-note`}
-                required
-                maxLength={200}
-                value={note}
-                onInput={(e) => setNote(e.currentTarget.value)}
-                aria-describedby={`${id}-note-hint`}
-              />
-            </Field>
+              required
+              maxLength={200}
+              value={note}
+              onValue={setNote}
+            />
           </div>
           <ProblemMessage error={credit.error} prefix="Not credited" />
           <div class="actions">

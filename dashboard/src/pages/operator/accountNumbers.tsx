@@ -4,18 +4,8 @@ import { ok, type PhoneNumber } from "../../api.js";
 import { PagedRows, usePagedList } from "../../paging.js";
 import { ListTable, OrDash } from "../../listTable.js";
 import { formatTime } from "../../time.js";
-import {
-  ConfirmDialog,
-  Field,
-  fieldError,
-  Notice,
-  PhoneField,
-  ProblemMessage,
-  TitledForm,
-  useAction,
-  useNotice,
-  useSession,
-} from "../../ui.js";
+import { InputField, SubmitRow } from "../../forms.js";
+import { ConfirmDialog, fieldError, Notice, PhoneField, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
 
 export function AccountNumbers({ accountId }: { accountId: string }) {
   const { client, canWrite } = useSession();
@@ -74,16 +64,18 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
               value={phoneNumber}
               onValue={setPhoneNumber}
             />
-            <Field id="assign-name" label="Number name (optional)" error={fieldError(assign.error, "/body/name")}>
-              <input id="assign-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-            </Field>
+            <InputField
+              id="assign-name"
+              label="Number name (optional)"
+              error={fieldError(assign.error, "/body/name")}
+              maxLength={100}
+              value={name}
+              onValue={setName}
+            />
           </div>
-          <ProblemMessage error={assign.error} prefix="Number not assigned" />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={assign.busy}>
-              Assign number
-            </button>
-          </div>
+          <SubmitRow action={assign} failed="Number not assigned">
+            Assign number
+          </SubmitRow>
         </TitledForm>
       )}
       <ConfirmDialog

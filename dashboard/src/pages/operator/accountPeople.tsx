@@ -3,7 +3,7 @@
 // server sends mail. The account's own owners and admins invite everyone after that, at Settings → Users.
 import { useState } from "preact/hooks";
 import { ok, type AccountRole, type Invitation } from "../../api.js";
-import { FormPanel, FormToggle, useSession } from "../../ui.js";
+import { useSession, ToggledPanel } from "../../ui.js";
 import { InviteForm, NewInvitation, ROLES } from "../people/Users.js";
 
 export function AccountPeople({ accountId }: { accountId: string }) {
@@ -16,10 +16,7 @@ export function AccountPeople({ accountId }: { accountId: string }) {
       <p class="muted">
         Invite the account's first owner here; its owners and admins then invite everyone else from their own Settings → Users.
       </p>
-      <div class="toolbar">
-        <FormToggle label="Invite a person" panelId="account-invite-panel" open={inviting} onToggle={setInviting} />
-      </div>
-      <FormPanel id="account-invite-panel" open={inviting}>
+      <ToggledPanel label="Invite a person" id="account-invite-panel" open={inviting} onToggle={setInviting}>
         <InviteForm
           roles={ROLES}
           defaultRole="owner"
@@ -36,7 +33,7 @@ export function AccountPeople({ accountId }: { accountId: string }) {
             setInviting(false);
           }}
         />
-      </FormPanel>
+      </ToggledPanel>
       {invitation && <NewInvitation invitation={invitation} onDone={() => setInvitation(undefined)} />}
     </section>
   );

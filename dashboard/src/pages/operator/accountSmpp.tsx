@@ -4,6 +4,7 @@
 import { useState } from "preact/hooks";
 import { ok } from "../../api.js";
 import { SmppCredentialsTable, type SmppCredential } from "../../smppCredentials.js";
+import { InputField } from "../../forms.js";
 import {
   ConfirmDialog,
   Field,
@@ -70,14 +71,16 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
       {canWrite && (
         <TitledForm titleId="create-smpp-title" title="Give SMPP credentials" heading="h3" plain onSubmit={() => void create.run()}>
           <div class="grid-2">
-            <Field
+            <InputField
               id="smpp-system-id"
               label="system_id"
               hint="1 to 15 characters, unique in the service"
               error={fieldError(create.error, "/body/systemId")}
-            >
-              <input id="smpp-system-id" maxLength={15} required value={systemId} onInput={(e) => setSystemId(e.currentTarget.value)} />
-            </Field>
+              maxLength={15}
+              required
+              value={systemId}
+              onValue={setSystemId}
+            />
             <Field
               id="smpp-password"
               label="Password"
@@ -87,19 +90,25 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
               {/* No maxLength: a longer password is refused by the server with its reason, never cut short unseen. */}
               <input id="smpp-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
             </Field>
-            <Field id="smpp-max-binds" label="Binds at once" error={fieldError(create.error, "/body/maxBinds")}>
-              <input
-                id="smpp-max-binds"
-                type="number"
-                min={1}
-                max={20}
-                value={maxBinds}
-                onInput={(e) => setMaxBinds(e.currentTarget.value)}
-              />
-            </Field>
-            <Field id="smpp-rate" label="Submits a second per bind" error={fieldError(create.error, "/body/submitsPerSecond")}>
-              <input id="smpp-rate" type="number" min={1} value={rate} onInput={(e) => setRate(e.currentTarget.value)} />
-            </Field>
+            <InputField
+              id="smpp-max-binds"
+              label="Binds at once"
+              error={fieldError(create.error, "/body/maxBinds")}
+              type="number"
+              min={1}
+              max={20}
+              value={maxBinds}
+              onValue={setMaxBinds}
+            />
+            <InputField
+              id="smpp-rate"
+              label="Submits a second per bind"
+              error={fieldError(create.error, "/body/submitsPerSecond")}
+              type="number"
+              min={1}
+              value={rate}
+              onValue={setRate}
+            />
           </div>
           <ProblemMessage error={create.error} prefix="Could not make the SMPP credentials" />
           <button type="submit" disabled={create.busy}>

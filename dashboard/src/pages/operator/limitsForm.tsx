@@ -1,7 +1,8 @@
 // The guards and limits of an account, as the operator edits them. An empty field is no limit (null).
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
-import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
+import { InputField, SubmitRow } from "../../forms.js";
+import { Field, fieldError, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
 
 /** "US, ca" → ["US", "CA"]; nothing → null (no limit). */
 function parseList(text: string, upper: boolean): string[] | null {
@@ -89,40 +90,30 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
         >
           {number("limit-weight", weight, setWeight, 1, 100, true)}
         </Field>
-        <Field
+        <InputField
           id="limit-countries"
           label="Allowed countries"
           hint="ISO codes separated by commas, e.g. US, CA. Empty: every country."
           error={err("allowedCountries")}
-        >
-          <input
-            id="limit-countries"
-            value={countries}
-            onInput={(e) => setCountries(e.currentTarget.value)}
-            aria-describedby="limit-countries-hint"
-          />
-        </Field>
-        <Field
+          value={countries}
+          onValue={setCountries}
+        />
+        <InputField
           id="limit-blocked"
           label="Blocked destinations"
           hint="Number prefixes with their +, separated by commas, e.g. +4470, +882. Empty: none (beside the deployment's)."
           error={err("blockedPrefixes")}
-        >
-          <input
-            id="limit-blocked"
-            value={blocked}
-            onInput={(e) => setBlocked(e.currentTarget.value)}
-            aria-describedby="limit-blocked-hint"
-          />
-        </Field>
-        <Field id="limit-senders" label="Sender IDs" hint="Separated by commas, e.g. ACME, ACMESHOP. Empty: any." error={err("senderIds")}>
-          <input
-            id="limit-senders"
-            value={senders}
-            onInput={(e) => setSenders(e.currentTarget.value)}
-            aria-describedby="limit-senders-hint"
-          />
-        </Field>
+          value={blocked}
+          onValue={setBlocked}
+        />
+        <InputField
+          id="limit-senders"
+          label="Sender IDs"
+          hint="Separated by commas, e.g. ACME, ACMESHOP. Empty: any."
+          error={err("senderIds")}
+          value={senders}
+          onValue={setSenders}
+        />
         <Field
           id="limit-ceiling"
           label="Throughput ceiling (segments a second)"
@@ -136,13 +127,9 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
         <input type="checkbox" checked={selfService} onChange={(e) => setSelfService(e.currentTarget.checked)} /> Self-service numbers: the
         account may add numbers itself
       </label>
-      <ProblemMessage error={save.error} prefix="Limits not saved" />
-      {notice && <Notice>{notice}</Notice>}
-      <div class="actions">
-        <button type="submit" class="primary" disabled={save.busy}>
-          {save.busy ? "Saving…" : "Save limits"}
-        </button>
-      </div>
+      <SubmitRow action={save} failed="Limits not saved" busy="Saving…" notice={notice}>
+        Save limits
+      </SubmitRow>
     </TitledForm>
   );
 }

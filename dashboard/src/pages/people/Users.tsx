@@ -5,12 +5,11 @@
 import { useState } from "preact/hooks";
 import { ok, type AccountRole, type Invitation, type OperatorRole, type User, type UserRole } from "../../api.js";
 import { formatTime } from "../../time.js";
+import { InputField, SubmitRow } from "../../forms.js";
 import {
   ConfirmDialog,
   Field,
   fieldError,
-  FormPanel,
-  FormToggle,
   Loading,
   Notice,
   ProblemMessage,
@@ -20,6 +19,7 @@ import {
   useAsync,
   useNotice,
   useSession,
+  ToggledPanel,
 } from "../../ui.js";
 
 export const ROLES: { role: AccountRole; label: string }[] = [
@@ -58,10 +58,7 @@ export function Users() {
       </p>
       {canManageUsers && (
         <>
-          <div class="toolbar">
-            <FormToggle label="Invite someone" panelId="invite-panel" open={inviting} onToggle={setInviting} />
-          </div>
-          <FormPanel id="invite-panel" open={inviting}>
+          <ToggledPanel label="Invite someone" id="invite-panel" open={inviting} onToggle={setInviting}>
             <InviteForm
               roles={operator ? OPERATOR_ROLES : ROLES.filter((r) => mayManage(r.role))}
               defaultRole={operator ? "operator" : "developer"}
@@ -75,7 +72,7 @@ export function Users() {
                 await list.reload();
               }}
             />
-          </FormPanel>
+          </ToggledPanel>
         </>
       )}
       {invitation && <NewInvitation invitation={invitation} onDone={() => setInvitation(undefined)} />}
@@ -181,9 +178,15 @@ export function InviteForm({
   return (
     <TitledForm titleId="invite-title" title={title} onSubmit={() => void invite.run()}>
       <div class="grid-2">
-        <Field id="invite-email" label="Email address" error={fieldError(invite.error, "/body/email")}>
-          <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        </Field>
+        <InputField
+          id="invite-email"
+          label="Email address"
+          error={fieldError(invite.error, "/body/email")}
+          type="email"
+          required
+          value={email}
+          onValue={setEmail}
+        />
         {roles.length > 1 && (
           <Field id="invite-role" label="Role">
             <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as typeof role)}>
@@ -196,12 +199,9 @@ export function InviteForm({
           </Field>
         )}
       </div>
-      <ProblemMessage error={invite.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={invite.busy}>
-          {invite.busy ? "Inviting…" : "Invite"}
-        </button>
-      </div>
+      <SubmitRow action={invite} busy="Inviting…">
+        {"Invite"}
+      </SubmitRow>
     </TitledForm>
   );
 }

@@ -6,19 +6,8 @@ import { renderSVG } from "uqr";
 import { ok, type SessionInfo } from "../../api.js";
 import { formatTime } from "../../time.js";
 import { PasswordChange } from "./PasswordChange.js";
-import {
-  Field,
-  fieldError,
-  Loading,
-  Notice,
-  ProblemMessage,
-  saveFile,
-  TitledForm,
-  useAction,
-  useAsync,
-  useCopy,
-  useSession,
-} from "../../ui.js";
+import { InputField, SubmitRow } from "../../forms.js";
+import { fieldError, Loading, Notice, ProblemMessage, saveFile, TitledForm, useAction, useAsync, useCopy, useSession } from "../../ui.js";
 
 export function YourSignIn() {
   const { key } = useSession();
@@ -71,13 +60,15 @@ function TwoFactor({ user }: { user: SessionInfo }) {
         <p>You sign in with your password and a code of your authenticator app.</p>
         {user.twoFactorRequired || (
           <>
-            <Field
+            <InputField
               id="disable-code"
               label="Code of the app, or a recovery code, to turn it off"
               error={fieldError(disable.error, "/body/code")}
-            >
-              <input id="disable-code" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-            </Field>
+              autoComplete="one-time-code"
+              required
+              value={code}
+              onValue={setCode}
+            />
             <ProblemMessage error={disable.error} />
             <div class="actions">
               <button type="submit" class="danger" disabled={disable.busy}>
@@ -118,23 +109,18 @@ function TwoFactor({ user }: { user: SessionInfo }) {
           <p>
             Secret: <code class="secret-value">{setup.secret}</code>
           </p>
-          <Field id="confirm-code" label="Code shown by the app" error={fieldError(confirm.error, "/body/code")}>
-            <input
-              id="confirm-code"
-              autoComplete="one-time-code"
-              inputMode="numeric"
-              pattern="[0-9]{6}"
-              required
-              value={code}
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          </Field>
-          <ProblemMessage error={confirm.error} />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={confirm.busy}>
-              Turn it on
-            </button>
-          </div>
+          <InputField
+            id="confirm-code"
+            label="Code shown by the app"
+            error={fieldError(confirm.error, "/body/code")}
+            autoComplete="one-time-code"
+            inputMode="numeric"
+            pattern="[0-9]{6}"
+            required
+            value={code}
+            onValue={setCode}
+          />
+          <SubmitRow action={confirm}>Turn it on</SubmitRow>
         </TitledForm>
       )}
     </section>
