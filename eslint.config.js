@@ -51,7 +51,7 @@ export default tseslint.config(
     // a door screens its candidates there, never calls the rules' queries itself. A sender pool's own senders
     // (routing/senderPools.ts) are checked as the pool is made, not a message's intake.
     files: ["server/**/*.ts"],
-    ignores: ["server/services/acceptance/**", "server/db/**", "server/routing/senderPools.ts"],
+    ignores: ["server/services/acceptance/**", "server/db/**", "server/billing/**", "server/routing/senderPools.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -60,6 +60,7 @@ export default tseslint.config(
             { group: ["**/db/optOuts.js"], importNames: ["optedOutAmong"], message: INTAKE },
             { group: ["**/db/numbers.js"], importNames: ["heldAmong"], message: INTAKE },
             { group: ["**/operator/index.js"], importNames: ["chargeQuota", "countsQuota"], message: INTAKE },
+            { group: ["**/billing/index.js"], importNames: ["priceBookFor", "cachedPriceBook", "priceOf"], message: INTAKE },
           ],
         },
       ],

@@ -4,7 +4,7 @@
 # directory, from Debian's packages postgresql-<N>-auto-failover and pg-auto-failover-cli. In production each node
 # runs on a machine of its own; the commands are the same, with --hostname set to each machine's name.
 #
-#   ops/ha/formation.sh start DIR [BASE_PORT]   monitor on BASE_PORT (default 55430), nodes on the next two;
+#   ops/ha/formation.sh start DIR [BASE_PORT]   monitor on BASE_PORT (default 15430), nodes on the next two;
 #                                               prints the DATABASE_URL to give every process
 #   ops/ha/formation.sh uri DIR                 that DATABASE_URL again
 #   ops/ha/formation.sh state DIR               each node's state, as the monitor sees it
@@ -29,7 +29,9 @@ dir="${2:-}"
 }
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
-base_port="${3:-55430}"
+# Below the kernel's range of ports for outgoing connections (Linux: 32768-60999): a node that restarts finds its
+# port free, never held by some client's connection or a server bound to "any free port" meanwhile.
+base_port="${3:-15430}"
 user="${HA_APP_USER:-sms}"
 database="${HA_DATABASE:-app}"
 

@@ -151,6 +151,9 @@ const LOOK_AGAIN_MS = 250;
  */
 export class HostChoice {
   private stale = true;
+  /** The pool's sessions open now on the chosen host. With none, nothing says the host still fits: a pool whose
+   * idle connections were closed before the primary died would otherwise dial the dead host again and again. */
+  private live = 0;
   private current: HostPort | undefined;
   /** The look in progress: connections opened at once share it. */
   private looking: Promise<HostPort> | undefined;
@@ -178,20 +181,30 @@ export class HostChoice {
     if (host.host !== this.current?.host || host.port !== this.current.port) this.onChosen(host, this.current);
     this.current = host;
     this.stale = false;
-    return { ...this.target.base, ...host, keepAlive: true, ...this.extra, expirationChecker: () => this.stale };
+    return { ...this.target.base, ...host, keepAlive: true, ...this.extra, expirationChecker: () => this.stale || this.live === 0 };
+  }
+
+  /** A new connection failed: the host is looked for again before the next one. */
+  forget(): void {
+    this.stale = true;
   }
 
   /** Runs on each new connection: a session that does not fit is refused, and the next connection looks again. */
   async check(client: pg.Client): Promise<void> {
-    const forget = () => {
+    let counted = false;
+    const gone = () => {
       if (!(client as unknown as { _ending?: boolean })._ending) this.stale = true;
+      if (counted) this.live--;
+      counted = false;
     };
-    client.on("error", forget);
-    client.on("end", forget);
+    client.on("error", gone);
+    client.on("end", gone);
     const unfit = await whyUnfit(client, this.target.attrs);
     if (unfit) {
       this.stale = true;
       throw new NoSuitableHostError(this.target.attrs, [`${this.current?.host}:${this.current?.port} is now ${unfit}`]);
     }
+    this.live++;
+    counted = true;
   }
 }

@@ -23,7 +23,7 @@ export function createDb(connectionString: string, poolMax = 10, onHostChosen?: 
     });
   }
   const choice = new HostChoice(target, { application_name: "sms-platform" }, onHostChosen);
-  return knexFactory({
+  const db = knexFactory({
     client: "pg",
     connection: (() => choice.connectionConfig()) as unknown as Knex.ConnectionConfigProvider,
     pool: {
@@ -38,6 +38,9 @@ export function createDb(connectionString: string, poolMax = 10, onHostChosen?: 
     },
     acquireConnectionTimeout: 10_000,
   });
+  // A connection the chosen host refused (it died, or was demoted and restarted): look again before the next.
+  (db.client as { pool?: { on(event: "createFail", listener: () => void): void } }).pool?.on("createFail", () => choice.forget());
+  return db;
 }
 
 /** What the database holds against what this build knows: migrations still to apply, and applied ones it does not know. */

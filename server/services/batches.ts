@@ -16,10 +16,10 @@ import { refusalItem } from "../domain/intakeRefusals.js";
 import { destinationsOf } from "../domain/sendingGuards.js";
 import { uuidv7 } from "../domain/uuidv7.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
-import { chargeQuota, screen, type IntakeContext } from "./acceptance/index.js";
+import { chargeQuota, screen, type IntakeContext, priceBookFor, priceOf, type PriceBook } from "./acceptance/index.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
-import { chargeAccepted, ensureBalance, lockBalance, priceBookFor, priceOf, type PriceBook } from "../billing/index.js";
+import { chargeAccepted, ensureBalance, lockBalance } from "../billing/index.js";
 import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 type ItemResult = components["schemas"]["BatchItemResult"];

@@ -29,17 +29,8 @@ import { needsSmartEncodingDefault } from "./acceptMessage.js";
 import { phoneProblem, requireSender } from "../domain/phone.js";
 import { checkDestination, destinationsOf, requireAllowedSenderId } from "../domain/sendingGuards.js";
 import { refusalError } from "../domain/intakeRefusals.js";
-import { chargeQuota, countsQuota, screen, type IntakeContext } from "./acceptance/index.js";
-import {
-  balanceMoved,
-  chargeFloor,
-  ensureBalance,
-  insufficientFunds,
-  priceBookFor,
-  priceOf,
-  releaseReservation,
-  reserveForCampaign,
-} from "../billing/index.js";
+import { chargeQuota, countsQuota, screen, type IntakeContext, priceBookFor, priceOf } from "./acceptance/index.js";
+import { balanceMoved, chargeFloor, ensureBalance, insufficientFunds, releaseReservation, reserveForCampaign } from "../billing/index.js";
 import { checkScheduledAt } from "../domain/schedule.js";
 import { mapYielding } from "./yieldingMap.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";

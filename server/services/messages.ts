@@ -10,18 +10,9 @@ import { DomainError, notFound, testKeyNotAllowed } from "../domain/errors.js";
 import { optedOutRefusal, refusalError } from "../domain/intakeRefusals.js";
 import { NOT_HELD, senderNotAllowed } from "../domain/sendingGuards.js";
 import { acceptMessage, needsSmartEncodingDefault, type SendRequest } from "./acceptMessage.js";
-import { chargeQuota, countsQuota } from "./acceptance/index.js";
+import { chargeQuota, countsQuota, cachedPriceBook, priceBookFor, priceOf } from "./acceptance/index.js";
 import { retriedTransaction } from "../db/retriedTransaction.js";
-import {
-  cachedPriceBook,
-  chargeAccepted,
-  chargeFloor,
-  ensureBalance,
-  insufficientFunds,
-  priceBookFor,
-  priceOf,
-  storeChargedMessage,
-} from "../billing/index.js";
+import { chargeAccepted, chargeFloor, ensureBalance, insufficientFunds, storeChargedMessage } from "../billing/index.js";
 import type { DeploymentDestinations } from "../domain/sendingGuards.js";
 
 /**

@@ -66,6 +66,6 @@ describe.runIf(available)("the high-availability recipe of docs/OPERATIONS.md", 
       "ops/ha/formation.sh",
       "ops/ha/formation.sh",
     ]);
-    expect(result.stdout).toMatch(/postgres:\/\/sms@127\.0\.0\.1:55431,127\.0\.0\.1:55432\/app\?target_session_attrs=read-write/);
+    expect(result.stdout).toMatch(/postgres:\/\/sms@127\.0\.0\.1:15431,127\.0\.0\.1:15432\/app\?target_session_attrs=read-write/);
   });
 });

@@ -35,10 +35,14 @@ const portFree = (port: number) =>
       .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
   });
 
-/** Three consecutive free ports from a random base (the monitor's and each node's). */
+/**
+ * Three consecutive free ports from a random base (the monitor's and each node's), below the kernel's range for
+ * outgoing connections and "any free port" (32768 up): there, a port free when checked could be taken by a client
+ * or another test's server before the node binds it, or while a killed node is down.
+ */
 async function freeBasePort(): Promise<number> {
   for (;;) {
-    const base = 40_000 + Math.floor(Math.random() * 20_000);
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
     if ((await portFree(base)) && (await portFree(base + 1)) && (await portFree(base + 2))) return base;
   }
 }

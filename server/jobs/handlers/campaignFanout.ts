@@ -11,11 +11,11 @@ import { segmentInfo } from "../../../common/segments.js";
 import { textToSend } from "../../../common/smartEncoding.js";
 import { validUntil } from "../../domain/validity.js";
 import type { JobHandler } from "../types.js";
-import { chargeFromReservation, priceBookFor, priceOf, releaseReservation, type PriceBook } from "../../billing/index.js";
+import { chargeFromReservation, releaseReservation } from "../../billing/index.js";
 import { getAccount } from "../../operator/index.js";
 import { DomainError } from "../../domain/errors.js";
 import { destinationsOf, type DeploymentDestinations } from "../../domain/sendingGuards.js";
-import { screen } from "../../services/acceptance/index.js";
+import { screen, priceBookFor, priceOf, type PriceBook } from "../../services/acceptance/index.js";
 
 /** Without the deployment's rules (a test's handler): international networks allowed, no prefix blocked. */
 const NO_DEPLOYMENT_RULES: DeploymentDestinations = { internationalNetworks: true, blockedPrefixes: [] };
