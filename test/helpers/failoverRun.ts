@@ -145,7 +145,9 @@ async function failover(
   if (created.status !== 201) throw new Error(`POST /campaigns: ${created.status} ${await created.text()}`);
   const { campaignId } = (await created.json()) as { campaignId: string };
 
-  // POST /messages at 50/s, as a careful client: an Idempotency-Key each, sent again after a 503's Retry-After.
+  // POST /messages at 50/s, as a careful client: an Idempotency-Key each, sent again after a 503's Retry-After,
+  // and a timeout of 30 s, past the window in which the promoted node holds commits (docs/OPERATIONS.md, "During
+  // a failover": 10-20 s here).
   const statuses = new Map<number, number>();
   const accepted: string[] = [];
   let retryAfterMissing = 0;
@@ -159,7 +161,7 @@ async function failover(
         method: "POST",
         headers: { ...headers, "Idempotency-Key": `post-${i}` },
         body,
-        signal: AbortSignal.timeout(20_000),
+        signal: AbortSignal.timeout(30_000),
       }).catch((error: Error) => void noAnswer.add(`${error.message} ${String((error.cause as Error | undefined)?.message ?? "")}`));
       const status = res?.status ?? 0;
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
