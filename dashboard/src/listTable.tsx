@@ -1,8 +1,10 @@
 // The table a list page shows (dashboard/README.md, "Lists"): a header of column names, a row per
 // item with each cell labelled by its column (`data-label`, which the narrow layout shows beside the value),
 // and, where the caller may act on a row, a last column of actions whose header only a screen reader reads.
-// What a list shows when it is empty, loading or failed is PagedRows's (paging.tsx); this is the table itself.
+// What a list shows when it is empty, loading or failed is LoadedRows's (below) for a list loaded whole, and
+// PagedRows's (paging.tsx) for a list the API pages.
 import type { ComponentChildren, Ref } from "preact";
+import { Loading, ProblemMessage, type Async } from "./ui.js";
 
 /** A column: its header, and what a row shows under it. */
 export interface Column<T> {
@@ -66,4 +68,32 @@ export function ListTable<T>({ rows, columns, rowKey, rowAttributes, actions, bo
 /** A value, or a muted dash where there is none. */
 export function OrDash({ value }: { value: ComponentChildren }) {
   return value === null || value === undefined || value === "" ? <span class="muted">—</span> : <>{value}</>;
+}
+
+/**
+ * A list loaded whole (useAsync), as PagedRows shows a paged one: the load's problem, "Loading …" until it is
+ * there, the empty text, or the rows (`children`, a ListTable as a rule).
+ */
+export function LoadedRows<T>({
+  list,
+  loading,
+  errorPrefix,
+  empty,
+  children,
+}: {
+  list: Async<T[]>;
+  /** What "Loading …" names. */
+  loading: string;
+  errorPrefix: string;
+  empty: ComponentChildren;
+  children: (rows: T[]) => ComponentChildren;
+}) {
+  return (
+    <>
+      <ProblemMessage error={list.error} prefix={errorPrefix} />
+      {list.loading && !list.data && <Loading what={loading} />}
+      {list.data?.length === 0 && <p class="muted">{empty}</p>}
+      {list.data && list.data.length > 0 && children(list.data)}
+    </>
+  );
 }

@@ -1,11 +1,12 @@
 // Settings → API keys: the account's keys (the one signed in with marked), making one (its secret shown this
 // once) and revoking one; a key cannot revoke itself. A key that may not change things sees the list alone.
 // Below them, the SMPP credentials the operator gave the account, with their open sessions (read only).
+import { LoadedRows } from "../listTable.js";
 import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../api.js";
 import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
 import { PagedRows, usePagedList } from "../paging.js";
-import { ConfirmDialog, Loading, Notice, ProblemMessage, useAsync, useNotice, useSession, ToggledPanel } from "../ui.js";
+import { ConfirmDialog, Notice, useAsync, useNotice, useSession, ToggledPanel } from "../ui.js";
 import { SmppCredentialsTable } from "../smppCredentials.js";
 import { QuotaNote } from "../usage.js";
 
@@ -85,12 +86,14 @@ function OwnSmppCredentials() {
       <p class="muted">
         Applications that speak SMPP bind to the service&apos;s SMPP port with these; the operator gives and changes them.
       </p>
-      {list.loading && !list.data && <Loading what="SMPP credentials" />}
-      <ProblemMessage error={list.error} prefix="Could not load the SMPP credentials" />
-      {list.data && list.data.length === 0 && <p class="muted">None: this account reaches the service over HTTP only.</p>}
-      {list.data && list.data.length > 0 && (
-        <SmppCredentialsTable items={list.data} caption="This account's SMPP credentials, oldest first" />
-      )}
+      <LoadedRows
+        list={list}
+        loading="SMPP credentials"
+        errorPrefix="Could not load the SMPP credentials"
+        empty="None: this account reaches the service over HTTP only."
+      >
+        {(rows) => <SmppCredentialsTable items={rows} caption="This account's SMPP credentials, oldest first" />}
+      </LoadedRows>
     </section>
   );
 }

@@ -3,20 +3,9 @@
 import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../api.js";
 import { formatTime } from "../time.js";
-import { ListTable } from "../listTable.js";
+import { ListTable, LoadedRows } from "../listTable.js";
 import { InputField, SubmitRow, TextAreaField } from "../forms.js";
-import {
-  ConfirmDialog,
-  fieldError,
-  Loading,
-  Notice,
-  ProblemMessage,
-  TitledForm,
-  useAction,
-  useAsync,
-  useNotice,
-  useSession,
-} from "../ui.js";
+import { ConfirmDialog, fieldError, Notice, TitledForm, useAction, useAsync, useNotice, useSession } from "../ui.js";
 
 type SenderPool = Schemas["SenderPool"];
 
@@ -54,36 +43,35 @@ export function SenderPools() {
         place of <code>from</code>.
       </p>
       {notice && <Notice>{notice}</Notice>}
-      {pools.loading && !pools.data && <Loading what="sender pools" />}
-      <ProblemMessage error={pools.error} prefix="Could not load the sender pools" />
-      {pools.data && pools.data.length === 0 && <p class="muted">No sender pools yet.</p>}
-      {pools.data && pools.data.length > 0 && (
-        <ListTable
-          caption="Sender pools, oldest first"
-          rows={pools.data}
-          rowKey={(p) => p.senderPoolId}
-          rowAttributes={(p) => ({ "data-pool": p.name })}
-          columns={[
-            { label: "Name", cell: (p) => p.name },
-            { label: "Senders", cell: (p) => p.senders.join(", ") },
-            { label: "Sticky", cell: (p) => (p.sticky ? "yes" : "no") },
-            {
-              label: "Cap per sender",
-              cell: (p) => (p.maxMessagesPerSecondPerSender === null ? "none" : `${p.maxMessagesPerSecondPerSender} a second`),
-            },
-            { label: "Made", cell: (p) => formatTime(p.createdAt) },
-          ]}
-          actions={
-            canWrite
-              ? (p) => (
-                  <button type="button" class="danger small" onClick={() => setDeleting(p)} aria-label={`Delete sender pool ${p.name}`}>
-                    Delete
-                  </button>
-                )
-              : undefined
-          }
-        />
-      )}
+      <LoadedRows list={pools} loading="sender pools" errorPrefix="Could not load the sender pools" empty="No sender pools yet.">
+        {(rows) => (
+          <ListTable
+            caption="Sender pools, oldest first"
+            rows={rows}
+            rowKey={(p) => p.senderPoolId}
+            rowAttributes={(p) => ({ "data-pool": p.name })}
+            columns={[
+              { label: "Name", cell: (p) => p.name },
+              { label: "Senders", cell: (p) => p.senders.join(", ") },
+              { label: "Sticky", cell: (p) => (p.sticky ? "yes" : "no") },
+              {
+                label: "Cap per sender",
+                cell: (p) => (p.maxMessagesPerSecondPerSender === null ? "none" : `${p.maxMessagesPerSecondPerSender} a second`),
+              },
+              { label: "Made", cell: (p) => formatTime(p.createdAt) },
+            ]}
+            actions={
+              canWrite
+                ? (p) => (
+                    <button type="button" class="danger small" onClick={() => setDeleting(p)} aria-label={`Delete sender pool ${p.name}`}>
+                      Delete
+                    </button>
+                  )
+                : undefined
+            }
+          />
+        )}
+      </LoadedRows>
       {canWrite && (
         <TitledForm titleId="new-pool-title" title="Make a sender pool" onSubmit={() => void create.run()}>
           <div class="grid-2">

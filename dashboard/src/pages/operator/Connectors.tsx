@@ -3,13 +3,12 @@
 import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../../api.js";
 import { formatTime } from "../../time.js";
-import { ListTable, OrDash } from "../../listTable.js";
+import { ListTable, OrDash, LoadedRows } from "../../listTable.js";
 import { SubmitRow } from "../../forms.js";
 import {
   ConfirmDialog,
   Field,
   fieldError,
-  Loading,
   Notice,
   ProblemMessage,
   TitledForm,
@@ -52,80 +51,84 @@ export function Connectors() {
       </p>
       {notice && <Notice>{notice}</Notice>}
       <ProblemMessage error={toggle.error} prefix="Connector not changed" />
-      {list.loading && !list.data && <Loading what="connectors" />}
-      <ProblemMessage error={list.error} prefix="Could not load the connectors" />
-      {list.data && list.data.length === 0 && <p class="muted">No connectors: nothing can be sent until one is made and routed to.</p>}
       {list.data?.some((c) => c.type !== "simulator") && (
         <p class="muted" data-note="simulator">
           Simulated inbound messages are refused while a carrier connector is enabled or named by a route, even while it is down, so that a
           forged STOP or HELP never makes a real SMSC send.
         </p>
       )}
-      {list.data && list.data.length > 0 && (
-        <ListTable
-          caption="Connectors, oldest first, with their live state"
-          rows={list.data}
-          rowKey={(c) => c.connectorId}
-          rowAttributes={(c) => ({ "data-connector": c.name })}
-          columns={[
-            {
-              label: "Name",
-              cell: (c) => (
+      <LoadedRows
+        list={list}
+        loading="connectors"
+        errorPrefix="Could not load the connectors"
+        empty="No connectors: nothing can be sent until one is made and routed to."
+      >
+        {(rows) => (
+          <ListTable
+            caption="Connectors, oldest first, with their live state"
+            rows={rows}
+            rowKey={(c) => c.connectorId}
+            rowAttributes={(c) => ({ "data-connector": c.name })}
+            columns={[
+              {
+                label: "Name",
+                cell: (c) => (
+                  <>
+                    {c.name}
+                    <small class="muted block">
+                      <Identifier id={c.connectorId} label={`id of connector ${c.name}`} />
+                    </small>
+                  </>
+                ),
+              },
+              { label: "Type", cell: (c) => (c.type === "smpp" && c.smpp ? `SMPP ${c.smpp.host}:${c.smpp.port}` : "Simulator") },
+              {
+                label: "State",
+                cell: (c) => (
+                  <>
+                    <span class={`chip chip-${c.state}`}>{STATE_WORDS[c.state]}</span>
+                    <small class="muted block">since {formatTime(c.stateSince)}</small>
+                  </>
+                ),
+              },
+              {
+                label: "Sessions bound",
+                cell: (c) => (
+                  <>
+                    {c.sessionsBound}
+                    {c.smpp ? ` of ${c.smpp.sessions} per worker` : ""}
+                  </>
+                ),
+              },
+              {
+                label: "Taken / refused / unknown",
+                cell: (c) =>
+                  `${c.counters.accepted.toLocaleString()} / ${c.counters.refused.toLocaleString()} / ${c.counters.unknown.toLocaleString()}`,
+              },
+              { label: "Cap", cell: (c) => (c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`) },
+              { label: "Last error", cell: (c) => <OrDash value={c.lastError} /> },
+            ]}
+            actions={(c) =>
+              canWrite && (
                 <>
-                  {c.name}
-                  <small class="muted block">
-                    <Identifier id={c.connectorId} label={`id of connector ${c.name}`} />
-                  </small>
+                  <button
+                    type="button"
+                    class="small"
+                    disabled={toggle.busy}
+                    onClick={() => void toggle.run(c)}
+                    aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
+                  >
+                    {c.enabled ? "Disable" : "Enable"}
+                  </button>{" "}
+                  <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
+                    Delete
+                  </button>
                 </>
-              ),
-            },
-            { label: "Type", cell: (c) => (c.type === "smpp" && c.smpp ? `SMPP ${c.smpp.host}:${c.smpp.port}` : "Simulator") },
-            {
-              label: "State",
-              cell: (c) => (
-                <>
-                  <span class={`chip chip-${c.state}`}>{STATE_WORDS[c.state]}</span>
-                  <small class="muted block">since {formatTime(c.stateSince)}</small>
-                </>
-              ),
-            },
-            {
-              label: "Sessions bound",
-              cell: (c) => (
-                <>
-                  {c.sessionsBound}
-                  {c.smpp ? ` of ${c.smpp.sessions} per worker` : ""}
-                </>
-              ),
-            },
-            {
-              label: "Taken / refused / unknown",
-              cell: (c) =>
-                `${c.counters.accepted.toLocaleString()} / ${c.counters.refused.toLocaleString()} / ${c.counters.unknown.toLocaleString()}`,
-            },
-            { label: "Cap", cell: (c) => (c.maxSegmentsPerSecond === null ? "none" : `${c.maxSegmentsPerSecond} segments a second`) },
-            { label: "Last error", cell: (c) => <OrDash value={c.lastError} /> },
-          ]}
-          actions={(c) =>
-            canWrite && (
-              <>
-                <button
-                  type="button"
-                  class="small"
-                  disabled={toggle.busy}
-                  onClick={() => void toggle.run(c)}
-                  aria-label={`${c.enabled ? "Disable" : "Enable"} connector ${c.name}`}
-                >
-                  {c.enabled ? "Disable" : "Enable"}
-                </button>{" "}
-                <button type="button" class="danger small" onClick={() => setDeleting(c)} aria-label={`Delete connector ${c.name}`}>
-                  Delete
-                </button>
-              </>
-            )
-          }
-        />
-      )}
+              )
+            }
+          />
+        )}
+      </LoadedRows>
       {canWrite && (
         <NewConnector
           onMade={async (c) => {

@@ -1,6 +1,7 @@
 // The SMPP credentials of an account on the operator's page of it (docs/SMPP.md, "For client applications"):
 // the list with each one's open sessions, new credentials (the password shown once), deleting them (their open
 // binds are unbound).
+import { LoadedRows } from "../../listTable.js";
 import { useState } from "preact/hooks";
 import { ok } from "../../api.js";
 import { SmppCredentialsTable, type SmppCredential } from "../../smppCredentials.js";
@@ -9,7 +10,6 @@ import {
   ConfirmDialog,
   Field,
   fieldError,
-  Loading,
   Notice,
   ProblemMessage,
   TitledForm,
@@ -51,16 +51,20 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
     <section class="card" aria-labelledby="account-smpp-title">
       <h2 id="account-smpp-title">SMPP credentials</h2>
       <p class="muted">Its SMPP client applications bind to the service&apos;s SMPP port with these.</p>
-      {list.loading && !list.data && <Loading what="SMPP credentials" />}
-      <ProblemMessage error={list.error} prefix="Could not load the SMPP credentials" />
-      {list.data && list.data.length === 0 && <p class="muted">No SMPP credentials: it reaches the service over HTTP only.</p>}
-      {list.data && list.data.length > 0 && (
-        <SmppCredentialsTable
-          items={list.data}
-          caption="The account's SMPP credentials, oldest first"
-          onDelete={canWrite ? setDeleting : undefined}
-        />
-      )}
+      <LoadedRows
+        list={list}
+        loading="SMPP credentials"
+        errorPrefix="Could not load the SMPP credentials"
+        empty="No SMPP credentials: it reaches the service over HTTP only."
+      >
+        {(rows) => (
+          <SmppCredentialsTable
+            items={rows}
+            caption="The account's SMPP credentials, oldest first"
+            onDelete={canWrite ? setDeleting : undefined}
+          />
+        )}
+      </LoadedRows>
       {notice && <Notice>{notice}</Notice>}
       {made && (
         <Notice>
