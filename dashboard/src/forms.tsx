@@ -3,16 +3,24 @@
 // submit above the submit button, which is disabled while the form is being sent.
 import type { ComponentChildren, InputHTMLAttributes, Ref, TextareaHTMLAttributes } from "preact";
 import type { ApiProblem } from "./api.js";
-import { Field, Notice, ProblemMessage } from "./ui.js";
+import { Field, fieldError, Notice, ProblemMessage } from "./ui.js";
 
-interface OwnedProps {
+/**
+ * A field's state in the props the fields take: its value, its setter, and the API's message for it from the last
+ * submit (`path`, e.g. "/body/phone"): `<InputField id="…" label="…" {...bound(phone, setPhone, save.error, "/body/phone")} />`.
+ */
+export function bound<V extends string>(value: V, onValue: (value: V) => void, error: ApiProblem | undefined, path: string) {
+  return { value, onValue: onValue as (value: string) => void, error: fieldError(error, path) };
+}
+
+interface OwnedProps<V extends string = string> {
   id: string;
   label: string;
   hint?: ComponentChildren;
   /** The API's message for this field (fieldError), shown under it. */
   error?: string | undefined;
-  value: string;
-  onValue: (value: string) => void;
+  value: V;
+  onValue: (value: V) => void;
 }
 
 /** The control's own attributes a form sets (the rest, value, hint and error, are the field's). */
@@ -47,7 +55,7 @@ interface TextAreaOptions extends ControlOptions {
 }
 
 /** What the control says of itself: its hint and its error, by the ids Field gives them. */
-function described(p: OwnedProps & ControlOptions) {
+function described(p: Omit<OwnedProps, "onValue"> & ControlOptions) {
   const named = [p.hint ? `${p.id}-hint` : "", p.error ? `${p.id}-error` : "", ...(p["aria-describedby"] ?? "").split(" ")];
   const ids = [...new Set(named.filter(Boolean))].join(" ");
   return { id: p.id, value: p.value, "aria-describedby": ids || undefined, "aria-invalid": p.error ? true : undefined };
@@ -59,7 +67,7 @@ export function InputField({ label, hint, error, onValue, ...rest }: OwnedProps 
   // The element's props are a union by `type`, which a spread of options cannot be checked against.
   const control = {
     ...attributes,
-    ...described({ ...attributes, id, label, hint, error, value, onValue }),
+    ...described({ ...attributes, id, label, hint, error, value }),
     onInput: (e: { currentTarget: HTMLInputElement }) => onValue(e.currentTarget.value),
   } as unknown as InputHTMLAttributes<HTMLInputElement>;
   return (
@@ -74,12 +82,70 @@ export function TextAreaField({ label, hint, error, onValue, ...rest }: OwnedPro
   const { id, value, ...attributes } = rest;
   const control: TextareaHTMLAttributes<HTMLTextAreaElement> = {
     ...attributes,
-    ...described({ ...attributes, id, label, hint, error, value, onValue }),
+    ...described({ ...attributes, id, label, hint, error, value }),
     onInput: (e: { currentTarget: HTMLTextAreaElement }) => onValue(e.currentTarget.value),
   };
   return (
     <Field id={id} label={label} hint={hint} error={error}>
       <textarea {...control} />
+    </Field>
+  );
+}
+
+type TextKey<F> = { [K in keyof F]: F[K] extends string ? K : never }[keyof F] & string;
+
+/**
+ * `bound` for the text fields of a form kept in one object: `const field = fieldsOf(f, setF, save.error)`, then
+ * `<InputField id="…" label="…" {...field("name")} />`; the error is the API's for "/body/name" unless `path` says.
+ */
+export function fieldsOf<F extends object>(form: F, setForm: (form: F) => void, error: ApiProblem | undefined) {
+  return <K extends TextKey<F>>(key: K, path = `/body/${key}`) => ({
+    value: form[key] as string,
+    onValue: (value: string) => setForm({ ...form, [key]: value }),
+    error: fieldError(error, path),
+  });
+}
+
+/** The `<option>`s of a list of items: each item's value (its key too) and what it is called. */
+export function Options<T>({
+  items,
+  value,
+  label,
+}: {
+  items: readonly T[];
+  value: (item: T) => string;
+  label: (item: T) => ComponentChildren;
+}) {
+  return (
+    <>
+      {items.map((item) => (
+        <option key={value(item)} value={value(item)}>
+          {label(item)}
+        </option>
+      ))}
+    </>
+  );
+}
+
+interface SelectOptions extends Pick<ControlOptions, "required" | "disabled" | "name" | "class" | "autoFocus" | "aria-describedby"> {
+  /** Label and control on one line (Field's `inline`). */
+  inline?: boolean;
+  /** The `<option>`s (Options, and any first ones: "All accounts"). */
+  children: ComponentChildren;
+}
+
+/** A labelled `<select>`, with its hint and error; `onValue` gets the chosen option's value. */
+export function SelectField<V extends string>({ label, hint, error, onValue, children, inline, ...rest }: OwnedProps<V> & SelectOptions) {
+  const { id, value, ...attributes } = rest;
+  return (
+    <Field id={id} label={label} hint={hint} error={error} inline={inline}>
+      <select
+        {...attributes}
+        {...described({ ...attributes, id, label, hint, error, value })}
+        onChange={(e) => onValue(e.currentTarget.value as V)}
+      >
+        {children}
+      </select>
     </Field>
   );
 }

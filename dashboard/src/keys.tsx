@@ -3,9 +3,10 @@
 import { useState } from "preact/hooks";
 import type { CreatedKey, KeyScope, KeySummary, NewKeyRequest } from "./api.js";
 import { ListTable } from "./listTable.js";
+import { PagedRows, type PagedList } from "./paging.js";
 import { formatTime, localInputToUtc, timeZone, utcOffset } from "./time.js";
-import { InputField, SubmitRow } from "./forms.js";
-import { Field, fieldError, ShownOnce, TitledForm, useAction } from "./ui.js";
+import { bound, InputField, Options, SelectField, SubmitRow } from "./forms.js";
+import { ShownOnce, TitledForm, useAction } from "./ui.js";
 
 const SCOPES: { scope: KeyScope; label: string }[] = [
   { scope: "full", label: "full: everything" },
@@ -33,35 +34,19 @@ export function CreateKeyForm({
     setName("");
     setExpires("");
   });
-  const err = (path: string) => fieldError(create.error, path);
   return (
     <TitledForm titleId={`${id}-title`} title="Create a key" onSubmit={() => void create.run()}>
       <div class="grid-2">
-        <InputField
-          id={`${id}-name`}
-          label="Key name (optional)"
-          error={err("/body/name")}
-          maxLength={100}
-          value={name}
-          onValue={setName}
-        />
-        <Field id={`${id}-scope`} label="Scope" error={err("/body/scope")}>
-          <select id={`${id}-scope`} value={scope} onChange={(e) => setScope(e.currentTarget.value as KeyScope)}>
-            {SCOPES.map((s) => (
-              <option key={s.scope} value={s.scope}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <InputField id={`${id}-name`} label="Key name (optional)" maxLength={100} {...bound(name, setName, create.error, "/body/name")} />
+        <SelectField id={`${id}-scope`} label="Scope" {...bound(scope, setScope, create.error, "/body/scope")}>
+          <Options items={SCOPES} value={(s) => s.scope} label={(s) => s.label} />
+        </SelectField>
         <InputField
           id={`${id}-expires`}
           label="Expires (optional)"
           hint={`Your time zone: ${timeZone()} (${utcOffset()}). Empty: the key never expires.`}
-          error={err("/body/expiresAt")}
           type="datetime-local"
-          value={expires}
-          onValue={setExpires}
+          {...bound(expires, setExpires, create.error, "/body/expiresAt")}
         />
       </div>
       <label class="inline">
@@ -98,23 +83,42 @@ export function NewKey({ created, onDone }: { created: CreatedKey; onDone: () =>
 
 const expired = (k: KeySummary) => k.expiresAt !== null && Date.parse(k.expiresAt) <= Date.now();
 
-/** The keys of an account; `onRevoke` (absent for a key that may not) adds a Revoke button but on `currentKeyId`. */
-export function KeysTable({
+/**
+ * The keys of an account, a page at a time, newest first; `empty` is said when it has none. `onRevoke` (absent for
+ * a caller that may not) adds a Revoke button to every key but `currentKeyId`, the key the caller is signed in with.
+ */
+export function KeyList({
+  list,
+  empty,
+  currentKeyId,
+  onRevoke,
+}: {
+  list: PagedList<KeySummary>;
+  empty: string;
+  currentKeyId?: string;
+  onRevoke?: (k: KeySummary) => void;
+}) {
+  return (
+    <PagedRows list={list} noun="keys" one="key" errorPrefix="Could not load the keys" empty={empty}>
+      {(items) => <KeysTable items={items} currentKeyId={currentKeyId} onRevoke={onRevoke} rowsRef={list.rowsRef} />}
+    </PagedRows>
+  );
+}
+
+function KeysTable({
   items,
-  caption,
   currentKeyId,
   onRevoke,
   rowsRef,
 }: {
   items: KeySummary[];
-  caption: string;
   currentKeyId?: string;
   onRevoke?: (k: KeySummary) => void;
   rowsRef: (element: HTMLElement | null) => void;
 }) {
   return (
     <ListTable
-      caption={caption}
+      caption="The account's API keys, newest first"
       rows={items}
       bodyRef={rowsRef}
       rowKey={(k) => k.keyId}

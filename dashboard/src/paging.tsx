@@ -231,3 +231,12 @@ export function PagedRows<T>({
     </>
   );
 }
+
+/** The button that loads a list again now (a live list also does so by itself). */
+export function RefreshButton({ list }: { list: { reload: () => Promise<unknown>; loading: boolean } }) {
+  return (
+    <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
+      Refresh
+    </button>
+  );
+}

@@ -2,7 +2,7 @@
 // validity, each with what it means (the API's defaults differ per form, so the form passes them in).
 import { useState } from "preact/hooks";
 import type { Schemas } from "./api.js";
-import { Field } from "./ui.js";
+import { InputField, SelectField } from "./forms.js";
 
 type Category = Schemas["MessageCategory"];
 type Priority = Schemas["MessagePriority"];
@@ -53,47 +53,42 @@ export function PolicyFields({
     <fieldset class="policy">
       <legend>Sending policy</legend>
       <div class="grid-3">
-        <Field id={`${id}-category`} label="Category" hint={CATEGORY_HINT[policy.category]} error={error("/body/category")}>
-          <select
-            id={`${id}-category`}
-            value={policy.category}
-            onChange={(e) => onChange({ ...policy, category: e.currentTarget.value as Category })}
-            aria-describedby={`${id}-category-hint`}
-          >
-            <option value="transactional">Transactional</option>
-            <option value="marketing">Marketing</option>
-          </select>
-        </Field>
-        <Field id={`${id}-priority`} label="Priority" hint={PRIORITY_HINT[policy.priority]} error={error("/body/priority")}>
-          <select
-            id={`${id}-priority`}
-            value={policy.priority}
-            onChange={(e) => onChange({ ...policy, priority: e.currentTarget.value as Priority })}
-            aria-describedby={`${id}-priority-hint`}
-          >
-            <option value="high">High</option>
-            <option value="normal">Normal</option>
-            <option value="low">Low</option>
-          </select>
-        </Field>
-        <Field
+        <SelectField
+          id={`${id}-category`}
+          label="Category"
+          hint={CATEGORY_HINT[policy.category]}
+          error={error("/body/category")}
+          value={policy.category}
+          onValue={(category) => onChange({ ...policy, category })}
+        >
+          <option value="transactional">Transactional</option>
+          <option value="marketing">Marketing</option>
+        </SelectField>
+        <SelectField
+          id={`${id}-priority`}
+          label="Priority"
+          hint={PRIORITY_HINT[policy.priority]}
+          error={error("/body/priority")}
+          value={policy.priority}
+          onValue={(priority) => onChange({ ...policy, priority })}
+        >
+          <option value="high">High</option>
+          <option value="normal">Normal</option>
+          <option value="low">Low</option>
+        </SelectField>
+        <InputField
           id={`${id}-validity`}
           label="Valid for (minutes)"
           hint="Not handed to the carrier within this time after it is due, it is never sent (fails as validity_expired). Empty: no limit."
           error={error("/body/validityPeriod")}
-        >
-          <input
-            id={`${id}-validity`}
-            type="number"
-            min={1}
-            max={10080}
-            step="any"
-            inputMode="numeric"
-            value={policy.validityMinutes}
-            onInput={(e) => onChange({ ...policy, validityMinutes: e.currentTarget.value })}
-            aria-describedby={`${id}-validity-hint`}
-          />
-        </Field>
+          type="number"
+          min={1}
+          max={10080}
+          step="any"
+          inputMode="numeric"
+          value={policy.validityMinutes}
+          onValue={(validityMinutes) => onChange({ ...policy, validityMinutes })}
+        />
       </div>
     </fieldset>
   );

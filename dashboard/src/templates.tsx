@@ -5,7 +5,8 @@ import type { ComponentChildren } from "preact";
 import { fillVariables, templateVariables } from "../../common/templates.js";
 import { PLACEHOLDER_NAME } from "../../common/personalise.js";
 import { ok, type Schemas } from "./api.js";
-import { Field, fieldError, useAsync, useSession } from "./ui.js";
+import { fieldError, useAsync, useSession } from "./ui.js";
+import { InputField, Options, SelectField } from "./forms.js";
 import type { ApiProblem } from "./api.js";
 
 export type Template = Schemas["Template"];
@@ -78,35 +79,32 @@ export function TemplatePicker({
   return (
     <>
       {templates.length > 0 && (
-        <Field id={`${id}-template`} label="Use a template" error={fieldError(error, "/body/templateId")}>
-          <select
-            id={`${id}-template`}
-            value={choice?.templateId ?? ""}
-            onChange={(e) => onChoice(e.currentTarget.value ? { templateId: e.currentTarget.value, values: {} } : undefined)}
-          >
-            <option value="">No: write the text</option>
-            {templates.map((t) => (
-              <option key={t.templateId} value={t.templateId}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <SelectField
+          id={`${id}-template`}
+          label="Use a template"
+          error={fieldError(error, "/body/templateId")}
+          value={choice?.templateId ?? ""}
+          onValue={(templateId) => onChoice(templateId ? { templateId, values: {} } : undefined)}
+        >
+          <option value="">No: write the text</option>
+          <Options items={templates} value={(t) => t.templateId} label={(t) => t.name} />
+        </SelectField>
       )}
       {!chosen && children}
       {chosen && choice && (
         <fieldset>
           <legend>Template “{chosen.name}”</legend>
           {variablesToFill(chosen, campaign).map((name) => (
-            <Field key={name} id={`${id}-var-${name}`} label={`{{${name}}}`} error={fieldError(error, `/body/variables/${name}`)}>
-              <input
-                id={`${id}-var-${name}`}
-                required
-                maxLength={500}
-                value={choice.values[name] ?? ""}
-                onInput={(e) => onChoice({ ...choice, values: { ...choice.values, [name]: e.currentTarget.value } })}
-              />
-            </Field>
+            <InputField
+              key={name}
+              id={`${id}-var-${name}`}
+              label={`{{${name}}}`}
+              error={fieldError(error, `/body/variables/${name}`)}
+              required
+              maxLength={500}
+              value={choice.values[name] ?? ""}
+              onValue={(value) => onChoice({ ...choice, values: { ...choice.values, [name]: value } })}
+            />
           ))}
           <p class="bubble" data-testid={`${id}-template-text`}>
             {madeText(chosen, choice.values, campaign)}

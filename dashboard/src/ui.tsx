@@ -499,15 +499,18 @@ export function Field({
   error,
   children,
   id,
+  inline = false,
 }: {
   label: string;
   hint?: ComponentChildren;
   error?: string;
   children: ComponentChildren;
   id: string;
+  /** Label and control on one line (a list's filter in its heading). */
+  inline?: boolean;
 }) {
   return (
-    <div class={`field${error ? " field-invalid" : ""}`}>
+    <div class={`field${inline ? " inline" : ""}${error ? " field-invalid" : ""}`}>
       <label for={id}>{label}</label>
       {children}
       {hint && (

@@ -11,6 +11,7 @@ import { ListTable, OrDash } from "../listTable.js";
 import { useSession } from "../ui.js";
 import { Identifier } from "../identifier.js";
 import { useAccountNames } from "./operator/accountNames.js";
+import { Options, SelectField } from "../forms.js";
 
 const ACTORS = { account: "account key", operator: "operator key", cli: "keys command" } as const;
 
@@ -77,18 +78,11 @@ export function AuditLog() {
           <button type="submit">Filter</button>
         </form>
         {operator && (
-          <div class="field">
-            <label for="audit-account">Account</label>
-            <select id="audit-account" value={accountId} onChange={(e) => show({ accountId: e.currentTarget.value })}>
-              <option value="">All accounts</option>
-              {accountId && !nameOf(accountId) && <option value={accountId}>{accountId}</option>}
-              {accounts.map((a) => (
-                <option key={a.accountId} value={a.accountId}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField id="audit-account" label="Account" value={accountId} onValue={(chosen) => show({ accountId: chosen })}>
+            <option value="">All accounts</option>
+            {accountId && !nameOf(accountId) && <option value={accountId}>{accountId}</option>}
+            <Options items={accounts} value={(a) => a.accountId} label={(a) => a.name} />
+          </SelectField>
         )}
         {(action || accountId) && (
           <button

@@ -5,10 +5,9 @@ import { ok, type Campaign } from "../api.js";
 import { MetadataTable } from "../metadata.js";
 import { Link } from "../router.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput } from "../time.js";
-import { InputField } from "../forms.js";
+import { bound, InputField } from "../forms.js";
 import {
   ConfirmDialog,
-  fieldError,
   Loading,
   Notice,
   ProblemMessage,
@@ -339,11 +338,9 @@ function Reschedule({ campaign, onMoved }: { campaign: Campaign; onMoved: (at: s
         id="reschedule-at"
         label="Start at"
         hint={`Your time zone: ${timeZone()}. Its messages move with it, until it starts.`}
-        error={fieldError(move.error, "/body/scheduledAt")}
         type="datetime-local"
         required
-        value={when}
-        onValue={setWhen}
+        {...bound(when, setWhen, move.error, "/body/scheduledAt")}
       />
       <ProblemMessage error={move.error} prefix="Not moved" />
       <div class="actions">

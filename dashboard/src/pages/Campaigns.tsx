@@ -10,7 +10,7 @@ import { Link, navigate } from "../router.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, segmentSummary, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime, localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { InputField, SubmitRow, TextAreaField } from "../forms.js";
+import { bound, InputField, SubmitRow, TextAreaField } from "../forms.js";
 import {
   Field,
   fieldError,
@@ -116,9 +116,7 @@ function CreateCampaign() {
           id="campaign-from"
           label="From (optional)"
           hint="Sender ID; the server's default when empty"
-          error={err("/body/from")}
-          value={from}
-          onValue={setFrom}
+          {...bound(from, setFrom, action.error, "/body/from")}
         />
       </div>
       <TemplatePicker id="campaign" templates={templates.data ?? []} choice={choice} onChoice={setChoice} campaign error={action.error}>
@@ -166,9 +164,7 @@ function CreateCampaign() {
       <ReferenceField
         id="campaign-reference"
         hint="Your own reference, given to each of its messages and their receipts."
-        error={err("/body/reference")}
-        value={reference}
-        onValue={setReference}
+        {...bound(reference, setReference, action.error, "/body/reference")}
       />
 
       <fieldset>
@@ -202,11 +198,9 @@ function CreateCampaign() {
             id="campaign-recipients"
             label="Phone numbers"
             hint="One a line, or separated by commas; with their +country prefix. Up to 10,000."
-            error={err("/body/recipients")}
             required
             rows={4}
-            value={pasted}
-            onValue={setPasted}
+            {...bound(pasted, setPasted, action.error, "/body/recipients")}
           />
         )}
       </fieldset>
@@ -223,7 +217,6 @@ function CreateCampaign() {
           <InputField
             id="campaign-when"
             label="Send at"
-            error={err("/body/scheduledAt")}
             hint={
               <>
                 Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as <output>{utc ?? "—"}</output> (UTC).
@@ -231,8 +224,7 @@ function CreateCampaign() {
             }
             type="datetime-local"
             required
-            value={when}
-            onValue={setWhen}
+            {...bound(when, setWhen, action.error, "/body/scheduledAt")}
           />
         )}
       </fieldset>

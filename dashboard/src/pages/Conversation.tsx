@@ -3,7 +3,7 @@
 // thread read.
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Message, type Schemas } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { LoadMore, usePagedList, RefreshButton } from "../paging.js";
 import { Link } from "../router.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { formatTime } from "../time.js";
@@ -209,9 +209,7 @@ export function Conversation({ phone }: { phone: string }) {
       <section class="card" aria-labelledby="conversation-title">
         <div class="card-head">
           <h2 id="conversation-title">Messages</h2>
-          <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
-            Refresh
-          </button>
+          <RefreshButton list={list} />
         </div>
         <LoadMore list={list} noun="messages" one="message" />
         <ProblemMessage error={list.error} prefix="Could not load the conversation" />

@@ -1,7 +1,7 @@
 // Inbox: one thread per number that sent the account messages, the latest first, with its unread count and
 // whether the number opted out; each leads to its conversation, which marks it read.
 import { ok, type ConversationThread } from "../api.js";
-import { PagedRows, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList, RefreshButton } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { LIVE_MS, usePolling, useSession } from "../ui.js";
@@ -32,9 +32,7 @@ export function Inbox() {
         {unread > 0 && ` ${unread} unread message${unread === 1 ? "" : "s"} shown.`}
       </p>
       <div class="toolbar">
-        <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
-          Refresh
-        </button>
+        <RefreshButton list={list} />
       </div>
       <PagedRows
         list={list}

@@ -4,8 +4,8 @@
 import { LoadedRows } from "../listTable.js";
 import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../api.js";
-import { CreateKeyForm, KeysTable, NewKey } from "../keys.js";
-import { PagedRows, usePagedList } from "../paging.js";
+import { CreateKeyForm, KeyList, NewKey } from "../keys.js";
+import { usePagedList } from "../paging.js";
 import { ConfirmDialog, Notice, useAsync, useNotice, useSession, ToggledPanel } from "../ui.js";
 import { SmppCredentialsTable } from "../smppCredentials.js";
 import { QuotaNote } from "../usage.js";
@@ -45,17 +45,7 @@ export function Keys() {
       {notice && <Notice>{notice}</Notice>}
       <section class="card" aria-labelledby="keys-title">
         <h2 id="keys-title">Keys</h2>
-        <PagedRows list={list} noun="keys" one="key" errorPrefix="Could not load the keys" empty="No keys.">
-          {(items) => (
-            <KeysTable
-              items={items}
-              caption="The account's API keys, newest first"
-              currentKeyId={key.keyId}
-              onRevoke={canWrite ? setRevoking : undefined}
-              rowsRef={list.rowsRef}
-            />
-          )}
-        </PagedRows>
+        <KeyList list={list} empty="No keys." currentKeyId={key.keyId} onRevoke={canWrite ? setRevoking : undefined} />
       </section>
       <OwnSmppCredentials />
       <ConfirmDialog

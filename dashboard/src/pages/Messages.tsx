@@ -2,7 +2,7 @@
 // reference, batch), sending or scheduling a message, cancelling one.
 import { useState } from "preact/hooks";
 import { MESSAGE_STATUSES, ok, type Campaign, type Message } from "../api.js";
-import { PagedRows, usePagedList } from "../paging.js";
+import { PagedRows, usePagedList, RefreshButton } from "../paging.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { formatTime } from "../time.js";
 import {
@@ -21,6 +21,7 @@ import { QuotaNote } from "../usage.js";
 import { SendForm } from "./SendForm.js";
 import { ExportButton } from "../exports.js";
 import { Person, useContactNames } from "../contactNames.js";
+import { Options, SelectField } from "../forms.js";
 
 const LIMIT = 25;
 
@@ -159,27 +160,16 @@ export function Messages() {
           <label for="filter-until">Created until</label>
           <input id="filter-until" type="date" value={until} onChange={(e) => setFilter("until", e.currentTarget.value)} />
         </div>
-        <div class="field">
-          <label for="filter-status">Status</label>
-          <select id="filter-status" value={status} onChange={(e) => setFilter("status", e.currentTarget.value)}>
-            <option value="">All statuses</option>
-            {MESSAGE_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField id="filter-status" label="Status" value={status} onValue={(chosen) => setFilter("status", chosen)}>
+          <option value="">All statuses</option>
+          <Options items={MESSAGE_STATUSES} value={(s) => s} label={(s) => s} />
+        </SelectField>
         <div class="field">
           <label for="filter-campaign">Campaign</label>
           <select id="filter-campaign" value={campaignId} onChange={(e) => setFilter("campaignId", e.currentTarget.value)}>
             <option value="">All messages</option>
             {campaignId && !campaignOptions.some((c) => c.campaignId === campaignId) && <option value={campaignId}>{campaignId}</option>}
-            {campaignOptions.map((c) => (
-              <option key={c.campaignId} value={c.campaignId}>
-                {c.name}
-              </option>
-            ))}
+            <Options items={campaignOptions} value={(c) => c.campaignId} label={(c) => c.name} />
           </select>
           {campaigns.hasMore && (
             <button
@@ -210,9 +200,7 @@ export function Messages() {
             </button>
           </p>
         )}
-        <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
-          Refresh
-        </button>
+        <RefreshButton list={list} />
       </search>
 
       <PagedRows

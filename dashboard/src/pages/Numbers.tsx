@@ -1,22 +1,10 @@
 // Settings → Numbers: the phone numbers of the account (inbound messages to them come to its inbox), add, delete.
 import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../api.js";
-import { ListTable, OrDash } from "../listTable.js";
-import { PagedRows, usePagedList } from "../paging.js";
-import { formatTime } from "../time.js";
-import { InputField } from "../forms.js";
-import {
-  ConfirmDialog,
-  fieldError,
-  Notice,
-  PhoneField,
-  ProblemMessage,
-  TitledForm,
-  useAction,
-  useNotice,
-  useSession,
-  ToggledPanel,
-} from "../ui.js";
+import { NumberList } from "../numberList.js";
+import { usePagedList } from "../paging.js";
+import { bound, InputField } from "../forms.js";
+import { ConfirmDialog, Notice, PhoneField, ProblemMessage, TitledForm, useAction, useNotice, useSession, ToggledPanel } from "../ui.js";
 
 export function Numbers() {
   const { client, canWrite } = useSession();
@@ -49,18 +37,9 @@ export function Numbers() {
                 <PhoneField
                   id="number-phone"
                   hint="With its +country prefix, e.g. +14155550199"
-                  error={fieldError(add.error, "/body/phoneNumber")}
-                  value={phoneNumber}
-                  onValue={setPhoneNumber}
+                  {...bound(phoneNumber, setPhoneNumber, add.error, "/body/phoneNumber")}
                 />
-                <InputField
-                  id="number-name"
-                  label="Name (optional)"
-                  error={fieldError(add.error, "/body/name")}
-                  maxLength={100}
-                  value={name}
-                  onValue={setName}
-                />
+                <InputField id="number-name" label="Name (optional)" maxLength={100} {...bound(name, setName, add.error, "/body/name")} />
               </div>
               {taken ? (
                 <div class="problem" role="alert" data-testid="number-taken">
@@ -82,36 +61,11 @@ export function Numbers() {
         </>
       )}
       {notice && <Notice>{notice}</Notice>}
-      <PagedRows
+      <NumberList
         list={list}
-        noun="numbers"
-        one="number"
-        errorPrefix="Could not load the numbers"
         empty="No numbers yet: the account can send, but nothing can reach it."
-      >
-        {(items) => (
-          <ListTable
-            rows={items}
-            bodyRef={list.rowsRef}
-            rowKey={(n) => n.numberId}
-            rowAttributes={(n) => ({ "data-number": n.phoneNumber })}
-            columns={[
-              { label: "Number", cell: (n) => n.phoneNumber },
-              { label: "Name", cell: (n) => <OrDash value={n.name} /> },
-              { label: "Added", cell: (n) => formatTime(n.createdAt) },
-            ]}
-            actions={
-              canWrite
-                ? (n) => (
-                    <button type="button" class="danger small" onClick={() => setDeleting(n)} aria-label={`Delete number ${n.phoneNumber}`}>
-                      Delete
-                    </button>
-                  )
-                : undefined
-            }
-          />
-        )}
-      </PagedRows>
+        action={canWrite ? { label: "Delete", onClick: setDeleting } : undefined}
+      />
       <ConfirmDialog
         open={!!deleting}
         title={`Delete number ${deleting?.phoneNumber ?? ""}?`}

@@ -6,19 +6,8 @@ import { PagedRows, usePagedList } from "../paging.js";
 import { ListTable, OrDash } from "../listTable.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
-import { SubmitRow } from "../forms.js";
-import {
-  ConfirmDialog,
-  fieldError,
-  FormPanel,
-  FormToggle,
-  Notice,
-  PhoneField,
-  TitledForm,
-  useAction,
-  useNotice,
-  useSession,
-} from "../ui.js";
+import { bound, SubmitRow } from "../forms.js";
+import { ConfirmDialog, FormPanel, FormToggle, Notice, PhoneField, TitledForm, useAction, useNotice, useSession } from "../ui.js";
 import { conversationPath } from "./Inbox.js";
 import { ExportButton, OptOutImport } from "../exports.js";
 import { Person, useContactNames } from "../contactNames.js";
@@ -62,9 +51,7 @@ export function OptOuts() {
               <PhoneField
                 id="opt-out-phone"
                 hint="With its +country prefix; for someone who asked by other means (a call, an email)"
-                error={fieldError(add.error, "/path/phone")}
-                value={phone}
-                onValue={setPhone}
+                {...bound(phone, setPhone, add.error, "/path/phone")}
               />
               <SubmitRow action={add} failed="Not added">
                 Add to the opt-out list

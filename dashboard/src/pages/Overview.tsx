@@ -7,6 +7,7 @@ import { ok, type Schemas } from "../api.js";
 import { ChartFigure } from "../charts.js";
 import { count, QuotaNote } from "../usage.js";
 import { Loading, ProblemMessage, usePolling, useAsync, useSession } from "../ui.js";
+import { SelectField } from "../forms.js";
 
 type Row = Schemas["ReportRow"];
 type Key = Schemas["ReportGroupKey"];
@@ -109,15 +110,12 @@ export function Overview() {
         {operator ? "UTC" : "your account's time zone"}).
       </p>
       <div class="toolbar">
-        <div class="field">
-          <label for="overview-days">Period</label>
-          <select id="overview-days" value={String(days)} onChange={(e) => setDays(Number(e.currentTarget.value))}>
-            <option value="1">Last 24 hours</option>
-            <option value="7">Last 7 days</option>
-            <option value="30">Last 30 days</option>
-            <option value="90">Last 90 days</option>
-          </select>
-        </div>
+        <SelectField id="overview-days" label="Period" value={String(days)} onValue={(chosen) => setDays(Number(chosen))}>
+          <option value="1">Last 24 hours</option>
+          <option value="7">Last 7 days</option>
+          <option value="30">Last 30 days</option>
+          <option value="90">Last 90 days</option>
+        </SelectField>
       </div>
       {!operator && <QuotaNote />}
       <ProblemMessage error={report.error} prefix="Could not load the report" />

@@ -5,7 +5,7 @@ import { ok } from "../api.js";
 import { PolicyFields, policyBody, usePolicy } from "../policyFields.js";
 import { countIds, MessageCount, smartField, useSmartEncoding } from "../segments.js";
 import { localInputToUtc, timeZone, toLocalInput, utcOffset } from "../time.js";
-import { InputField, SubmitRow } from "../forms.js";
+import { bound, InputField, SubmitRow } from "../forms.js";
 import { Field, fieldError, ReferenceField, TitledForm, useAction, useSession } from "../ui.js";
 import { TemplatePicker, useTemplates, type TemplateChoice } from "../templates.js";
 
@@ -58,21 +58,17 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
           id="msg-to"
           label="To"
           hint="With its +country prefix, e.g. +14155550123"
-          error={err("/body/to")}
           type="tel"
           required
           autoComplete="off"
-          value={to}
-          onValue={setTo}
+          {...bound(to, setTo, action.error, "/body/to")}
         />
         <InputField
           id="msg-from"
           label="From"
           hint="Sender ID (1–11 letters/digits) or a phone number"
-          error={err("/body/from")}
           required
-          value={from}
-          onValue={setFrom}
+          {...bound(from, setFrom, action.error, "/body/from")}
         />
       </div>
       <TemplatePicker id="msg" templates={templates.data ?? []} choice={choice} onChoice={setChoice} campaign={false} error={action.error}>
@@ -92,9 +88,7 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
       <ReferenceField
         id="msg-reference"
         hint="Your own reference (an order id, a ticket): shown on the message and in every receipt."
-        error={err("/body/reference")}
-        value={reference}
-        onValue={setReference}
+        {...bound(reference, setReference, action.error, "/body/reference")}
       />
       <fieldset>
         <legend>When</legend>
@@ -108,7 +102,6 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
           <InputField
             id="msg-when"
             label="Send at"
-            error={err("/body/scheduledAt")}
             hint={
               <>
                 Your time zone: {timeZone()} ({utcOffset(utc ? new Date(utc) : new Date())}). Sent as{" "}
@@ -117,8 +110,7 @@ export function SendForm({ onSent }: { onSent: (sent: Sent) => void }) {
             }
             type="datetime-local"
             required
-            value={when}
-            onValue={setWhen}
+            {...bound(when, setWhen, action.error, "/body/scheduledAt")}
           />
         )}
       </fieldset>

@@ -4,8 +4,8 @@ import { useState } from "preact/hooks";
 import { ok, type Schemas } from "../api.js";
 import { formatTime } from "../time.js";
 import { ListTable, LoadedRows } from "../listTable.js";
-import { InputField, SubmitRow, TextAreaField } from "../forms.js";
-import { ConfirmDialog, fieldError, Notice, TitledForm, useAction, useAsync, useNotice, useSession } from "../ui.js";
+import { bound, InputField, SubmitRow, TextAreaField } from "../forms.js";
+import { ConfirmDialog, Notice, TitledForm, useAction, useAsync, useNotice, useSession } from "../ui.js";
 
 type SenderPool = Schemas["SenderPool"];
 
@@ -75,35 +75,23 @@ export function SenderPools() {
       {canWrite && (
         <TitledForm titleId="new-pool-title" title="Make a sender pool" onSubmit={() => void create.run()}>
           <div class="grid-2">
-            <InputField
-              id="pool-name"
-              label="Pool name"
-              error={fieldError(create.error, "/body/name")}
-              required
-              maxLength={64}
-              value={name}
-              onValue={setName}
-            />
+            <InputField id="pool-name" label="Pool name" required maxLength={64} {...bound(name, setName, create.error, "/body/name")} />
             <InputField
               id="pool-cap"
               label="Messages a second per sender (optional)"
               hint="Empty: no cap"
-              error={fieldError(create.error, "/body/maxMessagesPerSecondPerSender")}
               type="number"
               min={1}
-              value={cap}
-              onValue={setCap}
+              {...bound(cap, setCap, create.error, "/body/maxMessagesPerSecondPerSender")}
             />
           </div>
           <TextAreaField
             id="pool-senders"
             label="Senders"
             hint="Numbers this account holds (+14155550101) or its sender IDs, one per line"
-            error={fieldError(create.error, "/body/senders")}
             required
             rows={4}
-            value={senders}
-            onValue={setSenders}
+            {...bound(senders, setSenders, create.error, "/body/senders")}
           />
           <label class="inline">
             <input type="checkbox" checked={sticky} onChange={(e) => setSticky(e.currentTarget.checked)} /> Sticky: a recipient keeps the

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ok, type AccountSettings } from "../api.js";
 import { SettingsPage, type SettingsFormProps } from "../settingsPage.js";
 import { TimeZoneInput } from "../timeZoneInput.js";
-import { InputField, SubmitRow } from "../forms.js";
+import { bound, InputField, SubmitRow } from "../forms.js";
 import { Field, fieldError, TitledForm, useAction, useNotice, useSession } from "../ui.js";
 import { count, LimitsFacts } from "../usage.js";
 
@@ -52,21 +52,11 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
             <InputField
               id="quiet-start"
               label="From"
-              error={err("/body/quietHours/start")}
               type="time"
               required
-              value={start}
-              onValue={setStart}
+              {...bound(start, setStart, save.error, "/body/quietHours/start")}
             />
-            <InputField
-              id="quiet-end"
-              label="Until"
-              error={err("/body/quietHours/end")}
-              type="time"
-              required
-              value={end}
-              onValue={setEnd}
-            />
+            <InputField id="quiet-end" label="Until" type="time" required {...bound(end, setEnd, save.error, "/body/quietHours/end")} />
           </div>
         )}
       </fieldset>
@@ -82,13 +72,11 @@ function SendingForm({ settings, onSaved }: SettingsFormProps) {
         id="segments-cap"
         label="Throughput cap (segments a second)"
         hint="The most SMS segments a second this account hands to the carrier, across every worker (a long message counts each part). Over it, messages wait their turn by priority; none fails for it. Empty: no cap."
-        error={err("/body/maxSegmentsPerSecond")}
         type="number"
         min={1}
         step={1}
         inputMode="numeric"
-        value={cap}
-        onValue={setCap}
+        {...bound(cap, setCap, save.error, "/body/maxSegmentsPerSecond")}
       />
       <div class="field">
         <label class="inline">

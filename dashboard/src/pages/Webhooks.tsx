@@ -2,15 +2,14 @@
 // log with redeliver, and the notice of a webhook disabled after a long failure run, with its Enable button.
 import { useRef, useState } from "preact/hooks";
 import { ok, RECEIPT_EVENTS, type Webhook, type WebhookDelivery, type WebhookEventType } from "../api.js";
-import { LoadMore, usePagedList } from "../paging.js";
+import { LoadMore, usePagedList, RefreshButton } from "../paging.js";
 import { Link } from "../router.js";
 import { formatTime } from "../time.js";
 import { BatchChoice, describeBatch, type BatchSetting } from "./WebhookBatch.js";
 import { EditEvents, EventChoice } from "./WebhookEvents.js";
-import { InputField, SubmitRow } from "../forms.js";
+import { bound, InputField, SelectField, SubmitRow } from "../forms.js";
 import {
   ConfirmDialog,
-  fieldError,
   Loading,
   Notice,
   ProblemMessage,
@@ -177,18 +176,13 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   return (
     <section aria-label={`Delivery log of ${webhook.name}`} class="log">
       <div class="toolbar">
-        <div class="field">
-          <label for={filterId}>Outcome</label>
-          <select id={filterId} value={filter} onChange={(e) => setFilter(e.currentTarget.value as DeliveryFilter)}>
-            <option value="">All</option>
-            <option value="pending">pending</option>
-            <option value="succeeded">succeeded</option>
-            <option value="failed">failed</option>
-          </select>
-        </div>
-        <button type="button" onClick={() => void log.reload()} disabled={log.loading}>
-          Refresh
-        </button>
+        <SelectField id={filterId} label="Outcome" value={filter} onValue={setFilter}>
+          <option value="">All</option>
+          <option value="pending">pending</option>
+          <option value="succeeded">succeeded</option>
+          <option value="failed">failed</option>
+        </SelectField>
+        <RefreshButton list={log} />
       </div>
       {note && <Notice>{note}</Notice>}
       <ProblemMessage error={log.error ?? redeliver.error} />
@@ -379,24 +373,14 @@ export function Webhooks() {
           <ToggledPanel label="New webhook" id="new-webhook-panel" open={adding} onToggle={setAdding}>
             <TitledForm titleId="new-webhook-title" title="Add a webhook" onSubmit={() => void add.run()}>
               <div class="grid-2">
-                <InputField
-                  id="webhook-name"
-                  label="Name"
-                  error={fieldError(add.error, "/body/name")}
-                  required
-                  maxLength={100}
-                  value={name}
-                  onValue={setName}
-                />
+                <InputField id="webhook-name" label="Name" required maxLength={100} {...bound(name, setName, add.error, "/body/name")} />
                 <InputField
                   id="webhook-url"
                   label="URL"
                   hint="https:// and a public address"
-                  error={fieldError(add.error, "/body/url")}
                   type="url"
                   required
-                  value={url}
-                  onValue={setUrl}
+                  {...bound(url, setUrl, add.error, "/body/url")}
                 />
               </div>
               <EventChoice id="webhook-events" events={events} onChange={setEvents} />

@@ -4,8 +4,8 @@ import { useState } from "preact/hooks";
 import { ok, type Campaign } from "../api.js";
 import { navigate } from "../router.js";
 import { localInputToUtc, timeZone, toLocalInput } from "../time.js";
-import { InputField } from "../forms.js";
-import { fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
+import { bound, InputField } from "../forms.js";
+import { ProblemMessage, TitledForm, useAction, useSession } from "../ui.js";
 
 export function CampaignControls({ campaign, onChanged }: { campaign: Campaign; onChanged: (notice: string) => void }) {
   const { client, canSend } = useSession();
@@ -71,24 +71,14 @@ export function EditDraft({ campaign, onSaved }: { campaign: Campaign; onSaved: 
   return (
     <TitledForm titleId="edit-draft-title" title="Edit the draft" heading="h3" plain onSubmit={() => void save.run()}>
       <div class="grid-2">
-        <InputField
-          id="draft-name"
-          label="Name"
-          error={fieldError(save.error, "/body/name")}
-          required
-          maxLength={100}
-          value={name}
-          onValue={setName}
-        />
+        <InputField id="draft-name" label="Name" required maxLength={100} {...bound(name, setName, save.error, "/body/name")} />
         <InputField
           id="draft-at"
           label="Send at"
           hint={`Your time zone: ${timeZone()}. ${campaign.scheduledAt ? "It can move, not be taken away." : "Empty: as soon as it is started."}`}
-          error={fieldError(save.error, "/body/scheduledAt")}
           type="datetime-local"
           required={campaign.scheduledAt !== null}
-          value={when}
-          onValue={setWhen}
+          {...bound(when, setWhen, save.error, "/body/scheduledAt")}
         />
       </div>
       <ProblemMessage error={save.error} prefix="Not saved" />

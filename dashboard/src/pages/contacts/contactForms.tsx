@@ -2,62 +2,72 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ok, type Contact, type Group } from "../../api.js";
 import { TimeZoneInput } from "../../timeZoneInput.js";
-import { InputField, SubmitRow, TextAreaField } from "../../forms.js";
+import { bound, fieldsOf, InputField, SubmitRow, TextAreaField } from "../../forms.js";
 import { Field, fieldError, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
 import { GroupSelect } from "./groups.js";
 import { formatCustomFields, formatTags, fullName, keyValueProblem, parseCustomFields, parseTags } from "./details.js";
+
+interface Details {
+  lastName: string;
+  tags: string;
+  /** The custom fields, one key=value a line. */
+  fields: string;
+}
+
+const NO_DETAILS: Details = { lastName: "", tags: "", fields: "" };
+const detailsOf = (c: Contact): Details => ({
+  lastName: c.lastName ?? "",
+  tags: formatTags(c.tags),
+  fields: formatCustomFields(c.customFields),
+});
+
+/** The state of a contact's DetailFields, and the check of its custom fields on submit. */
+function useDetails(initial: Details) {
+  const [details, setDetails] = useState(initial);
+  /** A line of the custom fields that is no key=value (keyValueProblem), found on submit. */
+  const [fieldsProblem, setFieldsProblem] = useState<string | undefined>();
+  const onChange = (next: Details) => {
+    if (next.fields !== details.fields) setFieldsProblem(undefined);
+    setDetails(next);
+  };
+  /** Whether the custom fields are all key=value; if not, says which line is not and focuses them. */
+  const valid = (id: string) => {
+    const problem = keyValueProblem(details.fields);
+    setFieldsProblem(problem);
+    if (problem) document.getElementById(`${id}-fields`)?.focus();
+    return !problem;
+  };
+  const body = () => ({
+    lastName: details.lastName || null,
+    tags: parseTags(details.tags),
+    customFields: parseCustomFields(details.fields),
+  });
+  return { props: { details, fieldsProblem, onChange }, valid, body, reset: (to: Details = NO_DETAILS) => setDetails(to) };
+}
 
 /** The fields a contact's forms share beyond phone, first name and zone: last name, tags, custom fields. */
 function DetailFields({
   id,
   error,
-  lastName,
-  tags,
-  fields,
+  details,
   fieldsProblem,
-  onLastName,
-  onTags,
-  onFields,
+  onChange,
 }: {
   id: string;
   error: Parameters<typeof fieldError>[0];
-  lastName: string;
-  tags: string;
-  fields: string;
-  /** A line of the custom fields that is no key=value (keyValueProblem), found on submit. */
-  fieldsProblem: string | undefined;
-  onLastName: (v: string) => void;
-  onTags: (v: string) => void;
-  onFields: (v: string) => void;
-}) {
+} & ReturnType<typeof useDetails>["props"]) {
+  const field = fieldsOf(details, onChange, error);
   return (
     <>
-      <InputField
-        id={`${id}-last`}
-        label="Last name"
-        error={fieldError(error, "/body/lastName")}
-        maxLength={100}
-        value={lastName}
-        onValue={onLastName}
-      />
-      <InputField
-        id={`${id}-tags`}
-        label="Tags"
-        hint="Comma-separated, up to 20"
-        error={fieldError(error, "/body/tags")}
-        value={tags}
-        onValue={onTags}
-      />
+      <InputField id={`${id}-last`} label="Last name" maxLength={100} {...field("lastName")} />
+      <InputField id={`${id}-tags`} label="Tags" hint="Comma-separated, up to 20" {...field("tags")} />
       <TextAreaField
         id={`${id}-fields`}
         label="Custom fields"
         hint="One key=value a line, e.g. plan=gold; {{custom.plan}} in a campaign"
-        error={fieldsProblem ?? fieldError(error, "/body/customFields")}
         rows={2}
-        value={fields}
-        aria-invalid={fieldsProblem ? true : undefined}
-        onValue={onFields}
-        aria-describedby={`${id}-fields-hint${fieldsProblem ? ` ${id}-fields-error` : ""}`}
+        {...field("fields", "/body/customFields")}
+        error={fieldsProblem ?? fieldError(error, "/body/customFields")}
       />
     </>
   );
@@ -75,10 +85,7 @@ export function CreateContactForm({
   const { client } = useSession();
   const [phone, setPhone] = useState("");
   const [firstName, setFirstName] = useState("");
-  const [lastName, setLastName] = useState("");
-  const [tags, setTags] = useState("");
-  const [fields, setFields] = useState("");
-  const [fieldsProblem, setFieldsProblem] = useState<string | undefined>();
+  const details = useDetails(NO_DETAILS);
   const [zone, setZone] = useState("");
   const [groupId, setGroupId] = useState(defaultGroup);
   useEffect(() => setGroupId(defaultGroup), [defaultGroup]);
@@ -88,9 +95,7 @@ export function CreateContactForm({
         body: {
           phone,
           firstName: firstName || null,
-          lastName: lastName || null,
-          tags: parseTags(tags),
-          customFields: parseCustomFields(fields),
+          ...details.body(),
           groupId: groupId || null,
           timeZone: zone.trim() || null,
         },
@@ -98,9 +103,7 @@ export function CreateContactForm({
     );
     setPhone("");
     setFirstName("");
-    setLastName("");
-    setTags("");
-    setFields("");
+    details.reset();
     setZone("");
     onCreated(contact);
   });
@@ -109,47 +112,21 @@ export function CreateContactForm({
       titleId="new-contact-title"
       title="Add a contact"
       onSubmit={() => {
-        const problem = keyValueProblem(fields);
-        setFieldsProblem(problem);
-        if (problem) document.getElementById("contact-fields")?.focus();
-        else void action.run();
+        if (details.valid("contact")) void action.run();
       }}
     >
       <div class="grid-3">
-        <InputField
-          id="contact-phone"
-          label="Phone"
-          error={fieldError(action.error, "/body/phone")}
-          type="tel"
-          required
-          value={phone}
-          onValue={setPhone}
-        />
+        <InputField id="contact-phone" label="Phone" type="tel" required {...bound(phone, setPhone, action.error, "/body/phone")} />
         <InputField
           id="contact-first-name"
           label="First name"
-          error={fieldError(action.error, "/body/firstName")}
           maxLength={100}
-          value={firstName}
-          onValue={setFirstName}
+          {...bound(firstName, setFirstName, action.error, "/body/firstName")}
         />
         <Field id="contact-group" label="Group" error={fieldError(action.error, "/body/groupId")}>
           <GroupSelect id="contact-group" groups={groups} value={groupId} onChange={setGroupId} />
         </Field>
-        <DetailFields
-          id="contact"
-          error={action.error}
-          lastName={lastName}
-          tags={tags}
-          fields={fields}
-          fieldsProblem={fieldsProblem}
-          onLastName={setLastName}
-          onTags={setTags}
-          onFields={(v) => {
-            setFields(v);
-            setFieldsProblem(undefined);
-          }}
-        />
+        <DetailFields id="contact" error={action.error} {...details.props} />
       </div>
       <Field
         id="contact-zone"
@@ -181,10 +158,7 @@ export function ContactItem({
   const [editing, setEditing] = useState(false);
   const [phone, setPhone] = useState(contact.phone);
   const [firstName, setFirstName] = useState(contact.firstName ?? "");
-  const [lastName, setLastName] = useState(contact.lastName ?? "");
-  const [tags, setTags] = useState(formatTags(contact.tags));
-  const [fields, setFields] = useState(formatCustomFields(contact.customFields));
-  const [fieldsProblem, setFieldsProblem] = useState<string | undefined>();
+  const details = useDetails(detailsOf(contact));
   const [zone, setZone] = useState(contact.timeZone ?? "");
   const [memberOf, setMemberOf] = useState(contact.groupIds);
   const save = useAction(
@@ -228,16 +202,12 @@ export function ContactItem({
           }}
           onSubmit={(e) => {
             e.preventDefault();
-            const problem = keyValueProblem(fields);
-            setFieldsProblem(problem);
-            if (problem) return document.getElementById(`${editId}-fields`)?.focus();
+            if (!details.valid(editId)) return;
             void save.run(
               {
                 phone,
                 firstName: firstName || null,
-                lastName: lastName || null,
-                tags: parseTags(tags),
-                customFields: parseCustomFields(fields),
+                ...details.body(),
                 groupIds: memberOf,
                 timeZone: zone.trim() || null,
               },
@@ -248,35 +218,18 @@ export function ContactItem({
           <InputField
             id={`${editId}-phone`}
             label="Phone"
-            error={fieldError(save.error, "/body/phone")}
             type="tel"
             required
-            value={phone}
             ref={phoneInput}
-            onValue={setPhone}
+            {...bound(phone, setPhone, save.error, "/body/phone")}
           />
           <InputField
             id={`${editId}-first`}
             label="First name"
-            error={fieldError(save.error, "/body/firstName")}
             maxLength={100}
-            value={firstName}
-            onValue={setFirstName}
+            {...bound(firstName, setFirstName, save.error, "/body/firstName")}
           />
-          <DetailFields
-            id={editId}
-            error={save.error}
-            lastName={lastName}
-            tags={tags}
-            fields={fields}
-            fieldsProblem={fieldsProblem}
-            onLastName={setLastName}
-            onTags={setTags}
-            onFields={(v) => {
-              setFields(v);
-              setFieldsProblem(undefined);
-            }}
-          />
+          <DetailFields id={editId} error={save.error} {...details.props} />
           <Field id={`${editId}-zone`} label="Time zone" error={fieldError(save.error, "/body/timeZone")}>
             <TimeZoneInput id={`${editId}-zone`} value={zone} onInput={setZone} />
           </Field>
@@ -367,9 +320,7 @@ export function ContactItem({
             onClick={() => {
               setPhone(contact.phone);
               setFirstName(contact.firstName ?? "");
-              setLastName(contact.lastName ?? "");
-              setTags(formatTags(contact.tags));
-              setFields(formatCustomFields(contact.customFields));
+              details.reset(detailsOf(contact));
               setZone(contact.timeZone ?? "");
               setMemberOf(contact.groupIds);
               save.clearError();

@@ -1,8 +1,8 @@
 // The groups panel of the Contacts page: the list with counts, create, rename, delete; and the group picker.
 import { useState } from "preact/hooks";
 import { ok, type Group } from "../../api.js";
-import { InputField, SubmitRow } from "../../forms.js";
-import { ConfirmDialog, fieldError, Loading, ProblemMessage, TitledForm, useAction, useSession, type Async } from "../../ui.js";
+import { bound, InputField, SubmitRow } from "../../forms.js";
+import { ConfirmDialog, Loading, ProblemMessage, TitledForm, useAction, useSession, type Async } from "../../ui.js";
 
 export function GroupSelect({
   id,
@@ -43,22 +43,12 @@ export function CreateGroupForm({ onCreated }: { onCreated: (g: Group) => void }
   });
   return (
     <TitledForm titleId="new-group-title" title="New group" heading="h3" plain onSubmit={() => void action.run()}>
-      <InputField
-        id="group-name"
-        label="Name"
-        error={fieldError(action.error, "/body/name")}
-        required
-        maxLength={100}
-        value={name}
-        onValue={setName}
-      />
+      <InputField id="group-name" label="Name" required maxLength={100} {...bound(name, setName, action.error, "/body/name")} />
       <InputField
         id="group-description"
         label="Description (optional)"
-        error={fieldError(action.error, "/body/description")}
         maxLength={500}
-        value={description}
-        onValue={setDescription}
+        {...bound(description, setDescription, action.error, "/body/description")}
       />
       <SubmitRow action={action} failed="Group not created">
         Create group

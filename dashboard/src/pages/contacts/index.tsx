@@ -8,6 +8,7 @@ import { ContactItem, CreateContactForm } from "./contactForms.js";
 import { GroupsPanel } from "./groups.js";
 import { ImportForm } from "./importForm.js";
 import { ExportButton } from "../../exports.js";
+import { Options, SelectField } from "../../forms.js";
 
 const LIMIT = 50;
 
@@ -69,17 +70,10 @@ export function Contacts() {
           <section class="card" aria-labelledby="contacts-title">
             <div class="card-head">
               <h2 id="contacts-title">{selectedGroup ? `Contacts in ${selectedGroup.name}` : "All contacts"}</h2>
-              <div class="field inline">
-                <label for="contacts-filter">Show</label>
-                <select id="contacts-filter" value={groupId} onChange={(e) => select(e.currentTarget.value)}>
-                  <option value="">All contacts</option>
-                  {groupList.map((g) => (
-                    <option key={g.groupId} value={g.groupId}>
-                      {g.name}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SelectField id="contacts-filter" label="Show" inline value={groupId} onValue={select}>
+                <option value="">All contacts</option>
+                <Options items={groupList} value={(g) => g.groupId} label={(g) => g.name} />
+              </SelectField>
             </div>
             <search class="toolbar" aria-label="Search contacts">
               <SearchInput id="contacts-q" label="Name or number" value={q} onApply={(v) => setFilter("q", v)} maxLength={100} />

@@ -2,13 +2,13 @@
 // and who holds a number.
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
-import { PagedRows, usePagedList } from "../../paging.js";
+import { PagedRows, usePagedList, RefreshButton } from "../../paging.js";
 import { Link, navigate } from "../../router.js";
 import { formatMicros } from "../../money.js";
 import { formatTime } from "../../time.js";
 import { ListTable } from "../../listTable.js";
-import { InputField, SubmitRow } from "../../forms.js";
-import { fieldError, FormPanel, FormToggle, TitledForm, useAction, useSession } from "../../ui.js";
+import { bound, InputField, SubmitRow } from "../../forms.js";
+import { FormPanel, FormToggle, TitledForm, useAction, useSession } from "../../ui.js";
 import { quotaUsage } from "../../usage.js";
 import { NumberHolder } from "./holder.js";
 
@@ -41,11 +41,9 @@ export function Accounts() {
             id="account-name"
             label="Account name"
             hint="Unique in the service, 1 to 100 characters."
-            error={fieldError(create.error, "/body/name")}
             required
             maxLength={100}
-            value={name}
-            onValue={setName}
+            {...bound(name, setName, create.error, "/body/name")}
           />
           <SubmitRow action={create} failed="Account not created" busy="Creating…">
             Create account
@@ -55,9 +53,7 @@ export function Accounts() {
       <section class="card" aria-labelledby="accounts-title">
         <div class="card-head">
           <h2 id="accounts-title">All accounts</h2>
-          <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
-            Refresh
-          </button>
+          <RefreshButton list={list} />
         </div>
         <PagedRows list={list} noun="accounts" one="account" errorPrefix="Could not load the accounts" empty="No accounts yet.">
           {(items) => (

@@ -6,10 +6,9 @@ import { ok, type Schemas } from "../../api.js";
 import { formatMicros, microsToDecimal } from "../../money.js";
 import { readPriceListCsv, writePriceListCsv } from "../../priceListCsv.js";
 import { formatTime } from "../../time.js";
-import { InputField, TextAreaField, SubmitRow } from "../../forms.js";
+import { bound, InputField, TextAreaField, SubmitRow } from "../../forms.js";
 import {
   ConfirmDialog,
-  fieldError,
   FormPanel,
   FormToggle,
   Loading,
@@ -54,23 +53,19 @@ function PriceListEditor({ list, onSaved }: { list?: PriceList; onSaved: (saved:
           id={`${id}-name`}
           label="Name"
           hint="Letters, digits, . _ or -; up to 64."
-          error={fieldError(save.error, "/path/name")}
           required
           pattern="[A-Za-z0-9._\-]{1,64}"
           readOnly={!!list}
-          value={name}
-          onValue={setName}
+          {...bound(name, setName, save.error, "/path/name")}
         />
         <InputField
           id={`${id}-currency`}
           label="Currency"
           hint="ISO 4217, e.g. USD or EUR."
-          error={fieldError(save.error, "/body/currency")}
           required
           pattern="[A-Za-z]{3}"
           maxLength={3}
-          value={currency}
-          onValue={setCurrency}
+          {...bound(currency, setCurrency, save.error, "/body/currency")}
         />
       </div>
       <TextAreaField

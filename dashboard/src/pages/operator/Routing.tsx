@@ -3,8 +3,8 @@
 // (configuration as code), and what a message would do now, beside it.
 import { useEffect, useState } from "preact/hooks";
 import { ApiProblem, ok, type Schemas } from "../../api.js";
-import { SubmitRow, TextAreaField } from "../../forms.js";
-import { Field, fieldError, Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
+import { bound, fieldsOf, InputField, Options, SelectField, SubmitRow, TextAreaField } from "../../forms.js";
+import { Loading, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 import { fromDraft, RoutesForm, toDraft, type DraftRoute } from "./routesForm.js";
 import { useAccountNames, type AccountName } from "./accountNames.js";
 
@@ -126,12 +126,10 @@ export function Routing() {
                     id="routes-json"
                     label="Routes (JSON)"
                     hint="The whole table, in order, as PUT /api/v1/routes takes it; saved only if nobody changed it since it was loaded"
-                    error={fieldError(save.error, "/body/routes")}
                     class="mono"
                     rows={14}
                     spellcheck={false}
-                    value={text}
-                    onValue={setText}
+                    {...bound(text, setText, save.error, "/body/routes")}
                   />
                 ) : (
                   <RoutesForm
@@ -167,27 +165,18 @@ function Explain({ nameOf, accounts }: { nameOf: (id: string) => string; account
   const { client } = useSession();
   const [f, setF] = useState({ to: "", from: "", accountId: "" });
   const [answer, setAnswer] = useState<Schemas["ExplainedRoute"] | undefined>();
-  const explain = useAction(async () => setAnswer(await ok(client.POST("/api/v1/routes/explain", { body: f }))));
-  const set = (k: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) => setF({ ...f, [k]: e.currentTarget.value.trim() });
+  const body = { to: f.to.trim(), from: f.from.trim(), accountId: f.accountId };
+  const explain = useAction(async () => setAnswer(await ok(client.POST("/api/v1/routes/explain", { body }))));
+  const field = fieldsOf(f, setF, explain.error);
   return (
     <TitledForm titleId="explain-title" title="What would a message do now?" onSubmit={() => void explain.run()}>
       <div class="grid-2">
-        <Field id="explain-to" label="To" error={fieldError(explain.error, "/body/to")}>
-          <input id="explain-to" type="tel" required value={f.to} onInput={set("to")} />
-        </Field>
-        <Field id="explain-from" label="From" error={fieldError(explain.error, "/body/from")}>
-          <input id="explain-from" required value={f.from} onInput={set("from")} />
-        </Field>
-        <Field id="explain-account" label="Account" error={fieldError(explain.error, "/body/accountId")}>
-          <select id="explain-account" required value={f.accountId} onChange={(e) => setF({ ...f, accountId: e.currentTarget.value })}>
-            <option value="">Choose an account</option>
-            {accounts.map((a) => (
-              <option key={a.accountId} value={a.accountId}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <InputField id="explain-to" label="To" type="tel" required {...field("to")} />
+        <InputField id="explain-from" label="From" required {...field("from")} />
+        <SelectField id="explain-account" label="Account" required {...field("accountId")}>
+          <option value="">Choose an account</option>
+          <Options items={accounts} value={(a) => a.accountId} label={(a) => a.name} />
+        </SelectField>
       </div>
       <ProblemMessage error={explain.error} prefix="Could not explain" />
       <div class="actions">

@@ -1,6 +1,6 @@
 // Operator → Unrouted messages: inbound messages to numbers no account holds, kept for the operator.
 import { ok, type UnroutedMessage } from "../../api.js";
-import { PagedRows, usePagedList } from "../../paging.js";
+import { PagedRows, usePagedList, RefreshButton } from "../../paging.js";
 import { formatTime } from "../../time.js";
 import { ListTable } from "../../listTable.js";
 import { useSession } from "../../ui.js";
@@ -20,9 +20,7 @@ export function Unrouted() {
         (on its page) so that the next ones do.
       </p>
       <div class="toolbar">
-        <button type="button" onClick={() => void list.reload()} disabled={list.loading}>
-          Refresh
-        </button>
+        <RefreshButton list={list} />
       </div>
       <PagedRows
         list={list}

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
 import { formatMicros, microsToDecimal, parseMicros } from "../../money.js";
-import { InputField, SubmitRow } from "../../forms.js";
+import { bound, InputField, SubmitRow } from "../../forms.js";
 import { Field, fieldError, Notice, ProblemMessage, TitledForm, useAction, useAsync, useNotice, useSession } from "../../ui.js";
 
 type Limits = OperatorAccount["limits"];
@@ -102,20 +102,16 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
             id={`${id}-credit-limit`}
             label={`Credit limit (${limits.currency})`}
             hint="How far below zero a prepaid balance may go."
-            error={fieldError(save.error, "/body/creditLimit")}
             inputMode="decimal"
             required
-            value={creditLimit}
-            onValue={setCreditLimit}
+            {...bound(creditLimit, setCreditLimit, save.error, "/body/creditLimit")}
           />
           <InputField
             id={`${id}-threshold`}
             label={`Low-balance threshold (${limits.currency})`}
             hint="Below it, account.balance_low. Empty: never."
-            error={fieldError(save.error, "/body/lowBalanceThreshold")}
             inputMode="decimal"
-            value={threshold}
-            onValue={setThreshold}
+            {...bound(threshold, setThreshold, save.error, "/body/lowBalanceThreshold")}
           />
           <Field id={`${id}-charge-on`} label="Charged">
             <select id={`${id}-charge-on`} value={chargeOn} onChange={(e) => setChargeOn(e.currentTarget.value as Limits["chargeOn"])}>
@@ -135,21 +131,17 @@ export function AccountBilling({ account, onSaved }: { account: OperatorAccount;
               id={`${id}-amount`}
               label={`Amount (${limits.currency})`}
               hint="Negative to correct downwards."
-              error={fieldError(credit.error, "/body/amount")}
               inputMode="decimal"
               required
-              value={amount}
-              onValue={setAmount}
+              {...bound(amount, setAmount, credit.error, "/body/amount")}
             />
             <InputField
               id={`${id}-note`}
               label="Note"
               hint="Kept on the ledger entry, e.g. the invoice."
-              error={fieldError(credit.error, "/body/note")}
               required
               maxLength={200}
-              value={note}
-              onValue={setNote}
+              {...bound(note, setNote, credit.error, "/body/note")}
             />
           </div>
           <ProblemMessage error={credit.error} prefix="Not credited" />

@@ -1,8 +1,8 @@
 // The keys of an account on the operator's page of it: the list, a new key (shown once), revoking one.
 import { useState } from "preact/hooks";
 import { ok, type CreatedKey, type KeySummary } from "../../api.js";
-import { CreateKeyForm, KeysTable, NewKey } from "../../keys.js";
-import { PagedRows, usePagedList } from "../../paging.js";
+import { CreateKeyForm, KeyList, NewKey } from "../../keys.js";
+import { usePagedList } from "../../paging.js";
 import { ConfirmDialog, Notice, useNotice, useSession } from "../../ui.js";
 
 export function AccountKeys({ accountId }: { accountId: string }) {
@@ -19,16 +19,7 @@ export function AccountKeys({ accountId }: { accountId: string }) {
   return (
     <section class="card" aria-labelledby="account-keys-title">
       <h2 id="account-keys-title">Keys</h2>
-      <PagedRows list={list} noun="keys" one="key" errorPrefix="Could not load the keys" empty="No keys: nothing can call the API for it.">
-        {(items) => (
-          <KeysTable
-            items={items}
-            caption="The account's API keys, newest first"
-            onRevoke={canWrite ? setRevoking : undefined}
-            rowsRef={list.rowsRef}
-          />
-        )}
-      </PagedRows>
+      <KeyList list={list} empty="No keys: nothing can call the API for it." onRevoke={canWrite ? setRevoking : undefined} />
       {notice && <Notice>{notice}</Notice>}
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
       {canWrite && (

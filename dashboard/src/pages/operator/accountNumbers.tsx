@@ -1,11 +1,10 @@
 // The numbers of an account on the operator's page of it: assigning one, taking one back.
 import { useState } from "preact/hooks";
 import { ok, type PhoneNumber } from "../../api.js";
-import { PagedRows, usePagedList } from "../../paging.js";
-import { ListTable, OrDash } from "../../listTable.js";
-import { formatTime } from "../../time.js";
-import { InputField, SubmitRow } from "../../forms.js";
-import { ConfirmDialog, fieldError, Notice, PhoneField, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
+import { usePagedList } from "../../paging.js";
+import { NumberList } from "../../numberList.js";
+import { bound, InputField, SubmitRow } from "../../forms.js";
+import { ConfirmDialog, Notice, PhoneField, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
 
 export function AccountNumbers({ accountId }: { accountId: string }) {
   const { client, canWrite } = useSession();
@@ -30,29 +29,12 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
   return (
     <section class="card" aria-labelledby="account-numbers-title">
       <h2 id="account-numbers-title">Numbers</h2>
-      <PagedRows list={list} noun="numbers" one="number" errorPrefix="Could not load the numbers" empty="No numbers: nothing can reach it.">
-        {(items) => (
-          <ListTable
-            rows={items}
-            bodyRef={list.rowsRef}
-            rowKey={(n) => n.numberId}
-            rowAttributes={(n) => ({ "data-number": n.phoneNumber })}
-            columns={[
-              { label: "Number", cell: (n) => n.phoneNumber },
-              { label: "Name", cell: (n) => <OrDash value={n.name} /> },
-              { label: "Added by", cell: (n) => (n.selfService ? "the account (self-service)" : "the operator") },
-              { label: "Added", cell: (n) => formatTime(n.createdAt) },
-            ]}
-            actions={(n) =>
-              canWrite && (
-                <button type="button" class="danger small" onClick={() => setTaking(n)} aria-label={`Take back number ${n.phoneNumber}`}>
-                  Take back
-                </button>
-              )
-            }
-          />
-        )}
-      </PagedRows>
+      <NumberList
+        list={list}
+        empty="No numbers: nothing can reach it."
+        addedBy
+        action={canWrite ? { label: "Take back", onClick: setTaking } : undefined}
+      />
       {notice && <Notice>{notice}</Notice>}
       {canWrite && (
         <TitledForm titleId="assign-number-title" title="Assign a number" heading="h3" plain onSubmit={() => void assign.run()}>
@@ -60,17 +42,13 @@ export function AccountNumbers({ accountId }: { accountId: string }) {
             <PhoneField
               id="assign-phone"
               hint="With its +country prefix, e.g. +14155550199; a number belongs to one account"
-              error={fieldError(assign.error, "/body/phoneNumber")}
-              value={phoneNumber}
-              onValue={setPhoneNumber}
+              {...bound(phoneNumber, setPhoneNumber, assign.error, "/body/phoneNumber")}
             />
             <InputField
               id="assign-name"
               label="Number name (optional)"
-              error={fieldError(assign.error, "/body/name")}
               maxLength={100}
-              value={name}
-              onValue={setName}
+              {...bound(name, setName, assign.error, "/body/name")}
             />
           </div>
           <SubmitRow action={assign} failed="Number not assigned">

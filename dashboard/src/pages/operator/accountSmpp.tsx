@@ -5,7 +5,7 @@ import { LoadedRows } from "../../listTable.js";
 import { useState } from "preact/hooks";
 import { ok } from "../../api.js";
 import { SmppCredentialsTable, type SmppCredential } from "../../smppCredentials.js";
-import { InputField } from "../../forms.js";
+import { bound, InputField } from "../../forms.js";
 import {
   ConfirmDialog,
   Field,
@@ -79,11 +79,9 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
               id="smpp-system-id"
               label="system_id"
               hint="1 to 15 characters, unique in the service"
-              error={fieldError(create.error, "/body/systemId")}
               maxLength={15}
               required
-              value={systemId}
-              onValue={setSystemId}
+              {...bound(systemId, setSystemId, create.error, "/body/systemId")}
             />
             <Field
               id="smpp-password"
@@ -97,21 +95,17 @@ export function AccountSmpp({ accountId }: { accountId: string }) {
             <InputField
               id="smpp-max-binds"
               label="Binds at once"
-              error={fieldError(create.error, "/body/maxBinds")}
               type="number"
               min={1}
               max={20}
-              value={maxBinds}
-              onValue={setMaxBinds}
+              {...bound(maxBinds, setMaxBinds, create.error, "/body/maxBinds")}
             />
             <InputField
               id="smpp-rate"
               label="Submits a second per bind"
-              error={fieldError(create.error, "/body/submitsPerSecond")}
               type="number"
               min={1}
-              value={rate}
-              onValue={setRate}
+              {...bound(rate, setRate, create.error, "/body/submitsPerSecond")}
             />
           </div>
           <ProblemMessage error={create.error} prefix="Could not make the SMPP credentials" />

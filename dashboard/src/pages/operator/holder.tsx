@@ -2,7 +2,8 @@
 import { useState } from "preact/hooks";
 import { ApiProblem, ok } from "../../api.js";
 import { Link } from "../../router.js";
-import { fieldError, Notice, PhoneField, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import { Notice, PhoneField, ProblemMessage, TitledForm, useAction, useSession } from "../../ui.js";
+import { bound } from "../../forms.js";
 
 type Answer = { phoneNumber: string; accountId: string; name: string } | { phoneNumber: string; accountId: null };
 
@@ -26,9 +27,7 @@ export function NumberHolder() {
       <PhoneField
         id="holder-phone"
         hint="With its +country prefix, e.g. +14155550199"
-        error={fieldError(find.error, "/query/phoneNumber")}
-        value={phoneNumber}
-        onValue={setPhoneNumber}
+        {...bound(phoneNumber, setPhoneNumber, find.error, "/query/phoneNumber")}
       />
       <ProblemMessage error={find.error} prefix="Not found out" />
       <div class="actions">

@@ -1,8 +1,8 @@
 // The guards and limits of an account, as the operator edits them. An empty field is no limit (null).
 import { useState } from "preact/hooks";
 import { ok, type OperatorAccount } from "../../api.js";
-import { InputField, SubmitRow } from "../../forms.js";
-import { Field, fieldError, TitledForm, useAction, useNotice, useSession } from "../../ui.js";
+import { fieldsOf, InputField, SubmitRow } from "../../forms.js";
+import { TitledForm, useAction, useNotice, useSession } from "../../ui.js";
 
 /** "US, ca" → ["US", "CA"]; nothing → null (no limit). */
 function parseList(text: string, upper: boolean): string[] | null {
@@ -16,17 +16,24 @@ function parseList(text: string, upper: boolean): string[] | null {
 const orNull = (text: string) => (text.trim() ? Number(text) : null);
 const asText = (n: number | null) => (n === null ? "" : String(n));
 
+/** The limits as the form's fields show them, each named as the request names it (its errors' paths). */
+const asFields = (limits: OperatorAccount["limits"]) => ({
+  weight: String(limits.weight),
+  dailySegmentQuota: asText(limits.dailySegmentQuota),
+  allowedCountries: limits.allowedCountries?.join(", ") ?? "",
+  senderIds: limits.senderIds?.join(", ") ?? "",
+  blockedPrefixes: limits.blockedPrefixes.join(", "),
+  maxSegmentsPerSecond: asText(limits.maxSegmentsPerSecond),
+});
+
+/** A whole number of at least 1. */
+const WHOLE = { type: "number", min: 1, step: 1, inputMode: "numeric" } as const;
+
 export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onSaved: (a: OperatorAccount) => void }) {
   const { client, canWrite } = useSession();
-  const { limits } = account;
   const [suspended, setSuspended] = useState(account.suspended);
-  const [weight, setWeight] = useState(String(limits.weight));
-  const [quota, setQuota] = useState(asText(limits.dailySegmentQuota));
-  const [countries, setCountries] = useState(limits.allowedCountries?.join(", ") ?? "");
-  const [senders, setSenders] = useState(limits.senderIds?.join(", ") ?? "");
-  const [blocked, setBlocked] = useState(limits.blockedPrefixes.join(", "));
-  const [selfService, setSelfService] = useState(limits.selfServiceNumbers);
-  const [ceiling, setCeiling] = useState(asText(limits.maxSegmentsPerSecond));
+  const [selfService, setSelfService] = useState(account.limits.selfServiceNumbers);
+  const [f, setF] = useState(asFields(account.limits));
   const [notice, setNotice] = useNotice();
   const save = useAction(async () => {
     setNotice(undefined);
@@ -35,38 +42,22 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
         params: { path: { accountId: account.accountId } },
         body: {
           suspended,
-          weight: Number(weight),
-          dailySegmentQuota: orNull(quota),
-          allowedCountries: parseList(countries, true),
-          senderIds: parseList(senders, false),
-          blockedPrefixes: parseList(blocked, false) ?? [],
+          weight: Number(f.weight),
+          dailySegmentQuota: orNull(f.dailySegmentQuota),
+          allowedCountries: parseList(f.allowedCountries, true),
+          senderIds: parseList(f.senderIds, false),
+          blockedPrefixes: parseList(f.blockedPrefixes, false) ?? [],
           selfServiceNumbers: selfService,
-          maxSegmentsPerSecond: orNull(ceiling),
+          maxSegmentsPerSecond: orNull(f.maxSegmentsPerSecond),
         },
       }),
     );
     onSaved(saved);
     // The form shows what is stored now (country codes in upper case, lists tidied).
-    setCountries(saved.limits.allowedCountries?.join(", ") ?? "");
-    setSenders(saved.limits.senderIds?.join(", ") ?? "");
-    setBlocked(saved.limits.blockedPrefixes.join(", "));
+    setF(asFields(saved.limits));
     setNotice(`Limits of “${saved.name}” saved.`);
   });
-  const err = (path: string) => fieldError(save.error, `/body/${path}`);
-  const number = (id: string, value: string, set: (v: string) => void, min: number, max?: number, required = false) => (
-    <input
-      id={id}
-      type="number"
-      min={min}
-      max={max}
-      step={1}
-      inputMode="numeric"
-      required={required}
-      value={value}
-      onInput={(e) => set(e.currentTarget.value)}
-      aria-describedby={`${id}-hint`}
-    />
-  );
+  const field = fieldsOf(f, setF, save.error);
   return (
     <TitledForm titleId="limits-title" title="Guards and limits" readOnly={!canWrite} onSubmit={() => void save.run()}>
       <label class="inline">
@@ -74,54 +65,47 @@ export function LimitsForm({ account, onSaved }: { account: OperatorAccount; onS
         refused (403) and its waiting messages wait
       </label>
       <div class="grid-2">
-        <Field
+        <InputField
           id="limit-quota"
           label="Daily segment quota"
           hint="Segments accepted per UTC day. Empty: no quota."
-          error={err("dailySegmentQuota")}
-        >
-          {number("limit-quota", quota, setQuota, 1)}
-        </Field>
-        <Field
+          {...WHOLE}
+          {...field("dailySegmentQuota")}
+        />
+        <InputField
           id="limit-weight"
           label="Weight"
           hint="Its share of the sending capacity against other busy accounts, 1 to 100."
-          error={err("weight")}
-        >
-          {number("limit-weight", weight, setWeight, 1, 100, true)}
-        </Field>
+          {...WHOLE}
+          max={100}
+          required
+          {...field("weight")}
+        />
         <InputField
           id="limit-countries"
           label="Allowed countries"
           hint="ISO codes separated by commas, e.g. US, CA. Empty: every country."
-          error={err("allowedCountries")}
-          value={countries}
-          onValue={setCountries}
+          {...field("allowedCountries")}
         />
         <InputField
           id="limit-blocked"
           label="Blocked destinations"
           hint="Number prefixes with their +, separated by commas, e.g. +4470, +882. Empty: none (beside the deployment's)."
-          error={err("blockedPrefixes")}
-          value={blocked}
-          onValue={setBlocked}
+          {...field("blockedPrefixes")}
         />
         <InputField
           id="limit-senders"
           label="Sender IDs"
           hint="Separated by commas, e.g. ACME, ACMESHOP. Empty: any."
-          error={err("senderIds")}
-          value={senders}
-          onValue={setSenders}
+          {...field("senderIds")}
         />
-        <Field
+        <InputField
           id="limit-ceiling"
           label="Throughput ceiling (segments a second)"
           hint="Over the account's own cap. Empty: none."
-          error={err("maxSegmentsPerSecond")}
-        >
-          {number("limit-ceiling", ceiling, setCeiling, 1)}
-        </Field>
+          {...WHOLE}
+          {...field("maxSegmentsPerSecond")}
+        />
       </div>
       <label class="inline">
         <input type="checkbox" checked={selfService} onChange={(e) => setSelfService(e.currentTarget.checked)} /> Self-service numbers: the

@@ -5,11 +5,9 @@
 import { useState } from "preact/hooks";
 import { ok, type AccountRole, type Invitation, type OperatorRole, type User, type UserRole } from "../../api.js";
 import { formatTime } from "../../time.js";
-import { InputField, SubmitRow } from "../../forms.js";
+import { bound, InputField, Options, SelectField, SubmitRow } from "../../forms.js";
 import {
   ConfirmDialog,
-  Field,
-  fieldError,
   Loading,
   Notice,
   ProblemMessage,
@@ -181,22 +179,14 @@ export function InviteForm({
         <InputField
           id="invite-email"
           label="Email address"
-          error={fieldError(invite.error, "/body/email")}
           type="email"
           required
-          value={email}
-          onValue={setEmail}
+          {...bound(email, setEmail, invite.error, "/body/email")}
         />
         {roles.length > 1 && (
-          <Field id="invite-role" label="Role">
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as typeof role)}>
-              {roles.map((r) => (
-                <option key={r.role} value={r.role}>
-                  {r.label}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <SelectField id="invite-role" label="Role" value={role} onValue={setRole}>
+            <Options items={roles} value={(r) => r.role} label={(r) => r.label} />
+          </SelectField>
         )}
       </div>
       <SubmitRow action={invite} busy="Inviting…">
@@ -249,11 +239,7 @@ function RoleSelect({ user, roles, onChanged }: { user: User; roles: { role: Use
         disabled={change.busy}
         onChange={(e) => void change.run(e.currentTarget.value as UserRole)}
       >
-        {roles.map((r) => (
-          <option key={r.role} value={r.role}>
-            {r.role}
-          </option>
-        ))}
+        <Options items={roles} value={(r) => r.role} label={(r) => r.role} />
       </select>
       <ProblemMessage error={change.error} />
     </>

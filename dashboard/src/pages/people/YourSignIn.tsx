@@ -6,8 +6,8 @@ import { renderSVG } from "uqr";
 import { ok, type SessionInfo } from "../../api.js";
 import { formatTime } from "../../time.js";
 import { PasswordChange } from "./PasswordChange.js";
-import { InputField, SubmitRow } from "../../forms.js";
-import { fieldError, Loading, Notice, ProblemMessage, saveFile, TitledForm, useAction, useAsync, useCopy, useSession } from "../../ui.js";
+import { bound, InputField, SubmitRow } from "../../forms.js";
+import { Loading, Notice, ProblemMessage, saveFile, TitledForm, useAction, useAsync, useCopy, useSession } from "../../ui.js";
 
 export function YourSignIn() {
   const { key } = useSession();
@@ -63,11 +63,9 @@ function TwoFactor({ user }: { user: SessionInfo }) {
             <InputField
               id="disable-code"
               label="Code of the app, or a recovery code, to turn it off"
-              error={fieldError(disable.error, "/body/code")}
               autoComplete="one-time-code"
               required
-              value={code}
-              onValue={setCode}
+              {...bound(code, setCode, disable.error, "/body/code")}
             />
             <ProblemMessage error={disable.error} />
             <div class="actions">
@@ -112,13 +110,11 @@ function TwoFactor({ user }: { user: SessionInfo }) {
           <InputField
             id="confirm-code"
             label="Code shown by the app"
-            error={fieldError(confirm.error, "/body/code")}
             autoComplete="one-time-code"
             inputMode="numeric"
             pattern="[0-9]{6}"
             required
-            value={code}
-            onValue={setCode}
+            {...bound(code, setCode, confirm.error, "/body/code")}
           />
           <SubmitRow action={confirm}>Turn it on</SubmitRow>
         </TitledForm>
