@@ -30,6 +30,12 @@ export interface ReceiptBatch {
 }
 
 /**
+ * A delivery `d` awaiting its webhook's batch: walked oldest first through webhook_deliveries_batch_waiting_idx
+ * (migration 072). `status` too: a previous release's batch outcome, during an upgrade, leaves awaits_batch set.
+ */
+const WAITING_SQL = sql.raw(`d.awaits_batch AND d.status = 'pending' AND NOT d.parked`);
+
+/**
  * Claims up to `limit` batched webhooks with a batch due: one that is not in flight (or whose holder's hold
  * ran out), past its retry time, with `maxEvents` events waiting or its oldest waiting `maxDelayMs`. Each is
  * held by `workerId` for `holdMs` with its events, oldest first. FOR NO KEY UPDATE … SKIP LOCKED: two workers
@@ -44,7 +50,7 @@ export async function claimReceiptBatches(db: Knex, workerId: string, holdMs: nu
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS n, min(x.created_at) AS oldest FROM (
             SELECT d.created_at FROM webhook_deliveries d
-             WHERE d.account_id = w.account_id AND d.webhook_id = w.id AND d.status = 'pending' AND NOT d.parked
+             WHERE d.account_id = w.account_id AND d.webhook_id = w.id AND ${WAITING_SQL}
              ORDER BY d.created_at, d.id LIMIT w.batch_max_events) x) p
         WHERE w.batch_max_events IS NOT NULL
           AND (w.batch_held_until IS NULL OR w.batch_held_until < now())
@@ -66,7 +72,7 @@ export async function claimReceiptBatches(db: Knex, workerId: string, holdMs: nu
                                       ORDER BY e.created_at, e.id), '[]')
                FROM (SELECT d.id, d.message_id, d.seq, d.body, jsonb_array_length(d.attempts) AS attempts, d.created_at
                        FROM webhook_deliveries d
-                      WHERE d.webhook_id = held.id AND d.account_id = held.account_id AND d.status = 'pending' AND NOT d.parked
+                      WHERE d.webhook_id = held.id AND d.account_id = held.account_id AND ${WAITING_SQL}
                       ORDER BY d.created_at, d.id LIMIT held.batch_max_events) e) AS deliveries
        FROM held`,
   );
@@ -98,6 +104,8 @@ export async function finishReceiptBatch(db: Knex, outcome: BatchOutcome): Promi
        UPDATE webhook_deliveries d
           SET status = f.status,
               finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
+              gave_up = f.status = 'failed',
+              awaits_batch = f.status = 'pending',
               attempts = d.attempts || jsonb_build_array(${JSON.stringify(outcome.attempt)}::jsonb)
          FROM unnest(${deliveries.map((d) => d.id)}::uuid[], ${deliveries.map((d) => d.status)}::text[]) AS f(id, status)
         WHERE d.account_id = ${outcome.accountId} AND d.id = f.id AND d.status = 'pending'
@@ -118,8 +126,9 @@ export async function giveWaitingDeliveriesJobs(tx: Knex.Transaction, accountId:
   const { rows } = await run<{ n: number }>(
     tx,
     sql`WITH d AS (
-       SELECT id, account_id FROM webhook_deliveries
-        WHERE account_id = ${accountId} AND webhook_id = ${webhookId} AND status = 'pending' AND NOT parked AND handed_to IS NULL
+       UPDATE webhook_deliveries d SET awaits_batch = false
+        WHERE d.account_id = ${accountId} AND d.webhook_id = ${webhookId} AND ${WAITING_SQL}
+       RETURNING d.id, d.account_id
      ), j AS (
        ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d` })}
        RETURNING 1

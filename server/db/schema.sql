@@ -580,6 +580,16 @@ CREATE TABLE rate_limits (
   CONSTRAINT rate_limits_pkey PRIMARY KEY (key_id)
 );
 
+CREATE TABLE receipt_handoffs (
+  id uuid NOT NULL DEFAULT gen_uuid_v7(),
+  handed_to text NOT NULL,
+  handed_until timestamp with time zone NOT NULL,
+  account_ids uuid[] NOT NULL,
+  delivery_ids uuid[] NOT NULL,
+  CONSTRAINT receipt_handoffs_check CHECK ((cardinality(account_ids) = cardinality(delivery_ids))),
+  CONSTRAINT receipt_handoffs_pkey PRIMARY KEY (id)
+);
+
 CREATE TABLE routing_table (
   singleton boolean NOT NULL DEFAULT true,
   version integer NOT NULL,
@@ -892,6 +902,9 @@ CREATE TABLE webhook_deliveries (
   finished_at timestamp with time zone,
   handed_to text,
   handed_until timestamp with time zone,
+  handoff_id uuid,
+  gave_up boolean NOT NULL DEFAULT false,
+  awaits_batch boolean NOT NULL DEFAULT false,
   CONSTRAINT webhook_deliveries_account_id_fkey FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE,
   CONSTRAINT webhook_deliveries_check CHECK (((NOT parked) OR (status = 'pending'::text))),
   CONSTRAINT webhook_deliveries_check1 CHECK (((status = 'pending'::text) = (finished_at IS NULL))),
@@ -1016,6 +1029,7 @@ CREATE INDEX password_resets_user_idx ON password_resets USING btree (user_id);
 CREATE UNIQUE INDEX price_lists_pkey ON price_lists USING btree (name);
 CREATE UNIQUE INDEX rate_buckets_pkey ON rate_buckets USING btree (bucket);
 CREATE UNIQUE INDEX rate_limits_pkey ON rate_limits USING btree (key_id);
+CREATE UNIQUE INDEX receipt_handoffs_pkey ON receipt_handoffs USING btree (id);
 CREATE UNIQUE INDEX routing_table_pkey ON routing_table USING btree (singleton);
 CREATE UNIQUE INDEX sender_books_pkey ON sender_books USING btree (account_id, sender);
 CREATE UNIQUE INDEX sender_pools_name_key ON sender_pools USING btree (account_id, name);
@@ -1062,11 +1076,12 @@ CREATE UNIQUE INDEX users_account_email ON users USING btree (account_id, email)
 CREATE INDEX users_account_idx ON users USING btree (account_id, created_at);
 CREATE UNIQUE INDEX users_active_email ON users USING btree (email) WHERE (password_hash IS NOT NULL);
 CREATE UNIQUE INDEX users_pkey ON users USING btree (id);
+CREATE INDEX webhook_deliveries_batch_waiting_idx ON webhook_deliveries USING btree (webhook_id, created_at, id) WHERE awaits_batch;
+CREATE INDEX webhook_deliveries_failed_page_idx ON webhook_deliveries USING btree (webhook_id, created_at DESC, id DESC) WHERE gave_up;
 CREATE INDEX webhook_deliveries_handed_idx ON webhook_deliveries USING btree (handed_until) WHERE (handed_to IS NOT NULL);
 CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq);
 CREATE INDEX webhook_deliveries_parked_idx ON webhook_deliveries USING btree (message_id, webhook_id, seq) WHERE parked;
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON webhook_deliveries USING btree (id);
-CREATE INDEX webhook_deliveries_status_page_idx ON webhook_deliveries USING btree (webhook_id, status, created_at DESC, id DESC) WHERE (status <> 'succeeded'::text);
 CREATE INDEX webhook_deliveries_webhook_page_idx ON webhook_deliveries USING btree (webhook_id, created_at DESC, id DESC);
 CREATE INDEX webhooks_account_idx ON webhooks USING btree (account_id, created_at);
 CREATE INDEX webhooks_batched_idx ON webhooks USING btree (id) WHERE (batch_max_events IS NOT NULL);

@@ -66,8 +66,8 @@ export async function loadDeliveriesForDispatch(db: Knex, keys: { id: string; ac
 
 /*
  * "Still pending" is written `finished_at IS NULL` in the lookups of receipts by id or by message (the same
- * thing: a CHECK ties the two). Written `status = 'pending'`, it let the planner walk
- * webhook_deliveries_status_page_idx (webhook_id, status, …) WHERE status <> 'succeeded' instead of the key or
+ * thing: a CHECK ties the two). Written `status = 'pending'`, it let the planner walk the index on status there
+ * was then (webhook_id, status, …; dropped by migration 072) instead of the key or
  * the (message_id, webhook_id, seq) index whenever the statistics said few receipts were pending — the normal
  * state of a long-lived table — and a burst then read every pending receipt of the webhook per candidate:
  * 288 ms instead of 1.4 ms for 100 candidates with 20,000 pending (EXPLAIN ANALYZE), while holding FOR SHARE
@@ -93,7 +93,7 @@ export async function parkBehindEarlier(
   if (candidates.length === 0) return new Set();
   const { rows } = await run<{ id: string }>(
     db,
-    sql`UPDATE webhook_deliveries d SET parked = true, handed_to = NULL, handed_until = NULL
+    sql`UPDATE webhook_deliveries d SET parked = true, handoff_id = NULL, handed_to = NULL, handed_until = NULL
        FROM unnest(${candidates.map((d) => d.id)}::uuid[], ${candidates.map((d) => d.accountId)}::uuid[]) AS p(id, account_id)
       WHERE d.account_id = p.account_id AND d.id = p.id AND d.finished_at IS NULL
         AND EXISTS (SELECT 1 FROM webhook_deliveries e
@@ -122,6 +122,8 @@ export interface AttemptOutcome {
    * or a wait for its webhook's place).
    */
   requeueAt?: Date;
+  /** Pending, given to its webhook's batches (the webhook batches now): it awaits the next batch. */
+  toBatches?: boolean;
 }
 
 /**
@@ -138,20 +140,31 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
   const completing = outcomes.filter((o) => o.completes);
   const completed = sql`unnest(${completing.map((o) => o.completes!.jobId)}::uuid[], ${completing.map((o) => o.accountId)}::uuid[],
                               ${completing.map((o) => o.completes!.workerId)}::text[]) AS c(id, account_id, worker)`;
-  // Every outcome ends a handed delivery's lease (handed_to/handed_until): it is finished, or has a job now.
+  // A final outcome changes no indexed column (migration 072): a HOT update. One that goes on (a retry as a
+  // job, the batches) leaves its handoff, which no longer answers for it. A handoff all of whose deliveries
+  // have an outcome now is deleted; one whose last two end in two concurrent statements is left to the rescuer,
+  // which deletes it when its lease runs out. (handed_to/handed_until: a previous release's lease, ended too.)
   await run(
     db,
-    sql`WITH c AS (${completeHeldJobsSql(completed)}), u AS (
+    sql`WITH f AS (
+       SELECT * FROM unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.accountId)}::uuid[],
+                            ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))}::jsonb[],
+                            ${outcomes.map((o) => o.requeueAt ?? null)}::timestamptz[], ${outcomes.map((o) => o.toBatches ?? false)}::boolean[])
+         AS f(id, account_id, status, attempt, requeue_at, to_batches)
+     ), c AS (${completeHeldJobsSql(completed)}), held AS (
+       SELECT DISTINCT d.handoff_id AS id FROM webhook_deliveries d JOIN f ON d.account_id = f.account_id AND d.id = f.id
+        WHERE d.handoff_id IS NOT NULL
+     ), u AS (
      UPDATE webhook_deliveries d
         SET status = f.status,
             finished_at = CASE WHEN f.status = 'pending' THEN NULL ELSE now() END,
+            gave_up = f.status = 'failed',
+            awaits_batch = f.to_batches,
             parked = false,
             attempts = CASE WHEN f.attempt IS NULL THEN d.attempts ELSE d.attempts || jsonb_build_array(f.attempt) END,
+            handoff_id = CASE WHEN f.status = 'pending' THEN NULL ELSE d.handoff_id END,
             handed_to = NULL, handed_until = NULL
-       FROM unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.accountId)}::uuid[],
-                    ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))}::jsonb[],
-                    ${outcomes.map((o) => o.requeueAt ?? null)}::timestamptz[])
-         AS f(id, account_id, status, attempt, requeue_at)
+       FROM f
       WHERE d.account_id = f.account_id AND d.id = f.id
       RETURNING d.id, d.account_id, f.requeue_at
      ), j AS (
@@ -161,6 +174,13 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
          runAt: sql`u.requeue_at`,
          from: sql`u WHERE u.requeue_at IS NOT NULL`,
        })}
+     ), ended AS (
+       DELETE FROM receipt_handoffs h USING held
+        WHERE h.id = held.id
+          AND NOT EXISTS (SELECT 1 FROM unnest(h.account_ids, h.delivery_ids) AS k(account_id, id)
+                            JOIN webhook_deliveries x ON x.account_id = k.account_id AND x.id = k.id
+                           WHERE x.handoff_id = h.id AND x.finished_at IS NULL
+                             AND x.id <> ALL(${outcomes.map((o) => o.id)}::uuid[]))
      )
      SELECT 1`,
   );
@@ -239,7 +259,7 @@ export async function redeliver(db: Knex, accountId: string, webhookId: string, 
     if (!row) return undefined;
     const [queued] = await tx("webhook_deliveries")
       .where({ account_id: accountId, id: deliveryId })
-      .update({ parked: false, status: "pending", finished_at: null })
+      .update({ parked: false, status: "pending", finished_at: null, gave_up: false, awaits_batch: row.batched, handoff_id: null })
       .returning(DELIVERY_COLUMNS);
     if (!row.batched) await insertJobs(tx, [{ kind: "deliver_receipt", payload: { deliveryId }, accountId }]);
     return queued as DeliveryRow;
@@ -272,7 +292,13 @@ export async function listDeliveries(
     .select({ id: "id", messageId: "message_id", event: "event", status: "status", attempts: "attempts", createdAt: "created_at" })
     .select(cursorAtColumn(db, "created_at"));
   if (opts.messageId) query.where({ message_id: opts.messageId });
-  if (opts.status) query.where({ status: opts.status });
+  // The failed list walks its own index (webhook_deliveries_failed_page_idx). The others read the webhook's log
+  // (webhook_deliveries_webhook_page_idx): no index names `status` (migration 072, a success is a HOT update).
+  // Succeeded is almost every delivery; pending ones are the newest (a delivery is retried at most three times),
+  // and a page of them ends the walk, but with fewer than a page pending it reads the whole log, which retention
+  // bounds (docs/API.md, "Webhooks").
+  if (opts.status === "failed") query.where({ gave_up: true });
+  else if (opts.status) query.where({ status: opts.status });
   return newestFirstPage(query, opts.after, opts.limit);
 }
 
@@ -289,8 +315,10 @@ export async function insertEventDeliveries(
   const { rows } = await run<{ n: number }>(
     db,
     sql`WITH d AS (
-       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body)
-       SELECT gen_uuid_v7(), w.id, w.account_id, ${event.messageId}::uuid, ${event.event}, ${event.seq}, ${event.body} FROM webhooks w
+       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, awaits_batch)
+       SELECT gen_uuid_v7(), w.id, w.account_id, ${event.messageId}::uuid, ${event.event}, ${event.seq}, ${event.body},
+              w.batch_max_events IS NOT NULL
+         FROM webhooks w
         WHERE w.account_id = ${accountId} AND ${event.event} = ANY(w.events)
        RETURNING id, account_id, webhook_id
      ), j AS (
@@ -304,14 +332,24 @@ export async function insertEventDeliveries(
 
 /**
  * Extends `workerId`'s leases of handed deliveries (a delivery attempted by the worker whose status change made
- * it, with no job: ClaimedJob.rowless); returns the ids it still holds. By id alone: the runner's heartbeat
- * knows only those.
+ * it, with no job: ClaimedJob.rowless): the handoffs that answer for them, one row each whatever the number of
+ * its deliveries; returns the ids it still holds. By id alone: the runner's heartbeat knows only those.
+ * (And a previous release's lease, in the delivery's own row: handed_to/handed_until, until migration 072's contract.)
  */
 export async function extendHandedDeliveries(db: Knex, workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
   const { rows } = await run<{ id: string }>(
     db,
-    sql`UPDATE webhook_deliveries SET handed_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
-         WHERE id = ANY(${ids}::uuid[]) AND handed_to = ${workerId} RETURNING id`,
+    sql`WITH d AS (
+       SELECT id, handoff_id FROM webhook_deliveries WHERE id = ANY(${ids}::uuid[]) AND handoff_id IS NOT NULL
+     ), h AS (
+       UPDATE receipt_handoffs SET handed_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+        WHERE id IN (SELECT handoff_id FROM d) AND handed_to = ${workerId}
+        RETURNING id
+     ), legacy AS (
+       UPDATE webhook_deliveries SET handed_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+        WHERE id = ANY(${ids}::uuid[]) AND handed_to = ${workerId} RETURNING id
+     )
+     SELECT d.id FROM d JOIN h ON h.id = d.handoff_id UNION ALL SELECT id FROM legacy`,
   );
   return rows.map((r) => r.id);
 }
@@ -323,18 +361,28 @@ export async function extendHandedDeliveries(db: Knex, workerId: string, ids: st
  * its outcome over the job's: the job then finds it finished and does nothing.
  */
 export async function handOverDeliveries(db: Knex, held: { by: string } | "expired"): Promise<number> {
-  const which = held === "expired" ? sql`handed_until < now()` : sql`handed_to = ${held.by}`;
+  const which = (alias: string) =>
+    held === "expired" ? sql.raw(`${alias}.handed_until < now()`) : sql`${sql.raw(alias)}.handed_to = ${held.by}`;
   const { rows } = await run<{ n: number }>(
     db,
-    sql`WITH r AS (
-       UPDATE webhook_deliveries SET handed_to = NULL, handed_until = NULL
-        WHERE handed_to IS NOT NULL AND ${which}
-        RETURNING id, account_id, webhook_id, status, parked
+    sql`WITH h AS (
+       DELETE FROM receipt_handoffs h WHERE ${which("h")} RETURNING id, account_ids, delivery_ids
+     ), r AS (
+       UPDATE webhook_deliveries d SET handoff_id = NULL
+         FROM h, unnest(h.account_ids, h.delivery_ids) AS x(account_id, id)
+        WHERE d.account_id = x.account_id AND d.id = x.id AND d.handoff_id = h.id AND d.finished_at IS NULL
+        RETURNING d.id, d.account_id, d.webhook_id, d.status, d.parked
+     ), legacy AS (
+       UPDATE webhook_deliveries d SET handed_to = NULL, handed_until = NULL
+        WHERE d.handed_to IS NOT NULL AND ${which("d")}
+        RETURNING d.id, d.account_id, d.webhook_id, d.status, d.parked
+     ), r2 AS (
+       SELECT * FROM r UNION ALL SELECT * FROM legacy
      ), j AS (
        ${insertJobsSql("deliver_receipt", {
-         accountId: sql`r.account_id`,
-         payload: sql`jsonb_build_object('deliveryId', r.id)`,
-         from: sql`r WHERE r.status = 'pending' AND NOT r.parked AND ${perEventSql("r")}`,
+         accountId: sql`r2.account_id`,
+         payload: sql`jsonb_build_object('deliveryId', r2.id)`,
+         from: sql`r2 WHERE r2.status = 'pending' AND NOT r2.parked AND ${perEventSql("r2")}`,
        })}
        RETURNING 1
      )

@@ -39,10 +39,11 @@ const WITHOUT_ACCOUNT: { starts: string; why: string }[] = [
   { starts: "update jobs j set state = 'available'", why: "snoozing held jobs" },
   { starts: 'update "jobs" set "state" = ?, "attempt" = attempt - 1', why: "releasing held jobs at shutdown" },
   { starts: "with locked as ( select id from jobs where id = any", why: "extending the leases of held jobs" },
-  // The same for receipt deliveries handed to their worker without a job (their lease is their row's).
-  { starts: "update webhook_deliveries set handed_until", why: "extending the leases of handed deliveries" },
+  // The same for receipt deliveries handed to their worker without a job (their lease is their handoff's, or
+  // a previous release's delivery row's).
+  { starts: "with d as ( select id, handoff_id from webhook_deliveries where id = any", why: "extending the leases of handed deliveries" },
   {
-    starts: "with r as ( update webhook_deliveries set handed_to = null",
+    starts: "with h as ( delete from receipt_handoffs h where",
     why: "handing over deliveries at shutdown, rescuing expired ones",
   },
   // Maintenance and metrics: every account by nature (under Citus, run on every shard in parallel).

@@ -1,8 +1,8 @@
 // A long-lived database's statistics say almost nothing is in flight: its messages are nearly all final and its
 // receipts delivered. A burst (a campaign, a due batch) then puts thousands of rows in flight before the next
 // ANALYZE. The statements that pick rows by id and test their status must still look each id up by the key,
-// not walk a partial list index whose predicate the status test proves (messages_pending_page_idx,
-// webhook_deliveries_status_page_idx): that walk reads the whole burst for every window of 100 (bench:history
+// not walk a partial list index whose predicate the status test proves (messages_pending_page_idx, and
+// webhook_deliveries_status_page_idx before migration 072 dropped it): that walk reads the whole burst for every window of 100 (bench:history
 // measured the claim of 20,000 due messages at a third of its empty-database rate before this was fixed).
 // Checked on the plans PostgreSQL chooses for the statements our code sends.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -70,7 +70,12 @@ async function indexesOf(fn: () => Promise<unknown>, pick: (sql: string) => bool
   return plan.indexes;
 }
 
-const listIndexes = ["messages_pending_page_idx", "messages_status_page_idx", "webhook_deliveries_status_page_idx"];
+const listIndexes = [
+  "messages_pending_page_idx",
+  "messages_failed_page_idx",
+  "webhook_deliveries_failed_page_idx",
+  "webhook_deliveries_batch_waiting_idx",
+];
 
 describe("in a burst the statistics have not seen, id-keyed statements look ids up by the key", () => {
   it("the send claim (scheduled → sending)", async () => {

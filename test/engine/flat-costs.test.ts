@@ -42,10 +42,11 @@ beforeAll(async () => {
     [accountId, campaignId, N],
   );
   await db.raw(
-    `INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, status, parked, finished_at, created_at)
+    `INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, status, parked, finished_at, created_at,
+                                     gave_up)
      SELECT gen_uuid_v7(), ?, account_id, id, 'dlr.delivered', 2, '{}',
             CASE WHEN status = 'failed' THEN 'failed' WHEN status = 'scheduled' THEN 'pending' ELSE 'succeeded' END,
-            status = 'scheduled', CASE WHEN status <> 'scheduled' THEN now() END, created_at
+            status = 'scheduled', CASE WHEN status <> 'scheduled' THEN now() END, created_at, status = 'failed'
        FROM messages`,
     [webhookId],
   );
@@ -83,9 +84,12 @@ describe("list pages walk an index in their own order", () => {
     expect(plan).toEqual({ indexes: ["messages_campaign_page_idx"], sorts: false, seqScans: [] });
   });
 
-  it.each(["failed", "pending"] as const)("the deliveries log, status=%s", async (status) => {
-    const plan = await planOf(() => listDeliveries(database().db, accountId, webhookId, { status, limit: 51 }));
-    expect(plan).toEqual({ indexes: ["webhook_deliveries_status_page_idx"], sorts: false, seqScans: [] });
+  // Failed deliveries have an index of their own, on a column a success never changes (migration 072). Pending
+  // ones have none (leaving pending is the success, which is a HOT update because no index names it): that
+  // list reads the webhook's log (docs/API.md, "Webhooks").
+  it("the deliveries log, status=failed", async () => {
+    const plan = await planOf(() => listDeliveries(database().db, accountId, webhookId, { status: "failed", limit: 51 }));
+    expect(plan).toEqual({ indexes: ["webhook_deliveries_failed_page_idx"], sorts: false, seqScans: [] });
   });
 });
 

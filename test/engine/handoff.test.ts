@@ -1,14 +1,15 @@
 // The handoff: a status change made by a worker's job hands the receipt deliveries it makes to that worker's
-// receipts lane, as many as the lane's local queue has room for, without a job row: each delivery holds the
-// lease itself (webhook_deliveries.handed_to/handed_until) and runs as a rowless job, with no claim and no
-// NOTIFY. The rest get a job each, claimable, with the NOTIFY. The runner's heartbeat extends the handed
+// receipts lane, as many as the lane's local queue has room for, without a job row: one lease holds them all
+// (a receipt_handoffs row, which each delivery's handoff_id names) and each runs as a rowless job, with no
+// claim and no NOTIFY. The rest get a job each, claimable, with the NOTIFY. The runner's heartbeat extends the handed
 // leases; a stopping worker hands what it holds over as jobs, and those of a worker that died get jobs when
 // their leases run out.
+import type { Knex } from "knex";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureAccount } from "../../server/operator/index.js";
 import { JOBS_CHANNEL, type ClaimedJob } from "../../server/db/jobs/index.js";
 import { updateStatusesWithReceipts } from "../../server/db/messages/index.js";
-import { extendHandedDeliveries, handOverDeliveries } from "../../server/db/webhookDeliveries.js";
+import { extendHandedDeliveries, finishDeliveries, handOverDeliveries, type AttemptOutcome } from "../../server/db/webhookDeliveries.js";
 import { JobRunner } from "../../server/jobs/runner.js";
 import type { JobContext } from "../../server/jobs/types.js";
 import { createLogger } from "../../server/logger.js";
@@ -56,16 +57,18 @@ const markSent = (messages: MessageFacts[], workerId: string, leaseMs: number, l
     { workerId, leaseMs, limit },
   );
 
-/** The account's receipt deliveries and their leases. */
+/** The account's receipt deliveries and their leases (their handoff's). */
 const deliveriesOf = (accountId: string) =>
   database()
-    .db("webhook_deliveries")
-    .where({ account_id: accountId })
+    .db("webhook_deliveries as d")
+    .leftJoin("receipt_handoffs as h", "h.id", "d.handoff_id")
+    .where({ "d.account_id": accountId })
     .select(
-      "id",
-      "handed_to",
-      db().raw("EXTRACT(EPOCH FROM handed_until - now())::float8 AS left_s"),
-      db().raw("EXTRACT(EPOCH FROM handed_until)::float8 AS until_s"),
+      "d.id",
+      "d.handoff_id",
+      "h.handed_to",
+      db().raw("EXTRACT(EPOCH FROM h.handed_until - now())::float8 AS left_s"),
+      db().raw("EXTRACT(EPOCH FROM h.handed_until)::float8 AS until_s"),
     );
 const db = () => database().db;
 /** The account's receipt jobs. */
@@ -91,6 +94,10 @@ describe("the status change with claimFor", () => {
     expect(jobs[0]).toMatchObject({ state: "available" });
     expect(claimed.map((j) => j.id)).not.toContain(jobs[0]!.payload.deliveryId);
     expect(deliveries.get(jobs[0]!.payload.deliveryId)).toMatchObject({ handed_to: null });
+    // One lease for the two, whatever their number: one handoff row, naming both.
+    const handoffs = await db()("receipt_handoffs").whereIn("id", [...deliveries.values()].map((d) => d.handoff_id).filter(Boolean));
+    expect(handoffs).toHaveLength(1);
+    expect([...handoffs[0].delivery_ids].sort()).toEqual(claimed.map((j) => j.id).sort());
     await drained();
     expect(heard).toHaveLength(1); // one left claimable: announced
   });
@@ -134,6 +141,53 @@ describe("the status change with claimFor", () => {
   });
 });
 
+describe("a handed delivery's outcome", () => {
+  /** The updates of webhook_deliveries this backend made and has not yet reported, and how many were HOT. */
+  const updatesIn = async (trx: Knex.Transaction) =>
+    (
+      await trx.raw(
+        "SELECT n_tup_upd::int AS updates, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE relname = 'webhook_deliveries'",
+      )
+    ).rows[0];
+
+  it("is a HOT update when final (no index names what it changes); the handoff goes once every delivery of it has one", async () => {
+    const messages = await sendingMessages("handoff-outcome", 3);
+    const accountId = messages[0]!.accountId;
+    const { claimed } = await markSent(messages, "worker-outcome", 30_000, 10);
+    expect(claimed).toHaveLength(3);
+    const rows = await db()("webhook_deliveries").where({ account_id: accountId }).select("id", "webhook_id", "message_id", "handoff_id");
+    const handoffId = rows[0]!.handoff_id;
+    const outcome = (i: number, status: AttemptOutcome["status"], more: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
+      id: rows[i]!.id,
+      accountId,
+      messageId: rows[i]!.message_id,
+      webhookId: rows[i]!.webhook_id,
+      seq: 1,
+      status,
+      attempt: { at: new Date().toISOString(), responseStatus: status === "succeeded" ? 200 : 503, error: null, durationMs: 3 },
+      ...more,
+    });
+    await db().transaction(async (trx) => {
+      // This backend's counts not yet sent to the statistics are read with the transaction's (PostgreSQL 15+): a difference.
+      const before = await updatesIn(trx);
+      await finishDeliveries(trx, [outcome(0, "succeeded"), outcome(1, "succeeded")]);
+      const after = await updatesIn(trx);
+      expect({ updates: after.updates - before.updates, hot: after.hot - before.hot }).toEqual({ updates: 2, hot: 2 });
+    });
+    expect(await db()("receipt_handoffs").where({ id: handoffId })).toHaveLength(1); // the third still answers to it
+    // A retry goes on as a job: it leaves the handoff, which no longer answers for anything and goes.
+    await finishDeliveries(db(), [outcome(2, "pending", { requeueAt: new Date(Date.now() + 60_000) })]);
+    expect(await db()("receipt_handoffs").where({ id: handoffId })).toEqual([]);
+    expect(await db()("webhook_deliveries").where({ id: rows[2]!.id }).first("handoff_id", "status")).toEqual({
+      handoff_id: null,
+      status: "pending",
+    });
+    expect(await jobsOf(accountId)).toHaveLength(1);
+    // Nothing left for the rescuer: the finished ones are not given jobs when the (deleted) lease would have run out.
+    expect(await handOverDeliveries(db(), { by: "worker-outcome" })).toBe(0);
+  });
+});
+
 describe("the runner's handoff", () => {
   it("a job's status change hands its receipts to this worker's receipts lane, which runs them with their leases kept", async () => {
     const { url } = database();
@@ -168,7 +222,10 @@ describe("the runner's handoff", () => {
         },
         // Writes no outcome: the deliveries stay pending, held by this worker until it stops.
         deliver_receipt: async (job: ClaimedJob, ctx: JobContext) => {
-          const row = await db()("webhook_deliveries").where({ id: job.id }).first("handed_to");
+          const row = await db()("webhook_deliveries as d")
+            .join("receipt_handoffs as h", "h.id", "d.handoff_id")
+            .where({ "d.id": job.id })
+            .first("h.handed_to");
           ran.push({ job, handedTo: row.handed_to, workerId: ctx.workerId });
           await finished;
         },

@@ -52,3 +52,27 @@ describe("the message's updates after the claim write no index", () => {
     expect(Number(first!.fillfactor)).toBeLessThanOrEqual(80);
   });
 });
+
+// A receipt delivery's outcome (migration 072, docs/ARCHITECTURE.md "A receipt's outcome is a HOT update"): what a
+// final outcome writes (db/webhookDeliveries.ts finishDeliveries), and the lease of a previous release's handed
+// delivery, which it also ends (NULL to NULL for this release's). gave_up changes only when a delivery fails for
+// good, awaits_batch only for a batched webhook's, parked only behind an earlier one: rare steps that may index.
+const CHANGED_BY_AN_OUTCOME = ["status", "finished_at", "attempts", "handoff_id", "handed_to", "handed_until"];
+
+describe("a receipt delivery's outcome writes no index", () => {
+  it("no index of webhook_deliveries holds a column a success changes, but the previous release's lease", async () => {
+    const indexes = await indexesOf("webhook_deliveries");
+    expect(indexes.length).toBeGreaterThan(4);
+    const offending = indexes.flatMap((i) =>
+      CHANGED_BY_AN_OUTCOME.filter((column) => new RegExp(`\\b${column}\\b`).test(i.definition)).map((column) => `${i.name}: ${column}`),
+    );
+    // The previous release's handed deliveries are found by it until the contract drops it; this release's have
+    // NULL there, so their outcome leaves it unchanged.
+    expect(offending).toEqual(["webhook_deliveries_handed_idx: handed_to", "webhook_deliveries_handed_idx: handed_until"]);
+  });
+
+  it("each page keeps room for the outcome of each of its rows (fillfactor 50: a row is updated once, whole)", async () => {
+    const [first] = await indexesOf("webhook_deliveries");
+    expect(Number(first!.fillfactor)).toBeLessThanOrEqual(50);
+  });
+});

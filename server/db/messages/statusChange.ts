@@ -39,9 +39,9 @@ export interface ReceiptJobsClaim {
  * transactional outbox), and one NOTIFY. A single statement is atomic, so a change never commits without its
  * receipts. Round trips are the cost that matters here (each one a writev syscall and a context switch on
  * both sides): one statement per batch replaced a five-round-trip transaction per message. Returns the rows that changed; a late or duplicate report changes nothing and is absent. With
- * `claimFor`, up to its limit of the deliveries are handed to that worker (their lease in their own row, no
- * job: two row writes fewer each) and returned as rowless jobs (`claimed`); the others get a job each, and the
- * NOTIFY is sent only if there are any.
+ * `claimFor`, up to its limit of the deliveries are handed to that worker (one lease for them all, a
+ * receipt_handoffs row; no job: two row writes fewer each) and returned as rowless jobs (`claimed`); the others
+ * get a job each, and the NOTIFY is sent only if there are any.
  */
 export async function updateStatusesWithReceipts(
   db: Knex,
@@ -58,9 +58,9 @@ export async function updateStatusesWithReceipts(
   const spend = countSpendSql("m", to, "m.at");
   // A multipart message's segments are recorded with its `sent` (a one-part one's carrier id is on its row).
   const segments = insertSegmentsSql(updates);
-  // The first `claimFor.limit` deliveries are handed to the worker that made them, with a lease of their own
-  // and no job row (ClaimedJob.rowless); the rest get a job each, claimable by any worker.
-  // A batched webhook's deliveries get neither: its batches take them (jobs/receiptBatches.ts).
+  // The first `claimFor.limit` deliveries are handed to the worker that made them, under one lease (their
+  // handoff) and with no job row (ClaimedJob.rowless); the rest get a job each, claimable by any worker.
+  // A batched webhook's deliveries get neither: they await its batches (jobs/receiptBatches.ts).
   const receiptJobs = insertJobsSql("deliver_receipt", {
     accountId: sql`d.account_id`,
     payload: sql`jsonb_build_object('deliveryId', d.id)`,
@@ -96,15 +96,23 @@ export async function updateStatusesWithReceipts(
               ${(claimFor?.leaseMs ?? 0) / 1000}::double precision AS lease
      ), t AS (
        SELECT gen_uuid_v7() AS delivery_id, w.id, w.account_id, m.id AS message_id, m.body, w.batch_max_events IS NOT NULL AS batched,
-              w.batch_max_events IS NULL AND row_number() OVER (ORDER BY w.batch_max_events IS NOT NULL) <= c.handed AS handed,
-              c.worker, c.lease
+              w.batch_max_events IS NULL AND row_number() OVER (ORDER BY w.batch_max_events IS NOT NULL) <= c.handed AS handed
          FROM m JOIN webhooks w ON w.account_id = m.account_id AND ${receipt.event} = ANY(w.events) CROSS JOIN c
+     ), h AS (
+       -- One lease for all the deliveries handed to this worker (migration 072): no lease column of a delivery,
+       -- which its outcome would change, is in any index.
+       INSERT INTO receipt_handoffs (handed_to, handed_until, account_ids, delivery_ids)
+       SELECT c.worker, now() + make_interval(secs => c.lease), array_agg(t.account_id ORDER BY t.delivery_id),
+              array_agg(t.delivery_id ORDER BY t.delivery_id)
+         FROM t CROSS JOIN c WHERE t.handed
+       GROUP BY c.worker, c.lease
+       RETURNING id
      ), d AS (
-       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, handed_to, handed_until)
+       INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, handoff_id, awaits_batch)
        SELECT t.delivery_id, t.id, t.account_id, t.message_id, ${receipt.event}, ${receipt.seq}, t.body,
-              CASE WHEN t.handed THEN t.worker END, CASE WHEN t.handed THEN now() + make_interval(secs => t.lease) END
+              CASE WHEN t.handed THEN (SELECT h.id FROM h) END, t.batched
          FROM t
-       RETURNING id, account_id, handed_to IS NOT NULL AS handed, created_at
+       RETURNING id, account_id, handoff_id IS NOT NULL AS handed, created_at
      ), j AS (
        ${receiptJobs}
        RETURNING 1

@@ -70,6 +70,7 @@ import * as m068 from "./068_operator_auditors.js";
 import * as m069 from "./069_carrier_ids_on_messages.js";
 import * as m070 from "./070_count_deltas_per_connection.js";
 import * as m071 from "./071_message_floor_contract.js";
+import * as m072 from "./072_receipt_outcomes_hot.js";
 
 // Migrations are imported, not discovered on disk: knex's file loader cannot load .ts under every runner
 // (vitest on Node 20 among them). Forward-only: add a new numbered file, never edit an applied one.
@@ -145,6 +146,7 @@ const migrations: Record<string, Knex.Migration> = {
   "069_carrier_ids_on_messages": m069,
   "070_count_deltas_per_connection": m070,
   "071_message_floor_contract": m071,
+  "072_receipt_outcomes_hot": m072,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

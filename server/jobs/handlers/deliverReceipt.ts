@@ -160,7 +160,7 @@ class ReceiptDispatcher {
    * previous-release worker): the job ends, the delivery stays pending, without a lease, for the next batch.
    */
   private async handToBatches(d: DeliveryForDispatch, job: Completes | undefined): Promise<Outcome> {
-    await this.finishes.add({ ...outcomeOf(d), status: "pending", attempt: null, completes: job });
+    await this.finishes.add({ ...outcomeOf(d), status: "pending", attempt: null, completes: job, toBatches: true });
     return JOB_COMPLETED;
   }
 
