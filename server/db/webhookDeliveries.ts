@@ -146,12 +146,12 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
   // which deletes it when its lease runs out. (handed_to/handed_until: a previous release's lease, ended too.)
   await run(
     db,
-    sql`WITH f AS (
+    sql`WITH c AS (${completeHeldJobsSql(completed)}), f AS (
        SELECT * FROM unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.accountId)}::uuid[],
                             ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => (o.attempt ? JSON.stringify(o.attempt) : null))}::jsonb[],
                             ${outcomes.map((o) => o.requeueAt ?? null)}::timestamptz[], ${outcomes.map((o) => o.toBatches ?? false)}::boolean[])
          AS f(id, account_id, status, attempt, requeue_at, to_batches)
-     ), c AS (${completeHeldJobsSql(completed)}), held AS (
+     ), held AS (
        SELECT DISTINCT d.handoff_id AS id FROM webhook_deliveries d JOIN f ON d.account_id = f.account_id AND d.id = f.id
         WHERE d.handoff_id IS NOT NULL
      ), u AS (
