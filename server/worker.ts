@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { deploymentDestinations, type Config } from "./config.js";
 import type { JobHandoff } from "./db/jobs/index.js";
 import type { Db } from "./db/knex.js";
-import { extendHandedDeliveries, handOverDeliveries } from "./db/webhookDeliveries.js";
+import { extendHandedDeliveries, handOverDeliveries } from "./db/receiptHandoffs.js";
 import { coalesced } from "./jobs/coalesced.js";
 import { campaignFanoutHandler } from "./jobs/handlers/campaignFanout.js";
 import { deliverReceiptHandler } from "./jobs/handlers/deliverReceipt.js";

@@ -4,6 +4,8 @@ import { mayHoldBackLater } from "../domain/deliveryOrder.js";
 import { byAccountKeysSql } from "./byIdFilters.js";
 import { cursorAtColumn, newestFirstPage } from "./newestFirstPage.js";
 import { completeHeldJobsSql, insertJobs, insertJobsSql, laneNowPayloadSql, laneOf, notifyWhenSql } from "./jobs/index.js";
+import { endHandoffsSql } from "./receiptHandoffs.js";
+import { perEventSql } from "./perEventWebhook.js";
 import { run, sql } from "./sql.js";
 
 export interface AttemptRecord {
@@ -175,12 +177,10 @@ export async function finishDeliveries(db: Knex, outcomes: AttemptOutcome[]): Pr
          from: sql`u WHERE u.requeue_at IS NOT NULL`,
        })}
      ), ended AS (
-       DELETE FROM receipt_handoffs h USING held
-        WHERE h.id = held.id
-          AND NOT EXISTS (SELECT 1 FROM unnest(h.account_ids, h.delivery_ids) AS k(account_id, id)
-                            JOIN webhook_deliveries x ON x.account_id = k.account_id AND x.id = k.id
-                           WHERE x.handoff_id = h.id AND x.finished_at IS NULL
-                             AND x.id <> ALL(${outcomes.map((o) => o.id)}::uuid[]))
+       ${endHandoffsSql(
+         sql`held`,
+         outcomes.map((o) => o.id),
+       )}
      )
      SELECT 1`,
   );
@@ -266,12 +266,6 @@ export async function redeliver(db: Knex, accountId: string, webhookId: string, 
   });
 }
 
-/** SQL: the delivery row `alias` (with its webhook_id) is of a webhook posting one event at a time. */
-const perEventSql = (alias: string) =>
-  sql.raw(
-    `NOT EXISTS (SELECT 1 FROM webhooks bw WHERE bw.account_id = ${alias}.account_id AND bw.id = ${alias}.webhook_id AND bw.batch_max_events IS NOT NULL)`,
-  );
-
 export interface DeliveryRow {
   id: string;
   messageId: string | null;
@@ -323,67 +317,6 @@ export async function insertEventDeliveries(
        RETURNING id, account_id, webhook_id
      ), j AS (
        ${insertJobsSql("deliver_receipt", { accountId: sql`d.account_id`, payload: sql`jsonb_build_object('deliveryId', d.id)`, from: sql`d WHERE ${perEventSql("d")}` })}
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,
-  );
-  return rows[0]!.n;
-}
-
-/**
- * Extends `workerId`'s leases of handed deliveries (a delivery attempted by the worker whose status change made
- * it, with no job: ClaimedJob.rowless): the handoffs that answer for them, one row each whatever the number of
- * its deliveries; returns the ids it still holds. By id alone: the runner's heartbeat knows only those.
- * (And a previous release's lease, in the delivery's own row: handed_to/handed_until, until migration 072's contract.)
- */
-export async function extendHandedDeliveries(db: Knex, workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
-  const { rows } = await run<{ id: string }>(
-    db,
-    sql`WITH d AS (
-       SELECT id, handoff_id FROM webhook_deliveries WHERE id = ANY(${ids}::uuid[]) AND handoff_id IS NOT NULL
-     ), h AS (
-       UPDATE receipt_handoffs SET handed_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
-        WHERE id IN (SELECT handoff_id FROM d) AND handed_to = ${workerId}
-        RETURNING id
-     ), legacy AS (
-       UPDATE webhook_deliveries SET handed_until = now() + make_interval(secs => ${leaseMs / 1000}::float8)
-        WHERE id = ANY(${ids}::uuid[]) AND handed_to = ${workerId} RETURNING id
-     )
-     SELECT d.id FROM d JOIN h ON h.id = d.handoff_id UNION ALL SELECT id FROM legacy`,
-  );
-  return rows.map((r) => r.id);
-}
-
-/**
- * Ends leases of handed deliveries and gives each still pending (and not parked behind an earlier one, which
- * gets its job when released) a job due now, with a NOTIFY: those `workerId` holds (it is stopping), or those
- * whose lease ran out (their worker died; the leader's rescue). A worker that finishes one meanwhile records
- * its outcome over the job's: the job then finds it finished and does nothing.
- */
-export async function handOverDeliveries(db: Knex, held: { by: string } | "expired"): Promise<number> {
-  const which = (alias: string) =>
-    held === "expired" ? sql.raw(`${alias}.handed_until < now()`) : sql`${sql.raw(alias)}.handed_to = ${held.by}`;
-  const { rows } = await run<{ n: number }>(
-    db,
-    sql`WITH h AS (
-       DELETE FROM receipt_handoffs h WHERE ${which("h")} RETURNING id, account_ids, delivery_ids
-     ), r AS (
-       UPDATE webhook_deliveries d SET handoff_id = NULL
-         FROM h, unnest(h.account_ids, h.delivery_ids) AS x(account_id, id)
-        WHERE d.account_id = x.account_id AND d.id = x.id AND d.handoff_id = h.id AND d.finished_at IS NULL
-        RETURNING d.id, d.account_id, d.webhook_id, d.status, d.parked
-     ), legacy AS (
-       UPDATE webhook_deliveries d SET handed_to = NULL, handed_until = NULL
-        WHERE d.handed_to IS NOT NULL AND ${which("d")}
-        RETURNING d.id, d.account_id, d.webhook_id, d.status, d.parked
-     ), r2 AS (
-       SELECT * FROM r UNION ALL SELECT * FROM legacy
-     ), j AS (
-       ${insertJobsSql("deliver_receipt", {
-         accountId: sql`r2.account_id`,
-         payload: sql`jsonb_build_object('deliveryId', r2.id)`,
-         from: sql`r2 WHERE r2.status = 'pending' AND NOT r2.parked AND ${perEventSql("r2")}`,
-       })}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM j)::int AS n, ${notifyWhenSql(sql`EXISTS (SELECT 1 FROM j)`, laneNowPayloadSql(laneOf("deliver_receipt")))} AS notified`,

@@ -8,6 +8,7 @@ import { statusInSql } from "../byIdFilters.js";
 import { COUNTED_COLUMNS, countSpendSql, countStatusEventsSql } from "../messageCounts.js";
 import { insertSegmentsSql } from "../smppSegments.js";
 import { run, sql } from "../sql.js";
+import { handOffSql } from "../receiptHandoffs.js";
 
 export interface StatusUpdate {
   messageId: string;
@@ -101,12 +102,7 @@ export async function updateStatusesWithReceipts(
      ), h AS (
        -- One lease for all the deliveries handed to this worker (migration 072): no lease column of a delivery,
        -- which its outcome would change, is in any index.
-       INSERT INTO receipt_handoffs (handed_to, handed_until, account_ids, delivery_ids)
-       SELECT c.worker, now() + make_interval(secs => c.lease), array_agg(t.account_id ORDER BY t.delivery_id),
-              array_agg(t.delivery_id ORDER BY t.delivery_id)
-         FROM t CROSS JOIN c WHERE t.handed
-       GROUP BY c.worker, c.lease
-       RETURNING id
+       ${handOffSql(sql`(SELECT t.delivery_id, t.account_id FROM t WHERE t.handed)`, sql`(SELECT worker FROM c)`, sql`(SELECT lease FROM c)`)}
      ), d AS (
        INSERT INTO webhook_deliveries (id, webhook_id, account_id, message_id, event, seq, body, handoff_id, awaits_batch)
        SELECT t.delivery_id, t.id, t.account_id, t.message_id, ${receipt.event}, ${receipt.seq}, t.body,

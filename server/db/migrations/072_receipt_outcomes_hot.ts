@@ -13,7 +13,8 @@ import type { Knex } from "knex";
 //   heartbeat extends the row; the worker deletes it once every delivery of it has an outcome; the rescuer
 //   gives the still pending ones of an expired row a job each and deletes it. A delivery's `handoff_id`, in no
 //   index, says which handoff answers for it; an outcome that goes on (a retry as a job, a park, a batch) clears
-//   it. Who writes it: db/messages/statusChange.ts inserts, db/webhookDeliveries.ts extends and deletes.
+//   it. Who writes it: db/receiptHandoffs.ts (the insert, in db/messages/statusChange.ts's statement; the
+//   extension, the delete, the rescue).
 // - gave_up: the delivery failed for good (status 'failed'), a column of its own so that the failed list
 //   (webhook_deliveries_failed_page_idx) names no column a success changes. Written with `status`.
 // - awaits_batch: a batched webhook's delivery waiting for its batch (webhook_deliveries_batch_waiting_idx, which

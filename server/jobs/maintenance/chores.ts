@@ -6,7 +6,8 @@ import { compactMessageCounts, compactSpendCounts } from "../../db/messageCounts
 import { deleteFinalizedJobs, rescueExpiredJobs, unpinJobs } from "../../db/jobs/index.js";
 import type { Db } from "../../db/knex.js";
 import { deleteExpiredUnmatchedReceipts, requeueReceiptsNowKnown } from "../../db/unmatchedReceipts.js";
-import { handOverDeliveries, releaseOrphanedParkedDeliveries } from "../../db/webhookDeliveries.js";
+import { handOverDeliveries } from "../../db/receiptHandoffs.js";
+import { releaseOrphanedParkedDeliveries } from "../../db/webhookDeliveries.js";
 import type { Logger } from "../../logger.js";
 import { storeIncompleteInboundMessages, type InboundOptions } from "../../services/inboundParts.js";
 import { throughputLookaheadMs, throughputPacer } from "../../services/sendingPolicy/index.js";
